@@ -1,0 +1,5 @@
+/**
+ * rxkube/testing: an in-memory Kubernetes API server, the real control-plane launcher, and marble helpers.
+ * @packageDocumentation
+ */
+export {};
