@@ -1,0 +1,20 @@
+/** Error type shared by the label and field selector parsers. */
+
+/**
+ * Thrown when a label or field selector (text or `V1LabelSelector` object) is malformed.
+ *
+ * # Guarantees
+ * - `message` is the text kube-apiserver's Go parser (k8s.io/apimachinery `labels.Parse` /
+ *   `fields.ParseSelector`) produces for the same input, so an in-memory API server can return it verbatim in a
+ *   400 `BadRequest` Status.
+ * - `input` holds the offending selector text (or a JSON rendering of the selector object).
+ *
+ * # Caveats
+ * - Go's `%q` quoting is approximated with `JSON.stringify`; the two differ only for control and non-ASCII chars.
+ */
+export class SelectorParseError extends Error {
+  override readonly name = 'SelectorParseError';
+  constructor(message: string, readonly input: string) {
+    super(message);
+  }
+}

@@ -1,0 +1,16 @@
+/** Label and field selectors with Kubernetes semantics, for stores, informers and the in-memory API server. */
+export {
+  SelectorParseError,
+  parseLabelSelector,
+  labelSelectorFromObject,
+  matchesLabels,
+  formatLabelSelector,
+} from './labelSelector.js';
+export type { LabelRequirement, LabelSelector } from './labelSelector.js';
+export {
+  parseFieldSelector,
+  matchesFields,
+  formatFieldSelector,
+  escapeFieldValue,
+} from './fieldSelector.js';
+export type { FieldRequirement, FieldSelector } from './fieldSelector.js';
