@@ -1,0 +1,131 @@
+/**
+ * A scripted {@link Transport} for virtual-time specs: each request takes the next script in order and records
+ * when it was made and whether it was aborted.
+ */
+import { asyncScheduler, NEVER, Observable } from 'rxjs';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
+import type { QueryParams, Transport } from '../../src/transport/index.js';
+import type { ResolvedResource } from '../../src/resources/index.js';
+
+export interface FakeCall {
+  readonly kind: 'get' | 'watch';
+  readonly path: string;
+  readonly query: QueryParams;
+  readonly accept: string | undefined;
+  /** Virtual time at subscription. */
+  readonly at: number;
+  /** Unsubscribed before the scripted response finished. */
+  aborted: boolean;
+  abortedAt?: number;
+  done: boolean;
+}
+
+type Script = { kind: 'get' | 'watch'; respond: (call: FakeCall) => Observable<unknown> };
+
+export class FakeTransport implements Transport {
+  readonly calls: FakeCall[] = [];
+  /** Requests whose kind did not match the next script (a spec bug or a reflector bug). */
+  readonly unexpected: string[] = [];
+  private readonly scripts: Script[] = [];
+
+  /** Scripts the next GET (list page or discovery). */
+  onGet(respond: Observable<unknown> | ((call: FakeCall) => Observable<unknown>)): this {
+    this.scripts.push({ kind: 'get', respond: typeof respond === 'function' ? respond : () => respond });
+    return this;
+  }
+
+  /** Scripts the next watch. */
+  onWatch(respond: Observable<string> | ((call: FakeCall) => Observable<string>)): this {
+    this.scripts.push({ kind: 'watch', respond: typeof respond === 'function' ? respond : () => respond });
+    return this;
+  }
+
+  get(path: string, query: QueryParams, options?: { readonly accept?: string }): Observable<unknown> {
+    return this.serve('get', path, query, options?.accept);
+  }
+
+  watch(path: string, query: QueryParams, options?: { readonly accept?: string }): Observable<string> {
+    return this.serve('watch', path, query, options?.accept) as Observable<string>;
+  }
+
+  /** Calls of one kind, in order. */
+  of(kind: 'get' | 'watch'): FakeCall[] {
+    return this.calls.filter((c) => c.kind === kind);
+  }
+
+  private serve(kind: 'get' | 'watch', path: string, query: QueryParams, accept: string | undefined): Observable<unknown> {
+    return new Observable<unknown>((subscriber) => {
+      const call: FakeCall = { kind, path, query, accept, at: asyncScheduler.now(), aborted: false, done: false };
+      this.calls.push(call);
+      const script = this.scripts.shift();
+      let source: Observable<unknown> = NEVER;
+      if (script === undefined) {
+        // Unscripted requests hang, like a server that never answers; specs bound time by unsubscribing.
+      } else if (script.kind !== kind) {
+        this.unexpected.push(`request ${this.calls.length}: expected ${script.kind}, got ${kind} ${path}`);
+      } else {
+        source = script.respond(call);
+      }
+      const inner = source.subscribe({
+        next: (value) => subscriber.next(value),
+        error: (err: unknown) => {
+          call.done = true;
+          subscriber.error(err);
+        },
+        complete: () => {
+          call.done = true;
+          subscriber.complete();
+        },
+      });
+      return () => {
+        if (!call.done) {
+          call.aborted = true;
+          call.abortedAt = asyncScheduler.now();
+        }
+        inner.unsubscribe();
+      };
+    });
+  }
+}
+
+/** A core-group, namespaced resource, already resolved, so specs need no discovery script. */
+export const PODS: ResolvedResource = { group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
+
+/** An empty KubeConfig: specs always inject the fake transport. */
+export const kc = new KubeConfig();
+
+export type Obj = KubernetesObject & { metadata: V1ObjectMeta };
+
+export function pod(name: string, rv: string, extra: Partial<V1ObjectMeta> = {}): Obj {
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', resourceVersion: rv, ...extra } };
+}
+
+export function page(items: unknown[], rv: string, cont?: string): unknown {
+  return { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: rv, ...(cont ? { continue: cont } : {}) }, items };
+}
+
+export function line(type: string, object: unknown): string {
+  return JSON.stringify({ type, object });
+}
+
+export function bookmark(rv: string, initialEventsEnd = false): string {
+  const annotations = initialEventsEnd ? { 'k8s.io/initial-events-end': 'true' } : undefined;
+  return line('BOOKMARK', { apiVersion: 'v1', kind: 'Pod', metadata: { resourceVersion: rv, ...(annotations ? { annotations } : {}) } });
+}
+
+export function statusLine(code: number, reason: string, message = reason): string {
+  return line('ERROR', { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });
+}
+
+/** A deterministic PRNG (mulberry32) for seeded jitter. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

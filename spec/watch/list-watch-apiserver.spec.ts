@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { Subscription } from 'rxjs';
+import { startTestCluster } from '../../src/testing/apiserver/index.js';
+import type { TestCluster } from '../../src/testing/apiserver/index.js';
+import { listWatch } from '../../src/watch/index.js';
+import type { ListWatchOptions, WatchEvent } from '../../src/watch/index.js';
+
+/** Polls until `predicate` holds; fails with `what` after `limitMs` (a bound, not a timing assertion). */
+async function until(what: string, predicate: () => boolean, limitMs = 5000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('listWatch against the in-memory API server (TLS + token)', () => {
+  let cluster: TestCluster;
+  let sub: Subscription | undefined;
+  let events: WatchEvent[];
+
+  beforeEach(async () => {
+    cluster = await startTestCluster({ tls: true, token: 'spec-token' });
+    events = [];
+  });
+  afterEach(async () => {
+    sub?.unsubscribe();
+    sub = undefined;
+    await cluster.stop();
+  });
+
+  const createPod = async (name: string): Promise<void> => {
+    const api = cluster.kubeConfig.makeApiClient(CoreV1Api);
+    await api.createNamespacedPod({ namespace: 'default', body: { metadata: { name }, spec: { containers: [{ name: 'c', image: 'x' }] } } });
+  };
+  const start = (options: ListWatchOptions = {}): void => {
+    sub = listWatch(cluster.kubeConfig, { apiVersion: 'v1', kind: 'Pod' }, { random: () => 0.01, ...options }).subscribe({
+      next: (e) => events.push(e),
+    });
+  };
+  const names = (type: WatchEvent['type']): string[] =>
+    events.flatMap((e) => (e.type === type && 'object' in e ? [e.object.metadata?.name ?? '?'] : []));
+  const count = (type: WatchEvent['type']): number => events.filter((e) => e.type === type).length;
+  const reasons = (): string[] => events.flatMap((e) => (e.type === 'status' && e.status.state === 'error' ? [e.status.cause.reason] : []));
+
+  for (const streamingList of [false, true]) {
+    it(`lists existing pods${streamingList ? ' by streaming list' : ' in pages'} and then follows changes`, async () => {
+      for (let i = 0; i < 7; i += 1) await createPod(`pre-${i}`);
+      start({ pageSize: 3, streamingList });
+      await until('the initial relist', () => count('relistDone') === 1);
+      expect(names('listed')).to.have.members(['pre-0', 'pre-1', 'pre-2', 'pre-3', 'pre-4', 'pre-5', 'pre-6']);
+      const pages = events.flatMap((e) => (e.type === 'status' && e.status.state === 'listing' ? [e.status.page] : []));
+      expect(pages).to.deep.equal(streamingList ? [1] : [1, 2, 3]);
+      expect(reasons()).to.deep.equal([]);
+      await createPod('live');
+      await until('the live pod', () => names('added').includes('live'));
+    });
+  }
+
+  it('resumes after clean and abrupt watch drops and a malformed line without relisting or losing events', async () => {
+    start();
+    await until('the initial relist', () => count('relistDone') === 1);
+    for (const [fault, pod] of [
+      [() => cluster.faults.dropWatches({ mode: 'clean' }), 'after-clean'],
+      [() => cluster.faults.dropWatches({ mode: 'abrupt' }), 'after-abrupt'],
+      [() => cluster.faults.injectMalformedLine(), 'after-malformed'],
+    ] as const) {
+      // The fault only hits watches open on the server, so retry it until the (re)connected watch is there.
+      await until('an open watch to inject the fault into', () => fault() === 1);
+      await createPod(pod);
+      await until(`${pod} to arrive`, () => names('added').includes(pod));
+    }
+    expect(count('relistStarted')).to.equal(1);
+    expect(reasons()).to.include.members(['ConnectionClosed', 'MalformedLine']);
+    expect(names('added')).to.deep.equal(['after-clean', 'after-abrupt', 'after-malformed']);
+  });
+});

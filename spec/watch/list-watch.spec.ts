@@ -1,0 +1,318 @@
+import { expect } from 'chai';
+import { filter, of, throwError } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { ApiError, TransportError } from '../../src/transport/index.js';
+import { listWatch, ListWatchError, METADATA_LIST_ACCEPT, METADATA_WATCH_ACCEPT } from '../../src/watch/index.js';
+import type { WatchEvent } from '../../src/watch/index.js';
+import { FakeTransport, bookmark, kc, line, page, pod, PODS, statusLine } from './fake-transport.js';
+import { backoffDelays, errorReasons, scenario, summary } from './harness.js';
+import type { QueryParams } from '../../src/transport/index.js';
+
+/** Drops undefined query values, which the transport leaves out anyway. */
+function defined(query: QueryParams): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined));
+}
+
+describe('listWatch: list, watch, resume and relist', () => {
+  it('lists in pages of 500 with continue, then watches from the list resourceVersion with bookmarks', () => {
+    const o = scenario((fake, { cold }) => {
+      fake
+        .onGet(of(page([pod('a', '1'), pod('b', '2')], '10', 'tok')))
+        .onGet(of(page([pod('c', '3')], '10')))
+        .onWatch(cold('a', { a: line('ADDED', pod('d', '11')) }));
+    });
+    expect(o.fake.of('get').map((c) => defined(c.query))).to.deep.equal([{ limit: 500 }, { limit: 500, continue: 'tok' }]);
+    expect(o.fake.of('get').map((c) => c.path)).to.deep.equal(['/api/v1/pods', '/api/v1/pods']);
+    expect(defined(o.fake.of('watch')[0]!.query)).to.deep.equal({ allowWatchBookmarks: true, timeoutSeconds: 450, resourceVersion: '10' });
+    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'listed:b', 'listed:c', 'relistDone:10', 'added:d']);
+  });
+
+  it('reports connecting, listing(page), watching(rv), error(cause) and backingOff(delay, attempt, cause) in order', () => {
+    const cause = { reason: 'ConnectionClosed', message: 'stream cut' };
+    const o = scenario((fake, { cold }) => {
+      fake
+        .onGet(of(page([], '10', 'tok')))
+        .onGet(of(page([], '10')))
+        .onWatch(cold('1s #', undefined, new TransportError(cause.reason, cause.message)))
+        .onWatch(cold('-'));
+    });
+    expect(o.statuses()).to.deep.equal([
+      [0, { state: 'connecting' }],
+      [0, { state: 'listing', page: 1 }],
+      [0, { state: 'listing', page: 2 }],
+      [0, { state: 'connecting' }],
+      [0, { state: 'watching', resourceVersion: '10' }],
+      [1000, { state: 'error', cause }],
+      [1000, { state: 'backingOff', delayMs: 400, attempt: 1, cause }],
+      [1400, { state: 'connecting' }],
+      [1400, { state: 'watching', resourceVersion: '10' }],
+    ]);
+  });
+
+  it('restarts the list without pagination after 410 Expired on a continue token', () => {
+    const o = scenario((fake, { cold }) => {
+      fake
+        .onGet(of(page([pod('a', '1')], '10', 'tok')))
+        .onGet(throwError(() => new ApiError(410, 'Expired', 'continue token too old')))
+        .onGet(of(page([pod('a', '1'), pod('b', '2')], '20')))
+        .onWatch(cold('-'));
+    });
+    expect(o.fake.of('get').map((c) => defined(c.query))).to.deep.equal([{ limit: 500 }, { limit: 500, continue: 'tok' }, {}]);
+    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'listed:b', 'relistDone:20']);
+    expect(backoffDelays(o)).to.deep.equal([]);
+  });
+
+  it('chooses timeoutSeconds uniformly in [300, 600] from the random source', () => {
+    const timeoutFor = (r: number): unknown =>
+      scenario((fake, { cold }) => fake.onGet(of(page([], '1'))).onWatch(cold('-')), { random: () => r }, 10).fake.of('watch')[0]!.query
+        .timeoutSeconds;
+    expect([0, 0.5, 0.999999].map(timeoutFor)).to.deep.equal([300, 450, 600]);
+  });
+
+  it('resumes from the last seen resourceVersion, bookmarks included, after a clean close without relisting', () => {
+    const scheduler = new TestScheduler((actual, expected) => {
+      expect(actual).to.deep.equal(expected);
+    });
+    const fake = new FakeTransport();
+    scheduler.run(({ cold, expectObservable }) => {
+      fake
+        .onGet(of(page([pod('a', '1')], '10')))
+        .onWatch(cold('5s a 5s b 10s |', { a: line('MODIFIED', pod('a', '11')), b: bookmark('12') }))
+        .onWatch(cold('1s a', { a: line('ADDED', pod('b', '13')) }));
+      const deltas$ = listWatch(kc, PODS, { transport: fake, random: () => 0.5 }).pipe(filter((e) => e.type !== 'status'));
+      const values: Record<string, WatchEvent> = {
+        a: { type: 'relistStarted' },
+        b: { type: 'listed', object: pod('a', '1') },
+        c: { type: 'relistDone', resourceVersion: '10' },
+        d: { type: 'modified', object: pod('a', '11') },
+        e: { type: 'bookmark', resourceVersion: '12' },
+        f: { type: 'added', object: pod('b', '13') },
+      };
+      expectObservable(deltas$, '^ 30s !').toBe('(abc) 4995ms d 5s e 11s f', values);
+    });
+    expect(fake.of('get')).to.have.length(1);
+    expect(fake.of('watch').map((c) => [c.at, c.query.resourceVersion])).to.deep.equal([
+      [0, '10'],
+      [20_002, '12'],
+    ]);
+  });
+
+  it('relists after a watch ERROR event with code 410 as relistStarted, listed…, relistDone', () => {
+    const o = scenario((fake, { cold }) => {
+      fake
+        .onGet(of(page([pod('a', '1'), pod('b', '2')], '10')))
+        .onWatch(cold('1s a', { a: statusLine(410, 'Expired', 'too old resource version') }))
+        .onGet(of(page([pod('b', '2')], '20')))
+        .onWatch(cold('-'));
+    });
+    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'listed:b', 'relistDone:10', 'relistStarted', 'listed:b', 'relistDone:20']);
+    expect(o.fake.of('get').map((c) => c.at)).to.deep.equal([0, 1000]);
+    expect(defined(o.fake.of('get')[1]!.query)).to.deep.equal({ limit: 500 });
+    expect(o.fake.of('watch')[1]!.query.resourceVersion).to.equal('20');
+    expect(errorReasons(o)).to.deep.equal(['Expired']);
+    expect(backoffDelays(o)).to.deep.equal([]);
+  });
+
+  it('relists after an HTTP 410 on the watch request', () => {
+    const o = scenario((fake, { cold }) => {
+      fake
+        .onGet(of(page([pod('a', '1')], '10')))
+        .onWatch(cold('1s #', undefined, new ApiError(410, 'Expired', 'gone')))
+        .onGet(of(page([], '20')))
+        .onWatch(cold('-'));
+    });
+    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'relistDone:10', 'relistStarted', 'relistDone:20']);
+    expect(o.fake.of('get').map((c) => c.at)).to.deep.equal([0, 1000]);
+  });
+
+  it('backs off before relisting on a second 410 in a row', () => {
+    const o = scenario((fake, { cold }) => {
+      fake
+        .onGet(of(page([], '10')))
+        .onWatch(cold('1s #', undefined, new ApiError(410, 'Expired', 'gone')))
+        .onGet(of(page([], '20')))
+        .onWatch(cold('#', undefined, new ApiError(410, 'Expired', 'gone again')))
+        .onGet(of(page([], '30')))
+        .onWatch(cold('-'));
+    });
+    expect(o.fake.of('get').map((c) => c.at)).to.deep.equal([0, 1000, 1400]);
+    expect(backoffDelays(o)).to.deep.equal([400]);
+  });
+
+  it('treats a clean close within a second without any event as a failure and backs off', () => {
+    const o = scenario((fake, { cold }) => {
+      fake.onGet(of(page([], '10'))).onWatch(cold('10ms |')).onWatch(cold('-'));
+    });
+    expect(errorReasons(o)).to.deep.equal(['WatchClosedEarly']);
+    expect(o.fake.of('watch').map((c) => [c.at, c.query.resourceVersion])).to.deep.equal([
+      [0, '10'],
+      [410, '10'],
+    ]);
+  });
+});
+
+describe('listWatch: streaming list', () => {
+  it('emits the initial events as a relist ending at the initial-events-end bookmark, then keeps watching', () => {
+    const o = scenario(
+      (fake, { cold }) => {
+        fake.onWatch(
+          cold('a b c d', {
+            a: line('ADDED', pod('x', '21')),
+            b: line('ADDED', pod('y', '22')),
+            c: bookmark('30', true),
+            d: line('MODIFIED', pod('x', '31')),
+          }),
+        );
+      },
+      { streamingList: true },
+    );
+    expect(o.fake.of('get')).to.have.length(0);
+    expect(defined(o.fake.of('watch')[0]!.query)).to.deep.equal({
+      allowWatchBookmarks: true,
+      timeoutSeconds: 450,
+      sendInitialEvents: true,
+      resourceVersionMatch: 'NotOlderThan',
+    });
+    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:x', 'listed:y', 'relistDone:30', 'modified:x']);
+  });
+
+  const unsupported = {
+    'rejects the parameters with a 4xx': (cold: TestScheduler['createColdObservable']) =>
+      cold('#', undefined, new ApiError(400, 'BadRequest', 'unknown parameter sendInitialEvents')),
+    'sends a bookmark without the annotation': (cold: TestScheduler['createColdObservable']) =>
+      cold('a b', { a: line('ADDED', pod('x', '21')), b: bookmark('25') }),
+    'closes before the annotated bookmark': (cold: TestScheduler['createColdObservable']) =>
+      cold('a 2s |', { a: line('ADDED', pod('x', '21')) }),
+  };
+  for (const [what, watch] of Object.entries(unsupported)) {
+    it(`falls back to list+watch when the server ${what}`, () => {
+      const o = scenario(
+        (fake, { cold }) => {
+          fake
+            .onWatch(watch(cold as TestScheduler['createColdObservable']) as never)
+            .onGet(of(page([pod('x', '21')], '40')))
+            .onWatch(cold('-'));
+        },
+        { streamingList: true },
+      );
+      expect(errorReasons(o)).to.deep.equal(['StreamingListUnsupported']);
+      expect(summary(o)).to.deep.equal(['relistStarted', 'listed:x', 'relistDone:40']);
+      expect(defined(o.fake.of('watch')[1]!.query)).to.deep.equal({ allowWatchBookmarks: true, timeoutSeconds: 450, resourceVersion: '40' });
+    });
+  }
+});
+
+describe('listWatch: bad input', () => {
+  it('reports a malformed line with a count and resumes from the last good resourceVersion', () => {
+    const o = scenario((fake, { cold }) => {
+      fake
+        .onGet(of(page([pod('a', '1')], '10')))
+        .onWatch(cold('a b c', { a: line('MODIFIED', pod('a', '11')), b: '{"type":"ADDED","obj', c: line('MODIFIED', pod('a', '12')) }))
+        .onWatch(cold('a', { a: line('ADDED', { metadata: { resourceVersion: '13' } }) }))
+        .onWatch(cold('-'));
+    });
+    const failures = o.statuses().flatMap(([, s]) => (s.state === 'error' ? [s.cause] : []));
+    expect(failures.map((f) => [f.reason, f.count])).to.deep.equal([
+      ['MalformedLine', 1],
+      ['MissingName', 1],
+    ]);
+    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'relistDone:10', 'modified:a']);
+    const watches = o.fake.of('watch');
+    expect(watches.map((c) => [c.at, c.query.resourceVersion, c.abortedAt])).to.deep.equal([
+      [0, '10', 1],
+      [401, '11', 401],
+      [1201, '11', 60_000],
+    ]);
+  });
+
+  it('reports and skips listed objects without metadata.name', () => {
+    const o = scenario((fake, { cold }) => {
+      fake.onGet(of(page([pod('a', '1'), { metadata: { namespace: 'x' } }], '10'))).onWatch(cold('-'));
+    });
+    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'relistDone:10']);
+    const failure = o.statuses().find(([, s]) => s.state === 'error')?.[1];
+    expect(failure).to.deep.include({ state: 'error' });
+    expect(failure?.state === 'error' && [failure.cause.reason, failure.cause.count]).to.deep.equal(['MissingName', 1]);
+  });
+
+  it('reports a transform that throws and skips only that object', () => {
+    const o = scenario(
+      (fake, { cold }) => fake.onGet(of(page([pod('a', '1'), pod('boom', '2')], '10'))).onWatch(cold('-')),
+      {
+        transform: (obj) => {
+          if (obj.metadata?.name === 'boom') throw new Error('cannot transform boom');
+          return obj;
+        },
+      },
+    );
+    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'relistDone:10']);
+    expect(errorReasons(o)).to.deep.equal(['TransformFailed']);
+  });
+});
+
+describe('listWatch: options', () => {
+  it('sends namespace, selectors and the metadata-only Accept headers', () => {
+    const o = scenario((fake, { cold }) => fake.onGet(of(page([], '10'))).onWatch(cold('-')), {
+      namespace: 'ns1',
+      labelSelector: 'app=web',
+      fieldSelector: 'spec.nodeName=n1',
+      metadataOnly: true,
+    });
+    const [list] = o.fake.of('get');
+    const [watch] = o.fake.of('watch');
+    expect([list!.path, list!.accept, defined(list!.query)]).to.deep.equal([
+      '/api/v1/namespaces/ns1/pods',
+      METADATA_LIST_ACCEPT,
+      { limit: 500, labelSelector: 'app=web', fieldSelector: 'spec.nodeName=n1' },
+    ]);
+    expect([watch!.path, watch!.accept, watch!.query.labelSelector, watch!.query.fieldSelector]).to.deep.equal([
+      '/api/v1/namespaces/ns1/pods',
+      METADATA_WATCH_ACCEPT,
+      'app=web',
+      'spec.nodeName=n1',
+    ]);
+  });
+
+  it('strips managedFields by default, keeps them on request, and applies transform after stripping', () => {
+    const withFields = pod('a', '1', { managedFields: [{ manager: 'kubectl' }] });
+    const listed = (options: Parameters<typeof scenario>[1]): unknown[] =>
+      scenario((fake, { cold }) => fake.onGet(of(page([withFields], '10'))).onWatch(cold('-')), options)
+        .deltas()
+        .flatMap(({ e }) => (e.type === 'listed' ? [e.object] : []));
+    expect(listed({})).to.deep.equal([pod('a', '1')]);
+    expect(listed({ keepManagedFields: true })).to.deep.equal([withFields]);
+    const seen: unknown[] = [];
+    listed({ transform: (obj) => (seen.push(obj), { ...obj, kind: 'Transformed' }) });
+    expect(seen).to.deep.equal([pod('a', '1')]);
+    expect(withFields.metadata.managedFields, 'the input object is not mutated').to.have.length(1);
+  });
+
+  it('resolves a custom kind through discovery and lists its plural', () => {
+    const o = scenario(
+      (fake, { cold }) =>
+        fake
+          .onGet(of({ groupVersion: 'example.com/v1', resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }] }))
+          .onGet(of(page([], '5')))
+          .onWatch(cold('-')),
+      { namespace: 'ns1' },
+      1000,
+      { apiVersion: 'example.com/v1', kind: 'Widget' },
+    );
+    expect(o.fake.calls.map((c) => c.path)).to.deep.equal(['/apis/example.com/v1', '/apis/example.com/v1/namespaces/ns1/widgets', '/apis/example.com/v1/namespaces/ns1/widgets']);
+  });
+
+  it('errors clearly for an unknown kind', () => {
+    const o = scenario((fake) => fake.onGet(of({ resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }] })), {}, 1000, {
+      apiVersion: 'example.com/v1',
+      kind: 'Foo',
+    });
+    expect(o.error).to.be.instanceOf(ListWatchError);
+    expect((o.error as Error).message).to.include('unknown resource kind "Foo" in apiVersion "example.com/v1"');
+  });
+
+  it('errors clearly for a namespace on a cluster-scoped kind', () => {
+    const o = scenario(() => {}, { namespace: 'ns1' }, 1000, { apiVersion: 'v1', kind: 'Node' });
+    expect((o.error as Error).message).to.include('Node is cluster-scoped');
+    expect(o.fake.calls).to.have.length(0);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * Resource resolution: kind to plural and scope, via the built-in table or discovery (cached).
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ApiError, TransportError, kubeTransport } from '../transport/index.js';
+import type { Transport } from '../transport/index.js';
+import { firstValueFrom, map, Observable, of } from 'rxjs';
+import { builtinResource, splitApiVersion } from './builtin.js';
+import type { ResolvedResource } from './builtin.js';
+import { groupVersionPath } from './paths.js';
+
+/** `apiVersion` + `kind`, as in manifests. */
+export interface KindRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+}
+
+/** Raised when discovery succeeded but does not know the kind, or the group/version does not exist. */
+export class UnknownResourceError extends Error {
+  override readonly name = 'UnknownResourceError';
+  constructor(
+    readonly apiVersion: string,
+    readonly kind: string,
+  ) {
+    super(`unknown resource kind "${kind}" in apiVersion "${apiVersion}"`);
+  }
+}
+
+interface ApiResourceEntry {
+  name?: string;
+  kind?: string;
+  namespaced?: boolean;
+}
+
+/** Successful discovery results only, so a failed lookup is retried next time. */
+const discoveryCache = new WeakMap<Transport, Map<string, ReadonlyMap<string, ResolvedResource>>>();
+
+/**
+ * Resolves a kind as an Observable over any {@link Transport}: synchronous for built-in kinds and cache hits (so
+ * marble tests need no discovery script), one discovery GET otherwise.
+ *
+ * # Guarantees
+ * - Emits once then completes, or errors with {@link UnknownResourceError} (the group/version answers 404, or it
+ *   lacks the kind), or with the transport's error for anything else (retryable).
+ * - Discovery results are cached per transport, and {@link kubeTransport} is one per KubeConfig.
+ */
+export function resolveResource$(transport: Transport, ref: KindRef): Observable<ResolvedResource> {
+  const builtin = builtinResource(ref.apiVersion, ref.kind);
+  if (builtin !== undefined) return of(builtin);
+  let groupVersion: { group: string; version: string };
+  try {
+    groupVersion = splitApiVersion(ref.apiVersion);
+  } catch (err) {
+    return new Observable((subscriber) => subscriber.error(err));
+  }
+  const cache = discoveryCache.get(transport) ?? new Map<string, ReadonlyMap<string, ResolvedResource>>();
+  discoveryCache.set(transport, cache);
+  const cached = cache.get(ref.apiVersion);
+  if (cached !== undefined) return of(cached).pipe(map((kinds) => pick(kinds, ref)));
+  const { group, version } = groupVersion;
+  return new Observable<ResolvedResource>((subscriber) =>
+    transport.get(groupVersionPath(group, version), {}).subscribe({
+      next: (body) => {
+        try {
+          const kinds = indexDiscovery(body, group, version);
+          cache.set(ref.apiVersion, kinds);
+          subscriber.next(pick(kinds, ref));
+          subscriber.complete();
+        } catch (err) {
+          subscriber.error(err);
+        }
+      },
+      error: (err: unknown) =>
+        subscriber.error(err instanceof ApiError && err.code === 404 ? new UnknownResourceError(ref.apiVersion, ref.kind) : err),
+    }),
+  );
+}
+
+/**
+ * Resolves `{ apiVersion, kind }` to `{ group, version, plural, namespaced, kind }` for a KubeConfig.
+ *
+ * # Guarantees
+ * See {@link resolveResource$}; the discovery cache is per KubeConfig (held weakly).
+ */
+export function resolveResource(kc: KubeConfig, ref: KindRef): Promise<ResolvedResource> {
+  return firstValueFrom(resolveResource$(kubeTransport(kc), ref));
+}
+
+function pick(kinds: ReadonlyMap<string, ResolvedResource>, ref: KindRef): ResolvedResource {
+  const found = kinds.get(ref.kind);
+  if (found === undefined) throw new UnknownResourceError(ref.apiVersion, ref.kind);
+  return found;
+}
+
+function indexDiscovery(body: unknown, group: string, version: string): ReadonlyMap<string, ResolvedResource> {
+  const kinds = new Map<string, ResolvedResource>();
+  const resources = (body as { resources?: unknown } | null)?.resources;
+  if (!Array.isArray(resources)) {
+    throw new TransportError('MalformedResponse', `discovery of "${group === '' ? version : `${group}/${version}`}" returned no resources array`);
+  }
+  for (const entry of resources as ApiResourceEntry[]) {
+    // Subresources (`pods/status`) share the parent's kind; only the top-level collection is listable.
+    if (typeof entry?.name !== 'string' || entry.name.includes('/') || typeof entry.kind !== 'string') continue;
+    if (!kinds.has(entry.kind)) {
+      kinds.set(entry.kind, { group, version, kind: entry.kind, plural: entry.name, namespaced: entry.namespaced === true });
+    }
+  }
+  return kinds;
+}

@@ -1,0 +1,235 @@
+/**
+ * GET requests and watch streams over node:http(s), with auth, TLS and proxies applied by client-node's KubeConfig.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Observable } from 'rxjs';
+import { TransportError, apiErrorFromResponse } from './errors.js';
+import { LineSplitter } from './lines.js';
+
+/** Query parameters; `undefined` values are left out. */
+export type QueryParams = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** Options of a single GET. */
+export interface RequestOptions {
+  /** Aborting it cancels the request (or the body read) at once. */
+  readonly signal?: AbortSignal;
+  /** The `Accept` header; defaults to `application/json`. */
+  readonly accept?: string;
+}
+
+/** Options of a watch stream. */
+export interface WatchRequestOptions extends RequestOptions {
+  /**
+   * Called for every chunk of bytes received, before any line it completes is emitted. The reflector uses it for
+   * its dead-connection timer, which counts bytes, not lines.
+   */
+  readonly onActivity?: () => void;
+  /** Longest accepted line in UTF-16 units (default 64 Mi); longer lines fail the stream with `LineTooLong`. */
+  readonly maxLineChars?: number;
+}
+
+/** A Kubernetes list page, as far as the transport checks it. */
+export interface KubeList<T = unknown> {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: { readonly resourceVersion?: string; readonly continue?: string };
+  readonly items: T[];
+}
+
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+/**
+ * Sends a GET for `path` (relative to the current cluster's server) and resolves with the parsed JSON body.
+ *
+ * # Guarantees
+ * - Auth (tokens, exec plugins, client certificates), TLS and proxies come from `kc.applyToHTTPSOptions`.
+ * - A status >= 300 rejects with `ApiError`; a network failure or non-JSON body with {@link TransportError}.
+ * - Aborting `signal` destroys the socket and rejects with the signal's reason.
+ */
+export async function getJson(kc: KubeConfig, path: string, query: QueryParams, options: RequestOptions = {}): Promise<unknown> {
+  const res = await openRequest(kc, path, query, options);
+  const body = await readBody(res, Number.POSITIVE_INFINITY);
+  try {
+    return JSON.parse(body) as unknown;
+  } catch (err) {
+    throw new TransportError('MalformedResponse', `GET ${path}: response body is not JSON (${body.length} chars)`, { cause: err });
+  }
+}
+
+/**
+ * Fetches one list page and checks its shape (`items` array, `metadata` object).
+ *
+ * # Guarantees
+ * As {@link getJson}; additionally a body that is JSON but not a list rejects with `MalformedResponse`.
+ */
+export async function listPage<T = unknown>(
+  kc: KubeConfig,
+  path: string,
+  query: QueryParams,
+  options: RequestOptions = {},
+): Promise<KubeList<T>> {
+  return asKubeList<T>(await getJson(kc, path, query, options), path);
+}
+
+/** Checks that a decoded body is a list; throws `TransportError('MalformedResponse')` otherwise. */
+export function asKubeList<T>(body: unknown, path: string): KubeList<T> {
+  const list = body as Partial<KubeList<T>> | null;
+  if (typeof list !== 'object' || list === null || !Array.isArray(list.items)) {
+    throw new TransportError('MalformedResponse', `GET ${path}: response is not a list (no items array)`);
+  }
+  const metadata = typeof list.metadata === 'object' && list.metadata !== null ? list.metadata : {};
+  return { ...list, metadata, items: list.items } as KubeList<T>;
+}
+
+/**
+ * Opens a watch (`watch=true` is added) and emits its raw lines.
+ *
+ * # Guarantees
+ * - Cold: each subscription is one HTTP request; unsubscribing destroys the request and its socket at once and
+ *   removes every listener.
+ * - Lines are split on raw bytes (see {@link LineSplitter}); blank lines are emitted too (the reflector skips them).
+ * - Completes when the server ends the response cleanly; errors with `ApiError` on an error status and with
+ *   `TransportError('ConnectionClosed')` when the stream is cut before its end.
+ */
+export function watchLines(
+  kc: KubeConfig,
+  path: string,
+  query: QueryParams,
+  options: WatchRequestOptions = {},
+): Observable<string> {
+  return new Observable<string>((subscriber) => {
+    const controller = new AbortController();
+    const onOuterAbort = (): void => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    if (options.signal?.aborted) controller.abort(options.signal.reason);
+    let response: IncomingMessage | undefined;
+    const splitter = new LineSplitter(options.maxLineChars);
+
+    const onData = (chunk: Buffer): void => {
+      options.onActivity?.();
+      let lines: string[];
+      try {
+        lines = splitter.push(chunk);
+      } catch (err) {
+        subscriber.error(new TransportError('LineTooLong', `watch ${path}: ${(err as Error).message}`));
+        return;
+      }
+      for (const line of lines) {
+        if (subscriber.closed) return;
+        subscriber.next(line);
+      }
+    };
+    const onEnd = (): void => {
+      const last = splitter.flush();
+      if (last !== undefined) subscriber.next(last);
+      subscriber.complete();
+    };
+    const onError = (err: Error): void => {
+      subscriber.error(new TransportError('ConnectionClosed', `watch ${path}: stream cut: ${err.message}`, { cause: err }));
+    };
+    const onClose = (): void => {
+      if (response?.complete === false) subscriber.error(new TransportError('ConnectionClosed', `watch ${path}: stream closed before its end`));
+    };
+
+    openRequest(kc, path, { ...query, watch: 'true' }, { accept: options.accept, signal: controller.signal }).then(
+      (res) => {
+        if (subscriber.closed) {
+          res.on('error', ignore);
+          res.destroy();
+          return;
+        }
+        response = res;
+        res.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+      },
+      (err: unknown) => subscriber.error(err),
+    );
+
+    return () => {
+      options.signal?.removeEventListener('abort', onOuterAbort);
+      controller.abort();
+      if (response !== undefined) {
+        response.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+        // Destroying can still emit 'error' (ECONNRESET); an unhandled 'error' event would crash the process.
+        response.on('error', ignore);
+        response.destroy();
+      }
+    };
+  });
+}
+
+function ignore(): void {}
+
+/** Builds the URL, applies KubeConfig auth/TLS, sends the GET and resolves with a 2xx response (else rejects). */
+async function openRequest(kc: KubeConfig, path: string, query: QueryParams, options: RequestOptions): Promise<IncomingMessage> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new TransportError('NoCluster', 'KubeConfig has no current cluster');
+  const url = new URL(cluster.server.replace(/\/+$/, '') + path);
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) url.searchParams.set(key, String(value));
+  }
+  const requestOptions: https.RequestOptions = { method: 'GET', headers: {} };
+  await kc.applyToHTTPSOptions(requestOptions);
+  requestOptions.headers = { ...requestOptions.headers, Accept: options.accept ?? 'application/json' };
+  const signal = options.signal;
+  signal?.throwIfAborted();
+
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    const send = url.protocol === 'http:' ? http.request : https.request;
+    const req = send(url, requestOptions);
+    const onAbort = (): void => {
+      req.destroy();
+      reject(signal?.reason ?? new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('error', (err) => {
+      signal?.removeEventListener('abort', onAbort);
+      reject(new TransportError('NetworkError', `GET ${url.pathname}: ${err.message}`, { cause: err }));
+    });
+    req.on('response', (res) => {
+      signal?.removeEventListener('abort', onAbort);
+      // Tie the body's lifetime to the signal, so aborting mid-body also frees the socket.
+      if (signal !== undefined) {
+        const onBodyAbort = (): void => {
+          res.on('error', ignore);
+          res.destroy();
+        };
+        signal.addEventListener('abort', onBodyAbort, { once: true });
+        res.once('close', () => signal.removeEventListener('abort', onBodyAbort));
+      }
+      const code = res.statusCode ?? 0;
+      if (code >= 200 && code < 300) {
+        resolve(res);
+        return;
+      }
+      readBody(res, ERROR_BODY_LIMIT).then(
+        (body) => reject(apiErrorFromResponse(code, res.statusMessage, body, headerValue(res.headers['retry-after']))),
+        () => reject(apiErrorFromResponse(code, res.statusMessage, '', headerValue(res.headers['retry-after']))),
+      );
+    });
+    req.end();
+  });
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Reads a body as UTF-8 (decoded once, so split multi-byte characters are safe), up to `limit` bytes. */
+function readBody(res: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      if (size < limit) chunks.push(chunk);
+      size += chunk.length;
+    });
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', (err) => reject(new TransportError('ConnectionClosed', `response body cut: ${err.message}`, { cause: err })));
+    res.on('close', () => {
+      if (!res.complete) reject(new TransportError('ConnectionClosed', 'response closed before its end'));
+    });
+  });
+}

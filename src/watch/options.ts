@@ -1,0 +1,97 @@
+/**
+ * listWatch options and their defaults.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { asyncScheduler } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
+import type { Transport } from '../transport/index.js';
+import type { BackoffPolicy } from './backoff.js';
+import { DEFAULT_WATCH_BACKOFF } from './backoff.js';
+
+/** Accept header for metadata-only lists. */
+export const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+/** Accept header for metadata-only watches (each event's object is a PartialObjectMetadata). */
+export const METADATA_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+
+/**
+ * Options of {@link listWatch}. Everything is optional; the defaults are client-go's.
+ */
+export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject> {
+  /** Watch one namespace; omitted means all namespaces. An error for cluster-scoped kinds. */
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /** Ask for `PartialObjectMetadata` (list and watch Accept headers) instead of full objects. */
+  readonly metadataOnly?: boolean;
+  /**
+   * Applied to every listed and watched object before it is emitted. Runs after `managedFields` are stripped
+   * (unless `keepManagedFields`). A throw is reported as `TransformFailed` and that object is skipped.
+   */
+  readonly transform?: (object: T) => T;
+  /** Keep `metadata.managedFields` (stripped by default: it is large and controllers rarely read it). */
+  readonly keepManagedFields?: boolean;
+  /** Use the streaming list (`sendInitialEvents=true`) instead of list pages; falls back when unsupported. */
+  readonly streamingList?: boolean;
+  /** Error the Observable on 400/401/403/404/422 instead of reporting and retrying. */
+  readonly failFast?: boolean;
+  /** Every delay and timer goes through it. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+  /** Random source in [0, 1) for jitter and the watch timeout choice. Default `Math.random`. */
+  readonly random?: () => number;
+  /** List page size (`limit`). Default 500. */
+  readonly pageSize?: number;
+  /** Network seam; default is the KubeConfig's HTTP transport. */
+  readonly transport?: Transport;
+  /** Backoff shape; default 800 ms × 2, cap 30 s. */
+  readonly backoff?: BackoffPolicy;
+}
+
+/** The options with every default filled in; internal to the reflector. */
+export interface ResolvedOptions<T extends KubernetesObject> {
+  readonly namespace: string | undefined;
+  readonly labelSelector: string | undefined;
+  readonly fieldSelector: string | undefined;
+  readonly listAccept: string | undefined;
+  readonly watchAccept: string | undefined;
+  readonly transform: (object: T) => T;
+  readonly streamingList: boolean;
+  readonly failFast: boolean;
+  readonly scheduler: SchedulerLike;
+  readonly random: () => number;
+  readonly pageSize: number;
+  readonly backoff: BackoffPolicy;
+}
+
+/** Fills the defaults in and validates `pageSize`. */
+export function resolveOptions<T extends KubernetesObject>(options: ListWatchOptions<T>): ResolvedOptions<T> {
+  const pageSize = options.pageSize ?? 500;
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError(`listWatch: pageSize must be a positive integer, got ${pageSize}`);
+  const user = options.transform;
+  const strip = options.keepManagedFields !== true;
+  const transform = (object: T): T => {
+    const stripped = strip ? stripManagedFields(object) : object;
+    return user ? user(stripped) : stripped;
+  };
+  return {
+    namespace: options.namespace,
+    labelSelector: options.labelSelector,
+    fieldSelector: options.fieldSelector,
+    listAccept: options.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
+    watchAccept: options.metadataOnly ? METADATA_WATCH_ACCEPT : undefined,
+    transform,
+    streamingList: options.streamingList === true,
+    failFast: options.failFast === true,
+    scheduler: options.scheduler ?? asyncScheduler,
+    random: options.random ?? Math.random,
+    pageSize,
+    backoff: options.backoff ?? DEFAULT_WATCH_BACKOFF,
+  };
+}
+
+/** Returns the object without `metadata.managedFields`; the input is not mutated. */
+export function stripManagedFields<T extends KubernetesObject>(object: T): T {
+  const metadata = object.metadata;
+  if (metadata === undefined || !('managedFields' in metadata)) return object;
+  const { managedFields: _dropped, ...rest } = metadata;
+  return { ...object, metadata: rest };
+}
