@@ -1,7 +1,18 @@
 /**
  * rxkube: Kubernetes controllers as RxJS pipelines.
  *
- * This module holds the public exports only; each concept lives in its own folder under `src/`.
+ * Layers, top to bottom: `transport` (list pages and watch lines over client-node's KubeConfig), `resources`
+ * (apiVersion/kind to plural and scope), `watch` (the `listWatch` reflector), `store` (Immer snapshots),
+ * `informer` (shared, ref-counted caches), `controller` (triggers, predicates, the `reconcile` operator).
+ * This module holds the public exports only.
  * @packageDocumentation
  */
-export {};
+export * from './selectors/index.js';
+export * from './transport/index.js';
+export * from './resources/index.js';
+export * from './watch/index.js';
+export * from './store/index.js';
+export * from './informer/index.js';
+export * from './controller/index.js';
+export * from './controller/triggers/index.js';
+export * from './controller/predicates/index.js';

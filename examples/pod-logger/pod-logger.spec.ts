@@ -1,0 +1,125 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { Subject, type Subscription } from 'rxjs';
+import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
+import type { ReconcileEvent } from '../../src/index.js';
+import { FAIL_ANNOTATION, podLogger } from './pod-logger.js';
+import { runDemoWorkload } from './workload.js';
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 10000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('the pod-logger example', function () {
+  this.timeout(30000);
+  let cluster: TestCluster;
+  let subscription: Subscription | undefined;
+
+  beforeEach(async () => {
+    cluster = await startTestCluster({ tls: true, token: 'pod-logger-token', bookmarkIntervalMs: 200 });
+  });
+
+  afterEach(async () => {
+    subscription?.unsubscribe();
+    await cluster.stop();
+  });
+
+  it('prints what the seed controller prints for the demo workload, over TLS with a token', async () => {
+    const lines: string[] = [];
+    subscription = podLogger(cluster.kubeConfig, { print: (line) => lines.push(line) }).subscribe();
+    await runDemoWorkload(cluster.kubeConfig, 'default', () => undefined, new AbortController().signal);
+    await waitFor(() => lines.includes('Pod default/web-2 does not exist anymore'), 'the delete of web-2');
+
+    const failure = (attempt: number, mode: string): string =>
+      `simulated failure of attempt ${attempt} (annotation ${FAIL_ANNOTATION}=${mode})`;
+    expect(lines).to.deep.equal([
+      'Starting Pod controller',
+      'Sync/Add/Update for Pod web-1',
+      'Sync/Add/Update for Pod web-2',
+      'Sync/Add/Update for Pod web-1',
+      ...[1, 2, 3].map((n) => `Error syncing pod default/flaky: ${failure(n, '3')}`),
+      'Sync/Add/Update for Pod flaky',
+      ...[1, 2, 3, 4, 5].map((n) => `Error syncing pod default/doomed: ${failure(n, 'always')}`),
+      `Dropping pod "default/doomed" out of the queue: ${failure(6, 'always')}`,
+      'Pod default/web-2 does not exist anymore',
+    ]);
+  });
+
+  it('logs each change exactly once through dropped watches, a 410 relist and a server restart', async () => {
+    const lines: string[] = [];
+    const core = cluster.kubeConfig.makeApiClient(CoreV1Api);
+    const events: ReconcileEvent[] = [];
+    subscription = podLogger(cluster.kubeConfig, { print: (line) => lines.push(line) }).subscribe((e) => events.push(e));
+    const body = (name: string) => ({ metadata: { name }, spec: { containers: [{ name: 'app', image: 'demo:1' }] } });
+
+    await core.createNamespacedPod({ namespace: 'default', body: body('a') });
+    await waitFor(() => lines.includes('Sync/Add/Update for Pod a'), 'pod a');
+
+    cluster.faults.dropWatches({ mode: 'abrupt' });
+    await core.createNamespacedPod({ namespace: 'default', body: body('b') });
+    await waitFor(() => lines.includes('Sync/Add/Update for Pod b'), 'pod b after an abrupt drop');
+
+    // Delete `a` while no watch is open, then compact: the resumed watch gets 410 and the relist finds `a` gone.
+    cluster.faults.failNext({ count: 1000, method: 'GET', path: /watch=/, status: 503 });
+    cluster.faults.dropWatches({ mode: 'clean' });
+    await core.deleteNamespacedPod({ namespace: 'default', name: 'a' });
+    cluster.faults.compact();
+    cluster.faults.clear();
+    await waitFor(() => lines.includes('Pod default/a does not exist anymore'), 'the tombstone of pod a', 20000);
+
+    cluster.faults.restart();
+    await core.patchNamespacedPod(
+      { namespace: 'default', name: 'b', body: { metadata: { labels: { touched: 'yes' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await waitFor(() => lines.filter((line) => line === 'Sync/Add/Update for Pod b').length === 2, 'the update of b after a restart', 20000);
+
+    expect(lines).to.deep.equal([
+      'Starting Pod controller',
+      'Sync/Add/Update for Pod a',
+      'Sync/Add/Update for Pod b',
+      'Pod default/a does not exist anymore',
+      'Sync/Add/Update for Pod b',
+    ]);
+    expect(events.filter((e) => e.type === 'failed')).to.deep.equal([]);
+  });
+
+  it('drains and stops cleanly on stop$', async () => {
+    const lines: string[] = [];
+    const stop$ = new Subject<void>();
+    let completed = false;
+    subscription = podLogger(cluster.kubeConfig, { print: (line) => lines.push(line), stop$ }).subscribe({ complete: () => (completed = true) });
+    await waitFor(() => lines.length === 1, 'start');
+    stop$.next();
+    await waitFor(() => completed, 'completion after stop$');
+    expect(lines).to.deep.equal(['Starting Pod controller', 'Stopping Pod controller']);
+  });
+});
+
+describe('npm start (examples/pod-logger/main.ts)', function () {
+  this.timeout(60000);
+
+  it('plays the workload on the embedded cluster and exits 0 on SIGINT', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/pod-logger/main.ts'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    try {
+      await waitFor(() => out.includes('Pod default/web-2 does not exist anymore'), `the workload to finish; output so far:\n${out}`, 40000);
+      const exited = once(child, 'exit');
+      child.kill('SIGINT');
+      const [code] = await exited;
+      expect(code).to.equal(0);
+      expect(out).to.contain('Dropping pod "default/doomed" out of the queue');
+      expect(out).to.contain('Stopping Pod controller');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});

@@ -1,0 +1,26 @@
+/**
+ * Disjunction of predicates.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { predicate, testOf } from './predicate.js';
+import type { EventPredicate, PredicateLike } from './types.js';
+
+/**
+ * Passes an event when at least one predicate passes it, evaluated left to right and stopping at the first `true`.
+ *
+ * # Guarantees
+ * - `or()` passes nothing (the identity of disjunction); `or(p)` behaves as `p`.
+ * - `not(or(p, q))` ≡ `and(not(p), not(q))` (De Morgan).
+ * - Arguments are checked at once: a value that is neither a function nor has a `test` function throws a
+ *   `TypeError` here, not later in the stream.
+ *
+ * # Caveats
+ * - An inline arrow function argument gets its event type from `T`, which defaults to `KubernetesObject` when the
+ *   other arguments do not fix it; write `or<V1Pod>(…)` to read typed fields in it.
+ */
+export function or<T extends KubernetesObject = KubernetesObject>(
+  ...predicates: PredicateLike<T>[]
+): EventPredicate<T> {
+  const tests = predicates.map((p) => testOf(p));
+  return predicate<T>((event) => tests.some((test) => test(event)));
+}

@@ -1,0 +1,73 @@
+/**
+ * Reading owner references: which references match, and the key of the owner they point at.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { keyFor } from '../../store/index.js';
+import type { Complain } from './keyMapper.js';
+
+/** What an owner reference must match, resolved from {@link ToOwnerKeysOptions}. */
+export interface OwnerMatch {
+  readonly kind: string;
+  /** The API group to match (`''` for the core group); `undefined` matches any group. */
+  readonly group: string | undefined;
+  readonly allOwners: boolean;
+  readonly clusterScoped: boolean;
+}
+
+const CORE_VERSION = /^v\d+(?:(?:alpha|beta)\d+)?$/;
+
+/**
+ * The API group of an `apiVersion`: `apps` for `apps/v1`, `''` for `v1`.
+ *
+ * Throws a `TypeError` for a bare word that is not a core version (`'apps'`), because reading it as the core group
+ * would silently match nothing; `apps/v1` was meant.
+ */
+export function groupOf(apiVersion: string): string {
+  if (!apiVersion.includes('/') && !CORE_VERSION.test(apiVersion)) {
+    throw new TypeError(`apiVersion ${JSON.stringify(apiVersion)} is neither group/version nor a core version like v1`);
+  }
+  return splitGroup(apiVersion);
+}
+
+/**
+ * The keys of the owners of `object` that match, appended to `keys` (a Set, so an owner named twice counts once).
+ *
+ * Owners live in the namespace of a namespaced dependent (cross-namespace owner references are not allowed), so
+ * the key is `namespace/name`; a cluster-scoped dependent, or `match.clusterScoped`, gives `name` alone.
+ */
+export function addOwnerKeys(
+  object: KubernetesObject | undefined,
+  match: OwnerMatch,
+  keys: Set<string>,
+  complain: Complain,
+): void {
+  const refs: unknown = object?.metadata?.ownerReferences;
+  if (refs === undefined || refs === null) return;
+  if (!Array.isArray(refs)) {
+    complain('metadata.ownerReferences is not an array', { value: refs });
+    return;
+  }
+  for (const ref of refs as unknown[]) {
+    if (typeof ref !== 'object' || ref === null) {
+      complain('an owner reference is not an object', { value: ref });
+      continue;
+    }
+    const { kind, apiVersion, controller, name } = ref as Record<string, unknown>;
+    if (kind !== match.kind) continue;
+    if (!match.allOwners && controller !== true) continue;
+    if (match.group !== undefined && !(typeof apiVersion === 'string' && splitGroup(apiVersion) === match.group)) {
+      continue;
+    }
+    if (typeof name !== 'string' || name === '') {
+      complain(`a matching ${match.kind} owner reference has no name`, { value: ref });
+      continue;
+    }
+    keys.add(match.clusterScoped ? name : keyFor(name, object?.metadata?.namespace));
+  }
+}
+
+/** The group part of an `apiVersion`, without judging it: references written by others are compared, not policed. */
+function splitGroup(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash >= 0 ? apiVersion.slice(0, slash) : '';
+}
