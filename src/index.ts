@@ -16,3 +16,4 @@ export * from './informer/index.js';
 export * from './controller/index.js';
 export * from './controller/triggers/index.js';
 export * from './controller/predicates/index.js';
+export * from './controller/builder/index.js';

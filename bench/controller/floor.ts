@@ -1,0 +1,61 @@
+/**
+ * The benchmark floor: the smallest reasonable hand-written dedup work queue, with client-go's per-key semantics
+ * (one pending, one running, a trigger while running means one more run) and nothing else: no timers, no events,
+ * no retries. The reconcile operator is measured against it.
+ */
+export class DedupQueue {
+  /** While true, `add` only queues. */
+  paused = false;
+  private readonly queued = new Set<string>();
+  private readonly running = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private queue: string[] = [];
+  private head = 0;
+  private active = 0;
+  private pumping = false;
+
+  constructor(
+    private readonly concurrency: number,
+    private readonly work: (key: string) => void,
+  ) {}
+
+  add(key: string): void {
+    if (this.running.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    if (this.queued.has(key)) return;
+    this.queued.add(key);
+    this.queue.push(key);
+    this.pump();
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.pump();
+  }
+
+  private pump(): void {
+    if (this.pumping || this.paused) return;
+    this.pumping = true;
+    while (this.active < this.concurrency && this.head < this.queue.length) {
+      const key = this.queue[this.head++]!;
+      if (this.head > 1024 && this.head * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.head);
+        this.head = 0;
+      }
+      this.queued.delete(key);
+      this.running.add(key);
+      this.active += 1;
+      this.work(key);
+      this.done(key);
+    }
+    this.pumping = false;
+  }
+
+  private done(key: string): void {
+    this.running.delete(key);
+    this.active -= 1;
+    if (this.dirty.delete(key)) this.add(key);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Shared helpers for the controller specs: virtual-time runs and compact event formatting.
+ */
+import { expect } from 'chai';
+import { TestScheduler } from 'rxjs/testing';
+import type { RunHelpers } from 'rxjs/testing';
+import type { Observable } from 'rxjs';
+import type { ReconcileEvent } from '../../src/controller/index.js';
+
+/** One line per event: what a marble diagram of the output would say, without the noise. */
+export function fmt(event: ReconcileEvent): string {
+  switch (event.type) {
+    case 'started':
+      return `started ${event.key}#${event.attempt}`;
+    case 'succeeded':
+      return `succeeded ${event.key}`;
+    case 'requeued':
+      return `requeued ${event.key} +${event.delayMs}`;
+    case 'failed':
+      return `failed ${event.key}${event.terminal ? ' terminal' : ''}`;
+    case 'retrying':
+      return `retrying ${event.key} +${event.delayMs}`;
+    case 'dropped':
+      return `dropped ${event.key}`;
+    case 'rejected':
+      return 'rejected';
+  }
+}
+
+/** Runs `body` inside `TestScheduler.run` (1 frame = 1 ms) and returns what it returns, after the flush. */
+export function virtual<R>(body: (helpers: RunHelpers & { scheduler: TestScheduler }) => R): R {
+  const scheduler = new TestScheduler((actual, expected) => {
+    expect(actual).to.deep.equal(expected);
+  });
+  return scheduler.run((helpers) => body({ ...helpers, scheduler }));
+}
+
+/** Subscribes once to `events$`; collects the raw events and `"<frame> <fmt(event)>"` lines (plus completion). */
+export function record(
+  events$: Observable<ReconcileEvent>,
+  scheduler: TestScheduler,
+): { events: ReconcileEvent[]; lines: string[] } {
+  const events: ReconcileEvent[] = [];
+  const lines: string[] = [];
+  events$.subscribe({
+    next: (event) => {
+      events.push(event);
+      lines.push(`${event.time} ${fmt(event)}`);
+    },
+    error: (error: unknown) => lines.push(`${scheduler.now()} error ${String(error)}`),
+    complete: () => lines.push(`${scheduler.now()} complete`),
+  });
+  return { events, lines };
+}
+
+/** The lines of {@link record}. */
+export function timeline(events$: Observable<ReconcileEvent>, scheduler: TestScheduler): string[] {
+  return record(events$, scheduler).lines;
+}
+
+/** Subscribes to `events$` and collects the raw events. */
+export function collect(events$: Observable<ReconcileEvent>): ReconcileEvent[] {
+  const events: ReconcileEvent[] = [];
+  events$.subscribe((event) => events.push(event));
+  return events;
+}

@@ -1,0 +1,203 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { BehaviorSubject, Observable, VirtualTimeScheduler, finalize, mergeMap, of, throwError, timer } from 'rxjs';
+import { TerminalError, reconcile, tokenBucketRateLimiter } from '../../src/controller/index.js';
+import type { ReconcileEvent, ReconcileResult } from '../../src/controller/index.js';
+
+/** What the n-th call of the reconcile function does. */
+interface Outcome {
+  readonly kind: 'ok' | 'fail' | 'throw' | 'terminal' | 'requeue';
+  readonly duration: number;
+  readonly after: number;
+}
+
+interface Scenario {
+  readonly triggers: readonly { readonly at: number; readonly key: string }[];
+  readonly outcomes: readonly Outcome[];
+  readonly concurrency: number;
+  readonly maxRetries: number | undefined;
+  readonly bucket: boolean;
+  /** Times at which the gate flips (it starts open and is forced open at 95). */
+  readonly gateFlips: readonly number[];
+}
+
+const scenarios: fc.Arbitrary<Scenario> = fc.record({
+  triggers: fc.array(fc.record({ at: fc.integer({ min: 0, max: 80 }), key: fc.constantFrom('a', 'b', 'c', 'd') }), {
+    minLength: 1,
+    maxLength: 40,
+  }),
+  outcomes: fc.array(
+    fc.record({
+      kind: fc.constantFrom<Outcome['kind']>('ok', 'ok', 'fail', 'throw', 'terminal', 'requeue'),
+      duration: fc.integer({ min: 0, max: 15 }),
+      after: fc.integer({ min: 0, max: 30 }),
+    }),
+    { maxLength: 60 },
+  ),
+  concurrency: fc.integer({ min: 1, max: 4 }),
+  maxRetries: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+  bucket: fc.boolean(),
+  gateFlips: fc.array(fc.integer({ min: 0, max: 90 }), { maxLength: 6 }),
+});
+
+interface Observed {
+  readonly events: ReconcileEvent[];
+  readonly overlaps: string[];
+  readonly maxActive: number;
+  readonly lastTrigger: Map<string, number>;
+  readonly lastStart: Map<string, number>;
+  readonly completed: boolean;
+  readonly errored: boolean;
+}
+
+/** Plays a scenario in virtual time until nothing is left to do. Calls after `outcomes` run out succeed. */
+function play(scenario: Scenario): Observed {
+  const scheduler = new VirtualTimeScheduler();
+  const observed: Observed = { events: [], overlaps: [], maxActive: 0, lastTrigger: new Map(), lastStart: new Map(), completed: false, errored: false };
+  const running = new Set<string>();
+  let sequence = 0;
+  let calls = 0;
+  let active = 0;
+  const fn = ({ key }: { key: string }): Observable<ReconcileResult> => {
+    observed.lastStart.set(key, sequence++);
+    if (running.has(key)) observed.overlaps.push(key);
+    running.add(key);
+    active += 1;
+    (observed as { maxActive: number }).maxActive = Math.max(observed.maxActive, active);
+    const outcome = scenario.outcomes[calls++] ?? { kind: 'ok', duration: 1, after: 0 };
+    const release = (): void => {
+      running.delete(key);
+      active -= 1;
+    };
+    if (outcome.kind === 'throw') {
+      release();
+      throw new Error('panic');
+    }
+    return timer(outcome.duration, scheduler).pipe(
+      mergeMap(() => {
+        if (outcome.kind === 'fail') return throwError(() => new Error('failed'));
+        if (outcome.kind === 'terminal') return throwError(() => new TerminalError('terminal'));
+        return of(outcome.kind === 'requeue' ? { requeueAfter: outcome.after } : undefined);
+      }),
+      finalize(release),
+    );
+  };
+  const source = new Observable<string>((subscriber) => {
+    for (const { at, key } of [...scenario.triggers].sort((x, y) => x.at - y.at)) {
+      scheduler.schedule(() => {
+        observed.lastTrigger.set(key, sequence++);
+        subscriber.next(key);
+      }, at);
+    }
+    scheduler.schedule(() => subscriber.complete(), 100);
+  });
+  const gate = new BehaviorSubject(true);
+  for (const at of [...scenario.gateFlips].sort((x, y) => x - y)) scheduler.schedule(() => gate.next(!gate.value), at);
+  scheduler.schedule(() => gate.next(true), 95);
+  source
+    .pipe(
+      reconcile(fn, {
+        scheduler,
+        gate,
+        concurrency: scenario.concurrency,
+        maxRetries: scenario.maxRetries,
+        globalRateLimiter: scenario.bucket ? tokenBucketRateLimiter({ qps: 100, burst: 3 }) : false,
+      }),
+    )
+    .subscribe({
+      next: (event) => observed.events.push(event),
+      error: () => ((observed as { errored: boolean }).errored = true),
+      complete: () => ((observed as { completed: boolean }).completed = true),
+    });
+  scheduler.flush();
+  return observed;
+}
+
+/** Checks each key's events against `started ( succeeded requeued? | failed ( retrying | dropped )? )`. */
+function grammarViolation(events: readonly ReconcileEvent[]): string | undefined {
+  const phases = new Map<string, { phase: 'idle' | 'running' | 'succeeded' | 'failed'; attempt: number }>();
+  for (const event of events) {
+    if (event.type === 'rejected') return 'unexpected rejected event';
+    const key = phases.get(event.key) ?? { phase: 'idle' as const, attempt: 1 };
+    phases.set(event.key, key);
+    const expectPhase = (...allowed: (typeof key.phase)[]): string | undefined =>
+      allowed.includes(key.phase) ? undefined : `${event.key}: ${event.type} after ${key.phase}`;
+    let problem: string | undefined;
+    switch (event.type) {
+      case 'started':
+        problem = expectPhase('idle', 'succeeded');
+        if (event.attempt !== key.attempt) problem ??= `${event.key}: attempt ${event.attempt}, expected ${key.attempt}`;
+        key.phase = 'running';
+        break;
+      case 'succeeded':
+        problem = expectPhase('running');
+        key.phase = 'succeeded';
+        key.attempt = 1;
+        break;
+      case 'requeued':
+        problem = expectPhase('succeeded');
+        key.phase = 'idle';
+        break;
+      case 'failed':
+        problem = expectPhase('running');
+        key.phase = event.terminal ? 'idle' : 'failed';
+        key.attempt = 1;
+        break;
+      case 'retrying':
+        problem = expectPhase('failed');
+        key.phase = 'idle';
+        key.attempt = event.attempt + 1;
+        break;
+      case 'dropped':
+        problem = expectPhase('failed');
+        key.phase = 'idle';
+        break;
+    }
+    if (problem !== undefined) return problem;
+  }
+  for (const [key, { phase }] of phases) if (phase === 'running' || phase === 'failed') return `${key} ended ${phase}`;
+  return undefined;
+}
+
+const runs = { numRuns: 150 };
+
+describe('reconcile: properties over random schedules of triggers, durations, failures and gate flips', () => {
+  it('never runs the same key twice at once', () => {
+    fc.assert(fc.property(scenarios, (scenario) => play(scenario).overlaps.length === 0), runs);
+  });
+
+  it('always runs a key once more after a trigger that arrived after its last start (nothing lost)', () => {
+    fc.assert(
+      fc.property(scenarios, (scenario) => {
+        const { lastTrigger, lastStart } = play(scenario);
+        return [...lastTrigger].every(([key, triggered]) => (lastStart.get(key) ?? -1) > triggered);
+      }),
+      runs,
+    );
+  });
+
+  it('never exceeds the concurrency bound', () => {
+    fc.assert(fc.property(scenarios, (scenario) => play(scenario).maxActive <= scenario.concurrency), runs);
+  });
+
+  it('emits a well-formed event sequence per key, never errors, and completes once the work is done', () => {
+    fc.assert(
+      fc.property(scenarios, (scenario) => {
+        const { events, completed, errored } = play(scenario);
+        expect(grammarViolation(events)).to.equal(undefined);
+        expect(errored).to.equal(false);
+        expect(completed).to.equal(true);
+        return events.every((event, i) => i === 0 || event.time >= events[i - 1]!.time);
+      }),
+      runs,
+    );
+  });
+
+  it('detects a malformed sequence (the grammar checker itself can fail)', () => {
+    const base = { key: 'a', attempt: 1, reasons: [], queueWaitMs: 0, time: 0 };
+    expect(grammarViolation([{ type: 'started', ...base }, { type: 'started', ...base }])).to.match(/started after running/);
+    expect(grammarViolation([{ type: 'started', ...base }, { type: 'failed', ...base, durationMs: 0, error: 1, terminal: false }])).to.match(
+      /ended failed/,
+    );
+  });
+});

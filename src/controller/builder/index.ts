@@ -1,0 +1,4 @@
+/**
+ * The `controller()` builder: controller-runtime's `For`/`Owns`/`Watches` shape over rxkube's operators.
+ */
+export { controller, type ControllerOptions, type WatchesSpec, type WatchSource } from './controller.js';

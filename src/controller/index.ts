@@ -1,0 +1,44 @@
+/**
+ * Controller building blocks: the coalescing, rate-limited reconcile operator and its rate limiters.
+ * @packageDocumentation
+ */
+export { reconcile } from './reconcile.js';
+export { DEFAULT_DRAIN_TIMEOUT_MS } from './options.js';
+export type { ReconcileOptions } from './options.js';
+export {
+  DEFAULT_BASE_DELAY_MS,
+  DEFAULT_BURST,
+  DEFAULT_MAX_DELAY_MS,
+  DEFAULT_QPS,
+  exponentialRateLimiter,
+  fastSlowRateLimiter,
+  maxOfRateLimiter,
+  tokenBucketRateLimiter,
+} from './rateLimiters.js';
+export type { ExponentialOptions, FastSlowOptions, RateLimiter, TokenBucketOptions } from './rateLimiters.js';
+export {
+  InvalidReconcileResultError,
+  REQUEUE_REASON,
+  RETRY_REASON,
+  ReconcileCancelledError,
+  ReconcileTimeoutError,
+  TerminalError,
+} from './types.js';
+export type {
+  ReconcileDropped,
+  ReconcileEvent,
+  ReconcileEventBase,
+  ReconcileFailed,
+  ReconcileFn,
+  ReconcileKeyEvent,
+  ReconcileOutput,
+  ReconcileRejected,
+  ReconcileRequest,
+  ReconcileRequeued,
+  ReconcileResult,
+  ReconcileRetrying,
+  ReconcileStarted,
+  ReconcileSucceeded,
+  ReconcileTrigger,
+  RequeueAfter,
+} from './types.js';

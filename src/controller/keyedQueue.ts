@@ -1,0 +1,262 @@
+/**
+ * The reconcile operator's state: one record per recently seen key, a FIFO of ready keys and a heap of delayed keys woken
+ * by a single scheduler action. Internal; {@link reconcile} is the public face.
+ */
+import type { SchedulerLike, Subscription } from 'rxjs';
+import { MinHeap, Ring } from './structures.js';
+
+/** Not waiting. */
+export const IDLE = 0;
+/** Waiting in the ready FIFO. */
+export const READY = 1;
+/** Waiting in the delay heap for `readyAt`. */
+export const DELAYED = 2;
+/** Where a key waits, if it does. */
+export type Pending = typeof IDLE | typeof READY | typeof DELAYED;
+
+/** Reasons beyond this many distinct values per run are folded into one marker, to bound memory per key. */
+export const MAX_REASONS = 32;
+/** The marker that stands for the reasons beyond {@link MAX_REASONS}. */
+export const MORE_REASONS = '...';
+
+const NO_REASONS: readonly string[] = Object.freeze([]);
+
+/** Idle key records tolerated beyond twice the table size at the last sweep. */
+export const SWEEP_SLACK = 10_000;
+
+function isIdle(state: KeyState): boolean {
+  return !state.running && state.pending === IDLE && state.failures === 0 && state.reasons.length === 0;
+}
+
+/**
+ * Bookkeeping of one key. Records of idle keys (nothing running, waiting or remembered) are kept for reuse and
+ * swept in bulk, so a key triggered again allocates nothing.
+ *
+ * # Invariants
+ * - `running` and `pending` together give at most one running and one pending run per key.
+ * - `dirty` implies `running`: a trigger during a run asks for exactly one more run right after it.
+ */
+export interface KeyState {
+  readonly key: string;
+  running: boolean;
+  dirty: boolean;
+  pending: Pending;
+  /** Consecutive failures since the last success, drop or terminal failure. */
+  failures: number;
+  /** When a DELAYED key becomes ready; when a READY key became ready. */
+  readyAt: number;
+  /** Heap `seq` of the live DELAYED entry; older heap entries for this key are stale. */
+  heapSeq: number;
+  /** Reasons collected for the next run. */
+  reasons: readonly string[];
+  /** When the next run's queue wait started. */
+  enqueuedAt: number;
+}
+
+/**
+ * Keyed dedup queue with delays, driven by a {@link SchedulerLike}.
+ *
+ * # Guarantees
+ * - `trigger` makes a waiting or idle key ready now (a fresh trigger overrides any delay); a running key becomes
+ *   dirty instead. A key is in the ready FIFO at most once.
+ * - `delay` keeps the earliest of the existing and the new ready time.
+ * - Keys leave the delay heap in (ready time, insertion) order, so the FIFO is ordered by ready time.
+ * - At most one scheduler action is pending at any time, for the earliest delayed key; `dispose` cancels it.
+ * - Heap entries made stale by a fresh trigger or an earlier delay are purged once they outnumber the live ones
+ *   (plus a slack of 1024), so memory stays proportional to the keys actually waiting.
+ */
+export class KeyedQueue {
+  private readonly states = new Map<string, KeyState>();
+  private readonly ready = new Ring<KeyState>();
+  private readonly delayed = new MinHeap<KeyState>();
+  private waiting = 0;
+  private sweepAt = SWEEP_SLACK;
+  /** How many keys are DELAYED, i.e. how many heap entries are live. */
+  private delayedLive = 0;
+  private timer: Subscription | undefined;
+  private timerAt = Number.POSITIVE_INFINITY;
+
+  constructor(
+    private readonly scheduler: SchedulerLike,
+    /** Called after delayed keys became ready. */
+    private readonly onWake: () => void,
+  ) {}
+
+  /** Entries in the delay heap, stale ones included (a diagnostic for the memory bound). */
+  get heapSize(): number {
+    return this.delayed.size;
+  }
+
+  /** How many keys wait (ready or delayed). */
+  get pendingCount(): number {
+    return this.waiting;
+  }
+
+  /**
+   * Registers a trigger for `key`. Reads the clock only when the key's queue wait starts (a coalesced trigger needs
+   * no timestamp); returns the time it read, if it read one, so the caller can reuse it.
+   */
+  trigger(key: string, reason: string | undefined): number | undefined {
+    let state = this.states.get(key);
+    if (state === undefined) {
+      state = { key, running: false, dirty: false, pending: IDLE, failures: 0, readyAt: 0, heapSeq: -1, reasons: NO_REASONS, enqueuedAt: 0 };
+      this.states.set(key, state);
+    }
+    if (reason !== undefined) addReason(state, reason);
+    if (state.running) {
+      if (state.dirty) return undefined;
+      state.dirty = true;
+      return (state.enqueuedAt = this.scheduler.now());
+    }
+    if (state.pending === READY) return undefined;
+    const now = this.scheduler.now();
+    this.makeReady(state, now, now);
+    return now;
+  }
+
+  /** Pops the next ready key (FIFO by ready time) and marks it running. */
+  take(): KeyState | undefined {
+    const state = this.ready.shift();
+    if (state === undefined) return undefined;
+    state.pending = IDLE;
+    state.running = true;
+    this.waiting -= 1;
+    return state;
+  }
+
+  /** Swaps out the reasons collected for `state`'s next run. */
+  takeReasons(state: KeyState): readonly string[] {
+    const reasons = state.reasons;
+    state.reasons = NO_REASONS;
+    return reasons;
+  }
+
+  /**
+   * Marks the run of `state` over. A dirty key becomes ready at once (unless `requeueDirty` is false, when shutting
+   * down). Returns nothing; follow with {@link delay}, then {@link release}.
+   */
+  finish(state: KeyState, now: number, requeueDirty: boolean): void {
+    state.running = false;
+    if (state.dirty) {
+      state.dirty = false;
+      if (requeueDirty) this.makeReady(state, now, state.enqueuedAt);
+    }
+  }
+
+  /**
+   * Schedules `state` (not running) to be ready at `at`, keeping the earliest time, and records `reason` for the
+   * run it leads to. Returns the effective time.
+   */
+  delay(state: KeyState, at: number, now: number, reason: string): number {
+    addReason(state, reason);
+    if (state.pending === READY) return state.readyAt;
+    if (state.pending === DELAYED && state.readyAt <= at) return state.readyAt;
+    if (at <= now) {
+      this.makeReady(state, now, now);
+      return now;
+    }
+    if (state.pending === IDLE) {
+      this.waiting += 1;
+      this.delayedLive += 1;
+    }
+    state.pending = DELAYED;
+    state.readyAt = at;
+    state.heapSeq = this.delayed.push(at, state);
+    if (this.delayed.size > 2 * this.delayedLive + 1024) this.delayed.retain((entry) => this.isLive(entry.value, entry.seq));
+    this.arm(now);
+    return at;
+  }
+
+  /**
+   * Called when a run ended. Idle records are kept (reusing them saves an allocation and two Map writes per run),
+   * but once the table has grown past twice its size at the last sweep (plus {@link SWEEP_SLACK}), every idle
+   * record is dropped in one pass: memory follows the keys in use, at amortised O(1) per run.
+   */
+  release(): void {
+    if (this.states.size <= this.sweepAt) return;
+    for (const [key, state] of this.states) if (isIdle(state)) this.states.delete(key);
+    this.sweepAt = 2 * this.states.size + SWEEP_SLACK;
+  }
+
+  /** How many key records exist, idle ones included (a diagnostic for the memory bound). */
+  get recordCount(): number {
+    return this.states.size;
+  }
+
+  /** Forgets every waiting key (used when intake stops); running keys keep their records. */
+  clearPending(): void {
+    for (const state of this.states.values()) {
+      state.pending = IDLE;
+      state.dirty = false;
+    }
+    this.ready.clear();
+    this.delayed.clear();
+    this.waiting = 0;
+    this.delayedLive = 0;
+    this.cancelTimer();
+  }
+
+  /** Cancels the wake-up action. */
+  dispose(): void {
+    this.cancelTimer();
+  }
+
+  private makeReady(state: KeyState, now: number, enqueuedAt: number): void {
+    if (state.pending === IDLE) this.waiting += 1;
+    else if (state.pending === DELAYED) this.delayedLive -= 1;
+    // A DELAYED entry left in the heap goes stale: `pending` no longer says DELAYED when it surfaces.
+    state.pending = READY;
+    state.readyAt = now;
+    state.enqueuedAt = enqueuedAt;
+    this.ready.push(state);
+  }
+
+  private isLive(state: KeyState, seq: number): boolean {
+    return state.pending === DELAYED && state.heapSeq === seq;
+  }
+
+  private arm(now: number): void {
+    let top = this.delayed.peek();
+    while (top !== undefined && !this.isLive(top.value, top.seq)) {
+      this.delayed.pop();
+      top = this.delayed.peek();
+    }
+    if (top === undefined) {
+      this.cancelTimer();
+      return;
+    }
+    if (this.timer !== undefined && this.timerAt <= top.at) return; // an earlier wake-up re-arms when it fires
+    this.cancelTimer();
+    this.timerAt = top.at;
+    this.timer = this.scheduler.schedule(() => this.wake(), Math.max(0, top.at - now));
+  }
+
+  private wake(): void {
+    this.timer = undefined;
+    this.timerAt = Number.POSITIVE_INFINITY;
+    const now = this.scheduler.now();
+    let woke = false;
+    for (let top = this.delayed.peek(); top !== undefined && top.at <= now; top = this.delayed.peek()) {
+      this.delayed.pop();
+      if (!this.isLive(top.value, top.seq)) continue;
+      this.makeReady(top.value, top.at, top.at);
+      woke = true;
+    }
+    this.arm(now);
+    if (woke) this.onWake();
+  }
+
+  private cancelTimer(): void {
+    this.timer?.unsubscribe();
+    this.timer = undefined;
+    this.timerAt = Number.POSITIVE_INFINITY;
+  }
+}
+
+function addReason(state: KeyState, reason: string): void {
+  const reasons = state.reasons;
+  if (reasons.includes(reason)) return;
+  if (reasons === NO_REASONS) state.reasons = [reason];
+  else if (reasons.length < MAX_REASONS) (reasons as string[]).push(reason);
+  else if (reasons[reasons.length - 1] !== MORE_REASONS) (reasons as string[]).push(MORE_REASONS);
+}

@@ -1,0 +1,96 @@
+/**
+ * Options of {@link reconcile}, their defaults and their validation.
+ */
+import { asyncScheduler } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
+import { exponentialRateLimiter, tokenBucketRateLimiter } from './rateLimiters.js';
+import type { RateLimiter } from './rateLimiters.js';
+
+/** Default `drainTimeout`: 30 s, controller-runtime's graceful shutdown period. */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
+
+/** Options of {@link reconcile}. Every field is optional. */
+export interface ReconcileOptions<T> {
+  /** Most runs at once, across keys. Default 1. A positive integer, or `Infinity`. */
+  readonly concurrency?: number;
+  /** Every delay and every timestamp goes through it. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+  /**
+   * Runs start only while the latest value is `true` (before its first value: closed). Triggers meanwhile are
+   * deduplicated and held. Default: always open. Typically an informer's `synced$` or a leader election's `isLeader$`.
+   * Closing it again pauses starts; in-flight runs continue.
+   */
+  readonly gate?: Observable<boolean>;
+  /** On its first value: stop intake, drop waiting keys, drain in-flight runs, then complete. */
+  readonly stop$?: Observable<unknown>;
+  /** How long the drain after `stop$` may take, ms; runs still in flight then are cancelled. Default 30 000. */
+  readonly drainTimeout?: number;
+  /** Per-run time limit, ms; exceeding it is a (retried) failure and the run is cancelled. Default: none. */
+  readonly timeout?: number;
+  /** Retries after which a failing key is dropped (`dropped` event). 0 = never retry. Default: unlimited. */
+  readonly maxRetries?: number;
+  /** Per-key retry delay. Default `exponentialRateLimiter()` (5 ms · 2^n, cap 1000 s), one per subscription. */
+  readonly rateLimiter?: RateLimiter;
+  /**
+   * Shared limiter for retries and requeues (not for fresh triggers). Default `tokenBucketRateLimiter()` (10 qps,
+   * burst 100), one per subscription. `false` turns it off.
+   */
+  readonly globalRateLimiter?: RateLimiter | false;
+  /** Reads the latest object for a key when its run starts, e.g. `(key) => informer.current().get(key)`. */
+  readonly lookup?: (key: string) => T | undefined;
+}
+
+/** Options after validation; limiters are still factories so that each subscription owns fresh state. */
+export interface ResolvedOptions<T> {
+  readonly concurrency: number;
+  readonly scheduler: SchedulerLike;
+  readonly gate: Observable<boolean> | undefined;
+  readonly stop$: Observable<unknown> | undefined;
+  readonly drainTimeout: number;
+  readonly timeout: number | undefined;
+  readonly maxRetries: number;
+  readonly rateLimiter: () => RateLimiter;
+  readonly globalRateLimiter: () => RateLimiter | undefined;
+  readonly lookup: ((key: string) => T | undefined) | undefined;
+}
+
+function check(name: string, value: number | undefined, ok: (v: number) => boolean, want: string): void {
+  if (value !== undefined && (typeof value !== 'number' || Number.isNaN(value) || !ok(value))) {
+    throw new RangeError(`reconcile: ${name} must be ${want}, got ${String(value)}`);
+  }
+}
+
+const positiveIntegerOrInfinity = (v: number): boolean => v === Number.POSITIVE_INFINITY || (Number.isInteger(v) && v >= 1);
+
+/**
+ * Validates `options` and fills in defaults. Throws a `RangeError`/`TypeError` naming the bad option, at
+ * operator-creation time, so misconfiguration never surfaces as a runtime stream error.
+ */
+export function resolveOptions<T>(options: ReconcileOptions<T>): ResolvedOptions<T> {
+  check('concurrency', options.concurrency, positiveIntegerOrInfinity, 'a positive integer or Infinity');
+  check('drainTimeout', options.drainTimeout, (v) => v >= 0, 'a number of ms >= 0');
+  check('timeout', options.timeout, (v) => v > 0, 'a number of ms > 0');
+  check('maxRetries', options.maxRetries, (v) => v === Number.POSITIVE_INFINITY || (Number.isInteger(v) && v >= 0), 'an integer >= 0');
+  if (options.lookup !== undefined && typeof options.lookup !== 'function') {
+    throw new TypeError('reconcile: lookup must be a function (key) => object | undefined');
+  }
+  const rateLimiter = options.rateLimiter;
+  const globalRateLimiter = options.globalRateLimiter;
+  return {
+    concurrency: options.concurrency ?? 1,
+    scheduler: options.scheduler ?? asyncScheduler,
+    gate: options.gate,
+    stop$: options.stop$,
+    drainTimeout: options.drainTimeout ?? DEFAULT_DRAIN_TIMEOUT_MS,
+    timeout: options.timeout,
+    maxRetries: options.maxRetries ?? Number.POSITIVE_INFINITY,
+    rateLimiter: rateLimiter === undefined ? () => exponentialRateLimiter() : () => rateLimiter,
+    globalRateLimiter:
+      globalRateLimiter === false
+        ? () => undefined
+        : globalRateLimiter === undefined
+          ? () => tokenBucketRateLimiter()
+          : () => globalRateLimiter,
+    lookup: options.lookup,
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * Rate limiters for the reconcile queue, as small composable values in the style of client-go's
+ * `workqueue.TypedRateLimiter`.
+ *
+ * A limiter never reads a clock: the caller passes `now` (the scheduler's `now()`), so limiters behave identically
+ * in real time and under `TestScheduler.run`.
+ */
+
+/**
+ * Decides how long a key waits before it is retried (or requeued).
+ *
+ * Anyone can implement it; {@link reconcile} only calls these three methods.
+ *
+ * # Guarantees expected of implementations
+ * - `when` returns a finite delay in milliseconds, `>= 0`, and records one more attempt for `key`.
+ * - `forget` clears everything recorded for `key` (called after a success, a drop or a terminal failure).
+ * - `failures` reports how many `when` calls were recorded for `key` since the last `forget`.
+ *
+ * # Caveats
+ * - `reconcile` treats a `when` that throws or returns a non-finite or negative number as misbehaving: it uses the
+ *   maximum default delay (1000 s) instead and reports the problem on the event (`limiterError`). A `forget` that
+ *   throws is ignored (the key merely keeps a longer backoff).
+ */
+export interface RateLimiter {
+  /** Records an attempt for `key` at time `now` (ms) and returns how long to wait before it, in ms. */
+  when(key: string, now: number): number;
+  /** Forgets all history of `key`. */
+  forget(key: string): void;
+  /** How many attempts were recorded for `key` since the last `forget`. */
+  failures(key: string): number;
+}
+
+/** Default base delay of {@link exponentialRateLimiter}: 5 ms, as client-go. */
+export const DEFAULT_BASE_DELAY_MS = 5;
+/** Default cap of {@link exponentialRateLimiter}: 1000 s, as client-go. */
+export const DEFAULT_MAX_DELAY_MS = 1_000_000;
+/** Default refill rate of {@link tokenBucketRateLimiter}: 10 per second, as client-go. */
+export const DEFAULT_QPS = 10;
+/** Default capacity of {@link tokenBucketRateLimiter}: 100 tokens, as client-go. */
+export const DEFAULT_BURST = 100;
+
+function requireNumber(name: string, value: number, min: number, integer = false): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value < min || (integer && !Number.isInteger(value))) {
+    throw new RangeError(`${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** A per-key attempt counter: the state every per-key limiter shares. */
+function counter(): { bump(key: string): number; forget(key: string): void; failures(key: string): number } {
+  const counts = new Map<string, number>();
+  return {
+    bump(key) {
+      const previous = counts.get(key) ?? 0;
+      counts.set(key, previous + 1);
+      return previous;
+    },
+    forget: (key) => void counts.delete(key),
+    failures: (key) => counts.get(key) ?? 0,
+  };
+}
+
+/** Options of {@link exponentialRateLimiter}. */
+export interface ExponentialOptions {
+  /** Delay of the first attempt, ms. Default 5. */
+  readonly baseMs?: number;
+  /** Upper bound of any delay, ms. Default 1 000 000 (1000 s). */
+  readonly maxMs?: number;
+}
+
+/**
+ * Per-key exponential backoff: the n-th attempt since the last `forget` waits `baseMs · 2^(n-1)`, capped at `maxMs`.
+ *
+ * # Guarantees
+ * - With the defaults the delays are 5, 10, 20, 40 ms … up to 1000 s, and never overflow to `Infinity` or `NaN`.
+ * - Keys are independent; `forget(key)` restarts that key at `baseMs`.
+ *
+ * # Caveats
+ * - It remembers every key until `forget`; `reconcile` forgets a key after a success, a drop or a terminal failure.
+ */
+export function exponentialRateLimiter(options: ExponentialOptions = {}): RateLimiter {
+  const base = requireNumber('baseMs', options.baseMs ?? DEFAULT_BASE_DELAY_MS, 0);
+  const max = requireNumber('maxMs', options.maxMs ?? DEFAULT_MAX_DELAY_MS, 0);
+  const counts = counter();
+  return {
+    when(key) {
+      const exponent = counts.bump(key);
+      // 2^1100 is Infinity; capping the exponent first keeps the arithmetic finite for any failure count.
+      const delay = base * 2 ** Math.min(exponent, 1024);
+      return Number.isFinite(delay) ? Math.min(delay, max) : max;
+    },
+    forget: counts.forget,
+    failures: counts.failures,
+  };
+}
+
+/** Options of {@link tokenBucketRateLimiter}. */
+export interface TokenBucketOptions {
+  /** Tokens added per second. Default 10. */
+  readonly qps?: number;
+  /** Bucket capacity, i.e. how many attempts may go at once after a quiet period. Default 100. */
+  readonly burst?: number;
+}
+
+/**
+ * A token bucket shared by all keys, like client-go's `BucketRateLimiter` (`rate.Limiter.Reserve().Delay()`).
+ *
+ * # Guarantees
+ * - Starts full. Each `when` reserves one token; when none is left the reservation is taken on credit and the
+ *   returned delay is the time until that token will have been refilled. So a burst of `burst + n` calls at one
+ *   instant gets delays `0 × burst`, then `1/qps`, `2/qps` … `n/qps` seconds: the rate is honoured on average.
+ * - Delays are whole milliseconds, rounded up.
+ *
+ * # Caveats
+ * - `failures` is always 0 and `forget` does nothing: the bucket has no per-key state.
+ * - `now` must not go backwards; if it does, the bucket simply refills nothing.
+ */
+export function tokenBucketRateLimiter(options: TokenBucketOptions = {}): RateLimiter {
+  const qps = requireNumber('qps', options.qps ?? DEFAULT_QPS, Number.MIN_VALUE);
+  const burst = requireNumber('burst', options.burst ?? DEFAULT_BURST, 1, true);
+  const msPerToken = 1000 / qps;
+  let tokens = burst;
+  let last = Number.NEGATIVE_INFINITY;
+  return {
+    when(_key, now) {
+      if (now > last) {
+        tokens = last === Number.NEGATIVE_INFINITY ? burst : Math.min(burst, tokens + (now - last) / msPerToken);
+        last = now;
+      }
+      tokens -= 1;
+      // The epsilon absorbs float residue such as 0.30000000000000004 tokens of debt turning 30 ms into 31 ms.
+      return tokens >= 0 ? 0 : Math.ceil(-tokens * msPerToken - 1e-9);
+    },
+    forget() {},
+    failures: () => 0,
+  };
+}
+
+/**
+ * Combines limiters: the delay is the largest of theirs, like client-go's `MaxOfRateLimiter`.
+ *
+ * # Guarantees
+ * - Every limiter's `when` is called on every attempt (so a bucket reserves its token even when a per-key backoff
+ *   dominates), `forget` reaches all of them, and `failures` is the largest count among them.
+ */
+export function maxOfRateLimiter(...limiters: readonly RateLimiter[]): RateLimiter {
+  if (limiters.length === 0) throw new RangeError('maxOfRateLimiter needs at least one limiter');
+  return {
+    when(key, now) {
+      let delay = 0;
+      for (const limiter of limiters) delay = Math.max(delay, limiter.when(key, now));
+      return delay;
+    },
+    forget(key) {
+      for (const limiter of limiters) limiter.forget(key);
+    },
+    failures(key) {
+      let most = 0;
+      for (const limiter of limiters) most = Math.max(most, limiter.failures(key));
+      return most;
+    },
+  };
+}
+
+/** Options of {@link fastSlowRateLimiter}. */
+export interface FastSlowOptions {
+  /** Delay of the first `maxFastAttempts` attempts, ms. */
+  readonly fastMs: number;
+  /** Delay of every later attempt, ms. */
+  readonly slowMs: number;
+  /** How many attempts get `fastMs`. */
+  readonly maxFastAttempts: number;
+}
+
+/**
+ * Per-key two-speed retry, like client-go's `ItemFastSlowRateLimiter`: `fastMs` for the first `maxFastAttempts`
+ * attempts since the last `forget`, then `slowMs`.
+ *
+ * # Guarantees
+ * - Keys are independent; `forget(key)` puts that key back on the fast delay.
+ */
+export function fastSlowRateLimiter(options: FastSlowOptions): RateLimiter {
+  const fast = requireNumber('fastMs', options.fastMs, 0);
+  const slow = requireNumber('slowMs', options.slowMs, 0);
+  const maxFast = requireNumber('maxFastAttempts', options.maxFastAttempts, 0, true);
+  const counts = counter();
+  return {
+    when: (key) => (counts.bump(key) < maxFast ? fast : slow),
+    forget: counts.forget,
+    failures: counts.failures,
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * The reconcile operator: client-go's workqueue and kube-rs's scheduler+runner as one RxJS operator.
+ */
+import { Observable } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
+import { resolveOptions } from './options.js';
+import type { ReconcileOptions } from './options.js';
+import { Runner } from './runner.js';
+import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from './types.js';
+
+/**
+ * Turns a stream of keys (or `{ key, reason }` triggers) into reconcile runs of `fn`, and reports each run as
+ * {@link ReconcileEvent}s.
+ *
+ * # Guarantees
+ * 1. Never concurrent per key: a key has at most one run in flight.
+ * 2. Coalescing: triggers for a waiting key merge into its one pending run; a trigger during a run marks the key
+ *    dirty, and it runs exactly once more right after. At most one running and one pending run per key.
+ * 3. Latest state: `fn` gets `lookup(key)` evaluated at start time (`undefined` = deleted), never a trigger payload.
+ * 4. Bounded concurrency: at most `concurrency` runs at once; ready keys start FIFO by the time they became ready.
+ * 5. Retries: a failure is retried after the per-key limiter's delay (default 5 ms · 2^n, cap 1000 s). The count
+ *    resets only on success (or a drop, or a terminal failure). Past `maxRetries` the key is `dropped`. A
+ *    {@link TerminalError} is not retried.
+ * 6. Global rate limit: retries and requeues also wait for the global limiter (default token bucket 10 qps,
+ *    burst 100; `false` disables it); the delay is the larger of the two. Fresh triggers are not limited.
+ * 7. Requeue: `{ requeueAfter: ms }` schedules the key again with no failure counted; the earliest scheduled time
+ *    wins; a fresh trigger makes the key ready at once (this also cuts a retry backoff short, as in client-go).
+ * 8. Gating: nothing starts while `gate`'s latest value is not `true`; triggers meanwhile are deduplicated and held.
+ * 9. Shutdown: on `stop$`, intake stops, waiting keys are dropped, in-flight runs may finish for up to
+ *    `drainTimeout` (then they are cancelled and reported `failed` with a `ReconcileCancelledError`), and the output
+ *    completes. Unsubscribing instead cancels everything at once: in-flight Observables are unsubscribed,
+ *    Promises abandoned, timers cleared.
+ * 10. Timeouts: a run longer than `timeout` is cancelled and counts as a failure (`ReconcileTimeoutError`).
+ * 11. Panics: a synchronous throw, a rejection, an Observable error, an invalid result or a misbehaving limiter
+ *     is a failure (or is reported on the event), never an error of the output Observable.
+ * 12. Output: per key, events follow `started ( succeeded requeued? | failed ( retrying | dropped )? )`, each
+ *     carrying key, attempt, coalesced reasons (plus `'retry'` / `'requeue'` for runs those scheduled), queue wait
+ *     and duration. Invalid input values are reported as `rejected` events.
+ *
+ * # Caveats
+ * - `fn` returning an Observable: its first value (or completion without one) is the result; the rest is ignored
+ *   and it is unsubscribed. A Promise cannot be cancelled: on timeout, drain timeout or unsubscribe it is abandoned
+ *   and its outcome ignored.
+ * - When the source completes, the output completes once nothing runs or waits; scheduled retries and requeues
+ *   keep it alive. It errors only if the source, `gate` or `stop$` errors.
+ * - While draining, a finished run reports `succeeded` or `failed` only: no retry or requeue is scheduled.
+ * - Reasons are deduplicated; past 32 distinct reasons per run the rest fold into one `'...'` entry.
+ * - A run pulled forward by a fresh trigger replaces the scheduled retry or requeue (one pending run per key, as in
+ *   kube-rs): nothing runs again at the old time unless that run asks for it.
+ * - The default limiters are created per subscription; limiters passed in options are shared by every
+ *   subscription that uses these options.
+ * - Options are validated when `reconcile` is called; a bad option throws a `RangeError` there.
+ *
+ * @example
+ * ```ts
+ * const events$ = merge(replicaSets.events$.pipe(toKeys()), pods.events$.pipe(toOwnerKeys({ kind: 'ReplicaSet' })))
+ *   .pipe(
+ *     reconcile(({ key, object }) => (object ? syncReplicaSet(object) : undefined), {
+ *       concurrency: 4,
+ *       gate: replicaSets.synced$,
+ *       lookup: (key) => replicaSets.current().get(key),
+ *     }),
+ *   );
+ * const subscription = events$.subscribe(logEvent); // unsubscribe = cancel everything now
+ * ```
+ */
+export function reconcile<T = unknown>(
+  fn: ReconcileFn<T>,
+  options: ReconcileOptions<T> = {},
+): OperatorFunction<ReconcileTrigger | string, ReconcileEvent> {
+  if (typeof fn !== 'function') throw new TypeError('reconcile: fn must be a function (request) => result');
+  const resolved = resolveOptions(options);
+  return (source) =>
+    new Observable<ReconcileEvent>((subscriber) => {
+      const runner = new Runner(fn, resolved, subscriber);
+      runner.start(source);
+      return () => runner.dispose();
+    });
+}

@@ -1,0 +1,207 @@
+/**
+ * The values that flow into and out of {@link reconcile}: triggers, requests, results, events and errors.
+ */
+import type { Observable } from 'rxjs';
+
+/**
+ * Asks for `key` to be reconciled. `reason` says why (for example `updated` or `owner:default/web`); reasons of
+ * triggers coalesced into one run are collected into that run's `reasons`.
+ */
+export interface ReconcileTrigger {
+  /** `namespace/name` for namespaced objects, `name` for cluster-scoped ones. Must be a non-empty string. */
+  readonly key: string;
+  /** Why the key was triggered; optional. */
+  readonly reason?: string;
+}
+
+/**
+ * What the reconcile function receives.
+ *
+ * # Guarantees
+ * - `object` is `lookup(key)` evaluated when the run starts, not the payload of any trigger (level-triggered).
+ *   `undefined` means the object is gone (deleted) or no `lookup` was configured.
+ * - `reasons` holds the distinct reasons of every trigger coalesced into this run, in arrival order, plus
+ *   `'retry'` when the run retries a failure and `'requeue'` when a `{ requeueAfter }` result scheduled it.
+ * - `attempt` is 1 for a first try and counts up while the key keeps failing; it goes back to 1 after a success,
+ *   a drop or a terminal failure.
+ */
+export interface ReconcileRequest<T> {
+  readonly key: string;
+  readonly object: T | undefined;
+  readonly reasons: readonly string[];
+  readonly attempt: number;
+}
+
+/** The reason recorded for a run that a `{ requeueAfter }` result scheduled. */
+export const REQUEUE_REASON = 'requeue';
+/** The reason recorded for a run that retries a failure. */
+export const RETRY_REASON = 'retry';
+
+/** Asks for the key to be reconciled again after `requeueAfter` ms, without counting a failure. */
+export interface RequeueAfter {
+  /** Delay in milliseconds; a finite number `>= 0`. */
+  readonly requeueAfter: number;
+}
+
+/** `undefined` (success) or a {@link RequeueAfter}. Any other value is reported as an `InvalidReconcileResultError`. */
+export type ReconcileResult = void | undefined | RequeueAfter;
+
+/**
+ * What a reconcile function may return: a result, a Promise of one, or an Observable whose first value (or bare
+ * completion, meaning success) is the result.
+ */
+export type ReconcileOutput = ReconcileResult | PromiseLike<ReconcileResult> | Observable<ReconcileResult>;
+
+/** A user reconcile function. It may throw, reject or error: each is a failure, never a crash. */
+export type ReconcileFn<T> = (request: ReconcileRequest<T>) => ReconcileOutput;
+
+/** Fields every per-key event carries. */
+export interface ReconcileEventBase {
+  readonly key: string;
+  /** The attempt number of the run this event belongs to (see {@link ReconcileRequest.attempt}). */
+  readonly attempt: number;
+  /** Coalesced trigger reasons of the run. */
+  readonly reasons: readonly string[];
+  /**
+   * Time from the key becoming ready to the run starting, ms. A key becomes ready at its first trigger since its
+   * last start (for a key triggered while running: that trigger, so the wait includes the rest of the run) or at the
+   * end of its retry/requeue delay.
+   */
+  readonly queueWaitMs: number;
+  /** The scheduler's `now()` when the event was emitted, ms. */
+  readonly time: number;
+}
+
+/** A run began; `fn` is called right after this event is emitted. */
+export interface ReconcileStarted extends ReconcileEventBase {
+  readonly type: 'started';
+}
+
+/** The run returned success. */
+export interface ReconcileSucceeded extends ReconcileEventBase {
+  readonly type: 'succeeded';
+  readonly durationMs: number;
+}
+
+/** Follows `succeeded` when the result was `{ requeueAfter }`. `delayMs` is the effective delay. */
+export interface ReconcileRequeued extends ReconcileEventBase {
+  readonly type: 'requeued';
+  readonly durationMs: number;
+  /** Effective delay: max(requested, global bucket), or 0 if a fresh trigger already made the key ready. */
+  readonly delayMs: number;
+  /** Set when the global limiter misbehaved (threw or returned a bad delay). */
+  readonly limiterError?: unknown;
+}
+
+/** The run failed: a throw, rejection, Observable error, timeout, invalid result or drain cancellation. */
+export interface ReconcileFailed extends ReconcileEventBase {
+  readonly type: 'failed';
+  readonly durationMs: number;
+  readonly error: unknown;
+  /** True when `error` is a {@link TerminalError}: the key is not retried. */
+  readonly terminal: boolean;
+}
+
+/** Follows `failed` when the key will be retried. `delayMs` is the effective delay. */
+export interface ReconcileRetrying extends ReconcileEventBase {
+  readonly type: 'retrying';
+  readonly durationMs: number;
+  /** Effective delay: max(per-key, global bucket), or 0 if a fresh trigger already made the key ready. */
+  readonly delayMs: number;
+  /** Consecutive failures of this key so far. */
+  readonly failures: number;
+  /** Set when a limiter misbehaved (threw or returned a bad delay). */
+  readonly limiterError?: unknown;
+}
+
+/** Follows `failed` when `maxRetries` is exhausted: the key's failure history is forgotten and it is not retried. */
+export interface ReconcileDropped extends ReconcileEventBase {
+  readonly type: 'dropped';
+  readonly durationMs: number;
+  readonly failures: number;
+}
+
+/**
+ * Events about one key. Per key they follow this grammar (one line per run, runs strictly one after another):
+ *
+ * ```
+ * run := started ( succeeded requeued? | failed ( retrying | dropped )? )
+ * ```
+ *
+ * `failed` stands alone when the error is terminal, or while draining after `stop$` (no retry is scheduled then).
+ */
+export type ReconcileKeyEvent =
+  | ReconcileStarted
+  | ReconcileSucceeded
+  | ReconcileRequeued
+  | ReconcileFailed
+  | ReconcileRetrying
+  | ReconcileDropped;
+
+/**
+ * An input value that is not a non-empty string nor a `{ key: string }` object. It is reported, not dropped
+ * silently, and not a crash; it belongs to no key.
+ */
+export interface ReconcileRejected {
+  readonly type: 'rejected';
+  readonly trigger: unknown;
+  readonly error: TypeError;
+  readonly time: number;
+}
+
+/** Everything the {@link reconcile} operator emits. */
+export type ReconcileEvent = ReconcileKeyEvent | ReconcileRejected;
+
+/**
+ * Thrown (or rejected, or errored) by a reconcile function to say that retrying cannot help: the run is reported
+ * as `failed` with `terminal: true`, and the key's failure history is forgotten. A later trigger runs it again.
+ */
+export class TerminalError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TerminalError';
+  }
+}
+
+/** The error of a run that exceeded the `timeout` option. Counts as an ordinary (retried) failure. */
+export class ReconcileTimeoutError extends Error {
+  constructor(
+    readonly key: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`reconcile of ${key} timed out after ${timeoutMs} ms`);
+    this.name = 'ReconcileTimeoutError';
+  }
+}
+
+/** The error of an in-flight run cut short because the drain after `stop$` exceeded `drainTimeout`. */
+export class ReconcileCancelledError extends Error {
+  constructor(
+    readonly key: string,
+    readonly drainTimeoutMs: number,
+  ) {
+    super(`reconcile of ${key} cancelled: shutdown drain exceeded ${drainTimeoutMs} ms`);
+    this.name = 'ReconcileCancelledError';
+  }
+}
+
+/** The error of a run whose function produced something other than `undefined` or `{ requeueAfter: ms >= 0 }`. */
+export class InvalidReconcileResultError extends TypeError {
+  constructor(
+    readonly key: string,
+    readonly result: unknown,
+  ) {
+    super(`reconcile of ${key} returned ${describe(result)}; expected undefined or { requeueAfter: ms >= 0 }`);
+    this.name = 'InvalidReconcileResultError';
+  }
+}
+
+/** A short, never-throwing description of an arbitrary value for error messages. */
+export function describe(value: unknown): string {
+  try {
+    const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+    return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
