@@ -1,0 +1,116 @@
+import { expect } from 'chai';
+import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { map } from 'rxjs';
+import { TestScheduler, type RunHelpers } from 'rxjs/testing';
+import type { ListWatchOptions, ResourceRef, WatchEvent } from '../../src/watch/index.js';
+import { informerFactory, type DeltaSource } from '../../src/informer/index.js';
+import { pod, type TestPod } from '../store/fixtures.js';
+
+type E = WatchEvent<TestPod>;
+const pods: ResourceRef = { apiVersion: 'v1', kind: 'Pod' };
+const values = {
+  a: { type: 'relistStarted' } as E,
+  b: { type: 'listed', object: pod('x', '1', { node: 'n1' }) } as E,
+  c: { type: 'relistDone', resourceVersion: '1' } as E,
+};
+
+function testScheduler(): TestScheduler {
+  return new TestScheduler((actual, expected) => {
+    expect(actual).to.deep.equal(expected);
+  });
+}
+
+type Cold = RunHelpers['cold'];
+
+/** A factory whose every watch is the same cold marble, recording which watches were started. */
+function scripted(helpers: { cold: Cold }, marble = 'a-b-c') {
+  const started: string[] = [];
+  const sources: ReturnType<Cold>[] = [];
+  const source: DeltaSource = <T extends KubernetesObject>(resource: ResourceRef, options: ListWatchOptions<T>) => {
+    started.push(`${resource.kind} ns=${options.namespace ?? '*'}`);
+    const cold = helpers.cold<E>(marble, values);
+    sources.push(cold);
+    return cold as never;
+  };
+  return { factory: informerFactory(new KubeConfig(), { source }), started, sources };
+}
+
+describe('informerFactory', () => {
+  it('shares one watch between informers for the same resource and options', () => {
+    testScheduler().run(({ cold, expectObservable, flush }) => {
+      const { factory, started, sources } = scripted({ cold });
+      const one = factory.for<TestPod>(pods);
+      const two = factory.for<TestPod>(pods);
+      expectObservable(one.synced$).toBe('f---t', { f: false, t: true });
+      expectObservable(two.events$.pipe(map((e) => e.key)), '--^').toBe('----x', { x: 'default/x' });
+      flush();
+      expect(started).to.deep.equal(['Pod ns=*']);
+      expect(sources[0]!.subscriptions).to.have.length(1);
+      expect(two.current()).to.equal(one.current());
+    });
+  });
+
+  it('starts separate watches for different namespaces or selectors', () => {
+    testScheduler().run(({ cold, flush }) => {
+      const { factory, started } = scripted({ cold });
+      factory.for<TestPod>(pods, { namespace: 'a' }).events$.subscribe();
+      factory.for<TestPod>(pods, { namespace: 'b' }).events$.subscribe();
+      factory.for<TestPod>(pods, { namespace: 'a', labelSelector: 'app=x' }).events$.subscribe();
+      factory.for<TestPod>(pods, { namespace: 'a' }).synced$.subscribe();
+      flush();
+      expect(started).to.deep.equal(['Pod ns=a', 'Pod ns=b', 'Pod ns=a']);
+      expect(factory.active).to.equal(3);
+    });
+  });
+
+  it('drops the shared entry when the last subscriber leaves and recreates it on the next subscribe', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions, flush }) => {
+      const { factory, started, sources } = scripted({ cold });
+      const informer = factory.for<TestPod>(pods);
+      expectObservable(informer.synced$, '^----!').toBe('f---t', { f: false, t: true });
+      expectObservable(informer.synced$, '------^----!').toBe('------f---t', { f: false, t: true });
+      flush();
+      expect(started).to.have.length(2);
+      expectSubscriptions(sources[0]!.subscriptions).toBe('^----!');
+      expectSubscriptions(sources[1]!.subscriptions).toBe('------^----!');
+      expect(factory.active).to.equal(0);
+    });
+  });
+
+  it('gives the shared store the indexers of every declaration', () => {
+    testScheduler().run(({ cold, flush }) => {
+      const { factory } = scripted({ cold });
+      const byNode = factory.for<TestPod>(pods, { indexers: { byNode: (p) => p.spec?.nodeName } });
+      const plain = factory.for<TestPod>(pods);
+      plain.events$.subscribe();
+      flush();
+      expect(byNode.current().byIndex('byNode', 'n1').map((p) => p.metadata!.name)).to.deep.equal(['x']);
+    });
+  });
+
+  it('refuses a new indexer for a shared informer that is already running', () => {
+    testScheduler().run(({ cold }) => {
+      const { factory } = scripted({ cold });
+      factory.for<TestPod>(pods).events$.subscribe();
+      expect(() => factory.for<TestPod>(pods, { indexers: { late: () => 'x' } })).to.throw(/declare it before subscribing/);
+    });
+  });
+
+  it('refuses two different indexer functions under one name', () => {
+    testScheduler().run(({ cold }) => {
+      const { factory } = scripted({ cold });
+      factory.for<TestPod>(pods, { indexers: { byNode: (p) => p.spec?.nodeName } });
+      expect(() => factory.for<TestPod>(pods, { indexers: { byNode: () => 'other' } })).to.throw(TypeError, /different function/);
+    });
+  });
+
+  it('answers current() with an empty store while the shared informer is idle', () => {
+    testScheduler().run(({ cold }) => {
+      const { factory, started } = scripted({ cold });
+      const informer = factory.for<TestPod>(pods);
+      expect(informer.current().size).to.equal(0);
+      expect(informer.current().synced).to.equal(false);
+      expect(started).to.deep.equal([]);
+    });
+  });
+});

@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { Store, applyWatchEvents, initialStoreState, objectKey, type StoreChange } from '../../src/store/index.js';
+import type { TestPod } from './fixtures.js';
+import { opsArb, podArb, toEvents, type Op } from './arbitraries.js';
+
+/** The reference model: a plain Map, plus the tombstones a relist must produce. */
+function model(ops: Op[]): { objects: Map<string, TestPod>; tombstones: string[] } {
+  const objects = new Map<string, TestPod>();
+  const tombstones: string[] = [];
+  for (const op of ops) {
+    if (op.kind === 'upsert') objects.set(objectKey(op.object), op.object);
+    if (op.kind === 'delete') objects.delete(objectKey(op.object));
+    if (op.kind === 'relist') {
+      const listed = new Map(op.items.map((item) => [objectKey(item), item]));
+      for (const [key, old] of objects) if (!listed.has(key)) tombstones.push(`${key}@${old.metadata!.resourceVersion}`);
+      for (const [key, item] of listed) {
+        const old = objects.get(key);
+        listed.set(key, old !== undefined && old.metadata!.resourceVersion === item.metadata!.resourceVersion ? old : item);
+      }
+      objects.clear();
+      for (const [key, item] of listed) objects.set(key, item);
+    }
+  }
+  return { objects, tombstones };
+}
+
+/** Splits the events into consecutive batches at the given cut points, as a reflector's bursts would. */
+function batches<E>(events: E[], cuts: number[]): E[][] {
+  const points = [...new Set(cuts.map((c) => c % (events.length + 1)))].sort((a, b) => a - b);
+  const result: E[][] = [];
+  let start = 0;
+  for (const point of [...points, events.length]) {
+    result.push(events.slice(start, point));
+    start = point;
+  }
+  return result;
+}
+
+const comparable = (object: TestPod | undefined) => object && JSON.stringify(object);
+
+function checkRun(ops: Op[], cuts: number[]): void {
+  const events = toEvents(ops);
+  let state = initialStoreState(Store.empty<TestPod>({ indexers: { byNode: (p) => p.spec?.nodeName } }));
+  const replay = new Map<string, TestPod>();
+  const tombstones: string[] = [];
+  const emitted: { store: Store<TestPod>; json: string }[] = [];
+  const replayChange = (change: StoreChange<TestPod>) => {
+    if (change.type === 'added') expect(replay.has(change.key), `added ${change.key} twice`).to.equal(false);
+    if (change.type === 'updated') expect(replay.get(change.key)).to.equal(change.old);
+    if (change.type === 'deleted') {
+      expect(replay.has(change.key), `deleted unknown ${change.key}`).to.equal(true);
+      if (change.stateUnknown) {
+        expect(change.object).to.equal(replay.get(change.key));
+        tombstones.push(`${change.key}@${change.object.metadata!.resourceVersion}`);
+      }
+      replay.delete(change.key);
+    } else {
+      replay.set(change.key, change.object);
+    }
+  };
+  for (const batch of batches(events, cuts)) {
+    const step = applyWatchEvents(state, batch);
+    expect(step.problems).to.deep.equal([]);
+    step.changes.forEach(replayChange);
+    state = step.state;
+    emitted.push({ store: state.store, json: JSON.stringify([...state.store.entries()]) });
+  }
+  const expected = model(ops);
+  const store = state.store;
+  expect(store.size).to.equal(expected.objects.size);
+  expect(new Set(store.keys())).to.deep.equal(new Set(expected.objects.keys()));
+  for (const [key, object] of expected.objects) expect(comparable(store.get(key)), key).to.equal(comparable(object));
+  expect([...replay.keys()].sort()).to.deep.equal([...store.keys()].sort());
+  for (const [key, object] of replay) expect(object).to.equal(store.get(key));
+  expect(tombstones.sort()).to.deep.equal(expected.tombstones.sort());
+  for (const value of ['a', 'b']) {
+    const want = [...expected.objects.values()].filter((p) => p.metadata!.namespace === value).map(comparable).sort();
+    expect(store.list({ namespace: value }).map(comparable).sort()).to.deep.equal(want);
+  }
+  for (const value of ['n1', 'n2']) {
+    const want = [...expected.objects.values()].filter((p) => p.spec?.nodeName === value).map(comparable).sort();
+    expect(store.byIndex('byNode', value).map(comparable).sort()).to.deep.equal(want);
+  }
+  for (const { store: snapshot, json } of emitted) expect(JSON.stringify([...snapshot.entries()])).to.equal(json);
+}
+
+describe('the store, as a property', () => {
+  it('equals a plain Map model after any sequence of deltas and relists, however they are batched', () => {
+    fc.assert(fc.property(opsArb(6), fc.array(fc.nat(), { maxLength: 6 }), checkRun), { numRuns: 300 });
+  });
+
+  it('stays equal to the model when the trie splits and collapses under many keys', () => {
+    fc.assert(fc.property(opsArb(120), fc.array(fc.nat(), { maxLength: 4 }), checkRun), { numRuns: 40 });
+  });
+
+  it('emits tombstones for exactly the objects that vanished in a relist', () => {
+    fc.assert(fc.property(fc.array(podArb(8), { maxLength: 8 }), fc.array(podArb(8), { maxLength: 8 }), (before, after) => {
+      checkRun([{ kind: 'relist', items: before, rv: '1' }, { kind: 'relist', items: after, rv: '2' }], []);
+    }), { numRuns: 200 });
+  });
+});

@@ -1,0 +1,9 @@
+/**
+ * Informers: cached, shared, ref-counted views of one resource as `{ events$, store$, synced$, status$, current() }`.
+ */
+export type { Informer, InformerEvent, InformerOptions } from './types.js';
+export { informerFromSource } from './informer-from-source.js';
+export { informer, type InformerWatchOptions } from './informer.js';
+export {
+  informerFactory, type InformerFactory, type InformerFactoryOptions, type DeltaSource,
+} from './informer-factory.js';

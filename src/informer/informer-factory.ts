@@ -1,0 +1,142 @@
+/**
+ * `informerFactory`: one shared informer per (resource, namespace, selectors, metadataOnly), ref-counted.
+ */
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { Observable, type SchedulerLike } from 'rxjs';
+import { Store, type Indexer } from '../store/index.js';
+import { listWatch, type ListWatchOptions, type ResourceRef, type WatchEvent } from '../watch/index.js';
+import { informerFromSource } from './informer-from-source.js';
+import type { InformerWatchOptions } from './informer.js';
+import type { Informer } from './types.js';
+
+/** Where a factory gets its deltas; `listWatch` by default, a scripted stream in tests. */
+export type DeltaSource = <T extends KubernetesObject>(
+  resource: ResourceRef, options: ListWatchOptions<T>,
+) => Observable<WatchEvent<T>>;
+
+/** Options shared by every informer of a factory. */
+export interface InformerFactoryOptions {
+  /** Default scheduler for every informer (a `for()` call may still pass its own). */
+  readonly scheduler?: SchedulerLike;
+  /** Replaces `listWatch(kubeConfig, …)` as the delta source, e.g. with scripted streams in tests. */
+  readonly source?: DeltaSource;
+}
+
+/** Hands out shared informers; see {@link informerFactory}. */
+export interface InformerFactory {
+  /** The shared informer for `resource` with these watch options. */
+  for<T extends KubernetesObject = KubernetesObject>(resource: ResourceRef, options?: InformerWatchOptions<T>): Informer<T>;
+  /** How many shared informers are running now (have at least one subscriber). */
+  readonly active: number;
+}
+
+/** What a key's `for()` calls declared; the next start of the shared informer uses all of it. */
+interface Declaration {
+  readonly indexers: Map<string, Indexer<KubernetesObject>>;
+  resyncPeriod: number;
+  readonly options: InformerWatchOptions<KubernetesObject>;
+}
+
+interface Entry {
+  readonly informer: Informer<KubernetesObject>;
+  subscribers: number;
+}
+
+/**
+ * A factory that shares one watch per (apiVersion, kind, namespace, labelSelector, fieldSelector, metadataOnly).
+ *
+ * # Guarantees
+ * - Every informer handed out for the same key is a view of one shared informer: one watch, one store.
+ * - Ref-counted: the shared informer starts with its first subscriber across all views, and when the last one
+ *   leaves its entry is dropped and the watch stopped; the next subscriber creates a fresh one.
+ * - Indexers declared by any `for()` call for a key are all available on the shared store.
+ *
+ * # Caveats
+ * - Options outside the key (transform, keepManagedFields, streamingList, failFast, pageSize…) come from the first
+ *   `for()` call for that key. `resyncPeriod` is the shortest one declared.
+ * - Declaring a new indexer name while the shared informer is running throws (its store cannot grow an index
+ *   retroactively); declare indexes before subscribing. Two different functions under one name also throw.
+ */
+export function informerFactory(kubeConfig: KubeConfig, factoryOptions: InformerFactoryOptions = {}): InformerFactory {
+  const source: DeltaSource = factoryOptions.source
+    ?? (<T extends KubernetesObject>(resource: ResourceRef, options: ListWatchOptions<T>) => listWatch<T>(kubeConfig, resource, options));
+  const declarations = new Map<string, Declaration>();
+  const entries = new Map<string, Entry>();
+
+  const entryFor = (key: string, resource: ResourceRef): Entry => {
+    let entry = entries.get(key);
+    if (entry === undefined) {
+      const declaration = declarations.get(key)!;
+      const options: InformerWatchOptions<KubernetesObject> = {
+        ...declaration.options,
+        scheduler: declaration.options.scheduler ?? factoryOptions.scheduler,
+        indexers: Object.fromEntries(declaration.indexers),
+        resyncPeriod: declaration.resyncPeriod,
+      };
+      entry = { informer: informerFromSource(source(resource, options), options), subscribers: 0 };
+      entries.set(key, entry);
+    }
+    return entry;
+  };
+
+  const declare = (key: string, options: InformerWatchOptions<KubernetesObject>): Declaration => {
+    let declaration = declarations.get(key);
+    if (declaration === undefined) {
+      declaration = { indexers: new Map(), resyncPeriod: 0, options };
+      declarations.set(key, declaration);
+    }
+    const running = entries.get(key);
+    for (const [name, indexer] of Object.entries(options.indexers ?? {})) {
+      const known = declaration.indexers.get(name);
+      if (known !== undefined && known !== indexer) {
+        throw new TypeError(`informerFactory: indexer "${name}" is already declared with a different function for ${key}`);
+      }
+      if (known === undefined && running !== undefined) {
+        throw new Error(`informerFactory: cannot add indexer "${name}" to the running shared informer for ${key}; declare it before subscribing`);
+      }
+      declaration.indexers.set(name, indexer);
+    }
+    // Validate now, so a bad indexer fails at for() and not at some later subscribe.
+    Store.empty({ indexers: Object.fromEntries(declaration.indexers) });
+    const period = options.resyncPeriod ?? 0;
+    if (period > 0 && (declaration.resyncPeriod === 0 || period < declaration.resyncPeriod)) declaration.resyncPeriod = period;
+    return declaration;
+  };
+
+  return {
+    for<T extends KubernetesObject = KubernetesObject>(resource: ResourceRef, options: InformerWatchOptions<T> = {}): Informer<T> {
+      const key = sharingKey(resource, options as ListWatchOptions<KubernetesObject>);
+      declare(key, options as InformerWatchOptions<KubernetesObject>);
+      const idle = Store.empty<T>({ indexers: options.indexers ?? {} });
+      const view = <V>(pick: (informer: Informer<KubernetesObject>) => Observable<unknown>): Observable<V> =>
+        new Observable<V>((subscriber) => {
+          const entry = entryFor(key, resource);
+          entry.subscribers += 1;
+          const subscription = pick(entry.informer).subscribe(subscriber as never);
+          return () => {
+            subscription.unsubscribe();
+            entry.subscribers -= 1;
+            if (entry.subscribers === 0 && entries.get(key) === entry) entries.delete(key);
+          };
+        });
+      return {
+        events$: view((i) => i.events$),
+        store$: view((i) => i.store$),
+        synced$: view((i) => i.synced$),
+        status$: view((i) => i.status$),
+        current: () => (entries.get(key)?.informer.current() as Store<T> | undefined) ?? idle,
+      };
+    },
+    get active() {
+      return entries.size;
+    },
+  };
+}
+
+/** The identity of a shared watch. */
+function sharingKey(resource: ResourceRef, options: ListWatchOptions<KubernetesObject>): string {
+  return JSON.stringify([
+    resource.apiVersion, resource.kind, options.namespace ?? '', options.labelSelector ?? '',
+    options.fieldSelector ?? '', options.metadataOnly === true,
+  ]);
+}

@@ -1,0 +1,190 @@
+/**
+ * `informerFromSource`: an informer over any stream of reflector deltas; `informer()` feeds it `listWatch`.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { Observable, Subscription, asyncScheduler, interval, type Subscriber } from 'rxjs';
+import { Store, storeReducer, type StoreChange, type StoreProblem } from '../store/index.js';
+import type { WatchEvent, WatchStatus } from '../watch/index.js';
+import type { Informer, InformerEvent, InformerOptions } from './types.js';
+
+/** One subscriber of one stream, as the hub sees it. */
+interface Listener<T extends KubernetesObject> {
+  event?(event: InformerEvent<T>): void;
+  store?(store: Store<T>): void;
+  synced?(): void;
+  status?(status: WatchStatus): void;
+  readonly subscriber: Subscriber<unknown>;
+}
+
+/**
+ * Builds an informer over `source$`, which is subscribed once however many subscribers the informer has.
+ *
+ * Everything in {@link Informer}'s guarantees holds; in addition:
+ * - `source$` is subscribed when the first subscriber arrives and unsubscribed when the last one leaves.
+ * - Deltas are applied and delivered one at a time, even when a callback makes the source emit re-entrantly: the
+ *   nested delta waits until every listener has seen the current one.
+ * - `resync` runs on `options.scheduler` every `resyncPeriod` ms while the informer is running.
+ *
+ * Throws a `TypeError`/`RangeError` at once for invalid indexers or a negative or non-finite `resyncPeriod`.
+ */
+export function informerFromSource<T extends KubernetesObject>(
+  source$: Observable<WatchEvent<T>>, options: InformerOptions<T> = {},
+): Informer<T> {
+  const resyncPeriod = options.resyncPeriod ?? 0;
+  if (!Number.isFinite(resyncPeriod) || resyncPeriod < 0) {
+    throw new RangeError(`resyncPeriod must be a non-negative number of milliseconds, got ${resyncPeriod}`);
+  }
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const empty = Store.empty<T>(options);
+  const listeners = new Set<Listener<T>>();
+  let reducer = storeReducer<T>({ initial: empty });
+  let latest = empty;
+  let status: WatchStatus | undefined;
+  let refs = 0;
+  let running: Subscription | null = null;
+
+  // A trampoline: work queued while delivering runs after the current item reached every listener.
+  const queue: (() => void)[] = [];
+  let draining = false;
+  const enqueue = (work: () => void): void => {
+    queue.push(work);
+    if (draining) return;
+    draining = true;
+    try {
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) next();
+    } finally {
+      draining = false;
+    }
+  };
+  const each = (deliver: (listener: Listener<T>) => void): void => {
+    for (const listener of [...listeners]) if (listeners.has(listener)) deliver(listener);
+  };
+  const publishStatus = (next: WatchStatus): void => {
+    status = next;
+    each((listener) => listener.status?.(next));
+  };
+
+  const apply = (event: WatchEvent<T>): void => {
+    if (event.type === 'status') {
+      publishStatus(event.status);
+      return;
+    }
+    const update = reducer(event);
+    if (update === undefined) return;
+    const wasSynced = latest.synced;
+    latest = update.store;
+    for (const problem of update.problems) publishStatus(problemStatus(problem));
+    each((listener) => listener.store?.(latest));
+    if (!wasSynced && latest.synced) each((listener) => listener.synced?.());
+    for (const change of update.changes) {
+      const informerEvent = toInformerEvent(change, latest);
+      each((listener) => listener.event?.(informerEvent));
+    }
+  };
+
+  const resync = (): void => {
+    const snapshot = latest;
+    for (const [key, object] of snapshot.entries()) {
+      const event: InformerEvent<T> = { type: 'resync', key, object, snapshot };
+      each((listener) => listener.event?.(event));
+    }
+  };
+
+  const start = (): void => {
+    const subscription = new Subscription();
+    running = subscription;
+    if (resyncPeriod > 0) {
+      subscription.add(interval(resyncPeriod, scheduler).subscribe(() => enqueue(resync)));
+    }
+    subscription.add(source$.subscribe({
+      next: (event) => enqueue(() => apply(event)),
+      error: (error: unknown) => enqueue(() => each((listener) => listener.subscriber.error(error))),
+      complete: () => enqueue(() => each((listener) => listener.subscriber.complete())),
+    }));
+  };
+
+  /** Registers `listener` for the lifetime of its subscriber and holds a reference on the source meanwhile. */
+  const attach = (listener: Listener<T>): void => {
+    listeners.add(listener);
+    refs += 1;
+    listener.subscriber.add(() => {
+      listeners.delete(listener);
+      refs -= 1;
+      if (refs === 0) {
+        const stopping = running;
+        running = null;
+        stopping?.unsubscribe();
+      }
+    });
+    if (refs === 1 && running === null) start();
+  };
+
+  /** A stream whose subscribers start from a fresh store when they are the first. */
+  const stream = <V>(subscribe: (subscriber: Subscriber<V>) => void): Observable<V> => new Observable<V>((subscriber) => {
+    if (refs === 0) {
+      reducer = storeReducer<T>({ initial: empty });
+      latest = empty;
+      status = undefined;
+    }
+    subscribe(subscriber);
+  });
+
+  const events$ = stream<InformerEvent<T>>((subscriber) => {
+    // Buffer live events while replaying the snapshot, so that an event caused by a replay callback comes after
+    // the replay: no gap (the listener is registered first) and no duplicate (the snapshot predates it).
+    const snapshot = latest;
+    let buffer: InformerEvent<T>[] | null = [];
+    attachLazily(subscriber, {
+      subscriber,
+      event: (event) => (buffer === null ? subscriber.next(event) : buffer.push(event)),
+    }, () => {
+      for (const [key, object] of snapshot.entries()) {
+        if (subscriber.closed) return;
+        subscriber.next({ type: 'added', key, object, snapshot });
+      }
+      for (let i = 0; buffer !== null && i < buffer.length; i++) subscriber.next(buffer[i]!);
+      buffer = null;
+    });
+  });
+
+  const store$ = stream<Store<T>>((subscriber) => {
+    subscriber.next(latest);
+    attachLazily(subscriber, { subscriber, store: (store) => subscriber.next(store) });
+  });
+
+  const synced$ = stream<boolean>((subscriber) => {
+    const synced = latest.synced;
+    subscriber.next(synced);
+    attachLazily(subscriber, synced ? { subscriber } : { subscriber, synced: () => subscriber.next(true) });
+  });
+
+  const status$ = stream<WatchStatus>((subscriber) => {
+    if (status !== undefined) subscriber.next(status);
+    attachLazily(subscriber, { subscriber, status: (next) => subscriber.next(next) });
+  });
+
+  /** Attaches unless the subscriber already left during its replay; runs `replay` after registering. */
+  function attachLazily(subscriber: Subscriber<unknown>, listener: Listener<T>, replay?: () => void): void {
+    if (subscriber.closed) return;
+    listeners.add(listener);
+    replay?.();
+    listeners.delete(listener);
+    if (!subscriber.closed) attach(listener);
+  }
+
+  return { events$, store$, synced$, status$, current: () => latest };
+}
+
+function problemStatus(problem: StoreProblem): WatchStatus {
+  return { state: 'error', cause: { reason: problem.reason, message: problem.message } };
+}
+
+function toInformerEvent<T extends KubernetesObject>(change: StoreChange<T>, snapshot: Store<T>): InformerEvent<T> {
+  switch (change.type) {
+    case 'added': return { type: 'added', key: change.key, object: change.object, snapshot };
+    case 'updated': return { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot };
+    case 'deleted': return {
+      type: 'deleted', key: change.key, object: change.object, stateUnknown: change.stateUnknown, snapshot,
+    };
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * `informer`: a cached, shared view of one resource, fed by the reflector (`listWatch`).
+ */
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { listWatch, type ListWatchOptions, type ResourceRef } from '../watch/index.js';
+import { informerFromSource } from './informer-from-source.js';
+import type { Informer, InformerOptions } from './types.js';
+
+/** Everything `informer()` accepts: the watch's options (namespace, selectors, metadataOnly…) and the informer's. */
+export type InformerWatchOptions<T extends KubernetesObject = KubernetesObject> = ListWatchOptions<T> & InformerOptions<T>;
+
+/**
+ * An informer for `resource`, watching through `kubeConfig` (auth, TLS and proxies come from client-node).
+ *
+ * # Guarantees
+ * - Those of {@link Informer}: cold, ref-counted, in-order events after the store applied them, late-subscriber
+ *   replay, `current()` as the Lister.
+ * - The same `scheduler` drives the watch's backoff and timeouts and the informer's resync, so the whole informer
+ *   runs in virtual time under `TestScheduler.run()`.
+ *
+ * # Caveats
+ * - Each call creates an independent watch; use `informerFactory` to share one per resource and selectors.
+ */
+export function informer<T extends KubernetesObject = KubernetesObject>(
+  kubeConfig: KubeConfig, resource: ResourceRef, options: InformerWatchOptions<T> = {},
+): Informer<T> {
+  return informerFromSource(listWatch<T>(kubeConfig, resource, options), options);
+}

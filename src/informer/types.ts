@@ -1,0 +1,69 @@
+/**
+ * The informer's vocabulary: the events handlers receive and the shape of an informer.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { Store, StoreOptions } from '../store/index.js';
+import type { WatchStatus } from '../watch/index.js';
+
+/**
+ * What an informer's `events$` emits; the controller layer's triggers consume it.
+ *
+ * Every event carries the `snapshot` it produced (or, for `resync` and a late subscriber's synthetic `added`, the
+ * snapshot it was read from), so a handler never needs to call `current()` to see a consistent cache.
+ *
+ * - `added`: a new object, or a synthetic replay of a cached one for a subscriber that joined late.
+ * - `updated`: `old` is the previous cached object.
+ * - `deleted`: `object` is the final state (watch delete) or the last known state (`stateUnknown: true`, the object
+ *   vanished across a relist; client-go's `DeletedFinalStateUnknown`).
+ * - `resync`: a periodic re-delivery of a cached object, for level-triggered re-checks; no API call was made.
+ */
+export type InformerEvent<T extends KubernetesObject = KubernetesObject> =
+  | { readonly type: 'added'; readonly key: string; readonly object: T; readonly snapshot: Store<T> }
+  | { readonly type: 'updated'; readonly key: string; readonly old: T; readonly object: T; readonly snapshot: Store<T> }
+  | {
+    readonly type: 'deleted'; readonly key: string; readonly object: T; readonly stateUnknown: boolean;
+    readonly snapshot: Store<T>;
+  }
+  | { readonly type: 'resync'; readonly key: string; readonly object: T; readonly snapshot: Store<T> };
+
+/** Options of an informer itself (the watch options come on top for `informer()`). */
+export interface InformerOptions<T extends KubernetesObject = KubernetesObject> extends StoreOptions<T> {
+  /**
+   * Re-emit every cached object as `resync` this often, in milliseconds, without an API call. Off when omitted or 0.
+   */
+  readonly resyncPeriod?: number;
+  /** Drives `resyncPeriod` (and the watch's timers for `informer()`); defaults to `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+}
+
+/**
+ * A cached, shared view of one kind of object: a stream of events, a stream of snapshots, and the latest snapshot.
+ *
+ * # Guarantees
+ * - Cold and ref-counted: the watch starts when the first subscriber subscribes to any stream and stops (the HTTP
+ *   request is aborted) when the last one leaves. Subscribing again starts a fresh watch and an empty store.
+ * - `events$` delivers changes in order, after the store applied them. A subscriber that joins while the informer
+ *   is running first receives a synthetic `added` for every cached object, then live events, with no gap and no
+ *   duplicate (client-go's handlers-added-after-start guarantee).
+ * - `store$` emits the current snapshot on subscribe, then every new one.
+ * - `synced$` emits the current state on subscribe (`false`, or `true` when already synced), then `true` once.
+ * - `status$` replays the latest reflector status, then every new one; store problems (objects without a name,
+ *   protocol violations, failing indexers) are reported there as `error` statuses, never swallowed.
+ * - A subscriber whose callback throws does not stop delivery to the others (RxJS reports the error through
+ *   `config.onUnhandledError`).
+ *
+ * # Caveats
+ * - When the source errors or completes, every stream errors or completes with it.
+ */
+export interface Informer<T extends KubernetesObject = KubernetesObject> {
+  readonly events$: Observable<InformerEvent<T>>;
+  readonly store$: Observable<Store<T>>;
+  readonly synced$: Observable<boolean>;
+  readonly status$: Observable<WatchStatus>;
+  /**
+   * The latest snapshot, synchronously: the Lister. An empty, unsynced store before the first start; after the last
+   * subscriber leaves, the last snapshot (until a new subscription starts afresh).
+   */
+  current(): Store<T>;
+}

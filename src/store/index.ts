@@ -1,0 +1,11 @@
+/**
+ * The store: immutable, deep-frozen, structurally shared cache snapshots, and the Immer reducer that produces them
+ * from reflector deltas.
+ */
+export { Store, NAMESPACE_INDEX, type ListOptions } from './store.js';
+export { objectKey, keyFor, MissingNameError } from './object-key.js';
+export {
+  applyWatchEvents, initialStoreState, type StoreState, type StoreStep,
+} from './apply-watch-events.js';
+export { reduceStore, storeReducer, type StoreUpdate, type ReduceStoreOptions } from './reduce-store.js';
+export type { Indexer, Indexers, StoreOptions, StoreChange, StoreProblem } from './types.js';

@@ -1,0 +1,178 @@
+/**
+ * `Store<T>`: one immutable, deep-frozen snapshot of an informer's cache, with its indexes.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { freeze } from 'immer';
+import { matchesLabels, parseLabelSelector, type LabelSelector } from '../selectors/index.js';
+import { trieEntries, trieGet, trieHas, type TrieNode } from './hash-trie.js';
+import type { Indexer, Indexers, StoreOptions } from './types.js';
+
+/** The built-in index of namespaced objects by `metadata.namespace`; `list({ namespace })` reads it. */
+export const NAMESPACE_INDEX = 'namespace';
+
+/** The keys filed under one index value, with their count so that empty buckets can be dropped. @internal */
+export interface IndexBucket {
+  readonly size: number;
+  readonly keys: TrieNode<true> | null;
+}
+
+/** The frozen, structurally shared contents of a snapshot; the reducer produces the next one with Immer. @internal */
+export interface StoreData<T> {
+  readonly objects: TrieNode<T> | null;
+  readonly size: number;
+  /** Per index name: index value → bucket of keys. */
+  readonly indexes: Readonly<Record<string, TrieNode<IndexBucket> | null>>;
+  readonly resourceVersion: string;
+  readonly synced: boolean;
+}
+
+/** Filters for {@link Store.list}. */
+export interface ListOptions {
+  /** Only objects in this namespace (served from the namespace index, not a scan). */
+  readonly namespace?: string;
+  /** A label selector, as text (`app=web,tier in (a,b)`) or already parsed. Text is parsed once per call. */
+  readonly labelSelector?: string | LabelSelector;
+}
+
+const namespaceIndexer: Indexer<KubernetesObject> = (object) => object.metadata?.namespace;
+
+/**
+ * An immutable snapshot of a cache of Kubernetes objects: the Lister of an informer.
+ *
+ * # Guarantees
+ * - Immutable and deep-frozen: the store, every object it returns and all of their nested fields are frozen
+ *   (`Object.isFrozen`), so no caller can change a snapshot that someone else holds.
+ * - Snapshots share structure: the next snapshot reuses every object and trie node the reducer did not touch, and
+ *   one delta costs O(log N) copying (see `applyWatchEvents`).
+ * - Keys are `namespace/name`, or `name` for cluster-scoped objects (see `objectKey`).
+ * - `list({ namespace })` and `byIndex` read incrementally maintained indexes; they never scan the whole cache.
+ *
+ * # Caveats
+ * - Iteration order is hash order: stable for a given set of keys, but neither insertion nor alphabetical order.
+ * - `resourceVersion` is the last version the reflector reported (an object's, a bookmark's or a list's); it is
+ *   only meaningful to the API server.
+ */
+export class Store<T extends KubernetesObject = KubernetesObject> implements Iterable<T> {
+  /** @internal */
+  readonly data: StoreData<T>;
+  /** @internal The indexers, including the built-in namespace index. */
+  readonly indexers: Indexers<T>;
+
+  private constructor(data: StoreData<T>, indexers: Indexers<T>) {
+    this.data = data;
+    this.indexers = indexers;
+    Object.freeze(this);
+  }
+
+  /**
+   * An empty, unsynced store with the given indexes.
+   * Throws a `TypeError` when an indexer is not a function or uses the reserved name `namespace`.
+   */
+  static empty<T extends KubernetesObject = KubernetesObject>(options: StoreOptions<T> = {}): Store<T> {
+    const indexers: Record<string, Indexer<T>> = { [NAMESPACE_INDEX]: namespaceIndexer };
+    for (const [name, indexer] of Object.entries(options.indexers ?? {})) {
+      if (name === NAMESPACE_INDEX) throw new TypeError(`the index name "${NAMESPACE_INDEX}" is built in and reserved`);
+      if (typeof indexer !== 'function') throw new TypeError(`indexer "${name}" must be a function`);
+      indexers[name] = indexer;
+    }
+    const indexes: Record<string, null> = {};
+    for (const name of Object.keys(indexers)) indexes[name] = null;
+    const data: StoreData<T> = { objects: null, size: 0, indexes, resourceVersion: '', synced: false };
+    return new Store(freeze(data, true), Object.freeze(indexers));
+  }
+
+  /** Wraps reducer output; `data` must be frozen and built with the same indexers. @internal */
+  static fromData<T extends KubernetesObject>(data: StoreData<T>, indexers: Indexers<T>): Store<T> {
+    return new Store(data, indexers);
+  }
+
+  /** How many objects are cached. */
+  get size(): number {
+    return this.data.size;
+  }
+
+  /** The resourceVersion the cache reflects; `''` before the first list. */
+  get resourceVersion(): string {
+    return this.data.resourceVersion;
+  }
+
+  /** True from the first completed list on; never goes back to false. */
+  get synced(): boolean {
+    return this.data.synced;
+  }
+
+  /** The object cached under `key` (`namespace/name` or `name`), if any. */
+  get(key: string): T | undefined {
+    return trieGet(this.data.objects, key);
+  }
+
+  /** Whether an object is cached under `key`. */
+  has(key: string): boolean {
+    return trieHas(this.data.objects, key);
+  }
+
+  /**
+   * The cached objects, optionally filtered by namespace and label selector.
+   *
+   * # Caveats
+   * - A malformed selector text throws the selectors module's `SelectorParseError`; nothing is filtered silently.
+   */
+  list(options: ListOptions = {}): T[] {
+    const selector = typeof options.labelSelector === 'string'
+      ? parseLabelSelector(options.labelSelector)
+      : options.labelSelector;
+    const candidates = options.namespace === undefined ? this.values() : this.byIndex(NAMESPACE_INDEX, options.namespace);
+    const result: T[] = [];
+    for (const object of candidates) {
+      if (selector === undefined || matchesLabels(selector, object.metadata?.labels ?? {})) result.push(object);
+    }
+    return result;
+  }
+
+  /**
+   * The objects an index files under `value`, e.g. `byIndex('byNode', 'node-1')`.
+   * Throws a `RangeError` for an index that was not declared, so a typo is not mistaken for an empty result.
+   */
+  byIndex(indexName: string, value: string): T[] {
+    const bucket = trieGet(this.indexRoot(indexName), value);
+    const result: T[] = [];
+    if (bucket === undefined) return result;
+    for (const [key] of trieEntries(bucket.keys)) {
+      const object = trieGet(this.data.objects, key);
+      if (object !== undefined) result.push(object);
+    }
+    return result;
+  }
+
+  /** The values an index currently has objects under (e.g. every namespace in use). */
+  indexValues(indexName: string): string[] {
+    return [...trieEntries(this.indexRoot(indexName))].map(([value]) => value);
+  }
+
+  /** Every key, in hash order. */
+  *keys(): IterableIterator<string> {
+    for (const [key] of trieEntries(this.data.objects)) yield key;
+  }
+
+  /** Every object, in hash order. */
+  *values(): IterableIterator<T> {
+    for (const [, object] of trieEntries(this.data.objects)) yield object;
+  }
+
+  /** Every `[key, object]` pair, in hash order. */
+  entries(): IterableIterator<[string, T]> {
+    return trieEntries(this.data.objects);
+  }
+
+  /** Iterates the objects (like {@link Store.values}). */
+  [Symbol.iterator](): IterableIterator<T> {
+    return this.values();
+  }
+
+  private indexRoot(indexName: string): TrieNode<IndexBucket> | null {
+    if (!Object.hasOwn(this.data.indexes, indexName)) {
+      throw new RangeError(`unknown index "${indexName}"; declared: ${Object.keys(this.data.indexes).join(', ')}`);
+    }
+    return this.data.indexes[indexName] ?? null;
+  }
+}
