@@ -2,4 +2,12 @@
  * rxkube/testing: an in-memory Kubernetes API server, the real control-plane launcher, and marble helpers.
  * @packageDocumentation
  */
-export {};
+export type { ClusterHandle } from './cluster.js';
+export { startTestCluster } from './apiserver/index.js';
+export type { TestCluster, TestClusterOptions, Faults, FailNextOptions } from './apiserver/index.js';
+export { createCertificateAuthority, issueCertificate } from './pki/index.js';
+export type { Pem, CertificateAuthority, CertificateUsage, IssueOptions } from './pki/index.js';
+export {
+  startControlPlane, existingCluster, resolveControlPlaneAssets, controlPlaneCacheDir, CONTROL_PLANE_VERSIONS,
+} from './control-plane/index.js';
+export type { ControlPlane, ControlPlaneOptions, ControlPlaneAssets } from './control-plane/index.js';
