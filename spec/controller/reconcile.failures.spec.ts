@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Subject, firstValueFrom, mergeMap, take, throwError, timer, toArray } from 'rxjs';
+import { Subject, firstValueFrom, mergeMap, of, take, throwError, timer, toArray } from 'rxjs';
 import {
   InvalidReconcileResultError,
   TerminalError,
@@ -78,12 +78,37 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
     expect(lines).to.deep.equal(['0 started a#1', '0 failed a', '0 retrying a +5', '5 started a#2', '5 succeeded a']);
   });
 
-  it('reports an invalid result as a failure with a clear error', async () => {
-    const events = await firstEvents(() => ({ requeueAfter: -1 }), 3);
+  const brokenRequeues: [string, unknown][] = [
+    ['a negative delay', { requeueAfter: -1 }],
+    ['a string delay', { requeueAfter: '5s' }],
+    ['an undefined delay', { requeueAfter: undefined }],
+    ['an infinite delay', { requeueAfter: Number.POSITIVE_INFINITY }],
+    ['NaN', { requeueAfter: Number.NaN }],
+  ];
+  for (const [name, result] of brokenRequeues) {
+    it(`reports a requeueAfter of ${name} as a failure with a clear error`, async () => {
+      const events = await firstEvents(() => result, 3);
+      expect(events.map((event) => event.type)).to.deep.equal(['started', 'failed', 'retrying']);
+      const failed = events[1]!;
+      expect(failed.type === 'failed' && failed.error).to.be.instanceOf(InvalidReconcileResultError);
+      expect(failed.type === 'failed' && (failed.error as Error).message).to.match(/requeueAfter/);
+    });
+  }
+
+  it('reports a requeueAfter getter that throws as an invalid result, not a crash', async () => {
+    const trap = Object.defineProperty({}, 'requeueAfter', { get: () => { throw new Error('getter'); }, enumerable: false });
+    const events = await firstEvents(() => trap, 3);
     expect(events.map((event) => event.type)).to.deep.equal(['started', 'failed', 'retrying']);
     const failed = events[1]!;
     expect(failed.type === 'failed' && failed.error).to.be.instanceOf(InvalidReconcileResultError);
-    expect(failed.type === 'failed' && (failed.error as Error).message).to.match(/requeueAfter/);
+  });
+
+  it('reports a result whose then getter throws as a failure, not a crash', async () => {
+    const hostile = Object.defineProperty({}, 'then', { get: () => { throw new Error('then getter'); } });
+    const events = await firstEvents(({ attempt }) => (attempt === 1 ? hostile : undefined), 5);
+    expect(events.map((event) => event.type)).to.deep.equal(['started', 'failed', 'retrying', 'started', 'succeeded']);
+    const failed = events[1]!;
+    expect(failed.type === 'failed' && (failed.error as Error).message).to.equal('then getter');
   });
 
   it('accepts a plain value, a resolved Promise and a bare-completing Observable as success', async () => {
@@ -91,6 +116,28 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
       const events = await firstEvents(fn, 2);
       expect(events.map((event) => event.type)).to.deep.equal(['started', 'succeeded']);
     }
+  });
+
+  it('treats any result without a requeueAfter property as success, such as the object an API call returned', async () => {
+    const patched = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', resourceVersion: '7' } };
+    const results: unknown[] = [patched, null, 'ok', 42, false, [1, 2], { requeueAftr: 5 }];
+    for (const value of results) {
+      for (const fn of [() => value, () => Promise.resolve(value), () => of(value)] as ReconcileFn<unknown>[]) {
+        const events = await firstEvents(fn, 2);
+        expect(events.map((event) => event.type), `result ${JSON.stringify(value)}`).to.deep.equal(['started', 'succeeded']);
+      }
+    }
+  });
+
+  it('still requeues when an Observable of an API object is mapped to { requeueAfter }', () => {
+    const lines = virtual(({ hot, cold, scheduler }) => {
+      let call = 0;
+      const out$ = hot('a').pipe(
+        reconcile(() => (call++ === 0 ? cold('2ms (p|)', { p: { kind: 'Pod', requeueAfter: 3 } }) : cold('1ms (p|)', { p: { kind: 'Pod' } }))),
+      );
+      return timeline(out$, scheduler);
+    });
+    expect(lines).to.deep.equal(['0 started a#1', '2 succeeded a', '2 requeued a +3', '5 started a#1', '6 succeeded a']);
   });
 
   it('reports malformed triggers as rejected events and keeps serving good ones', () => {

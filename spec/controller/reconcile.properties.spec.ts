@@ -9,6 +9,10 @@ interface Outcome {
   readonly kind: 'ok' | 'fail' | 'throw' | 'terminal' | 'requeue';
   readonly duration: number;
   readonly after: number;
+  /** Return (or throw) synchronously instead of through a timed Observable: the operator's allocation-free path. */
+  readonly sync: boolean;
+  /** Trigger the same key again from inside the reconcile function, before it returns (re-entrancy). */
+  readonly retrigger: boolean;
 }
 
 interface Scenario {
@@ -31,6 +35,8 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
       kind: fc.constantFrom<Outcome['kind']>('ok', 'ok', 'fail', 'throw', 'terminal', 'requeue'),
       duration: fc.integer({ min: 0, max: 15 }),
       after: fc.integer({ min: 0, max: 30 }),
+      sync: fc.boolean(),
+      retrigger: fc.integer({ min: 0, max: 7 }).map((n) => n === 0),
     }),
     { maxLength: 60 },
   ),
@@ -58,38 +64,53 @@ function play(scenario: Scenario): Observed {
   let sequence = 0;
   let calls = 0;
   let active = 0;
-  const fn = ({ key }: { key: string }): Observable<ReconcileResult> => {
+  let feed: { next: (key: string) => void } | undefined;
+  const fn = ({ key }: { key: string }): ReconcileResult => {
     observed.lastStart.set(key, sequence++);
     if (running.has(key)) observed.overlaps.push(key);
     running.add(key);
     active += 1;
     (observed as { maxActive: number }).maxActive = Math.max(observed.maxActive, active);
-    const outcome = scenario.outcomes[calls++] ?? { kind: 'ok', duration: 1, after: 0 };
+    const outcome: Outcome = scenario.outcomes[calls++] ?? { kind: 'ok', duration: 1, after: 0, sync: false, retrigger: false };
     const release = (): void => {
       running.delete(key);
       active -= 1;
     };
-    if (outcome.kind === 'throw') {
+    if (outcome.retrigger && feed !== undefined) {
+      observed.lastTrigger.set(key, sequence++);
+      feed.next(key);
+    }
+    // A success value is sometimes an API-object-like value, which must count as success like `undefined`.
+    const success = outcome.after % 2 === 0 ? undefined : { kind: 'Pod', metadata: { name: key } };
+    if (outcome.kind === 'throw' || (outcome.sync && (outcome.kind === 'fail' || outcome.kind === 'terminal'))) {
       release();
-      throw new Error('panic');
+      throw outcome.kind === 'terminal' ? new TerminalError('terminal') : new Error('panic');
+    }
+    if (outcome.sync) {
+      release();
+      return outcome.kind === 'requeue' ? { requeueAfter: outcome.after } : success;
     }
     return timer(outcome.duration, scheduler).pipe(
       mergeMap(() => {
         if (outcome.kind === 'fail') return throwError(() => new Error('failed'));
         if (outcome.kind === 'terminal') return throwError(() => new TerminalError('terminal'));
-        return of(outcome.kind === 'requeue' ? { requeueAfter: outcome.after } : undefined);
+        return of(outcome.kind === 'requeue' ? { requeueAfter: outcome.after } : success);
       }),
       finalize(release),
     );
   };
   const source = new Observable<string>((subscriber) => {
+    feed = subscriber;
     for (const { at, key } of [...scenario.triggers].sort((x, y) => x.at - y.at)) {
       scheduler.schedule(() => {
         observed.lastTrigger.set(key, sequence++);
         subscriber.next(key);
       }, at);
     }
-    scheduler.schedule(() => subscriber.complete(), 100);
+    scheduler.schedule(() => {
+      feed = undefined; // a completed source takes no more triggers, so none may be counted as sent
+      subscriber.complete();
+    }, 100);
   });
   const gate = new BehaviorSubject(true);
   for (const at of [...scenario.gateFlips].sort((x, y) => x - y)) scheduler.schedule(() => gate.next(!gate.value), at);

@@ -21,6 +21,9 @@ export const MORE_REASONS = '...';
 
 const NO_REASONS: readonly string[] = Object.freeze([]);
 
+/** How many distinct single-reason arrays one queue shares at most. */
+const MAX_SHARED_SINGLES = 256;
+
 /** Idle key records tolerated beyond twice the table size at the last sweep. */
 export const SWEEP_SLACK = 10_000;
 
@@ -64,11 +67,17 @@ export interface KeyState {
  * - At most one scheduler action is pending at any time, for the earliest delayed key; `dispose` cancels it.
  * - Heap entries made stale by a fresh trigger or an earlier delay are purged once they outnumber the live ones
  *   (plus a slack of 1024), so memory stays proportional to the keys actually waiting.
+ * - A trigger that coalesces (key already ready, or already dirty) is one Map lookup: no clock read, and no
+ *   allocation unless it brings a reason the pending run does not have yet.
+ * - Reasons: a run with no reason or one reason gets a frozen, shared array; only coalescing two or more distinct
+ *   reasons builds a new array, which no one else sees until `takeReasons` hands it out.
  */
 export class KeyedQueue {
   private readonly states = new Map<string, KeyState>();
   private readonly ready = new Ring<KeyState>();
   private readonly delayed = new MinHeap<KeyState>();
+  /** Frozen one-element reason arrays, shared by every run with that single reason (see `addReason`). */
+  private readonly singles = new Map<string, readonly string[]>();
   private waiting = 0;
   private sweepAt = SWEEP_SLACK;
   /** How many keys are DELAYED, i.e. how many heap entries are live. */
@@ -102,7 +111,7 @@ export class KeyedQueue {
       state = { key, running: false, dirty: false, pending: IDLE, failures: 0, readyAt: 0, heapSeq: -1, reasons: NO_REASONS, enqueuedAt: 0 };
       this.states.set(key, state);
     }
-    if (reason !== undefined) addReason(state, reason);
+    if (reason !== undefined) addReason(state, reason, this.singles);
     if (state.running) {
       if (state.dirty) return undefined;
       state.dirty = true;
@@ -148,7 +157,7 @@ export class KeyedQueue {
    * run it leads to. Returns the effective time.
    */
   delay(state: KeyState, at: number, now: number, reason: string): number {
-    addReason(state, reason);
+    addReason(state, reason, this.singles);
     if (state.pending === READY) return state.readyAt;
     if (state.pending === DELAYED && state.readyAt <= at) return state.readyAt;
     if (at <= now) {
@@ -253,10 +262,29 @@ export class KeyedQueue {
   }
 }
 
-function addReason(state: KeyState, reason: string): void {
+/**
+ * Adds `reason` to the reasons of `state`'s next run. A run with one reason (the common case: `'updated'`,
+ * `'retry'`, `'requeue'`) gets a frozen array shared through `singles`, so it costs no allocation; an array of two or
+ * more is owned by the key until `takeReasons` hands it out, and is only then visible to anyone else.
+ */
+function addReason(state: KeyState, reason: string, singles: Map<string, readonly string[]>): void {
   const reasons = state.reasons;
-  if (reasons.includes(reason)) return;
-  if (reasons === NO_REASONS) state.reasons = [reason];
-  else if (reasons.length < MAX_REASONS) (reasons as string[]).push(reason);
-  else if (reasons[reasons.length - 1] !== MORE_REASONS) (reasons as string[]).push(MORE_REASONS);
+  const length = reasons.length;
+  if (length === 0) {
+    let single = singles.get(reason);
+    if (single === undefined) {
+      single = Object.freeze([reason]);
+      // Bounded: reasons such as `owner:<key>` have unbounded cardinality; past the cap they simply allocate.
+      if (singles.size < MAX_SHARED_SINGLES) singles.set(reason, single);
+    }
+    state.reasons = single;
+  } else if (reasons.includes(reason)) {
+    return;
+  } else if (length === 1) {
+    state.reasons = [reasons[0]!, reason]; // copy: a single may be shared and is frozen
+  } else if (length < MAX_REASONS) {
+    (reasons as string[]).push(reason);
+  } else if (reasons[length - 1] !== MORE_REASONS) {
+    (reasons as string[]).push(MORE_REASONS);
+  }
 }

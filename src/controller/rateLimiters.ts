@@ -5,6 +5,7 @@
  * A limiter never reads a clock: the caller passes `now` (the scheduler's `now()`), so limiters behave identically
  * in real time and under `TestScheduler.run`.
  */
+import { describe as describeValue } from './types.js';
 
 /**
  * Decides how long a key waits before it is retried (or requeued).
@@ -189,4 +190,32 @@ export function fastSlowRateLimiter(options: FastSlowOptions): RateLimiter {
     forget: counts.forget,
     failures: counts.failures,
   };
+}
+
+/** A delay chosen by the limiters, plus what went wrong if one misbehaved. Internal to the operator. */
+export interface Delay {
+  readonly ms: number;
+  readonly limiterError?: unknown;
+}
+
+/**
+ * Asks a limiter for a delay without letting a buggy implementation crash the stream: a throw or a non-finite or
+ * negative delay becomes {@link DEFAULT_MAX_DELAY_MS} plus the problem in `limiterError`. Internal to the operator.
+ */
+export function askLimiter(limiter: RateLimiter, key: string, now: number): Delay {
+  try {
+    const ms = limiter.when(key, now);
+    if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) return { ms };
+    return { ms: DEFAULT_MAX_DELAY_MS, limiterError: new RangeError(`rate limiter returned ${describeValue(ms)} for ${key}`) };
+  } catch (error) {
+    return { ms: DEFAULT_MAX_DELAY_MS, limiterError: error };
+  }
+}
+
+/** The larger of two delays, keeping the first limiter error. Internal. */
+export function combineDelays(a: Delay, b: Delay | undefined): Delay {
+  if (b === undefined) return a;
+  const ms = Math.max(a.ms, b.ms);
+  const limiterError = a.limiterError ?? b.limiterError;
+  return limiterError === undefined ? { ms } : { ms, limiterError };
 }

@@ -31,13 +31,16 @@ import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from './types.js';
  *    completes. Unsubscribing instead cancels everything at once: in-flight Observables are unsubscribed,
  *    Promises abandoned, timers cleared.
  * 10. Timeouts: a run longer than `timeout` is cancelled and counts as a failure (`ReconcileTimeoutError`).
- * 11. Panics: a synchronous throw, a rejection, an Observable error, an invalid result or a misbehaving limiter
+ * 11. Panics: a synchronous throw, a rejection, an Observable error, a malformed `requeueAfter` or a misbehaving limiter
  *     is a failure (or is reported on the event), never an error of the output Observable.
  * 12. Output: per key, events follow `started ( succeeded requeued? | failed ( retrying | dropped )? )`, each
  *     carrying key, attempt, coalesced reasons (plus `'retry'` / `'requeue'` for runs those scheduled), queue wait
  *     and duration. Invalid input values are reported as `rejected` events.
  *
  * # Caveats
+ * - Results: `{ requeueAfter: ms }` requeues; any other value (the object an API call returned, `null`, a string)
+ *   is success and ignored, so `() => from(api.patch(...))` needs no mapping. An object whose `requeueAfter` is
+ *   not a finite number >= 0 fails with `InvalidReconcileResultError`; a misspelt property is not detected.
  * - `fn` returning an Observable: its first value (or completion without one) is the result; the rest is ignored
  *   and it is unsubscribed. A Promise cannot be cancelled: on timeout, drain timeout or unsubscribe it is abandoned
  *   and its outcome ignored.

@@ -24,6 +24,10 @@ export interface ReconcileTrigger {
  *   `'retry'` when the run retries a failure and `'requeue'` when a `{ requeueAfter }` result scheduled it.
  * - `attempt` is 1 for a first try and counts up while the key keeps failing; it goes back to 1 after a success,
  *   a drop or a terminal failure.
+ *
+ * # Caveats
+ * - `reasons` is read-only in fact, not only in type: an empty or one-element array is frozen and shared between
+ *   runs (so the common case allocates nothing). The same array is carried by this run's events.
  */
 export interface ReconcileRequest<T> {
   readonly key: string;
@@ -43,12 +47,21 @@ export interface RequeueAfter {
   readonly requeueAfter: number;
 }
 
-/** `undefined` (success) or a {@link RequeueAfter}. Any other value is reported as an `InvalidReconcileResultError`. */
-export type ReconcileResult = void | undefined | RequeueAfter;
+/**
+ * The result of one run. A {@link RequeueAfter} asks for a requeue; **any other value means success** and is
+ * ignored, so `reconcile(() => from(api.patch(...)))` works as written: the patched object is simply a success.
+ *
+ * # Caveats
+ * - An object that has a `requeueAfter` property whose value is not a finite number `>= 0` (say `'5s'`, `-1`,
+ *   `undefined`) is an `InvalidReconcileResultError` failure, so a broken requeue never passes silently.
+ * - A misspelt property (`{ requeueAftr: 5 }`) has no `requeueAfter` and is therefore a plain success: the type is
+ *   `unknown` by necessity, so use the {@link RequeueAfter} type where you build one to let the compiler check it.
+ */
+export type ReconcileResult = unknown;
 
 /**
  * What a reconcile function may return: a result, a Promise of one, or an Observable whose first value (or bare
- * completion, meaning success) is the result.
+ * completion, meaning success) is the result. Written out for documentation; it is `unknown` to the compiler.
  */
 export type ReconcileOutput = ReconcileResult | PromiseLike<ReconcileResult> | Observable<ReconcileResult>;
 
@@ -185,13 +198,16 @@ export class ReconcileCancelledError extends Error {
   }
 }
 
-/** The error of a run whose function produced something other than `undefined` or `{ requeueAfter: ms >= 0 }`. */
+/**
+ * The error of a run whose result is an object with a `requeueAfter` property that is not a finite number `>= 0`.
+ * Counts as an ordinary (retried) failure. Results without a `requeueAfter` property never produce it.
+ */
 export class InvalidReconcileResultError extends TypeError {
   constructor(
     readonly key: string,
     readonly result: unknown,
   ) {
-    super(`reconcile of ${key} returned ${describe(result)}; expected undefined or { requeueAfter: ms >= 0 }`);
+    super(`reconcile of ${key} returned ${describe(result)}; requeueAfter must be a finite number of ms >= 0`);
     this.name = 'InvalidReconcileResultError';
   }
 }
@@ -204,4 +220,27 @@ export function describe(value: unknown): string {
   } catch {
     return Object.prototype.toString.call(value);
   }
+}
+
+/** Whether `value` looks like a Promise. May throw if a `then` getter throws; callers guard it. Internal. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * `undefined` for success, a delay for a requeue, an error for a broken requeue. Only an object with a
+ * `requeueAfter` property asks for a requeue; every other value (a patched object, a string, `null`) is success.
+ */
+export function parseResult(key: string, value: unknown): number | undefined | InvalidReconcileResultError {
+  if (value === undefined || value === null || typeof value !== 'object') return undefined;
+  let ms: unknown;
+  try {
+    if (!('requeueAfter' in value)) return undefined;
+    ms = (value as { requeueAfter: unknown }).requeueAfter;
+  } catch (error) {
+    // A Proxy or getter may throw; that is the user's failure, reported like any other invalid result.
+    return new InvalidReconcileResultError(key, error);
+  }
+  if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) return ms;
+  return new InvalidReconcileResultError(key, value);
 }
