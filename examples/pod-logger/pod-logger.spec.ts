@@ -8,10 +8,10 @@ import type { ReconcileEvent } from '../../src/index.js';
 import { FAIL_ANNOTATION, podLogger } from './pod-logger.js';
 import { runDemoWorkload } from './workload.js';
 
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 10000): Promise<void> {
+async function waitFor(condition: () => boolean, what: string | (() => string), timeoutMs = 10000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -111,7 +111,7 @@ describe('npm start (examples/pod-logger/main.ts)', function () {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     try {
-      await waitFor(() => out.includes('Pod default/web-2 does not exist anymore'), `the workload to finish; output so far:\n${out}`, 40000);
+      await waitFor(() => out.includes('Pod default/web-2 does not exist anymore'), () => `the workload to finish; output so far:\n${out}`, 40000);
       const exited = once(child, 'exit');
       child.kill('SIGINT');
       const [code] = await exited;

@@ -1,0 +1,123 @@
+/**
+ * One benchmark client in its own process (so heaps never mix): syncs every pod from the server, reports the time
+ * and the heap it retains per object, then counts MODIFIED events in bursts on the parent's orders.
+ *
+ * Usage (by `informer.ts`): `client.ts <mode> <serverUrl> <pods>`, mode one of `floor`, `floor-strip`, `rxkube`,
+ * `rxkube-keep`, `client-node`. Messages out: `{ type: 'synced', ms, cpuMs, heapBytes }`, `{ type: 'armed' }`,
+ * `{ type: 'burst-done', ms, cpuMs }` (cpuMs: this process's user + system CPU time). Messages in: `{ type: 'expect', count }`, `{ type: 'stop' }`.
+ */
+import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
+import { firstValueFrom, filter, Subscription } from 'rxjs';
+import { informer } from '../../src/informer/index.js';
+import { floorClient } from './floor.js';
+
+type Mode = 'floor' | 'floor-strip' | 'rxkube' | 'rxkube-keep' | 'client-node';
+const [mode, url, podsArg] = process.argv.slice(2) as [Mode, string, string];
+const total = Number(podsArg);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error('client.ts needs --expose-gc');
+
+/** CPU time (user + system) this process spent since `since`, in ms: the client's own work, whatever the server's pace. */
+function cpuMs(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+}
+
+function collect(): number {
+  for (let i = 0; i < 3; i++) gc!();
+  return process.memoryUsage().heapUsed;
+}
+
+const kubeConfig = new KubeConfig();
+kubeConfig.loadFromOptions({
+  clusters: [{ name: 'bench', server: url, skipTLSVerify: true }],
+  users: [{ name: 'bench' }],
+  contexts: [{ name: 'bench', cluster: 'bench', user: 'bench' }],
+  currentContext: 'bench',
+});
+
+/** Counts events; `arm(n)` starts a burst measurement that ends at the n-th event after it. */
+const counter = {
+  expected: 0,
+  seen: 0,
+  firstAt: 0,
+  cpuAtArm: process.cpuUsage(),
+  arm(count: number): void {
+    this.expected = count;
+    this.seen = 0;
+    this.cpuAtArm = process.cpuUsage();
+  },
+  tick(): void {
+    if (this.expected === 0) return;
+    if (this.seen === 0) this.firstAt = performance.now();
+    this.seen += 1;
+    if (this.seen === this.expected) {
+      this.expected = 0;
+      process.send!({ type: 'burst-done', ms: performance.now() - this.firstAt, cpuMs: cpuMs(this.cpuAtArm) });
+    }
+  },
+};
+
+/**
+ * Starts the client; resolves once its cache holds the initial list. `retained` is what keeps the cache reachable:
+ * it stays referenced from the module scope below, so the heap measured after sync includes the whole cache.
+ */
+async function start(): Promise<{ retained: unknown; stop: () => void }> {
+  switch (mode) {
+    case 'floor':
+    case 'floor-strip': {
+      const floor = floorClient(url, { stripManagedFields: mode === 'floor-strip', onModified: () => counter.tick() });
+      await floor.synced;
+      return { retained: floor, stop: () => floor.stop() };
+    }
+    case 'rxkube':
+    case 'rxkube-keep': {
+      const pods = informer<V1Pod>(kubeConfig, { apiVersion: 'v1', kind: 'Pod' }, { keepManagedFields: mode === 'rxkube-keep' });
+      const subscription = new Subscription();
+      subscription.add(pods.events$.subscribe((event) => {
+        if (event.type === 'updated') counter.tick();
+      }));
+      await firstValueFrom(pods.synced$.pipe(filter(Boolean)));
+      return { retained: pods, stop: () => subscription.unsubscribe() };
+    }
+    case 'client-node': {
+      const api = kubeConfig.makeApiClient(CoreV1Api);
+      // Paginated like the other two (client-node itself would list everything in one response).
+      const listAll = async () => {
+        const items: V1Pod[] = [];
+        let token: string | undefined;
+        let resourceVersion: string | undefined;
+        do {
+          const page = await api.listPodForAllNamespaces({ limit: 500, ...(token ? { _continue: token } : {}) });
+          for (const item of page.items) items.push(item);
+          token = page.metadata?._continue;
+          resourceVersion = page.metadata?.resourceVersion;
+        } while (token);
+        return { metadata: { resourceVersion }, items };
+      };
+      const pods = makeInformer<V1Pod>(kubeConfig, '/api/v1/pods', listAll);
+      pods.on('update', () => counter.tick());
+      await pods.start();
+      return { retained: pods, stop: () => void pods.stop() };
+    }
+  }
+}
+
+const baseline = collect();
+const cpuAtStart = process.cpuUsage();
+const startedAt = performance.now();
+const running = await start();
+const syncMs = performance.now() - startedAt;
+const syncCpuMs = cpuMs(cpuAtStart);
+const heapBytes = (collect() - baseline) / total;
+process.send!({ type: 'synced', ms: syncMs, cpuMs: syncCpuMs, heapBytes });
+
+process.on('message', (message: { type: string; count?: number }) => {
+  if (message.type === 'expect') {
+    counter.arm(message.count!);
+    process.send!({ type: 'armed' });
+  } else if (message.type === 'stop') {
+    running.stop();
+    process.exit(0);
+  }
+});
