@@ -1,0 +1,130 @@
+import { CoreV1Api } from '@kubernetes/client-node';
+import { expect } from 'chai';
+import { startTestCluster, type TestCluster } from '../../../src/testing/index.js';
+import { clientWatch, failure, rawWatch, send, until } from './helpers.js';
+
+describe('in-memory API server: fault injection', () => {
+  let cluster: TestCluster;
+  let core: CoreV1Api;
+
+  before(async () => {
+    cluster = await startTestCluster({ token: 'fault-token', namespaces: ['f'] });
+    core = cluster.kubeConfig.makeApiClient(CoreV1Api);
+  });
+  afterEach(() => cluster.faults.clear());
+  after(() => cluster.stop());
+
+  it('dropWatches(clean) ends open watches like a server-side close', async () => {
+    const watch = await clientWatch(cluster.kubeConfig, '/api/v1/namespaces/f/configmaps', { resourceVersion: cluster.resourceVersion() });
+    await until(() => cluster.faults.dropWatches({ mode: 'clean' }) === 1, 'the watch to register', 2000);
+    expect(await watch.done).to.equal(null);
+  });
+
+  it('dropWatches(abrupt) destroys the socket so the client sees an error', async () => {
+    const watch = await rawWatch(cluster, `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`);
+    let dropped = 0;
+    await until(() => (dropped += cluster.faults.dropWatches({ mode: 'abrupt' })) > 0, 'a watch to drop', 2000);
+    const { error } = await watch.ended;
+    expect(error).to.be.instanceOf(Error);
+  });
+
+  it('failNext answers the next matching requests with the given Status, then recovers', async () => {
+    cluster.faults.failNext({ count: 2, method: 'GET', path: '/api/v1/namespaces/f/configmaps', status: 429, retryAfterSeconds: 3 });
+    const first = await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps');
+    expect(first.status).to.equal(429);
+    expect(first.headers.get('retry-after')).to.equal('3');
+    expect(first.body).to.deep.include({ reason: 'TooManyRequests', message: 'Too many requests, please try again later.', details: { retryAfterSeconds: 3 } });
+    expect((await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps')).status).to.equal(429);
+    expect((await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps')).status).to.equal(200);
+  });
+
+  it('failNext reports 500, 503 and 403 with the real reasons to client-node', async () => {
+    const cases: Array<[number, string]> = [[500, 'InternalError'], [503, 'ServiceUnavailable'], [403, 'Forbidden']];
+    for (const [status, reason] of cases) {
+      cluster.faults.failNext({ status, path: /configmaps/ });
+      const { code, body } = await failure(core.listNamespacedConfigMap({ namespace: 'f' }));
+      expect(code).to.equal(status);
+      expect(body.reason).to.equal(reason);
+      if (status === 403) {
+        expect(body.message).to.equal('configmaps is forbidden: User "system:serviceaccount:default:rxkube-test" cannot list resource "configmaps" in API group "" in the namespace "f"');
+      }
+    }
+  });
+
+  it('failNext leaves non-matching requests alone', async () => {
+    cluster.faults.failNext({ status: 500, method: 'POST' });
+    expect((await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps')).status).to.equal(200);
+  });
+
+  it('compact expires watches from older resourceVersions', async () => {
+    const old = cluster.resourceVersion();
+    await core.createNamespacedConfigMap({ namespace: 'f', body: { metadata: { name: 'c1' } } });
+    await core.createNamespacedConfigMap({ namespace: 'f', body: { metadata: { name: 'c2' } } });
+    cluster.faults.compact();
+    const watch = await rawWatch(cluster, `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${old}`);
+    await watch.ended;
+    expect(watch.events[0]?.type).to.equal('ERROR');
+    expect(watch.events[0]?.object.code).to.equal(410);
+  });
+
+  it('stallWatches holds events and then delivers them in order', async () => {
+    const watch = await rawWatch(cluster, `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`);
+    cluster.faults.stallWatches(1000);
+    await core.createNamespacedConfigMap({ namespace: 'f', body: { metadata: { name: 's1' } } });
+    await core.createNamespacedConfigMap({ namespace: 'f', body: { metadata: { name: 's2' } } });
+    const probe = await rawWatch(cluster, `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=0`);
+    probe.stop();
+    expect(watch.events).to.have.length(0);
+    await until(() => watch.events.length === 2, 'flushed events');
+    watch.stop();
+    expect(watch.events.map((e) => e.object.metadata?.['name'])).to.deep.equal(['s1', 's2']);
+  });
+
+  it('injectMalformedLine writes a bad line that a client must survive', async () => {
+    for (const kind of ['malformed', 'truncated'] as const) {
+      const watch = await rawWatch(cluster, `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`);
+      let written = 0;
+      await until(() => (written = cluster.faults.injectMalformedLine({ kind })) > 0, 'stream registered', 2000);
+      await until(() => watch.lines.length >= written, 'bad line');
+      watch.stop();
+      expect(() => JSON.parse(watch.lines[0]!)).to.throw();
+    }
+  });
+
+  it('latency delays responses without changing them', async () => {
+    cluster.faults.latency(400);
+    const order: string[] = [];
+    const slow = send(cluster, 'GET', '/api/v1/namespaces/f/configmaps').then((r) => order.push(`slow ${r.status}`));
+    await new Promise((resolve) => setTimeout(resolve, 100)); // let the slow request reach the server
+    cluster.faults.latency(0);
+    await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps').then((r) => order.push(`fast ${r.status}`));
+    await slow;
+    expect(order).to.deep.equal(['fast 200', 'slow 200']);
+  });
+
+  it('restart drops every connection but keeps state and the port', async () => {
+    await core.createNamespacedConfigMap({ namespace: 'f', body: { metadata: { name: 'survivor' } } });
+    const watch = await rawWatch(cluster, `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`);
+    cluster.faults.restart();
+    await watch.ended;
+    const read = await core.readNamespacedConfigMap({ namespace: 'f', name: 'survivor' });
+    expect(read.metadata?.name).to.equal('survivor');
+  });
+
+  it('exposes the same faults over the admin endpoint, which requires the token', async () => {
+    const denied = await fetch(`${cluster.url}/__rxkube/faults/failNext`, { method: 'POST', body: '{"status":500}' });
+    expect(denied.status).to.equal(401);
+    expect((await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps')).status).to.equal(200);
+    const armed = await send(cluster, 'POST', '/__rxkube/faults/failNext', { status: 503, pathRegex: 'secrets', retryAfterSeconds: 2 });
+    expect(armed.status).to.equal(200);
+    const hit = await send(cluster, 'GET', '/api/v1/namespaces/f/secrets');
+    expect(hit.status).to.equal(503);
+    expect(hit.headers.get('retry-after')).to.equal('2');
+    const bad = await send(cluster, 'POST', '/__rxkube/faults/latency', { ms: 'slow' });
+    expect(bad.status).to.equal(400);
+    const unknown = await send(cluster, 'POST', '/__rxkube/faults/explode', {});
+    expect(unknown.status).to.equal(404);
+    const rv = await send(cluster, 'GET', '/__rxkube/resourceVersion');
+    expect(rv.body.resourceVersion).to.equal(cluster.resourceVersion());
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * HTTP plumbing: bounded body reading, JSON/YAML decoding, and Status/JSON responses.
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { loadYaml } from '@kubernetes/client-node';
+import { ApiError, badRequest, tooLarge, unsupportedMediaType } from './status.js';
+
+/**
+ * Reads the request body, refusing more than `limit` bytes with 413 (the connection is then closed so the rest
+ * of an oversized upload is never buffered).
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? '0');
+    if (declared > limit) {
+      reject(tooLarge(limit));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!done) {
+        done = true;
+        resolve(Buffer.concat(chunks).toString('utf8'));
+      }
+    });
+    req.on('error', (error) => {
+      if (!done) {
+        done = true;
+        reject(error);
+      }
+    });
+  });
+}
+
+/**
+ * Decodes a create/update body by Content-Type: JSON (default) or YAML; 400 with the decoder's reason otherwise.
+ */
+export function decodeObjectBody(raw: string, contentType: string | undefined, kind: string): unknown {
+  const type = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+  if (raw.trim() === '') throw badRequest("Object 'Kind' is missing in ''");
+  if (type === 'application/json' || type === '' || type === '*/*') {
+    try {
+      return JSON.parse(raw);
+    } catch (error) {
+      // The real wording around the parser's own message (which is JavaScript's here, Go's there).
+      throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${(error as Error).message} (${raw.slice(0, 100)})`);
+    }
+  }
+  if (type === 'application/yaml') {
+    try {
+      return loadYaml(raw);
+    } catch (error) {
+      throw badRequest(`couldn't get version/kind; yaml parse error: ${(error as Error).message}`);
+    }
+  }
+  throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+}
+
+/** Parses an optional JSON body (DELETE options): undefined when empty, 400 when malformed. */
+export function decodeOptionalJson(raw: string): unknown {
+  if (raw.trim() === '') return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch (error) {
+    throw badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`);
+  }
+}
+
+/** Writes a JSON response (no-op when the response already started, e.g. a watch). */
+export function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private', ...headers });
+  res.end(text);
+}
+
+/** Writes an `ApiError` as its Status body with its headers. */
+export function sendError(res: ServerResponse, error: ApiError, extraHeaders: Record<string, string> = {}): void {
+  sendJson(res, error.status, error.body, { ...error.headers, ...extraHeaders });
+}
+
+/** Writes a plain-text response (health endpoints). */
+export function sendText(res: ServerResponse, code: number, text: string): void {
+  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Content-Type-Options': 'nosniff' });
+  res.end(text);
+}
+
+/** True when the error is an `ApiError` (a Status the client should see). */
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof ApiError;
+}

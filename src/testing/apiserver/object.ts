@@ -1,0 +1,78 @@
+/**
+ * The untyped object shape the server stores, and small helpers over it.
+ * @module
+ */
+
+/** Object metadata fields the server reads or writes; everything else passes through untouched. */
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: unknown[];
+  [field: string]: unknown;
+}
+
+/** Any Kubernetes object as JSON. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+/** Store key: `namespace/name` for namespaced objects, `name` for cluster-scoped ones (as in client-go). */
+export function objectKey(namespace: string, name: string): string {
+  return namespace === '' ? name : `${namespace}/${name}`;
+}
+
+/**
+ * Freezes a JSON value in place, recursively, and returns it.
+ *
+ * # Guarantees
+ * - Stored state cannot be mutated by code that receives it (writes throw in strict mode).
+ */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value as object)) deepFreeze(child);
+  }
+  return value;
+}
+
+/** A mutable deep copy of a JSON value. */
+export function cloneJson<T>(value: T): T {
+  return structuredClone(value) as T;
+}
+
+/** True when `value` is a non-null, non-array object. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Structural equality of two JSON values (key order ignored). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
+  }
+  const ak = Object.keys(a as object).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const bk = Object.keys(b as object).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  if (ak.length !== bk.length) return false;
+  return ak.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** RFC 3339 timestamp with second precision, like `metav1.Time`. */
+export function timestamp(ms: number = Date.now()): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}

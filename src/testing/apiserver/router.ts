@@ -1,0 +1,153 @@
+/**
+ * Resource routing: turns `/api/v1/...` and `/apis/<g>/<v>/...` paths plus the method into handler calls.
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { deleteCollection, deleteObject, deleteOptions } from './delete.js';
+import { decodeObjectBody, decodeOptionalJson, readBody, sendJson } from './http.js';
+import { finalizeNamespace } from './lifecycle.js';
+import { listObjects } from './list.js';
+import { negotiate, represent, toTable } from './negotiate.js';
+import { boolParam } from './query.js';
+import { scalableKinds, serveScale } from './scale.js';
+import { groupVersion, hasStatus } from './resource.js';
+import { methodNotAllowed, unknownResource } from './status.js';
+import { mustGet, type RequestTarget, type ServerState } from './state.js';
+import { create, isDryRun, patch, update } from './writes.js';
+
+/** Parsed resource path, before the resource is looked up. */
+interface ResourcePath {
+  readonly group: string;
+  readonly version: string;
+  readonly namespace: string;
+  readonly plural: string;
+  readonly name?: string;
+  readonly subresource?: string;
+  readonly legacyWatch: boolean;
+}
+
+/** Splits the part after `/api/v1` or `/apis/g/v`; undefined when the shape names no resource. */
+export function parseResourcePath(group: string, version: string, rest: string[]): ResourcePath | undefined {
+  let parts = rest;
+  let legacyWatch = false;
+  if (parts[0] === 'watch') {
+    legacyWatch = true;
+    parts = parts.slice(1);
+  }
+  let namespace = '';
+  const namespaceSub = group === '' && parts[0] === 'namespaces' && parts.length === 3 && (parts[2] === 'status' || parts[2] === 'finalize');
+  if (parts[0] === 'namespaces' && parts.length >= 3 && !namespaceSub) {
+    namespace = parts[1]!;
+    parts = parts.slice(2);
+  }
+  if (parts.length < 1 || parts.length > 3 || parts.some((p) => p === '')) return undefined;
+  const [plural, name, subresource] = parts as [string, string?, string?];
+  return { group, version, namespace, plural, legacyWatch, ...(name !== undefined ? { name } : {}), ...(subresource !== undefined ? { subresource } : {}) };
+}
+
+function resolve(state: ServerState, path: ResourcePath): RequestTarget {
+  const resource = state.registry.find(path.group, path.version, path.plural);
+  if (resource === undefined) throw unknownResource();
+  if (path.namespace !== '' && !resource.namespaced) throw unknownResource();
+  let subresource: RequestTarget['subresource'];
+  if (path.subresource !== undefined) {
+    if (path.subresource === 'status' && hasStatus(resource, path.version)) subresource = 'status';
+    else if (path.subresource === 'finalize' && !resource.custom && resource.kind === 'Namespace') subresource = 'finalize';
+    else if (path.subresource === 'scale' && !resource.custom && scalableKinds.has(resource.kind)) subresource = 'scale';
+    else throw unknownResource();
+  }
+  return {
+    resource, version: path.version, namespace: path.namespace,
+    ...(path.name !== undefined ? { name: path.name } : {}),
+    ...(subresource !== undefined ? { subresource } : {}),
+  };
+}
+
+/**
+ * Serves one resource request. Throws `ApiError`s for the caller to turn into Status responses.
+ *
+ * # Guarantees
+ * - The body is fully read and validated before any state changes.
+ */
+export async function serveResource(state: ServerState, req: IncomingMessage, res: ServerResponse, path: ResourcePath, query: URLSearchParams, maxBodyBytes: number): Promise<void> {
+  const target = resolve(state, path);
+  const method = (req.method ?? 'GET').toUpperCase();
+  const accept = req.headers.accept;
+  const needsBody = method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
+  const raw = needsBody ? await readBody(req, maxBodyBytes) : '';
+  const watch = path.legacyWatch || boolParam(query, 'watch');
+
+  if (target.name === undefined) {
+    switch (method) {
+      case 'GET':
+        if (watch) {
+          state.hub.serve(res, target, query, negotiate(accept, 'watch'));
+          return;
+        }
+        sendJson(res, 200, listObjects(state.store, target, query, negotiate(accept, 'list')));
+        return;
+      case 'POST': {
+        const reply = create(state, target, decodeObjectBody(raw, req.headers['content-type'], target.resource.kind), query);
+        sendJson(res, reply.code, reply.body);
+        return;
+      }
+      case 'DELETE': {
+        const reply = deleteCollection(state, target, decodeOptionalJson(raw), query);
+        sendJson(res, reply.code, reply.body);
+        return;
+      }
+      default:
+        throw methodNotAllowed();
+    }
+  }
+  if (target.resource.namespaced && target.namespace === '') throw unknownResource();
+  if (method === 'GET' && watch && target.subresource === undefined) {
+    const selector = [`metadata.name=${target.name}`, query.get('fieldSelector') ?? ''].filter((s) => s !== '').join(',');
+    const q = new URLSearchParams(query);
+    q.set('fieldSelector', selector);
+    state.hub.serve(res, { resource: target.resource, version: target.version, namespace: target.namespace }, q, negotiate(accept, 'watch'));
+    return;
+  }
+  const apiVersion = groupVersion(target.resource.group, target.version);
+  if (target.subresource === 'scale') {
+    if (method !== 'GET' && method !== 'PUT' && method !== 'PATCH') throw methodNotAllowed();
+    const reply = serveScale(state, target, method, raw, req.headers['content-type'] ?? '', query);
+    sendJson(res, reply.code, reply.body);
+    return;
+  }
+  switch (method) {
+    case 'GET': {
+      const obj = mustGet(state, target);
+      const representation = negotiate(accept, 'get');
+      const body = representation === 'table' ? toTable([obj], { resourceVersion: obj.metadata.resourceVersion }, true, target.resource.kind, target.resource.custom) : represent(obj, apiVersion, representation);
+      sendJson(res, 200, body);
+      return;
+    }
+    case 'PUT': {
+      const body = decodeObjectBody(raw, req.headers['content-type'], target.resource.kind);
+      if (target.subresource === 'finalize') {
+        const ns = mustGet(state, target);
+        isDryRun(query);
+        sendJson(res, 200, finalizeNamespace(state, ns, body));
+        return;
+      }
+      const reply = update(state, target, body, query);
+      sendJson(res, reply.code, reply.body);
+      return;
+    }
+    case 'PATCH': {
+      if (target.subresource === 'finalize') throw methodNotAllowed();
+      const reply = patch(state, target, req.headers['content-type'] ?? '', raw, query);
+      sendJson(res, reply.code, reply.body);
+      return;
+    }
+    case 'DELETE': {
+      if (target.subresource !== undefined) throw methodNotAllowed();
+      const reply = deleteObject(state, target, deleteOptions(decodeOptionalJson(raw), query), isDryRun(query));
+      sendJson(res, reply.code, reply.body);
+      return;
+    }
+    default:
+      throw methodNotAllowed();
+  }
+}

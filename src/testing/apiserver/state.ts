@@ -1,0 +1,46 @@
+/**
+ * The shared server state handed to every handler, and the request target shape the router produces.
+ * @module
+ */
+import type { ObjectStore } from './store.js';
+import type { ResourceRegistry } from './registry.js';
+import type { ResourceInfo } from './resource.js';
+import type { WatchHub } from './watch.js';
+import type { KubeObject } from './object.js';
+import { notFound } from './status.js';
+import { objectKey } from './object.js';
+import { builtinResources, storageKey } from './resource.js';
+
+/** Everything a handler may touch. */
+export interface ServerState {
+  readonly store: ObjectStore;
+  readonly registry: ResourceRegistry;
+  readonly hub: WatchHub;
+}
+
+/** A resolved API request: resource, the URL's version, namespace, object name and subresource. */
+export interface RequestTarget {
+  readonly resource: ResourceInfo;
+  readonly version: string;
+  /** '' for cluster-scoped resources and all-namespace collections. */
+  readonly namespace: string;
+  readonly name?: string;
+  readonly subresource?: 'status' | 'finalize' | 'scale';
+}
+
+/** The built-in Namespace resource (namespaces are looked up by every namespaced write). */
+export const namespaceResource: ResourceInfo = builtinResources.find((r) => r.group === '' && r.plural === 'namespaces')!;
+
+/** Storage key of the CRD resource. */
+export const crdStorageKey = 'apiextensions.k8s.io/customresourcedefinitions';
+
+/** Storage key of namespaces. */
+export const namespaceStorageKey = storageKey(namespaceResource);
+
+/** The stored object a target names, or a 404 NotFound with the real message. */
+export function mustGet(state: ServerState, target: RequestTarget): KubeObject {
+  const name = target.name ?? '';
+  const obj = state.store.get(storageKey(target.resource), objectKey(target.resource.namespaced ? target.namespace : '', name));
+  if (obj === undefined) throw notFound(target.resource, name);
+  return obj;
+}

@@ -1,0 +1,163 @@
+/**
+ * CREATE, UPDATE (PUT) and PATCH handlers.
+ * @module
+ */
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError } from './patch/index.js';
+import { atVersion } from './negotiate.js';
+import { cloneJson, isPlainObject, objectKey, type KubeObject } from './object.js';
+import { groupVersion, storageKey } from './resource.js';
+import { alreadyExists, ApiError, badRequest, forbidden, methodNotAllowed, notFound, unknownPatchType, unsupportedMediaType } from './status.js';
+import { generateName, isNoop, prepareCreate, prepareUpdate } from './strategy.js';
+import { mustGet, namespaceResource, namespaceStorageKey, type RequestTarget, type ServerState } from './state.js';
+
+/** A handler's answer: HTTP code and JSON body. */
+export interface Reply {
+  readonly code: number;
+  readonly body: unknown;
+}
+
+/** True when `dryRun=All` was asked: validate and answer, but store nothing. */
+export function isDryRun(query: URLSearchParams): boolean {
+  const values = query.getAll('dryRun');
+  for (const v of values) if (v !== 'All') throw badRequest(`Invalid dry run value: ${v}; supported values: All`);
+  return values.length > 0;
+}
+
+/** The stored object as served at the request's version. */
+export function present(target: RequestTarget, obj: KubeObject): KubeObject {
+  return atVersion(obj, groupVersion(target.resource.group, target.version));
+}
+
+/**
+ * POST to a collection.
+ *
+ * # Guarantees
+ * - The namespace must exist (404 `namespaces "x" not found`) and not be terminating (403), as with the
+ *   NamespaceLifecycle admission plugin; an existing name is 409 AlreadyExists. Nothing is stored on error.
+ */
+export function create(state: ServerState, target: RequestTarget, body: unknown, query: URLSearchParams): Reply {
+  if (target.resource.namespaced && target.namespace === '') throw methodNotAllowed();
+  const dryRun = isDryRun(query);
+  const obj = prepareCreate({ resource: target.resource, version: target.version, namespace: target.namespace }, body);
+  if (target.resource.namespaced) {
+    const ns = state.store.get(namespaceStorageKey, target.namespace);
+    if (ns === undefined) throw notFound(namespaceResource, target.namespace);
+    if (ns.metadata.deletionTimestamp !== undefined) {
+      throw forbidden(target.resource, obj.metadata.name ?? '', `unable to create new content in namespace ${target.namespace} because it is being terminated`, [
+        { reason: 'NamespaceTerminating', message: `namespace ${target.namespace} is being terminated`, field: 'metadata.namespace' },
+      ]);
+    }
+  }
+  const key = storageKey(target.resource);
+  const generated = typeof body === 'object' && body !== null && !(body as KubeObject).metadata?.name && obj.metadata.generateName;
+  for (let attempt = 0; state.store.get(key, objectKey(obj.metadata.namespace ?? '', obj.metadata.name!)) !== undefined; attempt++) {
+    if (!generated || attempt > 8) throw alreadyExists(target.resource, obj.metadata.name!);
+    obj.metadata.name = generateName(obj.metadata.generateName!);
+  }
+  if (dryRun) return { code: 201, body: obj };
+  return { code: 201, body: present(target, state.store.put(key, obj)) };
+}
+
+/**
+ * Stores a prepared update: no write when nothing changed, deletion when the last finalizer of an object being
+ * deleted goes away (only a DELETED event, like the generic registry), a MODIFIED otherwise.
+ */
+export function commitUpdate(state: ServerState, target: RequestTarget, old: KubeObject, next: KubeObject, dryRun: boolean): Reply {
+  const key = storageKey(target.resource);
+  const meta = next.metadata;
+  const spec = next['spec'];
+  const nsHeld = !target.resource.custom && target.resource.kind === 'Namespace' && isPlainObject(spec) && Array.isArray(spec['finalizers']) && spec['finalizers'].length > 0;
+  const emptied = meta.deletionTimestamp !== undefined && (meta.finalizers ?? []).length === 0 && (meta.deletionGracePeriodSeconds ?? 0) === 0 && !nsHeld;
+  if (dryRun) return { code: 200, body: present(target, next) };
+  if (emptied) {
+    // The stored object is deleted as it was (its DELETED event still lists the finalizers); the answer is the
+    // object as submitted, at the resourceVersion it was read at, as from the real server.
+    state.store.remove(key, objectKey(meta.namespace ?? '', meta.name ?? ''));
+    return { code: 200, body: present(target, { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } }) };
+  }
+  if (isNoop(old, next)) return { code: 200, body: present(target, old) };
+  return { code: 200, body: present(target, state.store.put(key, next)) };
+}
+
+/** PUT to an object or its status subresource. PUT never creates (404 for a missing object). */
+export function update(state: ServerState, target: RequestTarget, body: unknown, query: URLSearchParams): Reply {
+  const dryRun = isDryRun(query);
+  const old = mustGet(state, target);
+  const sub = target.subresource === 'status' ? 'status' : undefined;
+  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub);
+  return commitUpdate(state, target, old, next, dryRun);
+}
+
+const applyMessage = 'server-side apply (application/apply-patch+yaml) is not supported by the rxkube in-memory API server; use application/merge-patch+json, application/json-patch+json or application/strategic-merge-patch+json';
+
+function unsupportedPatch(target: RequestTarget): ApiError {
+  const types = target.resource.custom
+    ? 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml'
+    : 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json';
+  return unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${types}`);
+}
+
+function runPatch(target: RequestTarget, type: string, base: KubeObject, patch: unknown, kind: string): unknown {
+  try {
+    switch (type) {
+      case 'application/json-patch+json':
+        return applyJsonPatch(base, patch);
+      case 'application/merge-patch+json':
+        if (!isPlainObject(patch)) throw badRequest('Invalid JSON Patch');
+        return applyMergePatch(base, patch);
+      case 'application/strategic-merge-patch+json':
+        if (target.resource.custom) throw unsupportedPatch(target);
+        if (!isPlainObject(patch)) throw badRequest('Invalid JSON Patch');
+        return applyStrategicMergePatch(base, patch, kind);
+      default:
+        throw unsupportedPatch(target);
+    }
+  } catch (error) {
+    if (error instanceof PatchError) throw new ApiError(error.status, error.reason, error.message, error.status === 400 ? undefined : {});
+    throw error;
+  }
+}
+
+/**
+ * Applies a PATCH body of `contentType` to `base` (a mutable copy of what the client sees) and returns the result.
+ *
+ * # Guarantees
+ * - `application/apply-patch+yaml` is a 415 saying server-side apply is unsupported here; unknown types are 415;
+ *   an unparsable patch is 400; a patch that cannot apply is the patch library's 400/409/422.
+ */
+export function patchDocument(target: RequestTarget, contentType: string, raw: string, base: KubeObject, kind: string = target.resource.kind): KubeObject {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/apply-patch+yaml') throw unsupportedMediaType(applyMessage);
+  const known = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+  if (!known.includes(type)) throw unknownPatchType();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    throw badRequest(`error decoding patch: ${(error as Error).message}`);
+  }
+  const result = runPatch(target, type, base, parsed, kind);
+  if (!isPlainObject(result)) throw badRequest('the patched object is not a JSON object');
+  const patched = result as KubeObject;
+  if (!isPlainObject(patched.metadata)) throw badRequest('the patched object has no metadata');
+  return patched;
+}
+
+/**
+ * PATCH with merge, JSON or strategic merge patch (built-ins only; 415 for custom resources, like the real server).
+ *
+ * # Guarantees
+ * - The result goes through the same rules as PUT: status subresource, generation, finalizers, and a
+ *   resourceVersion carried by the patch must match (409).
+ */
+export function patch(state: ServerState, target: RequestTarget, contentType: string, raw: string, query: URLSearchParams): Reply {
+  const dryRun = isDryRun(query);
+  const old = mustGet(state, target);
+  const patched = patchDocument(target, contentType, raw, cloneJson(present(target, old)));
+  if (patched.metadata.resourceVersion === undefined || patched.metadata.resourceVersion === null) {
+    patched.metadata.resourceVersion = old.metadata.resourceVersion;
+  }
+  const sub = target.subresource === 'status' ? 'status' : undefined;
+  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub);
+  return commitUpdate(state, target, old, next, dryRun);
+}
