@@ -7,14 +7,7 @@ import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import type { ReconcileEvent } from '../../src/index.js';
 import { FAIL_ANNOTATION, podLogger } from './pod-logger.js';
 import { runDemoWorkload } from './workload.js';
-
-async function waitFor(condition: () => boolean, what: string | (() => string), timeoutMs = 10000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { waitFor } from '../../spec/support/wait.js';
 
 describe('the pod-logger example', function () {
   this.timeout(30000);
@@ -34,7 +27,7 @@ describe('the pod-logger example', function () {
     const lines: string[] = [];
     subscription = podLogger(cluster.kubeConfig, { print: (line) => lines.push(line) }).subscribe();
     await runDemoWorkload(cluster.kubeConfig, 'default', () => undefined, new AbortController().signal);
-    await waitFor(() => lines.includes('Pod default/web-2 does not exist anymore'), 'the delete of web-2');
+    await waitFor(() => lines.includes('Pod default/web-2 does not exist anymore'), 'the delete of web-2', 10000);
 
     const failure = (attempt: number, mode: string): string =>
       `simulated failure of attempt ${attempt} (annotation ${FAIL_ANNOTATION}=${mode})`;
@@ -59,11 +52,11 @@ describe('the pod-logger example', function () {
     const body = (name: string) => ({ metadata: { name }, spec: { containers: [{ name: 'app', image: 'demo:1' }] } });
 
     await core.createNamespacedPod({ namespace: 'default', body: body('a') });
-    await waitFor(() => lines.includes('Sync/Add/Update for Pod a'), 'pod a');
+    await waitFor(() => lines.includes('Sync/Add/Update for Pod a'), 'pod a', 10000);
 
     cluster.faults.dropWatches({ mode: 'abrupt' });
     await core.createNamespacedPod({ namespace: 'default', body: body('b') });
-    await waitFor(() => lines.includes('Sync/Add/Update for Pod b'), 'pod b after an abrupt drop');
+    await waitFor(() => lines.includes('Sync/Add/Update for Pod b'), 'pod b after an abrupt drop', 10000);
 
     // Delete `a` while no watch is open, then compact: the resumed watch gets 410 and the relist finds `a` gone.
     cluster.faults.failNext({ count: 1000, method: 'GET', path: /watch=/, status: 503 });
@@ -95,9 +88,9 @@ describe('the pod-logger example', function () {
     const stop$ = new Subject<void>();
     let completed = false;
     subscription = podLogger(cluster.kubeConfig, { print: (line) => lines.push(line), stop$ }).subscribe({ complete: () => (completed = true) });
-    await waitFor(() => lines.length === 1, 'start');
+    await waitFor(() => lines.length === 1, 'start', 10000);
     stop$.next();
-    await waitFor(() => completed, 'completion after stop$');
+    await waitFor(() => completed, 'completion after stop$', 10000);
     expect(lines).to.deep.equal(['Starting Pod controller', 'Stopping Pod controller']);
   });
 });

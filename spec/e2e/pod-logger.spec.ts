@@ -3,14 +3,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import { FAIL_ANNOTATION, podLogger } from '../../examples/pod-logger/pod-logger.js';
 import { e2eCluster, isE2eRun, ownsControlPlane, type E2eCluster } from './support/cluster.js';
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 30000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { waitFor } from '../support/wait.js';
 
 if (isE2eRun()) {
   describe('the pod-logger example against a real kube-apiserver', function () {
@@ -35,14 +28,14 @@ if (isE2eRun()) {
       const lines: string[] = [];
       subscription = podLogger(cluster.handle.kubeConfig, { namespace, print: (line) => lines.push(line) }).subscribe();
       await core.createNamespacedPod({ namespace, body: body('web') });
-      await waitFor(() => lines.includes('Sync/Add/Update for Pod web'), 'web');
+      await waitFor(() => lines.includes('Sync/Add/Update for Pod web'), 'web', 30000);
       await core.createNamespacedPod({ namespace, body: body('flaky', { [FAIL_ANNOTATION]: '2' }) });
-      await waitFor(() => lines.includes('Sync/Add/Update for Pod flaky'), 'flaky to succeed');
+      await waitFor(() => lines.includes('Sync/Add/Update for Pod flaky'), 'flaky to succeed', 30000);
       await core.createNamespacedPod({ namespace, body: body('doomed', { [FAIL_ANNOTATION]: 'always' }) });
-      await waitFor(() => lines.some((line) => line.startsWith('Dropping pod')), 'doomed to be dropped');
+      await waitFor(() => lines.some((line) => line.startsWith('Dropping pod')), 'doomed to be dropped', 30000);
       // Unscheduled pods are deleted at once by a real kube-apiserver (no kubelet has to confirm).
       await core.deleteNamespacedPod({ namespace, name: 'web' });
-      await waitFor(() => lines.includes(`Pod ${namespace}/web does not exist anymore`), 'the delete of web');
+      await waitFor(() => lines.includes(`Pod ${namespace}/web does not exist anymore`), 'the delete of web', 30000);
 
       const failure = (attempt: number, mode: string): string => `simulated failure of attempt ${attempt} (annotation ${FAIL_ANNOTATION}=${mode})`;
       // A real kube-apiserver first marks the pod for deletion (MODIFIED with deletionTimestamp), then removes it;
@@ -66,7 +59,7 @@ if (isE2eRun()) {
       const lines: string[] = [];
       subscription?.unsubscribe();
       subscription = podLogger(cluster.handle.kubeConfig, { namespace, print: (line) => lines.push(line) }).subscribe();
-      await waitFor(() => lines.some((line) => line.startsWith('Dropping pod')), 'the initial sync to settle');
+      await waitFor(() => lines.some((line) => line.startsWith('Dropping pod')), 'the initial sync to settle', 30000);
       const initial = lines.length;
       await cluster.controlPlane!.restartApiServer();
       await core.createNamespacedPod({ namespace, body: body('after-restart') });

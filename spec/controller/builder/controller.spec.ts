@@ -7,6 +7,7 @@ import { informerFromSource } from '../../../src/informer/index.js';
 import type { ReconcileEvent } from '../../../src/controller/index.js';
 import type { WatchEvent } from '../../../src/watch/index.js';
 import { startTestCluster, type TestCluster } from '../../../src/testing/index.js';
+import { waitFor } from '../../support/wait.js';
 
 const pod = (name: string, owner?: string): V1Pod => ({
   apiVersion: 'v1', kind: 'Pod',
@@ -96,7 +97,7 @@ describe('controller() against the in-memory API server', function () {
         spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
       },
     });
-    await waitFor(() => reconciled.length === 1);
+    await waitFor(() => reconciled.length === 1, 'the ReplicaSet reconcile', 10000);
     await core.createNamespacedPod({
       namespace: 'default',
       body: {
@@ -104,20 +105,12 @@ describe('controller() against the in-memory API server', function () {
         spec: { containers: [{ name: 'c', image: 'i' }] },
       },
     });
-    await waitFor(() => reconciled.length === 2);
+    await waitFor(() => reconciled.length === 2, 'the reconcile triggered by the owned pod', 10000);
     expect(reconciled).to.deep.equal([{ key: 'default/web', name: 'web' }, { key: 'default/web', name: 'web' }]);
     const started = events.filter((event) => event.type === 'started');
     expect(started.map((event) => event.type === 'started' && event.reasons[0])).to.deep.equal(['added ReplicaSet default/web', 'added Pod default/web-1']);
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 10000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 function mapType() {
   return (source: import('rxjs').Observable<ReconcileEvent>) =>

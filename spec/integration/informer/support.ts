@@ -9,26 +9,9 @@ import type { Informer, InformerEvent } from '../../../src/informer/index.js';
 import type { TestCluster } from '../../../src/testing/index.js';
 import type { WatchStatus } from '../../../src/watch/index.js';
 
-/**
- * Resolves once `condition` holds, polling every 10 ms; rejects naming `what` after `limitMs`. The limit is a
- * deadline that keeps a broken informer from hanging the suite, never a timing assertion.
- */
-export async function waitFor(condition: () => boolean, what: string, limitMs = 5000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${limitMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { waitForAsync } from '../../support/wait.js';
 
-/** Like {@link waitFor} for an async probe (e.g. a server list), polling every 25 ms. */
-export async function waitForAsync(condition: () => Promise<boolean>, what: string, limitMs = 5000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${limitMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+export { waitFor, waitForAsync } from '../../support/wait.js';
 
 /** Everything an informer emitted during a test, kept for assertions. */
 export interface Recording<T extends KubernetesObject> {
