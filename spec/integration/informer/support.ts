@@ -6,7 +6,7 @@ import { CoreV1Api, type KubernetesObject, type V1Pod } from '@kubernetes/client
 import { expect } from 'chai';
 import { asyncScheduler, Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
 import type { Informer, InformerEvent } from '../../../src/informer/index.js';
-import type { TestCluster } from '../../../src/testing/index.js';
+import type { ClusterHandle } from '../../../src/testing/index.js';
 import type { WatchStatus } from '../../../src/watch/index.js';
 
 import { waitForAsync } from '../../support/wait.js';
@@ -110,7 +110,7 @@ export async function expectConverged<T extends KubernetesObject>(
 }
 
 /** Lists every pod of the cluster through client-node. */
-export function podLister(cluster: TestCluster, namespace?: string): () => Promise<V1Pod[]> {
+export function podLister(cluster: Pick<ClusterHandle, 'kubeConfig'>, namespace?: string): () => Promise<V1Pod[]> {
   const api = cluster.kubeConfig.makeApiClient(CoreV1Api);
   return async () => (namespace === undefined
     ? await api.listPodForAllNamespaces()

@@ -1,6 +1,6 @@
 /** Pod writes through client-node, as an application would make them. */
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import type { TestCluster } from '../../../src/testing/index.js';
+import type { ClusterHandle } from '../../../src/testing/index.js';
 import { pod } from './support.js';
 
 /** Creates, relabels and deletes pods in one namespace; every call returns the server's resulting object. */
@@ -11,7 +11,7 @@ export interface PodWriter {
   remove(name: string): Promise<void>;
 }
 
-export function podWriter(cluster: TestCluster, namespace = 'default'): PodWriter {
+export function podWriter(cluster: Pick<ClusterHandle, 'kubeConfig'>, namespace = 'default'): PodWriter {
   const api = cluster.kubeConfig.makeApiClient(CoreV1Api);
   return {
     create: (name, labels = {}) => api.createNamespacedPod({ namespace, body: pod(name, labels) }),
