@@ -1,0 +1,7 @@
+/** Contract-suite support: target selection, raw HTTP through the KubeConfig, watch helpers. */
+export { contractTarget, suffix, useContractSession } from './target.js';
+export type { ContractSession, ContractTarget } from './target.js';
+export { openWatch, rawRequest, summary } from './raw.js';
+export type { OpenWatch, RawRequestOptions, RawResponse, WatchEventLine } from './raw.js';
+export { corePath, isNamed, useConfigMapWatches } from './watches.js';
+export type { ConfigMapWatches } from './watches.js';
