@@ -15,3 +15,12 @@ export function pod(name: string, rv: string, extra: { namespace?: string; node?
     spec: extra.node === undefined ? {} : { nodeName: extra.node },
   };
 }
+
+/** Whether `value` and everything reachable from it (including Map entries) is frozen. */
+export function everythingFrozen(value: unknown, seen = new Set<unknown>()): boolean {
+  if (typeof value !== 'object' || value === null || seen.has(value)) return true;
+  seen.add(value);
+  if (!Object.isFrozen(value)) return false;
+  const children = value instanceof Map ? [...value.entries()].flat() : Object.values(value);
+  return children.every((child) => everythingFrozen(child, seen));
+}

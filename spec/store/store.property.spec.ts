@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { Store, applyWatchEvents, initialStoreState, objectKey, type StoreChange } from '../../src/store/index.js';
-import type { TestPod } from './fixtures.js';
+import { everythingFrozen, type TestPod } from './fixtures.js';
 import { opsArb, podArb, toEvents, type Op } from './arbitraries.js';
 
 /** The reference model: a plain Map, plus the tombstones a relist must produce. */
@@ -64,6 +64,7 @@ function checkRun(ops: Op[], cuts: number[]): void {
     expect(step.problems).to.deep.equal([]);
     step.changes.forEach(replayChange);
     state = step.state;
+    expect(everythingFrozen(state.store.data), 'a snapshot is deep-frozen').to.equal(true);
     emitted.push({ store: state.store, json: JSON.stringify([...state.store.entries()]) });
   }
   const expected = model(ops);

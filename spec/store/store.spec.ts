@@ -4,7 +4,7 @@ import type { WatchEvent } from '../../src/watch/index.js';
 import {
   Store, applyWatchEvents, initialStoreState, objectKey, reduceStore, MissingNameError, type StoreState,
 } from '../../src/store/index.js';
-import { pod, type TestPod } from './fixtures.js';
+import { everythingFrozen, pod, type TestPod } from './fixtures.js';
 
 const indexers = { byNode: (p: TestPod) => p.spec?.nodeName };
 
@@ -61,14 +61,19 @@ describe('Store', () => {
     expect(() => { (object.metadata as { name: string }).name = 'b'; }).to.throw(TypeError);
   });
 
+  it('deep-freezes Maps and class instances a transform put in an object, and terminates on cycles', () => {
+    class Extra { items = [{ n: 1 }]; }
+    const object = pod('a', '1') as TestPod & { extra?: unknown; byName?: Map<string, { n: number }>; self?: unknown };
+    object.extra = new Extra();
+    object.byName = new Map([['x', { n: 2 }]]);
+    object.self = object;
+    const stored = run([{ type: 'added', object }]).state.store.get('default/a') as typeof object;
+    expect(everythingFrozen(stored)).to.equal(true);
+    expect(() => stored.byName!.set('y', { n: 3 })).to.throw();
+    expect(() => { (stored.extra as Extra).items.push({ n: 4 }); }).to.throw(TypeError);
+  });
+
   it('freezes its own index and trie nodes, whether filled by a first list or by later deltas', () => {
-    const everythingFrozen = (value: unknown, seen = new Set<unknown>()): boolean => {
-      if (typeof value !== 'object' || value === null || seen.has(value)) return true;
-      seen.add(value);
-      if (!Object.isFrozen(value)) return false;
-      const children = value instanceof Map ? [...value.entries()].flat() : Object.values(value);
-      return children.every((child) => everythingFrozen(child, seen));
-    };
     const pods = Array.from({ length: 80 }, (_, i) => pod(`p${i}`, '1', { node: `n${i % 3}` }));
     const first = run(listOf('1', ...pods));
     expect(everythingFrozen(first.state.store.data)).to.equal(true);
@@ -237,6 +242,30 @@ describe('applyWatchEvents', () => {
     expect(step.state.store.list({ namespace: 'ns32' })).to.have.length(1);
     expect(step.state.store.indexValues('namespace')).to.have.length(32);
     expect(first.state.store.size).to.equal(32);
+  });
+
+  it('shares every untouched trie node, copying only one path per delta however large the store', () => {
+    const nodesOf = (root: unknown): Set<unknown> => {
+      const nodes = new Set<unknown>();
+      const walk = (node: unknown): void => {
+        if (node === null) return;
+        nodes.add(node);
+        if (!Array.isArray(node)) for (const child of (node as { slots: unknown[] }).slots) walk(child);
+      };
+      walk(root);
+      return nodes;
+    };
+    for (const n of [200, 5000]) {
+      const { state } = run(listOf('1', ...Array.from({ length: n }, (_, i) => pod(`p${i}`, '1', { node: `n${i % 7}` }))));
+      const next = run([{ type: 'modified', object: pod('p7', '2', { node: 'n3' }) }], state).state.store;
+      const before = nodesOf(state.store.data.objects);
+      const copied = [...nodesOf(next.data.objects)].filter((node) => !before.has(node));
+      // One leaf plus one branch per level: depth is 1 at 200 keys and 2 at 5000 (32-way branches, leaves of ≤ 32).
+      expect(copied.length, `nodes copied at ${n} objects`).to.be.at.most(n < 1000 ? 2 : 3);
+      expect(copied.length).to.be.at.least(1);
+      expect(next.get('default/p7')!.spec!.nodeName).to.equal('n3');
+      expect(state.store.get('default/p7')!.spec!.nodeName).to.equal('n0');
+    }
   });
 
   it('never changes a snapshot it already returned', () => {

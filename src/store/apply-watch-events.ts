@@ -2,29 +2,17 @@
  * `applyWatchEvents`: the pure reducer from reflector deltas to the next store snapshot and the changes it made.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Immer, enableMapSet, type Draft } from 'immer';
+import { Immer } from 'immer';
 import type { WatchEvent } from '../watch/index.js';
-import { deepFreeze } from './deep-freeze.js';
-import { trieEntries, trieGet } from './hash-trie.js';
-import { objectKey } from './object-key.js';
+import { Batch, type ListingNode } from './batch.js';
 import { Store, type StoreData } from './store.js';
 import type { StoreChange, StoreProblem } from './types.js';
-import { putObject, removeObject } from './writes.js';
+import { freezeWork } from './writes.js';
 
-enableMapSet();
-// A private instance: autoFreeze is our guarantee, so another module's setAutoFreeze(false) must not reach it.
-const immer = new Immer({ autoFreeze: true });
-
-/**
- * The listing so far of a relist that has not reached `relistDone`, newest first. A persistent linked list: one
- * `listed` costs O(1) and shares everything before it, so a relist streamed one event per step stays linear.
- * `object: null` records a watch deletion received (out of protocol) during the relist. @internal
- */
-interface ListingNode<T> {
-  readonly key: string;
-  readonly object: T | null;
-  readonly next: ListingNode<T> | null;
-}
+// A private instance, so that no other module's settings reach it. autoFreeze is off because Immer's generic deep
+// walk would visit every node and object a batch adds: the batch freezes exactly what it created instead (new trie
+// nodes and index buckets; incoming objects are deep-frozen as they enter), and the root record is frozen below.
+const immer = new Immer({ autoFreeze: false });
 
 /** @internal */
 interface RelistBuffer<T> {
@@ -54,19 +42,17 @@ export function initialStoreState<T extends KubernetesObject>(store: Store<T> = 
   return { store, relist: null };
 }
 
-interface Write<T extends KubernetesObject> {
-  readonly object: T | null;
-  readonly event: WatchEvent<T>;
-}
-
 /**
  * Applies a batch of deltas in one Immer `produce` and reports what changed.
  *
  * # Guarantees
  * - Pure: `state` is not modified; the new state shares every untouched node with it.
- * - One Immer `produce` per batch, copying O(log N) trie nodes per touched key: the cost does not grow with the
- *   cache. (Filling an empty store, i.e. the first list, writes plain nodes and freezes them instead: same result,
- *   without the drafts' overhead.)
+ * - One Immer `produce` per batch, over the small root record of the snapshot. Inside it, each delta path-copies
+ *   O(log N) trie nodes (one leaf and one branch per level, about log32 N): the cost does not grow with the cache.
+ *   A node is copied at most once per batch however many of the batch's deltas touch it, and nodes the batch
+ *   created are written in place, so filling an empty store (the first list) builds each node once.
+ * - Exactly what the batch created is frozen (new trie nodes, new index buckets; incoming objects are deep-frozen
+ *   once, as they enter), so the resulting snapshot is deep-frozen without walking what it shares.
  * - A relist costs O(1) per `listed` and one O(N) diff at `relistDone`, however the events are split into calls.
  * - `added` of a known key reports `updated`; `modified` of an unknown key reports `added` (watches can replay).
  * - `deleted` of an unknown key reports nothing but still advances the resourceVersion.
@@ -92,179 +78,35 @@ export function applyWatchEvents<T extends KubernetesObject>(
   state: StoreState<T>, events: Iterable<WatchEvent<T>>,
 ): StoreStep<T> {
   const base = state.store.data;
-  const overlay = new Map<string, Write<T>>();
-  const changes: StoreChange<T>[] = [];
-  const problems: StoreProblem[] = [];
-  let resourceVersion = base.resourceVersion;
-  let synced = base.synced;
-  let relisting = state.relist !== null;
-  let relistBase: ListingNode<T> | null = state.relist?.newest ?? null;
-  let relistLocal = new Map<string, T | null>();
-
-  const cached = (key: string): T | undefined => {
-    const write = overlay.get(key);
-    return write === undefined ? trieGet(base.objects, key) : write.object ?? undefined;
-  };
-  const report = (reason: StoreProblem['reason'], message: string, event: WatchEvent<T>): void => {
-    problems.push({ reason, message, event: event as WatchEvent<KubernetesObject> });
-  };
-  const keyOf = (event: WatchEvent<T> & { object: T }): string | undefined => {
-    try {
-      return objectKey(event.object);
-    } catch (error) {
-      report('MissingName', (error as Error).message, event);
-      return undefined;
-    }
-  };
-  const upsert = (key: string, object: T, event: WatchEvent<T>): void => {
-    const old = cached(key);
-    overlay.set(key, { object, event });
-    changes.push(old === undefined ? { type: 'added', key, object } : { type: 'updated', key, old, object });
-  };
-  const advance = (object: T): void => {
-    const version = object.metadata?.resourceVersion;
-    if (typeof version === 'string' && version !== '') resourceVersion = version;
-  };
-  const finishRelist = (event: WatchEvent<T>): void => {
-    const final = materialize(relistBase, relistLocal);
-    const listed = (key: string): boolean => (final.get(key) ?? null) !== null;
-    const listing: [string, T][] = [];
-    for (const [key, object] of final) if (object !== null) listing.push([key, object]);
-    const vanished: [string, T][] = [];
-    for (const [key, object] of trieEntries(base.objects)) {
-      if (!overlay.has(key) && !listed(key)) vanished.push([key, object]);
-    }
-    for (const [key, write] of overlay) if (write.object !== null && !listed(key)) vanished.push([key, write.object]);
-    for (const [key, object] of listing) {
-      const old = cached(key);
-      if (old !== undefined && sameVersion(old, object)) continue;
-      upsert(key, object, event);
-    }
-    for (const [key, object] of vanished) {
-      overlay.set(key, { object: null, event });
-      changes.push({ type: 'deleted', key, object, stateUnknown: true });
-    }
-  };
-
-  for (const event of events) {
-    switch (event.type) {
-      case 'status':
-        break;
-      case 'relistStarted':
-        relisting = true;
-        relistBase = null;
-        relistLocal = new Map();
-        break;
-      case 'listed': {
-        const key = keyOf(event);
-        if (key === undefined) break;
-        deepFreeze(event.object);
-        if (relisting) {
-          relistLocal.set(key, event.object);
-        } else {
-          report('OutOfOrder', `listed ${key} outside a relist; applied as modified`, event);
-          upsert(key, event.object, event);
-          advance(event.object);
-        }
-        break;
-      }
-      case 'relistDone':
-        if (relisting) {
-          finishRelist(event);
-          synced = true;
-          relisting = false;
-          relistBase = null;
-          relistLocal = new Map();
-        } else {
-          report('OutOfOrder', 'relistDone without relistStarted; only the resourceVersion moved', event);
-        }
-        resourceVersion = event.resourceVersion;
-        break;
-      case 'added':
-      case 'modified':
-      case 'deleted': {
-        const key = keyOf(event);
-        if (key === undefined) break;
-        deepFreeze(event.object);
-        if (relisting) {
-          report('OutOfOrder', `${event.type} ${key} during a relist; applied to the listing`, event);
-          relistLocal.set(key, event.type === 'deleted' ? null : event.object);
-          break;
-        }
-        if (event.type !== 'deleted') {
-          upsert(key, event.object, event);
-        } else if (cached(key) !== undefined) {
-          overlay.set(key, { object: null, event });
-          changes.push({ type: 'deleted', key, object: event.object, stateUnknown: false });
-        }
-        advance(event.object);
-        break;
-      }
-      case 'bookmark':
-        if (!relisting) resourceVersion = event.resourceVersion;
-        break;
-    }
+  const batch = new Batch(state.store, state.relist === null ? undefined : state.relist.newest);
+  // The deltas are applied inside the recipe. They rewrite the tries by path copying on a working copy (a draft of
+  // a trie node would cost a Proxy per level and a generic finalize walk); the recipe then puts the new roots into
+  // the draft of the small root record, so Immer copies that record only, and returns `base` itself when nothing
+  // changed.
+  const data = immer.produce(base, (draft) => {
+    for (const event of events) batch.apply(event);
+    freezeWork(batch.work);
+    writeRoots(draft as Mutable<StoreData<T>>, base, batch);
+  }) as StoreData<T>;
+  let store = state.store;
+  if (data !== base) {
+    if (data.indexes !== base.indexes) Object.freeze(data.indexes);
+    store = Store.fromData(Object.freeze(data), state.store.indexers);
   }
-
-  const relist = relisting ? { newest: extendListing(relistBase, relistLocal) } : null;
-  const unchanged = overlay.size === 0 && resourceVersion === base.resourceVersion && synced === base.synced;
-  const store = unchanged ? state.store : commit(state.store, overlay, resourceVersion, synced, problems);
-  return { state: { store, relist }, changes, problems };
+  const relist = batch.relisting ? { newest: batch.listing() } : null;
+  return { state: { store, relist }, changes: batch.changes, problems: batch.problems };
 }
 
-/** Same object, or both carry the same non-empty resourceVersion. */
-function sameVersion(a: KubernetesObject, b: KubernetesObject): boolean {
-  if (a === b) return true;
-  const version = a.metadata?.resourceVersion;
-  return typeof version === 'string' && version !== '' && version === b.metadata?.resourceVersion;
-}
+type Mutable<R> = { -readonly [K in keyof R]: R[K] extends object ? Mutable<R[K]> : R[K] };
 
-function extendListing<T>(newest: ListingNode<T> | null, local: ReadonlyMap<string, T | null>): ListingNode<T> | null {
-  let head = newest;
-  for (const [key, object] of local) head = Object.freeze({ key, object, next: head });
-  return head;
-}
-
-/** The listing as a Map in first-listed order, later entries (and then `local`) winning for a repeated key. */
-function materialize<T>(newest: ListingNode<T> | null, local: ReadonlyMap<string, T | null>): Map<string, T | null> {
-  const nodes: ListingNode<T>[] = [];
-  for (let node = newest; node !== null; node = node.next) nodes.push(node);
-  const result = new Map<string, T | null>();
-  for (let i = nodes.length - 1; i >= 0; i--) result.set(nodes[i]!.key, nodes[i]!.object);
-  for (const [key, object] of local) result.set(key, object);
-  return result;
-}
-
-function commit<T extends KubernetesObject>(
-  store: Store<T>, overlay: ReadonlyMap<string, Write<T>>, resourceVersion: string, synced: boolean,
-  problems: StoreProblem[],
-): Store<T> {
-  const base = store.data;
-  const recipe = (draft: Draft<StoreData<T>>): void => {
-    for (const [key, { object, event }] of overlay) {
-      const old = trieGet(base.objects, key);
-      if (object === old) continue;
-      if (object === null) {
-        if (old !== undefined) removeObject(draft, store.indexers, key, old);
-        continue;
-      }
-      for (const { name, error } of putObject(draft, store.indexers, key, object, old)) {
-        problems.push({
-          reason: 'IndexerFailed',
-          message: `indexer "${name}" threw on ${key}; the object is stored but not in that index: ${error.message}`,
-          event: event as WatchEvent<KubernetesObject>,
-        });
-      }
-    }
-    draft.resourceVersion = resourceVersion;
-    draft.synced = synced;
-  };
-  // Filling an empty store (the first list) has nothing to share, so Immer's drafts would only add overhead: the
-  // same writes go to plain nodes, which are then frozen. Every other batch goes through Immer's produce.
-  if (base.size === 0) {
-    const fresh = { ...base, indexes: { ...base.indexes } } as Draft<StoreData<T>>;
-    recipe(fresh);
-    return Store.fromData(deepFreeze(fresh) as StoreData<T>, store.indexers);
+/** Assigns only what moved: an assignment of the same value would still make Immer copy the record. */
+function writeRoots<T extends KubernetesObject>(draft: Mutable<StoreData<T>>, base: StoreData<T>, batch: Batch<T>): void {
+  const { work } = batch;
+  if (work.objects !== base.objects) draft.objects = work.objects as Mutable<StoreData<T>>['objects'];
+  if (work.size !== base.size) draft.size = work.size;
+  for (const name of Object.keys(work.indexes)) {
+    if (work.indexes[name] !== base.indexes[name]) draft.indexes[name] = work.indexes[name] as never;
   }
-  return Store.fromData(immer.produce(base, recipe) as StoreData<T>, store.indexers);
+  if (batch.resourceVersion !== base.resourceVersion) draft.resourceVersion = batch.resourceVersion;
+  if (batch.synced !== base.synced) draft.synced = batch.synced;
 }

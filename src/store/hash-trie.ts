@@ -1,15 +1,18 @@
 /**
- * A persistent hash trie of string keys, shaped so that Immer copies O(fan-out × depth) per write, not O(N).
+ * A persistent hash trie of string keys, updated by path copying: a write copies one leaf and one branch per level
+ * (about log32(N) nodes) and shares everything else with the previous version.
  *
- * A node is either a leaf `Map` (at most {@link LEAF_MAX} entries, or any size at the deepest level) or a branch:
- * an array of {@link FAN_OUT} child slots indexed by five bits of the key's hash. Immer drafts the path from the
- * root to one leaf, so a write copies one leaf and one 32-slot array per level, about log32(N) of them.
+ * A node is a leaf, a flat array `[key0, value0, key1, value1, …]` of at most {@link LEAF_MAX} entries (any size at
+ * the deepest level), or a branch `{ slots }` of {@link FAN_OUT} children indexed by five bits of the key's hash.
+ * Flat arrays and plain objects keep copies cheap and can be made read-only with `Object.freeze` alone (a frozen
+ * `Map` would still accept `set`).
  *
- * The write functions accept Immer drafts, plain nodes under construction, or a mix (a split moves frozen originals
- * under a plain branch; {@link own} copies those before writing). The read functions work on all of these too.
+ * Writes are transient, as in Clojure's transients: a frozen node is shared and is copied before it is written; an
+ * unfrozen node was created by the current batch and is written in place. Every node a write creates is pushed on
+ * the batch's `fresh` list, and {@link freezeFresh} freezes exactly those at the end of the batch, so a batch of k
+ * writes copies each touched node once, not k times, and never walks the shared rest of the trie.
  * @internal
  */
-import { current, isDraft } from 'immer';
 
 /** Child slots per branch; five hash bits per level. */
 export const FAN_OUT = 32;
@@ -18,12 +21,24 @@ export const LEAF_MAX = 32;
 /** 32-bit hashes give six full five-bit levels; a leaf at this depth only holds full hash collisions. */
 const MAX_DEPTH = 6;
 
-/** A trie node: a leaf `Map` or a branch of {@link FAN_OUT} slots. `null` marks an empty slot or an empty trie. */
-export type TrieNode<V> = ReadonlyMap<string, V> | readonly (TrieNode<V> | null)[];
+/** A leaf: keys at even positions, their values right after them. */
+export interface TrieLeaf<V> extends ReadonlyArray<string | V> {
+  readonly __leafOf?: V;
+}
 
-type MutableNode<V> = Map<string, V> | (MutableNode<V> | null)[];
-/** Anything holding a node in a slot: a branch array or the record that holds a trie's root. */
-type Slots<V> = { [slot: string | number]: MutableNode<V> | null | unknown };
+/** A branch: {@link FAN_OUT} child slots, `null` where empty. */
+export interface TrieBranch<V> {
+  readonly slots: readonly (TrieNode<V> | null)[];
+}
+
+/** A trie node. `null` (never a node) marks an empty slot or an empty trie. */
+export type TrieNode<V> = TrieLeaf<V> | TrieBranch<V>;
+
+type Leaf = unknown[];
+interface Branch { slots: (Node | null)[] }
+type Node = Leaf | Branch;
+/** Anything holding a node in a slot: a branch's slots or the record that holds a trie's root. */
+type Slots = Record<string | number, unknown>;
 
 /** FNV-1a over UTF-16 code units: cheap, stable across runs, and spreads `namespace/name` keys well. */
 export function hashKey(key: string): number {
@@ -39,130 +54,172 @@ function slotOf(hash: number, depth: number): number {
   return (hash >>> (depth * 5)) & (FAN_OUT - 1);
 }
 
-function isLeaf<V>(node: TrieNode<V> | MutableNode<V>): node is Map<string, V> {
-  return node instanceof Map;
+/** Position of `key` in a leaf, or -1. */
+function find(leaf: readonly unknown[], key: string): number {
+  for (let i = 0; i < leaf.length; i += 2) if (leaf[i] === key) return i;
+  return -1;
 }
 
-function childOf<V>(node: TrieNode<V>, hash: number, depth: number): TrieNode<V> | null {
-  return (node as readonly (TrieNode<V> | null)[])[slotOf(hash, depth)] ?? null;
+const MISSING: unique symbol = Symbol('missing');
+
+/** The value under `key` in the subtree `node` sitting at `depth`, or {@link MISSING}. */
+function lookup(node: Node | null, key: string, hash: number | undefined, depth: number): unknown {
+  for (; node !== null; depth++) {
+    if (Array.isArray(node)) {
+      const at = find(node, key);
+      return at < 0 ? MISSING : node[at + 1];
+    }
+    hash ??= hashKey(key);
+    node = node.slots[slotOf(hash, depth)] ?? null;
+  }
+  return MISSING;
 }
 
 /** Looks `key` up. */
-export function trieGet<V>(root: TrieNode<V> | null, key: string, hash = hashKey(key)): V | undefined {
-  let node = root;
-  for (let depth = 0; node !== null; depth++) {
-    if (isLeaf(node)) return node.get(key);
-    node = childOf(node, hash, depth);
-  }
-  return undefined;
+export function trieGet<V>(root: TrieNode<V> | null, key: string, hash?: number): V | undefined {
+  const value = lookup(root as Node | null, key, hash, 0);
+  return value === MISSING ? undefined : value as V;
 }
 
 /** Whether the trie holds `key`. */
-export function trieHas<V>(root: TrieNode<V> | null, key: string, hash = hashKey(key)): boolean {
-  let node = root;
-  for (let depth = 0; node !== null; depth++) {
-    if (isLeaf(node)) return node.has(key);
-    node = childOf(node, hash, depth);
-  }
-  return false;
+export function trieHas<V>(root: TrieNode<V> | null, key: string): boolean {
+  return lookup(root as Node | null, key, undefined, 0) !== MISSING;
 }
 
-/** Every entry of a frozen trie, in hash order (stable for a given set of keys, unrelated to insertion order). */
+/** Every entry, in hash order (stable for a given set of keys, unrelated to insertion order). */
 export function* trieEntries<V>(root: TrieNode<V> | null): Generator<[string, V]> {
   if (root === null) return;
-  if (isLeaf(root)) {
-    yield* root.entries();
+  if (Array.isArray(root)) {
+    for (let i = 0; i < root.length; i += 2) yield [root[i] as string, root[i + 1] as V];
     return;
   }
-  for (const child of root as readonly (TrieNode<V> | null)[]) if (child !== null) yield* trieEntries(child);
+  for (const child of (root as TrieBranch<V>).slots) if (child !== null) yield* trieEntries(child);
+}
+
+/** Calls `visit` on every entry; the allocation-free form of {@link trieEntries} for hot loops. */
+export function trieForEach<V>(root: TrieNode<V> | null, visit: (key: string, value: V) => void): void {
+  if (root === null) return;
+  if (Array.isArray(root)) {
+    for (let i = 0; i < root.length; i += 2) visit(root[i] as string, root[i + 1] as V);
+    return;
+  }
+  for (const child of (root as TrieBranch<V>).slots) if (child !== null) trieForEach(child, visit);
+}
+
+/** The node in `parent[at]`, writable: the node itself if this batch created it, else a copy put in its place. */
+function own(parent: Slots, at: string | number, fresh: object[]): Node | null {
+  const node = (parent[at] ?? null) as Node | null;
+  if (node === null || !Object.isFrozen(node)) return node;
+  // Spread, not slice(): V8's slice() of a frozen array takes a slow path, about 50 times slower.
+  const copy: Node = Array.isArray(node) ? [...node] : { slots: [...node.slots] };
+  parent[at] = copy;
+  fresh.push(copy);
+  return copy;
+}
+
+function newLeaf(key: string, value: unknown, fresh: object[]): Leaf {
+  const leaf = [key, value];
+  fresh.push(leaf);
+  return leaf;
 }
 
 /**
- * Sets `key` in the trie held at `holder[slot]`, creating, splitting or copying nodes as needed.
- * Returns true when the key was new.
+ * Sets `key` in the trie held at `holder[slot]`, copying the frozen nodes on the way and splitting an overfull leaf.
+ * Returns true when the key was new. Setting the value a key already holds copies nothing. Created nodes go on
+ * `fresh`.
  */
-export function trieSet<V>(holder: object, slot: string | number, key: string, value: V, hash = hashKey(key)): boolean {
-  let parent = holder as Slots<V>;
-  let at = slot;
+export function trieSet<V>(
+  holder: object, slot: string | number, key: string, value: V, fresh: object[], hash = hashKey(key),
+): boolean {
+  let parent = holder as Slots;
+  let at: string | number = slot;
   for (let depth = 0; ; depth++) {
-    const node = own<V>(parent, at);
-    if (node === null) {
-      parent[at] = new Map([[key, value]]);
+    const shared = (parent[at] ?? null) as Node | null;
+    if (shared === null) {
+      parent[at] = newLeaf(key, value, fresh);
       return true;
     }
-    if (isLeaf(node)) {
-      const added = !node.has(key);
-      node.set(key, value);
-      if (added && node.size > LEAF_MAX && depth < MAX_DEPTH) parent[at] = split(node, depth);
-      return added;
+    if (Array.isArray(shared)) {
+      const found = find(shared, key);
+      if (found >= 0 && shared[found + 1] === value) return false;
+      const leaf = own(parent, at, fresh) as Leaf;
+      if (found >= 0) {
+        leaf[found + 1] = value;
+        return false;
+      }
+      leaf.push(key, value);
+      if (leaf.length > 2 * LEAF_MAX && depth < MAX_DEPTH) parent[at] = split(leaf, depth, fresh);
+      return true;
     }
-    parent = node as unknown as Slots<V>;
+    parent = (own(parent, at, fresh) as Branch).slots as unknown as Slots;
     at = slotOf(hash, depth);
   }
 }
 
-/**
- * The node at `parent[at]`, ready to be written. Drafts and nodes built during this write are returned as they are;
- * a frozen node reached through a freshly built one (after a split, the moved subtrees are the frozen originals, not
- * drafts) is copied into its slot first, which is what Immer would have done had it been a draft.
- */
-function own<V>(parent: Slots<V>, at: string | number): MutableNode<V> | null {
-  const node = (parent[at] ?? null) as MutableNode<V> | null;
-  if (node === null || isDraft(node) || !Object.isFrozen(node)) return node;
-  const copy: MutableNode<V> = isLeaf(node) ? new Map(node) : [...node];
-  parent[at] = copy;
-  return copy;
-}
-
 /** Turns an overfull leaf at `depth` into a branch whose children sit one level deeper. */
-function split<V>(leaf: Map<string, V>, depth: number): MutableNode<V> {
-  // Reading values through a draft Map would draft every object; current() hands back the plain values instead.
-  const plain: Map<string, V> = isDraft(leaf) ? (current(leaf as object) as Map<string, V>) : leaf;
-  const branch: (MutableNode<V> | null)[] = new Array<MutableNode<V> | null>(FAN_OUT).fill(null);
-  for (const [key, value] of plain) {
-    const hash = hashKey(key);
-    const child = slotOf(hash, depth);
+function split(leaf: Leaf, depth: number, fresh: object[]): Branch {
+  const branch: Branch = { slots: new Array<Node | null>(FAN_OUT).fill(null) };
+  fresh.push(branch);
+  for (let i = 0; i < leaf.length; i += 2) {
+    const key = leaf[i] as string;
     // Re-inserting below the branch reuses the overflow rule, so a pathological cluster splits again.
-    insertBelow(branch, child, key, value, hash, depth + 1);
+    insertBelow(branch, key, leaf[i + 1], hashKey(key), depth, fresh);
   }
   return branch;
 }
 
-function insertBelow<V>(
-  parent: (MutableNode<V> | null)[], at: number, key: string, value: V, hash: number, depth: number,
-): void {
-  const node = parent[at] ?? null;
+function insertBelow(branch: Branch, key: string, value: unknown, hash: number, depth: number, fresh: object[]): void {
+  const at = slotOf(hash, depth);
+  const node = branch.slots[at] ?? null;
   if (node === null) {
-    parent[at] = new Map([[key, value]]);
-  } else if (isLeaf(node)) {
-    node.set(key, value);
-    if (node.size > LEAF_MAX && depth < MAX_DEPTH) parent[at] = split(node, depth);
+    branch.slots[at] = newLeaf(key, value, fresh);
+  } else if (Array.isArray(node)) {
+    node.push(key, value);
+    if (node.length > 2 * LEAF_MAX && depth + 1 < MAX_DEPTH) branch.slots[at] = split(node, depth + 1, fresh);
   } else {
-    insertBelow(node, slotOf(hash, depth), key, value, hash, depth + 1);
+    insertBelow(node, key, value, hash, depth + 1, fresh);
   }
 }
 
 /**
  * Removes `key` from the trie held at `holder[slot]`; empty leaves and branches collapse to `null` so that an emptied
- * trie is `null` again. Returns true when the key was present.
+ * trie is `null` again. Returns true when the key was present. Removing an absent key copies nothing. Created nodes
+ * go on `fresh`.
  */
-export function trieDelete<V>(holder: object, slot: string | number, key: string, hash = hashKey(key)): boolean {
-  return deleteAt<V>(holder as Slots<V>, slot, key, hash, 0);
+export function trieDelete(holder: object, slot: string | number, key: string, fresh: object[], hash = hashKey(key)): boolean {
+  return deleteAt(holder as Slots, slot, key, hash, 0, fresh);
 }
 
-function deleteAt<V>(parent: Slots<V>, at: string | number, key: string, hash: number, depth: number): boolean {
-  const node = own<V>(parent, at);
-  if (node === null) return false;
-  if (isLeaf(node)) {
-    // has() first: deleting an absent key from a draft Map would still copy it.
-    if (!node.has(key)) return false;
-    node.delete(key);
-    if (node.size === 0) parent[at] = null;
+function deleteAt(parent: Slots, at: string | number, key: string, hash: number, depth: number, fresh: object[]): boolean {
+  const shared = (parent[at] ?? null) as Node | null;
+  if (shared === null) return false;
+  if (Array.isArray(shared)) {
+    const found = find(shared, key);
+    if (found < 0) return false;
+    if (shared.length === 2) {
+      parent[at] = null;
+      return true;
+    }
+    (own(parent, at, fresh) as Leaf).splice(found, 2);
     return true;
   }
   const child = slotOf(hash, depth);
-  if (node[child] === null) return false;
-  const removed = deleteAt(node as unknown as Slots<V>, child, key, hash, depth + 1);
-  if (removed && node.every((c) => c === null)) parent[at] = null;
-  return removed;
+  if ((shared.slots[child] ?? null) === null) return false;
+  // Look before copying, so that a miss leaves the shared path alone.
+  if (lookup(shared.slots[child] as Node, key, hash, depth + 1) === MISSING) return false;
+  const branch = own(parent, at, fresh) as Branch;
+  deleteAt(branch.slots as unknown as Slots, child, key, hash, depth + 1, fresh);
+  if (branch.slots.every((c) => c === null)) parent[at] = null;
+  return true;
+}
+
+/**
+ * Freezes what a batch created: trie nodes (a branch with its slots) and any other record the batch listed, such as
+ * index buckets. Nodes created and then replaced within the batch are frozen too, which is harmless.
+ */
+export function freezeFresh(fresh: readonly object[]): void {
+  for (const node of fresh) {
+    if ('slots' in node) Object.freeze((node as Branch).slots);
+    Object.freeze(node);
+  }
 }

@@ -1,91 +1,137 @@
 /**
- * Writes to a drafted snapshot: objects and every index together, so the two can never disagree.
+ * Writes to the working copy of a snapshot: objects and every index together, so the two can never disagree.
  * @internal
  */
-import { isDraft, type Draft } from 'immer';
-import { hashKey, trieDelete, trieGet, trieSet } from './hash-trie.js';
+import { freezeFresh, hashKey, trieDelete, trieGet, trieSet, type TrieNode } from './hash-trie.js';
 import type { IndexBucket, StoreData } from './store.js';
 import type { Indexer, Indexers } from './types.js';
 
+/**
+ * The parts of a snapshot a batch rewrites, as plain mutable holders of trie roots. Nodes reachable from here are
+ * either frozen (shared with the base snapshot) or created by this batch; see `hash-trie.ts`.
+ */
+export interface WorkingData<T> {
+  /** Every node and bucket this batch created, to be frozen when it ends. */
+  readonly fresh: object[];
+  objects: TrieNode<T> | null;
+  size: number;
+  indexes: Record<string, TrieNode<IndexBucket> | null>;
+}
+
+/** The indexers as a list, built once per batch. */
+export type IndexerList<T> = readonly (readonly [name: string, indexer: Indexer<T>])[];
+
+/** The indexers of a store as an {@link IndexerList}. */
+export function indexerList<T>(indexers: Indexers<T>): IndexerList<T> {
+  return Object.entries(indexers);
+}
+
+/** A working copy of `data`; its trie roots are shared until written. */
+export function workingCopy<T>(data: StoreData<T>): WorkingData<T> {
+  return { fresh: [], objects: data.objects, size: data.size, indexes: { ...data.indexes } };
+}
+
+/** Freezes what a batch created under `work`: new trie nodes and new index buckets. */
+export function freezeWork<T>(work: WorkingData<T>): void {
+  freezeFresh(work.fresh);
+}
+
+/**
+ * What an indexer filed an object under: one value (the common case, kept as a plain string so that an unchanged
+ * value costs one comparison), several, or none (`undefined`).
+ */
+type IndexValues = string | ReadonlySet<string> | undefined;
+
 /** The values `indexer` files `object` under, or the error it threw. */
-export function indexValuesOf<T>(indexer: Indexer<T>, object: T): ReadonlySet<string> | Error {
+export function indexValuesOf<T>(indexer: Indexer<T>, object: T): IndexValues | Error {
   try {
     const raw = indexer(object);
+    if (typeof raw === 'string') return raw;
+    if (raw === null || raw === undefined) return undefined;
     const values = new Set<string>();
-    if (typeof raw === 'string') values.add(raw);
-    else if (raw !== null && raw !== undefined) {
-      for (const value of raw) if (typeof value === 'string') values.add(value);
-    }
+    for (const value of raw) if (typeof value === 'string') values.add(value);
     return values;
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
 }
 
-const none: ReadonlySet<string> = new Set();
-
 /**
- * Puts `object` under `key` (replacing `old`, the object the base snapshot held there) and moves the key between
- * index buckets. Returns the indexes whose indexer threw on `object`, for the caller to report.
+ * Puts `object` under `key` (replacing `old`, the object held there so far) and moves the key between index
+ * buckets. Returns the indexes whose indexer threw on `object`, for the caller to report.
  */
 export function putObject<T>(
-  draft: Draft<StoreData<T>>, indexers: Indexers<T>, key: string, object: T, old: T | undefined,
-): { name: string; error: Error }[] {
-  if (trieSet(draft, 'objects', key, object as Draft<T>)) draft.size += 1;
-  const failures: { name: string; error: Error }[] = [];
-  for (const [name, indexer] of Object.entries(indexers)) {
+  work: WorkingData<T>, indexers: IndexerList<T>, key: string, object: T, old: T | undefined,
+): { name: string; error: Error }[] | undefined {
+  if (trieSet(work, 'objects', key, object, work.fresh)) work.size += 1;
+  let failures: { name: string; error: Error }[] | undefined;
+  for (const [name, indexer] of indexers) {
     const next = indexValuesOf(indexer, object);
-    if (next instanceof Error) failures.push({ name, error: next });
+    if (next instanceof Error) (failures ??= []).push({ name, error: next });
     // An indexer that threw on the old object filed it nowhere (indexers are pure), so there is nothing to remove.
-    const before = old === undefined ? none : indexValuesOf(indexer, old);
-    moveKey(draft, name, key, before instanceof Error ? none : before, next instanceof Error ? none : next);
+    const before = old === undefined ? undefined : indexValuesOf(indexer, old);
+    moveKey(work, name, key, before instanceof Error ? undefined : before, next instanceof Error ? undefined : next);
   }
   return failures;
 }
 
-/** Removes `key` (holding `old` in the base snapshot) from the objects and from every index. */
-export function removeObject<T>(draft: Draft<StoreData<T>>, indexers: Indexers<T>, key: string, old: T): void {
-  if (trieDelete(draft, 'objects', key)) draft.size -= 1;
-  for (const [name, indexer] of Object.entries(indexers)) {
+/** Removes `key` (holding `old`) from the objects and from every index. */
+export function removeObject<T>(work: WorkingData<T>, indexers: IndexerList<T>, key: string, old: T): void {
+  if (trieDelete(work, 'objects', key, work.fresh)) work.size -= 1;
+  for (const [name, indexer] of indexers) {
     const before = indexValuesOf(indexer, old);
-    if (!(before instanceof Error)) moveKey(draft, name, key, before, none);
+    if (!(before instanceof Error)) moveKey(work, name, key, before, undefined);
   }
 }
 
-function moveKey<T>(
-  draft: Draft<StoreData<T>>, name: string, key: string, before: ReadonlySet<string>, after: ReadonlySet<string>,
-): void {
-  const indexes = draft.indexes as Record<string, unknown>;
-  for (const value of before) if (!after.has(value)) removeFromBucket(indexes, name, value, key);
-  for (const value of after) if (!before.has(value)) addToBucket(indexes, name, value, key);
+function moveKey<T>(work: WorkingData<T>, name: string, key: string, before: IndexValues, after: IndexValues): void {
+  if (before === after) return;
+  if (typeof before !== 'object' && typeof after !== 'object') {
+    if (before !== undefined) removeFromBucket(work, name, before, key);
+    if (after !== undefined) addToBucket(work, name, after, key);
+    return;
+  }
+  const from = asSet(before);
+  const to = asSet(after);
+  for (const value of from) if (!to.has(value)) removeFromBucket(work, name, value, key);
+  for (const value of to) if (!from.has(value)) addToBucket(work, name, value, key);
 }
 
-type WritableBucket = { size: number; keys: unknown };
+const none: ReadonlySet<string> = new Set();
 
-/** The bucket for `value`, writable: a draft, or a copy put in place of a frozen original reached after a split. */
-function bucketFor(indexes: Record<string, unknown>, name: string, value: string, hash: number): WritableBucket | undefined {
-  const bucket = trieGet(indexes[name] as never, value, hash) as WritableBucket | undefined;
-  if (bucket === undefined || isDraft(bucket) || !Object.isFrozen(bucket)) return bucket;
+function asSet(values: IndexValues): ReadonlySet<string> {
+  return values === undefined ? none : typeof values === 'string' ? new Set([values]) : values;
+}
+
+type WritableBucket = { size: number; keys: TrieNode<true> | null };
+
+/** The bucket for `value`, writable: one this batch created, or a copy put in place of the shared original. */
+function bucketFor<T>(work: WorkingData<T>, name: string, value: string, hash: number): WritableBucket | undefined {
+  const bucket = trieGet(work.indexes[name] as TrieNode<WritableBucket> | null, value, hash);
+  if (bucket === undefined || !Object.isFrozen(bucket)) return bucket;
   const copy = { size: bucket.size, keys: bucket.keys };
-  trieSet(indexes, name, value, copy, hash);
+  work.fresh.push(copy);
+  trieSet(work.indexes, name, value, copy, work.fresh, hash);
   return copy;
 }
 
-function addToBucket(indexes: Record<string, unknown>, name: string, value: string, key: string): void {
+function addToBucket<T>(work: WorkingData<T>, name: string, value: string, key: string): void {
   const hash = hashKey(value);
-  const bucket = bucketFor(indexes, name, value, hash);
+  const bucket = bucketFor(work, name, value, hash);
   if (bucket === undefined) {
-    const fresh: IndexBucket = { size: 1, keys: new Map([[key, true]]) };
-    trieSet(indexes, name, value, fresh, hash);
-  } else if (trieSet(bucket, 'keys', key, true)) {
+    const fresh: WritableBucket = { size: 1, keys: null };
+    work.fresh.push(fresh);
+    trieSet(fresh, 'keys', key, true, work.fresh);
+    trieSet(work.indexes, name, value, fresh, work.fresh, hash);
+  } else if (trieSet(bucket, 'keys', key, true, work.fresh)) {
     bucket.size += 1;
   }
 }
 
-function removeFromBucket(indexes: Record<string, unknown>, name: string, value: string, key: string): void {
+function removeFromBucket<T>(work: WorkingData<T>, name: string, value: string, key: string): void {
   const hash = hashKey(value);
-  const bucket = bucketFor(indexes, name, value, hash);
-  if (bucket === undefined || !trieDelete(bucket, 'keys', key)) return;
+  const bucket = bucketFor(work, name, value, hash);
+  if (bucket === undefined || !trieDelete(bucket, 'keys', key, work.fresh)) return;
   bucket.size -= 1;
-  if (bucket.size === 0) trieDelete(indexes, name, value, hash);
+  if (bucket.size === 0) trieDelete(work.indexes, name, value, work.fresh, hash);
 }

@@ -1,0 +1,201 @@
+/**
+ * One reducer step in progress: the deltas of a batch applied, in order, to a working copy of the snapshot.
+ * `applyWatchEvents` runs it inside an Immer `produce` and documents the rules.
+ * @internal
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { WatchEvent } from '../watch/index.js';
+import { deepFreeze } from './deep-freeze.js';
+import { trieForEach, trieGet } from './hash-trie.js';
+import { objectKey } from './object-key.js';
+import type { Store } from './store.js';
+import type { StoreChange, StoreProblem } from './types.js';
+import { indexerList, putObject, removeObject, workingCopy, type IndexerList, type WorkingData } from './writes.js';
+
+/**
+ * The listing so far of a relist that has not reached `relistDone`, newest first. A persistent linked list: one
+ * `listed` costs O(1) and shares everything before it, so a relist streamed one event per step stays linear.
+ * `object: null` records a watch deletion received (out of protocol) during the relist.
+ */
+export interface ListingNode<T> {
+  readonly key: string;
+  readonly object: T | null;
+  readonly next: ListingNode<T> | null;
+}
+
+type Keyed<T extends KubernetesObject> = WatchEvent<T> & { object: T };
+
+/**
+ * The state of one `applyWatchEvents` call: the working copy the deltas are written to, the changes and problems
+ * they produced, and the relist in progress.
+ *
+ * # Guarantees
+ * - Never writes to a frozen node: the base snapshot stays untouched even if a delta throws half-way.
+ * - Changes are recorded in the order the deltas were applied.
+ *
+ * # Caveats
+ * - The working copy is not frozen until `freezeWork` runs; it must not escape before that.
+ */
+export class Batch<T extends KubernetesObject> {
+  readonly work: WorkingData<T>;
+  readonly changes: StoreChange<T>[] = [];
+  readonly problems: StoreProblem[] = [];
+  resourceVersion: string;
+  synced: boolean;
+  relisting: boolean;
+  private readonly indexers: IndexerList<T>;
+  private relistBase: ListingNode<T> | null;
+  private relistLocal = new Map<string, T | null>();
+
+  /** Starts from `store`; `relist` is the listing of a relist in progress (`null`: nothing listed yet) or undefined. */
+  constructor(store: Store<T>, relist: ListingNode<T> | null | undefined) {
+    this.work = workingCopy(store.data);
+    this.indexers = indexerList(store.indexers);
+    this.resourceVersion = store.data.resourceVersion;
+    this.synced = store.data.synced;
+    this.relisting = relist !== undefined;
+    this.relistBase = relist ?? null;
+  }
+
+  /** The listing of an unfinished relist, including this batch's part. */
+  listing(): ListingNode<T> | null {
+    let head = this.relistBase;
+    for (const [key, object] of this.relistLocal) head = Object.freeze({ key, object, next: head });
+    return head;
+  }
+
+  /** Applies one delta to the working copy, following the rules stated on `applyWatchEvents`. */
+  apply(event: WatchEvent<T>): void {
+    switch (event.type) {
+      case 'status':
+        break;
+      case 'relistStarted':
+        this.restartListing(true);
+        break;
+      case 'listed': {
+        const key = this.keyOf(event);
+        if (key === undefined) break;
+        deepFreeze(event.object);
+        if (this.relisting) {
+          this.relistLocal.set(key, event.object);
+        } else {
+          this.report('OutOfOrder', `listed ${key} outside a relist; applied as modified`, event);
+          this.upsert(key, event.object, event);
+          this.advance(event.object);
+        }
+        break;
+      }
+      case 'relistDone':
+        if (this.relisting) {
+          this.finishRelist(event);
+          this.synced = true;
+          this.restartListing(false);
+        } else {
+          this.report('OutOfOrder', 'relistDone without relistStarted; only the resourceVersion moved', event);
+        }
+        this.resourceVersion = event.resourceVersion;
+        break;
+      case 'added':
+      case 'modified':
+      case 'deleted':
+        this.applyWatchDelta(event);
+        break;
+      case 'bookmark':
+        if (!this.relisting) this.resourceVersion = event.resourceVersion;
+        break;
+    }
+  }
+
+  private applyWatchDelta(event: Keyed<T> & { type: 'added' | 'modified' | 'deleted' }): void {
+    const key = this.keyOf(event);
+    if (key === undefined) return;
+    deepFreeze(event.object);
+    if (this.relisting) {
+      this.report('OutOfOrder', `${event.type} ${key} during a relist; applied to the listing`, event);
+      this.relistLocal.set(key, event.type === 'deleted' ? null : event.object);
+      return;
+    }
+    if (event.type !== 'deleted') {
+      this.upsert(key, event.object, event);
+    } else {
+      const old = trieGet(this.work.objects, key);
+      if (old !== undefined) {
+        removeObject(this.work, this.indexers, key, old);
+        this.changes.push({ type: 'deleted', key, object: event.object, stateUnknown: false });
+      }
+    }
+    this.advance(event.object);
+  }
+
+  private restartListing(relisting: boolean): void {
+    this.relisting = relisting;
+    this.relistBase = null;
+    this.relistLocal = new Map();
+  }
+
+  private report(reason: StoreProblem['reason'], message: string, event: WatchEvent<T>): void {
+    this.problems.push({ reason, message, event: event as WatchEvent<KubernetesObject> });
+  }
+
+  private keyOf(event: Keyed<T>): string | undefined {
+    try {
+      return objectKey(event.object);
+    } catch (error) {
+      this.report('MissingName', (error as Error).message, event);
+      return undefined;
+    }
+  }
+
+  /** Stores `object` under `key`, where the working copy holds `old`. */
+  private upsert(key: string, object: T, event: WatchEvent<T>, old = trieGet(this.work.objects, key)): void {
+    const failures = putObject(this.work, this.indexers, key, object, old);
+    for (const { name, error } of failures ?? []) {
+      this.report('IndexerFailed',
+        `indexer "${name}" threw on ${key}; the object is stored but not in that index: ${error.message}`, event);
+    }
+    this.changes.push(old === undefined ? { type: 'added', key, object } : { type: 'updated', key, old, object });
+  }
+
+  private advance(object: T): void {
+    const version = object.metadata?.resourceVersion;
+    if (typeof version === 'string' && version !== '') this.resourceVersion = version;
+  }
+
+  /** Swaps the cache for the listing: changed and new objects first, then tombstones for the vanished ones. */
+  private finishRelist(event: WatchEvent<T>): void {
+    const final = materialize(this.relistBase, this.relistLocal);
+    const vanished: [string, T][] = [];
+    trieForEach(this.work.objects, (key, object) => {
+      if ((final.get(key) ?? null) === null) vanished.push([key, object]);
+    });
+    for (const [key, object] of final) {
+      if (object === null) continue;
+      const old = trieGet(this.work.objects, key);
+      if (old !== undefined && sameVersion(old, object)) continue;
+      this.upsert(key, object, event, old);
+    }
+    for (const [key, object] of vanished) {
+      removeObject(this.work, this.indexers, key, object);
+      this.changes.push({ type: 'deleted', key, object, stateUnknown: true });
+    }
+  }
+}
+
+/** Same object, or both carry the same non-empty resourceVersion. */
+function sameVersion(a: KubernetesObject, b: KubernetesObject): boolean {
+  if (a === b) return true;
+  const version = a.metadata?.resourceVersion;
+  return typeof version === 'string' && version !== '' && version === b.metadata?.resourceVersion;
+}
+
+/** The listing as a Map in first-listed order, later entries (and then `local`) winning for a repeated key. */
+function materialize<T>(newest: ListingNode<T> | null, local: ReadonlyMap<string, T | null>): ReadonlyMap<string, T | null> {
+  // A relist applied in one call is `local` already.
+  if (newest === null) return local;
+  const nodes: ListingNode<T>[] = [];
+  for (let node: ListingNode<T> | null = newest; node !== null; node = node.next) nodes.push(node);
+  const result = new Map<string, T | null>();
+  for (let i = nodes.length - 1; i >= 0; i--) result.set(nodes[i]!.key, nodes[i]!.object);
+  for (const [key, object] of local) result.set(key, object);
+  return result;
+}
