@@ -2,8 +2,9 @@
  * Load generator for bench/apiserver/serve.ts, run in its own process so the server under test keeps its own core.
  *
  * `load.ts <url> <mode> <count> <concurrency>` prints one JSON line `{ ok, failed, seconds }`.
- * Modes: `create` (POST pods), `get` (GET one pod by name), `update` (merge-patch a label), `list` (page through
- * every pod with limit=500), `floor` (GET the URL as-is: used against the bare node:http floor server).
+ * Modes: `create` (POST pods; an optional 5th argument offsets the pod indexes), `get` (GET one pod by name), `update` (merge-patch a label), `list` (page through
+ * every pod with limit=500), `watch` (count events on each of `concurrency` watches from an RV), `initial`
+ * (`concurrency` watches without an RV, until each got `count` ADDED), `floor` (GET the URL as-is: used against the bare node:http floor server).
  */
 import http from 'node:http';
 import { makePod } from './pods.js';
@@ -45,9 +46,12 @@ const podsPath = '/api/v1/namespaces/default/pods';
 const started = performance.now();
 let result: { ok: number; failed: number };
 switch (mode) {
-  case 'create':
-    result = await runPool(count, async (i) => (await request('POST', podsPath, JSON.stringify(makePod(i)))).status === 201);
+  case 'create': {
+    // Optional 5th argument: index of the first pod, so a second round of creates uses fresh names.
+    const first = Number(process.argv[6] ?? 0);
+    result = await runPool(count, async (i) => (await request('POST', podsPath, JSON.stringify(makePod(first + i)))).status === 201);
     break;
+  }
   case 'get':
     result = await runPool(count, async (i) => (await request('GET', `${podsPath}/${makePod(i % 1000).metadata.name}`)).status === 200);
     break;
@@ -104,6 +108,48 @@ switch (mode) {
     await finished;
     result = { ok: done * count, failed: 0 };
     console.log(JSON.stringify({ ...result, seconds: (performance.now() - firstEventAt) / 1000 }));
+    process.exit(0);
+  }
+  case 'initial': {
+    // `concurrency` watches opened at once without a resourceVersion: time until each has all `count` ADDED lines.
+    let done = 0;
+    let complete = 0;
+    const opened = performance.now();
+    const finished = new Promise<void>((resolve) => {
+      for (let w = 0; w < concurrency; w++) {
+        let seen = 0;
+        let tail = '';
+        let over = false;
+        const finish = (): void => {
+          if (over) return;
+          over = true;
+          if (seen >= count) complete += 1;
+          if (++done === concurrency) resolve();
+        };
+        const req = http.get(new URL(`${podsPath}?watch=1`, url), { agent: false }, (res) => {
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            const text = tail + chunk;
+            let from = 0;
+            let newline: number;
+            while ((newline = text.indexOf('\n', from)) >= 0) {
+              from = newline + 1;
+              if (++seen === count) {
+                finish();
+                req.destroy();
+                return;
+              }
+            }
+            tail = text.slice(from);
+          });
+          // A server that ends the stream early (e.g. as a slow consumer) fails this watch instead of hanging.
+          res.on('end', finish);
+        });
+        req.on('error', finish);
+      }
+    });
+    await finished;
+    console.log(JSON.stringify({ ok: complete * count, failed: concurrency - complete, seconds: (performance.now() - opened) / 1000 }));
     process.exit(0);
   }
   case 'floor':

@@ -116,6 +116,22 @@ describe('informerFromSource', () => {
     expect(late).to.deep.equal(['watching', 'error:MissingName']);
   });
 
+  it('reports a delta the store cannot apply as a StoreFailed error and keeps serving the next ones', () => {
+    const source = new Subject<E>();
+    const informer = informerFromSource<TestPod>(source);
+    const seen: string[] = [];
+    informer.events$.subscribe((event) => seen.push(label(event)));
+    informer.status$.subscribe((status) => seen.push(status.state === 'error' ? `error:${status.cause.reason}` : status.state));
+    source.next(started);
+    source.next(done());
+    // Well-formed metadata, so the key is found, but a field that throws when the store freezes the object.
+    const hostile = { kind: 'Pod', metadata: { name: 'hostile', namespace: 'default', resourceVersion: '2' }, get spec(): never { throw new Error('spec getter exploded'); } } as unknown as TestPod;
+    source.next({ type: 'added', object: hostile });
+    source.next(added('after'));
+    expect(seen).to.deep.equal(['error:StoreFailed', 'added:after']);
+    expect(informer.current().get('default/after')).to.not.equal(undefined);
+  });
+
   it('subscribes the source at the first subscriber and unsubscribes it when the last one leaves', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold<E>('a-b-c---', { a: started, b: listed('x'), c: done() });

@@ -69,7 +69,15 @@ export function informerFromSource<T extends KubernetesObject>(
       publishStatus(event.status);
       return;
     }
-    const update = reducer(event);
+    let update: ReturnType<typeof reducer>;
+    try {
+      update = reducer(event);
+    } catch (error) {
+      // A delta the store cannot apply (a bug, or an object that defeats the reducer) must not take the informer
+      // down with it: report it, keep the last good snapshot, and carry on with the next delta.
+      publishStatus(storeFailure(event, error));
+      return;
+    }
     if (update === undefined) return;
     const wasSynced = latest.synced;
     latest = update.store;
@@ -173,6 +181,11 @@ export function informerFromSource<T extends KubernetesObject>(
   }
 
   return { events$, store$, synced$, status$, current: () => latest };
+}
+
+function storeFailure(event: WatchEvent<KubernetesObject>, error: unknown): WatchStatus {
+  const message = error instanceof Error ? error.message : String(error);
+  return { state: 'error', cause: { reason: 'StoreFailed', message: `the store could not apply a ${event.type} delta: ${message}` } };
 }
 
 function problemStatus(problem: StoreProblem): WatchStatus {

@@ -4,7 +4,8 @@
  */
 export type { ClusterHandle } from './cluster.js';
 export { startTestCluster } from './apiserver/index.js';
-export type { TestCluster, TestClusterOptions, Faults, FailNextOptions } from './apiserver/index.js';
+export { SeedError } from './apiserver/index.js';
+export type { TestCluster, TestClusterOptions, Faults, FailNextOptions, SeedOptions } from './apiserver/index.js';
 export { createCertificateAuthority, issueCertificate } from './pki/index.js';
 export type { Pem, CertificateAuthority, CertificateUsage, IssueOptions } from './pki/index.js';
 export {

@@ -173,4 +173,18 @@ describe('in-memory API server: watch', () => {
     legacy.stop();
     expect(all.events[0]!.object.metadata!['namespace']).to.equal('w');
   });
+  it('accepts a watch from a resourceVersion ahead of the server and sends only events past it', async () => {
+    const ahead = Number(cluster.resourceVersion()) + 2;
+    const watch = await rawWatch(cluster, `/api/v1/namespaces/w/configmaps?watch=1&resourceVersion=${ahead}`);
+    try {
+      expect(watch.status).to.equal(200);
+      for (const name of ['future-1', 'future-2', 'future-3']) await core.createNamespacedConfigMap(ns(name));
+      await until(() => watch.events.length >= 1, 'the event past the requested resourceVersion');
+      expect(watch.events.map((e) => e.object.metadata?.['name'])).to.deep.equal(['future-3']);
+    } finally {
+      watch.stop();
+    }
+    const streaming = await send(cluster, 'GET', `/api/v1/namespaces/w/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=${Number(cluster.resourceVersion()) + 5}`);
+    expect(streaming.status).to.equal(504);
+  });
 });

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { loadYaml } from '@kubernetes/client-node';
+import { toJson } from './serialize.js';
 import { ApiError, badRequest, tooLarge, unsupportedMediaType } from './status.js';
 
 /**
@@ -79,13 +80,16 @@ export function decodeOptionalJson(raw: string): unknown {
   }
 }
 
-/** Writes a JSON response (no-op when the response already started, e.g. a watch). */
+/**
+ * Writes a JSON response (no-op when the response already started, e.g. a watch). Stored objects in the body are
+ * serialized once and their text reused (see `serialize.ts`).
+ */
 export function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) {
     if (!res.writableEnded) res.end();
     return;
   }
-  const text = JSON.stringify(body);
+  const text = toJson(body);
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private', ...headers });
   res.end(text);
 }

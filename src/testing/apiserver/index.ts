@@ -5,3 +5,5 @@
 export { startTestCluster } from './cluster.js';
 export type { TestCluster, TestClusterOptions } from './cluster.js';
 export type { Faults, FailNextOptions } from './faults.js';
+export { SeedError } from './seed.js';
+export type { SeedOptions } from './seed.js';

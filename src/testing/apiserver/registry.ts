@@ -19,6 +19,9 @@ export interface ServedGroup {
  */
 export class ResourceRegistry {
   private readonly byOwner = new Map<string, ResourceInfo[]>();
+  private flat: readonly ResourceInfo[] | undefined;
+  /** `group/version/plural` → resource; rebuilt with `flat`, since every request resolves through `find`. */
+  private index: Map<string, ResourceInfo> | undefined;
 
   constructor() {
     this.byOwner.set('builtin', [...builtinResources]);
@@ -28,21 +31,33 @@ export class ResourceRegistry {
   set(owner: string, resources: readonly ResourceInfo[]): void {
     if (resources.length === 0) this.byOwner.delete(owner);
     else this.byOwner.set(owner, [...resources]);
+    this.flat = undefined;
+    this.index = undefined;
   }
 
   /** Removes what `owner` registered. */
   delete(owner: string): void {
     this.byOwner.delete(owner);
+    this.flat = undefined;
+    this.index = undefined;
   }
 
   /** Every served resource. */
-  all(): ResourceInfo[] {
-    return [...this.byOwner.values()].flat();
+  all(): readonly ResourceInfo[] {
+    // Rebuilt only when the set changes: every request resolves its resource through here.
+    this.flat ??= [...this.byOwner.values()].flat();
+    return this.flat;
   }
 
   /** Finds a resource served at `group/version` with `plural`. */
   find(group: string, version: string, plural: string): ResourceInfo | undefined {
-    return this.all().find((r) => r.group === group && r.plural === plural && r.versions.includes(version));
+    if (this.index === undefined) {
+      const index = new Map<string, ResourceInfo>();
+      // First registration wins, as the linear search this replaces did.
+      for (const r of this.all()) for (const v of r.versions) if (!index.has(`${r.group}/${v}/${r.plural}`)) index.set(`${r.group}/${v}/${r.plural}`, r);
+      this.index = index;
+    }
+    return this.index.get(`${group}/${version}/${plural}`);
   }
 
   /** Resources served at one group/version, in registration order. */

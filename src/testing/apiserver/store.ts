@@ -4,6 +4,7 @@
  * @module
  */
 import { deepFreeze, objectKey, type KubeObject } from './object.js';
+import { lowerBound, SortedKeys } from './sorted-keys.js';
 
 /** A committed change, as watchers and the history see it. */
 export interface StoredEvent {
@@ -51,7 +52,7 @@ export class ObjectStore {
   private counter = 0;
   private compactedRv = 0;
   private readonly objects = new Map<string, Map<string, KubeObject>>();
-  private readonly sorted = new Map<string, string[]>();
+  private readonly sorted = new Map<string, SortedKeys>();
   private history: StoredEvent[] = [];
   private head = 0;
   private readonly listeners = new Set<(event: StoredEvent) => void>();
@@ -143,7 +144,9 @@ export class ObjectStore {
    * The state of `resource` as of `rv` (<= current). Undefined when history no longer reaches back that far.
    *
    * # Guarantees
-   * - Costs O(events since rv) when nothing changed the resource's key set, O(N log N) otherwise.
+   * - Costs O(E log E) for the E events of the resource since `rv`; never a copy or sort of all N keys after the
+   *   first list of a resource, whose key index every write then maintains in O(log N) plus a splice within one
+   *   chunk of at most 1024 keys.
    */
   snapshot(resource: string, rv: number): Snapshot | undefined {
     const since = this.eventsSince(resource, rv);
@@ -164,13 +167,14 @@ export class ObjectStore {
       rv,
       get,
       *keys(from, to) {
-        let i = lowerBound(cur, from);
+        const live = cur.range(from, to);
+        let next = live.next();
         let j = lowerBound(extra, from);
-        const iEnd = bound(cur, to);
         const jEnd = bound(extra, to);
-        while (i < iEnd || j < jEnd) {
-          if (j >= jEnd || (i < iEnd && cur[i]! < extra[j]!)) {
-            const key = cur[i++]!;
+        while (!next.done || j < jEnd) {
+          if (j >= jEnd || (!next.done && next.value < extra[j]!)) {
+            const key = next.value as string;
+            next = live.next();
             if (!hidden.has(key)) yield key;
           } else {
             yield extra[j++]!;
@@ -178,7 +182,7 @@ export class ObjectStore {
         }
       },
       count(from, to) {
-        let n = bound(cur, to) - lowerBound(cur, from) + bound(extra, to) - lowerBound(extra, from);
+        let n = (to === undefined ? cur.size : cur.rank(to)) - cur.rank(from) + bound(extra, to) - lowerBound(extra, from);
         for (const key of hidden) if (key >= from && (to === undefined || key < to)) n--;
         return n;
       },
@@ -194,10 +198,10 @@ export class ObjectStore {
     return map;
   }
 
-  private sortedKeys(resource: string): string[] {
+  private sortedKeys(resource: string): SortedKeys {
     let keys = this.sorted.get(resource);
     if (keys === undefined) {
-      keys = [...this.bucket(resource).keys()].sort();
+      keys = SortedKeys.of(this.bucket(resource).keys());
       this.sorted.set(resource, keys);
     }
     return keys;
@@ -207,9 +211,8 @@ export class ObjectStore {
     // Maintained in place only once some list needed it, so bulk writes before any list stay O(1).
     const keys = this.sorted.get(resource);
     if (keys === undefined) return;
-    const at = lowerBound(keys, key);
-    if (added) keys.splice(at, 0, key);
-    else if (keys[at] === key) keys.splice(at, 1);
+    if (added) keys.insert(key);
+    else keys.delete(key);
   }
 
   private append(event: StoredEvent): void {
@@ -219,7 +222,8 @@ export class ObjectStore {
       this.head++;
       this.trim();
     }
-    for (const listener of [...this.listeners]) {
+    // A Set tolerates deletion while iterating (a watch closing from inside a listener); no copy per commit.
+    for (const listener of this.listeners) {
       try {
         listener(event);
       } catch (error) {
@@ -246,16 +250,4 @@ export class ObjectStore {
     }
     return lo;
   }
-}
-
-/** Index of the first element >= `key` in a sorted array. */
-export function lowerBound(keys: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

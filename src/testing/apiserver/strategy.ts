@@ -38,13 +38,15 @@ export function generateName(prefix: string): string {
  * - Missing kind/apiVersion are filled from the URL for built-ins (the real decoder defaults them), and
  *   built-in field defaults are applied (see `defaults.ts`).
  * - A mismatch is a 400 BadRequest and nothing is stored.
+ * - `owned`: the caller hands `body` over (a request body it just parsed), so its parts are reused, and may be
+ *   changed, instead of copied; otherwise `body` is left untouched.
  */
-export function decodeBody(target: WriteTarget, body: unknown): KubeObject {
+export function decodeBody(target: WriteTarget, body: unknown, owned = false): KubeObject {
   const { resource, version } = target;
   const gv = groupVersion(resource.group, version);
   if (!isPlainObject(body)) throw badRequest(`the object provided is unrecognized (must be of type ${resource.kind}): body must be a JSON object`);
   // kind and apiVersion first, as the real serializer writes them.
-  const obj = Object.assign({ kind: resource.kind, apiVersion: gv, metadata: {} }, cloneJson(body)) as KubeObject;
+  const obj = Object.assign({ kind: resource.kind, apiVersion: gv, metadata: {} }, (owned ? body : cloneJson(body))) as KubeObject;
   if (resource.custom && (obj.kind === undefined || obj.apiVersion === undefined)) {
     throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(body).slice(0, 200)}'`);
   }
@@ -139,10 +141,10 @@ function kindValidation(resource: ResourceInfo, obj: KubeObject): FieldError[] {
  *
  * # Guarantees
  * - Sets uid, creationTimestamp, generation (per type), resets status as the real strategy does.
- * - Throws an `ApiError` (400/422) and changes nothing on invalid input.
+ * - Throws an `ApiError` (400/422) and stores nothing on invalid input. `owned` as for {@link decodeBody}.
  */
-export function prepareCreate(target: WriteTarget, body: unknown): KubeObject {
-  const obj = decodeBody(target, body);
+export function prepareCreate(target: WriteTarget, body: unknown, owned = false): KubeObject {
+  const obj = decodeBody(target, body, owned);
   const meta: ObjectMeta = obj.metadata;
   if ((meta.name ?? '') === '' && typeof meta.generateName === 'string' && meta.generateName !== '') {
     meta.name = generateName(meta.generateName);
@@ -210,9 +212,9 @@ export function checkPreconditions(resource: ResourceInfo, old: KubeObject, meta
  *   status changes. System metadata (uid, creationTimestamp, deletion fields) always comes from `old`.
  * - Generation follows the type's policy. New finalizers on an object being deleted are rejected (422).
  */
-export function prepareUpdate(target: WriteTarget, old: KubeObject, body: unknown, subresource: 'status' | undefined): KubeObject {
+export function prepareUpdate(target: WriteTarget, old: KubeObject, body: unknown, subresource: 'status' | undefined, owned = false): KubeObject {
   const { resource, version } = target;
-  const incoming = decodeBody({ ...target, name: old.metadata.name ?? '' }, body);
+  const incoming = decodeBody({ ...target, name: old.metadata.name ?? '' }, body, owned);
   checkPreconditions(resource, old, incoming.metadata);
   let next: KubeObject;
   if (subresource === 'status') {

@@ -10,6 +10,7 @@ import type { KubeObject } from './object.js';
 import { boolParam, intParam, rvParam, validateListOptions } from './query.js';
 import { groupVersion, storageKey, type ResourceInfo } from './resource.js';
 import { expired, tooLargeResourceVersion } from './status.js';
+import { toJson } from './serialize.js';
 import type { ObjectStore, StoredEvent } from './store.js';
 
 /** What a watch request targets. */
@@ -24,17 +25,32 @@ type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 /** A write queue larger than this means the client stopped reading: the real server drops such watchers too. */
 const slowConsumerBytes = 64 * 1024 * 1024;
 
+/** Initial-state lines are written in chunks of this many objects: one socket write each, not one per object. */
+const initialChunkObjects = 256;
+
+/** `{"type":T,"object":...}` plus the newline: the shell around an already serialized object. */
+function eventLine(type: EventType, objectJson: string): string {
+  return `{"type":"${type}","object":${objectJson}}\n`;
+}
+
 /**
  * One open watch response.
  *
  * # Guarantees
- * - Events reach the client in resourceVersion order, each line flushed as written.
+ * - Events reach the client in resourceVersion order; a line is flushed by the end of the event-loop turn that
+ *   wrote it (lines of one turn share a socket write).
+ * - The initial state (synthetic ADDED) is paced by the socket: the next chunk is written only after the
+ *   previous one drained, so a watch of 100k objects never holds them all as pending output. Live events that
+ *   commit meanwhile are held and follow the initial state, in order.
  * - Closing (any cause) removes the listener and clears every timer.
  */
 class WatchStream {
   private readonly timers: NodeJS.Timeout[] = [];
   private unlisten: () => void = () => undefined;
-  private buffered: string[] | undefined;
+  /** Lines held back while `holds > 0` (a stall in progress, or the initial state still streaming). */
+  private held: string[] = [];
+  private holds = 0;
+  private corked = false;
   private closed = false;
   readonly apiVersion: string;
   private readonly resourceKey: string;
@@ -78,9 +94,34 @@ class WatchStream {
     else if (!cur && old) this.write(this.line(event, 'DELETED', event.type === 'DELETED' ? 'object' : 'prev'));
   }
 
-  /** A synthetic ADDED for an object of the initial state. */
-  added(obj: KubeObject): void {
-    if (this.inScope(obj)) this.write(this.hub.addedLine(obj, this.apiVersion, this.representation) ?? this.encode('ADDED', obj));
+  /**
+   * Streams synthetic ADDED events for `objects` (the state at `rv`, taken by the caller in the same synchronous
+   * block as its store subscription), then, when `endBookmark`, the `k8s.io/initial-events-end` BOOKMARK at `rv`.
+   */
+  sendInitial(objects: readonly KubeObject[], rv: number, endBookmark: boolean): void {
+    this.holds++;
+    let next = 0;
+    const pump = (): void => {
+      while (!this.closed) {
+        if (next >= objects.length) {
+          if (endBookmark) this.emit(this.bookmarkLine(true, rv));
+          this.release();
+          return;
+        }
+        const end = Math.min(objects.length, next + initialChunkObjects);
+        let chunk = '';
+        for (; next < end; next++) {
+          const obj = objects[next]!;
+          // The object's JSON is cached with it (serialize.ts): only the short event shell is built per watcher.
+          if (this.inScope(obj)) chunk += this.encode('ADDED', obj);
+        }
+        if (chunk !== '' && !this.emit(chunk)) {
+          this.res.once('drain', pump);
+          return;
+        }
+      }
+    };
+    pump();
   }
 
   private line(event: StoredEvent, type: EventType, which: 'object' | 'prev'): string {
@@ -103,54 +144,88 @@ class WatchStream {
     if (this.representation === 'table' && type !== 'ERROR' && type !== 'BOOKMARK') {
       const table = toTable([obj], { resourceVersion: obj.metadata.resourceVersion }, !this.tableHeaderSent, this.target.resource.kind, this.target.resource.custom);
       this.tableHeaderSent = true;
-      return `${JSON.stringify({ type, object: table })}\n`;
+      return eventLine(type, toJson(table));
     }
     const shown = type === 'ERROR' ? obj : represent(obj, this.apiVersion, this.representation);
-    return `${JSON.stringify({ type, object: shown })}\n`;
+    return eventLine(type, toJson(shown));
   }
 
-  /** A BOOKMARK at the store's current resourceVersion; `initialEnd` adds the `k8s.io/initial-events-end` annotation. */
-  bookmark(initialEnd: boolean): void {
-    const metadata: Record<string, unknown> = { resourceVersion: String(this.hub.store.resourceVersion) };
+  private bookmarkLine(initialEnd: boolean, rv: number): string {
+    const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
     if (initialEnd) metadata['annotations'] = { 'k8s.io/initial-events-end': 'true' };
     const object = this.representation === 'metadata'
       ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata }
       : { kind: this.target.resource.kind, apiVersion: this.apiVersion, metadata };
-    this.write(`${JSON.stringify({ type: 'BOOKMARK', object })}\n`);
+    return eventLine('BOOKMARK', JSON.stringify(object));
   }
 
-  /** Writes a raw line (also used to inject malformed lines). */
+  /** A BOOKMARK at the store's current resourceVersion (periodic; queued behind anything held). */
+  bookmark(initialEnd: boolean): void {
+    this.write(this.bookmarkLine(initialEnd, this.hub.store.resourceVersion));
+  }
+
+  /** Writes a raw line (also used to inject malformed lines), or holds it while a stall or the initial state runs. */
   write(line: string): void {
     if (this.closed) return;
-    if (this.res.destroyed || this.res.writableEnded) {
-      this.close('gone');
+    if (this.holds > 0) {
+      this.held.push(line);
       return;
     }
-    if (this.buffered !== undefined) {
-      this.buffered.push(line);
-      return;
-    }
-    this.res.write(line);
-    if (this.res.writableLength > slowConsumerBytes) this.close('clean');
+    this.emit(line);
   }
 
-  /** Holds every line for `ms`, then flushes them in order. */
+  /** Writes to the socket now; false when the socket asks to wait for 'drain' (or the stream is gone). */
+  private emit(text: string): boolean {
+    if (this.closed) return false;
+    if (this.res.destroyed || this.res.writableEnded) {
+      this.close('gone');
+      return false;
+    }
+    if (!this.corked) {
+      // Lines committed in one event-loop turn (every request handled in it, a flush of held lines) leave in one
+      // socket write per watcher, instead of one write per event per watcher.
+      this.corked = true;
+      this.res.cork();
+      setImmediate(() => this.uncork());
+    }
+    const ok = this.res.write(text);
+    if (this.res.writableLength > slowConsumerBytes) {
+      this.close('clean');
+      return false;
+    }
+    return ok;
+  }
+
+  private uncork(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.res.uncork();
+  }
+
+  /** Ends one hold; the last one out flushes what was held, in order. */
+  private release(): void {
+    this.holds--;
+    if (this.holds > 0 || this.closed) return;
+    const lines = this.held;
+    this.held = [];
+    if (lines.length > 0) this.emit(lines.join(''));
+  }
+
+  /** Holds every live line for `ms`, then flushes them in order. */
   stall(ms: number): void {
-    if (this.buffered === undefined) this.buffered = [];
-    this.timers.push(setTimeout(() => {
-      const lines = this.buffered ?? [];
-      this.buffered = undefined;
-      for (const line of lines) this.write(line);
-    }, ms));
+    this.holds++;
+    this.timers.push(setTimeout(() => this.release(), ms));
   }
 
   /** Ends the stream: `clean` finishes the chunked body, `abrupt` destroys the socket. */
   close(mode: 'clean' | 'abrupt' | 'gone'): void {
     if (this.closed) return;
     this.closed = true;
+    this.held = [];
     this.unlisten();
     for (const t of this.timers) clearTimeout(t);
     this.hub.streams.delete(this);
+    this.uncork();
     if (mode === 'clean') this.res.end();
     else if (mode === 'abrupt') this.res.socket?.destroy();
   }
@@ -161,31 +236,13 @@ class WatchStream {
  *
  * # Guarantees
  * - Each history event is serialized once per (type, representation, version) and the same string goes to every
- *   watcher; initial-state lines are cached per stored object.
+ *   watcher; initial-state lines reuse each stored object's cached JSON (see `serialize.ts`).
  */
 export class WatchHub {
   readonly streams = new Set<WatchStream>();
   stalledUntil = 0;
-  private readonly addedLines = new WeakMap<KubeObject, Map<string, string>>();
 
   constructor(readonly store: ObjectStore, private readonly bookmarkIntervalMs: number) {}
-
-  /** Cached `ADDED` line for a stored object in one representation (not for tables). */
-  addedLine(obj: KubeObject, apiVersion: string, representation: Representation): string | undefined {
-    if (representation === 'table') return undefined;
-    let lines = this.addedLines.get(obj);
-    if (lines === undefined) {
-      lines = new Map();
-      this.addedLines.set(obj, lines);
-    }
-    const key = `${representation}|${apiVersion}`;
-    let line = lines.get(key);
-    if (line === undefined) {
-      line = `${JSON.stringify({ type: 'ADDED', object: represent(obj, apiVersion, representation) })}\n`;
-      lines.set(key, line);
-    }
-    return line;
-  }
 
   /**
    * Serves a WATCH request on `res`. Validation errors throw before any byte is written (so they become a Status
@@ -201,7 +258,10 @@ export class WatchHub {
     const timeoutSeconds = intParam(query, 'timeoutSeconds');
     const rv = rvParam(query);
     const current = this.store.resourceVersion;
-    if (rv !== undefined && rv > current) throw tooLargeResourceVersion(rv, current);
+    // A plain watch from a resourceVersion the server has not reached is accepted and silent until it gets there,
+    // as kube-apiserver does; a streaming list from the future is refused like a list.
+    const ahead = rv !== undefined && rv > current;
+    if (ahead && initialEvents) throw tooLargeResourceVersion(rv, current);
     const key = storageKey(target.resource);
     const replay = rv === undefined || rv === 0 || initialEvents ? [] : this.store.eventsSince(key, rv);
     const synthetic = !fromNow && (rv === undefined || rv === 0 || initialEvents);
@@ -216,15 +276,15 @@ export class WatchHub {
       return;
     }
     this.streams.add(stream);
-    // Snapshot and subscription happen in one synchronous block: no commit can fall between them.
+    // Snapshot and subscription happen in one synchronous block: no commit can fall between them. Stored objects
+    // are frozen, so the array of them is a consistent snapshot however long the initial state takes to send.
     if (synthetic) {
-      for (const obj of this.store.values(key)) stream.added(obj);
       // Without allowWatchBookmarks the real server streams the initial state but cannot mark its end.
-      if (initialEvents && bookmarks) stream.bookmark(true);
+      stream.sendInitial([...this.store.values(key)], current, initialEvents && bookmarks);
     } else {
       for (const event of replay) stream.deliver(event);
     }
-    const unlisten = this.store.listen((event) => stream.deliver(event));
+    const unlisten = ahead ? this.store.listen((event) => event.rv > rv && stream.deliver(event)) : this.store.listen((event) => stream.deliver(event));
     stream.start(unlisten, bookmarks ? this.bookmarkIntervalMs : undefined, timeoutSeconds);
   }
 

@@ -38,7 +38,24 @@ export function present(target: RequestTarget, obj: KubeObject): KubeObject {
 export function create(state: ServerState, target: RequestTarget, body: unknown, query: URLSearchParams): Reply {
   if (target.resource.namespaced && target.namespace === '') throw methodNotAllowed();
   const dryRun = isDryRun(query);
-  const obj = prepareCreate({ resource: target.resource, version: target.version, namespace: target.namespace }, body);
+  const obj = admitCreate(state, target, body, true);
+  if (dryRun) return { code: 201, body: obj };
+  return { code: 201, body: present(target, state.store.put(storageKey(target.resource), obj)) };
+}
+
+/**
+ * Everything a create does before storing: strategy (defaults, system fields, validation), namespace lifecycle
+ * and name uniqueness. Returns the object to store; throws the `ApiError` the HTTP answer would carry.
+ *
+ * # Guarantees
+ * - Reads state only: nothing is stored, so callers can admit a whole batch before committing any of it.
+ * - `owned`: `body` is a freshly parsed request body the result may reuse (see `decodeBody`).
+ */
+export function admitCreate(state: ServerState, target: RequestTarget, body: unknown, owned = false): KubeObject {
+  if (target.resource.namespaced && target.namespace === '') throw methodNotAllowed();
+  // Read before the strategy runs: an owned body shares its metadata with the result, which gets a name.
+  const generated = typeof body === 'object' && body !== null && !(body as KubeObject).metadata?.name;
+  const obj = prepareCreate({ resource: target.resource, version: target.version, namespace: target.namespace }, body, owned);
   if (target.resource.namespaced) {
     const ns = state.store.get(namespaceStorageKey, target.namespace);
     if (ns === undefined) throw notFound(namespaceResource, target.namespace);
@@ -49,13 +66,12 @@ export function create(state: ServerState, target: RequestTarget, body: unknown,
     }
   }
   const key = storageKey(target.resource);
-  const generated = typeof body === 'object' && body !== null && !(body as KubeObject).metadata?.name && obj.metadata.generateName;
+  const retryName = generated && obj.metadata.generateName;
   for (let attempt = 0; state.store.get(key, objectKey(obj.metadata.namespace ?? '', obj.metadata.name!)) !== undefined; attempt++) {
-    if (!generated || attempt > 8) throw alreadyExists(target.resource, obj.metadata.name!);
+    if (!retryName || attempt > 8) throw alreadyExists(target.resource, obj.metadata.name!);
     obj.metadata.name = generateName(obj.metadata.generateName!);
   }
-  if (dryRun) return { code: 201, body: obj };
-  return { code: 201, body: present(target, state.store.put(key, obj)) };
+  return obj;
 }
 
 /**
@@ -84,7 +100,7 @@ export function update(state: ServerState, target: RequestTarget, body: unknown,
   const dryRun = isDryRun(query);
   const old = mustGet(state, target);
   const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub);
+  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true);
   return commitUpdate(state, target, old, next, dryRun);
 }
 
@@ -158,6 +174,6 @@ export function patch(state: ServerState, target: RequestTarget, contentType: st
     patched.metadata.resourceVersion = old.metadata.resourceVersion;
   }
   const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub);
+  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true);
   return commitUpdate(state, target, old, next, dryRun);
 }

@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { cloneJson, deepFreeze } from '../../../src/testing/apiserver/object.js';
+import { frozenJson, toJson } from '../../../src/testing/apiserver/serialize.js';
+
+/** Freezes a pseudo-random selection of subtrees, so shells and cached parts mix as they do in responses. */
+function freezeSome(value: unknown, pick: () => boolean): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  for (const child of Object.values(value)) freezeSome(child, pick);
+  if (pick()) deepFreeze(value);
+  return value;
+}
+
+describe('in-memory API server: response serialization', () => {
+  it('writes exactly what JSON.stringify writes, whatever parts are frozen', () => {
+    fc.assert(fc.property(fc.jsonValue(), fc.integer({ min: 0, max: 2 ** 31 }), (value, seed) => {
+      const expected = JSON.stringify(value);
+      let x = seed;
+      const copy = freezeSome(cloneJson(value), () => ((x = (x * 1103515245 + 12345) % 2 ** 31) & 4) !== 0);
+      expect(toJson(copy)).to.equal(expected);
+    }), { numRuns: 300 });
+  });
+
+  it('skips undefined and functions in objects and writes null for them in arrays', () => {
+    const body = { a: undefined, b: () => 1, c: [undefined, () => 1, 2], d: new Date(0) };
+    expect(toJson(body)).to.equal(JSON.stringify(body));
+  });
+
+  it('serializes a frozen object once and reuses the text', () => {
+    const obj = deepFreeze({ metadata: { name: 'x' } });
+    const first = frozenJson(obj);
+    expect(toJson({ items: [obj] })).to.equal(`{"items":[${first}]}`);
+    expect(frozenJson(obj)).to.equal(first);
+  });
+});
+
+describe('in-memory API server: cloneJson', () => {
+  it('copies JSON values deeply, sharing nothing with the input', () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => {
+      const copy = cloneJson(value);
+      expect(copy).to.deep.equal(value);
+      if (typeof value === 'object' && value !== null) expect(copy).to.not.equal(value);
+    }), { numRuns: 300 });
+  });
+
+  it('keeps a "__proto__" key as data instead of changing the prototype', () => {
+    const parsed = JSON.parse('{"__proto__":{"polluted":true},"a":1}') as Record<string, unknown>;
+    const copy = cloneJson(parsed);
+    expect(Object.getPrototypeOf(copy)).to.equal(Object.prototype);
+    expect(Object.keys(copy)).to.deep.equal(['__proto__', 'a']);
+    expect(JSON.stringify(copy)).to.equal(JSON.stringify(parsed));
+  });
+
+  it('stores Date values as the strings JSON would carry', () => {
+    expect(cloneJson({ at: new Date(Date.UTC(2026, 0, 2)) })).to.deep.equal({ at: '2026-01-02T00:00:00.000Z' });
+  });
+});
