@@ -8,14 +8,8 @@ export interface WireEvent {
   readonly object: { kind?: string; apiVersion?: string; metadata?: Record<string, any>; [k: string]: any };
 }
 
-/** Resolves when `predicate` holds, polling every 10 ms; rejects after `limitMs` (a test deadline, not an assertion). */
-export async function until(predicate: () => boolean, what: string, limitMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!predicate()) {
-    if (Date.now() - started > limitMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** Resolves when `predicate` holds; the shared bounded wait under the name these specs use. */
+export { waitFor as until } from '../../support/wait.js';
 
 /** `fetch` against the cluster with its token (when it has one). */
 export function raw(cluster: TestCluster, path: string, init: RequestInit & { token?: string | null } = {}): Promise<Response> {
