@@ -5,15 +5,8 @@ import { startTestCluster } from '../../src/testing/apiserver/index.js';
 import type { TestCluster } from '../../src/testing/apiserver/index.js';
 import { listWatch } from '../../src/watch/index.js';
 import type { ListWatchOptions, WatchEvent } from '../../src/watch/index.js';
+import { waitFor } from '../support/wait.js';
 
-/** Polls until `predicate` holds; fails with `what` after `limitMs` (a bound, not a timing assertion). */
-async function until(what: string, predicate: () => boolean, limitMs = 5000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe('listWatch against the in-memory API server (TLS + token)', () => {
   let cluster: TestCluster;
@@ -48,28 +41,28 @@ describe('listWatch against the in-memory API server (TLS + token)', () => {
     it(`lists existing pods${streamingList ? ' by streaming list' : ' in pages'} and then follows changes`, async () => {
       for (let i = 0; i < 7; i += 1) await createPod(`pre-${i}`);
       start({ pageSize: 3, streamingList });
-      await until('the initial relist', () => count('relistDone') === 1);
+      await waitFor(() => count('relistDone') === 1, 'the initial relist');
       expect(names('listed')).to.have.members(['pre-0', 'pre-1', 'pre-2', 'pre-3', 'pre-4', 'pre-5', 'pre-6']);
       const pages = events.flatMap((e) => (e.type === 'status' && e.status.state === 'listing' ? [e.status.page] : []));
       expect(pages).to.deep.equal(streamingList ? [1] : [1, 2, 3]);
       expect(reasons()).to.deep.equal([]);
       await createPod('live');
-      await until('the live pod', () => names('added').includes('live'));
+      await waitFor(() => names('added').includes('live'), 'the live pod');
     });
   }
 
   it('resumes after clean and abrupt watch drops and a malformed line without relisting or losing events', async () => {
     start();
-    await until('the initial relist', () => count('relistDone') === 1);
+    await waitFor(() => count('relistDone') === 1, 'the initial relist');
     for (const [fault, pod] of [
       [() => cluster.faults.dropWatches({ mode: 'clean' }), 'after-clean'],
       [() => cluster.faults.dropWatches({ mode: 'abrupt' }), 'after-abrupt'],
       [() => cluster.faults.injectMalformedLine(), 'after-malformed'],
     ] as const) {
       // The fault only hits watches open on the server, so retry it until the (re)connected watch is there.
-      await until('an open watch to inject the fault into', () => fault() === 1);
+      await waitFor(() => fault() === 1, 'an open watch to inject the fault into');
       await createPod(pod);
-      await until(`${pod} to arrive`, () => names('added').includes(pod));
+      await waitFor(() => names('added').includes(pod), `${pod} to arrive`);
     }
     expect(count('relistStarted')).to.equal(1);
     expect(reasons()).to.include.members(['ConnectionClosed', 'MalformedLine']);

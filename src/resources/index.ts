@@ -6,4 +6,4 @@ export { builtinResource, splitApiVersion } from './builtin.js';
 export type { ResolvedResource } from './builtin.js';
 export { collectionPath, groupVersionPath } from './paths.js';
 export { resolveResource, resolveResource$, UnknownResourceError } from './resolve.js';
-export type { KindRef } from './resolve.js';
+export type { ResourceRef } from './resolve.js';

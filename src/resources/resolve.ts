@@ -9,9 +9,16 @@ import { builtinResource, splitApiVersion } from './builtin.js';
 import type { ResolvedResource } from './builtin.js';
 import { groupVersionPath } from './paths.js';
 
-/** `apiVersion` + `kind`, as in manifests. */
-export interface KindRef {
+/**
+ * Names a Kubernetes resource the way manifests do: by `apiVersion` and `kind`.
+ *
+ * The plural and the scope are resolved through discovery (cached per KubeConfig), with a built-in table for the
+ * core types, so callers never spell `pods` or `deployments` themselves.
+ */
+export interface ResourceRef {
+  /** `v1` for the core group, `group/version` otherwise, e.g. `apps/v1`. */
   readonly apiVersion: string;
+  /** The kind, e.g. `Pod`. */
   readonly kind: string;
 }
 
@@ -44,7 +51,7 @@ const discoveryCache = new WeakMap<Transport, Map<string, ReadonlyMap<string, Re
  *   lacks the kind), or with the transport's error for anything else (retryable).
  * - Discovery results are cached per transport, and {@link kubeTransport} is one per KubeConfig.
  */
-export function resolveResource$(transport: Transport, ref: KindRef): Observable<ResolvedResource> {
+export function resolveResource$(transport: Transport, ref: ResourceRef): Observable<ResolvedResource> {
   const builtin = builtinResource(ref.apiVersion, ref.kind);
   if (builtin !== undefined) return of(builtin);
   let groupVersion: { group: string; version: string };
@@ -82,11 +89,11 @@ export function resolveResource$(transport: Transport, ref: KindRef): Observable
  * # Guarantees
  * See {@link resolveResource$}; the discovery cache is per KubeConfig (held weakly).
  */
-export function resolveResource(kc: KubeConfig, ref: KindRef): Promise<ResolvedResource> {
+export function resolveResource(kc: KubeConfig, ref: ResourceRef): Promise<ResolvedResource> {
   return firstValueFrom(resolveResource$(kubeTransport(kc), ref));
 }
 
-function pick(kinds: ReadonlyMap<string, ResolvedResource>, ref: KindRef): ResolvedResource {
+function pick(kinds: ReadonlyMap<string, ResolvedResource>, ref: ResourceRef): ResolvedResource {
   const found = kinds.get(ref.kind);
   if (found === undefined) throw new UnknownResourceError(ref.apiVersion, ref.kind);
   return found;

@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { waitFor } from '../../support/wait.js';
 import { startCli, type RunningCli } from './cli-process.js';
 
 const run = promisify(execFile);
@@ -83,8 +84,7 @@ describe('rxkube-test-cluster', function () {
       expect(patched.metadata.annotations).to.deep.equal({ owner: 'team-a' });
 
       expect(await kubectl('delete', 'pod', 'web')).to.contain('pod "web" deleted');
-      const deadline = Date.now() + 10000;
-      while (!watched.includes('"DELETED"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      await waitFor(() => watched.includes('"DELETED"'), () => `the DELETED event on kubectl's watch; it printed:\n${watched}`, 10000);
       const types = [...watched.matchAll(/"type":\s*"(ADDED|MODIFIED|DELETED)"/g)].map((match) => match[1]);
       expect(types).to.deep.equal(['ADDED', 'MODIFIED', 'MODIFIED', 'DELETED']);
     } finally {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { existingCluster } from '../../../src/testing/control-plane/index.js';
-import { buildKubeConfig, writeKubeConfigFile } from '../../../src/testing/control-plane/kubeconfig.js';
+import { buildKubeConfig, writeKubeConfigFile } from '../../../src/testing/kubeconfig.js';
 import { createCertificateAuthority, issueCertificate } from '../../../src/testing/pki/index.js';
 
 describe('testing/control-plane kubeconfig', () => {

@@ -2,13 +2,13 @@
  * `startTestCluster()`: the in-memory kube-apiserver on a real 127.0.0.1 socket, with a matching KubeConfig.
  * @module
  */
-import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import { dumpYaml, KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { createCertificateAuthority, issueCertificate } from '../pki/index.js';
 import type { ClusterHandle } from '../cluster.js';
+import { buildKubeConfig, writeKubeConfigFile } from '../kubeconfig.js';
 import { badLines, FaultState, type Faults } from './faults.js';
 import { ownerGarbageCollector } from './gc.js';
 import { crdController, namespaceController } from './lifecycle.js';
@@ -169,13 +169,10 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   address = `127.0.0.1:${port}`;
   const url = `${options.tls === true ? 'https' : 'http'}://127.0.0.1:${port}`;
 
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'rxkube', server: url, skipTLSVerify: options.tls !== true, // client-node refuses plain http unless this is set
-      ...(caCertPem !== undefined ? { caData: Buffer.from(caCertPem).toString('base64') } : {}) }],
-    users: [{ name: 'rxkube-admin', ...(options.token !== undefined ? { token: options.token } : {}) }],
-    contexts: [{ name: 'rxkube', cluster: 'rxkube', user: 'rxkube-admin' }],
-    currentContext: 'rxkube',
+  const kubeConfig = buildKubeConfig({
+    name: 'rxkube', url, user: 'rxkube-admin',
+    ...(caCertPem !== undefined ? { caPem: caCertPem } : {}),
+    ...(options.token !== undefined ? { token: options.token } : {}),
   });
 
   let stopping: Promise<void> | undefined;
@@ -188,9 +185,7 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     seed: (objects, seedOptions) => seedObjects(state, objects, seedOptions),
     update: (objects, seedOptions) => updateObjects(state, objects, seedOptions),
     openWatches: () => hub.streams.size,
-    writeKubeconfig: async (path) => {
-      await writeFile(path, dumpYaml(JSON.parse(kubeConfig.exportConfig())), { mode: 0o600 });
-    },
+    writeKubeconfig: (path) => writeKubeConfigFile(kubeConfig, path),
     stop: () => {
       stopping ??= new Promise<void>((resolve) => {
         hub.dropAll('abrupt');

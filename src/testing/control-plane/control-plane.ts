@@ -11,7 +11,7 @@ import type { ControlPlaneAssets } from './assets.js';
 import { startEtcd } from './etcd.js';
 import type { EtcdServer } from './etcd.js';
 import { freePort } from './http.js';
-import { buildKubeConfig, writeKubeConfigFile } from './kubeconfig.js';
+import { buildKubeConfig, writeKubeConfigFile } from '../kubeconfig.js';
 import { removeOnExit } from './processes.js';
 import type { GroupProcess } from './processes.js';
 

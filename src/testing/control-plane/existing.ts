@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterHandle } from '../cluster.js';
-import { writeKubeConfigFile } from './kubeconfig.js';
+import { writeKubeConfigFile } from '../kubeconfig.js';
 
 /**
  * A {@link ClusterHandle} for a cluster someone else runs (kind, a CI cluster, a long-lived local control plane),
