@@ -156,7 +156,7 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
   });
 
   it('survives a rate limiter that throws, retrying at the maximum delay and reporting the limiter error', () => {
-    const broken: RateLimiter = { when: () => { throw new Error('limiter bug'); }, forget() {}, failures: () => 0 };
+    const broken: RateLimiter = { when: () => { throw new Error('limiter bug'); }, forget() {} };
     const events = virtual(({ hot, cold, scheduler }) =>
       record(hot('a').pipe(reconcile(({ attempt }) => cold<never>(attempt === 1 ? '#' : '|'), { rateLimiter: broken })), scheduler)
         .events,

@@ -1,7 +1,7 @@
 import { CoreV1Api, type V1ConfigMap, type V1Pod } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { informer, type Informer } from '../../src/informer/index.js';
-import type { BackoffPolicy } from '../../src/watch/index.js';
+import type { BackoffPolicy } from '../../src/backoff/index.js';
 import { expectConverged, podLister, record, waitFor, type Recording } from '../integration/informer/support.js';
 import { podWriter } from '../integration/informer/writes.js';
 import { e2eCluster, isE2eRun, ownsControlPlane } from './support/cluster.js';

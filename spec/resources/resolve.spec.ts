@@ -5,7 +5,6 @@ import {
   collectionPath,
   groupVersionPath,
   resolveResource,
-  splitApiVersion,
   UnknownResourceError,
 } from '../../src/resources/index.js';
 import { startServer } from '../transport/server.js';
@@ -25,13 +24,6 @@ describe('resources', () => {
       expect(await resolveResource(kc, { apiVersion: 'apps/v1', kind: 'Deployment' })).to.include({ group: 'apps', plural: 'deployments' });
       expect(builtinResource('apiextensions.k8s.io/v1', 'CustomResourceDefinition')).to.include({ namespaced: false });
       expect(builtinResource('coordination.k8s.io/v1', 'Lease')).to.include({ plural: 'leases', namespaced: true });
-    });
-
-    it('splits apiVersion and rejects malformed ones by name', () => {
-      expect(splitApiVersion('v1')).to.deep.equal({ group: '', version: 'v1' });
-      expect(splitApiVersion('apps/v1')).to.deep.equal({ group: 'apps', version: 'v1' });
-      expect(() => splitApiVersion('a/b/c')).to.throw('malformed apiVersion "a/b/c"');
-      expect(() => splitApiVersion('')).to.throw('malformed apiVersion ""');
     });
   });
 

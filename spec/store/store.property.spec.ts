@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { Store, applyWatchEvents, initialStoreState, objectKey, type StoreChange } from '../../src/store/index.js';
+import { objectKey } from '../../src/objects/index.js';
+import { Store, applyWatchEvents, initialStoreState, type StoreChange } from '../../src/store/index.js';
 import { everythingFrozen, type TestPod } from './fixtures.js';
 import { opsArb, podArb, toEvents, type Op } from './arbitraries.js';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { lastValueFrom, from, toArray } from 'rxjs';
 import type { WatchEvent } from '../../src/watch/index.js';
 import {
-  Store, applyWatchEvents, initialStoreState, objectKey, reduceStore, MissingNameError, type StoreState,
+  Store, applyWatchEvents, initialStoreState, reduceStore, type StoreState,
 } from '../../src/store/index.js';
 import { everythingFrozen, pod, type TestPod } from './fixtures.js';
 
@@ -15,20 +15,6 @@ function run(events: WatchEvent<TestPod>[], state: StoreState<TestPod> = initial
 function listOf(rv: string, ...pods: TestPod[]): WatchEvent<TestPod>[] {
   return [{ type: 'relistStarted' }, ...pods.map((object) => ({ type: 'listed' as const, object })), { type: 'relistDone', resourceVersion: rv }];
 }
-
-describe('objectKey', () => {
-  it('keys namespaced objects as namespace/name', () => {
-    expect(objectKey(pod('a', '1', { namespace: 'ns' }))).to.equal('ns/a');
-  });
-
-  it('keys cluster-scoped objects by name alone', () => {
-    expect(objectKey(pod('node-1', '1', { namespace: undefined }))).to.equal('node-1');
-  });
-
-  it('throws a MissingNameError for an object without a name', () => {
-    expect(() => objectKey({ kind: 'Pod', metadata: {} })).to.throw(MissingNameError, /metadata.name/);
-  });
-});
 
 describe('Store', () => {
   it('starts empty, unsynced and frozen', () => {

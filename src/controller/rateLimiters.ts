@@ -5,17 +5,18 @@
  * A limiter never reads a clock: the caller passes `now` (the scheduler's `now()`), so limiters behave identically
  * in real time and under `TestScheduler.run`.
  */
+import { backoffCeiling } from '../backoff/index.js';
 import { describe as describeValue } from './types.js';
 
 /**
  * Decides how long a key waits before it is retried (or requeued).
  *
- * Anyone can implement it; {@link reconcile} only calls these three methods.
+ * Anyone can implement it; {@link reconcile} calls only these two methods. The operator counts each key's failures
+ * itself (for `attempt`, `maxRetries` and the events), so a limiter need not report them.
  *
  * # Guarantees expected of implementations
  * - `when` returns a finite delay in milliseconds, `>= 0`, and records one more attempt for `key`.
  * - `forget` clears everything recorded for `key` (called after a success, a drop or a terminal failure).
- * - `failures` reports how many `when` calls were recorded for `key` since the last `forget`.
  *
  * # Caveats
  * - `reconcile` treats a `when` that throws or returns a non-finite or negative number as misbehaving: it uses the
@@ -27,8 +28,6 @@ export interface RateLimiter {
   when(key: string, now: number): number;
   /** Forgets all history of `key`. */
   forget(key: string): void;
-  /** How many attempts were recorded for `key` since the last `forget`. */
-  failures(key: string): number;
 }
 
 /** Default base delay of {@link exponentialRateLimiter}: 5 ms, as client-go. */
@@ -48,7 +47,7 @@ function requireNumber(name: string, value: number, min: number, integer = false
 }
 
 /** A per-key attempt counter: the state every per-key limiter shares. */
-function counter(): { bump(key: string): number; forget(key: string): void; failures(key: string): number } {
+function counter(): { bump(key: string): number; forget(key: string): void } {
   const counts = new Map<string, number>();
   return {
     bump(key) {
@@ -57,7 +56,6 @@ function counter(): { bump(key: string): number; forget(key: string): void; fail
       return previous;
     },
     forget: (key) => void counts.delete(key),
-    failures: (key) => counts.get(key) ?? 0,
   };
 }
 
@@ -83,15 +81,10 @@ export function exponentialRateLimiter(options: ExponentialOptions = {}): RateLi
   const base = requireNumber('baseMs', options.baseMs ?? DEFAULT_BASE_DELAY_MS, 0);
   const max = requireNumber('maxMs', options.maxMs ?? DEFAULT_MAX_DELAY_MS, 0);
   const counts = counter();
+  const policy = { baseMs: base, factor: 2, capMs: max };
   return {
-    when(key) {
-      const exponent = counts.bump(key);
-      // 2^1100 is Infinity; capping the exponent first keeps the arithmetic finite for any failure count.
-      const delay = base * 2 ** Math.min(exponent, 1024);
-      return Number.isFinite(delay) ? Math.min(delay, max) : max;
-    },
+    when: (key) => backoffCeiling(counts.bump(key), policy),
     forget: counts.forget,
-    failures: counts.failures,
   };
 }
 
@@ -113,7 +106,7 @@ export interface TokenBucketOptions {
  * - Delays are whole milliseconds, rounded up.
  *
  * # Caveats
- * - `failures` is always 0 and `forget` does nothing: the bucket has no per-key state.
+ * - `forget` does nothing: the bucket has no per-key state.
  * - `now` must not go backwards; if it does, the bucket simply refills nothing.
  */
 export function tokenBucketRateLimiter(options: TokenBucketOptions = {}): RateLimiter {
@@ -133,7 +126,6 @@ export function tokenBucketRateLimiter(options: TokenBucketOptions = {}): RateLi
       return tokens >= 0 ? 0 : Math.ceil(-tokens * msPerToken - 1e-9);
     },
     forget() {},
-    failures: () => 0,
   };
 }
 
@@ -142,7 +134,7 @@ export function tokenBucketRateLimiter(options: TokenBucketOptions = {}): RateLi
  *
  * # Guarantees
  * - Every limiter's `when` is called on every attempt (so a bucket reserves its token even when a per-key backoff
- *   dominates), `forget` reaches all of them, and `failures` is the largest count among them.
+ *   dominates), and `forget` reaches all of them.
  */
 export function maxOfRateLimiter(...limiters: readonly RateLimiter[]): RateLimiter {
   if (limiters.length === 0) throw new RangeError('maxOfRateLimiter needs at least one limiter');
@@ -154,11 +146,6 @@ export function maxOfRateLimiter(...limiters: readonly RateLimiter[]): RateLimit
     },
     forget(key) {
       for (const limiter of limiters) limiter.forget(key);
-    },
-    failures(key) {
-      let most = 0;
-      for (const limiter of limiters) most = Math.max(most, limiter.failures(key));
-      return most;
     },
   };
 }
@@ -188,7 +175,6 @@ export function fastSlowRateLimiter(options: FastSlowOptions): RateLimiter {
   return {
     when: (key) => (counts.bump(key) < maxFast ? fast : slow),
     forget: counts.forget,
-    failures: counts.failures,
   };
 }
 

@@ -1,6 +1,7 @@
 /**
  * Built-in resource table: the core kinds resolve without a discovery round trip.
  */
+import { splitApiVersion } from '../objects/index.js';
 
 /**
  * A resource resolved to what the URL needs.
@@ -69,17 +70,4 @@ const table = new Map<string, ResolvedResource>(
 /** Looks a kind up in the built-in table; `undefined` means discovery is needed. */
 export function builtinResource(apiVersion: string, kind: string): ResolvedResource | undefined {
   return table.get(`${apiVersion}|${kind}`);
-}
-
-/**
- * Splits `apps/v1` into group and version; `v1` is the core group (`''`).
- *
- * # Caveats
- * Throws on an empty or malformed apiVersion (`a/b/c`, `/v1`), naming it.
- */
-export function splitApiVersion(apiVersion: string): { group: string; version: string } {
-  const parts = apiVersion.split('/');
-  if (parts.length === 1 && parts[0] !== '') return { group: '', version: parts[0]! };
-  if (parts.length === 2 && parts[0] !== '' && parts[1] !== '') return { group: parts[0]!, version: parts[1]! };
-  throw new Error(`malformed apiVersion "${apiVersion}": expected "v1" or "group/version"`);
 }

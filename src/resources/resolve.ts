@@ -5,7 +5,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { ApiError, TransportError, kubeTransport } from '../transport/index.js';
 import type { Transport } from '../transport/index.js';
 import { firstValueFrom, map, Observable, of } from 'rxjs';
-import { builtinResource, splitApiVersion } from './builtin.js';
+import { splitApiVersion } from '../objects/index.js';
+import { builtinResource } from './builtin.js';
 import type { ResolvedResource } from './builtin.js';
 import { groupVersionPath } from './paths.js';
 

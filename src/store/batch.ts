@@ -7,7 +7,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { WatchEvent } from '../watch/index.js';
 import { deepFreeze } from './deep-freeze.js';
 import { trieForEach, trieGet } from './hash-trie.js';
-import { objectKey } from './object-key.js';
+import { objectKey } from '../objects/index.js';
 import type { Store } from './store.js';
 import type { StoreChange, StoreProblem } from './types.js';
 import { indexerList, putObject, removeObject, workingCopy, type IndexerList, type WorkingData } from './writes.js';

@@ -3,7 +3,6 @@
  * from reflector deltas.
  */
 export { Store, NAMESPACE_INDEX, type ListOptions } from './store.js';
-export { objectKey, keyFor, MissingNameError } from './object-key.js';
 export {
   applyWatchEvents, initialStoreState, type StoreState, type StoreStep,
 } from './apply-watch-events.js';

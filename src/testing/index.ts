@@ -1,5 +1,6 @@
 /**
- * rxkube/testing: an in-memory Kubernetes API server, the real control-plane launcher, and marble helpers.
+ * rxkube/testing: an in-memory Kubernetes API server with fault injection, the launcher of a real kube-apiserver +
+ * etcd control plane, and the PKI helpers both use.
  * @packageDocumentation
  */
 export type { ClusterHandle } from './cluster.js';

@@ -45,33 +45,48 @@ export class TransportError extends Error {
 }
 
 /**
- * Parses a `Retry-After` header: delta-seconds or an HTTP date (relative to `now`).
+ * Parses a `Retry-After` header into seconds: delta-seconds as they are, an HTTP date relative to the response's own
+ * `Date` header.
+ *
+ * # Guarantees
+ * - Reads no clock: an HTTP date is measured against the server's `Date` header (the server's clock against itself),
+ *   so neither clock skew nor virtual time can distort it. Delays are computed from the result by the caller, on
+ *   its scheduler.
  *
  * # Caveats
- * Returns `undefined` for anything unparseable rather than guessing; a date in the past gives 0.
+ * - Returns `undefined` for anything unparseable rather than guessing, and for an HTTP date when the response had
+ *   no usable `Date` header (the caller then uses its ordinary backoff). A date in the past gives 0.
  */
-export function parseRetryAfter(header: string | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(header: string | undefined, serverDate?: string): number | undefined {
   if (header === undefined) return undefined;
   const trimmed = header.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed);
   const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, Math.ceil((at - now) / 1000));
+  const reference = serverDate === undefined ? Number.NaN : Date.parse(serverDate);
+  if (Number.isNaN(at) || Number.isNaN(reference)) return undefined;
+  return Math.max(0, Math.ceil((at - reference) / 1000));
+}
+
+/** What {@link apiErrorFromResponse} reads from an error response. */
+export interface ErrorResponse {
+  readonly statusCode: number;
+  readonly statusMessage?: string | undefined;
+  readonly body: string;
+  /** The `Retry-After` header, if any. */
+  readonly retryAfter?: string | undefined;
+  /** The `Date` header, if any: the reference for an HTTP-date `Retry-After`. */
+  readonly date?: string | undefined;
 }
 
 /**
  * Builds the {@link ApiError} for an error response, preferring the fields of a Kubernetes `Status` body and falling
  * back to the HTTP status line when the body is not one (proxies, load balancers).
  */
-export function apiErrorFromResponse(
-  statusCode: number,
-  statusMessage: string | undefined,
-  body: string,
-  retryAfterHeader: string | undefined,
-): ApiError {
+export function apiErrorFromResponse(response: ErrorResponse): ApiError {
+  const { statusCode, statusMessage, body } = response;
   const status = tryParseStatus(body);
   const retryAfter =
-    parseRetryAfter(retryAfterHeader) ??
+    parseRetryAfter(response.retryAfter, response.date) ??
     (typeof status?.details?.retryAfterSeconds === 'number' ? status.details.retryAfterSeconds : undefined);
   const reason = status?.reason || statusMessage || `HTTP${statusCode}`;
   const message = status?.message || body.slice(0, 512) || statusMessage || `HTTP ${statusCode}`;

@@ -6,7 +6,7 @@ import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
-import { TransportError, apiErrorFromResponse } from './errors.js';
+import { TransportError, apiErrorFromResponse, type ApiError } from './errors.js';
 import { LineSplitter } from './lines.js';
 
 /** Query parameters; `undefined` values are left out. */
@@ -204,10 +204,11 @@ async function openRequest(kc: KubeConfig, path: string, query: QueryParams, opt
         resolve(res);
         return;
       }
-      readBody(res, ERROR_BODY_LIMIT).then(
-        (body) => reject(apiErrorFromResponse(code, res.statusMessage, body, headerValue(res.headers['retry-after']))),
-        () => reject(apiErrorFromResponse(code, res.statusMessage, '', headerValue(res.headers['retry-after']))),
-      );
+      const failed = (body: string): ApiError => apiErrorFromResponse({
+        statusCode: code, statusMessage: res.statusMessage, body,
+        retryAfter: headerValue(res.headers['retry-after']), date: headerValue(res.headers.date),
+      });
+      readBody(res, ERROR_BODY_LIMIT).then((body) => reject(failed(body)), () => reject(failed('')));
     });
     req.end();
   });

@@ -57,19 +57,6 @@ export function decodeWatchLine(line: string): DecodedLine {
   }
 }
 
-/** True when the object has a non-empty `metadata.name`, the minimum the store needs for a key. */
-export function hasName(object: unknown): boolean {
-  if (!isRecord(object) || !isRecord(object.metadata)) return false;
-  const name = object.metadata.name;
-  return typeof name === 'string' && name !== '';
-}
-
-/** The store key of an object: `namespace/name`, or `name` when cluster-scoped. */
-export function objectKey(object: KubernetesObject): string {
-  const ns = object.metadata?.namespace;
-  return ns ? `${ns}/${object.metadata?.name ?? ''}` : (object.metadata?.name ?? '');
-}
-
 /** Maps anything a transport can throw to a {@link WatchFailure}. */
 export function toWatchFailure(err: unknown): WatchFailure {
   if (err instanceof ApiError) {

@@ -5,8 +5,7 @@
 export type { ResourceRef, WatchDelta, WatchEvent, WatchFailure, WatchStatus } from './types.js';
 export { listWatch } from './list-watch.js';
 export { ListWatchError, FAIL_FAST_CODES } from './errors.js';
-export { BACKOFF_RESET_MS, DEFAULT_WATCH_BACKOFF, backoffCeiling, exponentialBackoff } from './backoff.js';
-export type { BackoffPolicy } from './backoff.js';
+export { BACKOFF_RESET_MS, DEFAULT_WATCH_BACKOFF, exponentialBackoff } from './backoff.js';
 export { METADATA_LIST_ACCEPT, METADATA_WATCH_ACCEPT, stripManagedFields } from './options.js';
 export type { ListWatchOptions } from './options.js';
 export { INITIAL_EVENTS_END, decodeWatchLine } from './decode.js';

@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { asyncScheduler } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import type { Transport } from '../transport/index.js';
-import type { BackoffPolicy } from './backoff.js';
+import type { BackoffPolicy } from '../backoff/index.js';
 import { DEFAULT_WATCH_BACKOFF } from './backoff.js';
 
 /** Accept header for metadata-only lists. */

@@ -2,7 +2,7 @@
  * Reading what an informer event is about, defensively: these helpers run on input we did not produce.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { objectKey } from '../../store/index.js';
+import { objectKey } from '../../objects/index.js';
 
 /** The parts of an event the trigger layer reads; every field may be missing on malformed input. */
 export interface LooseEvent {

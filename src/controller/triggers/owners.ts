@@ -2,7 +2,7 @@
  * Reading owner references: which references match, and the key of the owner they point at.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { keyFor } from '../../store/index.js';
+import { groupOfApiVersion, keyFor } from '../../objects/index.js';
 import type { Complain } from './keyMapper.js';
 
 /** What an owner reference must match, resolved from {@link ToOwnerKeysOptions}. */
@@ -26,7 +26,7 @@ export function groupOf(apiVersion: string): string {
   if (!apiVersion.includes('/') && !CORE_VERSION.test(apiVersion)) {
     throw new TypeError(`apiVersion ${JSON.stringify(apiVersion)} is neither group/version nor a core version like v1`);
   }
-  return splitGroup(apiVersion);
+  return groupOfApiVersion(apiVersion);
 }
 
 /**
@@ -55,7 +55,7 @@ export function addOwnerKeys(
     const { kind, apiVersion, controller, name } = ref as Record<string, unknown>;
     if (kind !== match.kind) continue;
     if (!match.allOwners && controller !== true) continue;
-    if (match.group !== undefined && !(typeof apiVersion === 'string' && splitGroup(apiVersion) === match.group)) {
+    if (match.group !== undefined && !(typeof apiVersion === 'string' && groupOfApiVersion(apiVersion) === match.group)) {
       continue;
     }
     if (typeof name !== 'string' || name === '') {
@@ -64,10 +64,4 @@ export function addOwnerKeys(
     }
     keys.add(match.clusterScoped ? name : keyFor(name, object?.metadata?.namespace));
   }
-}
-
-/** The group part of an `apiVersion`, without judging it: references written by others are compared, not policed. */
-function splitGroup(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash >= 0 ? apiVersion.slice(0, slash) : '';
 }
