@@ -5,7 +5,7 @@
 import { asyncScheduler, NEVER, Observable } from 'rxjs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
-import type { QueryParams, Transport } from '../../src/transport/index.js';
+import type { QueryParams, Transport, WatchRequestOptions } from '../../src/transport/index.js';
 import type { ResolvedResource } from '../../src/resources/index.js';
 
 export interface FakeCall {
@@ -45,8 +45,12 @@ export class FakeTransport implements Transport {
     return this.serve('get', path, query, options?.accept);
   }
 
-  watch(path: string, query: QueryParams, options?: { readonly accept?: string }): Observable<string> {
-    return this.serve('watch', path, query, options?.accept) as Observable<string>;
+  /**
+   * A scripted watch is accepted (`onOpen`) as soon as it is subscribed, unless its script fails at once, as an
+   * HTTP error status would.
+   */
+  watch(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<string> {
+    return this.serve('watch', path, query, options?.accept, options?.onOpen) as Observable<string>;
   }
 
   /** Calls of one kind, in order. */
@@ -54,7 +58,7 @@ export class FakeTransport implements Transport {
     return this.calls.filter((c) => c.kind === kind);
   }
 
-  private serve(kind: 'get' | 'watch', path: string, query: QueryParams, accept: string | undefined): Observable<unknown> {
+  private serve(kind: 'get' | 'watch', path: string, query: QueryParams, accept: string | undefined, onOpen?: () => void): Observable<unknown> {
     return new Observable<unknown>((subscriber) => {
       const call: FakeCall = { kind, path, query, accept, at: asyncScheduler.now(), aborted: false, done: false };
       this.calls.push(call);
@@ -67,10 +71,12 @@ export class FakeTransport implements Transport {
       } else {
         source = script.respond(call);
       }
+      let failed = false;
       const inner = source.subscribe({
         next: (value) => subscriber.next(value),
         error: (err: unknown) => {
           call.done = true;
+          failed = true;
           subscriber.error(err);
         },
         complete: () => {
@@ -78,6 +84,7 @@ export class FakeTransport implements Transport {
           subscriber.complete();
         },
       });
+      if (!failed && !subscriber.closed) onOpen?.();
       return () => {
         if (!call.done) {
           call.aborted = true;

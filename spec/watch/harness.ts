@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { RunHelpers } from 'rxjs/testing';
 import { TestScheduler } from 'rxjs/testing';
 import { listWatch } from '../../src/watch/index.js';
-import type { ListWatchOptions, ResourceRef, WatchEvent, WatchStatus } from '../../src/watch/index.js';
+import type { ListWatchOptions, ResourceRef, WatchEvent, WatchProblem, WatchStatus } from '../../src/watch/index.js';
 import type { ResolvedResource } from '../../src/resources/index.js';
 import { FakeTransport, kc, PODS } from './fake-transport.js';
 
@@ -19,10 +19,12 @@ export interface Outcome {
   readonly fake: FakeTransport;
   readonly events: Timed[];
   readonly error: unknown;
-  /** Non-status events only. */
+  /** Deltas only (no status, no problem). */
   deltas(): Timed[];
   /** Status events only, as `[time, status]`. */
   statuses(): Array<[number, WatchStatus]>;
+  /** Problem events only, as `[time, problem]`. */
+  problems(): Array<[number, WatchProblem]>;
 }
 
 /**
@@ -54,8 +56,9 @@ export function scenario(
     fake,
     events,
     error,
-    deltas: () => events.filter((x) => x.e.type !== 'status'),
+    deltas: () => events.filter((x) => x.e.type !== 'status' && x.e.type !== 'problem'),
     statuses: () => events.flatMap((x) => (x.e.type === 'status' ? [[x.t, x.e.status] as [number, WatchStatus]] : [])),
+    problems: () => events.flatMap((x) => (x.e.type === 'problem' ? [[x.t, x.e.problem] as [number, WatchProblem]] : [])),
   };
 }
 
@@ -79,7 +82,8 @@ export function summary(outcome: Outcome): string[] {
       case 'bookmark':
         return `${e.type}:${e.resourceVersion}`;
       case 'status':
-        return 'status';
+      case 'problem':
+        return e.type;
       default:
         return `${e.type}:${e.object.metadata?.name ?? '?'}`;
     }

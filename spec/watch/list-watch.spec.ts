@@ -203,7 +203,7 @@ describe('listWatch: streaming list', () => {
 });
 
 describe('listWatch: bad input', () => {
-  it('reports a malformed line with a count and resumes from the last good resourceVersion', () => {
+  it('reports a malformed line as a counted problem, not a connection error, and resumes from the last good resourceVersion', () => {
     const o = scenario((fake, { cold }) => {
       fake
         .onGet(of(page([pod('a', '1')], '10')))
@@ -211,11 +211,12 @@ describe('listWatch: bad input', () => {
         .onWatch(cold('a', { a: line('ADDED', { metadata: { resourceVersion: '13' } }) }))
         .onWatch(cold('-'));
     });
-    const failures = o.statuses().flatMap(([, s]) => (s.state === 'error' ? [s.cause] : []));
-    expect(failures.map((f) => [f.reason, f.count])).to.deep.equal([
+    expect(o.problems().map(([, p]) => [p.reason, p.count])).to.deep.equal([
       ['MalformedLine', 1],
       ['MissingName', 1],
     ]);
+    expect(errorReasons(o), 'bad input is not a connection error').to.deep.equal([]);
+    expect(o.statuses().flatMap(([, s]) => (s.state === 'backingOff' ? [s.cause.reason] : []))).to.deep.equal(['MalformedLine', 'MissingName']);
     expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'relistDone:10', 'modified:a']);
     const watches = o.fake.of('watch');
     expect(watches.map((c) => [c.at, c.query.resourceVersion, c.abortedAt])).to.deep.equal([
@@ -225,28 +226,44 @@ describe('listWatch: bad input', () => {
     ]);
   });
 
-  it('reports and skips listed objects without metadata.name', () => {
+  it('reports and skips listed objects without metadata.name as a problem, leaving the status healthy', () => {
     const o = scenario((fake, { cold }) => {
       fake.onGet(of(page([pod('a', '1'), { metadata: { namespace: 'x' } }], '10'))).onWatch(cold('-'));
     });
     expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'relistDone:10']);
-    const failure = o.statuses().find(([, s]) => s.state === 'error')?.[1];
-    expect(failure).to.deep.include({ state: 'error' });
-    expect(failure?.state === 'error' && [failure.cause.reason, failure.cause.count]).to.deep.equal(['MissingName', 1]);
+    expect(o.problems().map(([, p]) => [p.reason, p.count])).to.deep.equal([['MissingName', 1]]);
+    expect(o.statuses().at(-1)?.[1]).to.deep.equal({ state: 'watching', resourceVersion: '10' });
   });
 
-  it('reports a transform that throws and skips only that object', () => {
+  it('keeps a listed object whose transform throws, untransformed, and reports the problem with its key', () => {
     const o = scenario(
-      (fake, { cold }) => fake.onGet(of(page([pod('a', '1'), pod('boom', '2')], '10'))).onWatch(cold('-')),
+      (fake, { cold }) => fake.onGet(of(page([pod('a', '1'), pod('boom', '2', { managedFields: [{ manager: 'x' }] })], '10'))).onWatch(cold('-')),
       {
         transform: (obj) => {
           if (obj.metadata?.name === 'boom') throw new Error('cannot transform boom');
-          return obj;
+          return { ...obj, kind: 'Transformed' };
         },
       },
     );
-    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'relistDone:10']);
-    expect(errorReasons(o)).to.deep.equal(['TransformFailed']);
+    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'listed:boom', 'relistDone:10']);
+    const listed = o.deltas().flatMap(({ e }) => (e.type === 'listed' ? [e.object] : []));
+    expect(listed.map((x) => x.kind)).to.deep.equal(['Transformed', 'Pod']);
+    expect(listed[1], 'managedFields are still stripped').to.deep.equal(pod('boom', '2'));
+    expect(o.problems().map(([, p]) => [p.reason, p.key, p.count])).to.deep.equal([['TransformFailed', 'default/boom', 1]]);
+    expect(errorReasons(o)).to.deep.equal([]);
+  });
+
+  it('applies a watched MODIFIED and DELETED whose transform throws, so the cache never keeps a stale or deleted object', () => {
+    const o = scenario(
+      (fake, { cold }) => fake.onGet(of(page([pod('a', '1')], '10'))).onWatch(cold('a b', {
+        a: line('MODIFIED', pod('a', '11', { labels: { v: '2' } })),
+        b: line('DELETED', pod('a', '12', { labels: { v: '2' } })),
+      })),
+      { transform: (obj) => (obj.metadata?.resourceVersion === '1' ? obj : (() => { throw new Error('no'); })()) },
+    );
+    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'relistDone:10', 'modified:a', 'deleted:a']);
+    expect(o.problems().map(([, p]) => [p.reason, p.count])).to.deep.equal([['TransformFailed', 1], ['TransformFailed', 2]]);
+    expect(o.fake.of('watch'), 'no resume was needed').to.have.length(1);
   });
 });
 
@@ -301,13 +318,57 @@ describe('listWatch: options', () => {
     expect(o.fake.calls.map((c) => c.path)).to.deep.equal(['/apis/example.com/v1', '/apis/example.com/v1/namespaces/ns1/widgets', '/apis/example.com/v1/namespaces/ns1/widgets']);
   });
 
-  it('errors clearly for an unknown kind', () => {
-    const o = scenario((fake) => fake.onGet(of({ resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }] })), {}, 1000, {
+  it('reports an unknown kind on status and retries with backoff, asking discovery again, until the CRD is served', () => {
+    const widgets = { groupVersion: 'example.com/v1', resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }] };
+    const o = scenario(
+      (fake, { cold }) =>
+        fake
+          .onGet(throwError(() => new ApiError(404, 'NotFound', 'the server could not find the requested resource')))
+          .onGet(of({ groupVersion: 'example.com/v1', resources: [] }))
+          .onGet(of(widgets))
+          .onGet(of(page([pod('w', '3')], '5')))
+          .onWatch(cold('-')),
+      {},
+      5000,
+      { apiVersion: 'example.com/v1', kind: 'Widget' },
+    );
+    expect(o.error).to.equal(undefined);
+    expect(errorReasons(o)).to.deep.equal(['UnknownResource', 'UnknownResource']);
+    expect(o.fake.calls.map((c) => [c.at, c.path])).to.deep.equal([
+      [0, '/apis/example.com/v1'],
+      [400, '/apis/example.com/v1'],
+      [1200, '/apis/example.com/v1'],
+      [1200, '/apis/example.com/v1/widgets'],
+      [1200, '/apis/example.com/v1/widgets'],
+    ]);
+    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:w', 'relistDone:5']);
+  });
+
+  it('errors clearly for an unknown kind under failFast', () => {
+    const o = scenario((fake) => fake.onGet(of({ resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }] })), { failFast: true }, 1000, {
       apiVersion: 'example.com/v1',
       kind: 'Foo',
     });
     expect(o.error).to.be.instanceOf(ListWatchError);
     expect((o.error as Error).message).to.include('unknown resource kind "Foo" in apiVersion "example.com/v1"');
+    expect(o.fake.calls).to.have.length(1);
+  });
+
+  it('retries a discovery request that fails on the network rather than calling the kind unknown', () => {
+    const o = scenario(
+      (fake) => fake.onGet(throwError(() => new TransportError('NetworkError', 'connect ECONNREFUSED'))),
+      { failFast: true },
+      1000,
+      { apiVersion: 'example.com/v1', kind: 'Widget' },
+    );
+    expect(o.error).to.equal(undefined);
+    expect(errorReasons(o)).to.deep.equal(['NetworkError']);
+  });
+
+  it('errors at once for a malformed apiVersion, which no retry can fix', () => {
+    const o = scenario(() => {}, {}, 1000, { apiVersion: 'a/b/c', kind: 'Widget' });
+    expect((o.error as Error).message).to.include('malformed apiVersion "a/b/c"');
+    expect(o.fake.calls).to.have.length(0);
   });
 
   it('errors clearly for a namespace on a cluster-scoped kind', () => {

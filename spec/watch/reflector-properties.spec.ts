@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Observable } from 'rxjs';
-import { NEVER, of } from 'rxjs';
+import { NEVER, Observable, of } from 'rxjs';
 import type { RunHelpers } from 'rxjs/testing';
 import { ApiError, TransportError } from '../../src/transport/index.js';
-import type { QueryParams, Transport } from '../../src/transport/index.js';
+import type { QueryParams, Transport, WatchRequestOptions } from '../../src/transport/index.js';
 import type { WatchEvent } from '../../src/watch/index.js';
 import { bookmark, line, page, pod, statusLine } from './fake-transport.js';
 import { scenario } from './harness.js';
@@ -39,7 +38,16 @@ class ScriptedServer implements Transport {
     return of(page([pod('a', first), pod('b', second)], second));
   }
 
-  watch(_path: string, query: QueryParams): Observable<string> {
+  /** Every watch is accepted at once (its headers arrive), then follows its behaviour. */
+  watch(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<string> {
+    return new Observable<string>((subscriber) => {
+      const subscription = this.script(path, query).subscribe(subscriber);
+      options?.onOpen?.();
+      return subscription;
+    });
+  }
+
+  private script(_path: string, query: QueryParams): Observable<string> {
     this.requests.push({ kind: 'watch', resourceVersion: query.resourceVersion });
     const b = this.behaviours.shift();
     if (b === undefined) return NEVER;
@@ -101,7 +109,7 @@ describe('listWatch: properties over random server behaviour', () => {
 
         // Replay: the resourceVersion sent with each watch is the last one emitted before that request.
         const watches = server.requests.filter((r) => r.kind === 'watch');
-        const deltas = all.filter((e) => e.type !== 'status');
+        const deltas = all.filter((e) => e.type !== 'status' && e.type !== 'problem');
         const expectedRvs: Array<string | undefined> = [];
         const prefix: WatchEvent[] = [];
         for (const e of all) {
@@ -133,9 +141,16 @@ describe('listWatch: properties over random server behaviour', () => {
         // Nothing after a bad line on the same connection is emitted (it is re-read from the last good version).
         const emittedRvs = deltas.flatMap((e) => ('object' in e ? [e.object.metadata?.resourceVersion] : []));
         for (const rv of server.poisoned) expect(emittedRvs).to.not.include(rv);
-        // …and every bad line was reported with a running count.
-        const bad = all.flatMap((e) => (e.type === 'status' && e.status.state === 'error' && e.status.cause.count !== undefined ? [e.status.cause] : []));
+        // …and every bad line was reported as a problem with a running count, never as a connection error.
+        const bad = all.flatMap((e) => (e.type === 'problem' ? [e.problem] : []));
         expect(bad).to.have.length(behaviours.filter((b) => b.ending === 'malformed' || b.ending === 'missingName').length);
+        for (const reason of ['MalformedLine', 'MissingName']) {
+          expect(bad.filter((p) => p.reason === reason).map((p) => p.count)).to.deep.equal(
+            bad.filter((p) => p.reason === reason).map((_, i) => i + 1),
+          );
+        }
+        const errors = all.flatMap((e) => (e.type === 'status' && e.status.state === 'error' ? [e.status.cause.reason] : []));
+        expect(errors).to.not.include.members(['MalformedLine', 'MissingName']);
       }),
       { numRuns: 150 },
     );

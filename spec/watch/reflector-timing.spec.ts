@@ -139,6 +139,59 @@ describe('listWatch: backoff and timers in virtual time', () => {
   });
 });
 
+describe('listWatch: list timeout', () => {
+  it('abandons a list page the server never answers after listTimeout, backs off and lists again', () => {
+    const o = scenario(
+      (fake, { cold }) => fake.onGet(cold('-')).onGet(of(page([pod('a', '1')], '10'))).onWatch(cold('-')),
+      {},
+      100_000,
+    );
+    const [first, second] = o.fake.of('get');
+    expect([first!.aborted, first!.abortedAt]).to.deep.equal([true, 70_000]);
+    expect(errorReasons(o)).to.deep.equal(['ListTimeout']);
+    expect(second!.at).to.equal(70_400);
+    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'relistDone:10']);
+  });
+
+  it('takes its time limit from the listTimeout option and applies it to every page', () => {
+    const o = scenario(
+      (fake, { cold }) => fake.onGet(of(page([], '10', 'tok'))).onGet(cold('-')).onGet(of(page([], '11'))).onWatch(cold('-')),
+      { listTimeout: 5_000 },
+      20_000,
+    );
+    expect(o.fake.of('get').map((c) => [c.at, c.abortedAt, c.query.continue])).to.deep.equal([
+      [0, undefined, undefined],
+      [0, 5_000, 'tok'],
+      [5_400, undefined, undefined],
+    ]);
+  });
+
+  it('rejects a listTimeout that is not a positive number of ms, naming it', () => {
+    const o = scenario(() => {}, { listTimeout: 0 });
+    expect((o.error as Error).message).to.match(/listTimeout must be a number of ms > 0/);
+  });
+});
+
+describe('listWatch: watching means the server accepted the watch', () => {
+  it('announces watching only once the server accepted the watch, never for one it refused', () => {
+    const o = scenario((fake, { cold }) => {
+      fake
+        .onGet(of(page([], '10')))
+        .onWatch(throwError(() => new ApiError(403, 'Forbidden', 'watch is forbidden')))
+        .onWatch(cold('-'));
+    });
+    expect(o.statuses().map(([t, s]) => [t, s.state])).to.deep.equal([
+      [0, 'connecting'],
+      [0, 'listing'],
+      [0, 'connecting'],
+      [0, 'error'],
+      [0, 'backingOff'],
+      [400, 'connecting'],
+      [400, 'watching'],
+    ]);
+  });
+});
+
 describe('listWatch: unsubscribe', () => {
   it('aborts the in-flight watch at once and makes no further request', () => {
     const o = scenario((fake, { cold }) => fake.onGet(of(page([], '10'))).onWatch(cold('-')), {}, 5000);

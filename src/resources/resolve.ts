@@ -4,7 +4,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ApiError, TransportError, kubeTransport } from '../transport/index.js';
 import type { Transport } from '../transport/index.js';
-import { firstValueFrom, map, Observable, of } from 'rxjs';
+import { firstValueFrom, Observable, of } from 'rxjs';
 import { splitApiVersion } from '../objects/index.js';
 import { builtinResource } from './builtin.js';
 import type { ResolvedResource } from './builtin.js';
@@ -50,7 +50,8 @@ const discoveryCache = new WeakMap<Transport, Map<string, ReadonlyMap<string, Re
  * # Guarantees
  * - Emits once then completes, or errors with {@link UnknownResourceError} (the group/version answers 404, or it
  *   lacks the kind), or with the transport's error for anything else (retryable).
- * - Discovery results are cached per transport, and {@link kubeTransport} is one per KubeConfig.
+ * - Discovery results are cached per transport, and {@link kubeTransport} is one per KubeConfig. A kind the cache
+ *   does not know is always asked for again, so a CRD installed after the first lookup is found on the next one.
  */
 export function resolveResource$(transport: Transport, ref: ResourceRef): Observable<ResolvedResource> {
   const builtin = builtinResource(ref.apiVersion, ref.kind);
@@ -63,8 +64,9 @@ export function resolveResource$(transport: Transport, ref: ResourceRef): Observ
   }
   const cache = discoveryCache.get(transport) ?? new Map<string, ReadonlyMap<string, ResolvedResource>>();
   discoveryCache.set(transport, cache);
-  const cached = cache.get(ref.apiVersion);
-  if (cached !== undefined) return of(cached).pipe(map((kinds) => pick(kinds, ref)));
+  const known = cache.get(ref.apiVersion)?.get(ref.kind);
+  if (known !== undefined) return of(known);
+  // A cached group/version without this kind may be out of date (a CRD added a kind since): ask again.
   const { group, version } = groupVersion;
   return new Observable<ResolvedResource>((subscriber) =>
     transport.get(groupVersionPath(group, version), {}).subscribe({

@@ -68,6 +68,7 @@ export class Batch<T extends KubernetesObject> {
   apply(event: WatchEvent<T>): void {
     switch (event.type) {
       case 'status':
+      case 'problem':
         break;
       case 'relistStarted':
         this.restartListing(true);

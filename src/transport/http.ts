@@ -27,6 +27,11 @@ export interface WatchRequestOptions extends RequestOptions {
    * its dead-connection timer, which counts bytes, not lines.
    */
   readonly onActivity?: () => void;
+  /**
+   * Called once, when the server has accepted the watch: its response headers arrived with a 2xx status. The
+   * reflector announces `watching` then, not before.
+   */
+  readonly onOpen?: () => void;
   /** Longest accepted line in UTF-16 units (default 64 Mi); longer lines fail the stream with `LineTooLong`. */
   readonly maxLineChars?: number;
 }
@@ -143,6 +148,7 @@ export function watchLines(
         }
         response = res;
         res.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+        options.onOpen?.();
       },
       (err: unknown) => subscriber.error(err),
     );

@@ -14,7 +14,8 @@ import type { QueryParams, WatchRequestOptions } from './http.js';
  * - Unsubscribing aborts the request at once.
  * - `get` emits exactly one decoded JSON value then completes, or errors with `ApiError` / `TransportError`.
  * - `watch` emits raw lines in arrival order; completes on a clean server close; errors on an error status or a
- *   cut stream. `onActivity` is called whenever bytes arrive.
+ *   cut stream. `onActivity` is called whenever bytes arrive; `onOpen` once, when the server accepted the watch
+ *   (an implementation that cannot tell may skip it: the reflector then takes the first line as the sign).
  */
 export interface Transport {
   get(path: string, query: QueryParams, options?: { readonly accept?: string }): Observable<unknown>;

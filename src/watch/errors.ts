@@ -7,8 +7,8 @@ import type { WatchFailure } from './types.js';
 export const FAIL_FAST_CODES: ReadonlySet<number> = new Set([400, 401, 403, 404, 422]);
 
 /**
- * The error a `listWatch` Observable fails with: under `failFast` for 400/401/403/404/422, and for problems no retry
- * can fix (unknown kind, namespace on a cluster-scoped kind, bad options).
+ * The error a `listWatch` Observable fails with: under `failFast` for 400/401/403/404/422 and an unknown kind, and
+ * always for problems no retry can fix (a malformed apiVersion, a namespace on a cluster-scoped kind, bad options).
  */
 export class ListWatchError extends Error {
   override readonly name = 'ListWatchError';

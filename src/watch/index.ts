@@ -2,7 +2,7 @@
  * The reflector: `listWatch` (list, watch, resume, relist, backoff) and the WatchEvent types.
  * @packageDocumentation
  */
-export type { ResourceRef, WatchDelta, WatchEvent, WatchFailure, WatchStatus } from './types.js';
+export type { ResourceRef, WatchDelta, WatchEvent, WatchFailure, WatchProblem, WatchProblemReason, WatchStatus } from './types.js';
 export { listWatch } from './list-watch.js';
 export { ListWatchError, FAIL_FAST_CODES } from './errors.js';
 export { BACKOFF_RESET_MS, DEFAULT_WATCH_BACKOFF, exponentialBackoff } from './backoff.js';

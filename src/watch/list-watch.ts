@@ -35,22 +35,30 @@ import type { ResourceRef, WatchEvent } from './types.js';
  * - **Backoff.** Failures wait `random() · min(30 s, 800 ms · 2^n)` (full jitter); `n` resets after a watch has
  *   stayed up for 120 s. A 429 waits exactly its `Retry-After`. 401/403/404 (and 400/422) are reported as status
  *   `error` + `backingOff` and retried, unless `failFast`, which errors the Observable with a `ListWatchError`.
- * - **Dead connections.** No bytes for `timeoutSeconds + 30 s` aborts the watch (`DeadConnection`) and resumes from
- *   the last resourceVersion after backoff, like any other failure.
- * - **Bad input.** A malformed watch line or an object without `metadata.name` is reported as status `error` with
- *   reason `MalformedLine` / `MissingName` and a running `count`, then the watch resumes (after backoff) from the
- *   last good resourceVersion. Bad list items are reported the same way and skipped. Nothing is dropped silently and
- *   nothing throws.
- * - **Unsubscribe** aborts the in-flight request and cancels every timer at once.
+ * - **Unknown kinds.** A kind discovery does not know (a CRD not installed yet) is reported as status `error`
+ *   (`UnknownResource`) and retried with backoff, asking discovery again each time, so the watch starts once the
+ *   CRD is served. A discovery request that fails on the network is an ordinary retried failure. Under `failFast`
+ *   an unknown kind errors the Observable.
+ * - **Time limits.** A list page (or discovery request) unanswered after `listTimeout` (default 70 s) is aborted,
+ *   reported as `ListTimeout` and retried after backoff. A watch with no bytes for `timeoutSeconds + 30 s` is
+ *   aborted (`DeadConnection`) and resumed from the last resourceVersion after backoff.
+ * - **Health versus problems.** `status` events are connection health only; `watching` is announced once the
+ *   server accepted the watch. Bad input is a `problem` event with a running count per reason, never a status:
+ *   - a malformed watch line, or a watched object without `metadata.name`, is reported and the watch is resumed
+ *     (after backoff) from the last good resourceVersion;
+ *   - a listed object without `metadata.name` is reported and skipped (it cannot be keyed);
+ *   - an object whose `transform` throws is reported and emitted untransformed, so a MODIFIED or DELETED is never
+ *     lost and the cache never keeps a version the server has left.
+ *   Nothing is dropped silently and nothing throws.
+ * - **Unsubscribe** aborts the in-flight request and cancels every timer at once, even when it happens inside a
+ *   callback of this very stream: nothing stays scheduled.
  * - Every delay goes through `scheduler`, so the whole machine runs in `TestScheduler.run` virtual time.
  *
  * # Caveats
- * - The Observable errors (it never retries) for an unknown kind, a malformed apiVersion, a `namespace` on a
- *   cluster-scoped kind, or a bad `pageSize`: no retry could fix those.
+ * - The Observable errors (it never retries) for a malformed apiVersion, a `namespace` on a cluster-scoped kind, or
+ *   a bad option: no retry could fix those.
  * - A relist is buffered in memory until complete, as client-go does (the full list is held as pages, never
  *   emitted as one array event).
- * - Lists have no client-side timeout: a list request the server accepts but never answers hangs until the
- *   server's own request timeout (kube-apiserver: 60 s) closes it.
  * - `resyncPeriod` (DESIGN 3.1) is not implemented here: it needs the cache, so it belongs to the informer.
  */
 export function listWatch<T extends KubernetesObject = KubernetesObject>(

@@ -25,15 +25,24 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
   readonly metadataOnly?: boolean;
   /**
    * Applied to every listed and watched object before it is emitted. Runs after `managedFields` are stripped
-   * (unless `keepManagedFields`). A throw is reported as `TransformFailed` and that object is skipped.
+   * (unless `keepManagedFields`). A throw is reported as a `TransformFailed` problem and the object is emitted
+   * untransformed (managedFields still stripped), so the cache never keeps a version the server has left.
    */
   readonly transform?: (object: T) => T;
   /** Keep `metadata.managedFields` (stripped by default: it is large and controllers rarely read it). */
   readonly keepManagedFields?: boolean;
   /** Use the streaming list (`sendInitialEvents=true`) instead of list pages; falls back when unsupported. */
   readonly streamingList?: boolean;
-  /** Error the Observable on 400/401/403/404/422 instead of reporting and retrying. */
+  /**
+   * Error the Observable on 400/401/403/404/422, and on an unknown kind, instead of reporting and retrying.
+   */
   readonly failFast?: boolean;
+  /**
+   * How long one list page (or discovery request) may take before it is abandoned, counted as a failure
+   * (`ListTimeout`) and retried after backoff, ms. Default 70 000: kube-apiserver's own 60 s request timeout plus a
+   * margin, so the server's answer wins when it can still give one.
+   */
+  readonly listTimeout?: number;
   /** Every delay and timer goes through it. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
   /** Random source in [0, 1) for jitter and the watch timeout choice. Default `Math.random`. */
@@ -46,6 +55,9 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
   readonly backoff?: BackoffPolicy;
 }
 
+/** Default {@link ListWatchOptions.listTimeout}: kube-apiserver's 60 s request timeout plus 10 s. */
+export const DEFAULT_LIST_TIMEOUT_MS = 70_000;
+
 /** The options with every default filled in; internal to the reflector. */
 export interface ResolvedOptions<T extends KubernetesObject> {
   readonly namespace: string | undefined;
@@ -53,7 +65,11 @@ export interface ResolvedOptions<T extends KubernetesObject> {
   readonly fieldSelector: string | undefined;
   readonly listAccept: string | undefined;
   readonly watchAccept: string | undefined;
-  readonly transform: (object: T) => T;
+  /** Strips managedFields unless kept; never throws. */
+  readonly strip: (object: T) => T;
+  /** The user's transform, if any; may throw. */
+  readonly transform: ((object: T) => T) | undefined;
+  readonly listTimeout: number;
   readonly streamingList: boolean;
   readonly failFast: boolean;
   readonly scheduler: SchedulerLike;
@@ -62,23 +78,26 @@ export interface ResolvedOptions<T extends KubernetesObject> {
   readonly backoff: BackoffPolicy;
 }
 
-/** Fills the defaults in and validates `pageSize`. */
+/** Fills the defaults in and validates `pageSize`, `listTimeout` and `transform`, naming the bad option. */
 export function resolveOptions<T extends KubernetesObject>(options: ListWatchOptions<T>): ResolvedOptions<T> {
   const pageSize = options.pageSize ?? 500;
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError(`listWatch: pageSize must be a positive integer, got ${pageSize}`);
-  const user = options.transform;
-  const strip = options.keepManagedFields !== true;
-  const transform = (object: T): T => {
-    const stripped = strip ? stripManagedFields(object) : object;
-    return user ? user(stripped) : stripped;
-  };
+  const listTimeout = options.listTimeout ?? DEFAULT_LIST_TIMEOUT_MS;
+  if (typeof listTimeout !== 'number' || !(listTimeout > 0)) {
+    throw new RangeError(`listWatch: listTimeout must be a number of ms > 0, got ${String(listTimeout)}`);
+  }
+  if (options.transform !== undefined && typeof options.transform !== 'function') {
+    throw new TypeError('listWatch: transform must be a function (object) => object');
+  }
   return {
     namespace: options.namespace,
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
     listAccept: options.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
     watchAccept: options.metadataOnly ? METADATA_WATCH_ACCEPT : undefined,
-    transform,
+    strip: options.keepManagedFields === true ? (object) => object : stripManagedFields,
+    transform: options.transform,
+    listTimeout,
     streamingList: options.streamingList === true,
     failFast: options.failFast === true,
     scheduler: options.scheduler ?? asyncScheduler,

@@ -9,6 +9,8 @@ export interface RequestHandlers<V> {
   next(value: V): void;
   error(err: unknown): void;
   complete?(): void;
+  /** Called instead of any other handler when the request outlived its time limit; it is aborted first. */
+  timeout?(): void;
 }
 
 /**
@@ -17,23 +19,47 @@ export interface RequestHandlers<V> {
  * # Guarantees
  * - The new request is installed before it is subscribed, so a handler that runs synchronously during `subscribe`
  *   and starts the next request is not overwritten by it.
- * - After `abort()`, `close()` or a newer `run()`, the old request's events are ignored.
+ * - After `abort()`, `close()` or a newer `run()`, the old request's events are ignored and its time limit is
+ *   cancelled: a closed slot leaves nothing scheduled.
+ * - With `timeoutMs`, a request that has not finished (errored or completed) in time is aborted and only
+ *   `handlers.timeout` is called.
  */
 export class RequestSlot {
   private current = new Subscription();
   private closed = false;
 
-  run<V>(source: Observable<V>, handlers: RequestHandlers<V>): void {
+  constructor(private readonly scheduler: SchedulerLike) {}
+
+  run<V>(source: Observable<V>, handlers: RequestHandlers<V>, timeoutMs?: number): void {
     if (this.closed) return;
     this.current.unsubscribe();
     const container = new Subscription();
     this.current = container;
     const live = (): boolean => this.current === container && !container.closed && !this.closed;
+    if (timeoutMs !== undefined) {
+      container.add(this.scheduler.schedule(() => {
+        if (!live()) return;
+        container.unsubscribe();
+        handlers.timeout?.();
+      }, timeoutMs));
+    }
+    const settle = (): void => {
+      // A finished request no longer needs its time limit; cancelling it keeps the scheduler free of dead actions.
+      container.unsubscribe();
+    };
     container.add(
       source.subscribe({
         next: (v) => live() && handlers.next(v),
-        error: (e: unknown) => live() && handlers.error(e),
-        complete: () => live() && handlers.complete?.(),
+        error: (e: unknown) => {
+          if (!live()) return;
+          settle();
+          handlers.error(e);
+        },
+        complete: () => {
+          if (!live()) return;
+          settle();
+          handlers.complete?.();
+        },
       }),
     );
   }
@@ -55,17 +81,21 @@ export class RequestSlot {
  * - `onDead(idleMs)` fires once no activity has been seen for `deadAfterMs`; activity only records a timestamp,
  *   and the single timer is pushed forward lazily, so a busy watch costs no scheduler action per line.
  * - `onHealthy()` fires once the watch has stayed up for `healthyAfterMs`.
- * - `stop()` cancels both; every timer goes through the given scheduler.
+ * - `stop()` cancels both; `dispose()` also refuses every later `start`; every timer goes through the given
+ *   scheduler.
  */
 export class WatchTimers {
   private dead: Subscription | undefined;
   private healthy: Subscription | undefined;
   private lastActivity = 0;
+  private disposed = false;
 
   constructor(private readonly scheduler: SchedulerLike) {}
 
+  /** Starts both timers for a new connection; does nothing once {@link dispose} was called. */
   start(deadAfterMs: number, onDead: (idleMs: number) => void, healthyAfterMs: number, onHealthy: () => void): void {
     this.stop();
+    if (this.disposed) return;
     this.lastActivity = this.scheduler.now();
     const check = (): void => {
       const idle = this.scheduler.now() - this.lastActivity;
@@ -92,5 +122,11 @@ export class WatchTimers {
     this.dead = undefined;
     this.healthy?.unsubscribe();
     this.healthy = undefined;
+  }
+
+  /** Stops both timers for good: a later `start` schedules nothing. */
+  dispose(): void {
+    this.disposed = true;
+    this.stop();
   }
 }

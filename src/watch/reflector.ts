@@ -3,27 +3,31 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, Subscriber, Subscription } from 'rxjs';
+import { hasName, objectKey, splitApiVersion } from '../objects/index.js';
 import { collectionPath, resolveResource$, UnknownResourceError } from '../resources/index.js';
 import type { ResolvedResource } from '../resources/index.js';
-import { ApiError, TransportError, asKubeList } from '../transport/index.js';
+import { ApiError, asKubeList } from '../transport/index.js';
 import type { QueryParams, Transport } from '../transport/index.js';
 import { BACKOFF_RESET_MS, exponentialBackoff } from './backoff.js';
-import { hasName, objectKey } from '../objects/index.js';
 import { decodeWatchLine, statusFailure, toWatchFailure } from './decode.js';
-import type { ResolvedOptions } from './options.js';
 import { FAIL_FAST_CODES, ListWatchError } from './errors.js';
+import { InputPreparer, messageOf } from './inputs.js';
+import type { ResolvedOptions } from './options.js';
 import { RequestSlot, WatchTimers } from './plumbing.js';
 import type { RequestHandlers } from './plumbing.js';
-import type { ResourceRef, WatchEvent, WatchFailure, WatchStatus } from './types.js';
+import type { ResourceRef, WatchEvent, WatchFailure, WatchProblem, WatchProblemReason, WatchStatus } from './types.js';
 
 /** A clean close sooner than this, with no event at all, is treated as a failure so a bad server cannot spin us. */
 const SHORT_WATCH_MS = 1_000;
 /** Slack on top of the watch's own timeoutSeconds before a silent connection counts as dead. */
 const DEAD_CONNECTION_SLACK_MS = 30_000;
 
-type BadInput = 'MalformedLine' | 'MissingName' | 'TransformFailed';
-
-/** Runs one listWatch subscription; `stop()` is its teardown. Internal to the watch folder. */
+/**
+ * Runs one listWatch subscription; `stop()` is its teardown. Internal to the watch folder.
+ *
+ * Every emission may run a consumer that unsubscribes synchronously, so nothing is scheduled or sent after an
+ * emission without checking `stopped` first: a stopped reflector leaves no timer and no request behind.
+ */
 export class Reflector<T extends KubernetesObject> {
   private path = '';
   private rv: string | undefined;
@@ -31,14 +35,16 @@ export class Reflector<T extends KubernetesObject> {
   private expiredStreak = 0;
   private streaming: boolean;
   private stopped = false;
-  private readonly request = new RequestSlot();
+  private readonly request: RequestSlot;
   private readonly timers: WatchTimers;
+  private readonly inputs: InputPreparer<T>;
   private backoffTimer: Subscription | undefined;
   private watchStartedAt = 0;
   private sawEvent = false;
+  /** Whether the open watch was accepted by the server (and announced). */
+  private accepted = false;
   /** Objects of a streaming list's initial phase; defined only during that phase. */
   private initial: Map<string, T> | undefined;
-  private readonly counts: Record<BadInput, number> = { MalformedLine: 0, MissingName: 0, TransformFailed: 0 };
 
   constructor(
     private readonly out: Subscriber<WatchEvent<T>>,
@@ -47,7 +53,9 @@ export class Reflector<T extends KubernetesObject> {
     private readonly opts: ResolvedOptions<T>,
   ) {
     this.streaming = opts.streamingList;
+    this.request = new RequestSlot(opts.scheduler);
     this.timers = new WatchTimers(opts.scheduler);
+    this.inputs = new InputPreparer(opts, (problem) => this.problem(problem));
   }
 
   start(): void {
@@ -56,30 +64,33 @@ export class Reflector<T extends KubernetesObject> {
       return;
     }
     const ref = this.resource;
+    try {
+      splitApiVersion(ref.apiVersion);
+    } catch (err) {
+      this.fatal({ reason: 'InvalidOptions', message: messageOf(err) });
+      return;
+    }
+    // An unknown kind (a CRD not installed yet) is retried like any failure, asking discovery again each time.
     this.send(resolveResource$(this.transport, ref), {
       next: (resolved) => this.useResource(resolved),
-      error: (err) => {
-        if (err instanceof UnknownResourceError || !(err instanceof ApiError || err instanceof TransportError)) {
-          this.fatal({ reason: 'UnknownResource', message: (err as Error).message ?? String(err) });
-        } else {
-          this.fail(toWatchFailure(err), () => this.start());
-        }
-      },
-    });
+      error: (err) => this.fail(discoveryFailure(err), () => this.start()),
+      timeout: () => this.fail(timeoutFailure('discovery', this.opts.listTimeout), () => this.start()),
+    }, this.opts.listTimeout);
   }
 
   stop(): void {
     this.stopped = true;
     this.request.close();
     this.backoffTimer?.unsubscribe();
-    this.timers.stop();
+    this.backoffTimer = undefined;
+    this.timers.dispose();
   }
 
   private useResource(resolved: ResolvedResource): void {
     try {
       this.path = collectionPath(resolved, this.opts.namespace);
     } catch (err) {
-      this.fatal({ reason: 'InvalidOptions', message: (err as Error).message });
+      this.fatal({ reason: 'InvalidOptions', message: messageOf(err) });
       return;
     }
     this.relist();
@@ -95,13 +106,11 @@ export class Reflector<T extends KubernetesObject> {
   }
 
   private startList(paginate: boolean): void {
-    if (this.stopped) return;
-    this.status({ state: 'connecting' });
-    this.listPage(1, undefined, paginate, []);
+    if (this.status({ state: 'connecting' })) this.listPage(1, undefined, paginate, []);
   }
 
   private listPage(page: number, token: string | undefined, paginate: boolean, pages: T[][]): void {
-    this.status({ state: 'listing', page });
+    if (!this.status({ state: 'listing', page })) return;
     const query: QueryParams = {
       limit: paginate ? this.opts.pageSize : undefined,
       continue: token,
@@ -117,7 +126,8 @@ export class Reflector<T extends KubernetesObject> {
           this.fail(toWatchFailure(err), () => this.relist());
           return;
         }
-        pages.push(this.acceptListed(list.items, page));
+        pages.push(this.inputs.preparePage(list.items, page));
+        if (this.stopped) return;
         const next = list.metadata.continue;
         if (paginate && next) this.listPage(page + 1, next, paginate, pages);
         else this.emitRelist(pages, list.metadata.resourceVersion ?? '', true);
@@ -125,36 +135,13 @@ export class Reflector<T extends KubernetesObject> {
       error: (err) => {
         if (token !== undefined && isExpired(err)) {
           // The snapshot behind the continue token was compacted: one unpaginated list gets a consistent snapshot.
-          this.status({ state: 'error', cause: toWatchFailure(err) });
-          this.startList(false);
+          if (this.status({ state: 'error', cause: toWatchFailure(err) })) this.startList(false);
         } else {
           this.fail(toWatchFailure(err), () => this.relist());
         }
       },
-    });
-  }
-
-  /** Validates and transforms one page; bad items are counted and reported once per page, then skipped. */
-  private acceptListed(items: readonly unknown[], page: number): T[] {
-    const accepted: T[] = [];
-    let missing = 0;
-    let failed = 0;
-    let lastTransformError = '';
-    for (const item of items) {
-      if (!hasName(item)) {
-        missing += 1;
-        continue;
-      }
-      try {
-        accepted.push(this.opts.transform(item as T));
-      } catch (err) {
-        failed += 1;
-        lastTransformError = (err as Error)?.message ?? String(err);
-      }
-    }
-    if (missing > 0) this.reportBadInput('MissingName', `${missing} listed object(s) without metadata.name on page ${page} skipped`, missing);
-    if (failed > 0) this.reportBadInput('TransformFailed', `transform threw for ${failed} listed object(s) on page ${page}: ${lastTransformError}`, failed);
-    return accepted;
+      timeout: () => this.fail(timeoutFailure(`list page ${page}`, this.opts.listTimeout), () => this.relist()),
+    }, this.opts.listTimeout);
   }
 
   /**
@@ -179,10 +166,8 @@ export class Reflector<T extends KubernetesObject> {
   }
 
   private openWatch(streaming: boolean): void {
-    if (this.stopped) return;
+    if (!this.status({ state: 'connecting' })) return;
     const timeoutSeconds = Math.min(600, 300 + Math.floor(this.opts.random() * 301));
-    this.status({ state: 'connecting' });
-    this.status(streaming ? { state: 'listing', page: 1 } : { state: 'watching', resourceVersion: this.rv ?? '' });
     const query: QueryParams = {
       allowWatchBookmarks: true,
       timeoutSeconds,
@@ -193,15 +178,21 @@ export class Reflector<T extends KubernetesObject> {
     };
     this.initial = streaming ? new Map() : undefined;
     this.sawEvent = false;
+    this.accepted = false;
     this.watchStartedAt = this.opts.scheduler.now();
     this.timers.start(timeoutSeconds * 1000 + DEAD_CONNECTION_SLACK_MS, (idleMs) => this.onDead(idleMs), BACKOFF_RESET_MS, () => {
       this.attempt = 0;
     });
-    const watchOptions = { ...accept(this.opts.watchAccept), onActivity: () => this.timers.touch() };
+    const watchOptions = {
+      ...accept(this.opts.watchAccept),
+      onActivity: () => this.timers.touch(),
+      onOpen: () => this.announceAccepted(),
+    };
     this.send(this.transport.watch(this.path, query, watchOptions), {
       next: (line) => {
         this.timers.touch();
-        this.onLine(line);
+        // A transport that cannot report acceptance still proves it with the first line.
+        if (this.announceAccepted()) this.onLine(line);
       },
       error: (err) => {
         this.timers.stop();
@@ -212,6 +203,13 @@ export class Reflector<T extends KubernetesObject> {
         this.onWatchClosed();
       },
     });
+  }
+
+  /** Announces `watching` (or, for a streaming list, `listing`) once per connection; false once stopped. */
+  private announceAccepted(): boolean {
+    if (this.accepted) return !this.stopped;
+    this.accepted = true;
+    return this.status(this.initial !== undefined ? { state: 'listing', page: 1 } : { state: 'watching', resourceVersion: this.rv ?? '' });
   }
 
   private onLine(line: string): void {
@@ -253,21 +251,14 @@ export class Reflector<T extends KubernetesObject> {
     }
     this.sawEvent = true;
     this.expiredStreak = 0;
-    const objectRv = raw.metadata?.resourceVersion;
-    let object: T;
-    try {
-      object = this.opts.transform(raw as T);
-    } catch (err) {
-      // Skipping (reported) rather than resuming: the same object would come back and fail again forever.
-      if (this.initial === undefined && objectRv) this.rv = objectRv;
-      this.reportBadInput('TransformFailed', `transform threw for a ${type} event: ${(err as Error)?.message ?? String(err)}`, 1);
-      return;
-    }
+    const object = this.inputs.prepare(raw as T, type);
+    if (this.stopped) return;
     if (this.initial !== undefined) {
       if (type === 'DELETED') this.initial.delete(objectKey(raw));
       else this.initial.set(objectKey(raw), object);
       return;
     }
+    const objectRv = raw.metadata?.resourceVersion;
     if (objectRv) this.rv = objectRv;
     const kind = type === 'ADDED' ? 'added' : type === 'MODIFIED' ? 'modified' : 'deleted';
     this.out.next({ type: kind, object });
@@ -302,7 +293,7 @@ export class Reflector<T extends KubernetesObject> {
 
   /** The first 410 in a row relists at once (routine after a long disconnect); repeats back off. */
   private onExpired(failure: WatchFailure): void {
-    this.status({ state: 'error', cause: failure });
+    if (!this.status({ state: 'error', cause: failure })) return;
     this.rv = undefined;
     this.expiredStreak += 1;
     if (this.expiredStreak === 1) this.relist();
@@ -313,27 +304,28 @@ export class Reflector<T extends KubernetesObject> {
     this.abortWatch();
     this.initial = undefined;
     this.streaming = false;
-    this.status({ state: 'error', cause: { reason: 'StreamingListUnsupported', message: `${message}; falling back to list+watch` } });
-    this.relist();
+    const cause = { reason: 'StreamingListUnsupported', message: `${message}; falling back to list+watch` };
+    if (this.status({ state: 'error', cause })) this.relist();
   }
 
-  private badWatchInput(reason: BadInput, message: string): void {
+  /**
+   * A watch line we cannot apply: reported as a problem, then the watch is resumed from the last good
+   * resourceVersion after backoff (a poison event replayed on every resume must not make us spin). The connection
+   * is healthy, so no `error` status is reported; `backingOff` says why the watch reconnects.
+   */
+  private badWatchInput(reason: WatchProblemReason, message: string): void {
     this.abortWatch();
-    const count = (this.counts[reason] += 1);
     const from = this.rv === undefined ? 'relisting' : `resuming from resourceVersion ${this.rv}`;
-    this.fail({ reason, message: `${message} (${count} so far); ${from}`, count }, () => this.resume());
-  }
-
-  private reportBadInput(reason: BadInput, message: string, n: number): void {
-    const count = (this.counts[reason] += n);
-    this.status({ state: 'error', cause: { reason, message: `${message} (${count} so far)`, count } });
+    const problem = this.inputs.problem(reason, `${message}; ${from}`);
+    this.problem(problem);
+    this.fail({ reason, message: problem.message }, () => this.resume(), true);
   }
 
   // ---- failures, timers, plumbing -----------------------------------------------------------------------------
 
   private fail(cause: WatchFailure, retry: () => void, reported = false): void {
     if (this.stopped) return;
-    if (!reported) this.status({ state: 'error', cause });
+    if (!reported && !this.status({ state: 'error', cause })) return;
     if (this.opts.failFast && cause.code !== undefined && FAIL_FAST_CODES.has(cause.code)) {
       this.fatal(cause, true);
       return;
@@ -343,7 +335,7 @@ export class Reflector<T extends KubernetesObject> {
         ? cause.retryAfterSeconds * 1000
         : exponentialBackoff(this.attempt, this.opts.random(), this.opts.backoff);
     this.attempt += 1;
-    this.status({ state: 'backingOff', delayMs, attempt: this.attempt, cause });
+    if (!this.status({ state: 'backingOff', delayMs, attempt: this.attempt, cause })) return;
     this.backoffTimer = this.opts.scheduler.schedule(() => {
       this.backoffTimer = undefined;
       retry();
@@ -351,7 +343,7 @@ export class Reflector<T extends KubernetesObject> {
   }
 
   private fatal(cause: WatchFailure, reported = false): void {
-    if (!reported) this.status({ state: 'error', cause });
+    if (!reported && !this.status({ state: 'error', cause })) return;
     this.stop();
     this.out.error(new ListWatchError(cause, this.path || describe(this.resource)));
   }
@@ -369,12 +361,19 @@ export class Reflector<T extends KubernetesObject> {
     this.timers.stop();
   }
 
-  private send<V>(source: Observable<V>, handlers: RequestHandlers<V>): void {
-    if (!this.stopped) this.request.run(source, handlers);
+  private send<V>(source: Observable<V>, handlers: RequestHandlers<V>, timeoutMs?: number): void {
+    if (!this.stopped) this.request.run(source, handlers, timeoutMs);
   }
 
-  private status(status: WatchStatus): void {
+  /** Emits a status; returns false when the consumer unsubscribed meanwhile, so the caller goes no further. */
+  private status(status: WatchStatus): boolean {
+    if (this.stopped) return false;
     this.out.next({ type: 'status', status });
+    return !this.stopped;
+  }
+
+  private problem(problem: WatchProblem): void {
+    if (!this.stopped) this.out.next({ type: 'problem', problem });
   }
 }
 
@@ -390,6 +389,17 @@ function isExpired(err: unknown): boolean {
   return err instanceof ApiError && err.code === 410;
 }
 
+/** An unknown kind is a 404 for `failFast`, and retried otherwise; any other discovery failure is retried. */
+function discoveryFailure(err: unknown): WatchFailure {
+  if (err instanceof UnknownResourceError) {
+    return { reason: 'UnknownResource', code: 404, message: `${err.message}; asking discovery again after backoff` };
+  }
+  return toWatchFailure(err);
+}
+
+function timeoutFailure(what: string, ms: number): WatchFailure {
+  return { reason: 'ListTimeout', message: `no answer to the ${what} request within ${ms / 1000} s; retrying after backoff` };
+}
 
 function accept(header: string | undefined): { accept?: string } {
   return header === undefined ? {} : { accept: header };

@@ -12,7 +12,9 @@ export type { ResourceRef } from '../resources/index.js';
  *   and absent from it become tombstones (`deleted` with `stateUnknown: true`) at that point.
  * - `added`, `modified` and `deleted` come from the watch and are in resourceVersion order.
  * - `bookmark` only advances the resourceVersion; it carries no object.
- * - `status` reports the reflector's health; it never changes the cache.
+ * - `status` reports the connection's health; it never changes the cache.
+ * - `problem` reports one bad input (a malformed line, an object without a name, a transform that threw), with a
+ *   running count; it never changes the cache and says nothing about the connection's health.
  */
 export type WatchEvent<T extends KubernetesObject = KubernetesObject> =
   | { readonly type: 'relistStarted' }
@@ -22,16 +24,24 @@ export type WatchEvent<T extends KubernetesObject = KubernetesObject> =
   | { readonly type: 'modified'; readonly object: T }
   | { readonly type: 'deleted'; readonly object: T }
   | { readonly type: 'bookmark'; readonly resourceVersion: string }
-  | { readonly type: 'status'; readonly status: WatchStatus };
+  | { readonly type: 'status'; readonly status: WatchStatus }
+  | { readonly type: 'problem'; readonly problem: WatchProblem };
 
-/** The deltas of {@link WatchEvent}: everything except `status`. */
-export type WatchDelta<T extends KubernetesObject = KubernetesObject> = Exclude<WatchEvent<T>, { type: 'status' }>;
+/** The deltas of {@link WatchEvent}: everything except `status` and `problem`. */
+export type WatchDelta<T extends KubernetesObject = KubernetesObject> = Exclude<WatchEvent<T>, { type: 'status' | 'problem' }>;
 
 /**
- * The reflector's health, as reported on `status$`.
+ * The health of the reflector's connection to the API server, and nothing else.
  *
- * `error` and `backingOff` carry the cause so that 401/403/404 and malformed input are visible to operators rather
- * than swallowed; the reflector keeps retrying after reporting them unless the caller asked for `failFast`.
+ * - `connecting`: a list or watch request is on its way.
+ * - `listing`: list page `page` was asked for (or, for a streaming list, the server accepted the watch that carries
+ *   the initial events).
+ * - `watching`: the server accepted the watch (its response headers arrived with a 2xx status).
+ * - `error`: a request failed; `cause` says why (401/403/404 included). A retry follows unless `failFast` applies.
+ * - `backingOff`: the next attempt waits `delayMs`; `cause` is what it retries.
+ *
+ * Problems with single objects (malformed lines, objects without a name, failing transforms) are not health: they
+ * are `problem` events, so one bad object never makes a healthy watch look broken.
  */
 export type WatchStatus =
   | { readonly state: 'connecting' }
@@ -41,9 +51,9 @@ export type WatchStatus =
   | { readonly state: 'error'; readonly cause: WatchFailure };
 
 /**
- * Why a list or watch failed. `code` is the HTTP status or Status code when there was one; `reason` is the
- * Kubernetes `Status.reason` (e.g. `Expired`, `Forbidden`) or a local reason (`MalformedLine`, `DeadConnection`,
- * `NetworkError`, `MissingName`).
+ * Why a request failed. `code` is the HTTP status or Status code when there was one; `reason` is the Kubernetes
+ * `Status.reason` (e.g. `Expired`, `Forbidden`) or a local reason (`NetworkError`, `DeadConnection`, `ListTimeout`,
+ * `UnknownResource`, `WatchClosedEarly`, or the reason of the bad input that made the reflector reconnect).
  */
 export interface WatchFailure {
   readonly reason: string;
@@ -51,9 +61,26 @@ export interface WatchFailure {
   readonly code?: number;
   /** Seconds from a `Retry-After` header, when the server sent one. */
   readonly retryAfterSeconds?: number;
-  /**
-   * For bad input (`MalformedLine`, `MissingName`, `TransformFailed`): how many such inputs this listWatch
-   * subscription has seen so far, this one included. (Added by the listWatch implementation; optional.)
-   */
-  readonly count?: number;
+}
+
+/** The kinds of bad input the reflector reports as {@link WatchProblem}s. */
+export type WatchProblemReason = 'MalformedLine' | 'MissingName' | 'TransformFailed';
+
+/**
+ * One bad input, reported and counted instead of crashing or vanishing.
+ *
+ * - `MalformedLine`: a watch line that is not a watch event; the watch is resumed from the last good
+ *   resourceVersion.
+ * - `MissingName`: an object without `metadata.name` (no key to cache it under); a listed one is skipped, a watched
+ *   one makes the watch resume from the last good resourceVersion.
+ * - `TransformFailed`: the user's `transform` threw; the object is used untransformed (a deletion is still a
+ *   deletion), so the cache never claims a state the server has left.
+ */
+export interface WatchProblem {
+  readonly reason: WatchProblemReason;
+  readonly message: string;
+  /** How many problems of this reason this listWatch subscription has reported so far, this one included. */
+  readonly count: number;
+  /** The key of the object concerned, when it has one. */
+  readonly key?: string;
 }

@@ -1,0 +1,72 @@
+/**
+ * What the reflector does with each object it receives: strip, transform (falling back to the untransformed object
+ * when the user's transform throws), and count the bad ones.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { hasName, objectKey } from '../objects/index.js';
+import type { ResolvedOptions } from './options.js';
+import type { WatchProblem, WatchProblemReason } from './types.js';
+
+/**
+ * Prepares incoming objects and counts problems per reason, for one listWatch subscription.
+ *
+ * # Guarantees
+ * - `prepare` never throws and never loses an object it was given: a transform that throws yields the stripped,
+ *   untransformed object plus a `TransformFailed` problem.
+ * - Counts are running totals per reason for the life of the subscription.
+ */
+export class InputPreparer<T extends KubernetesObject> {
+  private readonly counts: Record<WatchProblemReason, number> = { MalformedLine: 0, MissingName: 0, TransformFailed: 0 };
+
+  constructor(
+    private readonly opts: ResolvedOptions<T>,
+    private readonly report: (problem: WatchProblem) => void,
+  ) {}
+
+  /** A problem with its running count; `n` problems of the same reason may be reported as one. */
+  problem(reason: WatchProblemReason, message: string, key?: string, n = 1): WatchProblem {
+    const count = (this.counts[reason] += n);
+    return { reason, message: `${message} (${count} so far)`, count, ...(key === undefined ? {} : { key }) };
+  }
+
+  /** The object as the cache should hold it; reports (and survives) a failing transform. */
+  prepare(raw: T, what: string): T {
+    const stripped = this.opts.strip(raw);
+    const transform = this.opts.transform;
+    if (transform === undefined) return stripped;
+    try {
+      return transform(stripped);
+    } catch (err) {
+      const key = objectKey(raw);
+      this.report(this.problem('TransformFailed', `transform threw for ${what} ${key}, kept untransformed: ${messageOf(err)}`, key));
+      return stripped;
+    }
+  }
+
+  /**
+   * Validates and prepares one list page. Items without a name are skipped (they have no key) and reported once per
+   * page with their number; every other item is kept, transformed or not.
+   */
+  preparePage(items: readonly unknown[], page: number): T[] {
+    const accepted: T[] = [];
+    let missing = 0;
+    for (const item of items) {
+      if (hasName(item)) accepted.push(this.prepare(item as T, 'listed'));
+      else missing += 1;
+    }
+    if (missing > 0) {
+      this.report(this.problem('MissingName', `${missing} listed object(s) without metadata.name on page ${page} skipped`, undefined, missing));
+    }
+    return accepted;
+  }
+}
+
+/** The message of anything thrown, never throwing itself. */
+export function messageOf(thrown: unknown): string {
+  if (thrown instanceof Error) return thrown.message;
+  try {
+    return String(thrown);
+  } catch {
+    return Object.prototype.toString.call(thrown);
+  }
+}
