@@ -104,6 +104,51 @@ describe('informerFactory', () => {
     });
   });
 
+  it('never hands a view objects shaped by another view\'s transform: different transforms get different watches', () => {
+    testScheduler().run(({ cold, flush }) => {
+      const started: string[] = [];
+      // Like listWatch, this source applies the transform it was given to every object it emits.
+      const source: DeltaSource = <T extends KubernetesObject>(_resource: ResourceRef, options: ListWatchOptions<T>) => {
+        started.push(options.transform === undefined ? 'plain' : 'transformed');
+        const shape = (e: E): E => (e.type === 'listed' && options.transform ? { ...e, object: options.transform(e.object as never) as never } : e);
+        return cold<E>('a-b-c', values).pipe(map(shape)) as never;
+      };
+      const factory = informerFactory(new KubeConfig(), { source });
+      const label = (p: TestPod): TestPod => ({ ...p, metadata: { ...p.metadata, labels: { shaped: 'yes' } } });
+      const shaped = factory.for<TestPod>(pods, { transform: label });
+      const sameShape = factory.for<TestPod>(pods, { transform: label });
+      const plain = factory.for<TestPod>(pods);
+      shaped.events$.subscribe();
+      sameShape.events$.subscribe();
+      plain.events$.subscribe();
+      flush();
+      expect(started).to.deep.equal(['transformed', 'plain']);
+      expect(plain.current().get('default/x')?.metadata?.labels).to.deep.equal({});
+      expect(shaped.current().get('default/x')?.metadata?.labels).to.deep.equal({ shaped: 'yes' });
+      expect(sameShape.current()).to.equal(shaped.current());
+    });
+  });
+
+  it('starts separate watches when keepManagedFields, streamingList, failFast, pageSize or listTimeout differ', () => {
+    testScheduler().run(({ cold, flush }) => {
+      const { factory, started } = scripted({ cold });
+      const variants: ListWatchOptions<TestPod>[] = [
+        {}, { keepManagedFields: true }, { streamingList: true }, { failFast: true }, { pageSize: 50 }, { listTimeout: 5000 },
+      ];
+      for (const options of variants) factory.for<TestPod>(pods, options).events$.subscribe();
+      for (const options of variants) factory.for<TestPod>(pods, options).synced$.subscribe();
+      flush();
+      expect(started).to.have.length(variants.length);
+    });
+  });
+
+  it('refuses a second view of one watch with another scheduler, naming the option', () => {
+    const { factory } = scripted({ cold: (() => { throw new Error('no watch expected'); }) as never });
+    const other = new TestScheduler(() => undefined);
+    factory.for<TestPod>(pods, { scheduler: new TestScheduler(() => undefined) });
+    expect(() => factory.for<TestPod>(pods, { scheduler: other })).to.throw(TypeError, /option "scheduler" differs/);
+  });
+
   it('answers current() with an empty store while the shared informer is idle', () => {
     testScheduler().run(({ cold }) => {
       const { factory, started } = scripted({ cold });

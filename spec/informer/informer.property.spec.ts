@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { Subject } from 'rxjs';
+import { Subject, type Observable } from 'rxjs';
 import type { WatchEvent } from '../../src/watch/index.js';
 import { informerFromSource, type InformerEvent } from '../../src/informer/index.js';
 import type { Store } from '../../src/store/index.js';
@@ -22,26 +22,52 @@ function follow(events: InformerEvent<TestPod>[]): Map<string, TestPod> {
 
 const asMap = (store: Store<TestPod>) => new Map(store.entries());
 
+type Channel = 'top' | 'events$' | 'store$' | 'synced$' | 'status$';
+const channelArb = fc.constantFrom<Channel>('top', 'events$', 'store$', 'synced$', 'status$');
+
 describe('the informer, as a property', () => {
-  it('gives every subscriber, however late it joins, a history that adds up to the current store', () => {
-    fc.assert(fc.property(opsArb(6), fc.array(fc.nat(), { minLength: 1, maxLength: 3 }), (ops, joins) => {
-      const events: WatchEvent<TestPod>[] = toEvents(ops);
+  it('gives every subscriber, however late and from whatever callback it joins, a history that adds up to the current store', () => {
+    fc.assert(fc.property(opsArb(6), fc.array(fc.tuple(fc.nat(), channelArb), { minLength: 1, maxLength: 4 }), (ops, joins) => {
+      // A status before every delta, so that status$ callbacks fire between deltas as they do in production.
+      const events: WatchEvent<TestPod>[] = toEvents(ops).flatMap((event, i) => [
+        { type: 'status', status: { state: 'watching', resourceVersion: String(i) } } as const,
+        event,
+      ]);
       const source = new Subject<WatchEvent<TestPod>>();
       const informer = informerFromSource<TestPod>(source);
       const logs: InformerEvent<TestPod>[][] = [];
-      const subscribeNow = () => {
+      const subscribeNow = (): void => {
         const log: InformerEvent<TestPod>[] = [];
         logs.push(log);
         informer.events$.subscribe((event) => log.push(event));
       };
+      /** Subscribes a new events$ subscriber from inside the next callback `channel` delivers. */
+      const joinInside = (channel: Exclude<Channel, 'top'>): void => {
+        let armed = false;
+        let joined = false;
+        const stream = informer[channel] as Observable<unknown>;
+        stream.subscribe(() => {
+          if (!armed || joined) return;
+          joined = true;
+          subscribeNow();
+        });
+        armed = true; // replays during subscribe (store$, synced$, status$) do not count
+      };
       subscribeNow();
-      const joinAt = new Set(joins.map((j) => j % (events.length + 1)));
+      const plan = new Map<number, Channel[]>();
+      for (const [at, channel] of joins) {
+        const index = at % (events.length + 1);
+        plan.set(index, [...(plan.get(index) ?? []), channel]);
+      }
       events.forEach((event, i) => {
-        if (joinAt.has(i)) subscribeNow();
+        for (const channel of plan.get(i) ?? []) {
+          if (channel === 'top') subscribeNow();
+          else joinInside(channel);
+        }
         source.next(event);
       });
       const expected = asMap(informer.current());
       for (const log of logs) expect(follow(log)).to.deep.equal(expected);
-    }), { numRuns: 200 });
+    }), { numRuns: 300 });
   });
 });

@@ -105,30 +105,36 @@ describe('informerFromSource', () => {
     });
   });
 
-  it('replays the latest status and reports store problems as error statuses', () => {
+  it('replays the latest status and keeps object problems off it, on problems$ with running counts', () => {
     const source = new Subject<E>();
     const informer = informerFromSource<TestPod>(source);
+    const problems: string[] = [];
     informer.events$.subscribe();
+    informer.problems$.subscribe((p) => problems.push(`${p.reason}:${p.count}`));
     source.next({ type: 'status', status: { state: 'watching', resourceVersion: '1' } });
     const late: string[] = [];
-    informer.status$.subscribe((status) => late.push(status.state === 'error' ? `error:${status.cause.reason}` : status.state));
+    informer.status$.subscribe((status) => late.push(status.state));
     source.next({ type: 'added', object: { kind: 'Pod', metadata: {} } as TestPod });
-    expect(late).to.deep.equal(['watching', 'error:MissingName']);
+    source.next({ type: 'problem', problem: { reason: 'MalformedLine', message: 'bad line', count: 1 } });
+    source.next({ type: 'added', object: { kind: 'Pod', metadata: {} } as TestPod });
+    expect(late, 'a healthy watch stays healthy').to.deep.equal(['watching']);
+    expect(problems).to.deep.equal(['MissingName:1', 'MalformedLine:1', 'MissingName:2']);
   });
 
-  it('reports a delta the store cannot apply as a StoreFailed error and keeps serving the next ones', () => {
+  it('reports a delta the store cannot apply as a StoreFailed problem and keeps serving the next ones', () => {
     const source = new Subject<E>();
     const informer = informerFromSource<TestPod>(source);
     const seen: string[] = [];
     informer.events$.subscribe((event) => seen.push(label(event)));
-    informer.status$.subscribe((status) => seen.push(status.state === 'error' ? `error:${status.cause.reason}` : status.state));
+    informer.problems$.subscribe((problem) => seen.push(`problem:${problem.reason}:${problem.key}`));
+    informer.status$.subscribe((status) => seen.push(`status:${status.state}`));
     source.next(started);
     source.next(done());
     // Well-formed metadata, so the key is found, but a field that throws when the store freezes the object.
     const hostile = { kind: 'Pod', metadata: { name: 'hostile', namespace: 'default', resourceVersion: '2' }, get spec(): never { throw new Error('spec getter exploded'); } } as unknown as TestPod;
     source.next({ type: 'added', object: hostile });
     source.next(added('after'));
-    expect(seen).to.deep.equal(['error:StoreFailed', 'added:after']);
+    expect(seen).to.deep.equal(['problem:StoreFailed:default/hostile', 'added:after']);
     expect(informer.current().get('default/after')).to.not.equal(undefined);
   });
 

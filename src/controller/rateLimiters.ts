@@ -6,7 +6,7 @@
  * in real time and under `TestScheduler.run`.
  */
 import { backoffCeiling } from '../backoff/index.js';
-import { describe as describeValue } from './types.js';
+import { describeValue } from '../describe/index.js';
 
 /**
  * Decides how long a key waits before it is retried (or requeued).

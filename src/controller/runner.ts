@@ -3,6 +3,7 @@
  * Internal; the operator function wraps it.
  */
 import { isObservable, take } from 'rxjs';
+import { describeValue } from '../describe/index.js';
 import type { Observable, SchedulerLike, Subscriber, Subscription, Unsubscribable } from 'rxjs';
 import { KeyedQueue } from './keyedQueue.js';
 import type { KeyState } from './keyedQueue.js';
@@ -16,7 +17,6 @@ import {
   ReconcileCancelledError,
   ReconcileTimeoutError,
   TerminalError,
-  describe,
   isThenable,
   parseResult,
 } from './types.js';
@@ -144,7 +144,7 @@ export class Runner<T> {
     }
     if (typeof key !== 'string' || key === '' || (reason !== undefined && typeof reason !== 'string')) {
       const error = new TypeError(
-        `reconcile: a trigger must be a non-empty key string or { key: string, reason?: string }, got ${describe(trigger)}`,
+        `reconcile: a trigger must be a non-empty key string or { key: string, reason?: string }, got ${describeValue(trigger)}`,
       );
       this.out.next({ type: 'rejected', trigger, error, time: this.scheduler.now() });
       return;

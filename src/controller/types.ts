@@ -2,6 +2,7 @@
  * The values that flow into and out of {@link reconcile}: triggers, requests, results, events and errors.
  */
 import type { Observable } from 'rxjs';
+import { describeValue } from '../describe/index.js';
 
 /**
  * Asks for `key` to be reconciled. `reason` says why (for example `updated` or `owner:default/web`); reasons of
@@ -207,18 +208,8 @@ export class InvalidReconcileResultError extends TypeError {
     readonly key: string,
     readonly result: unknown,
   ) {
-    super(`reconcile of ${key} returned ${describe(result)}; requeueAfter must be a finite number of ms >= 0`);
+    super(`reconcile of ${key} returned ${describeValue(result)}; requeueAfter must be a finite number of ms >= 0`);
     this.name = 'InvalidReconcileResultError';
-  }
-}
-
-/** A short, never-throwing description of an arbitrary value for error messages. */
-export function describe(value: unknown): string {
-  try {
-    const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
-    return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-  } catch {
-    return Object.prototype.toString.call(value);
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * Informers: cached, shared, ref-counted views of one resource as `{ events$, store$, synced$, status$, current() }`.
  */
-export type { Informer, InformerEvent, InformerOptions } from './types.js';
+export type { Informer, InformerEvent, InformerOptions, InformerProblem, InformerProblemReason } from './types.js';
 export { informerFromSource } from './informer-from-source.js';
 export { informer, type InformerWatchOptions } from './informer.js';
 export {

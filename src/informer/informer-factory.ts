@@ -43,17 +43,23 @@ interface Entry {
 }
 
 /**
- * A factory that shares one watch per (apiVersion, kind, namespace, labelSelector, fieldSelector, metadataOnly).
+ * A factory that shares one watch per resource and per everything that shapes what the watch delivers: namespace,
+ * label and field selectors, metadataOnly, keepManagedFields, transform (by function identity), streamingList,
+ * failFast, pageSize and listTimeout.
  *
  * # Guarantees
  * - Every informer handed out for the same key is a view of one shared informer: one watch, one store.
+ * - No view ever receives objects shaped by options it did not ask for: two `for()` calls that differ in any option
+ *   above get two watches.
  * - Ref-counted: the shared informer starts with its first subscriber across all views, and when the last one
  *   leaves its entry is dropped and the watch stopped; the next subscriber creates a fresh one.
  * - Indexers declared by any `for()` call for a key are all available on the shared store.
  *
  * # Caveats
- * - Options outside the key (transform, keepManagedFields, streamingList, failFast, pageSize…) come from the first
- *   `for()` call for that key. `resyncPeriod` is the shortest one declared.
+ * - `resyncPeriod` is the shortest one declared for a key, as in client-go.
+ * - Options that cannot differ between views of one watch (`scheduler`, `random`, `backoff`, `transport`) throw a
+ *   `TypeError` when a later `for()` gives another value than the first one for that key.
+ * - Pass the same `transform` function to share a watch; an inline arrow written twice is two transforms.
  * - Declaring a new indexer name while the shared informer is running throws (its store cannot grow an index
  *   retroactively); declare indexes before subscribing. Two different functions under one name also throw.
  */
@@ -84,6 +90,13 @@ export function informerFactory(kubeConfig: KubeConfig, factoryOptions: Informer
     if (declaration === undefined) {
       declaration = { indexers: new Map(), resyncPeriod: 0, options };
       declarations.set(key, declaration);
+    }
+    for (const name of UNSHAREABLE) {
+      const first = declaration.options[name];
+      const next = options[name];
+      if (next !== undefined && first !== undefined && next !== first) {
+        throw new TypeError(`informerFactory: option "${name}" differs from the one the shared informer for ${key} was declared with; one watch has one ${name}`);
+      }
     }
     const running = entries.get(key);
     for (const [name, indexer] of Object.entries(options.indexers ?? {})) {
@@ -124,6 +137,7 @@ export function informerFactory(kubeConfig: KubeConfig, factoryOptions: Informer
         store$: view((i) => i.store$),
         synced$: view((i) => i.synced$),
         status$: view((i) => i.status$),
+        problems$: view((i) => i.problems$),
         current: () => (entries.get(key)?.informer.current() as Store<T> | undefined) ?? idle,
       };
     },
@@ -133,10 +147,29 @@ export function informerFactory(kubeConfig: KubeConfig, factoryOptions: Informer
   };
 }
 
-/** The identity of a shared watch. */
+/** Options one watch can have only one value of, and that are not part of what it delivers. */
+const UNSHAREABLE = ['scheduler', 'random', 'backoff', 'transport'] as const;
+
+const transformIds = new WeakMap<object, number>();
+let nextTransformId = 1;
+
+/** A stable id per transform function, so the sharing key can tell transforms apart by identity. */
+function transformId(transform: ((object: never) => unknown) | undefined): number {
+  if (transform === undefined) return 0;
+  let id = transformIds.get(transform);
+  if (id === undefined) {
+    id = nextTransformId++;
+    transformIds.set(transform, id);
+  }
+  return id;
+}
+
+/** The identity of a shared watch: the resource and every option that shapes what the watch delivers. */
 function sharingKey(resource: ResourceRef, options: ListWatchOptions<KubernetesObject>): string {
   return JSON.stringify([
     resource.apiVersion, resource.kind, options.namespace ?? '', options.labelSelector ?? '',
-    options.fieldSelector ?? '', options.metadataOnly === true,
+    options.fieldSelector ?? '', options.metadataOnly === true, options.keepManagedFields === true,
+    transformId(options.transform), options.streamingList === true, options.failFast === true,
+    options.pageSize ?? null, options.listTimeout ?? null,
   ]);
 }

@@ -3,9 +3,11 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, Subscription, asyncScheduler, interval, type Subscriber } from 'rxjs';
-import { Store, storeReducer, type StoreChange, type StoreProblem } from '../store/index.js';
+import { messageOf } from '../describe/index.js';
+import { hasName, objectKey } from '../objects/index.js';
+import { Store, storeReducer, type StoreChange } from '../store/index.js';
 import type { WatchEvent, WatchStatus } from '../watch/index.js';
-import type { Informer, InformerEvent, InformerOptions } from './types.js';
+import type { Informer, InformerEvent, InformerOptions, InformerProblem, InformerProblemReason } from './types.js';
 
 /** One subscriber of one stream, as the hub sees it. */
 interface Listener<T extends KubernetesObject> {
@@ -13,7 +15,13 @@ interface Listener<T extends KubernetesObject> {
   store?(store: Store<T>): void;
   synced?(): void;
   status?(status: WatchStatus): void;
+  problem?(problem: InformerProblem): void;
   readonly subscriber: Subscriber<unknown>;
+  /**
+   * For an `events$` subscriber: the generation of the snapshot it was replayed from. Changes of that generation or
+   * an older one are already in its replay, so they are not delivered again.
+   */
+  readonly since?: number;
 }
 
 /**
@@ -23,6 +31,9 @@ interface Listener<T extends KubernetesObject> {
  * - `source$` is subscribed when the first subscriber arrives and unsubscribed when the last one leaves.
  * - Deltas are applied and delivered one at a time, even when a callback makes the source emit re-entrantly: the
  *   nested delta waits until every listener has seen the current one.
+ * - A subscriber that joins `events$` from inside any callback of this informer (`events$`, `store$`, `synced$`,
+ *   `status$`, `problems$`) gets the snapshot as it is at that moment, then exactly the changes after it: no gap and
+ *   no duplicate.
  * - `resync` runs on `options.scheduler` every `resyncPeriod` ms while the informer is running.
  *
  * Throws a `TypeError`/`RangeError` at once for invalid indexers or a negative or non-finite `resyncPeriod`.
@@ -39,7 +50,10 @@ export function informerFromSource<T extends KubernetesObject>(
   const listeners = new Set<Listener<T>>();
   let reducer = storeReducer<T>({ initial: empty });
   let latest = empty;
+  /** Counts the snapshots published; the replay of a late `events$` subscriber is pinned to one. */
+  let generation = 0;
   let status: WatchStatus | undefined;
+  let problemCounts = new Map<InformerProblemReason, number>();
   let refs = 0;
   let running: Subscription | null = null;
 
@@ -63,10 +77,20 @@ export function informerFromSource<T extends KubernetesObject>(
     status = next;
     each((listener) => listener.status?.(next));
   };
+  const publishProblem = (reason: InformerProblemReason, message: string, key?: string): void => {
+    const count = (problemCounts.get(reason) ?? 0) + 1;
+    problemCounts.set(reason, count);
+    const problem: InformerProblem = { reason, message, count, ...(key === undefined ? {} : { key }) };
+    each((listener) => listener.problem?.(problem));
+  };
 
   const apply = (event: WatchEvent<T>): void => {
     if (event.type === 'status') {
       publishStatus(event.status);
+      return;
+    }
+    if (event.type === 'problem') {
+      publishProblem(event.problem.reason, event.problem.message, event.problem.key);
       return;
     }
     let update: ReturnType<typeof reducer>;
@@ -75,18 +99,21 @@ export function informerFromSource<T extends KubernetesObject>(
     } catch (error) {
       // A delta the store cannot apply (a bug, or an object that defeats the reducer) must not take the informer
       // down with it: report it, keep the last good snapshot, and carry on with the next delta.
-      publishStatus(storeFailure(event, error));
+      publishProblem('StoreFailed', `the store could not apply a ${event.type} delta: ${messageOf(error)}`, keyOf(event));
       return;
     }
     if (update === undefined) return;
     const wasSynced = latest.synced;
     latest = update.store;
-    for (const problem of update.problems) publishStatus(problemStatus(problem));
+    const current = (generation += 1);
+    for (const problem of update.problems) publishProblem(problem.reason, problem.message, keyOf(problem.event));
     each((listener) => listener.store?.(latest));
     if (!wasSynced && latest.synced) each((listener) => listener.synced?.());
     for (const change of update.changes) {
       const informerEvent = toInformerEvent(change, latest);
-      each((listener) => listener.event?.(informerEvent));
+      each((listener) => {
+        if (listener.event !== undefined && (listener.since === undefined || listener.since < current)) listener.event(informerEvent);
+      });
     }
   };
 
@@ -133,17 +160,20 @@ export function informerFromSource<T extends KubernetesObject>(
       reducer = storeReducer<T>({ initial: empty });
       latest = empty;
       status = undefined;
+      problemCounts = new Map();
     }
     subscribe(subscriber);
   });
 
   const events$ = stream<InformerEvent<T>>((subscriber) => {
     // Buffer live events while replaying the snapshot, so that an event caused by a replay callback comes after
-    // the replay: no gap (the listener is registered first) and no duplicate (the snapshot predates it).
+    // the replay: no gap (the listener is registered first) and no duplicate (changes of the replayed generation
+    // are filtered out by `since`).
     const snapshot = latest;
     let buffer: InformerEvent<T>[] | null = [];
     attachLazily(subscriber, {
       subscriber,
+      since: generation,
       event: (event) => (buffer === null ? subscriber.next(event) : buffer.push(event)),
     }, () => {
       for (const [key, object] of snapshot.entries()) {
@@ -171,6 +201,10 @@ export function informerFromSource<T extends KubernetesObject>(
     attachLazily(subscriber, { subscriber, status: (next) => subscriber.next(next) });
   });
 
+  const problems$ = stream<InformerProblem>((subscriber) => {
+    attachLazily(subscriber, { subscriber, problem: (problem) => subscriber.next(problem) });
+  });
+
   /** Attaches unless the subscriber already left during its replay; runs `replay` after registering. */
   function attachLazily(subscriber: Subscriber<unknown>, listener: Listener<T>, replay?: () => void): void {
     if (subscriber.closed) return;
@@ -180,16 +214,12 @@ export function informerFromSource<T extends KubernetesObject>(
     if (!subscriber.closed) attach(listener);
   }
 
-  return { events$, store$, synced$, status$, current: () => latest };
+  return { events$, store$, synced$, status$, problems$, current: () => latest };
 }
 
-function storeFailure(event: WatchEvent<KubernetesObject>, error: unknown): WatchStatus {
-  const message = error instanceof Error ? error.message : String(error);
-  return { state: 'error', cause: { reason: 'StoreFailed', message: `the store could not apply a ${event.type} delta: ${message}` } };
-}
-
-function problemStatus(problem: StoreProblem): WatchStatus {
-  return { state: 'error', cause: { reason: problem.reason, message: problem.message } };
+/** The key of the object a delta is about, when it has a usable one. */
+function keyOf(event: WatchEvent<KubernetesObject>): string | undefined {
+  return 'object' in event && hasName(event.object) ? objectKey(event.object) : undefined;
 }
 
 function toInformerEvent<T extends KubernetesObject>(change: StoreChange<T>, snapshot: Store<T>): InformerEvent<T> {

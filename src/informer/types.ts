@@ -3,8 +3,8 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, SchedulerLike } from 'rxjs';
-import type { Store, StoreOptions } from '../store/index.js';
-import type { WatchStatus } from '../watch/index.js';
+import type { Store, StoreOptions, StoreProblem } from '../store/index.js';
+import type { WatchProblemReason, WatchStatus } from '../watch/index.js';
 
 /**
  * What an informer's `events$` emits; the controller layer's triggers consume it.
@@ -38,6 +38,27 @@ export interface InformerOptions<T extends KubernetesObject = KubernetesObject> 
 }
 
 /**
+ * The kinds of object-level problem an informer reports on `problems$`:
+ * - from the reflector: `MalformedLine`, `MissingName`, `TransformFailed` (see `WatchProblem`);
+ * - from the store: `OutOfOrder` and `IndexerFailed` (see `StoreProblem`), and `StoreFailed` for a delta the store
+ *   could not apply at all (the last good snapshot is kept and the informer carries on).
+ */
+export type InformerProblemReason = WatchProblemReason | StoreProblem['reason'] | 'StoreFailed';
+
+/**
+ * One bad object or delta, reported instead of crashing or vanishing. It says nothing about the connection's
+ * health: one bad object never makes a healthy informer look broken.
+ */
+export interface InformerProblem {
+  readonly reason: InformerProblemReason;
+  readonly message: string;
+  /** How many problems of this reason the running informer has reported so far, this one included. */
+  readonly count: number;
+  /** The key of the object concerned, when it has one. */
+  readonly key?: string;
+}
+
+/**
  * A cached, shared view of one kind of object: a stream of events, a stream of snapshots, and the latest snapshot.
  *
  * # Guarantees
@@ -45,11 +66,14 @@ export interface InformerOptions<T extends KubernetesObject = KubernetesObject> 
  *   request is aborted) when the last one leaves. Subscribing again starts a fresh watch and an empty store.
  * - `events$` delivers changes in order, after the store applied them. A subscriber that joins while the informer
  *   is running first receives a synthetic `added` for every cached object, then live events, with no gap and no
- *   duplicate (client-go's handlers-added-after-start guarantee).
+ *   duplicate (client-go's handlers-added-after-start guarantee), wherever it joins from: at top level or from
+ *   inside a callback of any of this informer's streams.
  * - `store$` emits the current snapshot on subscribe, then every new one.
  * - `synced$` emits the current state on subscribe (`false`, or `true` when already synced), then `true` once.
- * - `status$` replays the latest reflector status, then every new one; store problems (objects without a name,
- *   protocol violations, failing indexers) are reported there as `error` statuses, never swallowed.
+ * - `status$` is the connection's health only: it replays the latest reflector status, then every new one.
+ * - `problems$` reports every object-level problem (malformed lines, objects without a name, failing transforms,
+ *   protocol violations, failing indexers, deltas the store could not apply) with a running count per reason, never
+ *   swallowed. It replays nothing.
  * - A subscriber whose callback throws does not stop delivery to the others (RxJS reports the error through
  *   `config.onUnhandledError`).
  *
@@ -61,6 +85,7 @@ export interface Informer<T extends KubernetesObject = KubernetesObject> {
   readonly store$: Observable<Store<T>>;
   readonly synced$: Observable<boolean>;
   readonly status$: Observable<WatchStatus>;
+  readonly problems$: Observable<InformerProblem>;
   /**
    * The latest snapshot, synchronously: the Lister. An empty, unsynced store before the first start; after the last
    * subscriber leaves, the last snapshot (until a new subscription starts afresh).

@@ -3,6 +3,7 @@
  * when the user's transform throws), and count the bad ones.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { messageOf } from '../describe/index.js';
 import { hasName, objectKey } from '../objects/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { WatchProblem, WatchProblemReason } from './types.js';
@@ -58,15 +59,5 @@ export class InputPreparer<T extends KubernetesObject> {
       this.report(this.problem('MissingName', `${missing} listed object(s) without metadata.name on page ${page} skipped`, undefined, missing));
     }
     return accepted;
-  }
-}
-
-/** The message of anything thrown, never throwing itself. */
-export function messageOf(thrown: unknown): string {
-  if (thrown instanceof Error) return thrown.message;
-  try {
-    return String(thrown);
-  } catch {
-    return Object.prototype.toString.call(thrown);
   }
 }

@@ -3,6 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, Subscriber, Subscription } from 'rxjs';
+import { messageOf } from '../describe/index.js';
 import { hasName, objectKey, splitApiVersion } from '../objects/index.js';
 import { collectionPath, resolveResource$, UnknownResourceError } from '../resources/index.js';
 import type { ResolvedResource } from '../resources/index.js';
@@ -11,7 +12,7 @@ import type { QueryParams, Transport } from '../transport/index.js';
 import { BACKOFF_RESET_MS, exponentialBackoff } from './backoff.js';
 import { decodeWatchLine, statusFailure, toWatchFailure } from './decode.js';
 import { FAIL_FAST_CODES, ListWatchError } from './errors.js';
-import { InputPreparer, messageOf } from './inputs.js';
+import { InputPreparer } from './inputs.js';
 import type { ResolvedOptions } from './options.js';
 import { RequestSlot, WatchTimers } from './plumbing.js';
 import type { RequestHandlers } from './plumbing.js';

@@ -3,6 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
+import { messageOf } from '../../describe/index.js';
 import type { InformerEvent } from '../../informer/index.js';
 
 /** A plain test over one informer event: `true` keeps the event. */
@@ -66,15 +67,5 @@ export class PredicateError extends Error {
     options: { cause: unknown },
   ) {
     super(`predicate threw on ${eventType} ${key}; the event was kept: ${messageOf(options.cause)}`, options);
-  }
-}
-
-/** The message of anything thrown, never throwing itself. */
-export function messageOf(thrown: unknown): string {
-  if (thrown instanceof Error) return thrown.message;
-  try {
-    return String(thrown);
-  } catch {
-    return Object.prototype.toString.call(thrown);
   }
 }
