@@ -64,3 +64,33 @@ export function collect(events$: Observable<ReconcileEvent>): ReconcileEvent[] {
   events$.subscribe((event) => events.push(event));
   return events;
 }
+
+/**
+ * A Promise-like result that settles at a virtual time: `then` callbacks run synchronously inside the scheduler
+ * action, so a "Promise" reconcile can be marble-tested (real Promises settle in microtasks, outside virtual time).
+ * The operator treats it exactly as a Promise: it cannot be cancelled.
+ */
+export function settleLater<V>(
+  scheduler: { schedule(work: () => void, delay: number): unknown },
+  delay: number,
+  outcome: { value: V } | { error: unknown },
+  onSettle?: () => void,
+): PromiseLike<V> {
+  const callbacks: Array<[((value: V) => unknown) | null | undefined, ((error: unknown) => unknown) | null | undefined]> = [];
+  let settled = false;
+  scheduler.schedule(() => {
+    settled = true;
+    onSettle?.();
+    for (const [ok, fail] of callbacks) {
+      if ('value' in outcome) ok?.(outcome.value);
+      else fail?.(outcome.error);
+    }
+  }, delay);
+  return {
+    then(ok, fail) {
+      if (settled) throw new Error('settleLater: then() after settling is not supported by this test helper');
+      callbacks.push([ok as never, fail]);
+      return undefined as never;
+    },
+  };
+}

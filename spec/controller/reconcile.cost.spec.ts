@@ -3,7 +3,7 @@ import { BehaviorSubject, Subject } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { reconcile } from '../../src/controller/index.js';
-import type { ReconcileEvent, ReconcileRequest } from '../../src/controller/index.js';
+import type { ReconcileEvent, ReconcileKeyRequest } from '../../src/controller/index.js';
 import { KeyedQueue } from '../../src/controller/keyedQueue.js';
 
 /** A virtual-time scheduler that counts its clock reads. */
@@ -53,7 +53,7 @@ describe('reconcile: the cost of the hot path', () => {
     triggers
       .pipe(
         reconcile(
-          ({ reasons }: ReconcileRequest<unknown>) => {
+          ({ reasons }: ReconcileKeyRequest) => {
             seen.push(reasons);
             copies.push([...reasons]);
           },

@@ -5,11 +5,11 @@ import {
   TerminalError,
   reconcile,
 } from '../../src/controller/index.js';
-import type { RateLimiter, ReconcileEvent, ReconcileFn, ReconcileResult, ReconcileTrigger } from '../../src/controller/index.js';
+import type { RateLimiter, ReconcileEvent, ReconcileKeyFn, ReconcileResult, ReconcileTrigger } from '../../src/controller/index.js';
 import { record, timeline, virtual } from './helpers.js';
 
 /** Triggers `key` once in real time and resolves with the first `count` events. */
-async function firstEvents(fn: ReconcileFn<unknown>, count: number, key = 'k'): Promise<ReconcileEvent[]> {
+async function firstEvents(fn: ReconcileKeyFn, count: number, key = 'k'): Promise<ReconcileEvent[]> {
   const triggers = new Subject<ReconcileTrigger | string>();
   const events = firstValueFrom(triggers.pipe(reconcile(fn, { globalRateLimiter: false }), take(count), toArray()));
   triggers.next(key);
@@ -41,7 +41,7 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
     expect(lines).to.deep.equal(['0 started a#1', '0 failed a terminal', '20 started a#1', '20 succeeded a']);
   });
 
-  const panics: [string, () => ReturnType<ReconcileFn<unknown>>][] = [
+  const panics: [string, () => ReturnType<ReconcileKeyFn>][] = [
     ['a synchronous throw', () => { throw new Error('boom'); }],
     ['a rejected promise', () => Promise.reject(new Error('boom'))],
     ['an observable erroring at once', () => throwError(() => new Error('boom'))],
@@ -112,7 +112,7 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
   });
 
   it('accepts a plain value, a resolved Promise and a bare-completing Observable as success', async () => {
-    for (const fn of [() => undefined, () => Promise.resolve(), () => new Subject<never>().pipe(take(0))] as ReconcileFn<unknown>[]) {
+    for (const fn of [() => undefined, () => Promise.resolve(), () => new Subject<never>().pipe(take(0))] as ReconcileKeyFn[]) {
       const events = await firstEvents(fn, 2);
       expect(events.map((event) => event.type)).to.deep.equal(['started', 'succeeded']);
     }
@@ -122,7 +122,7 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
     const patched = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', resourceVersion: '7' } };
     const results: unknown[] = [patched, null, 'ok', 42, false, [1, 2], { requeueAftr: 5 }];
     for (const value of results) {
-      for (const fn of [() => value, () => Promise.resolve(value), () => of(value)] as ReconcileFn<unknown>[]) {
+      for (const fn of [() => value, () => Promise.resolve(value), () => of(value)] as ReconcileKeyFn[]) {
         const events = await firstEvents(fn, 2);
         expect(events.map((event) => event.type), `result ${JSON.stringify(value)}`).to.deep.equal(['started', 'succeeded']);
       }

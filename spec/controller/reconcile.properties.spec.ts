@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { BehaviorSubject, Observable, VirtualTimeScheduler, finalize, mergeMap, of, throwError, timer } from 'rxjs';
 import { TerminalError, reconcile, tokenBucketRateLimiter } from '../../src/controller/index.js';
 import type { ReconcileEvent, ReconcileResult } from '../../src/controller/index.js';
+import { settleLater } from './helpers.js';
 
 /** What the n-th call of the reconcile function does. */
 interface Outcome {
@@ -13,6 +14,8 @@ interface Outcome {
   readonly sync: boolean;
   /** Trigger the same key again from inside the reconcile function, before it returns (re-entrancy). */
   readonly retrigger: boolean;
+  /** Settle through a Promise-like result instead of an Observable: it cannot be cancelled at a timeout. */
+  readonly promise: boolean;
 }
 
 interface Scenario {
@@ -23,6 +26,8 @@ interface Scenario {
   readonly bucket: boolean;
   /** Times at which the gate flips (it starts open and is forced open at 95). */
   readonly gateFlips: readonly number[];
+  /** The per-run `timeout`, if any: Observables are cancelled at it, Promises abandoned but still holding the key. */
+  readonly timeout: number | undefined;
 }
 
 const scenarios: fc.Arbitrary<Scenario> = fc.record({
@@ -37,6 +42,7 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
       after: fc.integer({ min: 0, max: 30 }),
       sync: fc.boolean(),
       retrigger: fc.integer({ min: 0, max: 7 }).map((n) => n === 0),
+      promise: fc.boolean(),
     }),
     { maxLength: 60 },
   ),
@@ -44,6 +50,7 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
   maxRetries: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
   bucket: fc.boolean(),
   gateFlips: fc.array(fc.integer({ min: 0, max: 90 }), { maxLength: 6 }),
+  timeout: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }),
 });
 
 interface Observed {
@@ -71,7 +78,7 @@ function play(scenario: Scenario): Observed {
     running.add(key);
     active += 1;
     (observed as { maxActive: number }).maxActive = Math.max(observed.maxActive, active);
-    const outcome: Outcome = scenario.outcomes[calls++] ?? { kind: 'ok', duration: 1, after: 0, sync: false, retrigger: false };
+    const outcome: Outcome = scenario.outcomes[calls++] ?? { kind: 'ok', duration: 1, after: 0, sync: false, retrigger: false, promise: false };
     const release = (): void => {
       running.delete(key);
       active -= 1;
@@ -89,6 +96,13 @@ function play(scenario: Scenario): Observed {
     if (outcome.sync) {
       release();
       return outcome.kind === 'requeue' ? { requeueAfter: outcome.after } : success;
+    }
+    if (outcome.promise) {
+      const settled = outcome.kind === 'fail' ? { error: new Error('failed') }
+        : outcome.kind === 'terminal' ? { error: new TerminalError('terminal') }
+          : { value: outcome.kind === 'requeue' ? { requeueAfter: outcome.after } : success };
+      // The key counts as running until the Promise really settles, however long after its timeout.
+      return settleLater(scheduler, outcome.duration, settled, release);
     }
     return timer(outcome.duration, scheduler).pipe(
       mergeMap(() => {
@@ -123,6 +137,7 @@ function play(scenario: Scenario): Observed {
         concurrency: scenario.concurrency,
         maxRetries: scenario.maxRetries,
         globalRateLimiter: scenario.bucket ? tokenBucketRateLimiter({ qps: 100, burst: 3 }) : false,
+        timeout: scenario.timeout,
       }),
     )
     .subscribe({

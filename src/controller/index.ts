@@ -4,7 +4,7 @@
  */
 export { reconcile } from './reconcile.js';
 export { DEFAULT_DRAIN_TIMEOUT_MS } from './options.js';
-export type { ReconcileOptions } from './options.js';
+export type { ReconcileLookupOptions, ReconcileOptions } from './options.js';
 export {
   DEFAULT_BASE_DELAY_MS,
   DEFAULT_BURST,
@@ -18,6 +18,7 @@ export {
 export type { ExponentialOptions, FastSlowOptions, RateLimiter, TokenBucketOptions } from './rateLimiters.js';
 export {
   InvalidReconcileResultError,
+  ReconcileAbortedError,
   REQUEUE_REASON,
   RETRY_REASON,
   ReconcileCancelledError,
@@ -30,6 +31,8 @@ export type {
   ReconcileEventBase,
   ReconcileFailed,
   ReconcileFn,
+  ReconcileKeyFn,
+  ReconcileKeyRequest,
   ReconcileKeyEvent,
   ReconcileOutput,
   ReconcileRejected,

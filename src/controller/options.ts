@@ -9,8 +9,8 @@ import type { RateLimiter } from './rateLimiters.js';
 /** Default `drainTimeout`: 30 s, controller-runtime's graceful shutdown period. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
-/** Options of {@link reconcile}. Every field is optional. */
-export interface ReconcileOptions<T> {
+/** Options of {@link reconcile}. Every field is optional; see {@link ReconcileLookupOptions} for `lookup`. */
+export interface ReconcileOptions {
   /** Most runs at once, across keys. Default 1. A positive integer, or `Infinity`. */
   readonly concurrency?: number;
   /** Every delay and every timestamp goes through it. Default `asyncScheduler`. */
@@ -18,7 +18,8 @@ export interface ReconcileOptions<T> {
   /**
    * Runs start only while the latest value is `true` (before its first value: closed). Triggers meanwhile are
    * deduplicated and held. Default: always open. Typically an informer's `synced$` or a leader election's `isLeader$`.
-   * Closing it again pauses starts; in-flight runs continue.
+   * Closing it again pauses starts and aborts the `signal` of every run in flight; those runs end as they choose
+   * (a reconcile that honours its signal stops at once).
    */
   readonly gate?: Observable<boolean>;
   /** On its first value: stop intake, drop waiting keys, drain in-flight runs, then complete. */
@@ -36,8 +37,15 @@ export interface ReconcileOptions<T> {
    * burst 100), one per subscription. `false` turns it off.
    */
   readonly globalRateLimiter?: RateLimiter | false;
+}
+
+/**
+ * Options of {@link reconcile} with a `lookup`: the reconcile function then receives the latest object of its key
+ * (`undefined` meaning deleted), and its type is inferred from `lookup`.
+ */
+export interface ReconcileLookupOptions<T> extends ReconcileOptions {
   /** Reads the latest object for a key when its run starts, e.g. `(key) => informer.current().get(key)`. */
-  readonly lookup?: (key: string) => T | undefined;
+  readonly lookup: (key: string) => T | undefined;
 }
 
 /** Options after validation; limiters are still factories so that each subscription owns fresh state. */
@@ -66,7 +74,7 @@ const positiveIntegerOrInfinity = (v: number): boolean => v === Number.POSITIVE_
  * Validates `options` and fills in defaults. Throws a `RangeError`/`TypeError` naming the bad option, at
  * operator-creation time, so misconfiguration never surfaces as a runtime stream error.
  */
-export function resolveOptions<T>(options: ReconcileOptions<T>): ResolvedOptions<T> {
+export function resolveOptions<T>(options: ReconcileOptions & { readonly lookup?: ((key: string) => T | undefined) | undefined }): ResolvedOptions<T> {
   check('concurrency', options.concurrency, positiveIntegerOrInfinity, 'a positive integer or Infinity');
   check('drainTimeout', options.drainTimeout, (v) => v >= 0, 'a number of ms >= 0');
   check('timeout', options.timeout, (v) => v > 0, 'a number of ms > 0');

@@ -4,9 +4,9 @@
 import { Observable } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
 import { resolveOptions } from './options.js';
-import type { ReconcileOptions } from './options.js';
+import type { ReconcileLookupOptions, ReconcileOptions } from './options.js';
 import { Runner } from './runner.js';
-import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from './types.js';
+import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } from './types.js';
 
 /**
  * Turns a stream of keys (or `{ key, reason }` triggers) into reconcile runs of `fn`, and reports each run as
@@ -17,6 +17,8 @@ import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from './types.js';
  * 2. Coalescing: triggers for a waiting key merge into its one pending run; a trigger during a run marks the key
  *    dirty, and it runs exactly once more right after. At most one running and one pending run per key.
  * 3. Latest state: `fn` gets `lookup(key)` evaluated at start time (`undefined` = deleted), never a trigger payload.
+ *    Without a `lookup`, `fn` gets a {@link ReconcileKeyRequest}: no `object` in its type, and reading one throws,
+ *    so "no lookup" can never pass for "deleted".
  * 4. Bounded concurrency: at most `concurrency` runs at once; ready keys start FIFO by the time they became ready.
  * 5. Retries: a failure is retried after the per-key limiter's delay (default 5 ms · 2^n, cap 1000 s). The count
  *    resets only on success (or a drop, or a terminal failure). Past `maxRetries` the key is `dropped`. A
@@ -30,7 +32,11 @@ import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from './types.js';
  *    `drainTimeout` (then they are cancelled and reported `failed` with a `ReconcileCancelledError`), and the output
  *    completes. Unsubscribing instead cancels everything at once: in-flight Observables are unsubscribed,
  *    Promises abandoned, timers cleared.
- * 10. Timeouts: a run longer than `timeout` is cancelled and counts as a failure (`ReconcileTimeoutError`).
+ * 10. Timeouts: a run longer than `timeout` counts as a failure (`ReconcileTimeoutError`), reported at the
+ *     deadline, and its `signal` is aborted. An Observable is unsubscribed at once. A Promise cannot be cancelled:
+ *     it keeps holding its key and its concurrency slot until it settles (as a Go worker stays blocked on a
+ *     reconcile that ignores its context), so the key never runs concurrently with itself; its retry starts once
+ *     both the backoff has passed and the Promise has settled, and whatever it settles with is ignored.
  * 11. Panics: a synchronous throw, a rejection, an Observable error, a malformed `requeueAfter` or a misbehaving limiter
  *     is a failure (or is reported on the event), never an error of the output Observable.
  * 12. Output: per key, events follow `started ( succeeded requeued? | failed ( retrying | dropped )? )`, each
@@ -42,8 +48,10 @@ import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from './types.js';
  *   is success and ignored, so `() => from(api.patch(...))` needs no mapping. An object whose `requeueAfter` is
  *   not a finite number >= 0 fails with `InvalidReconcileResultError`; a misspelt property is not detected.
  * - `fn` returning an Observable: its first value (or completion without one) is the result; the rest is ignored
- *   and it is unsubscribed. A Promise cannot be cancelled: on timeout, drain timeout or unsubscribe it is abandoned
- *   and its outcome ignored.
+ *   and it is unsubscribed. A Promise cannot be cancelled: on timeout, drain timeout or unsubscribe its `signal` is
+ *   aborted and its outcome ignored; honour `request.signal` so abandoned work stops.
+ * - A Promise that never settles after its timeout holds its key and one concurrency slot forever, and keeps a
+ *   completed source or a drain waiting (up to `drainTimeout`): honour the signal.
  * - When the source completes, the output completes once nothing runs or waits; scheduled retries and requeues
  *   keep it alive. It errors only if the source, `gate` or `stop$` errors.
  * - While draining, a finished run reports `succeeded` or `failed` only: no retry or requeue is scheduled.
@@ -67,15 +75,23 @@ import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from './types.js';
  * const subscription = events$.subscribe(logEvent); // unsubscribe = cancel everything now
  * ```
  */
-export function reconcile<T = unknown>(
+export function reconcile<T>(
   fn: ReconcileFn<T>,
-  options: ReconcileOptions<T> = {},
+  options: ReconcileLookupOptions<T>,
+): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
+export function reconcile(
+  fn: ReconcileKeyFn,
+  options?: ReconcileOptions & { readonly lookup?: undefined },
+): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
+export function reconcile<T>(
+  fn: ReconcileFn<T> | ReconcileKeyFn,
+  options: ReconcileOptions & { readonly lookup?: ((key: string) => T | undefined) | undefined } = {},
 ): OperatorFunction<ReconcileTrigger | string, ReconcileEvent> {
   if (typeof fn !== 'function') throw new TypeError('reconcile: fn must be a function (request) => result');
-  const resolved = resolveOptions(options);
+  const resolved = resolveOptions<T>(options);
   return (source) =>
     new Observable<ReconcileEvent>((subscriber) => {
-      const runner = new Runner(fn, resolved, subscriber);
+      const runner = new Runner<T>(fn as ReconcileFn<T>, resolved, subscriber);
       runner.start(source);
       return () => runner.dispose();
     });

@@ -8,15 +8,14 @@ import type { Observable, SchedulerLike, Subscriber, Subscription, Unsubscribabl
 import { KeyedQueue } from './keyedQueue.js';
 import type { KeyState } from './keyedQueue.js';
 import type { ResolvedOptions } from './options.js';
-import { askLimiter, combineDelays } from './rateLimiters.js';
-import type { RateLimiter } from './rateLimiters.js';
+import { Outcomes, type RunFacts } from './outcomes.js';
+import { abortRequest, KeyOnlyRequest, LookupRequest, type AnyRequest } from './request.js';
 import {
   InvalidReconcileResultError,
-  REQUEUE_REASON,
   RETRY_REASON,
+  ReconcileAbortedError,
   ReconcileCancelledError,
   ReconcileTimeoutError,
-  TerminalError,
   isThenable,
   parseResult,
 } from './types.js';
@@ -32,7 +31,15 @@ interface Run {
   readonly reasons: readonly string[];
   readonly queueWaitMs: number;
   readonly startedAt: number;
+  readonly request: AnyRequest;
+  /** The outcome was reported. */
   done: boolean;
+  /**
+   * A Promise abandoned at its timeout: its failure is reported, but it keeps its key and its slot until it settles.
+   * `retryAt` is when its retry may start (undefined: no retry).
+   */
+  held: boolean;
+  retryAt: number | undefined;
   work: Unsubscribable | undefined;
   deadline: Subscription | undefined;
 }
@@ -52,8 +59,9 @@ type Outcome = typeof OK | typeof FAILED;
 export class Runner<T> {
   private readonly queue: KeyedQueue;
   private readonly inFlight = new Set<Run>();
-  private readonly limiter: RateLimiter;
-  private readonly bucket: RateLimiter | undefined;
+  /** Abandoned Promises still holding their key and slot. */
+  private readonly held = new Set<Run>();
+  private readonly outcomes: Outcomes;
   private readonly scheduler: SchedulerLike;
   private readonly concurrency: number;
   private readonly lookup: ((key: string) => T | undefined) | undefined;
@@ -62,9 +70,10 @@ export class Runner<T> {
   private drainTimer: Subscription | undefined;
   private active = 0;
   private gateOpen: boolean;
-  private stopping = false;
+  /** Read by {@link Outcomes} through {@link RunnerState}. */
+  stopping = false;
+  closed = false;
   private sourceDone = false;
-  private closed = false;
   private pumping = false;
 
   constructor(
@@ -76,8 +85,7 @@ export class Runner<T> {
     this.concurrency = options.concurrency;
     this.lookup = options.lookup;
     this.queue = new KeyedQueue(options.scheduler, () => this.pump());
-    this.limiter = options.rateLimiter();
-    this.bucket = options.globalRateLimiter();
+    this.outcomes = new Outcomes(this.queue, out, options.rateLimiter(), options.globalRateLimiter(), options.maxRetries, this);
     this.gateOpen = options.gate === undefined;
   }
 
@@ -88,8 +96,10 @@ export class Runner<T> {
       this.hold(
         gate.subscribe({
           next: (open) => {
+            const wasOpen = this.gateOpen;
             this.gateOpen = open === true;
             if (this.gateOpen) this.pump();
+            else if (wasOpen) this.abortInFlight('gate closed');
           },
           error: (error: unknown) => this.fail(error),
         }),
@@ -120,8 +130,13 @@ export class Runner<T> {
   /** Cancels everything at once: in-flight work, timers, inner subscriptions. Emits nothing. */
   dispose(): void {
     this.closed = true;
-    for (const run of this.inFlight) cancel(run);
+    for (const run of this.inFlight) {
+      cancel(run);
+      abortRequest(run.request, new ReconcileAbortedError(run.state.key, 'unsubscribed'));
+    }
+    for (const run of this.held) abortRequest(run.request, new ReconcileAbortedError(run.state.key, 'unsubscribed'));
     this.inFlight.clear();
+    this.held.clear();
     this.queue.dispose();
     this.drainTimer?.unsubscribe();
     this.source?.unsubscribe();
@@ -180,9 +195,13 @@ export class Runner<T> {
     this.out.next({ type: 'started', key, attempt, reasons, queueWaitMs, time: now });
     if (this.closed) return;
     let output: unknown;
+    let request: AnyRequest;
     try {
       const lookup = this.lookup;
-      output = this.fn({ key, object: lookup === undefined ? undefined : lookup(key), reasons, attempt });
+      request = lookup === undefined
+        ? new KeyOnlyRequest(key, reasons, attempt)
+        : new LookupRequest<T>(key, lookup(key), reasons, attempt) as LookupRequest<unknown>;
+      output = this.fn(request as LookupRequest<T>);
     } catch (error) {
       this.finish(state, attempt, reasons, queueWaitMs, now, FAILED, error);
       return;
@@ -204,7 +223,9 @@ export class Runner<T> {
       this.finish(state, attempt, reasons, queueWaitMs, now, FAILED, error);
       return;
     }
-    const run: Run = { state, attempt, reasons, queueWaitMs, startedAt: now, done: false, work: undefined, deadline: undefined };
+    const run: Run = {
+      state, attempt, reasons, queueWaitMs, startedAt: now, request, done: false, held: false, retryAt: undefined, work: undefined, deadline: undefined,
+    };
     this.inFlight.add(run);
     if (observable) {
       const work = (output as Observable<unknown>).pipe(take(1)).subscribe({
@@ -217,8 +238,8 @@ export class Runner<T> {
     } else {
       try {
         (output as PromiseLike<unknown>).then(
-          (value) => this.settle(run, value),
-          (error: unknown) => this.end(run, FAILED, error),
+          (value) => (run.held ? this.release(run) : this.settle(run, value)),
+          (error: unknown) => (run.held ? this.release(run) : this.end(run, FAILED, error)),
         );
       } catch (error) {
         // A hand-made thenable may throw from `then` itself; that is the user's failure, not ours.
@@ -227,7 +248,45 @@ export class Runner<T> {
     }
     const timeout = this.options.timeout;
     if (run.done || this.closed || timeout === undefined) return;
-    run.deadline = this.scheduler.schedule(() => this.end(run, FAILED, new ReconcileTimeoutError(key, timeout)), timeout);
+    run.deadline = this.scheduler.schedule(() => {
+      const error = new ReconcileTimeoutError(key, timeout);
+      abortRequest(run.request, error);
+      if (observable) this.end(run, FAILED, error);
+      else this.abandon(run, error);
+    }, timeout);
+  }
+
+  /**
+   * Reports a timed-out Promise as failed now, but keeps its key and its slot until it settles: a Promise cannot
+   * be cancelled, and running the key again meanwhile would run it concurrently with itself.
+   */
+  private abandon(run: Run, error: unknown): void {
+    if (run.done || this.closed) return;
+    cancel(run);
+    this.inFlight.delete(run);
+    run.held = true;
+    this.held.add(run);
+    const now = this.scheduler.now();
+    const facts: RunFacts = { attempt: run.attempt, reasons: run.reasons, queueWaitMs: run.queueWaitMs, durationMs: now - run.startedAt, now };
+    run.retryAt = this.outcomes.failed(run.state, facts, error, true);
+  }
+
+  /** An abandoned Promise settled: its key and slot are free again, and its retry (if any) may start. */
+  private release(run: Run): void {
+    if (!run.held || this.closed) return;
+    run.held = false;
+    this.held.delete(run);
+    this.active -= 1;
+    const now = this.scheduler.now();
+    this.queue.finish(run.state, now, !this.stopping);
+    if (run.retryAt !== undefined && !this.stopping) this.queue.delay(run.state, run.retryAt, now, RETRY_REASON);
+    this.queue.release();
+    this.pump();
+  }
+
+  /** Aborts the signal of every run in flight (they go on and report as they end). */
+  private abortInFlight(why: 'gate closed'): void {
+    for (const run of this.inFlight) abortRequest(run.request, new ReconcileAbortedError(run.state.key, why));
   }
 
   private settleSync(state: KeyState, attempt: number, reasons: readonly string[], queueWaitMs: number, startedAt: number, value: unknown): void {
@@ -262,72 +321,13 @@ export class Runner<T> {
   ): void {
     if (this.closed) return;
     this.active -= 1;
-    const { key } = state;
     const now = this.scheduler.now();
-    const durationMs = now - startedAt;
     this.queue.finish(state, now, !this.stopping);
-
-    if (outcome === OK) {
-      if (state.failures !== 0) this.forget(state); // the limiters saw this key only if it failed
-      this.out.next({ type: 'succeeded', key, attempt, reasons, queueWaitMs, durationMs, time: now });
-      if (detail !== undefined && !this.stopping && !this.closed) {
-        const delay = combineDelays({ ms: detail as number }, this.bucket && askLimiter(this.bucket, key, now));
-        const delayMs = this.queue.delay(state, now + delay.ms, now, REQUEUE_REASON) - now;
-        this.out.next(
-          delay.limiterError === undefined
-            ? { type: 'requeued', key, attempt, reasons, queueWaitMs, durationMs, time: now, delayMs }
-            : { type: 'requeued', key, attempt, reasons, queueWaitMs, durationMs, time: now, delayMs, limiterError: delay.limiterError },
-        );
-      }
-    } else {
-      this.failed(state, attempt, reasons, queueWaitMs, durationMs, now, detail);
-    }
+    const facts: RunFacts = { attempt, reasons, queueWaitMs, durationMs: now - startedAt, now };
+    if (outcome === OK) this.outcomes.succeeded(state, facts, detail as number | undefined);
+    else this.outcomes.failed(state, facts, detail, false);
     this.queue.release();
     this.pump();
-  }
-
-  /** The failure half of {@link finish}: decides between terminal, dropped and retrying, and reports it. */
-  private failed(
-    state: KeyState,
-    attempt: number,
-    reasons: readonly string[],
-    queueWaitMs: number,
-    durationMs: number,
-    now: number,
-    error: unknown,
-  ): void {
-    const { key } = state;
-    const terminal = error instanceof TerminalError;
-    if (terminal || this.stopping) {
-      if (terminal) this.forget(state);
-      this.out.next({ type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal });
-      return;
-    }
-    const failures = (state.failures += 1);
-    if (failures > this.options.maxRetries) {
-      this.forget(state);
-      this.out.next({ type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false });
-      if (!this.closed) this.out.next({ type: 'dropped', key, attempt, reasons, queueWaitMs, durationMs, time: now, failures });
-      return;
-    }
-    const delay = combineDelays(askLimiter(this.limiter, key, now), this.bucket && askLimiter(this.bucket, key, now));
-    const delayMs = this.queue.delay(state, now + delay.ms, now, RETRY_REASON) - now;
-    this.out.next({ type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false });
-    if (this.closed) return;
-    this.out.next(
-      delay.limiterError === undefined
-        ? { type: 'retrying', key, attempt, reasons, queueWaitMs, durationMs, time: now, delayMs, failures }
-        : { type: 'retrying', key, attempt, reasons, queueWaitMs, durationMs, time: now, delayMs, failures, limiterError: delay.limiterError },
-    );
-  }
-
-  private forget(state: KeyState): void {
-    state.failures = 0;
-    try {
-      this.limiter.forget(state.key);
-    } catch {
-      // A limiter that cannot forget only makes this key's next backoff longer; that must not end the stream.
-    }
   }
 
   private stop(): void {
@@ -341,7 +341,12 @@ export class Runner<T> {
     }
     const { drainTimeout } = this.options;
     this.drainTimer = this.scheduler.schedule(() => {
-      for (const run of [...this.inFlight]) this.end(run, FAILED, new ReconcileCancelledError(run.state.key, drainTimeout));
+      for (const run of [...this.inFlight]) {
+        const error = new ReconcileCancelledError(run.state.key, drainTimeout);
+        abortRequest(run.request, error);
+        this.end(run, FAILED, error);
+      }
+      for (const run of this.held) abortRequest(run.request, new ReconcileCancelledError(run.state.key, drainTimeout));
       this.complete();
     }, drainTimeout);
   }

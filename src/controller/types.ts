@@ -16,25 +16,41 @@ export interface ReconcileTrigger {
 }
 
 /**
- * What the reconcile function receives.
+ * What every reconcile function receives, with or without a `lookup`.
  *
  * # Guarantees
- * - `object` is `lookup(key)` evaluated when the run starts, not the payload of any trigger (level-triggered).
- *   `undefined` means the object is gone (deleted) or no `lookup` was configured.
  * - `reasons` holds the distinct reasons of every trigger coalesced into this run, in arrival order, plus
  *   `'retry'` when the run retries a failure and `'requeue'` when a `{ requeueAfter }` result scheduled it.
  * - `attempt` is 1 for a first try and counts up while the key keeps failing; it goes back to 1 after a success,
  *   a drop or a terminal failure.
+ * - `signal` is aborted when the run must stop: on `timeout`, when the drain after `stop$` runs out of time, on
+ *   unsubscribe, and when the `gate` closes (lost leadership). Its `reason` is a {@link ReconcileTimeoutError},
+ *   {@link ReconcileCancelledError} or {@link ReconcileAbortedError}. Pass it to `fetch`, to the client layer or to
+ *   any API that takes one, so abandoned work stops at once and frees its key.
  *
  * # Caveats
  * - `reasons` is read-only in fact, not only in type: an empty or one-element array is frozen and shared between
  *   runs (so the common case allocates nothing). The same array is carried by this run's events.
+ * - `signal` is created on first read; reading it costs one `AbortController`. It is a getter, so a spread copy of
+ *   the request (`{ ...request }`) does not carry it.
  */
-export interface ReconcileRequest<T> {
+export interface ReconcileKeyRequest {
   readonly key: string;
-  readonly object: T | undefined;
   readonly reasons: readonly string[];
   readonly attempt: number;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * What a reconcile function receives from an operator given a `lookup`: the key and its latest object.
+ *
+ * # Guarantees
+ * - `object` is `lookup(key)` evaluated when the run starts, not the payload of any trigger (level-triggered).
+ *   `undefined` means the object is gone (deleted), and nothing else: an operator without a `lookup` hands out
+ *   {@link ReconcileKeyRequest}s, which have no `object` in their type, and reading `object` on one throws.
+ */
+export interface ReconcileRequest<T> extends ReconcileKeyRequest {
+  readonly object: T | undefined;
 }
 
 /** The reason recorded for a run that a `{ requeueAfter }` result scheduled. */
@@ -66,8 +82,11 @@ export type ReconcileResult = unknown;
  */
 export type ReconcileOutput = ReconcileResult | PromiseLike<ReconcileResult> | Observable<ReconcileResult>;
 
-/** A user reconcile function. It may throw, reject or error: each is a failure, never a crash. */
+/** A user reconcile function given the latest object. It may throw, reject or error: each is a failure, never a crash. */
 export type ReconcileFn<T> = (request: ReconcileRequest<T>) => ReconcileOutput;
+
+/** A user reconcile function of an operator without a `lookup`: it gets the key only. */
+export type ReconcileKeyFn = (request: ReconcileKeyRequest) => ReconcileOutput;
 
 /** Fields every per-key event carries. */
 export interface ReconcileEventBase {
@@ -120,7 +139,12 @@ export interface ReconcileFailed extends ReconcileEventBase {
 export interface ReconcileRetrying extends ReconcileEventBase {
   readonly type: 'retrying';
   readonly durationMs: number;
-  /** Effective delay: max(per-key, global bucket), or 0 if a fresh trigger already made the key ready. */
+  /** The error of the failed run this retry follows (the same value as on its `failed` event). */
+  readonly error: unknown;
+  /**
+   * Effective delay: max(per-key, global bucket), or 0 if a fresh trigger already made the key ready. For a
+   * Promise abandoned at its `timeout`, the retry also waits until that Promise settles.
+   */
   readonly delayMs: number;
   /** Consecutive failures of this key so far. */
   readonly failures: number;
@@ -133,6 +157,8 @@ export interface ReconcileDropped extends ReconcileEventBase {
   readonly type: 'dropped';
   readonly durationMs: number;
   readonly failures: number;
+  /** The error of the last failed run, the one that exhausted `maxRetries`. */
+  readonly error: unknown;
 }
 
 /**
@@ -185,6 +211,21 @@ export class ReconcileTimeoutError extends Error {
   ) {
     super(`reconcile of ${key} timed out after ${timeoutMs} ms`);
     this.name = 'ReconcileTimeoutError';
+  }
+}
+
+/**
+ * The abort reason of a run whose subscriber unsubscribed (`why: 'unsubscribed'`) or whose gate closed while it
+ * ran (`why: 'gate closed'`, e.g. lost leadership). A gate closing does not end the run by itself: the reconcile
+ * function sees its signal aborted and decides; whatever it returns is reported as usual.
+ */
+export class ReconcileAbortedError extends Error {
+  constructor(
+    readonly key: string,
+    readonly why: 'unsubscribed' | 'gate closed',
+  ) {
+    super(`reconcile of ${key} aborted: ${why}`);
+    this.name = 'ReconcileAbortedError';
   }
 }
 

@@ -1,8 +1,10 @@
 import { expect } from 'chai';
-import { AppsV1Api, CoreV1Api, type V1Pod, type V1ReplicaSet } from '@kubernetes/client-node';
-import { Subject, type Subscription } from 'rxjs';
+import {
+  ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, type KubernetesObject, type V1Pod, type V1ReplicaSet,
+} from '@kubernetes/client-node';
+import { concat, NEVER, of, Subject, type Observable, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { controller } from '../../../src/controller/builder/index.js';
+import { controller, InformerHealthError, SyncTimeoutError } from '../../../src/controller/builder/index.js';
 import { informerFromSource } from '../../../src/informer/index.js';
 import type { ReconcileEvent } from '../../../src/controller/index.js';
 import type { WatchEvent } from '../../../src/watch/index.js';
@@ -63,6 +65,137 @@ describe('controller()', () => {
   });
 });
 
+describe('controller(): telling its user about its informers', () => {
+  const neverSyncs = () => cold$<WatchEvent<V1Pod>>([
+    { type: 'status', status: { state: 'connecting' } },
+    { type: 'status', status: { state: 'error', cause: { reason: 'NetworkError', message: 'connect ECONNREFUSED 127.0.0.1:1' } } },
+  ]);
+
+  it('reports a cache that has not synced within syncTimeout, naming the informer and its last status, and keeps waiting', () => {
+    const reported: Error[] = [];
+    new TestScheduler((actual, expected) => { expect(actual).to.deep.equal(expected); }).run(({ expectObservable }) => {
+      const run$ = controller<V1Pod>({
+        for: informerFromSource(neverSyncs()), reconcile: () => undefined, syncTimeout: 30_000, onError: (e) => reported.push(e),
+      });
+      expectObservable(run$, '^ 60s !').toBe('');
+    });
+    const timeouts = reported.filter((e) => e instanceof SyncTimeoutError);
+    expect(timeouts.map((e) => e.message)).to.deep.equal([
+      'caches not synced after 30000 ms: primary informer (error: NetworkError: connect ECONNREFUSED 127.0.0.1:1)',
+    ]);
+  });
+
+  it('fails the stream with a SyncTimeoutError under failFast', () => {
+    new TestScheduler((actual, expected) => { expect(actual).to.deep.equal(expected); }).run(({ expectObservable }) => {
+      const run$ = controller<V1Pod>({
+        for: informerFromSource(neverSyncs()), reconcile: () => undefined, syncTimeout: 10_000, failFast: true, onError: () => undefined,
+      });
+      expectObservable(run$).toBe('10s #', undefined, new SyncTimeoutError(10_000, [{ informer: 'primary informer', status: {
+        state: 'error', cause: { reason: 'NetworkError', message: 'connect ECONNREFUSED 127.0.0.1:1' },
+      } }]));
+    });
+  });
+
+  it('reports an informer error once per reason until the informer recovers, and exposes health$ labelled', () => {
+    const reported: Error[] = [];
+    const health: string[] = [];
+    const source = new Subject<WatchEvent<V1Pod>>();
+    const error = (reason: string) => ({ type: 'status' as const, status: { state: 'error' as const, cause: { reason, message: reason, code: 401 } } });
+    const ctl = controller<V1Pod>({ for: informerFromSource(source), reconcile: () => undefined, onError: (e) => reported.push(e) });
+    const subscription = ctl.subscribe();
+    ctl.health$.subscribe(({ informer, status }) => health.push(`${informer}: ${status.state}`));
+    for (const event of [error('Unauthorized'), error('Unauthorized'), error('Forbidden'), { type: 'status' as const, status: { state: 'watching' as const, resourceVersion: '1' } }, error('Unauthorized')]) {
+      source.next(event);
+    }
+    subscription.unsubscribe();
+    expect(reported.map((e) => [e.name, e.message])).to.deep.equal([
+      ['InformerHealthError', 'informer primary informer: 401 Unauthorized: Unauthorized; retrying with backoff'],
+      ['InformerHealthError', 'informer primary informer: 401 Forbidden: Forbidden; retrying with backoff'],
+      ['InformerHealthError', 'informer primary informer: 401 Unauthorized: Unauthorized; retrying with backoff'],
+    ]);
+    expect(health).to.deep.equal(['primary informer: error', 'primary informer: error', 'primary informer: error', 'primary informer: watching', 'primary informer: error']);
+  });
+
+  it('rejects a syncTimeout that is not a positive number of ms', () => {
+    expect(() => controller({ for: informerFromSource(new Subject<WatchEvent>()), reconcile: () => undefined, syncTimeout: -1 }))
+      .to.throw(RangeError, /syncTimeout must be a number of ms > 0/);
+  });
+});
+
+describe('controller(): unreachable and refusing clusters', function () {
+  this.timeout(20000);
+
+  it('reports a cluster that refuses connections by default instead of staying silent', async () => {
+    const reported: Error[] = [];
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'closed', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
+      users: [{ name: 'u' }], contexts: [{ name: 'c', cluster: 'closed', user: 'u' }], currentContext: 'c',
+    });
+    const subscription = controller<V1Pod>({
+      kubeConfig, for: { apiVersion: 'v1', kind: 'Pod' }, reconcile: () => undefined, onError: (e) => reported.push(e),
+    }).subscribe();
+    try {
+      await waitFor(() => reported.length > 0, 'a report of the refused connection');
+      expect(reported[0]).to.be.instanceOf(InformerHealthError);
+      expect(reported[0]!.message).to.match(/^informer Pod v1: NetworkError: .*ECONNREFUSED/);
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+
+  it('reports a wrong token as 401 Unauthorized', async () => {
+    const cluster = await startTestCluster({ token: 'right' });
+    const reported: Error[] = [];
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'test', server: cluster.url, skipTLSVerify: true }],
+      users: [{ name: 'u', token: 'wrong' }], contexts: [{ name: 'c', cluster: 'test', user: 'u' }], currentContext: 'c',
+    });
+    const subscription = controller<V1Pod>({
+      kubeConfig, for: { apiVersion: 'v1', kind: 'Pod' }, reconcile: () => undefined, onError: (e) => reported.push(e),
+    }).subscribe();
+    try {
+      await waitFor(() => reported.length > 0, 'a report of the refused token');
+      expect(reported[0]!.message).to.match(/^informer Pod v1: 401 Unauthorized/);
+    } finally {
+      subscription.unsubscribe();
+      await cluster.stop();
+    }
+  });
+
+  it('keeps running when its CRD is not installed yet, and reconciles once it is', async () => {
+    const cluster = await startTestCluster();
+    const reported: Error[] = [];
+    const reconciled: string[] = [];
+    let failed: unknown;
+    const subscription = controller<KubernetesObject>({
+      kubeConfig: cluster.kubeConfig, for: { apiVersion: 'example.com/v1', kind: 'Widget' },
+      reconcile: ({ key }) => void reconciled.push(key), onError: (e) => reported.push(e),
+    }).subscribe({ error: (e: unknown) => (failed = e) });
+    try {
+      await waitFor(() => reported.some((e) => /UnknownResource/.test(e.message)), 'the unknown kind to be reported');
+      const ext = cluster.kubeConfig.makeApiClient(ApiextensionsV1Api);
+      await ext.createCustomResourceDefinition({ body: {
+        metadata: { name: 'widgets.example.com' },
+        spec: {
+          group: 'example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } as never } }],
+        },
+      } });
+      const custom = cluster.kubeConfig.makeApiClient(CustomObjectsApi);
+      await custom.createNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets', body: {
+        apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' },
+      } });
+      await waitFor(() => reconciled.includes('default/w1'), 'the widget to be reconciled once its CRD is served', 15_000);
+      expect(failed).to.equal(undefined);
+    } finally {
+      subscription.unsubscribe();
+      await cluster.stop();
+    }
+  });
+});
+
 describe('controller() against the in-memory API server', function () {
   this.timeout(20000);
   let cluster: TestCluster;
@@ -111,6 +244,11 @@ describe('controller() against the in-memory API server', function () {
     expect(started.map((event) => event.type === 'started' && event.reasons[0])).to.deep.equal(['added ReplicaSet default/web', 'added Pod default/web-1']);
   });
 });
+
+/** A source that emits `events` at subscription and then stays open. */
+function cold$<E>(events: E[]): Observable<E> {
+  return concat(of(...events), NEVER);
+}
 
 function mapType() {
   return (source: import('rxjs').Observable<ReconcileEvent>) =>

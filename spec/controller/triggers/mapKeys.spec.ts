@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Subject, map } from 'rxjs';
+import { Subject, config, map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { InformerEvent } from '../../../src/informer/index.js';
@@ -85,9 +85,17 @@ describe('mapKeys', () => {
     expect(sink.errors).to.deep.equal([]);
   });
 
-  it('survives an onError handler that throws', () => {
-    const out = run(() => ['', 'k'], [added(cfg)], () => { throw new Error('handler broke'); });
-    expect(out.map((t) => t.key)).to.deep.equal(['k']);
+  it('survives an onError handler that throws, and still reports the error to the next destination', () => {
+    const previous = config.onUnhandledError;
+    const fallback: Error[] = [];
+    config.onUnhandledError = (error) => fallback.push(error as Error);
+    try {
+      const out = run(() => ['', 'k'], [added(cfg)], () => { throw new Error('handler broke'); });
+      expect(out.map((t) => t.key)).to.deep.equal(['k']);
+      expect(fallback.map((e) => e.message)).to.deep.equal(['key mapper returned an empty key (added default/cfg)']);
+    } finally {
+      config.onUnhandledError = previous;
+    }
   });
 
   it('rejects a mapper that is not a function when it is built', () => {

@@ -2,13 +2,18 @@
  * `controller()`: controller-runtime's builder shape (`For`, `Owns`, `Watches`) as a thin layer over the operators.
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { combineLatest, map, merge, type Observable, type OperatorFunction } from 'rxjs';
+import { combineLatest, defer, map, merge, type Observable, type OperatorFunction } from 'rxjs';
+import { asyncScheduler } from 'rxjs';
 import { informerFactory, type Informer, type InformerEvent, type InformerFactory, type InformerWatchOptions } from '../../informer/index.js';
 import type { ResourceRef } from '../../watch/index.js';
+import { reportError } from '../predicates/index.js';
 import type { ReconcileOptions } from '../options.js';
 import { reconcile } from '../reconcile.js';
 import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from '../types.js';
 import { mapKeys, toKeys, toOwnerKeys, type KeyMapping } from '../triggers/index.js';
+import {
+  healthOf, problemsOf, reportHealth, watchSyncTimeout, type InformerHealth, type LabelledProblem, type NamedInformer,
+} from './health.js';
 
 /** A resource to watch: a reference plus its watch options, or an informer the caller already has. */
 export type WatchSource<T extends KubernetesObject = KubernetesObject> =
@@ -26,7 +31,7 @@ export interface WatchesSpec<S extends KubernetesObject = KubernetesObject> {
 }
 
 /** Options of {@link controller}. */
-export interface ControllerOptions<T extends KubernetesObject> extends Omit<ReconcileOptions<T>, 'lookup'> {
+export interface ControllerOptions<T extends KubernetesObject> extends ReconcileOptions {
   /** Where informers come from; pass one `informerFactory` to share watches across controllers. */
   readonly kubeConfig?: KubeConfig;
   readonly informers?: InformerFactory;
@@ -40,6 +45,33 @@ export interface ControllerOptions<T extends KubernetesObject> extends Omit<Reco
   readonly watches?: readonly WatchesSpec<KubernetesObject>[];
   /** The reconcile function; it receives the primary object read from the store at start time. */
   readonly reconcile: ReconcileFn<T>;
+  /**
+   * How long the caches may take to sync, ms. When it runs out, a `SyncTimeoutError` naming the unsynced informers
+   * and their last status is reported to `onError` (the controller keeps waiting), or, with `failFast`, errors the
+   * stream. Default: no limit.
+   */
+  readonly syncTimeout?: number;
+  /** With `syncTimeout`: error the stream instead of reporting. Default false. */
+  readonly failFast?: boolean;
+  /**
+   * Receives what the controller survives but a user must hear about: an informer whose status went to `error`
+   * (an `InformerHealthError`, once per distinct reason until it recovers: a refused connection, a 401, a 403, an
+   * unknown kind) and a `SyncTimeoutError`. Default: `reportError` (RxJS's `config.onUnhandledError` if set, else a
+   * process warning on stderr).
+   */
+  readonly onError?: (error: Error) => void;
+}
+
+/**
+ * The stream `controller()` returns: its `ReconcileEvent`s, plus what its informers say about themselves.
+ *
+ * `pipe` returns a plain Observable; keep the controller value to read `health$` and `problems$`.
+ */
+export interface Controller extends Observable<ReconcileEvent> {
+  /** Every informer's connection status, labelled; on subscribe, each informer's latest status first. */
+  readonly health$: Observable<InformerHealth>;
+  /** Every informer's object-level problems, labelled, with running counts. */
+  readonly problems$: Observable<LabelledProblem>;
 }
 
 /**
@@ -51,21 +83,28 @@ export interface ControllerOptions<T extends KubernetesObject> extends Omit<Reco
  * - Informers come from one factory, so a resource watched by several controllers built on the same `informers`
  *   is watched once.
  * - Unless `gate` is given, no reconcile starts before every informer this controller uses has synced.
+ * - Nothing fails silently: while the controller runs, an informer that cannot reach the cluster or is refused
+ *   (ECONNREFUSED, 401, 403, an unknown kind) is reported to `onError` by default, and `health$` and `problems$`
+ *   expose every informer's state; `syncTimeout` bounds how long the caches may take.
  * - Subscribing starts the watches; unsubscribing stops them. Building the controller starts nothing.
  * - Bad options (`owns` without a primary resource reference, a resource reference without `kubeConfig` or
- *   `informers`) throw a `TypeError` when `controller()` is called, not later inside the stream.
+ *   `informers`, a bad `syncTimeout`) throw a `TypeError` or `RangeError` when `controller()` is called.
  *
  * # Caveats
  * - Owned resources are keyed by their controller owner reference whose kind (and group) is the primary's; owners of
  *   other kinds are ignored.
  */
-export function controller<T extends KubernetesObject>(options: ControllerOptions<T>): Observable<ReconcileEvent> {
+export function controller<T extends KubernetesObject>(options: ControllerOptions<T>): Controller {
   const factory = options.informers ?? (options.kubeConfig ? informerFactory(options.kubeConfig) : undefined);
   const resolve = <S extends KubernetesObject>(source: WatchSource<S>): Informer<S> => {
     if (isInformer(source)) return source;
     if (!factory) throw new TypeError('controller: pass kubeConfig or informers to watch a resource by reference');
     return 'resource' in source ? factory.for<S>(source.resource, source.options) : factory.for<S>(source);
   };
+  const { syncTimeout } = options;
+  if (syncTimeout !== undefined && !(typeof syncTimeout === 'number' && syncTimeout > 0)) {
+    throw new RangeError(`controller: syncTimeout must be a number of ms > 0, got ${String(syncTimeout)}`);
+  }
   const primary = resolve(options.for);
   const primaryRef = isInformer(options.for) ? undefined : 'resource' in options.for ? options.for.resource : options.for;
   const owned = (options.owns ?? []).map((source) => resolve(source));
@@ -80,15 +119,37 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
     ...owned.map((informer) => informer.events$.pipe(toOwnerKeys({ kind: primaryRef!.kind, apiVersion: primaryRef!.apiVersion }))),
     ...watched.map(({ spec, informer }) => (spec.filter ? informer.events$.pipe(spec.filter) : informer.events$).pipe(mapKeys(spec.map))),
   ];
-  const everyInformer = [primary, ...owned, ...watched.map((w) => w.informer)];
-  const gate = options.gate ?? combineLatest(everyInformer.map((informer) => informer.synced$)).pipe(map((synced) => synced.every(Boolean)));
+  const named: NamedInformer[] = [
+    { name: describeSource(options.for as WatchSource<KubernetesObject>, 'primary'), informer: primary as unknown as Informer<KubernetesObject> },
+    ...(options.owns ?? []).map((source, i) => ({ name: describeSource(source, `owned #${i + 1}`), informer: owned[i]! })),
+    ...(options.watches ?? []).map((spec, i) => ({ name: describeSource(spec.source, `watched #${i + 1}`), informer: watched[i]!.informer })),
+  ];
+  const gate = options.gate ?? combineLatest(named.map(({ informer }) => informer.synced$)).pipe(map((synced) => synced.every(Boolean)));
+  const report = (error: Error): void => reportError(error, options.onError);
 
-  const { for: _for, forFilter: _forFilter, owns: _owns, watches: _watches, reconcile: fn, kubeConfig: _kc, informers: _inf, ...reconcileOptions } = options;
-  return merge(...triggers).pipe(
-    reconcile<T>(fn, { ...reconcileOptions, gate, lookup: (key) => primary.current().get(key) }),
-  );
+  const {
+    for: _for, forFilter: _forFilter, owns: _owns, watches: _watches, reconcile: fn, kubeConfig: _kc, informers: _inf,
+    syncTimeout: _syncTimeout, failFast = false, onError: _onError, ...reconcileOptions
+  } = options;
+  const run$ = defer(() => merge(
+    merge(...triggers).pipe(reconcile<T>(fn, { ...reconcileOptions, gate, lookup: (key) => primary.current().get(key) })),
+    reportHealth(named, report),
+    watchSyncTimeout(named, syncTimeout, options.scheduler ?? asyncScheduler, failFast, report),
+  ));
+  return Object.assign(run$, { health$: healthOf(named), problems$: problemsOf(named) });
 }
 
 function isInformer<S extends KubernetesObject>(source: WatchSource<S>): source is Informer<S> {
   return typeof (source as Informer<S>).current === 'function' && 'events$' in source;
+}
+
+/** `Pod v1 in default`, `Widget example.com/v1 app=web`, or the role of an informer given as is. */
+function describeSource(source: WatchSource<KubernetesObject>, role: string): string {
+  if (isInformer(source)) return `${role} informer`;
+  const { resource, options } = 'resource' in source ? source : { resource: source, options: undefined };
+  const parts = [`${resource.kind} ${resource.apiVersion}`];
+  if (options?.namespace) parts.push(`in ${options.namespace}`);
+  if (options?.labelSelector) parts.push(options.labelSelector);
+  if (options?.fieldSelector) parts.push(options.fieldSelector);
+  return parts.join(' ');
 }

@@ -1,4 +1,7 @@
 /**
  * The `controller()` builder: controller-runtime's `For`/`Owns`/`Watches` shape over rxkube's operators.
  */
-export { controller, type ControllerOptions, type WatchesSpec, type WatchSource } from './controller.js';
+export { controller, type Controller, type ControllerOptions, type WatchesSpec, type WatchSource } from './controller.js';
+export {
+  InformerHealthError, SyncTimeoutError, type InformerHealth, type LabelledProblem, type UnsyncedInformer,
+} from './health.js';

@@ -1,0 +1,103 @@
+/**
+ * What happens to a key when its run ends: the events that report it and the retry or requeue it schedules.
+ * Internal to the reconcile operator; `Runner` owns the slots and the pump, this owns the decisions.
+ */
+import type { Subscriber } from 'rxjs';
+import type { KeyedQueue, KeyState } from './keyedQueue.js';
+import { askLimiter, combineDelays } from './rateLimiters.js';
+import type { RateLimiter } from './rateLimiters.js';
+import { REQUEUE_REASON, RETRY_REASON, TerminalError } from './types.js';
+import type { ReconcileEvent } from './types.js';
+
+/** The run an outcome belongs to, as its events report it. */
+export interface RunFacts {
+  readonly attempt: number;
+  readonly reasons: readonly string[];
+  readonly queueWaitMs: number;
+  readonly durationMs: number;
+  readonly now: number;
+}
+
+/** The runner's state the decisions depend on; read at each decision, since an emission may change it. */
+export interface RunnerState {
+  readonly closed: boolean;
+  readonly stopping: boolean;
+}
+
+/**
+ * Reports run outcomes and schedules what follows them.
+ *
+ * # Guarantees
+ * - Per run, the events follow `succeeded requeued? | failed ( retrying | dropped )?`.
+ * - Nothing is emitted after an emission closed the runner (a consumer that unsubscribed from inside a callback).
+ * - The per-key limiter is told to forget a key after a success (if it had failed), a drop or a terminal failure.
+ */
+export class Outcomes {
+  constructor(
+    private readonly queue: KeyedQueue,
+    private readonly out: Subscriber<ReconcileEvent>,
+    private readonly limiter: RateLimiter,
+    private readonly bucket: RateLimiter | undefined,
+    private readonly maxRetries: number,
+    private readonly runner: RunnerState,
+  ) {}
+
+  /** A success; `requeueAfter` (ms) schedules the key again unless the runner is stopping. */
+  succeeded(state: KeyState, run: RunFacts, requeueAfter: number | undefined): void {
+    const { key } = state;
+    const { attempt, reasons, queueWaitMs, durationMs, now } = run;
+    if (state.failures !== 0) this.forget(state); // the limiters saw this key only if it failed
+    this.out.next({ type: 'succeeded', key, attempt, reasons, queueWaitMs, durationMs, time: now });
+    if (requeueAfter === undefined || this.runner.stopping || this.runner.closed) return;
+    const delay = combineDelays({ ms: requeueAfter }, this.bucket && askLimiter(this.bucket, key, now));
+    const delayMs = this.queue.delay(state, now + delay.ms, now, REQUEUE_REASON) - now;
+    this.out.next(
+      delay.limiterError === undefined
+        ? { type: 'requeued', key, attempt, reasons, queueWaitMs, durationMs, time: now, delayMs }
+        : { type: 'requeued', key, attempt, reasons, queueWaitMs, durationMs, time: now, delayMs, limiterError: delay.limiterError },
+    );
+  }
+
+  /**
+   * A failure: decides between terminal, dropped and retrying, and reports it. For a `held` run (an abandoned
+   * Promise) the key is still running, so the retry is not queued here: its time is returned, for the runner to
+   * queue once the Promise settles. Returns undefined when no retry follows.
+   */
+  failed(state: KeyState, run: RunFacts, error: unknown, held: boolean): number | undefined {
+    const { key } = state;
+    const { attempt, reasons, queueWaitMs, durationMs, now } = run;
+    const terminal = error instanceof TerminalError;
+    if (terminal || this.runner.stopping) {
+      if (terminal) this.forget(state);
+      this.out.next({ type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal });
+      return undefined;
+    }
+    const failures = (state.failures += 1);
+    if (failures > this.maxRetries) {
+      this.forget(state);
+      this.out.next({ type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false });
+      if (!this.runner.closed) this.out.next({ type: 'dropped', key, attempt, reasons, queueWaitMs, durationMs, time: now, failures, error });
+      return undefined;
+    }
+    const delay = combineDelays(askLimiter(this.limiter, key, now), this.bucket && askLimiter(this.bucket, key, now));
+    const retryAt = now + delay.ms;
+    const delayMs = held ? delay.ms : this.queue.delay(state, retryAt, now, RETRY_REASON) - now;
+    this.out.next({ type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false });
+    if (this.runner.closed) return undefined;
+    this.out.next(
+      delay.limiterError === undefined
+        ? { type: 'retrying', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, delayMs, failures }
+        : { type: 'retrying', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, delayMs, failures, limiterError: delay.limiterError },
+    );
+    return retryAt;
+  }
+
+  private forget(state: KeyState): void {
+    state.failures = 0;
+    try {
+      this.limiter.forget(state.key);
+    } catch {
+      // A limiter that cannot forget only makes this key's next backoff longer; that must not end the stream.
+    }
+  }
+}
