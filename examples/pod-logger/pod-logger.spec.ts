@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { Subject, type Subscription } from 'rxjs';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import type { ReconcileEvent } from '../../src/index.js';
@@ -31,14 +31,16 @@ describe('the pod-logger example', function () {
 
     const failure = (attempt: number, mode: string): string =>
       `simulated failure of attempt ${attempt} (annotation ${FAIL_ANNOTATION}=${mode})`;
+    const retryIn = (n: number): string => `(retrying in ${5 * 2 ** (n - 1)} ms)`;
     expect(lines).to.deep.equal([
       'Starting Pod controller',
+      'Pod cache synced; starting workers',
       'Sync/Add/Update for Pod web-1',
       'Sync/Add/Update for Pod web-2',
       'Sync/Add/Update for Pod web-1',
-      ...[1, 2, 3].map((n) => `Error syncing pod default/flaky: ${failure(n, '3')}`),
+      ...[1, 2, 3].map((n) => `Error syncing pod default/flaky: ${failure(n, '3')} ${retryIn(n)}`),
       'Sync/Add/Update for Pod flaky',
-      ...[1, 2, 3, 4, 5].map((n) => `Error syncing pod default/doomed: ${failure(n, 'always')}`),
+      ...[1, 2, 3, 4, 5].map((n) => `Error syncing pod default/doomed: ${failure(n, 'always')} ${retryIn(n)}`),
       `Dropping pod "default/doomed" out of the queue: ${failure(6, 'always')}`,
       'Pod default/web-2 does not exist anymore',
     ]);
@@ -73,8 +75,9 @@ describe('the pod-logger example', function () {
     );
     await waitFor(() => lines.filter((line) => line === 'Sync/Add/Update for Pod b').length === 2, 'the update of b after a restart', 20000);
 
-    expect(lines).to.deep.equal([
+    expect(lines.filter((line) => !line.startsWith('Error watching pods'))).to.deep.equal([
       'Starting Pod controller',
+      'Pod cache synced; starting workers',
       'Sync/Add/Update for Pod a',
       'Sync/Add/Update for Pod b',
       'Pod default/a does not exist anymore',
@@ -88,10 +91,31 @@ describe('the pod-logger example', function () {
     const stop$ = new Subject<void>();
     let completed = false;
     subscription = podLogger(cluster.kubeConfig, { print: (line) => lines.push(line), stop$ }).subscribe({ complete: () => (completed = true) });
-    await waitFor(() => lines.length === 1, 'start', 10000);
+    await waitFor(() => lines.length === 2, 'start', 10000);
     stop$.next();
     await waitFor(() => completed, 'completion after stop$', 10000);
-    expect(lines).to.deep.equal(['Starting Pod controller', 'Stopping Pod controller']);
+    expect(lines).to.deep.equal(['Starting Pod controller', 'Pod cache synced; starting workers', 'Stopping Pod controller']);
+  });
+});
+
+describe('the pod-logger example against a cluster it cannot reach', function () {
+  this.timeout(20000);
+
+  it('says so, with the cause and the retry delay, instead of printing nothing', async () => {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'closed', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
+      users: [{ name: 'u' }], contexts: [{ name: 'c', cluster: 'closed', user: 'u' }], currentContext: 'c',
+    });
+    const lines: string[] = [];
+    const subscription = podLogger(kubeConfig, { print: (line) => lines.push(line) }).subscribe();
+    try {
+      await waitFor(() => lines.length >= 2, 'a line about the connection');
+      expect(lines[0]).to.equal('Starting Pod controller');
+      expect(lines[1]).to.match(/^Error watching pods: NetworkError: .*ECONNREFUSED.* \(retrying in \d+\.\d s\)$/);
+    } finally {
+      subscription.unsubscribe();
+    }
   });
 });
 

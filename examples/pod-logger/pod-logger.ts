@@ -9,7 +9,7 @@
  * @module
  */
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
-import { defer, finalize, Observable, tap, type SchedulerLike } from 'rxjs';
+import { defer, filter, finalize, ignoreElements, merge, Observable, take, tap, type SchedulerLike } from 'rxjs';
 import { informer, reconcile, toKeys, type Informer, type ReconcileEvent, type ReconcileRequest } from '../../src/index.js';
 
 /** The annotation the demo uses to make a pod's reconcile fail: a count of failing attempts, or `always`. */
@@ -57,9 +57,13 @@ export function syncToStdout(request: ReconcileRequest<V1Pod>, print: (line: str
  *
  * # Guarantees
  * - One pod key is never synced concurrently with itself; triggers for a waiting key are coalesced.
- * - Nothing is synced before the informer has synced (`WaitForCacheSync` in the seed).
- * - Each failure prints one `Error syncing pod` line until the sixth consecutive failure, which prints one
- *   `Dropping pod` line instead; the key's failure count then resets, as `queue.Forget` does in the seed.
+ * - Nothing is synced before the informer has synced (`WaitForCacheSync` in the seed); a `Pod cache synced` line
+ *   says when it has.
+ * - A cluster that cannot be reached or refuses us is never silent: each distinct connection error prints one
+ *   `Error watching pods` line with the retry delay, until the watch is up again.
+ * - Each failure prints one `Error syncing pod` line with the delay of its retry until the sixth consecutive
+ *   failure, which prints one `Dropping pod` line instead; the key's failure count then resets, as `queue.Forget`
+ *   does in the seed.
  */
 export function podLogger(kubeConfig: KubeConfig | undefined, options: PodLoggerOptions = {}): Observable<ReconcileEvent> {
   const print = options.print ?? ((line: string) => console.log(line));
@@ -68,27 +72,46 @@ export function podLogger(kubeConfig: KubeConfig | undefined, options: PodLogger
       namespace: options.namespace ?? 'default',
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
-    const lastErrors = new Map<string, unknown>();
     print('Starting Pod controller');
-    return pods.events$.pipe(
+    const controller$ = pods.events$.pipe(
       toKeys(),
-      reconcile<V1Pod>((request) => syncToStdout(request, print), {
-        lookup: (key) => pods.current().get(key),
+      reconcile((request) => syncToStdout(request, print), {
+        lookup: pods,
         gate: pods.synced$,
         maxRetries: MAX_RETRIES,
         ...(options.stop$ ? { stop$: options.stop$ } : {}),
         ...(options.scheduler ? { scheduler: options.scheduler } : {}),
       }),
       tap((event) => {
-        if (event.type === 'failed') lastErrors.set(event.key, event.error);
-        else if (event.type === 'retrying') print(`Error syncing pod ${event.key}: ${message(lastErrors.get(event.key))}`);
-        else if (event.type === 'dropped') print(`Dropping pod "${event.key}" out of the queue: ${message(lastErrors.get(event.key))}`);
-        else if (event.type === 'succeeded') lastErrors.delete(event.key);
+        if (event.type === 'retrying') print(`Error syncing pod ${event.key}: ${messageOf(event.error)} (retrying in ${event.delayMs} ms)`);
+        else if (event.type === 'dropped') print(`Dropping pod "${event.key}" out of the queue: ${messageOf(event.error)}`);
         else if (event.type === 'rejected') print(`Rejected trigger: ${event.error.message}`);
       }),
-      finalize(() => print('Stopping Pod controller')),
     );
+    // The health lines are subscribed first, so they come before anything the workers print; they stop when the
+    // controller completes (after a drain).
+    const run$ = new Observable<ReconcileEvent>((subscriber) => {
+      const subscription = connectionLines(pods, print).subscribe();
+      subscription.add(controller$.subscribe(subscriber));
+      return subscription;
+    });
+    return run$.pipe(finalize(() => print('Stopping Pod controller')));
   });
+}
+
+/** Prints `Pod cache synced` once, and one line per distinct connection failure until the watch is up again. */
+function connectionLines(pods: Informer<V1Pod>, print: (line: string) => void): Observable<never> {
+  const reported = new Set<string>();
+  return merge(
+    pods.synced$.pipe(filter(Boolean), take(1), tap(() => print('Pod cache synced; starting workers'))),
+    pods.status$.pipe(tap((status) => {
+      if (status.state === 'watching') reported.clear();
+      if (status.state !== 'backingOff' || reported.has(status.cause.reason)) return;
+      reported.add(status.cause.reason);
+      const { code, reason, message } = status.cause;
+      print(`Error watching pods: ${code === undefined ? '' : `${code} `}${reason}: ${message} (retrying in ${(status.delayMs / 1000).toFixed(1)} s)`);
+    })),
+  ).pipe(ignoreElements());
 }
 
 function requireConfig(kubeConfig: KubeConfig | undefined): KubeConfig {
@@ -96,6 +119,6 @@ function requireConfig(kubeConfig: KubeConfig | undefined): KubeConfig {
   return kubeConfig;
 }
 
-function message(error: unknown): string {
+function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -4,7 +4,7 @@
  */
 export { reconcile } from './reconcile.js';
 export { DEFAULT_DRAIN_TIMEOUT_MS } from './options.js';
-export type { ReconcileLookupOptions, ReconcileOptions } from './options.js';
+export type { Lookup, ReconcileLookupOptions, ReconcileOptions } from './options.js';
 export {
   DEFAULT_BASE_DELAY_MS,
   DEFAULT_BURST,

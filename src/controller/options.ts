@@ -40,12 +40,23 @@ export interface ReconcileOptions {
 }
 
 /**
+ * Where a reconcile reads the latest object of its key: anything with `current().get(key)` (an informer, whose
+ * `current()` is its Lister), or a function of the key.
+ *
+ * # Caveats
+ * - Give the informer itself (`lookup: pods`) to have the object type inferred. TypeScript infers arguments left to
+ *   right and the reconcile function comes first, so with an arrow (`lookup: (key) => …`) the object type is only
+ *   known if the arrow's parameter is annotated (`(key: string) => …`) or the type argument is given.
+ */
+export type Lookup<T> = ((key: string) => T | undefined) | { current(): { get(key: string): T | undefined } };
+
+/**
  * Options of {@link reconcile} with a `lookup`: the reconcile function then receives the latest object of its key
  * (`undefined` meaning deleted), and its type is inferred from `lookup`.
  */
 export interface ReconcileLookupOptions<T> extends ReconcileOptions {
-  /** Reads the latest object for a key when its run starts, e.g. `(key) => informer.current().get(key)`. */
-  readonly lookup: (key: string) => T | undefined;
+  /** Reads the latest object for a key when its run starts: an informer (`lookup: pods`) or a function of the key. */
+  readonly lookup: Lookup<T>;
 }
 
 /** Options after validation; limiters are still factories so that each subscription owns fresh state. */
@@ -74,14 +85,12 @@ const positiveIntegerOrInfinity = (v: number): boolean => v === Number.POSITIVE_
  * Validates `options` and fills in defaults. Throws a `RangeError`/`TypeError` naming the bad option, at
  * operator-creation time, so misconfiguration never surfaces as a runtime stream error.
  */
-export function resolveOptions<T>(options: ReconcileOptions & { readonly lookup?: ((key: string) => T | undefined) | undefined }): ResolvedOptions<T> {
+export function resolveOptions<T>(options: ReconcileOptions & { readonly lookup?: Lookup<T> | undefined }): ResolvedOptions<T> {
   check('concurrency', options.concurrency, positiveIntegerOrInfinity, 'a positive integer or Infinity');
   check('drainTimeout', options.drainTimeout, (v) => v >= 0, 'a number of ms >= 0');
   check('timeout', options.timeout, (v) => v > 0, 'a number of ms > 0');
   check('maxRetries', options.maxRetries, (v) => v === Number.POSITIVE_INFINITY || (Number.isInteger(v) && v >= 0), 'an integer >= 0');
-  if (options.lookup !== undefined && typeof options.lookup !== 'function') {
-    throw new TypeError('reconcile: lookup must be a function (key) => object | undefined');
-  }
+  const lookup = toLookupFunction(options.lookup);
   const rateLimiter = options.rateLimiter;
   const globalRateLimiter = options.globalRateLimiter;
   return {
@@ -99,6 +108,15 @@ export function resolveOptions<T>(options: ReconcileOptions & { readonly lookup?
         : globalRateLimiter === undefined
           ? () => tokenBucketRateLimiter()
           : () => globalRateLimiter,
-    lookup: options.lookup,
+    lookup,
   };
+}
+
+/** The function form of a {@link Lookup}; throws a `TypeError` for anything that is neither form. */
+function toLookupFunction<T>(lookup: Lookup<T> | undefined): ((key: string) => T | undefined) | undefined {
+  if (lookup === undefined || typeof lookup === 'function') return lookup;
+  if (lookup !== null && typeof lookup === 'object' && typeof lookup.current === 'function') {
+    return (key) => lookup.current().get(key);
+  }
+  throw new TypeError('reconcile: lookup must be an informer (anything with current().get(key)) or a function (key) => object | undefined');
 }

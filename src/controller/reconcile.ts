@@ -4,7 +4,7 @@
 import { Observable } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
 import { resolveOptions } from './options.js';
-import type { ReconcileLookupOptions, ReconcileOptions } from './options.js';
+import type { Lookup, ReconcileLookupOptions, ReconcileOptions } from './options.js';
 import { Runner } from './runner.js';
 import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } from './types.js';
 
@@ -16,7 +16,8 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  * 1. Never concurrent per key: a key has at most one run in flight.
  * 2. Coalescing: triggers for a waiting key merge into its one pending run; a trigger during a run marks the key
  *    dirty, and it runs exactly once more right after. At most one running and one pending run per key.
- * 3. Latest state: `fn` gets `lookup(key)` evaluated at start time (`undefined` = deleted), never a trigger payload.
+ * 3. Latest state: `fn` gets the key's object from `lookup` (an informer's `current()`, or a function) evaluated at
+ *    start time (`undefined` = deleted), never a trigger payload.
  *    Without a `lookup`, `fn` gets a {@link ReconcileKeyRequest}: no `object` in its type, and reading one throws,
  *    so "no lookup" can never pass for "deleted".
  * 4. Bounded concurrency: at most `concurrency` runs at once; ready keys start FIFO by the time they became ready.
@@ -69,7 +70,7 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  *     reconcile(({ key, object }) => (object ? syncReplicaSet(object) : undefined), {
  *       concurrency: 4,
  *       gate: replicaSets.synced$,
- *       lookup: (key) => replicaSets.current().get(key),
+ *       lookup: replicaSets, // the object type is inferred from the informer
  *     }),
  *   );
  * const subscription = events$.subscribe(logEvent); // unsubscribe = cancel everything now
@@ -85,7 +86,7 @@ export function reconcile(
 ): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
 export function reconcile<T>(
   fn: ReconcileFn<T> | ReconcileKeyFn,
-  options: ReconcileOptions & { readonly lookup?: ((key: string) => T | undefined) | undefined } = {},
+  options: ReconcileOptions & { readonly lookup?: Lookup<T> | undefined } = {},
 ): OperatorFunction<ReconcileTrigger | string, ReconcileEvent> {
   if (typeof fn !== 'function') throw new TypeError('reconcile: fn must be a function (request) => result');
   const resolved = resolveOptions<T>(options);
