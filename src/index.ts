@@ -7,6 +7,7 @@
  * This module holds the public exports only.
  * @packageDocumentation
  */
+import './runtime/node-version.js';
 export * from './selectors/index.js';
 export * from './transport/index.js';
 export * from './resources/index.js';

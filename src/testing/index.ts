@@ -3,6 +3,7 @@
  * etcd control plane, and the PKI helpers both use.
  * @packageDocumentation
  */
+import '../runtime/node-version.js';
 export type { ClusterHandle } from './cluster.js';
 export { startTestCluster } from './apiserver/index.js';
 export { SeedError } from './apiserver/index.js';

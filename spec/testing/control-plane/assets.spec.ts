@@ -59,7 +59,7 @@ describe('testing/control-plane assets', () => {
   });
 
   it('tells the user how to build when the cache is empty', () => {
-    expect(() => resolveControlPlaneAssets({ env: { RXKUBE_CACHE_DIR: join(dir, 'empty') } })).to.throw(/kube-apiserver, etcd missing.*npm run control-plane:build/);
+    expect(() => resolveControlPlaneAssets({ env: { RXKUBE_CACHE_DIR: join(dir, 'empty') } })).to.throw(/kube-apiserver, etcd missing.*npx rxkube-control-plane build/);
   });
 
   it('does not accept a binary that is not executable', () => {

@@ -6,6 +6,7 @@
  * token is generated so the served endpoint is never open to other local users by accident.
  * @module
  */
+import '../../runtime/node-version.js';
 import { randomBytes } from 'node:crypto';
 import { startTestCluster } from '../apiserver/index.js';
 import { runClusterCli } from './serve.js';

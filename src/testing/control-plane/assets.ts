@@ -28,7 +28,7 @@ export function rxkubeCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME ? resolve(env.XDG_CACHE_HOME) : join(homedir(), '.cache'), 'rxkube');
 }
 
-/** The directory `npm run control-plane:build` builds into: `<cache root>/control-plane/<version tag>`. */
+/** The directory `buildControlPlane()` (`rxkube-control-plane build`) builds into: `<cache root>/control-plane/<version tag>`. */
 export function controlPlaneCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(rxkubeCacheRoot(env), 'control-plane', CONTROL_PLANE_VERSION_TAG);
 }
@@ -59,7 +59,7 @@ export function resolveControlPlaneAssets(options: { assetsDir?: string; env?: N
   if (missing.length > 0) {
     const hint =
       source === 'cache'
-        ? 'run `npm run control-plane:build` (needs Go), or point RXKUBE_ASSETS / KUBEBUILDER_ASSETS at a directory holding both binaries'
+        ? 'run `npx rxkube-control-plane build` (needs Go >= 1.26; `npm run control-plane:build` in a clone of rxkube), or point RXKUBE_ASSETS / KUBEBUILDER_ASSETS at a directory holding both binaries'
         : `fix ${source === 'option' ? 'the assetsDir option' : source} or unset it to use rxkube's own build`;
     throw new Error(`control plane binaries not found: ${missing.join(', ')} missing or not executable in ${dir} (from ${source}); ${hint}`);
   }

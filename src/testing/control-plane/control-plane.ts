@@ -90,7 +90,7 @@ export interface ControlPlane extends ClusterHandle {
  * - A port taken between choosing and binding it is retried with a new port (up to 3 attempts).
  *
  * # Caveats
- * - The binaries are not built here: run `npm run control-plane:build` first, or set `RXKUBE_ASSETS` /
+ * - The binaries are not built here: run `npx rxkube-control-plane build` first, or set `RXKUBE_ASSETS` /
  *   `KUBEBUILDER_ASSETS` (see {@link resolveControlPlaneAssets}).
  * - No controller-manager or scheduler runs: no garbage collection, no ServiceAccount tokens, no pod scheduling.
  */

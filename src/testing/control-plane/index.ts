@@ -15,3 +15,4 @@ export {
 } from './assets.js';
 export type { ControlPlaneAssets } from './assets.js';
 export { existingCluster } from './existing.js';
+export { buildControlPlane } from './build.js';

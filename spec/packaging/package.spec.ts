@@ -1,0 +1,74 @@
+/**
+ * What people who install the package get: the files, working source maps, a LICENSE, and bins that tell the
+ * truth. The tarball is built with `npm pack` and installed into a scratch project, as a user would.
+ */
+import { expect } from 'chai';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+
+const root = process.cwd();
+/** npm from PATH (`npm test` puts it there). */
+const npm = 'npm';
+
+describe('the published package', function () {
+  this.timeout(240_000);
+  let scratch: string;
+  let installed: string;
+
+  before(() => {
+    scratch = mkdtempSync(join(tmpdir(), 'rxkube-package-'));
+    const packed = JSON.parse(execFileSync(npm, ['pack', '--json', '--pack-destination', scratch], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as Array<{ filename: string }>;
+    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
+    execFileSync(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', join(scratch, packed[0]!.filename)], { cwd: scratch, stdio: 'ignore' });
+    installed = join(scratch, 'node_modules', 'rxkube');
+  });
+
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('carries an Apache-2.0 LICENSE', () => {
+    expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).to.contain('Apache License\n                           Version 2.0');
+  });
+
+  it('has a source for every source map entry, so stack traces and go-to-definition land in real files', () => {
+    const maps = execFileSync('find', [join(installed, 'dist'), '-name', '*.map'], { encoding: 'utf8' }).trim().split('\n');
+    expect(maps.length).to.be.greaterThan(50);
+    const missing: string[] = [];
+    for (const map of maps) {
+      const { sources } = JSON.parse(readFileSync(map, 'utf8')) as { sources: string[] };
+      for (const source of sources) if (!existsSync(resolve(dirname(map), source))) missing.push(`${map}: ${source}`);
+    }
+    expect(missing).to.deep.equal([]);
+  });
+
+  it('imports both entry points from the installed package', () => {
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', "const a = await import('rxkube'); const b = await import('rxkube/testing'); console.log(typeof a.reconcile, typeof b.startTestCluster)"], { cwd: scratch, encoding: 'utf8' });
+    expect(run.stderr).to.equal('');
+    expect(run.stdout.trim()).to.equal('function function');
+  });
+
+  it('tells users of rxkube-control-plane a command the package has', () => {
+    const env = { ...process.env, RXKUBE_CACHE_DIR: join(scratch, 'empty-cache'), RXKUBE_ASSETS: '', KUBEBUILDER_ASSETS: '' };
+    const start = spawnSync(join(scratch, 'node_modules', '.bin', 'rxkube-control-plane'), [], { cwd: scratch, encoding: 'utf8', env, timeout: 60_000 });
+    expect(start.status).to.equal(1);
+    expect(start.stderr).to.contain('npx rxkube-control-plane build');
+    // `build` runs from the installed package: with no Go on PATH it says what to do instead of failing obscurely.
+    const build = spawnSync(join(scratch, 'node_modules', '.bin', 'rxkube-control-plane'), ['build'], {
+      cwd: scratch, encoding: 'utf8', env: { ...env, PATH: dirname(process.execPath) }, timeout: 60_000,
+    });
+    expect(build.status).to.equal(1);
+    expect(build.stdout).to.contain('Go is not on PATH');
+  });
+
+  it('builds nothing when RXKUBE_ASSETS names usable binaries', () => {
+    const assets = join(scratch, 'assets');
+    execFileSync('mkdir', ['-p', assets]);
+    for (const name of ['kube-apiserver', 'etcd']) writeFileSync(join(assets, name), '#!/bin/sh\n', { mode: 0o755 });
+    const build = spawnSync(join(scratch, 'node_modules', '.bin', 'rxkube-control-plane'), ['build'], {
+      cwd: scratch, encoding: 'utf8', env: { ...process.env, RXKUBE_ASSETS: assets }, timeout: 60_000,
+    });
+    expect(build.status).to.equal(0);
+    expect(build.stdout).to.contain(`using prebuilt binaries from RXKUBE_ASSETS=${assets}`);
+  });
+});
