@@ -149,6 +149,14 @@ describe('informerFactory', () => {
     expect(() => factory.for<TestPod>(pods, { scheduler: other })).to.throw(TypeError, /option "scheduler" differs/);
   });
 
+  it('compares a backoff policy by value, and accepts a later view that leaves it out', () => {
+    const { factory } = scripted({ cold: (() => { throw new Error('no watch expected'); }) as never });
+    factory.for<TestPod>(pods, { backoff: { baseMs: 100, factor: 2, capMs: 1000 } });
+    expect(() => factory.for<TestPod>(pods, { backoff: { baseMs: 100, factor: 2, capMs: 1000 } })).to.not.throw();
+    expect(() => factory.for<TestPod>(pods)).to.not.throw();
+    expect(() => factory.for<TestPod>(pods, { backoff: { baseMs: 200, factor: 2, capMs: 1000 } })).to.throw(TypeError, /option "backoff" differs/);
+  });
+
   it('answers current() with an empty store while the shared informer is idle', () => {
     testScheduler().run(({ cold }) => {
       const { factory, started } = scripted({ cold });

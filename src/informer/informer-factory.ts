@@ -58,7 +58,8 @@ interface Entry {
  * # Caveats
  * - `resyncPeriod` is the shortest one declared for a key, as in client-go.
  * - Options that cannot differ between views of one watch (`scheduler`, `random`, `backoff`, `transport`) throw a
- *   `TypeError` when a later `for()` gives another value than the first one for that key.
+ *   `TypeError` when a later `for()` gives another value than the first one for that key: another function or
+ *   object (a `backoff` policy is compared by value). Omitting one in a later `for()` is fine.
  * - Pass the same `transform` function to share a watch; an inline arrow written twice is two transforms.
  * - Declaring a new indexer name while the shared informer is running throws (its store cannot grow an index
  *   retroactively); declare indexes before subscribing. Two different functions under one name also throw.
@@ -94,7 +95,7 @@ export function informerFactory(kubeConfig: KubeConfig, factoryOptions: Informer
     for (const name of UNSHAREABLE) {
       const first = declaration.options[name];
       const next = options[name];
-      if (next !== undefined && first !== undefined && next !== first) {
+      if (next !== undefined && first !== undefined && !sameOption(first, next)) {
         throw new TypeError(`informerFactory: option "${name}" differs from the one the shared informer for ${key} was declared with; one watch has one ${name}`);
       }
     }
@@ -149,6 +150,17 @@ export function informerFactory(kubeConfig: KubeConfig, factoryOptions: Informer
 
 /** Options one watch can have only one value of, and that are not part of what it delivers. */
 const UNSHAREABLE = ['scheduler', 'random', 'backoff', 'transport'] as const;
+
+/** The same function or object, or (for a plain value like a backoff policy) equal JSON. */
+function sameOption(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a === 'function' || typeof b === 'function') return false;
+  try {
+    return JSON.stringify(a) === JSON.stringify(b) && Object.getPrototypeOf(a) === Object.prototype;
+  } catch {
+    return false;
+  }
+}
 
 const transformIds = new WeakMap<object, number>();
 let nextTransformId = 1;

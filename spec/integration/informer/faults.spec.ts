@@ -166,7 +166,8 @@ describe('informer integration: faults (HTTPS + token)', () => {
       await pods.create('after-bad-line');
       await pods.relabel('x', { bad: 'line' });
       await expectConverged(podInformer, recording, listPods);
-      expect(recording.errorReasons()).to.include('MalformedLine');
+      expect(recording.problemReasons()).to.deep.equal(['MalformedLine']);
+      expect(recording.errorReasons(), 'bad input is not a connection error').to.not.include('MalformedLine');
       expect(recording.lists(), 'no relist').to.equal(1);
     });
   }

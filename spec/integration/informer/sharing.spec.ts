@@ -44,8 +44,10 @@ describe('informer integration: sharing and lifecycle', () => {
 
   it('opens one watch for two for() calls with the same key, and a second one for a different selector', async () => {
     const factory = informerFactory(cluster.kubeConfig);
-    const first = factory.for<V1Pod>(PODS, { random: () => 0.01 });
-    const second = factory.for<V1Pod>(PODS, { random: () => 0.01 });
+    // One watch has one random source: views of it pass the same one (another would be refused).
+    const random = (): number => 0.01;
+    const first = factory.for<V1Pod>(PODS, { random });
+    const second = factory.for<V1Pod>(PODS, { random });
     const a = keep(record(first));
     const b = keep(record(second));
     await waitFor(() => first.current().synced && second.current().synced, 'both views to sync');
@@ -57,7 +59,7 @@ describe('informer integration: sharing and lifecycle', () => {
     expect(factory.active).to.equal(1);
     expect(first.current(), 'one store behind both views').to.equal(second.current());
     expect(openWatches(), 'watches open on the server for one key').to.equal(1);
-    const labelled = factory.for<V1Pod>(PODS, { random: () => 0.01, labelSelector: 'team=x' });
+    const labelled = factory.for<V1Pod>(PODS, { random, labelSelector: 'team=x' });
     const c = keep(record(labelled));
     await waitFor(() => labelled.current().synced, 'the labelled view to sync');
     await pods.create('shared-2', { team: 'x' });

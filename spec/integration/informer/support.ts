@@ -5,7 +5,7 @@
 import { CoreV1Api, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { asyncScheduler, Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
-import type { Informer, InformerEvent } from '../../../src/informer/index.js';
+import type { Informer, InformerEvent, InformerProblem } from '../../../src/informer/index.js';
 import type { ClusterHandle } from '../../../src/testing/index.js';
 import type { WatchStatus } from '../../../src/watch/index.js';
 
@@ -17,27 +17,34 @@ export { waitFor, waitForAsync } from '../../support/wait.js';
 export interface Recording<T extends KubernetesObject> {
   readonly events: InformerEvent<T>[];
   readonly statuses: WatchStatus[];
+  readonly problems: InformerProblem[];
   readonly subscription: Subscription;
   /** Reasons of every `error` status so far, in order. */
   errorReasons(): string[];
+  /** Reasons of every problem so far, in order. */
+  problemReasons(): string[];
   /** How many (re)lists started (`listing` page 1 statuses). */
   lists(): number;
   /** The events of `type` for `key`. */
   of(type: InformerEvent['type'], key: string): InformerEvent<T>[];
 }
 
-/** Subscribes to `events$` and `status$` of `informer` and records what they emit. */
+/** Subscribes to `events$`, `status$` and `problems$` of `informer` and records what they emit. */
 export function record<T extends KubernetesObject>(informer: Informer<T>): Recording<T> {
   const events: InformerEvent<T>[] = [];
   const statuses: WatchStatus[] = [];
+  const problems: InformerProblem[] = [];
   const subscription = new Subscription();
   subscription.add(informer.status$.subscribe((status) => statuses.push(status)));
+  subscription.add(informer.problems$.subscribe((problem) => problems.push(problem)));
   subscription.add(informer.events$.subscribe((event) => events.push(event)));
   return {
     events,
     statuses,
+    problems,
     subscription,
     errorReasons: () => statuses.flatMap((s) => (s.state === 'error' ? [s.cause.reason] : [])),
+    problemReasons: () => problems.map((p) => p.reason),
     lists: () => statuses.filter((s) => s.state === 'listing' && s.page === 1).length,
     of: (type, key) => events.filter((e) => e.type === type && e.key === key),
   };
