@@ -1,20 +1,77 @@
 /**
  * rxkube: Kubernetes controllers as RxJS pipelines.
  *
- * Layers, top to bottom: `transport` (list pages and watch lines over client-node's KubeConfig), `resources`
- * (apiVersion/kind to plural and scope), `watch` (the `listWatch` reflector), `store` (Immer snapshots),
- * `informer` (shared, ref-counted caches), `controller` (triggers, predicates, the `reconcile` operator).
- * This module holds the public exports only.
+ * Layers, top to bottom: `listWatch` (the reflector), `Store` snapshots reduced with Immer, informers (shared,
+ * ref-counted caches), triggers and predicates, and the `reconcile` operator; `controller()` composes them in
+ * controller-runtime's shape. See `docs/design.md` for the contracts.
+ *
+ * This module is the public API, listed name by name: what is not here is internal and may change without notice.
+ * The API report in `api/rxkube.api.md` records it, and CI fails when it changes unreviewed.
  * @packageDocumentation
  */
 import './runtime/node-version.js';
-export * from './selectors/index.js';
-export * from './transport/index.js';
-export * from './resources/index.js';
-export * from './watch/index.js';
-export * from './store/index.js';
-export * from './informer/index.js';
-export * from './controller/index.js';
-export * from './controller/triggers/index.js';
-export * from './controller/predicates/index.js';
-export * from './controller/builder/index.js';
+
+// Object identity and selectors.
+export { MissingNameError, keyFor, objectKey } from './objects/index.js';
+export {
+  SelectorParseError, escapeFieldValue, formatFieldSelector, formatLabelSelector, labelSelectorFromObject, matchesFields,
+  matchesLabels, parseFieldSelector, parseLabelSelector,
+} from './selectors/index.js';
+export type { FieldRequirement, FieldSelector, LabelRequirement, LabelSelector } from './selectors/index.js';
+
+// Backoff arithmetic (the shape of the `backoff` option).
+export type { BackoffPolicy } from './backoff/index.js';
+
+// The network seam and its errors.
+export { ApiError, TransportError, kubeTransport } from './transport/index.js';
+export type { QueryParams, RequestOptions, Transport, WatchRequestOptions } from './transport/index.js';
+export { UnknownResourceError, resolveResource } from './resources/index.js';
+export type { ResolvedResource, ResourceRef } from './resources/index.js';
+
+// The reflector.
+export { DEFAULT_WATCH_BACKOFF, ListWatchError, listWatch } from './watch/index.js';
+export type {
+  ListWatchOptions, WatchDelta, WatchEvent, WatchFailure, WatchProblem, WatchProblemReason, WatchStatus,
+} from './watch/index.js';
+
+// The store.
+export { NAMESPACE_INDEX, Store, reduceStore } from './store/index.js';
+export type {
+  Indexer, Indexers, ListOptions, ReduceStoreOptions, StoreChange, StoreOptions, StoreProblem, StoreUpdate,
+} from './store/index.js';
+
+// Informers.
+export { informer, informerFactory, informerFromSource } from './informer/index.js';
+export type {
+  DeltaSource, Informer, InformerEvent, InformerFactory, InformerFactoryOptions, InformerOptions, InformerProblem,
+  InformerProblemReason, InformerWatchOptions,
+} from './informer/index.js';
+
+// The reconcile operator and its rate limiters.
+export {
+  DEFAULT_BASE_DELAY_MS, DEFAULT_BURST, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MAX_DELAY_MS, DEFAULT_QPS,
+  InvalidReconcileResultError, REQUEUE_REASON, RETRY_REASON, ReconcileAbortedError, ReconcileCancelledError,
+  ReconcileTimeoutError, TerminalError, exponentialRateLimiter, fastSlowRateLimiter, maxOfRateLimiter, reconcile,
+  tokenBucketRateLimiter,
+} from './controller/index.js';
+export type {
+  ExponentialOptions, FastSlowOptions, Lookup, RateLimiter, ReconcileDropped, ReconcileEvent, ReconcileEventBase,
+  ReconcileFailed, ReconcileFn, ReconcileKeyEvent, ReconcileKeyFn, ReconcileKeyRequest, ReconcileLookupOptions,
+  ReconcileOptions, ReconcileOutput, ReconcileRejected, ReconcileRequest, ReconcileRequeued, ReconcileResult,
+  ReconcileRetrying, ReconcileStarted, ReconcileSucceeded, ReconcileTrigger, RequeueAfter, TokenBucketOptions,
+} from './controller/index.js';
+
+// Triggers and predicates.
+export { KeyMappingError, mapKeys, toKeys, toOwnerKeys } from './controller/triggers/index.js';
+export type { KeyMapping, ToOwnerKeysOptions, TriggerOperator, TriggerOptions } from './controller/triggers/index.js';
+export {
+  PredicateError, and, annotationsChanged, eventType, generationChanged, labelsChanged, not, or, predicate, reportError,
+  resourceVersionChanged,
+} from './controller/predicates/index.js';
+export type { ErrorHandler, EventPredicate, EventTest, PredicateLike, PredicateOptions } from './controller/predicates/index.js';
+
+// The controller-runtime-shaped builder.
+export { InformerHealthError, SyncTimeoutError, controller } from './controller/builder/index.js';
+export type {
+  Controller, ControllerOptions, InformerHealth, LabelledProblem, UnsyncedInformer, WatchSource, WatchesSpec,
+} from './controller/builder/index.js';

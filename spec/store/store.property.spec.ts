@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { storeDataOf } from '../../src/store/store.js';
 import fc from 'fast-check';
 import { objectKey } from '../../src/objects/index.js';
 import { Store, applyWatchEvents, initialStoreState, type StoreChange } from '../../src/store/index.js';
@@ -65,7 +66,7 @@ function checkRun(ops: Op[], cuts: number[]): void {
     expect(step.problems).to.deep.equal([]);
     step.changes.forEach(replayChange);
     state = step.state;
-    expect(everythingFrozen(state.store.data), 'a snapshot is deep-frozen').to.equal(true);
+    expect(everythingFrozen(storeDataOf(state.store)), 'a snapshot is deep-frozen').to.equal(true);
     emitted.push({ store: state.store, json: JSON.stringify([...state.store.entries()]) });
   }
   const expected = model(ops);

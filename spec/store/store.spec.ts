@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { storeDataOf } from '../../src/store/store.js';
 import { lastValueFrom, from, toArray } from 'rxjs';
 import type { WatchEvent } from '../../src/watch/index.js';
 import {
@@ -62,9 +63,9 @@ describe('Store', () => {
   it('freezes its own index and trie nodes, whether filled by a first list or by later deltas', () => {
     const pods = Array.from({ length: 80 }, (_, i) => pod(`p${i}`, '1', { node: `n${i % 3}` }));
     const first = run(listOf('1', ...pods));
-    expect(everythingFrozen(first.state.store.data)).to.equal(true);
+    expect(everythingFrozen(storeDataOf(first.state.store))).to.equal(true);
     const next = run([{ type: 'modified', object: pod('p1', '2', { node: 'n9' }) }, { type: 'added', object: pod('new', '3') }], first.state);
-    expect(everythingFrozen(next.state.store.data)).to.equal(true);
+    expect(everythingFrozen(storeDataOf(next.state.store))).to.equal(true);
   });
 
   it('lists by namespace and label selector text', () => {
@@ -244,8 +245,8 @@ describe('applyWatchEvents', () => {
     for (const n of [200, 5000]) {
       const { state } = run(listOf('1', ...Array.from({ length: n }, (_, i) => pod(`p${i}`, '1', { node: `n${i % 7}` }))));
       const next = run([{ type: 'modified', object: pod('p7', '2', { node: 'n3' }) }], state).state.store;
-      const before = nodesOf(state.store.data.objects);
-      const copied = [...nodesOf(next.data.objects)].filter((node) => !before.has(node));
+      const before = nodesOf(storeDataOf(state.store).objects);
+      const copied = [...nodesOf(storeDataOf(next).objects)].filter((node) => !before.has(node));
       // One leaf plus one branch per level: depth is 1 at 200 keys and 2 at 5000 (32-way branches, leaves of ≤ 32).
       expect(copied.length, `nodes copied at ${n} objects`).to.be.at.most(n < 1000 ? 2 : 3);
       expect(copied.length).to.be.at.least(1);

@@ -1,6 +1,6 @@
 /**
  * The reconcile operator's state: one record per recently seen key, a FIFO of ready keys and a heap of delayed keys woken
- * by a single scheduler action. Internal; {@link reconcile} is the public face.
+ * by a single scheduler action. Internal; `reconcile` is the public face.
  */
 import type { SchedulerLike, Subscription } from 'rxjs';
 import { MinHeap, Ring } from './structures.js';

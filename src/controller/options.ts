@@ -1,5 +1,5 @@
 /**
- * Options of {@link reconcile}, their defaults and their validation.
+ * Options of `reconcile`, their defaults and their validation.
  */
 import { asyncScheduler } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
@@ -9,7 +9,7 @@ import type { RateLimiter } from './rateLimiters.js';
 /** Default `drainTimeout`: 30 s, controller-runtime's graceful shutdown period. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
-/** Options of {@link reconcile}. Every field is optional; see {@link ReconcileLookupOptions} for `lookup`. */
+/** Options of `reconcile`. Every field is optional; see {@link ReconcileLookupOptions} for `lookup`. */
 export interface ReconcileOptions {
   /** Most runs at once, across keys. Default 1. A positive integer, or `Infinity`. */
   readonly concurrency?: number;
@@ -51,7 +51,7 @@ export interface ReconcileOptions {
 export type Lookup<T> = ((key: string) => T | undefined) | { current(): { get(key: string): T | undefined } };
 
 /**
- * Options of {@link reconcile} with a `lookup`: the reconcile function then receives the latest object of its key
+ * Options of `reconcile` with a `lookup`: the reconcile function then receives the latest object of its key
  * (`undefined` meaning deleted), and its type is inferred from `lookup`.
  */
 export interface ReconcileLookupOptions<T> extends ReconcileOptions {

@@ -11,7 +11,7 @@ import { describeValue } from '../describe/index.js';
 /**
  * Decides how long a key waits before it is retried (or requeued).
  *
- * Anyone can implement it; {@link reconcile} calls only these two methods. The operator counts each key's failures
+ * Anyone can implement it; `reconcile` calls only these two methods. The operator counts each key's failures
  * itself (for `attempt`, `maxRetries` and the events), so a limiter need not report them.
  *
  * # Guarantees expected of implementations

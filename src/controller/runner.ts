@@ -1,5 +1,5 @@
 /**
- * One subscription of {@link reconcile}: intake, the pump that starts runs, and the bookkeeping when runs end.
+ * One subscription of `reconcile`: intake, the pump that starts runs, and the bookkeeping when runs end.
  * Internal; the operator function wraps it.
  */
 import { isObservable, take } from 'rxjs';

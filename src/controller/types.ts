@@ -1,5 +1,5 @@
 /**
- * The values that flow into and out of {@link reconcile}: triggers, requests, results, events and errors.
+ * The values that flow into and out of `reconcile`: triggers, requests, results, events and errors.
  */
 import type { Observable } from 'rxjs';
 import { describeValue } from '../describe/index.js';
@@ -91,7 +91,7 @@ export type ReconcileKeyFn = (request: ReconcileKeyRequest) => ReconcileOutput;
 /** Fields every per-key event carries. */
 export interface ReconcileEventBase {
   readonly key: string;
-  /** The attempt number of the run this event belongs to (see {@link ReconcileRequest.attempt}). */
+  /** The attempt number of the run this event belongs to (see {@link ReconcileKeyRequest.attempt}). */
   readonly attempt: number;
   /** Coalesced trigger reasons of the run. */
   readonly reasons: readonly string[];
@@ -189,7 +189,7 @@ export interface ReconcileRejected {
   readonly time: number;
 }
 
-/** Everything the {@link reconcile} operator emits. */
+/** Everything the `reconcile` operator emits. */
 export type ReconcileEvent = ReconcileKeyEvent | ReconcileRejected;
 
 /**

@@ -17,7 +17,7 @@ export class MissingNameError extends Error {
  *
  * # Caveats
  * - Throws {@link MissingNameError} when `metadata.name` is missing or empty: there is no key to give, and an empty
- *   one would silently collide with every other nameless object. Check with {@link hasName} first where a throw is
+ *   one would silently collide with every other nameless object. Check that the object has a name first where a throw is
  *   not wanted.
  */
 export function objectKey(object: KubernetesObject): string {

@@ -90,7 +90,7 @@ export function resolveResource$(transport: Transport, ref: ResourceRef): Observ
  * Resolves `{ apiVersion, kind }` to `{ group, version, plural, namespaced, kind }` for a KubeConfig.
  *
  * # Guarantees
- * See {@link resolveResource$}; the discovery cache is per KubeConfig (held weakly).
+ * See `resolveResource$`; the discovery cache is per KubeConfig (held weakly).
  */
 export function resolveResource(kc: KubeConfig, ref: ResourceRef): Promise<ResolvedResource> {
   return firstValueFrom(resolveResource$(kubeTransport(kc), ref));

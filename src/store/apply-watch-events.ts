@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Immer } from 'immer';
 import type { WatchEvent } from '../watch/index.js';
 import { Batch, type ListingNode } from './batch.js';
-import { Store, type StoreData } from './store.js';
+import { Store, storeDataOf, storeFromData, storeIndexersOf, type StoreData } from './store.js';
 import type { StoreChange, StoreProblem } from './types.js';
 import { freezeWork } from './writes.js';
 
@@ -29,7 +29,7 @@ export interface StoreState<T extends KubernetesObject = KubernetesObject> {
   readonly relist: RelistBuffer<T> | null;
 }
 
-/** The result of one {@link applyWatchEvents} step. */
+/** The result of one `applyWatchEvents` step. */
 export interface StoreStep<T extends KubernetesObject = KubernetesObject> {
   readonly state: StoreState<T>;
   /** The informer-level changes, in the order they happened. Empty when only the resourceVersion moved. */
@@ -77,7 +77,7 @@ export function initialStoreState<T extends KubernetesObject>(store: Store<T> = 
 export function applyWatchEvents<T extends KubernetesObject>(
   state: StoreState<T>, events: Iterable<WatchEvent<T>>,
 ): StoreStep<T> {
-  const base = state.store.data;
+  const base = storeDataOf(state.store);
   const batch = new Batch(state.store, state.relist === null ? undefined : state.relist.newest);
   // The deltas are applied inside the recipe. They rewrite the tries by path copying on a working copy (a draft of
   // a trie node would cost a Proxy per level and a generic finalize walk); the recipe then puts the new roots into
@@ -91,7 +91,7 @@ export function applyWatchEvents<T extends KubernetesObject>(
   let store = state.store;
   if (data !== base) {
     if (data.indexes !== base.indexes) Object.freeze(data.indexes);
-    store = Store.fromData(Object.freeze(data), state.store.indexers);
+    store = storeFromData(Object.freeze(data), storeIndexersOf(state.store));
   }
   const relist = batch.relisting ? { newest: batch.listing() } : null;
   return { state: { store, relist }, changes: batch.changes, problems: batch.problems };

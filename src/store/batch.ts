@@ -8,7 +8,7 @@ import type { WatchEvent } from '../watch/index.js';
 import { deepFreeze } from './deep-freeze.js';
 import { trieForEach, trieGet } from './hash-trie.js';
 import { objectKey } from '../objects/index.js';
-import type { Store } from './store.js';
+import { storeDataOf, storeIndexersOf, type Store } from './store.js';
 import type { StoreChange, StoreProblem } from './types.js';
 import { indexerList, putObject, removeObject, workingCopy, type IndexerList, type WorkingData } from './writes.js';
 
@@ -49,10 +49,11 @@ export class Batch<T extends KubernetesObject> {
 
   /** Starts from `store`; `relist` is the listing of a relist in progress (`null`: nothing listed yet) or undefined. */
   constructor(store: Store<T>, relist: ListingNode<T> | null | undefined) {
-    this.work = workingCopy(store.data);
-    this.indexers = indexerList(store.indexers);
-    this.resourceVersion = store.data.resourceVersion;
-    this.synced = store.data.synced;
+    const data = storeDataOf(store);
+    this.work = workingCopy(data);
+    this.indexers = indexerList(storeIndexersOf(store));
+    this.resourceVersion = data.resourceVersion;
+    this.synced = data.synced;
     this.relisting = relist !== undefined;
     this.relistBase = relist ?? null;
   }

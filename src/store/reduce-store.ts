@@ -22,7 +22,7 @@ export interface ReduceStoreOptions<T extends KubernetesObject> extends StoreOpt
 }
 
 /**
- * Folds `WatchEvent`s into store snapshots with {@link applyWatchEvents}, one event per step.
+ * Folds `WatchEvent`s into store snapshots with `applyWatchEvents`, one event per step.
  *
  * # Guarantees
  * - Emits once per event that produced a new snapshot or a problem, synchronously, in order; events that change
@@ -50,7 +50,7 @@ export function reduceStore<T extends KubernetesObject>(
 }
 
 /**
- * A stateful step function over {@link applyWatchEvents}: feed it events, get an update when something changed.
+ * A stateful step function over `applyWatchEvents`: feed it events, get an update when something changed.
  * Shared by {@link reduceStore} and the informer so that both apply exactly the same rules.
  * @internal
  */

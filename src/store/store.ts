@@ -10,13 +10,13 @@ import type { Indexer, Indexers, StoreOptions } from './types.js';
 /** The built-in index of namespaced objects by `metadata.namespace`; `list({ namespace })` reads it. */
 export const NAMESPACE_INDEX = 'namespace';
 
-/** The keys filed under one index value, with their count so that empty buckets can be dropped. @internal */
+/** The keys filed under one index value, with their count so that empty buckets can be dropped. Internal. */
 export interface IndexBucket {
   readonly size: number;
   readonly keys: TrieNode<true> | null;
 }
 
-/** The frozen, structurally shared contents of a snapshot; the reducer produces the next one with Immer. @internal */
+/** The frozen, structurally shared contents of a snapshot; the reducer produces the next one with Immer. Internal. */
 export interface StoreData<T> {
   readonly objects: TrieNode<T> | null;
   readonly size: number;
@@ -33,6 +33,13 @@ export interface ListOptions {
   /** A label selector, as text (`app=web,tier in (a,b)`) or already parsed. Text is parsed once per call. */
   readonly labelSelector?: string | LabelSelector;
 }
+
+/** The contents of a snapshot, for the reducer. Internal to the store folder. */
+export let storeDataOf: <T extends KubernetesObject>(store: Store<T>) => StoreData<T>;
+/** The indexers of a snapshot, for the reducer. Internal to the store folder. */
+export let storeIndexersOf: <T extends KubernetesObject>(store: Store<T>) => Indexers<T>;
+/** Wraps reducer output; `data` must be frozen and built with the same indexers. Internal to the store folder. */
+export let storeFromData: <T extends KubernetesObject>(data: StoreData<T>, indexers: Indexers<T>) => Store<T>;
 
 const namespaceIndexer: Indexer<KubernetesObject> = (object) => object.metadata?.namespace;
 
@@ -53,14 +60,21 @@ const namespaceIndexer: Indexer<KubernetesObject> = (object) => object.metadata?
  *   only meaningful to the API server.
  */
 export class Store<T extends KubernetesObject = KubernetesObject> implements Iterable<T> {
-  /** @internal */
-  readonly data: StoreData<T>;
-  /** @internal The indexers, including the built-in namespace index. */
-  readonly indexers: Indexers<T>;
+  // Private fields, so the representation stays out of the public type (and out of the API report); the reducer
+  // reaches them through the module functions the static block defines.
+  readonly #data: StoreData<T>;
+  /** The indexers, including the built-in namespace index. */
+  readonly #indexers: Indexers<T>;
+
+  static {
+    storeDataOf = (store) => store.#data as never;
+    storeIndexersOf = (store) => store.#indexers as never;
+    storeFromData = (data, indexers) => new Store(data, indexers) as never;
+  }
 
   private constructor(data: StoreData<T>, indexers: Indexers<T>) {
-    this.data = data;
-    this.indexers = indexers;
+    this.#data = data;
+    this.#indexers = indexers;
     Object.freeze(this);
   }
 
@@ -81,34 +95,29 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
     return new Store(freeze(data, true), Object.freeze(indexers));
   }
 
-  /** Wraps reducer output; `data` must be frozen and built with the same indexers. @internal */
-  static fromData<T extends KubernetesObject>(data: StoreData<T>, indexers: Indexers<T>): Store<T> {
-    return new Store(data, indexers);
-  }
-
   /** How many objects are cached. */
   get size(): number {
-    return this.data.size;
+    return this.#data.size;
   }
 
   /** The resourceVersion the cache reflects; `''` before the first list. */
   get resourceVersion(): string {
-    return this.data.resourceVersion;
+    return this.#data.resourceVersion;
   }
 
   /** True from the first completed list on; never goes back to false. */
   get synced(): boolean {
-    return this.data.synced;
+    return this.#data.synced;
   }
 
   /** The object cached under `key` (`namespace/name` or `name`), if any. */
   get(key: string): T | undefined {
-    return trieGet(this.data.objects, key);
+    return trieGet(this.#data.objects, key);
   }
 
   /** Whether an object is cached under `key`. */
   has(key: string): boolean {
-    return trieHas(this.data.objects, key);
+    return trieHas(this.#data.objects, key);
   }
 
   /**
@@ -138,7 +147,7 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
     const result: T[] = [];
     if (bucket === undefined) return result;
     for (const [key] of trieEntries(bucket.keys)) {
-      const object = trieGet(this.data.objects, key);
+      const object = trieGet(this.#data.objects, key);
       if (object !== undefined) result.push(object);
     }
     return result;
@@ -151,17 +160,17 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
 
   /** Every key, in hash order. */
   *keys(): IterableIterator<string> {
-    for (const [key] of trieEntries(this.data.objects)) yield key;
+    for (const [key] of trieEntries(this.#data.objects)) yield key;
   }
 
   /** Every object, in hash order. */
   *values(): IterableIterator<T> {
-    for (const [, object] of trieEntries(this.data.objects)) yield object;
+    for (const [, object] of trieEntries(this.#data.objects)) yield object;
   }
 
   /** Every `[key, object]` pair, in hash order. */
   entries(): IterableIterator<[string, T]> {
-    return trieEntries(this.data.objects);
+    return trieEntries(this.#data.objects);
   }
 
   /** Iterates the objects (like {@link Store.values}). */
@@ -170,9 +179,9 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
   }
 
   private indexRoot(indexName: string): TrieNode<IndexBucket> | null {
-    if (!Object.hasOwn(this.data.indexes, indexName)) {
-      throw new RangeError(`unknown index "${indexName}"; declared: ${Object.keys(this.data.indexes).join(', ')}`);
+    if (!Object.hasOwn(this.#data.indexes, indexName)) {
+      throw new RangeError(`unknown index "${indexName}"; declared: ${Object.keys(this.#data.indexes).join(', ')}`);
     }
-    return this.data.indexes[indexName] ?? null;
+    return this.#data.indexes[indexName] ?? null;
   }
 }

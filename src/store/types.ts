@@ -43,7 +43,7 @@ export type StoreChange<T> =
  *
  * - `MissingName`: an object without `metadata.name`; the event is skipped (there is no key to store it under).
  * - `OutOfOrder`: a delta outside the relist protocol (e.g. `listed` without `relistStarted`); it is still applied
- *   as sensibly as possible, as described on {@link applyWatchEvents}.
+ *   as sensibly as possible, as described on `applyWatchEvents`.
  * - `IndexerFailed`: an indexer threw; the object is stored but missing from that index.
  */
 export interface StoreProblem {

@@ -7,7 +7,7 @@ import '../runtime/node-version.js';
 export type { ClusterHandle } from './cluster.js';
 export { startTestCluster } from './apiserver/index.js';
 export { SeedError } from './apiserver/index.js';
-export type { TestCluster, TestClusterOptions, Faults, FailNextOptions, SeedOptions } from './apiserver/index.js';
+export type { TestCluster, TestClusterOptions, Faults, FailNextOptions, SeedOptions, StatusBody, StatusCause, StatusDetails } from './apiserver/index.js';
 export { createCertificateAuthority, issueCertificate } from './pki/index.js';
 export type { Pem, CertificateAuthority, CertificateUsage, IssueOptions } from './pki/index.js';
 export {

@@ -7,3 +7,4 @@ export type { TestCluster, TestClusterOptions } from './cluster.js';
 export type { Faults, FailNextOptions } from './faults.js';
 export { SeedError } from './seed.js';
 export type { SeedOptions } from './seed.js';
+export type { StatusBody, StatusCause, StatusDetails } from './status.js';

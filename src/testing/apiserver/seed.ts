@@ -28,15 +28,18 @@ export interface SeedOptions {
  * - `code === status.code`; `index` is the position of the offending object in the array passed in.
  */
 export class SeedError extends Error {
+  /** The HTTP code the same request would have been answered with. */
   readonly code: number;
+  /** The `Status` body the same request would have been answered with. */
   readonly status: StatusBody;
+  /** The position of the rejected object in the array passed in. */
   readonly index: number;
 
-  constructor(index: number, error: ApiError) {
-    super(`objects[${index}]: ${error.message}`, { cause: error });
+  constructor(index: number, status: StatusBody, options?: { cause?: unknown }) {
+    super(`objects[${index}]: ${status.message ?? status.reason ?? `HTTP ${status.code}`}`, options);
     this.name = 'SeedError';
-    this.code = error.status;
-    this.status = error.body;
+    this.code = status.code;
+    this.status = status;
     this.index = index;
   }
 }
@@ -71,7 +74,7 @@ function preserve(prepared: KubeObject, given: unknown, options: SeedOptions): K
 }
 
 function asSeedError(index: number, error: unknown): unknown {
-  return error instanceof ApiError ? new SeedError(index, error) : error;
+  return error instanceof ApiError ? new SeedError(index, error.body, { cause: error }) : error;
 }
 
 /**

@@ -1,0 +1,18 @@
+/**
+ * The public API is locked by API Extractor's reports in `api/`: a change to what `rxkube` or `rxkube/testing`
+ * exports, or to any exported signature, fails here until the report is updated (`npm run api:update`) and the
+ * difference is reviewed with the change.
+ */
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+
+describe('the public API report', function () {
+  this.timeout(180_000);
+
+  it('matches what rxkube and rxkube/testing export (npm run api:update after a reviewed change)', () => {
+    const check = spawnSync('npm', ['run', '--silent', 'api:check'], { encoding: 'utf8' });
+    const output = `${check.stdout}${check.stderr}`;
+    const changed = output.split('\n').filter((line) => /changed|Warning|Error/i.test(line) && !/npm warn/i.test(line));
+    expect(check.status, `API Extractor reports a difference:\n${changed.join('\n')}`).to.equal(0);
+  });
+});
