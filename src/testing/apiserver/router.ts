@@ -87,7 +87,7 @@ export async function serveResource(state: ServerState, req: IncomingMessage, re
         sendJson(res, 200, listObjects(state.store, target, query, negotiate(accept, 'list')));
         return;
       case 'POST': {
-        const reply = create(state, target, decodeObjectBody(raw, req.headers['content-type'], target.resource.kind), query);
+        const reply = create(state, target, decodeObjectBody(raw, req.headers['content-type'], target.resource.kind), query, req.headers['user-agent']);
         sendJson(res, reply.code, reply.body);
         return;
       }
@@ -131,13 +131,13 @@ export async function serveResource(state: ServerState, req: IncomingMessage, re
         sendJson(res, 200, finalizeNamespace(state, ns, body));
         return;
       }
-      const reply = update(state, target, body, query);
+      const reply = update(state, target, body, query, req.headers['user-agent']);
       sendJson(res, reply.code, reply.body);
       return;
     }
     case 'PATCH': {
       if (target.subresource === 'finalize') throw methodNotAllowed();
-      const reply = patch(state, target, req.headers['content-type'] ?? '', raw, query);
+      const reply = patch(state, target, req.headers['content-type'] ?? '', raw, query, req.headers['user-agent']);
       sendJson(res, reply.code, reply.body);
       return;
     }
