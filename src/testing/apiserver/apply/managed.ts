@@ -67,9 +67,16 @@ export function decodeManagedFields(entries: unknown): Managed {
       throw new ManagedFieldsError(`error decoding versioned set from ${JSON.stringify(entry)}: error decoding set: ${(error as Error).message}`);
     }
     managed.fields.set(id, { set, apiVersion: entry.apiVersion, applied: entry.operation === 'Apply' });
-    managed.times.set(id, entry.time);
+    managed.times.set(id, normalizedTime(entry.time));
   });
   return managed;
+}
+
+/** A `metav1.Time` as the real server re-encodes it: RFC 3339 in seconds, UTC (clients may send milliseconds). */
+function normalizedTime(time: unknown): string | undefined {
+  if (typeof time !== 'string') return undefined;
+  const ms = Date.parse(time);
+  return Number.isNaN(ms) ? undefined : timestamp(ms);
 }
 
 function seconds(time: string | undefined): number {
