@@ -7,7 +7,9 @@ import {
   applyObject, builtinTypes, customResourceTypes, deducedSchema, parseApplyBody, resetFields, trackWrite, versionedTypes,
   writeOptions, type FieldManagerScope,
 } from './apply/index.js';
-import { objectKey, type KubeObject } from './object.js';
+import type { Json } from './apply/index.js';
+import { eventsApiVersion, fromEventsView, toEventsView } from './events.js';
+import { isPlainObject, objectKey, type KubeObject } from './object.js';
 import { hasStatus, storageKey } from './resource.js';
 import { conflict, notFound } from './status.js';
 import { crdStorageKey, type RequestTarget, type ServerState } from './state.js';
@@ -26,7 +28,11 @@ export function fieldScope(state: ServerState, target: Pick<RequestTarget, 'reso
   const { resource } = target;
   const subresource = target.subresource === 'status' || target.subresource === 'scale' ? target.subresource : undefined;
   const reset = resetFields({ custom: resource.custom, kind: resource.kind, hasStatus: hasStatus(resource, target.version), subresource });
+  const eventViews = !resource.custom && resource.kind === 'Event';
   const at = (apiVersion: string) => {
+    if (eventViews && (apiVersion === 'v1' || apiVersion === eventsApiVersion)) {
+      return builtinTypes(apiVersion === 'v1' ? '' : 'events.k8s.io', 'v1', 'Event');
+    }
     const version = apiVersion.slice(apiVersion.lastIndexOf('/') + 1);
     if (apiVersion !== (resource.group === '' ? version : `${resource.group}/${version}`) || !resource.versions.includes(version)) return undefined;
     if (resource.custom) {
@@ -35,7 +41,13 @@ export function fieldScope(state: ServerState, target: Pick<RequestTarget, 'reso
     }
     return builtinTypes(resource.group, version, resource.kind) ?? deducedSchema;
   };
-  return { group: resource.group, version: target.version, kind: resource.kind, ...(subresource ? { subresource } : {}), types: versionedTypes(at, reset) };
+  // Managers of the other Event view compare the objects in their own form, as SMD converts between versions.
+  const convert = (value: Json | undefined, apiVersion: string): Json | undefined => {
+    if (!eventViews || !isPlainObject(value) || value['apiVersion'] === apiVersion) return value;
+    const obj = value as unknown as KubeObject;
+    return (apiVersion === eventsApiVersion ? toEventsView(obj) : fromEventsView(obj)) as unknown as Json;
+  };
+  return { group: resource.group, version: target.version, kind: resource.kind, ...(subresource ? { subresource } : {}), types: versionedTypes(at, reset, convert) };
 }
 
 /** A hook for the strategy: records the write of `manager` over `live` in the decoded object's managedFields. */

@@ -3,6 +3,7 @@
  * the Accept header the way kube-apiserver walks it (first acceptable entry wins).
  * @module
  */
+import { eventAtVersion } from './events.js';
 import type { KubeObject } from './object.js';
 import { notAcceptable } from './status.js';
 import { printerFor } from './tables.js';
@@ -72,9 +73,13 @@ export function toTable(objects: readonly KubeObject[], listMeta: Record<string,
   };
 }
 
-/** The object as served at `apiVersion`: CRD versions share storage, so only `apiVersion` is rewritten (None conversion). */
+/**
+ * The object as served at `apiVersion`: CRD versions share storage, so only `apiVersion` is rewritten (None
+ * conversion); a stored core Event read through events.k8s.io/v1 is converted field by field.
+ */
 export function atVersion(obj: KubeObject, apiVersion: string): KubeObject {
-  return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+  if (obj.apiVersion === apiVersion) return obj;
+  return eventAtVersion(obj, apiVersion) ?? { ...obj, apiVersion };
 }
 
 /** An object in the negotiated representation (Table is handled by the caller, it wraps many). */

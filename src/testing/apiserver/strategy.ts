@@ -12,6 +12,7 @@ import {
   badRequest, conflict, fieldForbidden, invalid, preconditionFailed, reasonless, type FieldError,
 } from './status.js';
 import { validateMeta } from './validation.js';
+import { fromEventsView, normalizeCoreEvent } from './events.js';
 import { allocateServiceAddresses, keepAllocatedValues, podSpecProblems, qosClass, validateLease, validatePodSpec } from './kinds.js';
 
 /** Where a write is aimed: the resource, the version in the URL, and the URL's namespace and name. */
@@ -148,6 +149,17 @@ export function prepareCreate(target: WriteTarget, body: unknown, owned = false,
   // managedFields are the field manager's: computed on the decoded, defaulted body, before the strategy runs.
   if (track === undefined) delete obj.metadata['managedFields'];
   else track(obj);
+  const stored = toStoredForm(target.resource, obj);
+  return finishCreate(target, stored);
+}
+
+/** Events are stored in their core/v1 form, whichever API wrote them. */
+function toStoredForm(resource: ResourceInfo, obj: KubeObject): KubeObject {
+  if (resource.custom || resource.kind !== 'Event') return obj;
+  return normalizeCoreEvent(resource.group === 'events.k8s.io' ? fromEventsView(obj) : obj);
+}
+
+function finishCreate(target: WriteTarget, obj: KubeObject): KubeObject {
   const meta: ObjectMeta = obj.metadata;
   if ((meta.name ?? '') === '' && typeof meta.generateName === 'string' && meta.generateName !== '') {
     meta.name = generateName(meta.generateName);
@@ -257,7 +269,8 @@ export function prepareUpdate(target: WriteTarget, old: KubeObject, body: unknow
   if (track === undefined) incoming.metadata['managedFields'] = cloneJson(old.metadata['managedFields']);
   else track(incoming);
   if (incoming.metadata['managedFields'] === undefined) delete incoming.metadata['managedFields'];
-  const next = subresource === 'status' ? keepAllButStatus(resource, old, incoming) : keepStatus(resource, version, old, incoming);
+  const stored = toStoredForm(resource, incoming);
+  const next = subresource === 'status' ? keepAllButStatus(resource, old, stored) : keepStatus(resource, version, old, stored);
   const meta = next.metadata;
   for (const field of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const) {
     if (old.metadata[field] === undefined) delete meta[field];

@@ -104,7 +104,7 @@ export function update(state: ServerState, target: RequestTarget, body: unknown,
   const dryRun = isDryRun(query);
   const old = mustGet(state, target);
   const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true, tracker(state, target, old, manager));
+  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true, tracker(state, target, present(target, old), manager));
   return commitUpdate(state, target, old, next, dryRun);
 }
 
@@ -181,6 +181,6 @@ export function patch(state: ServerState, target: RequestTarget, contentType: st
     patched.metadata.resourceVersion = old.metadata.resourceVersion;
   }
   const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true, tracker(state, target, old, manager));
+  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true, tracker(state, target, present(target, old), manager));
   return commitUpdate(state, target, old, next, dryRun);
 }

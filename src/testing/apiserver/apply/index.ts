@@ -10,5 +10,6 @@ export { builtinTypes, customResourceTypes, resetFields, versionedTypes } from '
 export type { ResetRule } from './types.js';
 export { deducedSchema } from './schema.js';
 export type { TypedSchema } from './schema.js';
+export type { Json } from './value.js';
 export { managerFromUserAgent, parseApplyBody, writeOptions } from './request.js';
 export type { WriteOptions } from './request.js';

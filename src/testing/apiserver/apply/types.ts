@@ -10,6 +10,7 @@ import { fieldElement } from './path.js';
 import { parse, schemaFromOpenApi, type OpenApiSchema } from './openapi.js';
 import { Schema, type Atom, type TypedSchema } from './schema.js';
 import type { VersionedTypes } from './updater.js';
+import type { Json } from './value.js';
 
 const models = (builtinDocument as unknown as { models: Record<string, OpenApiSchema> }).models;
 let builtin: { schema: Schema; roots: Map<string, string> } | undefined;
@@ -98,7 +99,11 @@ export function resetFields(rule: ResetRule): FieldSet | undefined {
   return undefined;
 }
 
-/** Types and resets of one kind for one endpoint, in the shape the updater reads. */
-export function versionedTypes(typesAt: (version: string) => TypedSchema | undefined, reset: FieldSet | undefined): VersionedTypes {
-  return { at: typesAt, resetFields: () => reset };
+/** Types, resets and conversions of one kind for one endpoint, in the shape the updater reads. */
+export function versionedTypes(
+  typesAt: (version: string) => TypedSchema | undefined,
+  reset: FieldSet | undefined,
+  convert: (value: Json | undefined, version: string) => Json | undefined = (value) => value,
+): VersionedTypes {
+  return { at: typesAt, resetFields: () => reset, convert };
 }

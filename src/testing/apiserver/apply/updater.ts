@@ -44,6 +44,8 @@ export interface VersionedTypes {
   at(version: string): TypedSchema | undefined;
   /** Paths the strategy resets at a version (status on the main resource, spec on /status...). */
   resetFields(version: string): FieldSet | undefined;
+  /** The object as seen at another API version (identity when versions share one shape). */
+  convert(value: Json | undefined, version: string): Json | undefined;
 }
 
 function filtered(set: FieldSet, reset: FieldSet | undefined): FieldSet {
@@ -73,7 +75,7 @@ function reassign(types: VersionedTypes, live: Json | undefined, next: Json | un
         managers.delete(manager);
         continue;
       }
-      c = filterComparison(compareValues(other, live, next), types.resetFields(owned.apiVersion));
+      c = filterComparison(compareValues(other, types.convert(live, owned.apiVersion), types.convert(next, owned.apiVersion)), types.resetFields(owned.apiVersion));
       byVersion.set(owned.apiVersion, c);
     }
     const conflict = owned.set.intersection(c.modified.union(c.added));
@@ -126,16 +128,18 @@ export function applyConfig(types: VersionedTypes, live: Json, config: Json, ver
   let merged = mergeValues(typed, live, config);
   const last = managers.get(manager);
   managers.set(manager, { set: filtered(toFieldSet(typed, config), types.resetFields(version)), apiVersion: version, applied: true });
-  if (last !== undefined && !last.set.empty()) merged = prune(types, merged, managers, last);
+  if (last !== undefined && !last.set.empty()) merged = prune(types, merged, managers, last, version);
   reassign(types, live, merged, version, managers, manager, force);
   return equalValues(live, merged) ? undefined : merged;
 }
 
 /** Removes what `last` owned and nobody claims any more (SMD's prune, addBackOwnedItems and addBackDanglingItems). */
-function prune(types: VersionedTypes, merged: Json | undefined, managers: ManagedFields, last: VersionedSet): Json | undefined {
+function prune(types: VersionedTypes, merged: Json | undefined, managers: ManagedFields, last: VersionedSet, applierVersion: string): Json | undefined {
   const typed = types.at(last.apiVersion);
   if (typed === undefined) return merged;
   const named = (set: FieldSet, t: TypedSchema) => namedFieldsAsMembers(t, set, t.root);
+  const at = (value: Json | undefined, version: string) => types.convert(value, version);
+  merged = at(merged, last.apiVersion);
   let pruned = removeItems(typed, merged, named(last.set, typed));
   const owned = new Map<string, FieldSet>();
   for (const m of managers.values()) owned.set(m.apiVersion, (owned.get(m.apiVersion) ?? new FieldSet()).union(m.set));
@@ -143,11 +147,13 @@ function prune(types: VersionedTypes, merged: Json | undefined, managers: Manage
   for (const version of versions) {
     const t = types.at(version);
     if (t === undefined) continue;
-    const keep = named(toFieldSet(t, pruned), t).union(named(owned.get(version)!, t));
-    pruned = removeItems(t, merged, named(toFieldSet(t, merged), t).difference(keep));
+    const mergedHere = at(merged, version);
+    const keep = named(toFieldSet(t, at(pruned, version)), t).union(named(owned.get(version)!, t));
+    pruned = removeItems(t, mergedHere, named(toFieldSet(t, mergedHere), t).difference(keep));
   }
+  pruned = at(pruned, last.apiVersion);
   const dangling = named(toFieldSet(typed, merged), typed).difference(named(toFieldSet(typed, pruned), typed)).intersection(named(last.set, typed));
-  return removeItems(typed, merged, dangling);
+  return at(removeItems(typed, merged, dangling), applierVersion);
 }
 
 /** `EnsureNamedFieldsAreMembers`: struct fields that have children also count as members. */
