@@ -13,6 +13,7 @@ import { TypedValueError } from './typed/common.js';
 import { validate } from './typed/fieldset.js';
 import { applyConfig, ConflictsError, recordUpdate, type Conflict, type ManagedFields, type VersionedTypes } from './updater.js';
 import { goJson, type Json, type JsonMap } from './value.js';
+import type { TypeRef, TypedSchema } from './schema.js';
 
 /** The endpoint a write goes through: kind, request version, subresource, and how objects are typed there. */
 export interface FieldManagerScope {
@@ -152,6 +153,33 @@ export function conflictError(conflicts: readonly Conflict[]): ApiError {
   return new ApiError(409, 'Conflict', message, { causes });
 }
 
+/**
+ * What a built-in kind's Go struct would not write: nulls, and (omitempty) empty maps of free-form keys and empty
+ * lists. Custom resources are unstructured and keep empty values, as there.
+ */
+function asGoWouldWrite(typed: TypedSchema, value: Json | undefined): Json | undefined {
+  const cleaned = dropNulls(value);
+  return typed.root.named?.startsWith('io.k8s.') ? dropEmpty(typed, cleaned, typed.root) : cleaned;
+}
+
+function dropEmpty(typed: TypedSchema, value: Json | undefined, ref: TypeRef | undefined): Json | undefined {
+  const atom = ref === undefined ? undefined : typed.schema.resolve(ref);
+  if (atom === undefined || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return atom.list === undefined ? value : value.map((v) => dropEmpty(typed, v, atom.list!.elementType) ?? null);
+  if (atom.map === undefined) return value;
+  const out: JsonMap = {};
+  for (const [key, child] of Object.entries(value)) {
+    const declared = atom.map.fields.get(key);
+    const cleaned = dropEmpty(typed, child, declared?.type ?? atom.map.elementType);
+    const childAtom = declared === undefined ? undefined : typed.schema.resolve(declared.type);
+    const freeForm = childAtom?.map !== undefined && childAtom.map.fields.size === 0;
+    if (Array.isArray(cleaned) && cleaned.length === 0 && childAtom?.list !== undefined) continue;
+    if (isPlainObject(cleaned) && Object.keys(cleaned).length === 0 && freeForm) continue;
+    out[key] = cleaned as Json;
+  }
+  return out;
+}
+
 function dropNulls(value: Json | undefined): Json | undefined {
   if (Array.isArray(value)) return value.map((v) => dropNulls(v) ?? null);
   if (!isPlainObject(value)) return value;
@@ -206,7 +234,7 @@ export function applyObject(scope: FieldManagerScope, live: KubeObject | undefin
   if (merged === undefined) result = cloneJson(base) as unknown as KubeObject;
   else {
     managed.times.set(id, now());
-    result = dropNulls(merged) as unknown as KubeObject;
+    result = asGoWouldWrite(typed, merged) as unknown as KubeObject;
   }
   if (!isPlainObject(result.metadata)) result.metadata = {};
   keepLastApplied(result, config, manager);
