@@ -67,7 +67,7 @@ switch (mode) {
     result = await runPool(count, async (i) => {
       const name = makePod(i % 1000).metadata.name;
       const config = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { revision: String(i) } } });
-      return (await request('PATCH', `${podsPath}/${name}?fieldManager=bench`, config, 'application/apply-patch+yaml')).status === 200;
+      return (await request('PATCH', `${podsPath}/${name}?fieldManager=bench&force=true`, config, 'application/apply-patch+yaml')).status === 200;
     });
     break;
   case 'list': {
