@@ -108,6 +108,9 @@ export function update(state: ServerState, target: RequestTarget, body: unknown,
   return commitUpdate(state, target, old, next, dryRun);
 }
 
+/** The patch types other than apply. */
+const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+
 function unsupportedPatch(target: RequestTarget): ApiError {
   const types = target.resource.custom
     ? 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml'
@@ -145,8 +148,7 @@ function runPatch(target: RequestTarget, type: string, base: KubeObject, patch: 
  */
 export function patchDocument(target: RequestTarget, contentType: string, raw: string, base: KubeObject, kind: string = target.resource.kind): KubeObject {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
-  const known = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
-  if (!known.includes(type)) throw unknownPatchType();
+  if (!patchTypes.includes(type)) throw unknownPatchType();
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -171,8 +173,7 @@ export function patchDocument(target: RequestTarget, contentType: string, raw: s
 export function patch(state: ServerState, target: RequestTarget, contentType: string, raw: string, query: URLSearchParams, userAgent?: string): Reply {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   if (type === 'application/apply-patch+yaml') return applyRequest(state, target, raw, query, userAgent);
-  const known = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
-  if (!known.includes(type)) throw unknownPatchType();
+  if (!patchTypes.includes(type)) throw unknownPatchType();
   const { manager } = writeOptions(query, 'patch', false, userAgent);
   const dryRun = isDryRun(query);
   const old = mustGet(state, target);
