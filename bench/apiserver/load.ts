@@ -2,7 +2,8 @@
  * Load generator for bench/apiserver/serve.ts, run in its own process so the server under test keeps its own core.
  *
  * `load.ts <url> <mode> <count> <concurrency>` prints one JSON line `{ ok, failed, seconds }`.
- * Modes: `create` (POST pods; an optional 5th argument offsets the pod indexes), `get` (GET one pod by name), `update` (merge-patch a label), `list` (page through
+ * Modes: `create` (POST pods; an optional 5th argument offsets the pod indexes), `get` (GET one pod by name), `update` (merge-patch a label),
+ * `apply` (server-side apply of the same label change, field manager `bench`), `list` (page through
  * every pod with limit=500), `watch` (count events on each of `concurrency` watches from an RV), `initial`
  * (`concurrency` watches without an RV, until each got `count` ADDED), `floor` (GET the URL as-is: used against the bare node:http floor server).
  */
@@ -60,6 +61,13 @@ switch (mode) {
       const patch = JSON.stringify({ metadata: { labels: { revision: String(i) } } });
       const name = makePod(i % 1000).metadata.name;
       return (await request('PATCH', `${podsPath}/${name}`, patch, 'application/merge-patch+json')).status === 200;
+    });
+    break;
+  case 'apply':
+    result = await runPool(count, async (i) => {
+      const name = makePod(i % 1000).metadata.name;
+      const config = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { revision: String(i) } } });
+      return (await request('PATCH', `${podsPath}/${name}?fieldManager=bench&force=true`, config, 'application/apply-patch+yaml')).status === 200;
     });
     break;
   case 'list': {

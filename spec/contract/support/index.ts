@@ -5,3 +5,5 @@ export { openWatch, rawRequest, summary } from './raw.js';
 export type { OpenWatch, RawRequestOptions, RawResponse, WatchEventLine } from './raw.js';
 export { corePath, isNamed, useConfigMapWatches } from './watches.js';
 export type { ConfigMapWatches } from './watches.js';
+export { apply, APPLY, entry, entryOf, expectStatus, managedFields, MERGE } from './apply.js';
+export type { ApplyOptions, Entry } from './apply.js';

@@ -23,6 +23,8 @@ export interface RawRequestOptions {
   readonly body?: unknown;
   readonly accept?: string;
   readonly contentType?: string;
+  /** The User-Agent header (none is sent by default). */
+  readonly userAgent?: string;
   /** Safety bound so a hung server fails the test instead of hanging it; not a timing assertion. */
   readonly timeoutMs?: number;
 }
@@ -55,6 +57,7 @@ function parseJson(text: string): unknown {
 /** Sends one request and reads the whole answer. Never throws for HTTP error statuses: they are the data. */
 export async function rawRequest(kc: KubeConfig, method: string, path: string, options: RawRequestOptions = {}): Promise<RawResponse> {
   const headers: Record<string, string> = { Accept: options.accept ?? 'application/json' };
+  if (options.userAgent !== undefined) headers['User-Agent'] = options.userAgent;
   const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   if (payload !== undefined) {
     headers['Content-Type'] = options.contentType ?? 'application/json';

@@ -80,9 +80,12 @@ describe('in-memory API server: bad input', () => {
     }
   });
 
-  it('answers an unsupported request content type with 415', async () => {
-    const res = await send(cluster, 'POST', '/api/v1/namespaces/default/configmaps', 'x', 'application/vnd.kubernetes.protobuf');
+  it('answers an unsupported request content type with 415, and a body that is not a protobuf envelope with 400', async () => {
+    const res = await send(cluster, 'POST', '/api/v1/namespaces/default/configmaps', 'x', 'application/cbor');
     expect(res.status).to.equal(415);
+    const garbage = await send(cluster, 'POST', '/api/v1/namespaces/default/configmaps', 'x', 'application/vnd.kubernetes.protobuf');
+    expect(garbage.status).to.equal(400);
+    expect(garbage.body.message).to.contain('does not appear to be a protobuf message');
   });
 
   it('accepts YAML bodies, as the real server does', async () => {

@@ -160,7 +160,7 @@ describe('in-memory API server: list', () => {
     expect(table.rows[0].cells[0]).to.be.a('string');
     const none = await raw(cluster, '/api/v1/namespaces/b/configmaps', { headers: { accept: 'application/json;as=Table;v=v9;g=meta.k8s.io,application/json' } });
     expect(((await none.json()) as any).kind).to.equal('ConfigMapList');
-    const refused = await raw(cluster, '/api/v1/namespaces/b/configmaps', { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+    const refused = await raw(cluster, '/api/v1/namespaces/b/configmaps', { headers: { accept: 'application/cbor' } });
     expect(refused.status).to.equal(406);
     expect(((await refused.json()) as any).message).to.match(/^406: Not Acceptable\n\nAvailable representations: application\/json/);
   });

@@ -73,7 +73,7 @@ export function compileFilter(resource: ResourceInfo, labelSelector: string | un
     empty: l === undefined && f === undefined,
     matches(obj) {
       if (l !== undefined && !matchesLabels(l, obj.metadata.labels ?? {})) return false;
-      if (f !== undefined && !matchesFields(f, (field) => fieldValue(obj, field))) return false;
+      if (f !== undefined && !matchesFields(f, (field) => fieldValue(obj, resource.fieldLabelMap?.[field] ?? field))) return false;
       return true;
     },
   };

@@ -4,6 +4,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { loadYaml } from '@kubernetes/client-node';
+import { prefersProtobuf } from './negotiate.js';
+import { decodeProtobuf, encodeProtobuf, protobufMediaType, ProtobufError } from './protobuf/index.js';
 import { toJson } from './serialize.js';
 import { ApiError, badRequest, tooLarge, unsupportedMediaType } from './status.js';
 
@@ -11,7 +13,12 @@ import { ApiError, badRequest, tooLarge, unsupportedMediaType } from './status.j
  * Reads the request body, refusing more than `limit` bytes with 413 (the connection is then closed so the rest
  * of an oversized upload is never buffered).
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+export async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return (await readBodyBytes(req, limit)).toString('utf8');
+}
+
+/** {@link readBody} as bytes (protobuf bodies are binary). */
+export function readBodyBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? '0');
     if (declared > limit) {
@@ -34,7 +41,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
     req.on('end', () => {
       if (!done) {
         done = true;
-        resolve(Buffer.concat(chunks).toString('utf8'));
+        resolve(Buffer.concat(chunks));
       }
     });
     req.on('error', (error) => {
@@ -47,10 +54,20 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
 }
 
 /**
- * Decodes a create/update body by Content-Type: JSON (default) or YAML; 400 with the decoder's reason otherwise.
+ * Decodes a create/update body by Content-Type: JSON (default), YAML, or protobuf for built-in kinds; 400 with
+ * the decoder's reason otherwise, 415 for a type the resource does not take.
  */
-export function decodeObjectBody(raw: string, contentType: string | undefined, kind: string): unknown {
+export function decodeObjectBody(bytes: Buffer | string, contentType: string | undefined, kind: string, custom = false): unknown {
   const type = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+  if (type === protobufMediaType && !custom) {
+    try {
+      return decodeProtobuf(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes, 'binary')).object;
+    } catch (error) {
+      if (error instanceof ProtobufError) throw badRequest(error.message);
+      throw error;
+    }
+  }
+  const raw = Buffer.isBuffer(bytes) ? bytes.toString('utf8') : bytes;
   if (raw.trim() === '') throw badRequest("Object 'Kind' is missing in ''");
   if (type === 'application/json' || type === '' || type === '*/*') {
     try {
@@ -67,7 +84,8 @@ export function decodeObjectBody(raw: string, contentType: string | undefined, k
       throw badRequest(`couldn't get version/kind; yaml parse error: ${(error as Error).message}`);
     }
   }
-  throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+  const accepted = custom ? 'application/json, application/yaml' : `application/json, application/yaml, ${protobufMediaType}`;
+  throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${accepted}`);
 }
 
 /** Parses an optional JSON body (DELETE options): undefined when empty, 400 when malformed. */
@@ -92,6 +110,23 @@ export function sendJson(res: ServerResponse, code: number, body: unknown, heade
   const text = toJson(body);
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private', ...headers });
   res.end(text);
+}
+
+/**
+ * Writes an object response in the format the client prefers: protobuf when its Accept header puts
+ * `application/vnd.kubernetes.protobuf` first and the kind has a protobuf message, JSON otherwise.
+ */
+export function sendObject(res: ServerResponse, code: number, body: unknown, accept: string | undefined, headers: Record<string, string> = {}): void {
+  if (prefersProtobuf(accept) && typeof body === 'object' && body !== null && !res.headersSent) {
+    const obj = body as Record<string, unknown>;
+    const encoded = typeof obj['apiVersion'] === 'string' && typeof obj['kind'] === 'string' ? encodeProtobuf(obj, obj['apiVersion'], obj['kind']) : undefined;
+    if (encoded !== undefined) {
+      res.writeHead(code, { 'Content-Type': protobufMediaType, 'Content-Length': encoded.length, 'Cache-Control': 'no-cache, private', ...headers });
+      res.end(encoded);
+      return;
+    }
+  }
+  sendJson(res, code, body, headers);
 }
 
 /** Writes an `ApiError` as its Status body with its headers. */

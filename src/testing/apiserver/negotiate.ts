@@ -3,6 +3,8 @@
  * the Accept header the way kube-apiserver walks it (first acceptable entry wins).
  * @module
  */
+import { eventAtVersion } from './events.js';
+import { protobufMediaType } from './protobuf/index.js';
 import type { KubeObject } from './object.js';
 import { notAcceptable } from './status.js';
 import { printerFor } from './tables.js';
@@ -39,6 +41,8 @@ function parseAccept(accept: string): MediaRange[] {
 export function negotiate(accept: string | undefined, verb: 'get' | 'list' | 'watch'): Representation {
   if (accept === undefined || accept.trim() === '') return 'object';
   for (const range of parseAccept(accept)) {
+    // Protobuf is served for whole objects and lists (never watch streams): see `prefersProtobuf`.
+    if (range.type === protobufMediaType && verb !== 'watch' && !range.params.has('as')) return 'object';
     if (range.type !== 'application/json' && range.type !== '*/*' && range.type !== 'application/*') continue;
     const as = range.params.get('as');
     if (as === undefined) return 'object';
@@ -50,6 +54,19 @@ export function negotiate(accept: string | undefined, verb: 'get' | 'list' | 'wa
     if (as === 'PartialObjectMetadata' && verb !== 'list') return 'metadata';
   }
   throw notAcceptable();
+}
+
+/** True when the first usable entry of the Accept header is protobuf (without an `as=` representation). */
+export function prefersProtobuf(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  for (const range of parseAccept(accept)) {
+    if (range.type === protobufMediaType) {
+      if (!range.params.has('as')) return true;
+      continue;
+    }
+    if (range.type === 'application/json' || range.type === '*/*' || range.type === 'application/*') return false;
+  }
+  return false;
 }
 
 /** The PartialObjectMetadata form of an object. */
@@ -72,9 +89,13 @@ export function toTable(objects: readonly KubeObject[], listMeta: Record<string,
   };
 }
 
-/** The object as served at `apiVersion`: CRD versions share storage, so only `apiVersion` is rewritten (None conversion). */
+/**
+ * The object as served at `apiVersion`: CRD versions share storage, so only `apiVersion` is rewritten (None
+ * conversion); a stored core Event read through events.k8s.io/v1 is converted field by field.
+ */
 export function atVersion(obj: KubeObject, apiVersion: string): KubeObject {
-  return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+  if (obj.apiVersion === apiVersion) return obj;
+  return eventAtVersion(obj, apiVersion) ?? { ...obj, apiVersion };
 }
 
 /** An object in the negotiated representation (Table is handled by the caller, it wraps many). */

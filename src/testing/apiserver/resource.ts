@@ -3,6 +3,7 @@
  * differ between kube-apiserver registries.
  * @module
  */
+import { eventsFieldLabels } from './events.js';
 
 /** How `metadata.generation` behaves for a type (the registry strategies differ). */
 export type GenerationPolicy =
@@ -52,6 +53,13 @@ export interface ResourceInfo {
   readonly customFieldLabels: boolean;
   /** True for CRD-backed resources: strategic merge patch is refused and the body must carry kind/apiVersion. */
   readonly custom: boolean;
+  /**
+   * The storage key of the resource this one is a view of (events.k8s.io Events are stored as core Events);
+   * objects are converted between the two forms on every read and write.
+   */
+  readonly storedAs?: string;
+  /** Field labels of the view → the stored fields they select. */
+  readonly fieldLabelMap?: Readonly<Record<string, string>>;
 }
 
 /** The kind a resource serves at `version` (`Pod`), with its API version (`v1`). */
@@ -61,8 +69,8 @@ export interface ServedKind {
 }
 
 /** `group/plural`: the key objects of a resource are stored under, whatever version is used to reach them. */
-export function storageKey(info: Pick<ResourceInfo, 'group' | 'plural'>): string {
-  return `${info.group}/${info.plural}`;
+export function storageKey(info: Pick<ResourceInfo, 'group' | 'plural'> & { readonly storedAs?: string }): string {
+  return info.storedAs ?? `${info.group}/${info.plural}`;
 }
 
 /** `v1` for the core group, `apps/v1` otherwise. */
@@ -140,7 +148,12 @@ export const builtinResources: readonly ResourceInfo[] = [
   builtin({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true }),
   builtin({ group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], fieldLabels: ['reason', 'type', 'regarding.kind', 'regarding.namespace', 'regarding.name', 'regarding.uid', 'regarding.apiVersion', 'regarding.resourceVersion', 'regarding.fieldPath', 'reportingController'] }),
   builtin({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], status: true, generation: 'spec', categories: ['api-extensions'] }),
-].map((info) => (info.kind === 'CustomResourceDefinition' ? { ...info, allowUnconditionalUpdate: false } : info));
+].map((info) => {
+  if (info.kind === 'CustomResourceDefinition') return { ...info, allowUnconditionalUpdate: false };
+  // One store, two views: events.k8s.io Events are core Events converted (see events.ts).
+  if (info.group === 'events.k8s.io') return { ...info, storedAs: '/events', fieldLabelMap: eventsFieldLabels };
+  return info;
+});
 
 /** Verbs advertised in discovery for a main resource. */
 export const resourceVerbs: readonly string[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

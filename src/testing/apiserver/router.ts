@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { deleteCollection, deleteObject, deleteOptions } from './delete.js';
-import { decodeObjectBody, decodeOptionalJson, readBody, sendJson } from './http.js';
+import { decodeObjectBody, decodeOptionalJson, readBodyBytes, sendJson, sendObject } from './http.js';
 import { finalizeNamespace } from './lifecycle.js';
 import { listObjects } from './list.js';
 import { negotiate, represent, toTable } from './negotiate.js';
@@ -74,7 +74,9 @@ export async function serveResource(state: ServerState, req: IncomingMessage, re
   const method = (req.method ?? 'GET').toUpperCase();
   const accept = req.headers.accept;
   const needsBody = method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
-  const raw = needsBody ? await readBody(req, maxBodyBytes) : '';
+  const bytes = needsBody ? await readBodyBytes(req, maxBodyBytes) : Buffer.alloc(0);
+  const raw = bytes.toString('utf8');
+  const decode = () => decodeObjectBody(bytes, req.headers['content-type'], target.resource.kind, target.resource.custom);
   const watch = path.legacyWatch || boolParam(query, 'watch');
 
   if (target.name === undefined) {
@@ -84,11 +86,11 @@ export async function serveResource(state: ServerState, req: IncomingMessage, re
           state.hub.serve(res, target, query, negotiate(accept, 'watch'));
           return;
         }
-        sendJson(res, 200, listObjects(state.store, target, query, negotiate(accept, 'list')));
+        sendObject(res, 200, listObjects(state.store, target, query, negotiate(accept, 'list')), accept);
         return;
       case 'POST': {
-        const reply = create(state, target, decodeObjectBody(raw, req.headers['content-type'], target.resource.kind), query);
-        sendJson(res, reply.code, reply.body);
+        const reply = create(state, target, decode(), query, req.headers['user-agent']);
+        sendObject(res, reply.code, reply.body, accept);
         return;
       }
       case 'DELETE': {
@@ -120,25 +122,25 @@ export async function serveResource(state: ServerState, req: IncomingMessage, re
       const obj = mustGet(state, target);
       const representation = negotiate(accept, 'get');
       const body = representation === 'table' ? toTable([obj], { resourceVersion: obj.metadata.resourceVersion }, true, target.resource.kind, target.resource.custom) : represent(obj, apiVersion, representation);
-      sendJson(res, 200, body);
+      sendObject(res, 200, body, accept);
       return;
     }
     case 'PUT': {
-      const body = decodeObjectBody(raw, req.headers['content-type'], target.resource.kind);
+      const body = decode();
       if (target.subresource === 'finalize') {
         const ns = mustGet(state, target);
         isDryRun(query);
         sendJson(res, 200, finalizeNamespace(state, ns, body));
         return;
       }
-      const reply = update(state, target, body, query);
-      sendJson(res, reply.code, reply.body);
+      const reply = update(state, target, body, query, req.headers['user-agent']);
+      sendObject(res, reply.code, reply.body, accept);
       return;
     }
     case 'PATCH': {
       if (target.subresource === 'finalize') throw methodNotAllowed();
-      const reply = patch(state, target, req.headers['content-type'] ?? '', raw, query);
-      sendJson(res, reply.code, reply.body);
+      const reply = patch(state, target, req.headers['content-type'] ?? '', raw, query, req.headers['user-agent']);
+      sendObject(res, reply.code, reply.body, accept);
       return;
     }
     case 'DELETE': {

@@ -120,7 +120,7 @@ export function invalid(group: string, kind: string, name: string, causes: reado
 /** A field validation error, like apimachinery's `field.Error`. `message` already includes the type prefix. */
 export interface FieldError {
   readonly field: string;
-  readonly reason: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldValueDuplicate';
+  readonly reason: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueTooLong';
   readonly message: string;
 }
 

@@ -12,6 +12,7 @@ import {
   badRequest, conflict, fieldForbidden, invalid, preconditionFailed, reasonless, type FieldError,
 } from './status.js';
 import { validateMeta } from './validation.js';
+import { fromEventsView, normalizeCoreEvent } from './events.js';
 import { allocateServiceAddresses, keepAllocatedValues, podSpecProblems, qosClass, validateLease, validatePodSpec } from './kinds.js';
 
 /** Where a write is aimed: the resource, the version in the URL, and the URL's namespace and name. */
@@ -143,8 +144,22 @@ function kindValidation(resource: ResourceInfo, obj: KubeObject): FieldError[] {
  * - Sets uid, creationTimestamp, generation (per type), resets status as the real strategy does.
  * - Throws an `ApiError` (400/422) and stores nothing on invalid input. `owned` as for {@link decodeBody}.
  */
-export function prepareCreate(target: WriteTarget, body: unknown, owned = false): KubeObject {
+export function prepareCreate(target: WriteTarget, body: unknown, owned = false, track?: (decoded: KubeObject) => void): KubeObject {
   const obj = decodeBody(target, body, owned);
+  // managedFields are the field manager's: computed on the decoded, defaulted body, before the strategy runs.
+  if (track === undefined) delete obj.metadata['managedFields'];
+  else track(obj);
+  const stored = toStoredForm(target.resource, obj);
+  return finishCreate(target, stored);
+}
+
+/** Events are stored in their core/v1 form, whichever API wrote them. */
+function toStoredForm(resource: ResourceInfo, obj: KubeObject): KubeObject {
+  if (resource.custom || resource.kind !== 'Event') return obj;
+  return normalizeCoreEvent(resource.group === 'events.k8s.io' ? fromEventsView(obj) : obj);
+}
+
+function finishCreate(target: WriteTarget, obj: KubeObject): KubeObject {
   const meta: ObjectMeta = obj.metadata;
   if ((meta.name ?? '') === '' && typeof meta.generateName === 'string' && meta.generateName !== '') {
     meta.name = generateName(meta.generateName);
@@ -158,7 +173,6 @@ export function prepareCreate(target: WriteTarget, body: unknown, owned = false)
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
   delete meta['selfLink'];
-  delete meta['managedFields'];
   if (target.resource.generation === 'none') delete meta.generation;
   else meta.generation = 1;
   prepareCreateByKind(target.resource, target.version, obj);
@@ -204,6 +218,42 @@ export function checkPreconditions(resource: ResourceInfo, old: KubeObject, meta
   }
 }
 
+/** A write to the main resource: status stays as stored where the type has the subresource; per-kind resets. */
+function keepStatus(resource: ResourceInfo, version: string, old: KubeObject, next: KubeObject): KubeObject {
+  if (hasStatus(resource, version)) {
+    if (old['status'] === undefined) delete next['status'];
+    else next['status'] = cloneJson(old['status']);
+  }
+  if (!resource.custom && resource.kind === 'Namespace') next['spec'] = cloneJson(old['spec']);
+  if (!resource.custom && resource.kind === 'Service') keepAllocatedValues(old, next);
+  if (!resource.custom && resource.kind === 'CustomResourceDefinition') next['status'] = crdStatus(next, old['status']);
+  return next;
+}
+
+function restore(next: Record<string, unknown>, old: Record<string, unknown>, field: string): void {
+  if (old[field] === undefined) delete next[field];
+  else next[field] = cloneJson(old[field]);
+}
+
+/**
+ * A write to `/status`, reset as each registry's status strategy resets it: custom resources keep everything but
+ * status from the stored object; built-ins keep `spec`, Deployments also `metadata.labels`, Pods also
+ * `metadata.ownerReferences` (labels, annotations and finalizers of other built-ins may change there, as on the
+ * real server).
+ */
+function keepAllButStatus(resource: ResourceInfo, old: KubeObject, incoming: KubeObject): KubeObject {
+  if (resource.custom) {
+    const next: KubeObject = { ...cloneJson(old), apiVersion: incoming.apiVersion, kind: incoming.kind };
+    restore(next, incoming, 'status');
+    restore(next.metadata, incoming.metadata, 'managedFields');
+    return next;
+  }
+  restore(incoming, old, 'spec');
+  if (resource.kind === 'Deployment') restore(incoming.metadata, old.metadata, 'labels');
+  if (resource.kind === 'Pod') restore(incoming.metadata, old.metadata, 'ownerReferences');
+  return incoming;
+}
+
 /**
  * Turns an update body (PUT, or the result of a patch) into the object to store.
  *
@@ -212,36 +262,21 @@ export function checkPreconditions(resource: ResourceInfo, old: KubeObject, meta
  *   status changes. System metadata (uid, creationTimestamp, deletion fields) always comes from `old`.
  * - Generation follows the type's policy. New finalizers on an object being deleted are rejected (422).
  */
-export function prepareUpdate(target: WriteTarget, old: KubeObject, body: unknown, subresource: 'status' | undefined, owned = false): KubeObject {
+export function prepareUpdate(target: WriteTarget, old: KubeObject, body: unknown, subresource: 'status' | undefined, owned = false, track?: (decoded: KubeObject) => void): KubeObject {
   const { resource, version } = target;
   const incoming = decodeBody({ ...target, name: old.metadata.name ?? '' }, body, owned);
   checkPreconditions(resource, old, incoming.metadata);
-  let next: KubeObject;
-  if (subresource === 'status') {
-    next = { ...cloneJson(old), apiVersion: incoming.apiVersion, kind: incoming.kind };
-    if (incoming['status'] === undefined) delete next['status'];
-    else next['status'] = incoming['status'];
-  } else {
-    next = incoming;
-    if (hasStatus(resource, version)) {
-      if (old['status'] === undefined) delete next['status'];
-      else next['status'] = cloneJson(old['status']);
-    }
-    const meta = next.metadata;
-    for (const field of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const) {
-      if (old.metadata[field] === undefined) delete meta[field];
-      else (meta as Record<string, unknown>)[field] = old.metadata[field];
-    }
-    delete meta['selfLink'];
-    delete meta['managedFields'];
-    if (!resource.custom && resource.kind === 'Namespace') {
-      next['spec'] = cloneJson(old['spec']);
-    }
-    if (!resource.custom && resource.kind === 'Service') keepAllocatedValues(old, next);
-    if (!resource.custom && resource.kind === 'CustomResourceDefinition') {
-      next['status'] = crdStatus(next, old['status']);
-    }
+  if (track === undefined) incoming.metadata['managedFields'] = cloneJson(old.metadata['managedFields']);
+  else track(incoming);
+  if (incoming.metadata['managedFields'] === undefined) delete incoming.metadata['managedFields'];
+  const stored = toStoredForm(resource, incoming);
+  const next = subresource === 'status' ? keepAllButStatus(resource, old, stored) : keepStatus(resource, version, old, stored);
+  const meta = next.metadata;
+  for (const field of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const) {
+    if (old.metadata[field] === undefined) delete meta[field];
+    else (meta as Record<string, unknown>)[field] = old.metadata[field];
   }
+  delete meta['selfLink'];
   const generation = bumpGeneration(resource, version, old, next);
   if (generation === undefined) delete next.metadata.generation;
   else next.metadata.generation = generation;

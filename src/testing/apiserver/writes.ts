@@ -2,6 +2,8 @@
  * CREATE, UPDATE (PUT) and PATCH handlers.
  * @module
  */
+import { writeOptions } from './apply/index.js';
+import { applyRequest, tracker } from './fields.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError } from './patch/index.js';
 import { atVersion } from './negotiate.js';
 import { cloneJson, isPlainObject, objectKey, type KubeObject } from './object.js';
@@ -35,10 +37,11 @@ export function present(target: RequestTarget, obj: KubeObject): KubeObject {
  * - The namespace must exist (404 `namespaces "x" not found`) and not be terminating (403), as with the
  *   NamespaceLifecycle admission plugin; an existing name is 409 AlreadyExists. Nothing is stored on error.
  */
-export function create(state: ServerState, target: RequestTarget, body: unknown, query: URLSearchParams): Reply {
+export function create(state: ServerState, target: RequestTarget, body: unknown, query: URLSearchParams, userAgent?: string): Reply {
   if (target.resource.namespaced && target.namespace === '') throw methodNotAllowed();
+  const { manager } = writeOptions(query, 'create', false, userAgent);
   const dryRun = isDryRun(query);
-  const obj = admitCreate(state, target, body, true);
+  const obj = admitCreate(state, target, body, true, tracker(state, target, undefined, manager));
   if (dryRun) return { code: 201, body: obj };
   return { code: 201, body: present(target, state.store.put(storageKey(target.resource), obj)) };
 }
@@ -51,11 +54,11 @@ export function create(state: ServerState, target: RequestTarget, body: unknown,
  * - Reads state only: nothing is stored, so callers can admit a whole batch before committing any of it.
  * - `owned`: `body` is a freshly parsed request body the result may reuse (see `decodeBody`).
  */
-export function admitCreate(state: ServerState, target: RequestTarget, body: unknown, owned = false): KubeObject {
+export function admitCreate(state: ServerState, target: RequestTarget, body: unknown, owned = false, track?: (decoded: KubeObject) => void): KubeObject {
   if (target.resource.namespaced && target.namespace === '') throw methodNotAllowed();
   // Read before the strategy runs: an owned body shares its metadata with the result, which gets a name.
   const generated = typeof body === 'object' && body !== null && !(body as KubeObject).metadata?.name;
-  const obj = prepareCreate({ resource: target.resource, version: target.version, namespace: target.namespace }, body, owned);
+  const obj = prepareCreate({ resource: target.resource, version: target.version, namespace: target.namespace, ...(target.name !== undefined ? { name: target.name } : {}) }, body, owned, track);
   if (target.resource.namespaced) {
     const ns = state.store.get(namespaceStorageKey, target.namespace);
     if (ns === undefined) throw notFound(namespaceResource, target.namespace);
@@ -96,15 +99,17 @@ export function commitUpdate(state: ServerState, target: RequestTarget, old: Kub
 }
 
 /** PUT to an object or its status subresource. PUT never creates (404 for a missing object). */
-export function update(state: ServerState, target: RequestTarget, body: unknown, query: URLSearchParams): Reply {
+export function update(state: ServerState, target: RequestTarget, body: unknown, query: URLSearchParams, userAgent?: string): Reply {
+  const { manager } = writeOptions(query, 'update', false, userAgent);
   const dryRun = isDryRun(query);
   const old = mustGet(state, target);
   const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true);
+  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true, tracker(state, target, present(target, old), manager));
   return commitUpdate(state, target, old, next, dryRun);
 }
 
-const applyMessage = 'server-side apply (application/apply-patch+yaml) is not supported by the rxkube in-memory API server; use application/merge-patch+json, application/json-patch+json or application/strategic-merge-patch+json';
+/** The patch types other than apply. */
+const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
 function unsupportedPatch(target: RequestTarget): ApiError {
   const types = target.resource.custom
@@ -138,14 +143,12 @@ function runPatch(target: RequestTarget, type: string, base: KubeObject, patch: 
  * Applies a PATCH body of `contentType` to `base` (a mutable copy of what the client sees) and returns the result.
  *
  * # Guarantees
- * - `application/apply-patch+yaml` is a 415 saying server-side apply is unsupported here; unknown types are 415;
- *   an unparsable patch is 400; a patch that cannot apply is the patch library's 400/409/422.
+ * - Unknown types are 415 (`application/apply-patch+yaml` goes to `applyRequest`, not here); an unparsable
+ *   patch is 400; a patch that cannot apply is the patch library's 400/409/422.
  */
 export function patchDocument(target: RequestTarget, contentType: string, raw: string, base: KubeObject, kind: string = target.resource.kind): KubeObject {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/apply-patch+yaml') throw unsupportedMediaType(applyMessage);
-  const known = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
-  if (!known.includes(type)) throw unknownPatchType();
+  if (!patchTypes.includes(type)) throw unknownPatchType();
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -160,13 +163,18 @@ export function patchDocument(target: RequestTarget, contentType: string, raw: s
 }
 
 /**
- * PATCH with merge, JSON or strategic merge patch (built-ins only; 415 for custom resources, like the real server).
+ * PATCH with merge, JSON or strategic merge patch (built-ins only; 415 for custom resources, like the real server),
+ * or server-side apply (see `applyRequest`).
  *
  * # Guarantees
  * - The result goes through the same rules as PUT: status subresource, generation, finalizers, and a
  *   resourceVersion carried by the patch must match (409).
  */
-export function patch(state: ServerState, target: RequestTarget, contentType: string, raw: string, query: URLSearchParams): Reply {
+export function patch(state: ServerState, target: RequestTarget, contentType: string, raw: string, query: URLSearchParams, userAgent?: string): Reply {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/apply-patch+yaml') return applyRequest(state, target, raw, query, userAgent);
+  if (!patchTypes.includes(type)) throw unknownPatchType();
+  const { manager } = writeOptions(query, 'patch', false, userAgent);
   const dryRun = isDryRun(query);
   const old = mustGet(state, target);
   const patched = patchDocument(target, contentType, raw, cloneJson(present(target, old)));
@@ -174,6 +182,6 @@ export function patch(state: ServerState, target: RequestTarget, contentType: st
     patched.metadata.resourceVersion = old.metadata.resourceVersion;
   }
   const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true);
+  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true, tracker(state, target, present(target, old), manager));
   return commitUpdate(state, target, old, next, dryRun);
 }

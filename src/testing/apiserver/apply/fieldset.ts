@@ -1,0 +1,267 @@
+/**
+ * `FieldSet`: structured-merge-diff's `fieldpath.Set`, a trie of path elements whose nodes are either members
+ * (the path itself is in the set) or parents of children, and its FieldsV1 JSON form.
+ * @module
+ */
+import {
+  comparePathElements, deserializePathElement, equalPathElements, serializePathElement, type Path, type PathElement,
+} from './path.js';
+
+/** A child subtree under one path element. */
+interface Child {
+  readonly element: PathElement;
+  readonly set: FieldSet;
+}
+
+/** Finds `element` in a sorted array: its index, or `-(insertion point) - 1`. */
+function search<T>(items: readonly T[], element: PathElement, key: (item: T) => PathElement): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = comparePathElements(key(items[mid]!), element);
+    if (c === 0) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return -lo - 1;
+}
+
+const self = (e: PathElement): PathElement => e;
+const childElement = (c: Child): PathElement => c.element;
+
+/**
+ * A set of field paths.
+ *
+ * # Guarantees
+ * - Members and children are kept sorted by `comparePathElements`, so every operation is a linear merge and the
+ *   FieldsV1 form is written in the same order as kube-apiserver writes it.
+ * - Operations return new sets and never change their inputs (after construction a set is treated as immutable).
+ */
+export class FieldSet {
+  constructor(
+    /** Elements whose path (prefix + element) is in the set. */
+    readonly members: PathElement[] = [],
+    /** Subtrees for paths that continue below an element. */
+    readonly children: Child[] = [],
+  ) {}
+
+  /** A set of the given paths. */
+  static of(paths: readonly Path[]): FieldSet {
+    const set = new FieldSet();
+    for (const p of paths) set.insert(p);
+    return set;
+  }
+
+  /** Adds `path` in place (only while building a set). An empty path is ignored, as in SMD. */
+  insert(path: Path): void {
+    if (path.length === 0) return;
+    let node: FieldSet = this;
+    for (let i = 0; i < path.length - 1; i++) node = node.descend(path[i]!);
+    const last = path[path.length - 1]!;
+    const at = search(node.members, last, self);
+    if (at < 0) node.members.splice(-at - 1, 0, last);
+  }
+
+  /** The child set under `element`, created when missing (building only). */
+  descend(element: PathElement): FieldSet {
+    const at = search(this.children, element, childElement);
+    if (at >= 0) return this.children[at]!.set;
+    const set = new FieldSet();
+    this.children.splice(-at - 1, 0, { element, set });
+    return set;
+  }
+
+  /** True when `element` (at this level) is a member. */
+  hasMember(element: PathElement): boolean {
+    return search(this.members, element, self) >= 0;
+  }
+
+  /** The subtree under `element`, or an empty set. */
+  withPrefix(element: PathElement): FieldSet {
+    const at = search(this.children, element, childElement);
+    return at >= 0 ? this.children[at]!.set : EMPTY;
+  }
+
+  /** True when `path` is a member. */
+  has(path: Path): boolean {
+    if (path.length === 0) return false;
+    let node: FieldSet = this;
+    for (let i = 0; i < path.length - 1; i++) {
+      const at = search(node.children, path[i]!, childElement);
+      if (at < 0) return false;
+      node = node.children[at]!.set;
+    }
+    return node.hasMember(path[path.length - 1]!);
+  }
+
+  /** True when the set holds no path. */
+  empty(): boolean {
+    return this.members.length === 0 && this.children.every((c) => c.set.empty());
+  }
+
+  /** Number of member paths. */
+  size(): number {
+    return this.children.reduce((n, c) => n + c.set.size(), this.members.length);
+  }
+
+  /** Every member path, in order (members of a node before its children, as SMD iterates). */
+  paths(prefix: Path = []): Path[] {
+    const out: Path[] = this.members.map((m) => [...prefix, m]);
+    for (const c of this.children) out.push(...c.set.paths([...prefix, c.element]));
+    return out;
+  }
+
+  /** Paths in either set. */
+  union(other: FieldSet): FieldSet {
+    return new FieldSet(mergeSorted(this.members, other.members, 'union'), mergeChildren(this.children, other.children, 'union'));
+  }
+
+  /** Paths in both sets. */
+  intersection(other: FieldSet): FieldSet {
+    return new FieldSet(mergeSorted(this.members, other.members, 'intersection'), mergeChildren(this.children, other.children, 'intersection'));
+  }
+
+  /** Paths of this set that are not in `other` (a member of `other` does not remove this set's children below it). */
+  difference(other: FieldSet): FieldSet {
+    return new FieldSet(mergeSorted(this.members, other.members, 'difference'), mergeChildren(this.children, other.children, 'difference'));
+  }
+
+  /** Like `difference`, but a member of `other` also removes everything below it. */
+  recursiveDifference(other: FieldSet): FieldSet {
+    const children: Child[] = [];
+    for (const c of this.children) {
+      if (other.hasMember(c.element)) continue;
+      const theirs = search(other.children, c.element, childElement);
+      if (theirs < 0) children.push(c);
+      else {
+        const diff = c.set.recursiveDifference(other.children[theirs]!.set);
+        if (!diff.empty()) children.push({ element: c.element, set: diff });
+      }
+    }
+    return new FieldSet(mergeSorted(this.members, other.members, 'difference'), children);
+  }
+
+  /** Structural equality. */
+  equals(other: FieldSet): boolean {
+    return this.members.length === other.members.length && this.members.every((m, i) => equalPathElements(m, other.members[i]!))
+      && this.children.length === other.children.length
+      && this.children.every((c, i) => equalPathElements(c.element, other.children[i]!.element) && c.set.equals(other.children[i]!.set));
+  }
+
+  /** The FieldsV1 JSON object (`{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`). */
+  toFieldsV1(): Record<string, unknown> {
+    return this.emit(false);
+  }
+
+  private emit(includeSelf: boolean): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    if (includeSelf && (this.members.length > 0 || this.children.length > 0)) out['.'] = {};
+    let mi = 0;
+    let ci = 0;
+    while (mi < this.members.length || ci < this.children.length) {
+      const m = this.members[mi];
+      const c = this.children[ci];
+      const order = m === undefined ? 1 : c === undefined ? -1 : comparePathElements(m, c.element);
+      if (order < 0) {
+        out[serializePathElement(m!)] = {};
+        mi++;
+      } else {
+        out[serializePathElement(c!.element)] = c!.set.emit(order === 0);
+        if (order === 0) mi++;
+        ci++;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Reads a FieldsV1 JSON object.
+   *
+   * # Guarantees
+   * - A key with `{}` (or only `"."`) is a member; keys with unknown element types are skipped, as in SMD.
+   * - A malformed key or a non-object value throws a `PathElementError`.
+   */
+  static fromFieldsV1(json: unknown): FieldSet {
+    return readNode(json).children ?? new FieldSet();
+  }
+}
+
+const EMPTY = new FieldSet();
+
+function readNode(json: unknown): { children: FieldSet | undefined; member: boolean } {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new TypeError(`FieldsV1 nodes must be JSON objects, got ${JSON.stringify(json)}`);
+  }
+  let children: FieldSet | undefined;
+  let member = false;
+  for (const [key, value] of Object.entries(json)) {
+    if (key === '.') {
+      member = true;
+      continue;
+    }
+    const element = deserializePathElement(key);
+    if (element === undefined) continue;
+    const child = readNode(value);
+    children ??= new FieldSet();
+    if (child.member) {
+      const at = search(children.members, element, self);
+      if (at < 0) children.members.splice(-at - 1, 0, element);
+    }
+    if (child.children !== undefined) {
+      const at = search(children.children, element, childElement);
+      if (at < 0) children.children.splice(-at - 1, 0, { element, set: child.children });
+      else children.children[at] = { element, set: children.children[at]!.set.union(child.children) };
+    }
+  }
+  return { children, member: member || children === undefined };
+}
+
+type Mode = 'union' | 'intersection' | 'difference';
+
+function mergeSorted(a: readonly PathElement[], b: readonly PathElement[], mode: Mode): PathElement[] {
+  const out: PathElement[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const c = comparePathElements(a[i]!, b[j]!);
+    if (c < 0) {
+      if (mode !== 'intersection') out.push(a[i]!);
+      i++;
+    } else if (c > 0) {
+      if (mode === 'union') out.push(b[j]!);
+      j++;
+    } else {
+      if (mode !== 'difference') out.push(a[i]!);
+      i++;
+      j++;
+    }
+  }
+  if (mode !== 'intersection') for (; i < a.length; i++) out.push(a[i]!);
+  if (mode === 'union') for (; j < b.length; j++) out.push(b[j]!);
+  return out;
+}
+
+function mergeChildren(a: readonly Child[], b: readonly Child[], mode: Mode): Child[] {
+  const out: Child[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const c = comparePathElements(a[i]!.element, b[j]!.element);
+    if (c < 0) {
+      if (mode !== 'intersection') out.push(a[i]!);
+      i++;
+    } else if (c > 0) {
+      if (mode === 'union') out.push(b[j]!);
+      j++;
+    } else {
+      const set = mode === 'union' ? a[i]!.set.union(b[j]!.set) : mode === 'intersection' ? a[i]!.set.intersection(b[j]!.set) : a[i]!.set.difference(b[j]!.set);
+      if (mode === 'union' || !set.empty()) out.push({ element: a[i]!.element, set });
+      i++;
+      j++;
+    }
+  }
+  if (mode !== 'intersection') for (; i < a.length; i++) out.push(a[i]!);
+  if (mode === 'union') for (; j < b.length; j++) out.push(b[j]!);
+  return out;
+}

@@ -1,0 +1,107 @@
+/**
+ * The request side of writes with a field manager: the apply body (YAML or JSON, parsed by a real YAML library),
+ * the `fieldManager`/`force` options with kube-apiserver's validation, and the manager name derived from the
+ * User-Agent when none is given.
+ * @module
+ */
+import { parse as parseYaml } from 'yaml';
+import { badRequest, fieldForbidden, fieldInvalid, fieldRequired, invalid, type FieldError } from '../status.js';
+import type { JsonMap } from './value.js';
+
+/** Longest field manager name (`FieldManagerMaxLength`). */
+export const fieldManagerMaxLength = 128;
+
+const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/**
+ * `prefixFromUserAgent`: the User-Agent up to its first `/`, without unprintable characters, cut to 128 bytes
+ * (`kubectl/v1.32.0 (linux/amd64) kubernetes/abc` → `kubectl`).
+ */
+export function managerFromUserAgent(userAgent: string | undefined): string {
+  const prefix = (userAgent ?? '').split('/')[0]!;
+  let out = '';
+  let bytes = 0;
+  for (const char of prefix) {
+    if (!printable.test(char)) continue;
+    const size = Buffer.byteLength(char);
+    if (bytes + size > fieldManagerMaxLength) break;
+    out += char;
+    bytes += size;
+  }
+  return out;
+}
+
+function managerErrors(manager: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (Buffer.byteLength(manager) > fieldManagerMaxLength) {
+    errors.push({ field: 'fieldManager', reason: 'FieldValueTooLong', message: `Too long: may not be more than ${fieldManagerMaxLength} bytes` });
+  }
+  let position = 0;
+  for (const char of manager) {
+    if (!printable.test(char)) {
+      const code = char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      errors.push(fieldInvalid('fieldManager', manager, `invalid character U+${code} (at position ${position})`));
+    }
+    position += Buffer.byteLength(char);
+  }
+  return errors;
+}
+
+/** What a write asked for: the manager (from `fieldManager`, else the User-Agent) and `force`. */
+export interface WriteOptions {
+  readonly manager: string;
+  readonly force: boolean;
+}
+
+/**
+ * Reads and validates `fieldManager` and `force` for a write, as `ValidateCreateOptions`/`ValidateUpdateOptions`/
+ * `ValidatePatchOptions` do.
+ *
+ * # Guarantees
+ * - Apply without `fieldManager` is 422 `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is
+ *   required for apply patch`; `force` on any other patch is 422 `force: Forbidden: may not be specified for
+ *   non-apply patch`; a manager longer than 128 bytes or with unprintable characters is 422; a `force` that is not
+ *   a boolean is 400.
+ */
+export function writeOptions(query: URLSearchParams, verb: 'create' | 'update' | 'patch', apply: boolean, userAgent: string | undefined): WriteOptions {
+  const manager = query.get('fieldManager') ?? '';
+  const rawForce = query.get('force');
+  let force: boolean | undefined;
+  if (rawForce !== null) {
+    const normalized = rawForce.toLowerCase();
+    if (['1', 't', 'true'].includes(normalized)) force = true;
+    else if (['0', 'f', 'false', ''].includes(normalized)) force = false;
+    else throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(rawForce)}: invalid syntax`);
+  }
+  const errors: FieldError[] = [];
+  if (verb === 'patch') {
+    if (apply && manager === '') errors.push(fieldRequired('fieldManager', 'is required for apply patch'));
+    if (!apply && force !== undefined) errors.push(fieldForbidden('force', 'may not be specified for non-apply patch'));
+  }
+  errors.push(...managerErrors(manager));
+  const kind = verb === 'create' ? 'CreateOptions' : verb === 'update' ? 'UpdateOptions' : 'PatchOptions';
+  if (errors.length > 0) throw invalid('meta.k8s.io', kind, '', errors);
+  return { manager: manager !== '' ? manager : managerFromUserAgent(userAgent), force: force === true };
+}
+
+/**
+ * Parses an `application/apply-patch+yaml` body (JSON is YAML too) into the object to apply.
+ *
+ * # Guarantees
+ * - YAML 1.1 scalars, as the Go YAML decoder reads them; an empty body is an empty object.
+ * - Anything that is not a mapping is a 400 `error decoding YAML: ...`, nothing is applied.
+ */
+export function parseApplyBody(raw: string): JsonMap {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(raw, { version: '1.1', uniqueKeys: true, maxAliasCount: 100 });
+  } catch (error) {
+    throw badRequest(`error decoding YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    const type = Array.isArray(parsed) ? 'array' : typeof parsed === 'boolean' ? 'bool' : typeof parsed;
+    throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${type} into Go value of type map[string]interface {}`);
+  }
+  return JSON.parse(JSON.stringify(parsed)) as JsonMap;
+}

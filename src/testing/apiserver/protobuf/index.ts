@@ -1,0 +1,2 @@
+/** Kubernetes protobuf for the in-memory API server: the envelope and the vendored upstream message definitions. */
+export { decodeProtobuf, encodeProtobuf, protobufMediaType, protobufType, ProtobufError } from './codec.js';
