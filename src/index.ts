@@ -23,8 +23,14 @@ export type { FieldRequirement, FieldSelector, LabelRequirement, LabelSelector }
 export type { BackoffPolicy } from './backoff/index.js';
 
 // The network seam and its errors.
-export { ApiError, TransportError, kubeTransport } from './transport/index.js';
-export type { QueryParams, RequestOptions, Transport, WatchRequestOptions } from './transport/index.js';
+export {
+  ApiError, TransportError, isAlreadyExists, isBadRequest, isConflict, isExpired, isForbidden, isInvalid, isNotFound,
+  isServerError, isTooManyRequests, isUnauthorized, kubeTransport,
+} from './transport/index.js';
+export type {
+  QueryParams, RequestMethod, RequestOptions, StatusCause, StatusDetails, Transport, TransportRequest, TransportResponse,
+  WatchRequestOptions,
+} from './transport/index.js';
 export { UnknownResourceError, resolveResource } from './resources/index.js';
 export type { ResolvedResource, ResourceRef } from './resources/index.js';
 

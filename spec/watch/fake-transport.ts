@@ -5,7 +5,7 @@
 import { asyncScheduler, NEVER, Observable } from 'rxjs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
-import type { QueryParams, Transport, WatchRequestOptions } from '../../src/transport/index.js';
+import type { QueryParams, Transport, TransportRequest, TransportResponse, WatchRequestOptions } from '../../src/transport/index.js';
 import type { ResolvedResource } from '../../src/resources/index.js';
 
 export interface FakeCall {
@@ -51,6 +51,12 @@ export class FakeTransport implements Transport {
    */
   watch(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<string> {
     return this.serve('watch', path, query, options?.accept, options?.onOpen) as Observable<string>;
+  }
+
+  /** Reflector specs make no writes: a write is a spec bug, reported as an unexpected request. */
+  request(request: TransportRequest): Observable<TransportResponse> {
+    this.unexpected.push(`unexpected ${request.method} ${request.path}`);
+    return NEVER;
   }
 
   /** Calls of one kind, in order. */

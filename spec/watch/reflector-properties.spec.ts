@@ -38,6 +38,10 @@ class ScriptedServer implements Transport {
     return of(page([pod('a', first), pod('b', second)], second));
   }
 
+  request(): Observable<never> {
+    throw new Error('the reflector makes no writes');
+  }
+
   /** Every watch is accepted at once (its headers arrive), then follows its behaviour. */
   watch(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<string> {
     return new Observable<string>((subscriber) => {

@@ -3,28 +3,119 @@
  * without parsing messages.
  */
 
+/** One cause of a failure `Status`: which field and why (`details.causes` in Kubernetes). */
+export interface StatusCause {
+  /** A machine-readable reason, e.g. `FieldValueInvalid`, `FieldManagerConflict`. */
+  readonly reason?: string;
+  readonly message?: string;
+  /** The field path the cause is about, e.g. `metadata.labels`, `spec.containers[0].image`. */
+  readonly field?: string;
+}
+
+/** The `details` of a failure `Status`: what it is about. */
+export interface StatusDetails {
+  readonly name?: string;
+  readonly group?: string;
+  readonly kind?: string;
+  readonly uid?: string;
+  readonly causes?: readonly StatusCause[];
+  readonly retryAfterSeconds?: number;
+}
+
 /**
- * An HTTP error status from the API server, decoded from the `Status` body when there was one.
+ * An HTTP error status from the API server, decoded from the `Status` body when there was one. It is the one error
+ * type of every read, watch and write; test it with `isConflict`, `isNotFound` and their siblings.
  *
  * # Guarantees
  * - `code` is always the HTTP status (or the `Status.code` of an in-band watch ERROR event).
  * - `reason` is the Kubernetes `Status.reason` when the server sent one (`Expired`, `Forbidden`, `NotFound`, ...),
  *   otherwise the HTTP reason phrase.
+ * - `causes` are the `Status` causes (field paths and why), empty when there were none; `details` is the rest.
  * - `retryAfterSeconds` is set when a `Retry-After` header (seconds or HTTP date) or `Status.details
  *   .retryAfterSeconds` was present.
  */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   constructor(
+    /** The HTTP status code. */
     readonly code: number,
+    /** The Kubernetes `Status.reason`, or the HTTP reason phrase. */
     readonly reason: string,
     message: string,
+    /** Seconds the server asked the client to wait, when it said. */
     readonly retryAfterSeconds?: number,
     /** The decoded `Status` object, when the body was one. */
     readonly status?: unknown,
   ) {
     super(message);
   }
+
+  /** `Status.details`, when the server sent them. */
+  get details(): StatusDetails | undefined {
+    const details = (this.status as { details?: unknown } | undefined)?.details;
+    return typeof details === 'object' && details !== null ? (details as StatusDetails) : undefined;
+  }
+
+  /** `Status.details.causes`: which fields failed and why; empty when the server gave none. */
+  get causes(): readonly StatusCause[] {
+    const causes = this.details?.causes;
+    return Array.isArray(causes) ? causes : [];
+  }
+}
+
+/** A 404: the object (or the resource) does not exist. */
+export function isNotFound(error: unknown): error is ApiError {
+  return isApiError(error, 404, 'NotFound');
+}
+
+/** A 409 `Conflict`: a precondition or resourceVersion did not match (someone else wrote first), or an apply conflict. */
+export function isConflict(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.code === 409 && error.reason === 'Conflict';
+}
+
+/** A 409 `AlreadyExists`: a create of a name that is taken. */
+export function isAlreadyExists(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.code === 409 && error.reason === 'AlreadyExists';
+}
+
+/** A 422 `Invalid`: the object failed validation; `causes` name the fields. */
+export function isInvalid(error: unknown): error is ApiError {
+  return isApiError(error, 422, 'Invalid');
+}
+
+/** A 400 `BadRequest`: the request itself was malformed. */
+export function isBadRequest(error: unknown): error is ApiError {
+  return isApiError(error, 400, 'BadRequest');
+}
+
+/** A 401: the credentials were refused. */
+export function isUnauthorized(error: unknown): error is ApiError {
+  return isApiError(error, 401, 'Unauthorized');
+}
+
+/** A 403: authenticated, but not allowed (RBAC). */
+export function isForbidden(error: unknown): error is ApiError {
+  return isApiError(error, 403, 'Forbidden');
+}
+
+/** A 410: the resourceVersion asked for is too old (compacted). */
+export function isExpired(error: unknown): error is ApiError {
+  return error instanceof ApiError && (error.code === 410 || error.reason === 'Expired' || error.reason === 'Gone');
+}
+
+/** A 429: throttled; `retryAfterSeconds` says how long to wait when the server said. */
+export function isTooManyRequests(error: unknown): error is ApiError {
+  return isApiError(error, 429, 'TooManyRequests');
+}
+
+/** A 5xx: the server failed; usually worth retrying with backoff. */
+export function isServerError(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.code >= 500 && error.code < 600;
+}
+
+/** The code, or the reason when the code is one a proxy could have rewritten. */
+function isApiError(error: unknown, code: number, reason: string): error is ApiError {
+  return error instanceof ApiError && (error.code === code || error.reason === reason);
 }
 
 /**
@@ -99,7 +190,7 @@ export interface StatusLike {
   code?: number;
   reason?: string;
   message?: string;
-  details?: { retryAfterSeconds?: number };
+  details?: StatusDetails;
 }
 
 function tryParseStatus(body: string): StatusLike | undefined {

@@ -1,12 +1,11 @@
 /**
  * GET requests and watch streams over node:http(s), with auth, TLS and proxies applied by client-node's KubeConfig.
  */
-import http from 'node:http';
-import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
-import { TransportError, apiErrorFromResponse, type ApiError } from './errors.js';
+import { ignore, openRequest, readBody } from './connection.js';
+import { TransportError } from './errors.js';
 import { LineSplitter } from './lines.js';
 
 /** Query parameters; `undefined` values are left out. */
@@ -44,8 +43,6 @@ export interface KubeList<T = unknown> {
   readonly items: T[];
 }
 
-const ERROR_BODY_LIMIT = 64 * 1024;
-
 /**
  * Sends a GET for `path` (relative to the current cluster's server) and resolves with the parsed JSON body.
  *
@@ -55,7 +52,7 @@ const ERROR_BODY_LIMIT = 64 * 1024;
  * - Aborting `signal` destroys the socket and rejects with the signal's reason.
  */
 export async function getJson(kc: KubeConfig, path: string, query: QueryParams, options: RequestOptions = {}): Promise<unknown> {
-  const res = await openRequest(kc, path, query, options);
+  const res = await openRequest(kc, 'GET', path, query, options);
   const body = await readBody(res, Number.POSITIVE_INFINITY);
   try {
     return JSON.parse(body) as unknown;
@@ -139,7 +136,7 @@ export function watchLines(
       if (response?.complete === false) subscriber.error(new TransportError('ConnectionClosed', `watch ${path}: stream closed before its end`));
     };
 
-    openRequest(kc, path, { ...query, watch: 'true' }, { accept: options.accept, signal: controller.signal }).then(
+    openRequest(kc, 'GET', path, { ...query, watch: 'true' }, { accept: options.accept, signal: controller.signal }).then(
       (res) => {
         if (subscriber.closed) {
           res.on('error', ignore);
@@ -163,80 +160,5 @@ export function watchLines(
         response.destroy();
       }
     };
-  });
-}
-
-function ignore(): void {}
-
-/** Builds the URL, applies KubeConfig auth/TLS, sends the GET and resolves with a 2xx response (else rejects). */
-async function openRequest(kc: KubeConfig, path: string, query: QueryParams, options: RequestOptions): Promise<IncomingMessage> {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new TransportError('NoCluster', 'KubeConfig has no current cluster');
-  const url = new URL(cluster.server.replace(/\/+$/, '') + path);
-  for (const [key, value] of Object.entries(query)) {
-    if (value !== undefined) url.searchParams.set(key, String(value));
-  }
-  const requestOptions: https.RequestOptions = { method: 'GET', headers: {} };
-  await kc.applyToHTTPSOptions(requestOptions);
-  requestOptions.headers = { ...requestOptions.headers, Accept: options.accept ?? 'application/json' };
-  const signal = options.signal;
-  signal?.throwIfAborted();
-
-  return new Promise<IncomingMessage>((resolve, reject) => {
-    const send = url.protocol === 'http:' ? http.request : https.request;
-    const req = send(url, requestOptions);
-    const onAbort = (): void => {
-      req.destroy();
-      reject(signal?.reason ?? new Error('aborted'));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (err) => {
-      signal?.removeEventListener('abort', onAbort);
-      reject(new TransportError('NetworkError', `GET ${url.pathname}: ${err.message}`, { cause: err }));
-    });
-    req.on('response', (res) => {
-      signal?.removeEventListener('abort', onAbort);
-      // Tie the body's lifetime to the signal, so aborting mid-body also frees the socket.
-      if (signal !== undefined) {
-        const onBodyAbort = (): void => {
-          res.on('error', ignore);
-          res.destroy();
-        };
-        signal.addEventListener('abort', onBodyAbort, { once: true });
-        res.once('close', () => signal.removeEventListener('abort', onBodyAbort));
-      }
-      const code = res.statusCode ?? 0;
-      if (code >= 200 && code < 300) {
-        resolve(res);
-        return;
-      }
-      const failed = (body: string): ApiError => apiErrorFromResponse({
-        statusCode: code, statusMessage: res.statusMessage, body,
-        retryAfter: headerValue(res.headers['retry-after']), date: headerValue(res.headers.date),
-      });
-      readBody(res, ERROR_BODY_LIMIT).then((body) => reject(failed(body)), () => reject(failed('')));
-    });
-    req.end();
-  });
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** Reads a body as UTF-8 (decoded once, so split multi-byte characters are safe), up to `limit` bytes. */
-function readBody(res: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    res.on('data', (chunk: Buffer) => {
-      if (size < limit) chunks.push(chunk);
-      size += chunk.length;
-    });
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', (err) => reject(new TransportError('ConnectionClosed', `response body cut: ${err.message}`, { cause: err })));
-    res.on('close', () => {
-      if (!res.complete) reject(new TransportError('ConnectionClosed', 'response closed before its end'));
-    });
   });
 }

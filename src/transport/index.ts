@@ -2,10 +2,15 @@
  * HTTP list and watch over a client-node KubeConfig: abortable, stateless, with typed errors.
  * @packageDocumentation
  */
-export { ApiError, TransportError, apiErrorFromResponse, parseRetryAfter } from './errors.js';
-export type { StatusLike } from './errors.js';
+export {
+  ApiError, TransportError, apiErrorFromResponse, isAlreadyExists, isBadRequest, isConflict, isExpired, isForbidden, isInvalid,
+  isNotFound, isServerError, isTooManyRequests, isUnauthorized, parseRetryAfter,
+} from './errors.js';
+export type { StatusCause, StatusDetails, StatusLike } from './errors.js';
 export { LineSplitter } from './lines.js';
 export { asKubeList, getJson, listPage, watchLines } from './http.js';
 export type { KubeList, QueryParams, RequestOptions, WatchRequestOptions } from './http.js';
 export { kubeTransport } from './transport.js';
+export { sendRequest } from './request.js';
+export type { RequestMethod, TransportRequest, TransportResponse } from './request.js';
 export type { Transport } from './transport.js';

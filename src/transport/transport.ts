@@ -5,14 +5,18 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import { getJson, watchLines } from './http.js';
 import type { QueryParams, WatchRequestOptions } from './http.js';
+import { sendRequest, type TransportRequest, type TransportResponse } from './request.js';
 
 /**
- * What `listWatch` and discovery need from the network.
+ * Everything rxkube needs from the network: reads and watches for the reflector and discovery, and the general
+ * request every write goes through.
  *
  * # Guarantees (every implementation must keep them)
- * - Both methods are cold: nothing is sent until subscription, and each subscription is one request.
+ * - Every method is cold: nothing is sent until subscription, and each subscription is one request.
  * - Unsubscribing aborts the request at once.
  * - `get` emits exactly one decoded JSON value then completes, or errors with `ApiError` / `TransportError`.
+ * - `request` emits exactly one {@link TransportResponse} (2xx) then completes, or errors with `ApiError` (any other
+ *   status, decoded from its `Status` body) / `TransportError`. It never retries.
  * - `watch` emits raw lines in arrival order; completes on a clean server close; errors on an error status or a
  *   cut stream. `onActivity` is called whenever bytes arrive; `onOpen` once, when the server accepted the watch
  *   (an implementation that cannot tell may skip it: the reflector then takes the first line as the sign).
@@ -20,6 +24,7 @@ import type { QueryParams, WatchRequestOptions } from './http.js';
 export interface Transport {
   get(path: string, query: QueryParams, options?: { readonly accept?: string }): Observable<unknown>;
   watch(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<string>;
+  request(request: TransportRequest): Observable<TransportResponse>;
 }
 
 const transports = new WeakMap<KubeConfig, Transport>();
@@ -32,29 +37,37 @@ export function kubeTransport(kc: KubeConfig): Transport {
   let transport = transports.get(kc);
   if (transport === undefined) {
     transport = {
-      get: (path, query, options) =>
-        new Observable<unknown>((subscriber) => {
-          const controller = new AbortController();
-          let settled = false;
-          getJson(kc, path, query, { accept: options?.accept, signal: controller.signal }).then(
-            (value) => {
-              settled = true;
-              subscriber.next(value);
-              subscriber.complete();
-            },
-            (err: unknown) => {
-              settled = true;
-              subscriber.error(err);
-            },
-          );
-          // Only an in-flight request needs aborting; a settled one has already released its socket.
-          return () => {
-            if (!settled) controller.abort();
-          };
-        }),
+      get: (path, query, options) => fromAbortable((signal) => getJson(kc, path, query, { accept: options?.accept, signal })),
       watch: (path, query, options) => watchLines(kc, path, query, options),
+      request: (request) => fromAbortable((signal) => sendRequest(kc, request, signal)),
     };
     transports.set(kc, transport);
   }
   return transport;
+}
+
+/**
+ * A cold Observable of one Promise-returning request: subscribing starts it, unsubscribing before it settled aborts
+ * it through its signal.
+ */
+function fromAbortable<V>(start: (signal: AbortSignal) => Promise<V>): Observable<V> {
+  return new Observable<V>((subscriber) => {
+    const controller = new AbortController();
+    let settled = false;
+    start(controller.signal).then(
+      (value) => {
+        settled = true;
+        subscriber.next(value);
+        subscriber.complete();
+      },
+      (err: unknown) => {
+        settled = true;
+        subscriber.error(err);
+      },
+    );
+    // Only an in-flight request needs aborting; a settled one has already released its socket.
+    return () => {
+      if (!settled) controller.abort();
+    };
+  });
 }

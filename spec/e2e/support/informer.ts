@@ -132,6 +132,7 @@ export function recordingTransport(kubeConfig: KubeConfig): RecordingTransport {
         const bookmark = asBookmark(line);
         if (bookmark) bookmarks.push(bookmark);
       }))),
+      request: (request) => inner.request(request),
     },
   };
 }
