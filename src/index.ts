@@ -25,10 +25,10 @@ export type { BackoffPolicy } from './backoff/index.js';
 // The network seam and its errors.
 export {
   ApiError, TransportError, isAlreadyExists, isBadRequest, isConflict, isExpired, isForbidden, isInvalid, isNotFound,
-  isServerError, isTooManyRequests, isUnauthorized, kubeTransport,
+  isServerError, isTooManyRequests, isUnauthorized, kubeTransport, transportOf,
 } from './transport/index.js';
 export type {
-  QueryParams, RequestMethod, RequestOptions, StatusCause, StatusDetails, Transport, TransportRequest, TransportResponse,
+  Connection, QueryParams, RequestMethod, RequestOptions, StatusCause, StatusDetails, Transport, TransportRequest, TransportResponse,
   WatchRequestOptions,
 } from './transport/index.js';
 export { UnknownResourceError, resolveResource } from './resources/index.js';

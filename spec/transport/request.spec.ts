@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { firstValueFrom, lastValueFrom } from 'rxjs';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import {
-  ApiError, isAlreadyExists, isConflict, isInvalid, isNotFound, kubeTransport, type Transport, type TransportResponse,
+  ApiError, isAlreadyExists, isConflict, isInvalid, isNotFound, kubeTransport, transportOf, type Transport, type TransportResponse,
 } from '../../src/transport/index.js';
 
 const configMaps = '/api/v1/namespaces/default/configmaps';
@@ -83,5 +83,18 @@ describe('transport: the general request, against the in-memory API server', () 
   it('gives a non-JSON success body as text', async () => {
     const healthz = await firstValueFrom(transport.request({ method: 'GET', path: '/healthz', accept: 'text/plain' }));
     expect(healthz.body).to.equal('ok');
+  });
+});
+
+describe('transportOf', () => {
+  it('takes a transport as it is and a KubeConfig through its one cached kubeTransport', async () => {
+    const cluster = await startTestCluster();
+    try {
+      const transport = kubeTransport(cluster.kubeConfig);
+      expect(transportOf(transport)).to.equal(transport);
+      expect(transportOf(cluster.kubeConfig)).to.equal(transport);
+    } finally {
+      await cluster.stop();
+    }
   });
 });

@@ -27,6 +27,23 @@ export interface Transport {
   request(request: TransportRequest): Observable<TransportResponse>;
 }
 
+/**
+ * Where rxkube reaches a cluster: a client-node `KubeConfig` (auth, TLS and proxies from client-node, over HTTP) or
+ * any {@link Transport} (a scripted one in tests, an in-process cluster). Every entry point that talks to a cluster
+ * accepts one.
+ */
+export type Connection = KubeConfig | Transport;
+
+/** The transport of a connection: the transport itself, or {@link kubeTransport} of a KubeConfig. */
+export function transportOf(connection: Connection): Transport {
+  return isTransport(connection) ? connection : kubeTransport(connection);
+}
+
+function isTransport(connection: Connection): connection is Transport {
+  const candidate = connection as Partial<Transport>;
+  return typeof candidate.request === 'function' && typeof candidate.watch === 'function' && typeof candidate.get === 'function';
+}
+
 const transports = new WeakMap<KubeConfig, Transport>();
 
 /**
