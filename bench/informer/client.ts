@@ -2,10 +2,14 @@
  * One benchmark client in its own process (so heaps never mix): syncs every pod from the server, reports the time
  * and the heap it retains per object, then counts MODIFIED events in bursts on the parent's orders.
  *
- * Usage (by `informer.ts`): `client.ts <mode> <serverUrl> <pods>`, mode one of `floor`, `floor-strip`, `rxkube`,
- * `rxkube-keep`, `client-node`. Messages out: `{ type: 'synced', ms, cpuMs, heapBytes }`, `{ type: 'armed' }`,
- * `{ type: 'burst-done', ms, cpuMs }` (cpuMs: this process's user + system CPU time). Messages in: `{ type: 'expect', count }`, `{ type: 'stop' }`.
+ * Usage (by `informer.ts` and `continuous.ts`): `client.ts <mode> <serverUrl> <pods>`, mode one of `floor`,
+ * `floor-strip`, `rxkube`, `rxkube-keep`, `client-node`. Messages out: `{ type: 'synced', ms, cpuMs, heapBytes }`,
+ * `{ type: 'armed' }`, `{ type: 'burst-done', ms, cpuMs }` (cpuMs: this process's user + system CPU time),
+ * `{ type: 'profiled', path }`. Messages in: `{ type: 'expect', count, profile? }` (with `profile`, a CPU profile of
+ * the burst, and only of the burst, is written to that path), `{ type: 'stop' }`.
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
 import { firstValueFrom, filter, Subscription } from 'rxjs';
 import { informer } from '../../src/informer/index.js';
@@ -36,6 +40,28 @@ kubeConfig.loadFromOptions({
   currentContext: 'bench',
 });
 
+/** The CPU profiler of a profiled burst: started before `armed`, stopped at the burst's last event. */
+let profiler: { session: Session; path: string } | undefined;
+
+async function startProfile(path: string): Promise<void> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  profiler = { session, path };
+}
+
+async function stopProfile(): Promise<void> {
+  if (profiler === undefined) return;
+  const { session, path } = profiler;
+  profiler = undefined;
+  const { profile } = await session.post('Profiler.stop');
+  session.disconnect();
+  writeFileSync(path, JSON.stringify(profile));
+  process.send!({ type: 'profiled', path });
+}
+
 /** Counts events; `arm(n)` starts a burst measurement that ends at the n-th event after it. */
 const counter = {
   expected: 0,
@@ -54,6 +80,7 @@ const counter = {
     if (this.seen === this.expected) {
       this.expected = 0;
       process.send!({ type: 'burst-done', ms: performance.now() - this.firstAt, cpuMs: cpuMs(this.cpuAtArm) });
+      void stopProfile();
     }
   },
 };
@@ -77,6 +104,9 @@ async function start(): Promise<{ retained: unknown; stop: () => void }> {
       subscription.add(pods.events$.subscribe((event) => {
         if (event.type === 'updated') counter.tick();
       }));
+      // Subscribed like a controller's cache reader would be: every published snapshot is delivered.
+      let snapshots = 0;
+      subscription.add(pods.store$.subscribe(() => void (snapshots += 1)));
       await firstValueFrom(pods.synced$.pipe(filter(Boolean)));
       return { retained: pods, stop: () => subscription.unsubscribe() };
     }
@@ -112,10 +142,14 @@ const syncCpuMs = cpuMs(cpuAtStart);
 const heapBytes = (collect() - baseline) / total;
 process.send!({ type: 'synced', ms: syncMs, cpuMs: syncCpuMs, heapBytes });
 
-process.on('message', (message: { type: string; count?: number }) => {
+process.on('message', (message: { type: string; count?: number; profile?: string }) => {
   if (message.type === 'expect') {
-    counter.arm(message.count!);
-    process.send!({ type: 'armed' });
+    const arm = (): void => {
+      counter.arm(message.count!);
+      process.send!({ type: 'armed' });
+    };
+    if (message.profile === undefined) arm();
+    else void startProfile(message.profile).then(arm);
   } else if (message.type === 'stop') {
     running.stop();
     process.exit(0);

@@ -1,27 +1,40 @@
 /**
  * Informer benchmark: initial sync time, steady-state MODIFIED throughput and heap per cached object, for the
  * floor (plain HTTP + JSON.parse + Map.set), rxkube's `informer()` and client-node's `makeInformer`, side by side
- * in one run against the in-memory API server.
+ * in one run. Two steady-state workloads:
+ * - paced (sections 1–3): the in-memory API server commits modifications in bursts while its watches are stalled;
+ * - continuous (section 4, `continuous.ts`): a replay server streams every event in one response at full speed;
+ * and, with `--profile`, a CPU profile of rxkube's steady state (section 5, `profile.ts`).
  *
- * Run: `npx tsx --expose-gc bench/informer/informer.ts [--pods N] [--events N]` (defaults 100000 and N).
- * Writes `bench/results/informer.md` and prints it.
+ * Run: `npx tsx --expose-gc bench/informer/informer.ts [--pods N] [--events N] [--sizes 50000,100000]
+ * [--rounds 3] [--profile] [--save-profile-before] [--only paced|continuous]`. Writes `bench/results/informer.md`
+ * (with `--only`, a partial report goes to the temp directory instead) and prints it.
  *
- * Layout: the server runs in its own process (`server.ts`); each client runs alone in its own process
- * (`client.ts`), one after another, so neither CPU nor heap of one skews another's numbers.
+ * Layout: every server runs in its own process (`server.ts`, `stream-server.ts`); each client runs alone in its own
+ * process (`client.ts`), one after another, so neither CPU nor heap of one skews another's numbers.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { forkScript, type Child } from './processes.js';
+import { runContinuous, type StreamSize } from './continuous.js';
+import { forkScript, waitForOneWatch, type Child } from './processes.js';
+import type { ProfileSummary } from './profile.js';
+import { renderContinuous, renderProfiles } from './report-continuous.js';
 import { renderReport, type ClientResult, type Mode } from './report.js';
 
-const arg = (name: string): number | undefined => {
+const here = dirname(fileURLToPath(import.meta.url));
+const arg = (name: string): string | undefined => {
   const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? undefined : Number(process.argv[index + 1]);
+  return index === -1 ? undefined : process.argv[index + 1];
 };
-const pods = arg('pods') ?? 100_000;
-const events = arg('events') ?? pods;
+const flag = (name: string): boolean => process.argv.includes(`--${name}`);
+const pods = Number(arg('pods') ?? 100_000);
+const events = Number(arg('events') ?? pods);
+const sizes = (arg('sizes') ?? '50000,100000').split(',').map(Number);
+const rounds = Number(arg('rounds') ?? 3);
+const only = arg('only') as 'paced' | 'continuous' | undefined;
+const profileBeforePath = join(here, 'profile-before.json');
 /** Lines of one burst stay well under the in-memory server's 64 MiB slow-consumer limit (~3.3 KB per line). */
 const burstSize = Math.min(10_000, events);
 const modes: readonly Mode[] = ['floor', 'floor-strip', 'rxkube', 'rxkube-keep', 'client-node'];
@@ -30,24 +43,13 @@ const PHASE_LIMIT_MS = 240_000;
 
 type Ready = { type: 'ready'; url: string; podBytes: number; seedMs: number };
 
-async function waitForWatch(server: Child): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    server.send({ type: 'watchers' });
-    const { count } = await server.next<{ type: 'watchers'; count: number }>('watchers', 10_000);
-    if (count === 1) return;
-    if (Date.now() > deadline) throw new Error(`expected exactly one open watch, the server has ${count}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 async function runClient(server: Child, url: string, mode: Mode): Promise<ClientResult> {
   const client = forkScript('client.ts', [mode, url, String(pods)]);
   try {
     const synced = await client.next<{ type: 'synced'; ms: number; cpuMs: number; heapBytes: number }>('synced', PHASE_LIMIT_MS);
     const result: ClientResult = { mode, syncMs: synced.ms, syncCpuMs: synced.cpuMs, heapBytes: synced.heapBytes };
     if (!steadyModes.has(mode)) return result;
-    await waitForWatch(server);
+    await waitForOneWatch(server);
     let ms = 0;
     let cpuMs = 0;
     for (let sent = 0; sent < events; sent += burstSize) {
@@ -68,21 +70,46 @@ async function runClient(server: Child, url: string, mode: Mode): Promise<Client
   }
 }
 
-const server = forkScript('server.ts', [String(pods)]);
-try {
-  const ready = await server.next<Ready>('ready', PHASE_LIMIT_MS);
-  console.log(`server: ${pods} pods (~${ready.podBytes} B JSON each) seeded in ${(ready.seedMs / 1000).toFixed(1)} s at ${ready.url}`);
-  const results: ClientResult[] = [];
-  for (const mode of modes) {
-    const result = await runClient(server, ready.url, mode);
-    console.log(`${mode}: ${JSON.stringify(result)}`);
-    results.push(result);
+/** The paced workload against the in-memory API server: sync, heap, bursts. */
+async function runPaced(): Promise<{ results: ClientResult[]; podBytes: number }> {
+  const server = forkScript('server.ts', [String(pods)]);
+  try {
+    const ready = await server.next<Ready>('ready', PHASE_LIMIT_MS);
+    console.log(`server: ${pods} pods (~${ready.podBytes} B JSON each) seeded in ${(ready.seedMs / 1000).toFixed(1)} s at ${ready.url}`);
+    const results: ClientResult[] = [];
+    for (const mode of modes) {
+      const result = await runClient(server, ready.url, mode);
+      console.log(`${mode}: ${JSON.stringify(result)}`);
+      results.push(result);
+    }
+    return { results, podBytes: ready.podBytes };
+  } finally {
+    await server.stop();
   }
-  const report = renderReport({ pods, events, burstSize, podBytes: ready.podBytes, cpus: cpus().length, node: process.version, loadAverage: loadavg() }, results);
-  const out = join(dirname(dirname(fileURLToPath(import.meta.url))), 'results', 'informer.md');
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, report);
-  console.log(`\n${report}`);
-} finally {
-  await server.stop();
 }
+
+const paced = only === 'continuous' ? undefined : await runPaced();
+const continuous: StreamSize[] = [];
+if (only !== 'paced') {
+  for (const size of sizes) continuous.push(await runContinuous(size, rounds, flag('profile') && size === Math.max(...sizes)));
+}
+const after = continuous.find((size) => size.profile !== undefined)?.profile;
+if (flag('save-profile-before') && after !== undefined) writeFileSync(profileBeforePath, `${JSON.stringify(after, null, 2)}\n`);
+const before = existsSync(profileBeforePath) ? JSON.parse(readFileSync(profileBeforePath, 'utf8')) as ProfileSummary : undefined;
+
+const report = [
+  paced === undefined
+    ? '## informer (partial run: continuous workload only)\n'
+    : renderReport({
+      pods, events, burstSize, podBytes: paced.podBytes, cpus: cpus().length, node: process.version, loadAverage: loadavg(),
+    }, paced.results),
+  ...(continuous.length === 0 ? [] : [
+    ...renderContinuous(continuous, rounds),
+    `Load average at the end of the continuous workload: ${loadavg().map((x) => x.toFixed(1)).join(' / ')} (1 / 5 / 15 min).`, '',
+    ...renderProfiles(before, flag('save-profile-before') ? undefined : after),
+  ]),
+].join('\n');
+const out = only === undefined ? join(here, '..', 'results', 'informer.md') : join(tmpdir(), 'rxkube-informer-partial.md');
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, `${report.trimEnd()}\n`);
+console.log(`\n${report}\nwritten to ${out}`);
