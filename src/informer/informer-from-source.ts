@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, Subscription, asyncScheduler, interval, type Subscriber } from 'rxjs';
 import { messageOf } from '../describe/index.js';
 import { hasName, objectKey } from '../objects/index.js';
-import { Store, storeReducer, type StoreChange } from '../store/index.js';
+import { Store, isBatch, storeReducer, type StoreChange, type StoreUpdate } from '../store/index.js';
 import type { WatchEvent, WatchStatus } from '../watch/index.js';
 import type { Informer, InformerEvent, InformerOptions, InformerProblem, InformerProblemReason } from './types.js';
 
@@ -39,7 +39,7 @@ interface Listener<T extends KubernetesObject> {
  * Throws a `TypeError`/`RangeError` at once for invalid indexers or a negative or non-finite `resyncPeriod`.
  */
 export function informerFromSource<T extends KubernetesObject>(
-  source$: Observable<WatchEvent<T>>, options: InformerOptions<T> = {},
+  source$: Observable<WatchEvent<T> | readonly WatchEvent<T>[]>, options: InformerOptions<T> = {},
 ): Informer<T> {
   const resyncPeriod = options.resyncPeriod ?? 0;
   if (!Number.isFinite(resyncPeriod) || resyncPeriod < 0) {
@@ -84,25 +84,8 @@ export function informerFromSource<T extends KubernetesObject>(
     each((listener) => listener.problem?.(problem));
   };
 
-  const apply = (event: WatchEvent<T>): void => {
-    if (event.type === 'status') {
-      publishStatus(event.status);
-      return;
-    }
-    if (event.type === 'problem') {
-      publishProblem(event.problem.reason, event.problem.message, event.problem.key);
-      return;
-    }
-    let update: ReturnType<typeof reducer>;
-    try {
-      update = reducer(event);
-    } catch (error) {
-      // A delta the store cannot apply (a bug, or an object that defeats the reducer) must not take the informer
-      // down with it: report it, keep the last good snapshot, and carry on with the next delta.
-      publishProblem('StoreFailed', `the store could not apply a ${event.type} delta: ${messageOf(error)}`, keyOf(event));
-      return;
-    }
-    if (update === undefined) return;
+  /** Publishes one exact step of the store: its problems, the snapshot, `synced`, then its changes in order. */
+  const publish = (update: StoreUpdate<T>): void => {
     const wasSynced = latest.synced;
     latest = update.store;
     const current = (generation += 1);
@@ -114,6 +97,60 @@ export function informerFromSource<T extends KubernetesObject>(
       each((listener) => {
         if (listener.event !== undefined && (listener.since === undefined || listener.since < current)) listener.event(informerEvent);
       });
+    }
+  };
+
+  /**
+   * Applies a run of deltas (no status or problem among them) in as few exact steps as `storeReducer` allows.
+   * Returns false when the informer was stopped or restarted meanwhile (a callback left, or left and came back):
+   * the rest belongs to a source that is gone.
+   */
+  const applyDeltas = (deltas: readonly WatchEvent<T>[], source: Subscription): boolean => {
+    for (let from = 0; from < deltas.length;) {
+      if (running !== source) return false;
+      let step: ReturnType<typeof reducer.step>;
+      try {
+        step = reducer.step(deltas, from);
+      } catch {
+        // A step that throws changes nothing; find the delta that cannot be applied by taking the rest one by one.
+        return applyOneByOne(deltas, from, source);
+      }
+      if (step.update !== undefined) publish(step.update);
+      from = step.next;
+    }
+    return running === source;
+  };
+
+  const applyOneByOne = (deltas: readonly WatchEvent<T>[], from: number, source: Subscription): boolean => {
+    for (let i = from; i < deltas.length; i++) {
+      if (running !== source) return false;
+      const delta = deltas[i]!;
+      let step: ReturnType<typeof reducer.step>;
+      try {
+        step = reducer.step([delta], 0);
+      } catch (error) {
+        // A delta the store cannot apply (a bug, or an object that defeats the reducer) must not take the informer
+        // down with it: report it, keep the last good snapshot, and carry on with the next delta.
+        publishProblem('StoreFailed', `the store could not apply a ${delta.type} delta: ${messageOf(error)}`, keyOf(delta));
+        continue;
+      }
+      if (step.update !== undefined) publish(step.update);
+    }
+    return running === source;
+  };
+
+  /** Applies one emission of the source: a delta, or a batch of them with status and problems in their order. */
+  const apply = (input: WatchEvent<T> | readonly WatchEvent<T>[], source: Subscription): void => {
+    const events = isBatch(input) ? input : [input];
+    let start = 0;
+    for (let i = 0; i <= events.length; i++) {
+      const event = events[i];
+      if (event !== undefined && event.type !== 'status' && event.type !== 'problem') continue;
+      if (i > start && !applyDeltas(start === 0 && i === events.length ? events : events.slice(start, i), source)) return;
+      if (event === undefined || running !== source) return;
+      if (event.type === 'status') publishStatus(event.status);
+      else publishProblem(event.problem.reason, event.problem.message, event.problem.key);
+      start = i + 1;
     }
   };
 
@@ -132,7 +169,7 @@ export function informerFromSource<T extends KubernetesObject>(
       subscription.add(interval(resyncPeriod, scheduler).subscribe(() => enqueue(resync)));
     }
     subscription.add(source$.subscribe({
-      next: (event) => enqueue(() => apply(event)),
+      next: (input) => enqueue(() => apply(input, subscription)),
       error: (error: unknown) => enqueue(() => each((listener) => listener.subscriber.error(error))),
       complete: () => enqueue(() => each((listener) => listener.subscriber.complete())),
     }));

@@ -4,44 +4,91 @@
  */
 import { freeze } from 'immer';
 
+/** Nesting beyond this depth goes to the cycle-safe walk (JSON from an API server is far shallower). */
+const FAST_DEPTH = 256;
+
+/** Thrown inside the fast walk when it nests too deep (a cycle, most likely); the cycle-safe walk takes over. */
+const TOO_DEEP: unique symbol = Symbol('too deep');
+
 /**
  * Freezes `value` and everything reachable from it, in place; already-frozen subtrees are skipped (so an object
  * that shares parts with a cached one pays only for its new parts).
  *
- * Objects from the API server are plain JSON (objects, arrays, primitives), for which this walk is several times
+ * # Guarantees
+ * - An object is frozen only after everything below it is: a frozen object is always deep-frozen, even when a
+ *   getter threw half-way through an earlier attempt (that attempt leaves the object unfrozen, so a retry throws
+ *   again instead of mistaking it for done).
+ * - Terminates on cycles and on any nesting depth.
+ *
+ * # Caveats
+ * Objects from the API server are plain JSON (objects, arrays, primitives), for which the walk is several times
  * faster than Immer's generic `freeze(value, true)`: it tests a child before descending into it, rather than
  * calling itself on every primitive, and reads keys with `for…in` (JSON objects have no enumerable inherited
- * properties; class instances get `Object.keys`), which allocates no key array. Maps and Sets (which a user `transform` could introduce) are handed to
- * Immer, which also disables their mutating methods.
+ * properties; class instances get `Object.keys`), which allocates no key array. Maps and Sets (which a user
+ * `transform` could introduce) are handed to Immer, which also disables their mutating methods.
  */
 export function deepFreeze<V>(value: V): V {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) freezeFrom(value);
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  try {
+    freezeFast(value, 0);
+  } catch (error) {
+    if (error !== TOO_DEEP) throw error;
+    freezeSafely(value, new Set());
+  }
   return value;
 }
 
-function freezeFrom(value: object): void {
+/** Children first, recursively; gives up with {@link TOO_DEEP} past {@link FAST_DEPTH}. */
+function freezeFast(value: object, depth: number): void {
+  if (depth > FAST_DEPTH) throw TOO_DEEP;
   if (Array.isArray(value)) {
-    Object.freeze(value);
     for (let i = 0; i < value.length; i++) {
       const child: unknown = value[i];
-      if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) freezeFrom(child);
+      if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) freezeFast(child, depth + 1);
     }
+    Object.freeze(value);
     return;
   }
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) {
-    if (value instanceof Map || value instanceof Set) {
-      freeze(value, true);
-      return;
-    }
-    // A class instance may inherit enumerable properties, which belong to its prototype, not to it.
-    Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    freezeInstance(value, (child) => freezeFast(child, depth + 1));
     return;
   }
-  Object.freeze(value);
   for (const key in value) {
     const child: unknown = (value as Record<string, unknown>)[key];
-    if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) freezeFrom(child);
+    if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) freezeFast(child, depth + 1);
   }
+  Object.freeze(value);
+}
+
+/** Children first with a set of the objects on the way, so a cycle ends where it closes. */
+function freezeSafely(value: object, visiting: Set<object>): void {
+  if (Object.isFrozen(value) || visiting.has(value)) return;
+  visiting.add(value);
+  const visit = (child: unknown): void => {
+    if (typeof child === 'object' && child !== null) freezeSafely(child, visiting);
+  };
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) visit(value[i]);
+    Object.freeze(value);
+  } else if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) {
+    freezeInstance(value, visit);
+  } else {
+    for (const key in value) visit((value as Record<string, unknown>)[key]);
+    Object.freeze(value);
+  }
+  visiting.delete(value);
+}
+
+/** A class instance, Map or Set: its own properties (inherited enumerable ones belong to its prototype). */
+function freezeInstance(value: object, visit: (child: object) => void): void {
+  if (value instanceof Map || value instanceof Set) {
+    freeze(value, true);
+    return;
+  }
+  for (const key of Object.keys(value)) {
+    const child: unknown = (value as Record<string, unknown>)[key];
+    if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) visit(child);
+  }
+  Object.freeze(value);
 }
