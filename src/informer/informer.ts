@@ -2,7 +2,7 @@
  * `informer`: a cached, shared view of one resource, fed by the reflector (`listWatch`).
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { listWatch, type ListWatchOptions, type ResourceRef } from '../watch/index.js';
+import { listWatchBatches, type ListWatchOptions, type ResourceRef } from '../watch/index.js';
 import { informerFromSource } from './informer-from-source.js';
 import type { Informer, InformerOptions } from './types.js';
 
@@ -24,5 +24,5 @@ export type InformerWatchOptions<T extends KubernetesObject = KubernetesObject> 
 export function informer<T extends KubernetesObject = KubernetesObject>(
   kubeConfig: KubeConfig, resource: ResourceRef, options: InformerWatchOptions<T> = {},
 ): Informer<T> {
-  return informerFromSource(listWatch<T>(kubeConfig, resource, options), options);
+  return informerFromSource(listWatchBatches<T>(kubeConfig, resource, options), options);
 }
