@@ -48,6 +48,16 @@ export function informerFromSource<T extends KubernetesObject>(
   const scheduler = options.scheduler ?? asyncScheduler;
   const empty = Store.empty<T>(options);
   const listeners = new Set<Listener<T>>();
+  /** `listeners` as an array, rebuilt only after a change, so that a delivery allocates nothing. */
+  let listenerList: readonly Listener<T>[] | null = null;
+  const addListener = (listener: Listener<T>): void => {
+    listeners.add(listener);
+    listenerList = null;
+  };
+  const removeListener = (listener: Listener<T>): void => {
+    listeners.delete(listener);
+    listenerList = null;
+  };
   let reducer = storeReducer<T>({ initial: empty });
   let latest = empty;
   /** Counts the snapshots published; the replay of a late `events$` subscriber is pinned to one. */
@@ -71,7 +81,9 @@ export function informerFromSource<T extends KubernetesObject>(
     }
   };
   const each = (deliver: (listener: Listener<T>) => void): void => {
-    for (const listener of [...listeners]) if (listeners.has(listener)) deliver(listener);
+    // The array in hand is never mutated: a listener added meanwhile waits for the next item, and one removed
+    // meanwhile is skipped.
+    for (const listener of (listenerList ??= [...listeners])) if (listeners.has(listener)) deliver(listener);
   };
   const publishStatus = (next: WatchStatus): void => {
     status = next;
@@ -94,9 +106,11 @@ export function informerFromSource<T extends KubernetesObject>(
     if (!wasSynced && latest.synced) each((listener) => listener.synced?.());
     for (const change of update.changes) {
       const informerEvent = toInformerEvent(change, latest);
-      each((listener) => {
-        if (listener.event !== undefined && (listener.since === undefined || listener.since < current)) listener.event(informerEvent);
-      });
+      for (const listener of (listenerList ??= [...listeners])) {
+        if (listener.event !== undefined && (listener.since === undefined || listener.since < current) && listeners.has(listener)) {
+          listener.event(informerEvent);
+        }
+      }
     }
   };
 
@@ -177,10 +191,10 @@ export function informerFromSource<T extends KubernetesObject>(
 
   /** Registers `listener` for the lifetime of its subscriber and holds a reference on the source meanwhile. */
   const attach = (listener: Listener<T>): void => {
-    listeners.add(listener);
+    addListener(listener);
     refs += 1;
     listener.subscriber.add(() => {
-      listeners.delete(listener);
+      removeListener(listener);
       refs -= 1;
       if (refs === 0) {
         const stopping = running;
@@ -245,9 +259,9 @@ export function informerFromSource<T extends KubernetesObject>(
   /** Attaches unless the subscriber already left during its replay; runs `replay` after registering. */
   function attachLazily(subscriber: Subscriber<unknown>, listener: Listener<T>, replay?: () => void): void {
     if (subscriber.closed) return;
-    listeners.add(listener);
+    addListener(listener);
     replay?.();
-    listeners.delete(listener);
+    removeListener(listener);
     if (!subscriber.closed) attach(listener);
   }
 

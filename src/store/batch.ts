@@ -10,7 +10,7 @@ import { trieForEach, trieGet } from './hash-trie.js';
 import { objectKey } from '../objects/index.js';
 import { storeDataOf, storeIndexersOf, type Store } from './store.js';
 import type { StoreChange, StoreProblem } from './types.js';
-import { indexerList, putObject, removeObject, workingCopy, type IndexerList, type WorkingData } from './writes.js';
+import { indexerList, putObject, removeObject, workingCopy, type IndexFailure, type IndexerList, type WorkingData } from './writes.js';
 
 /**
  * The listing so far of a relist that has not reached `relistDone`, newest first. A persistent linked list: one
@@ -50,6 +50,8 @@ export class Batch<T extends KubernetesObject> {
   private readonly touched = new Set<string>();
   /** A relist was swapped in: every key may have changed. */
   private sealed = false;
+  /** Indexers that threw on the object being stored; reused, empty between deltas. */
+  private readonly failures: IndexFailure[] = [];
 
   /** Starts from `store`; `relist` is the listing of a relist in progress (`null`: nothing listed yet) or undefined. */
   constructor(store: Store<T>, relist: ListingNode<T> | null | undefined) {
@@ -172,12 +174,16 @@ export class Batch<T extends KubernetesObject> {
     }
   }
 
-  /** Stores `object` under `key`, where the working copy holds `old`. */
-  private upsert(key: string, object: T, event: WatchEvent<T>, old = trieGet(this.work.objects, key)): void {
-    const failures = putObject(this.work, this.indexers, key, object, old);
-    for (const { name, error } of failures ?? []) {
-      this.report('IndexerFailed',
-        `indexer "${name}" threw on ${key}; the object is stored but not in that index: ${error.message}`, event);
+  /** Stores `object` under `key` and records the change. */
+  private upsert(key: string, object: T, event: WatchEvent<T>): void {
+    const failures = this.failures;
+    const old = putObject(this.work, this.indexers, key, object, failures);
+    if (failures.length > 0) {
+      for (const { name, error } of failures) {
+        this.report('IndexerFailed',
+          `indexer "${name}" threw on ${key}; the object is stored but not in that index: ${error.message}`, event);
+      }
+      failures.length = 0;
     }
     this.changes.push(old === undefined ? { type: 'added', key, object } : { type: 'updated', key, old, object });
   }
@@ -198,7 +204,7 @@ export class Batch<T extends KubernetesObject> {
       if (object === null) continue;
       const old = trieGet(this.work.objects, key);
       if (old !== undefined && sameVersion(old, object)) continue;
-      this.upsert(key, object, event, old);
+      this.upsert(key, object, event);
     }
     for (const [key, object] of vanished) {
       removeObject(this.work, this.indexers, key, object);

@@ -125,31 +125,31 @@ function newLeaf(key: string, value: unknown, fresh: object[]): Leaf {
 
 /**
  * Sets `key` in the trie held at `holder[slot]`, copying the frozen nodes on the way and splitting an overfull leaf.
- * Returns true when the key was new. Setting the value a key already holds copies nothing. Created nodes go on
- * `fresh`.
+ * Returns the value the key held before (`undefined` when it was new), so that a caller needs no lookup of its own;
+ * values are never `undefined`. Setting the value a key already holds copies nothing. Created nodes go on `fresh`.
  */
 export function trieSet<V>(
   holder: object, slot: string | number, key: string, value: V, fresh: object[], hash = hashKey(key),
-): boolean {
+): V | undefined {
   let parent = holder as Slots;
   let at: string | number = slot;
   for (let depth = 0; ; depth++) {
     const shared = (parent[at] ?? null) as Node | null;
     if (shared === null) {
       parent[at] = newLeaf(key, value, fresh);
-      return true;
+      return undefined;
     }
     if (Array.isArray(shared)) {
       const found = find(shared, key);
-      if (found >= 0 && shared[found + 1] === value) return false;
-      const leaf = own(parent, at, fresh) as Leaf;
       if (found >= 0) {
-        leaf[found + 1] = value;
-        return false;
+        const previous = shared[found + 1] as V;
+        if (previous !== value) (own(parent, at, fresh) as Leaf)[found + 1] = value;
+        return previous;
       }
+      const leaf = own(parent, at, fresh) as Leaf;
       leaf.push(key, value);
       if (leaf.length > 2 * LEAF_MAX && depth < MAX_DEPTH) parent[at] = split(leaf, depth, fresh);
-      return true;
+      return undefined;
     }
     parent = (own(parent, at, fresh) as Branch).slots as unknown as Slots;
     at = slotOf(hash, depth);
