@@ -27,10 +27,19 @@ interface Listener<T extends KubernetesObject> {
 /**
  * Builds an informer over `source$`, which is subscribed once however many subscribers the informer has.
  *
+ * `source$` may emit single deltas or arrays of deltas that arrived together (`listWatchBatches` emits a relist, or
+ * the lines of one network chunk, as one array). Each array is a batch: one `produce`, one snapshot and one `store$`
+ * emission, cut only where one snapshot could not show every change of the batch exactly (a key changed twice, a
+ * relist swap); `status` and `problem` events inside it are published in their place between the events.
+ *
  * Everything in {@link Informer}'s guarantees holds; in addition:
  * - `source$` is subscribed when the first subscriber arrives and unsubscribed when the last one leaves.
- * - Deltas are applied and delivered one at a time, even when a callback makes the source emit re-entrantly: the
- *   nested delta waits until every listener has seen the current one.
+ * - Emissions of the source are applied and delivered one at a time, even when a callback makes the source emit
+ *   re-entrantly: the nested emission waits until every listener has seen the current one.
+ * - A batch whose subscribers all left from inside one of its callbacks is not applied further: its rest belonged
+ *   to the source that was stopped.
+ * - A delta the store cannot apply is reported as `StoreFailed` and skipped; the rest of its batch is applied
+ *   (one delta per snapshot from there on).
  * - A subscriber that joins `events$` from inside any callback of this informer (`events$`, `store$`, `synced$`,
  *   `status$`, `problems$`) gets the snapshot as it is at that moment, then exactly the changes after it: no gap and
  *   no duplicate.
