@@ -2,22 +2,26 @@
  * One benchmark client in its own process (so heaps never mix): syncs every pod from the server, reports the time
  * and the heap it retains per object, then counts MODIFIED events in bursts on the parent's orders.
  *
- * Usage (by `informer.ts` and `continuous.ts`): `client.ts <mode> <serverUrl> <pods>`, mode one of `floor`,
- * `floor-strip`, `rxkube`, `rxkube-keep`, `client-node`. Messages out: `{ type: 'synced', ms, cpuMs, heapBytes }`,
+ * Usage (by `informer.ts`, `continuous.ts` and `scale.ts`): `client.ts <mode> <serverUrl> <count> [pods|configmaps]`,
+ * mode one of `floor`, `floor-strip`, `rxkube`, `rxkube-keep`, `client-node`; the resource defaults to pods.
+ * Messages out: `{ type: 'synced', ms, cpuMs, heapBytes, peakRssBytes }` (peak RSS of the process so far),
  * `{ type: 'armed' }`, `{ type: 'burst-done', ms, cpuMs }` (cpuMs: this process's user + system CPU time),
  * `{ type: 'profiled', path }`. Messages in: `{ type: 'expect', count, profile? }` (with `profile`, a CPU profile of
  * the burst, and only of the burst, is written to that path), `{ type: 'stop' }`.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, makeInformer, type KubernetesObject } from '@kubernetes/client-node';
 import { firstValueFrom, filter, Subscription } from 'rxjs';
 import { informer } from '../../src/informer/index.js';
 import { floorClient } from './floor.js';
 
 type Mode = 'floor' | 'floor-strip' | 'rxkube' | 'rxkube-keep' | 'client-node';
-const [mode, url, podsArg] = process.argv.slice(2) as [Mode, string, string];
-const total = Number(podsArg);
+const [mode, url, countArg, resourceArg = 'pods'] = process.argv.slice(2) as [Mode, string, string, 'pods' | 'configmaps'];
+const total = Number(countArg);
+const resource = resourceArg === 'configmaps'
+  ? { kind: 'ConfigMap', path: '/api/v1/configmaps', list: (api: CoreV1Api, page: { limit: number; _continue?: string }) => api.listConfigMapForAllNamespaces(page) }
+  : { kind: 'Pod', path: '/api/v1/pods', list: (api: CoreV1Api, page: { limit: number; _continue?: string }) => api.listPodForAllNamespaces(page) };
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('client.ts needs --expose-gc');
 
@@ -93,13 +97,13 @@ async function start(): Promise<{ retained: unknown; stop: () => void }> {
   switch (mode) {
     case 'floor':
     case 'floor-strip': {
-      const floor = floorClient(url, { stripManagedFields: mode === 'floor-strip', onModified: () => counter.tick() });
+      const floor = floorClient(url, { stripManagedFields: mode === 'floor-strip', onModified: () => counter.tick(), path: resource.path });
       await floor.synced;
       return { retained: floor, stop: () => floor.stop() };
     }
     case 'rxkube':
     case 'rxkube-keep': {
-      const pods = informer<V1Pod>(kubeConfig, { apiVersion: 'v1', kind: 'Pod' }, { keepManagedFields: mode === 'rxkube-keep' });
+      const pods = informer<KubernetesObject>(kubeConfig, { apiVersion: 'v1', kind: resource.kind }, { keepManagedFields: mode === 'rxkube-keep' });
       const subscription = new Subscription();
       subscription.add(pods.events$.subscribe((event) => {
         if (event.type === 'updated') counter.tick();
@@ -114,18 +118,18 @@ async function start(): Promise<{ retained: unknown; stop: () => void }> {
       const api = kubeConfig.makeApiClient(CoreV1Api);
       // Paginated like the other two (client-node itself would list everything in one response).
       const listAll = async () => {
-        const items: V1Pod[] = [];
+        const items: KubernetesObject[] = [];
         let token: string | undefined;
         let resourceVersion: string | undefined;
         do {
-          const page = await api.listPodForAllNamespaces({ limit: 500, ...(token ? { _continue: token } : {}) });
+          const page = await resource.list(api, { limit: 500, ...(token ? { _continue: token } : {}) });
           for (const item of page.items) items.push(item);
           token = page.metadata?._continue;
           resourceVersion = page.metadata?.resourceVersion;
         } while (token);
         return { metadata: { resourceVersion }, items };
       };
-      const pods = makeInformer<V1Pod>(kubeConfig, '/api/v1/pods', listAll);
+      const pods = makeInformer<KubernetesObject>(kubeConfig, resource.path, listAll);
       pods.on('update', () => counter.tick());
       await pods.start();
       return { retained: pods, stop: () => void pods.stop() };
@@ -140,7 +144,8 @@ const running = await start();
 const syncMs = performance.now() - startedAt;
 const syncCpuMs = cpuMs(cpuAtStart);
 const heapBytes = (collect() - baseline) / total;
-process.send!({ type: 'synced', ms: syncMs, cpuMs: syncCpuMs, heapBytes });
+// maxRSS is in KiB: the peak resident set of the process so far, i.e. during the list.
+process.send!({ type: 'synced', ms: syncMs, cpuMs: syncCpuMs, heapBytes, peakRssBytes: process.resourceUsage().maxRSS * 1024 });
 
 process.on('message', (message: { type: string; count?: number; profile?: string }) => {
   if (message.type === 'expect') {

@@ -4,10 +4,11 @@
  * in one run. Two steady-state workloads:
  * - paced (sections 1–3): the in-memory API server commits modifications in bursts while its watches are stalled;
  * - continuous (section 4, `continuous.ts`): a replay server streams every event in one response at full speed;
- * and, with `--profile`, a CPU profile of rxkube's steady state (section 5, `profile.ts`).
+ * with `--profile`, a CPU profile of rxkube's steady state (section 5, `profile.ts`); and the initial sync of a
+ * million small ConfigMaps (section 6, `scale.ts`).
  *
  * Run: `npx tsx --expose-gc bench/informer/informer.ts [--pods N] [--events N] [--sizes 50000,100000]
- * [--rounds 3] [--profile] [--save-profile-before] [--only paced|continuous]`. Writes `bench/results/informer.md`
+ * [--rounds 3] [--profile] [--save-profile-before] [--scale 1000000] [--only paced|continuous|scale]`. Writes `bench/results/informer.md`
  * (with `--only`, a partial report goes to the temp directory instead) and prints it.
  *
  * Layout: every server runs in its own process (`server.ts`, `stream-server.ts`); each client runs alone in its own
@@ -21,6 +22,7 @@ import { runContinuous, type StreamSize } from './continuous.js';
 import { forkScript, waitForOneWatch, type Child } from './processes.js';
 import type { ProfileSummary } from './profile.js';
 import { renderContinuous, renderProfiles } from './report-continuous.js';
+import { renderScale, runScale } from './scale.js';
 import { renderReport, type ClientResult, type Mode } from './report.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -33,7 +35,8 @@ const pods = Number(arg('pods') ?? 100_000);
 const events = Number(arg('events') ?? pods);
 const sizes = (arg('sizes') ?? '50000,100000').split(',').map(Number);
 const rounds = Number(arg('rounds') ?? 3);
-const only = arg('only') as 'paced' | 'continuous' | undefined;
+const only = arg('only') as 'paced' | 'continuous' | 'scale' | undefined;
+const scaleCount = Number(arg('scale') ?? 1_000_000);
 const profileBeforePath = join(here, 'profile-before.json');
 /** Lines of one burst stay well under the in-memory server's 64 MiB slow-consumer limit (~3.3 KB per line). */
 const burstSize = Math.min(10_000, events);
@@ -88,18 +91,19 @@ async function runPaced(): Promise<{ results: ClientResult[]; podBytes: number }
   }
 }
 
-const paced = only === 'continuous' ? undefined : await runPaced();
+const paced = only === undefined || only === 'paced' ? await runPaced() : undefined;
 const continuous: StreamSize[] = [];
-if (only !== 'paced') {
+if (only === undefined || only === 'continuous') {
   for (const size of sizes) continuous.push(await runContinuous(size, rounds, flag('profile') && size === Math.max(...sizes)));
 }
+const scale = only === undefined || only === 'scale' ? await runScale(scaleCount) : undefined;
 const after = continuous.find((size) => size.profile !== undefined)?.profile;
 if (flag('save-profile-before') && after !== undefined) writeFileSync(profileBeforePath, `${JSON.stringify(after, null, 2)}\n`);
 const before = existsSync(profileBeforePath) ? JSON.parse(readFileSync(profileBeforePath, 'utf8')) as ProfileSummary : undefined;
 
 const report = [
   paced === undefined
-    ? '## informer (partial run: continuous workload only)\n'
+    ? `## informer (partial run: ${only} only)\n`
     : renderReport({
       pods, events, burstSize, podBytes: paced.podBytes, cpus: cpus().length, node: process.version, loadAverage: loadavg(),
     }, paced.results),
@@ -108,6 +112,7 @@ const report = [
     `Load average at the end of the continuous workload: ${loadavg().map((x) => x.toFixed(1)).join(' / ')} (1 / 5 / 15 min).`, '',
     ...renderProfiles(before, flag('save-profile-before') ? undefined : after),
   ]),
+  ...(scale === undefined ? [] : renderScale(scale)),
 ].join('\n');
 const out = only === undefined ? join(here, '..', 'results', 'informer.md') : join(tmpdir(), 'rxkube-informer-partial.md');
 mkdirSync(dirname(out), { recursive: true });
