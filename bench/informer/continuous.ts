@@ -24,7 +24,8 @@ export interface StreamSize {
   /** Per mode, one run per round, in round order. */
   readonly runs: ReadonlyMap<StreamMode, readonly StreamRun[]>;
   readonly errors: readonly string[];
-  readonly profile?: ProfileSummary;
+  /** Per mode, the CPU profile of one extra, untimed run (with `profile`). */
+  readonly profiles: ReadonlyMap<StreamMode, ProfileSummary>;
 }
 
 const PHASE_LIMIT_MS = 300_000;
@@ -49,7 +50,7 @@ async function streamOnce(server: Child, url: string, mode: StreamMode, pods: nu
 
 /**
  * Runs the workload for a cache of `pods` objects: `rounds` rounds of floor, rxkube, client-node (so load from other
- * processes hits all three alike), then, with `profile`, one more rxkube run under the CPU profiler (not timed).
+ * processes hits all three alike), then, with `profile`, one more run of each under the CPU profiler (not timed).
  */
 export async function runContinuous(pods: number, rounds: number, profile: boolean): Promise<StreamSize> {
   const server = forkScript('stream-server.ts', [String(pods), String(pods)], ['--max-old-space-size=8192']);
@@ -68,14 +69,17 @@ export async function runContinuous(pods: number, rounds: number, profile: boole
         }
       }
     }
-    let summary: ProfileSummary | undefined;
+    const profiles = new Map<StreamMode, ProfileSummary>();
     if (profile) {
-      const path = join(mkdtempSync(join(tmpdir(), 'rxkube-profile-')), `rxkube-${pods}.cpuprofile`);
-      await streamOnce(server, ready.url, 'rxkube', pods, path);
-      summary = summarizeProfile(path, `rxkube, ${pods.toLocaleString('en-US')} MODIFIED into a ${pods.toLocaleString('en-US')}-object cache`, pods);
-      console.log(`profile written to ${path}`);
+      const dir = mkdtempSync(join(tmpdir(), 'rxkube-profile-'));
+      for (const mode of streamModes) {
+        const path = join(dir, `${mode}-${pods}.cpuprofile`);
+        await streamOnce(server, ready.url, mode, pods, path);
+        profiles.set(mode, summarizeProfile(path, `${mode}, ${pods.toLocaleString('en-US')} MODIFIED into a ${pods.toLocaleString('en-US')}-object cache`, pods));
+        console.log(`profile written to ${path}`);
+      }
     }
-    return { pods, podBytes: ready.podBytes, runs, errors, ...(summary === undefined ? {} : { profile: summary }) };
+    return { pods, podBytes: ready.podBytes, runs, errors, profiles };
   } finally {
     await server.stop();
   }

@@ -97,7 +97,8 @@ if (only === undefined || only === 'continuous') {
   for (const size of sizes) continuous.push(await runContinuous(size, rounds, flag('profile') && size === Math.max(...sizes)));
 }
 const scale = only === undefined || only === 'scale' ? await runScale(scaleCount) : undefined;
-const after = continuous.find((size) => size.profile !== undefined)?.profile;
+const profiled = continuous.find((size) => size.profiles.size > 0)?.profiles;
+const after = profiled?.get('rxkube');
 if (flag('save-profile-before') && after !== undefined) writeFileSync(profileBeforePath, `${JSON.stringify(after, null, 2)}\n`);
 const before = existsSync(profileBeforePath) ? JSON.parse(readFileSync(profileBeforePath, 'utf8')) as ProfileSummary : undefined;
 
@@ -110,7 +111,7 @@ const report = [
   ...(continuous.length === 0 ? [] : [
     ...renderContinuous(continuous, rounds),
     `Load average at the end of the continuous workload: ${loadavg().map((x) => x.toFixed(1)).join(' / ')} (1 / 5 / 15 min).`, '',
-    ...renderProfiles(before, flag('save-profile-before') ? undefined : after),
+    ...renderProfiles(before, flag('save-profile-before') ? undefined : after, profiled),
   ]),
   ...(scale === undefined ? [] : renderScale(scale)),
 ].join('\n');

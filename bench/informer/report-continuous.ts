@@ -64,8 +64,13 @@ function at(ratio: number | undefined, target: number): boolean | undefined {
   return ratio === undefined ? undefined : ratio >= target;
 }
 
-/** The profile section: where rxkube's steady-state time goes, before this change and now. */
-export function renderProfiles(before: ProfileSummary | undefined, after: ProfileSummary | undefined): string[] {
+/**
+ * The profile section: where rxkube's steady-state time goes, before this change and now, and, for reference, where
+ * the floor's and client-node's goes (by area).
+ */
+export function renderProfiles(
+  before: ProfileSummary | undefined, after: ProfileSummary | undefined, others?: ReadonlyMap<StreamMode, ProfileSummary>,
+): string[] {
   const lines = ['### 5. Where the steady-state time goes: CPU profile of the rxkube client, by function', ''];
   lines.push(
     'The rxkube client process of the continuous workload, profiled with the V8 sampling profiler (inspector',
@@ -77,5 +82,22 @@ export function renderProfiles(before: ProfileSummary | undefined, after: Profil
   if (before !== undefined) lines.push(...renderProfile(before, 'Before (main at the start of issue 14)'));
   if (after !== undefined) lines.push(...renderProfile(after, 'After (this run)'));
   if (before === undefined && after === undefined) lines.push('Not profiled in this run (`--profile`).', '');
+  const references = (['floor', 'client-node'] as const).flatMap((mode) => {
+    const summary = others?.get(mode);
+    return summary === undefined ? [] : [[mode, summary] as const];
+  });
+  if (references.length > 0) {
+    lines.push('For reference, the same profile of the floor and of client-node in this run, by area (µs/event):', '');
+    const areas = [...new Set(references.flatMap(([, summary]) => summary.areas.filter((a) => a.percent >= 1).map((a) => a.area)))];
+    lines.push(`| area | ${references.map(([mode]) => mode).join(' | ')} |`, `|---|${references.map(() => '---:').join('|')}|`);
+    for (const area of areas) {
+      const cells = references.map(([, summary]) => {
+        const found = summary.areas.find((a) => a.area === area);
+        return found === undefined ? '–' : ((1000 * found.selfMs) / summary.events).toFixed(2);
+      });
+      lines.push(`| ${area} | ${cells.join(' | ')} |`);
+    }
+    lines.push(`| total sampled | ${references.map(([, summary]) => ((1000 * summary.busyMs) / summary.events).toFixed(2)).join(' | ')} |`, '');
+  }
   return lines;
 }

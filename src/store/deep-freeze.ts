@@ -38,6 +38,86 @@ export function deepFreeze<V>(value: V): V {
   return value;
 }
 
+/**
+ * Deep-freezes `next`, a new version of `prev`, sharing what did not change: every subtree of `next` that deep-equals
+ * its counterpart in `prev` (same key or index) is replaced, in place, by that frozen counterpart, and in the
+ * objects that did change, strings equal to `prev`'s are replaced by `prev`'s. Returns `prev` itself when `next`
+ * deep-equals it, else `next`, frozen.
+ *
+ * # Guarantees
+ * - The result deep-equals `next` as it was passed in, and is deep-frozen (with {@link deepFreeze}'s guarantees).
+ * - What is shared is identical (`===`) between the two versions, so an update keeps in memory only what changed,
+ *   and a reader can tell an unchanged part by identity.
+ *
+ * # Caveats
+ * - Only plain JSON (objects with `Object.prototype` or no prototype, arrays, primitives) is compared; anything else
+ *   (a class instance, a Map) is frozen as it is, not shared.
+ * - Key order is not compared: `{a, b}` shares `{b, a}` (JSON objects are unordered).
+ */
+export function freezeSharing<V>(next: V, prev: unknown): V {
+  if (typeof next !== 'object' || next === null || Object.isFrozen(next)) return next;
+  try {
+    return settle(next, prev, 0) as V;
+  } catch (error) {
+    if (error !== TOO_DEEP) throw error;
+    return deepFreeze(next);
+  }
+}
+
+function isPlain(value: object): boolean {
+  if (Array.isArray(value)) return true;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** {@link freezeSharing} below the top: `next` is an unfrozen object. */
+function settle(next: object, prev: unknown, depth: number): object {
+  if (depth > FAST_DEPTH) throw TOO_DEEP;
+  if (typeof prev !== 'object' || prev === null || !isPlain(next) || !isPlain(prev) || Array.isArray(next) !== Array.isArray(prev)) {
+    freezeFast(next, depth);
+    return next;
+  }
+  const target = next as Record<string, unknown>;
+  const base = prev as Record<string, unknown>;
+  let same = true;
+  let count = 0;
+  if (Array.isArray(next)) {
+    count = next.length;
+    same = count === (prev as unknown[]).length;
+    for (let i = 0; i < count; i++) same = settleChild(target, base, i, depth) && same;
+  } else {
+    for (const key in next) {
+      count += 1;
+      same = settleChild(target, base, key, depth) && same;
+    }
+    if (same) {
+      let prevCount = 0;
+      for (const _ in prev) prevCount += 1;
+      same = prevCount === count;
+    }
+  }
+  if (same) return prev;
+  Object.freeze(next);
+  return next;
+}
+
+/** Settles `target[key]` against `base[key]`; true when they are equal (and `target[key]` now is `base[key]`). */
+function settleChild(target: Record<string, unknown>, base: Record<string | number, unknown>, key: string | number, depth: number): boolean {
+  const child = target[key];
+  const counterpart = base[key];
+  if (typeof child === 'object' && child !== null) {
+    if (Object.isFrozen(child)) return child === counterpart;
+    const settled = settle(child, counterpart, depth + 1);
+    if (settled === child) return false;
+    target[key] = settled;
+    return true;
+  }
+  if (child !== counterpart) return false;
+  // The same string content: keep one copy.
+  if (typeof child === 'string') target[key] = counterpart;
+  return true;
+}
+
 /** Children first, recursively; gives up with {@link TOO_DEEP} past {@link FAST_DEPTH}. */
 function freezeFast(value: object, depth: number): void {
   if (depth > FAST_DEPTH) throw TOO_DEEP;
@@ -61,23 +141,39 @@ function freezeFast(value: object, depth: number): void {
   Object.freeze(value);
 }
 
-/** Children first with a set of the objects on the way, so a cycle ends where it closes. */
-function freezeSafely(value: object, visiting: Set<object>): void {
-  if (Object.isFrozen(value) || visiting.has(value)) return;
-  visiting.add(value);
-  const visit = (child: unknown): void => {
-    if (typeof child === 'object' && child !== null) freezeSafely(child, visiting);
-  };
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) visit(value[i]);
-    Object.freeze(value);
-  } else if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) {
-    freezeInstance(value, visit);
-  } else {
-    for (const key in value) visit((value as Record<string, unknown>)[key]);
-    Object.freeze(value);
+/**
+ * Children first, without recursion (so any depth fits the stack), with a set of the objects already seen, so a
+ * cycle ends where it closes.
+ */
+function freezeSafely(root: object, seen: Set<object>): void {
+  const stack: (readonly [value: object, expanded: boolean])[] = [[root, false]];
+  while (stack.length > 0) {
+    const [value, expanded] = stack.pop()!;
+    if (expanded) {
+      Object.freeze(value);
+      continue;
+    }
+    if (Object.isFrozen(value) || seen.has(value)) continue;
+    seen.add(value);
+    if (value instanceof Map || value instanceof Set) {
+      freeze(value, true);
+      continue;
+    }
+    stack.push([value, true]);
+    const plain = Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null;
+    // JSON-like objects have no enumerable inherited properties; a class instance's belong to its prototype.
+    const keys = plain && !Array.isArray(value) ? keysOf(value) : Object.keys(value);
+    for (const key of keys) {
+      const child: unknown = (value as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null && !Object.isFrozen(child) && !seen.has(child)) stack.push([child, false]);
+    }
   }
-  visiting.delete(value);
+}
+
+function keysOf(value: object): string[] {
+  const keys: string[] = [];
+  for (const key in value) keys.push(key);
+  return keys;
 }
 
 /** A class instance, Map or Set: its own properties (inherited enumerable ones belong to its prototype). */
