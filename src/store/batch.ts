@@ -5,7 +5,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { WatchEvent } from '../watch/index.js';
-import { deepFreeze, freezeSharing } from './deep-freeze.js';
+import { deepFreeze } from './deep-freeze.js';
 import { trieForEach, trieGet } from './hash-trie.js';
 import { objectKey } from '../objects/index.js';
 import { storeDataOf, storeIndexersOf, type Store } from './store.js';
@@ -96,8 +96,10 @@ export class Batch<T extends KubernetesObject> {
           return true;
         }
         if (exact && !this.touch(key)) return false;
+        deepFreeze(event.object);
         this.report('OutOfOrder', `listed ${key} outside a relist; applied as modified`, event);
-        this.advance(this.upsert(key, this.settled(key, event.object), event));
+        this.upsert(key, event.object, event);
+        this.advance(event.object);
         return true;
       }
       case 'relistDone':
@@ -134,33 +136,23 @@ export class Batch<T extends KubernetesObject> {
     const key = this.keyOf(event);
     if (key === undefined) return true;
     if (exact && !this.relisting && !this.touch(key)) return false;
+    deepFreeze(event.object);
     if (this.relisting) {
-      deepFreeze(event.object);
       this.report('OutOfOrder', `${event.type} ${key} during a relist; applied to the listing`, event);
       this.relistLocal.set(key, event.type === 'deleted' ? null : event.object);
       return true;
     }
     if (event.type !== 'deleted') {
-      this.advance(this.upsert(key, this.settled(key, event.object), event));
-      return true;
-    }
-    deepFreeze(event.object);
-    const old = trieGet(this.work.objects, key);
-    if (old !== undefined) {
-      removeObject(this.work, this.indexers, key, old);
-      this.changes.push({ type: 'deleted', key, object: event.object, stateUnknown: false });
+      this.upsert(key, event.object, event);
+    } else {
+      const old = trieGet(this.work.objects, key);
+      if (old !== undefined) {
+        removeObject(this.work, this.indexers, key, old);
+        this.changes.push({ type: 'deleted', key, object: event.object, stateUnknown: false });
+      }
     }
     this.advance(event.object);
     return true;
-  }
-
-  /**
-   * The incoming `object` for `key`, deep-frozen; when the key is cached, what did not change is shared with the
-   * cached version (see `freezeSharing`), so an update keeps only its changes in memory.
-   */
-  private settled(key: string, object: T): T {
-    const old = trieGet(this.work.objects, key);
-    return old === undefined ? deepFreeze(object) : freezeSharing(object, old);
   }
 
   private restartListing(relisting: boolean): void {
@@ -182,8 +174,8 @@ export class Batch<T extends KubernetesObject> {
     }
   }
 
-  /** Stores `object` under `key`, records the change and returns `object`. */
-  private upsert(key: string, object: T, event: WatchEvent<T>): T {
+  /** Stores `object` under `key` and records the change. */
+  private upsert(key: string, object: T, event: WatchEvent<T>): void {
     const failures = this.failures;
     const old = putObject(this.work, this.indexers, key, object, failures);
     if (failures.length > 0) {
@@ -194,7 +186,6 @@ export class Batch<T extends KubernetesObject> {
       failures.length = 0;
     }
     this.changes.push(old === undefined ? { type: 'added', key, object } : { type: 'updated', key, old, object });
-    return object;
   }
 
   private advance(object: T): void {
