@@ -237,7 +237,8 @@ describe('applyWatchEvents', () => {
       const walk = (node: unknown): void => {
         if (node === null) return;
         nodes.add(node);
-        if (!Array.isArray(node)) for (const child of (node as { slots: unknown[] }).slots) walk(child);
+        // A branch is an array of child slots; a leaf starts with its first entry's hash.
+        if (typeof (node as unknown[])[0] !== 'number') for (const child of node as unknown[]) walk(child);
       };
       walk(root);
       return nodes;
