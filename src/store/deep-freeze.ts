@@ -20,12 +20,17 @@ const TOO_DEEP: unique symbol = Symbol('too deep');
  *   again instead of mistaking it for done).
  * - Terminates on cycles and on any nesting depth.
  *
+ * - Maps and Sets (which a user `transform` could introduce) are handed to Immer, which also disables their
+ *   mutating methods; class instances have their own properties frozen.
+ *
  * # Caveats
- * Objects from the API server are plain JSON (objects, arrays, primitives), for which the walk is several times
- * faster than Immer's generic `freeze(value, true)`: it tests a child before descending into it, rather than
- * calling itself on every primitive, and reads keys with `for…in` (JSON objects have no enumerable inherited
- * properties; class instances get `Object.keys`), which allocates no key array. Maps and Sets (which a user
- * `transform` could introduce) are handed to Immer, which also disables their mutating methods.
+ * - Built for plain JSON (objects, arrays, primitives), for which the walk is several times faster than Immer's
+ *   generic `freeze(value, true)`: it tests a child before descending into it rather than calling itself on every
+ *   primitive, and reads keys with `for…in` (JSON objects have no enumerable inherited properties), which allocates
+ *   no key array.
+ * - An object is taken for plain JSON when it inherits `constructor === Object`: one made with
+ *   `Object.create(template)` from a plain template is walked like JSON, so the template's enumerable properties
+ *   are frozen along with it.
  */
 export function deepFreeze<V>(value: V): V {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
@@ -49,8 +54,7 @@ function freezeFast(value: object, depth: number): void {
     Object.freeze(value);
     return;
   }
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) {
+  if (!isJsonObject(value)) {
     freezeInstance(value, (child) => freezeFast(child, depth + 1));
     return;
   }
@@ -94,6 +98,17 @@ function keysOf(value: object): string[] {
   const keys: string[] = [];
   for (const key in value) keys.push(key);
   return keys;
+}
+
+/**
+ * Whether `value` (not an array) is walked as a plain JSON object, with `for…in`. The inherited `constructor` answers
+ * for JSON objects with one property load, about twice as fast as asking for the prototype; anything else (an own
+ * `constructor` field, a null prototype, a class instance) asks for the prototype.
+ */
+function isJsonObject(value: object): boolean {
+  if ((value as { constructor?: unknown }).constructor === Object) return true;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 /** A class instance, Map or Set: its own properties (inherited enumerable ones belong to its prototype). */
