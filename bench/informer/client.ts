@@ -5,11 +5,14 @@
  * Usage (by `informer.ts`, `continuous.ts` and `scale.ts`): `client.ts <mode> <serverUrl> <count> [pods|configmaps]`,
  * mode one of `floor`, `floor-strip`, `rxkube`, `rxkube-keep`, `client-node`; the resource defaults to pods.
  * Messages out: `{ type: 'synced', ms, cpuMs, heapBytes, peakRssBytes }` (peak RSS of the process so far),
- * `{ type: 'armed' }`, `{ type: 'burst-done', ms, cpuMs }` (cpuMs: this process's user + system CPU time),
+ * `{ type: 'armed', gcBeforeMs }`, `{ type: 'burst-done', ms, cpuMs, gcMs }` (cpuMs: this process's user + system CPU
+ * time; gcMs: main-thread GC pauses during the burst; gcBeforeMs: GC pauses since the previous burst ended, which no
+ * timing includes),
  * `{ type: 'profiled', path }`. Messages in: `{ type: 'expect', count, profile? }` (with `profile`, a CPU profile of
  * the burst, and only of the burst, is written to that path), `{ type: 'stop' }`.
  */
 import { writeFileSync } from 'node:fs';
+import { GCProfiler } from 'node:v8';
 import { Session } from 'node:inspector/promises';
 import { CoreV1Api, KubeConfig, makeInformer, type KubernetesObject } from '@kubernetes/client-node';
 import { firstValueFrom, filter, Subscription } from 'rxjs';
@@ -66,16 +69,32 @@ async function stopProfile(): Promise<void> {
   process.send!({ type: 'profiled', path });
 }
 
+/**
+ * Main-thread GC time (scavenges and the pauses of mark-compact; not the helper threads), in ms, since the last
+ * call: V8's GC profiler records every collection synchronously, so a burst is charged exactly its own.
+ */
+let gcProfiler = new GCProfiler();
+gcProfiler.start();
+function gcSinceLast(): number {
+  const { statistics } = gcProfiler.stop();
+  gcProfiler = new GCProfiler();
+  gcProfiler.start();
+  return statistics.reduce((sum, gc) => sum + gc.cost, 0) / 1000;
+}
+
 /** Counts events; `arm(n)` starts a burst measurement that ends at the n-th event after it. */
 const counter = {
+
   expected: 0,
   seen: 0,
   firstAt: 0,
   cpuAtArm: process.cpuUsage(),
-  arm(count: number): void {
+  /** Starts a burst; returns the GC time since the previous one ended. */
+  arm(count: number): number {
     this.expected = count;
     this.seen = 0;
     this.cpuAtArm = process.cpuUsage();
+    return gcSinceLast();
   },
   tick(): void {
     if (this.expected === 0) return;
@@ -83,7 +102,7 @@ const counter = {
     this.seen += 1;
     if (this.seen === this.expected) {
       this.expected = 0;
-      process.send!({ type: 'burst-done', ms: performance.now() - this.firstAt, cpuMs: cpuMs(this.cpuAtArm) });
+      process.send!({ type: 'burst-done', ms: performance.now() - this.firstAt, cpuMs: cpuMs(this.cpuAtArm), gcMs: gcSinceLast() });
       void stopProfile();
     }
   },
@@ -146,12 +165,13 @@ const syncCpuMs = cpuMs(cpuAtStart);
 const heapBytes = (collect() - baseline) / total;
 // maxRSS is in KiB: the peak resident set of the process so far, i.e. during the list.
 process.send!({ type: 'synced', ms: syncMs, cpuMs: syncCpuMs, heapBytes, peakRssBytes: process.resourceUsage().maxRSS * 1024 });
+gcSinceLast();
 
 process.on('message', (message: { type: string; count?: number; profile?: string }) => {
   if (message.type === 'expect') {
     const arm = (): void => {
-      counter.arm(message.count!);
-      process.send!({ type: 'armed' });
+      const gcBeforeMs = counter.arm(message.count!);
+      process.send!({ type: 'armed', gcBeforeMs });
     };
     if (message.profile === undefined) arm();
     else void startProfile(message.profile).then(arm);

@@ -16,6 +16,8 @@ export const streamModes: readonly StreamMode[] = ['floor', 'rxkube', 'client-no
 export interface StreamRun {
   readonly ms: number;
   readonly cpuMs: number;
+  /** Main-thread GC pauses during the stream. */
+  readonly gcMs: number;
 }
 
 export interface StreamSize {
@@ -39,10 +41,10 @@ async function streamOnce(server: Child, url: string, mode: StreamMode, pods: nu
     client.send({ type: 'expect', count: pods, ...(profile === undefined ? {} : { profile }) });
     await client.next('armed', 30_000);
     server.send({ type: 'stream' });
-    const done = await client.next<{ type: 'burst-done'; ms: number; cpuMs: number }>('burst-done', PHASE_LIMIT_MS);
+    const done = await client.next<{ type: 'burst-done'; ms: number; cpuMs: number; gcMs: number }>('burst-done', PHASE_LIMIT_MS);
     if (profile !== undefined) await client.next('profiled', 60_000);
     await server.next('stream-sent', PHASE_LIMIT_MS);
-    return { ms: done.ms, cpuMs: done.cpuMs };
+    return { ms: done.ms, cpuMs: done.cpuMs, gcMs: done.gcMs };
   } finally {
     await client.stop();
   }

@@ -55,17 +55,21 @@ async function runClient(server: Child, url: string, mode: Mode): Promise<Client
     await waitForOneWatch(server);
     let ms = 0;
     let cpuMs = 0;
+    let gcMs = 0;
+    let gcBetweenMs = 0;
     for (let sent = 0; sent < events; sent += burstSize) {
       const count = Math.min(burstSize, events - sent);
       client.send({ type: 'expect', count });
-      await client.next('armed', 10_000);
+      const armed = await client.next<{ type: 'armed'; gcBeforeMs: number }>('armed', 10_000);
+      if (sent > 0) gcBetweenMs += armed.gcBeforeMs;
       server.send({ type: 'burst', count });
       await server.next('burst-sent', PHASE_LIMIT_MS);
-      const done = await client.next<{ type: 'burst-done'; ms: number; cpuMs: number }>('burst-done', PHASE_LIMIT_MS);
+      const done = await client.next<{ type: 'burst-done'; ms: number; cpuMs: number; gcMs: number }>('burst-done', PHASE_LIMIT_MS);
       ms += done.ms;
       cpuMs += done.cpuMs;
+      gcMs += done.gcMs;
     }
-    return { ...result, steady: { events, ms, cpuMs } };
+    return { ...result, steady: { events, ms, cpuMs, gcMs, gcBetweenMs } };
   } catch (error) {
     return { mode, error: (error as Error).message };
   } finally {

@@ -37,9 +37,9 @@ export function renderContinuous(sizes: readonly StreamSize[], rounds: number): 
     const rate = (ms: number | undefined) => (ms === undefined ? undefined : size.pods / (ms / 1000));
     const n = size.pods.toLocaleString('en-US');
     lines.push(`#### ${n} MODIFIED into a ${n}-object cache (pods of ~${size.podBytes} B of JSON)`, '');
-    lines.push('| client | events/s (wall) | × floor | events per client CPU-second | × floor | every round: wall ms / CPU ms |', '|---|---:|---:|---:|---:|---|');
+    lines.push('| client | events/s (wall) | × floor | events per client CPU-second | × floor | every round: wall ms / CPU ms / GC pauses ms |', '|---|---:|---:|---:|---:|---|');
     for (const mode of ['floor', 'rxkube', 'client-node'] as const) {
-      const all = (size.runs.get(mode) ?? []).map((run) => `${run.ms.toFixed(0)} / ${run.cpuMs.toFixed(0)}`).join(', ');
+      const all = (size.runs.get(mode) ?? []).map((run) => `${run.ms.toFixed(0)} / ${run.cpuMs.toFixed(0)} / ${run.gcMs.toFixed(0)}`).join(', ');
       lines.push(`| ${labels[mode]} | ${fixed(rate(wall(mode)), 0)} | ${fixed(ratioOf(wall('floor'), wall(mode)))} | ${fixed(rate(cpu(mode)), 0)} | ${fixed(ratioOf(cpu('floor'), cpu(mode)))} | ${all} |`);
     }
     const vsFloorWall = ratioOf(wall('floor'), wall('rxkube'));

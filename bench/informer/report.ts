@@ -12,7 +12,14 @@ export interface ClientResult {
   /** The client process's own CPU time (user + system) until synced. */
   readonly syncCpuMs?: number;
   readonly heapBytes?: number;
-  readonly steady?: { readonly events: number; readonly ms: number; readonly cpuMs: number };
+  readonly steady?: {
+    readonly events: number;
+    readonly ms: number;
+    readonly cpuMs: number;
+    /** Main-thread GC pauses inside the timed bursts, and between them (after one burst's last event, untimed). */
+    readonly gcMs: number;
+    readonly gcBetweenMs: number;
+  };
   readonly error?: string;
 }
 
@@ -82,9 +89,10 @@ export function renderReport(info: RunInfo, results: readonly ClientResult[]): s
 
   lines.push(`### 2. Steady state: ${info.events.toLocaleString('en-US')} MODIFIED events into the ${info.pods.toLocaleString('en-US')}-object cache`, '');
   const pct = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : (100 * a) / b);
-  lines.push('| client | events/s | % of floor | events per client CPU-second | % of floor |', '|---|---:|---:|---:|---:|');
+  lines.push('| client | events/s | % of floor | events per client CPU-second | % of floor | GC pauses in the bursts (ms) | GC pauses between them, untimed (ms) |', '|---|---:|---:|---:|---:|---:|---:|');
   for (const m of ['floor', 'rxkube', 'client-node'] as const) {
-    lines.push(`| ${labels[m]} | ${fixed(rate(m), 0)} | ${fixed(pct(rate(m), rate('floor')), 0)} | ${fixed(cpuRate(m), 0)} | ${fixed(pct(cpuRate(m), cpuRate('floor')), 0)} |`);
+    const steady = by.get(m)?.steady;
+    lines.push(`| ${labels[m]} | ${fixed(rate(m), 0)} | ${fixed(pct(rate(m), rate('floor')), 0)} | ${fixed(cpuRate(m), 0)} | ${fixed(pct(cpuRate(m), cpuRate('floor')), 0)} | ${fixed(steady?.gcMs, 0)} | ${fixed(steady?.gcBetweenMs, 0)} |`);
   }
   const rxRate = rate('rxkube');
   lines.push('', `- rxkube ≥ 50% of floor: ${verdict(rxRate === undefined || rate('floor') === undefined ? undefined : rxRate >= 0.5 * rate('floor')!)} (${fixed(pct(rxRate, rate('floor')), 0)}%).`);
