@@ -211,6 +211,21 @@ describe('eventRecorder: retries, queue bound, flush and close (marbles)', () =>
     expect(counts()).to.include({ dropped: 3, pending: 0 });
   });
 
+  it('close emits its result once the last pending write has landed', () => {
+    const lines = virtual(({ scheduler }) => {
+      const { recorder, lines, at } = setup(scheduler);
+      at(0, () => {
+        recorder.event(pod(), normal('Synced'));
+        recorder.close().subscribe({
+          next: (result) => lines.push(flushLine(scheduler.now(), 'close', result)),
+          complete: () => lines.push(`${scheduler.now()} close done`),
+        });
+      });
+      return lines;
+    });
+    expect(lines).to.deep.equal(['1 created Synced', '1 complete', '1 close complete', '1 close done']);
+  });
+
   it('close twice is harmless', () => {
     const lines = virtual(({ scheduler }) => {
       const { recorder, lines, at } = setup(scheduler);

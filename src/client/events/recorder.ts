@@ -207,8 +207,8 @@ export function eventRecorder(connection: Connection, options: EventRecorderOpti
         map((result) => {
           writer.abandonAll();
           for (const series of [...cache.values()]) end(series);
+          // `settled` stays open: this very map may run inside one of its emissions.
           reports.complete();
-          settled.complete();
           return result;
         }),
       );
