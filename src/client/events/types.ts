@@ -4,6 +4,7 @@
  */
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { BackoffPolicy } from '../../backoff/index.js';
+import type { InvalidEventError } from './build.js';
 
 /** The two event types the API accepts. */
 export type EventType = 'Normal' | 'Warning';
@@ -46,6 +47,7 @@ export type EventSubject = EventObjectLike | EventReference;
 
 /** What happened, for {@link EventRecorder.event}. */
 export interface EventDetails {
+  /** `Normal`, or `Warning` for what a user should look into. */
   readonly type: EventType;
   /** Why the action was taken, UpperCamelCase by convention (`FailedScheduling`). Required, at most 128 characters. */
   readonly reason: string;
@@ -144,6 +146,7 @@ export interface EventCreated extends EventReportBase {
 /** The Event's `series` (count and last observation) was written. */
 export interface EventUpdated extends EventReportBase {
   readonly type: 'updated';
+  /** The series count now on the server. */
   readonly count: number;
   /** The server's object. */
   readonly object: RecordedEvent;
@@ -152,16 +155,20 @@ export interface EventUpdated extends EventReportBase {
 /** A write failed and will be tried again after `delayMs`. */
 export interface EventRetrying extends EventReportBase {
   readonly type: 'retrying';
+  /** The failure: an `ApiError`, a `TransportError` or rxjs's `TimeoutError`. */
   readonly error: unknown;
   /** Tries so far, counting the one that failed. */
   readonly attempt: number;
+  /** How long until the next try, ms. */
   readonly delayMs: number;
 }
 
 /** A write failed for good: the server refused it, or it ran out of tries. */
 export interface EventWriteFailed extends EventReportBase {
   readonly type: 'failed';
+  /** The last failure: an `ApiError`, a `TransportError` or rxjs's `TimeoutError`. */
   readonly error: unknown;
+  /** Tries made in all. */
   readonly attempts: number;
 }
 
@@ -171,6 +178,7 @@ export interface EventWriteFailed extends EventReportBase {
  */
 export interface EventDropped extends EventReportBase {
   readonly type: 'dropped';
+  /** `QueueFull`: `maxPending` writes were outstanding. `Closed`: the recorder was closing or closed. */
   readonly reason: 'QueueFull' | 'Closed';
 }
 
@@ -182,7 +190,9 @@ export interface EventFiltered extends EventReportBase {
 /** `event()` was called with something the API would refuse; nothing was recorded. */
 export interface EventRejected {
   readonly type: 'rejected';
+  /** Scheduler time of the call, ms. */
   readonly time: number;
+  /** Why: an {@link InvalidEventError} naming the field. */
   readonly error: unknown;
 }
 
@@ -202,6 +212,7 @@ export interface EventRecorderCounts {
   readonly rejected: number;
   /** Notes cut to 1024 bytes. */
   readonly truncated: number;
+  /** Events created. */
   readonly created: number;
   /** Series updates written. */
   readonly updated: number;
@@ -234,11 +245,14 @@ export interface EventFlushOptions {
  *
  * # Guarantees
  * - `event()` returns at once and never throws. Nothing is sent from inside it: writes start on the scheduler.
- * - Every occurrence ends in exactly one outcome on `reports$` and in `counts()`: folded into a series, written
- *   (`created`/`updated`), `failed`, `dropped`, `filtered` or `rejected`.
+ * - Every call is accounted for on `reports$` and in `counts()`: `rejected` (invalid), `filtered` (spam), `dropped`
+ *   (closed), or recorded, as a new Event or folded into a series. Every write ends as `created`/`updated`, `failed`
+ *   or `dropped`; `retrying` reports each retry on the way.
  */
 export interface EventRecorder {
+  /** The `reportingController` of every Event it writes. */
   readonly reportingController: string;
+  /** The `reportingInstance` of every Event it writes. */
   readonly reportingInstance: string;
   /** Records one occurrence of an event about `regarding`. */
   event(regarding: EventSubject, details: EventDetails): void;
