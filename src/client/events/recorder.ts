@@ -82,7 +82,6 @@ export function eventRecorder(connection: Connection, options: EventRecorderOpti
 
   /** Takes the series out of the cache: later repeats start a new Event. */
   function end(series: Series): void {
-    series.live = false;
     series.timer?.unsubscribe();
     series.timer = undefined;
     if (cache.get(series.key) === series) cache.delete(series.key);
@@ -146,7 +145,7 @@ export function eventRecorder(connection: Connection, options: EventRecorderOpti
     }
     // The previous series' timer has not run yet at this very instant: end it first, as it would have.
     if (existing !== undefined) finish(existing);
-    start(built.key, built.spamKey, built.body, now);
+    start(built.key, built.body, now);
   }
 
   function fold(series: Series, now: number): void {
@@ -162,9 +161,9 @@ export function eventRecorder(connection: Connection, options: EventRecorderOpti
     }
   }
 
-  function start(key: string, spamKey: string, body: Series['body'], now: number): void {
+  function start(key: string, body: Series['body'], now: number): void {
     const series: Series = {
-      key, spamKey, body, count: 1, lastObservedMs: now, written: undefined, live: true, lastWriteRequestMs: now,
+      key, body, count: 1, lastObservedMs: now, written: undefined, lastWriteRequestMs: now,
       timer: undefined, state: 'idle', again: false, attempts: 0, work: undefined,
     };
     cache.set(key, series);

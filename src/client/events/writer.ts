@@ -24,15 +24,12 @@ const MERGE_PATCH = 'application/merge-patch+json';
 /** One Event object and its occurrences: the unit of folding and of writing. */
 export interface Series {
   readonly key: string;
-  readonly spamKey: string;
   /** The Event as first recorded (without `series`); its name changes only when it was taken by someone else. */
   body: RecordedEvent;
   count: number;
   lastObservedMs: number;
   /** What the server holds as far as we know: `undefined` until created. */
   written: { count: number } | undefined;
-  /** Still in the recorder's cache, so repeats fold into it. */
-  live: boolean;
   /** When a write of this series was last asked for (for the periodic refresh). */
   lastWriteRequestMs: number;
   /** The series' expiry/refresh timer. */
