@@ -81,3 +81,11 @@ export { InformerHealthError, SyncTimeoutError, controller } from './controller/
 export type {
   Controller, ControllerOptions, InformerHealth, LabelledProblem, UnsyncedInformer, WatchSource, WatchesSpec,
 } from './controller/builder/index.js';
+
+// Events: the recorder of events.k8s.io/v1 Events.
+export { InvalidEventError, NOTE_LIMIT_BYTES, eventRecorder } from './client/events/index.js';
+export type {
+  EventCreated, EventDetails, EventDropped, EventFiltered, EventFlushOptions, EventFlushResult, EventObjectLike, EventRecorder,
+  EventRecorderCounts, EventRecorderOptions, EventReference, EventRejected, EventReport, EventReportBase, EventRetrying,
+  EventSubject, EventType, EventUpdated, EventWriteFailed, RecordedEvent, SpamFilterOptions,
+} from './client/events/index.js';
