@@ -2,12 +2,14 @@
  * A Lease store in virtual time for the leader-election specs: kube-apiserver's answers for one Lease (404,
  * AlreadyExists, resourceVersion Conflict, validation), a latency per request, and faults per candidate.
  */
-import { NEVER, Observable, type SchedulerLike } from 'rxjs';
+import { Observable, type SchedulerLike } from 'rxjs';
 import { ApiError, TransportError, type Transport, type TransportRequest, type TransportResponse } from '../../src/transport/index.js';
 import type { LeaseObject } from '../../src/leader/index.js';
 
 /** How one request of one candidate is treated, besides being served. */
 export type Fault =
+  /** Served normally (a placeholder in a {@link VirtualLeaseServer.failNext} sequence). */
+  | 'ok'
   /** Fails with a network error after the latency; nothing is applied. */
   | 'network'
   /** Applied, but the answer is lost (a network error after the write landed). */
@@ -84,8 +86,13 @@ export class VirtualLeaseServer {
   private serve(candidate: string, request: TransportRequest): Observable<TransportResponse> {
     return new Observable<TransportResponse>((subscriber) => {
       const fault = this.queued.get(candidate)?.shift() ?? this.standing.get(candidate);
-      if (fault === 'hang') return NEVER.subscribe();
+      let answered = false;
+      const abort = (): void => {
+        if (!answered) this.log.push({ at: this.scheduler.now(), candidate, method: request.method, outcome: 'aborted' });
+      };
+      if (fault === 'hang') return abort;
       const action = this.scheduler.schedule(() => {
+        answered = true;
         const at = this.scheduler.now();
         if (fault === 'network') {
           this.log.push({ at, candidate, method: request.method, outcome: 'network' });
@@ -112,7 +119,7 @@ export class VirtualLeaseServer {
         }
       }, this.latency(candidate));
       return () => {
-        if (!subscriber.closed) this.log.push({ at: this.scheduler.now(), candidate, method: request.method, outcome: 'aborted' });
+        abort();
         action.unsubscribe();
       };
     });

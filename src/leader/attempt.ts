@@ -3,7 +3,7 @@
  * {@link LeaseClient}: the timing around them belongs to the elector.
  */
 import { catchError, defer, map, mergeMap, of, type Observable, type SchedulerLike } from 'rxjs';
-import { isAlreadyExists, isConflict } from '../transport/index.js';
+import { ApiError, isAlreadyExists, isConflict } from '../transport/index.js';
 import type { LeaseClient } from './lease-client.js';
 import { microTime, newLease, withRecord, type LeaderRecord, type Observation } from './record.js';
 import type { LeaseObject } from './types.js';
@@ -124,7 +124,8 @@ function write(context: AttemptContext, request: Observable<LeaseObject>, record
         return { kind: 'success', sentAt, leaseTransitions: record.leaseTransitions } as const;
       }),
       catchError((error: unknown) => {
-        writing(false);
+        // Only a refusal is an answer; a cut connection or a server error may hide a write that landed.
+        if (error instanceof ApiError && error.code >= 400 && error.code < 500) writing(false);
         throw error;
       }),
     );
