@@ -14,7 +14,9 @@ export function election<R>(
   body: (env: { scheduler: TestScheduler; server: VirtualLeaseServer }) => R,
   latency?: (candidate: string) => number,
 ): R {
-  const scheduler = new TestScheduler((actual, expected) => expect(actual).to.deep.equal(expected));
+  const scheduler = new TestScheduler((actual, expected) => {
+    expect(actual).to.deep.equal(expected);
+  });
   return scheduler.run(() => body({ scheduler, server: new VirtualLeaseServer(scheduler, latency) }));
 }
 

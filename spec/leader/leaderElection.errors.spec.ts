@@ -61,7 +61,9 @@ describe('leaderElection: failures, reporting, sharing and options', () => {
   });
 
   it('a 2xx answer that is not a Lease is a reported failure', () => {
-    const scheduler = new TestScheduler((actual, expected) => expect(actual).to.deep.equal(expected));
+    const scheduler = new TestScheduler((actual, expected) => {
+      expect(actual).to.deep.equal(expected);
+    });
     const garbage: Transport = {
       get: () => of(undefined), watch: () => of(''),
       request: () => of({ status: 200, body: '<html>proxy login</html>', headers: {} }),

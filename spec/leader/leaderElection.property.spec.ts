@@ -3,7 +3,7 @@ import { LEADER_JITTER_FACTOR } from '../../src/leader/index.js';
 import { candidate, election, expectNoOverlap, type Candidate } from './harness.js';
 import type { Fault } from './lease-server.js';
 
-const names = ['a', 'b', 'c'] as const;
+const names: readonly string[] = ['a', 'b', 'c'];
 
 /** One candidate's own configuration: clock offset, timings, when it joins, how slow its link is. */
 const candidateArb = fc.record({
