@@ -8,6 +8,7 @@ import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { leaderElection, type LeaderElectionOptions, type LeaderEvent } from '../../src/leader/index.js';
 import { VirtualLeaseServer } from './lease-server.js';
+import { expectDisjoint, spansOf } from './spans.js';
 
 /** Runs `body` inside `TestScheduler.run` (1 frame = 1 ms) with a fresh server; returns what it returns. */
 export function election<R>(
@@ -47,7 +48,7 @@ export interface Candidate {
   readonly timeline: string[];
   readonly events: LeaderEvent[];
   /** The `[start, end)` spans in which it led, in true time; an open span ends at `Infinity`. */
-  intervals(): Array<readonly [number, number]>;
+  spans(): Array<readonly [number, number]>;
   /** Unsubscribes now. */
   stop(): void;
 }
@@ -89,19 +90,12 @@ export function candidate(
     subscription?.unsubscribe();
   };
   if (until !== undefined) scheduler.schedule(stop, until);
-  return { identity, timeline, events, intervals: () => spans, stop };
+  return { identity, timeline, events, spans: () => spans, stop };
 }
 
 /** Fails when two candidates' leading spans overlap. */
 export function expectNoOverlap(candidates: readonly Candidate[]): void {
-  const spans = candidates.flatMap((c) => c.intervals().map(([start, end]) => ({ who: c.identity, start, end })))
-    .sort((x, y) => x.start - y.start);
-  for (let i = 1; i < spans.length; i++) {
-    const before = spans[i - 1]!;
-    const after = spans[i]!;
-    expect(after.start, `${after.who} led from ${after.start} while ${before.who} led until ${before.end}`)
-      .to.be.at.least(before.end);
-  }
+  expectDisjoint(spansOf(candidates));
 }
 
 /** The events of a candidate as short strings, `"<time> <type> <detail>"`, leaving out renewals. */

@@ -5,12 +5,13 @@ import { leaderElection, type LeaderElectionOptions, type LeaderEvent } from '..
 import { startTestCluster, type TestCluster } from '../../src/testing/apiserver/index.js';
 import { kubeTransport, TransportError, type Transport, type TransportRequest } from '../../src/transport/index.js';
 import { waitFor } from '../support/wait.js';
+import { expectDisjoint, spansOf } from './spans.js';
 
 /** A candidate in real time: what it emitted, its leading spans (ms since epoch) and its events. */
 interface Live {
   readonly identity: string;
   readonly values: boolean[];
-  readonly spans: Array<[number, number]>;
+  spans(): ReadonlyArray<readonly [number, number]>;
   readonly events: LeaderEvent[];
   leading(): boolean;
   stop(): void;
@@ -62,7 +63,8 @@ describe('leaderElection against the in-memory API server (TLS + token)', () => 
     });
     let stopped = false;
     const live: Live = {
-      identity, values, spans, events,
+      identity, values, events,
+      spans: () => spans,
       leading: () => !stopped && values[values.length - 1] === true,
       stop: () => {
         stopped = true;
@@ -76,10 +78,7 @@ describe('leaderElection against the in-memory API server (TLS + token)', () => 
 
   const lease = () => cluster.kubeConfig.makeApiClient(CoordinationV1Api).readNamespacedLease({ namespace: 'default', name: 'spec-lock' });
 
-  const expectNoOverlap = (lives: readonly Live[]): void => {
-    const spans = lives.flatMap((l) => l.spans.map(([s, e]) => ({ who: l.identity, s, e }))).sort((x, y) => x.s - y.s);
-    for (let i = 1; i < spans.length; i++) expect(spans[i]!.s, `${spans[i]!.who} overlaps ${spans[i - 1]!.who}`).to.be.at.least(spans[i - 1]!.e);
-  };
+  const expectNoOverlap = (lives: readonly Live[]): void => expectDisjoint(spansOf(lives));
 
   it('three candidates: one leads with a client-go record, and unsubscribing hands over without waiting out the 60 s lease', async () => {
     const lives = ['one', 'two', 'three'].map((id) => start(id));

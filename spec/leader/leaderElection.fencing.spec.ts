@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { merge, NEVER, Observable, timer, map } from 'rxjs';
+import { config, merge, NEVER, Observable, timer, map } from 'rxjs';
 import { reconcile, ReconcileAbortedError, type ReconcileEvent } from '../../src/controller/index.js';
 import { leaderElection, microTime } from '../../src/leader/index.js';
 import { base, candidate, described, election } from './harness.js';
@@ -39,6 +39,29 @@ describe('leaderElection: fencing and endings', () => {
         expect(exits).to.deep.equal(['12020 exit 1']);
       }, 20000);
     });
+  });
+
+  it("onLost: 'exit' without onEvent says why on stderr before exiting (a warning would never be printed)", () => {
+    const written: string[] = [];
+    const warned: string[] = [];
+    const exits: number[] = [];
+    const write = process.stderr.write;
+    const onUnhandledError = config.onUnhandledError;
+    process.stderr.write = ((chunk: string) => written.push(String(chunk)) > 0) as typeof process.stderr.write;
+    config.onUnhandledError = (error) => warned.push((error as Error).message.replace(/^.* as a: /, ''));
+    try {
+      election(({ scheduler, server }) => {
+        leaderElection(server.transport('a'), { ...base, identity: 'a', scheduler, onLost: 'exit', exit: (code) => exits.push(code) }).subscribe();
+        scheduler.schedule(() => server.cut('a'), 3000);
+      });
+    } finally {
+      process.stderr.write = write;
+      config.onUnhandledError = onUnhandledError;
+    }
+    expect(exits).to.deep.equal([1]);
+    expect(written).to.deep.equal(['leader election on Lease default/lock as a: lost the lease (renewDeadline); exiting\n']);
+    // The loss itself is not also sent as a warning; the renewal failures before it and the release after it are.
+    expect(warned.map((m) => m.split(':')[0])).to.deep.equal(['renew failed', 'release failed']);
   });
 
   it('gives up at once when a read shows another holder', () => {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { LEADER_JITTER_FACTOR } from '../../src/leader/index.js';
 import { candidate, election, expectNoOverlap, type Candidate } from './harness.js';
 import type { Fault } from './lease-server.js';
+import { seeded } from '../watch/fake-transport.js';
 
 const names: readonly string[] = ['a', 'b', 'c'];
 
@@ -22,30 +23,18 @@ const faultArb = fc.record({
   what: fc.constantFrom<'heal' | 'stop' | Fault>('heal', 'stop', 'network', 'hang', 'lostAnswer', 500),
 });
 
-/** A small deterministic generator (mulberry32), so a failing case replays exactly from fast-check's seed. */
-function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = state;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('leaderElection properties', () => {
   it('never lets two candidates lead at once, whatever the skews, timings, latencies and faults', () => {
     fc.assert(
       fc.property(fc.tuple(candidateArb, candidateArb, candidateArb), fc.array(faultArb, { maxLength: 12 }), (configs, faults) => {
-        const latencies = new Map(configs.map((c, i) => [names[i]!, { base: c.latency, random: rng(c.seed ^ 0x5bd1e995) }]));
+        const latencies = new Map(configs.map((c, i) => [names[i]!, { base: c.latency, random: seeded(c.seed ^ 0x5bd1e995) }]));
         election((env) => {
           const candidates: Candidate[] = configs.map((c, i) => {
             const leaseDuration = c.leaseSeconds * 1000;
             const renewDeadline = Math.max(1, Math.floor(leaseDuration * c.renewShare));
             const retryPeriod = Math.max(1, Math.floor((renewDeadline / LEADER_JITTER_FACTOR) * c.retryShare));
             return candidate(env, names[i]!, {
-              at: c.at, until: 150_000, skew: c.skew, leaseDuration, renewDeadline, retryPeriod, random: rng(c.seed),
+              at: c.at, until: 150_000, skew: c.skew, leaseDuration, renewDeadline, retryPeriod, random: seeded(c.seed),
             });
           });
           for (const fault of faults) {

@@ -150,8 +150,13 @@ export class Elector {
     this.cancelWork();
     const at = this.options.scheduler.now();
     this.out.next(false);
-    this.report(holder === undefined ? { type: 'lost', at, reason } : { type: 'lost', at, reason, holder }, true);
-    if (this.options.onLost === 'exit') this.options.exit(1);
+    const event: LeaderEvent = holder === undefined ? { type: 'lost', at, reason } : { type: 'lost', at, reason, holder };
+    if (this.options.onLost === 'exit') {
+      // A process warning is printed on a later tick, which an exit never reaches: say why now.
+      if (this.options.onEvent === undefined) process.stderr.write(`${this.warning(event).message}; exiting\n`);
+      else this.report(event);
+      this.options.exit(1);
+    } else this.report(event, true);
     this.out.complete();
   }
 

@@ -8,17 +8,12 @@
  * releases the Lease, then exits 0.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import { leaderElection } from '../../../src/leader/index.js';
+import { leaderElection, type LeaderElectionOptions } from '../../../src/leader/index.js';
 
-/** What the spec passes as the one argument. */
-export interface CandidateConfig {
+/** What the spec passes as the one argument: the Lease, the identity and the timings, and a kubeconfig file. */
+export interface CandidateConfig
+  extends Required<Pick<LeaderElectionOptions, 'namespace' | 'name' | 'identity' | 'leaseDuration' | 'renewDeadline' | 'retryPeriod'>> {
   readonly kubeconfig: string;
-  readonly namespace: string;
-  readonly name: string;
-  readonly identity: string;
-  readonly leaseDuration: number;
-  readonly renewDeadline: number;
-  readonly retryPeriod: number;
 }
 
 const emit = (event: string, fields: Record<string, unknown> = {}): void => {

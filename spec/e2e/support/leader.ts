@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'chai';
 import { LEADER_JITTER_FACTOR } from '../../../src/leader/index.js';
 import { rxkubeCacheRoot } from '../../../src/testing/control-plane/index.js';
+import { expectDisjoint, spansOf } from '../../leader/spans.js';
 import type { CandidateConfig } from './leader-candidate.js';
 
 /** Short timings, so a failover takes seconds: 4 s / 2.5 s / 0.5 s. */
@@ -160,13 +160,7 @@ function lastWord(lines: readonly CandidateLine[]): string | undefined {
 
 /** Fails when two candidates' leadership spans overlap (a span of a killed process ends when it was seen exiting). */
 export function expectNoOverlap(candidates: readonly CandidateProcess[]): void {
-  const spans = candidates.flatMap((c) => c.spans().map(([start, end]) => ({ who: c.identity, start, end })))
-    .sort((x, y) => x.start - y.start);
-  for (let i = 1; i < spans.length; i++) {
-    const before = spans[i - 1]!;
-    const after = spans[i]!;
-    expect(after.start, `${after.who} led from ${after.start} while ${before.who} led until ${before.end}`).to.be.at.least(before.end);
-  }
+  expectDisjoint(spansOf(candidates));
 }
 
 /** The spans of every candidate, relative to `origin`, for the spec's log. */
