@@ -3,7 +3,7 @@
  *
  * Layers, top to bottom: `listWatch` (the reflector), `Store` snapshots reduced with Immer, informers (shared,
  * ref-counted caches), triggers and predicates, and the `reconcile` operator; `controller()` composes them in
- * controller-runtime's shape. See `docs/design.md` for the contracts.
+ * controller-runtime's shape; `leaderElection` gates them on a Lease. See `docs/design.md` for the contracts.
  *
  * This module is the public API, listed name by name: what is not here is internal and may change without notice.
  * The API report in `api/rxkube.api.md` records it, and CI fails when it changes unreviewed.
@@ -75,6 +75,12 @@ export {
   resourceVersionChanged,
 } from './controller/predicates/index.js';
 export type { ErrorHandler, EventPredicate, EventTest, PredicateLike, PredicateOptions } from './controller/predicates/index.js';
+
+// Leader election on a coordination.k8s.io/v1 Lease (a reconcile gate).
+export {
+  DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS, LEADER_JITTER_FACTOR, leaderElection,
+} from './leader/index.js';
+export type { LeaderElectionOptions, LeaderEvent, LeaderPhase } from './leader/index.js';
 
 // The controller-runtime-shaped builder.
 export { InformerHealthError, SyncTimeoutError, controller } from './controller/builder/index.js';
