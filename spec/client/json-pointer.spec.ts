@@ -16,7 +16,7 @@ describe('client: JSON Pointers of patch paths', () => {
   });
 
   it('escapes the label keys a recipe sets', () => {
-    const base = { metadata: { name: 'n', labels: { 'a~b': 'x' } } };
+    const base: { metadata: { name: string; labels: Record<string, string> } } = { metadata: { name: 'n', labels: { 'a~b': 'x' } } };
     const { operations } = recipeChanges(base, (draft) => {
       draft.metadata.labels['example.com/role'] = 'web';
       delete draft.metadata.labels['a~b'];

@@ -73,7 +73,7 @@ function locate(root: Container, steps: number[]): { node: Container; parent?: C
 }
 
 /** A deep copy of a value that may be (or hold) an Immer draft. */
-const snapshot = <V>(value: V): V => structuredClone(isDraft(value) ? current(value) : value);
+const snapshot = <V>(value: V): V => structuredClone(isDraft(value) ? (current(value as object) as V) : value);
 
 function perform(root: Container, action: Action): void {
   const { node, parent, key } = locate(root, action.steps);
