@@ -57,8 +57,25 @@ export function recipeChanges<T extends object>(base: T, recipe: Recipe<T>): Rec
   }
   const next = result as T;
   if (patches.length === 0 || jsonEqual(base, next)) return { result: base, operations: [] };
-  const replacesRoot = patches.some((patch) => patch.path.length === 0);
-  return { result: next, operations: replacesRoot ? diffJson(base, next) : patches.flatMap(fromImmerPatch) };
+  if (patches.some((patch) => patch.path.length === 0)) return { result: next, operations: diffJson(base, next) };
+  const operations = patches.flatMap(fromImmerPatch).filter((operation) => !replacesWithEqual(base, operation));
+  return { result: next, operations };
+}
+
+/**
+ * A `replace` whose value equals what the base holds at its path: Immer reports one for a subtree rebuilt with
+ * equal content (`draft.data = { ...draft.data }`), and sending it would turn an unchanged part into a write.
+ * Dropping it is safe because Immer's operations touch disjoint paths, and an array's replaced indexes refer to
+ * the same positions in the base (its additions and removals come after them, at its end).
+ */
+function replacesWithEqual(base: object, operation: PathOperation): boolean {
+  if (operation.op !== 'replace') return false;
+  let node: unknown = base;
+  for (const key of operation.path) {
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return false;
+    node = (node as Record<string | number, unknown>)[key];
+  }
+  return jsonEqual(node, operation.value);
 }
 
 /** Immer's `add`/`replace`/`remove` as a path operation, with JSON's meaning of `undefined`. */

@@ -1,0 +1,15 @@
+/**
+ * The typed resource client: get, list, create, replace, patch, apply, delete and the status subresource, as cold
+ * Observables through the transport seam.
+ * @packageDocumentation
+ */
+export { resourceClient, APPLY_PATCH } from './resource-client.js';
+export type { ResourceClient } from './client.js';
+export { ClientScopeError } from './target.js';
+export { withSignal } from './abortable.js';
+export { DEFAULT_RETRY } from './options.js';
+export type {
+  ApplyOptions, CallOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation, GetOptions, ListOptions, MutateOptions,
+  ObjectList, ObjectRef, PartialObject, Patch, PropagationPolicy, ResourceClientOptions, RetryPolicy, StatusObject, StoreSource,
+  WriteOptions,
+} from './options.js';

@@ -1,0 +1,163 @@
+/**
+ * The options of the resource client and of each of its calls, as kube-apiserver's query parameters and
+ * `DeleteOptions` name them.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { SchedulerLike } from 'rxjs';
+import type { JsonPatchOperation } from '../patch/index.js';
+
+/** What every call accepts. */
+export interface CallOptions {
+  /**
+   * Aborting it cancels the call at once: the request in flight is aborted and the Observable errors with the
+   * signal's `reason`. Pass the reconcile request's `signal`.
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** How strictly the server treats unknown or duplicate fields in a write (`fieldValidation`). */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** Options of `create`, `replace`, `patch` and the status writes. */
+export interface WriteOptions extends CallOptions {
+  /** `dryRun=All`: the server validates and answers with the result, but stores nothing. */
+  readonly dryRun?: boolean;
+  /** The field manager recorded in managedFields; defaults to the client's `fieldManager`. */
+  readonly fieldManager?: string;
+  /** `Strict` rejects unknown and duplicate fields with 400 (as `kubectl --validate=strict`). */
+  readonly fieldValidation?: FieldValidation;
+}
+
+/** Options of `apply` and `applyStatus` (server-side apply). */
+export interface ApplyOptions extends WriteOptions {
+  /** Take ownership of fields other managers own instead of failing with a 409 conflict. */
+  readonly force?: boolean;
+}
+
+/** Options of `get` and `getStatus`. */
+export interface GetOptions extends CallOptions {
+  /** `''`/omitted: the latest (quorum read); `'0'`: any cached version. */
+  readonly resourceVersion?: string;
+}
+
+/** Options of `list`. */
+export interface ListOptions extends CallOptions {
+  /** A label selector in its text form, e.g. `app=web,tier!=db` (see `formatLabelSelector`). */
+  readonly labelSelector?: string;
+  /** A field selector in its text form, e.g. `status.phase=Running` (see `formatFieldSelector`). */
+  readonly fieldSelector?: string;
+  /** Page size; the answer's `metadata.continue` fetches the next page. */
+  readonly limit?: number;
+  readonly continue?: string;
+  readonly resourceVersion?: string;
+  readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+}
+
+/** Whether and how dependents are garbage-collected with the object. */
+export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
+
+/** Options of `delete`, sent as the request's `DeleteOptions` body. */
+export interface DeleteOptions extends CallOptions {
+  readonly dryRun?: boolean;
+  readonly gracePeriodSeconds?: number;
+  readonly propagationPolicy?: PropagationPolicy;
+  /** The delete fails with 409 Conflict unless the stored object still has this uid and resourceVersion. */
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+}
+
+/** Options of `deleteCollection`: which objects (selectors) and how (`DeleteOptions`). */
+export interface DeleteCollectionOptions extends DeleteOptions {
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+}
+
+/** A patch other than server-side apply, by its content type. */
+export type Patch =
+  /** RFC 7386 JSON merge patch (`application/merge-patch+json`): `null` deletes, lists are replaced whole. */
+  | { readonly type: 'merge'; readonly body: unknown }
+  /** RFC 6902 JSON Patch (`application/json-patch+json`). */
+  | { readonly type: 'json'; readonly body: readonly JsonPatchOperation[] }
+  /** Kubernetes strategic merge patch; built-in kinds only (custom resources answer 415). */
+  | { readonly type: 'strategic'; readonly body: unknown };
+
+/** An object, or its name: what `get`, `patch`, `delete` and the status calls act on. */
+export type ObjectRef = string | { readonly metadata?: { readonly name?: string; readonly namespace?: string } };
+
+/** A partial object, as server-side apply takes it: only the fields the caller has an opinion about. */
+export type PartialObject<T> = T extends readonly (infer U)[]
+  ? PartialObject<U>[]
+  : T extends object
+    ? { [K in keyof T]?: PartialObject<T[K]> }
+    : T;
+
+/** The latest object of a key, as an informer keeps it: where `mutate` re-reads after a conflict. */
+export interface StoreSource<T> {
+  /** The latest snapshot (an informer's `current()`); only `get(key)` is used. */
+  current(): { get(key: string): T | undefined };
+}
+
+/** How `mutate` retries a conflict; the default is client-go's `retry.DefaultRetry`. */
+export interface RetryPolicy {
+  /** Attempts in all, the first included (client-go's `Steps`). */
+  readonly steps: number;
+  /** The first delay, ms. */
+  readonly durationMs: number;
+  /** Each delay is the previous one times this. */
+  readonly factor: number;
+  /** Each delay is stretched by up to this fraction, at random (client-go's `wait.Jitter`). */
+  readonly jitter: number;
+}
+
+/** Options of `mutate`. */
+export interface MutateOptions<T> extends WriteOptions {
+  /**
+   * Where to re-read after a conflict: used when it holds a version of the object newer than the one that
+   * conflicted, otherwise the object is read with a GET.
+   */
+  readonly store?: StoreSource<T>;
+  /** Overrides the client's retry policy. */
+  readonly retry?: RetryPolicy;
+}
+
+/** Options of `resourceClient`. */
+export interface ResourceClientOptions {
+  /** Scope every call to this namespace; omitted: cluster-wide (namespaced objects then carry their namespace). */
+  readonly namespace?: string;
+  /**
+   * The field manager of every write that does not name one: the controller's name. Server-side apply needs one;
+   * other writes fall back to the server's default (derived from the User-Agent).
+   */
+  readonly fieldManager?: string;
+  /**
+   * Whether the resource has a status subresource, so `mutate` sends status changes there. Omitted: discovery
+   * says (asked once per cluster connection, and only when a `mutate` changes status).
+   */
+  readonly statusSubresource?: boolean;
+  /** `mutate`'s conflict retry policy; default {@link DEFAULT_RETRY}. */
+  readonly retry?: RetryPolicy;
+  /** Schedules `mutate`'s retry delays; default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+  /** The jitter source of retry delays, uniform in [0, 1); default `Math.random`. */
+  readonly random?: () => number;
+}
+
+/**
+ * client-go's `retry.DefaultRetry`: 5 attempts, 10 ms apart, factor 1, jitter 0.1, so the delays are 10–11 ms.
+ */
+export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ steps: 5, durationMs: 10, factor: 1, jitter: 0.1 });
+
+/** A list as the API server returns it. */
+export interface ObjectList<T extends KubernetesObject> {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: { readonly resourceVersion?: string; readonly continue?: string; readonly remainingItemCount?: number };
+  readonly items: T[];
+}
+
+/** The `Status` the API server answers some deletes with instead of the object. */
+export interface StatusObject {
+  readonly kind: 'Status';
+  readonly apiVersion: 'v1';
+  readonly status?: string;
+  readonly details?: { readonly name?: string; readonly kind?: string; readonly uid?: string };
+}
