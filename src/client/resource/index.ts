@@ -6,6 +6,8 @@
 export { resourceClient, APPLY_PATCH } from './resource-client.js';
 export type { ResourceClient } from './client.js';
 export { ClientScopeError } from './target.js';
+export { applyConflicts } from './apply-conflicts.js';
+export type { ApplyConflict } from './apply-conflicts.js';
 export { withSignal } from './abortable.js';
 export { DEFAULT_RETRY } from './options.js';
 export type {
