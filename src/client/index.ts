@@ -7,7 +7,7 @@ export {
   APPLY_PATCH, ClientScopeError, DEFAULT_RETRY, applyConflicts, resourceClient, withSignal,
 } from './resource/index.js';
 export type {
-  ApplyConflict, ApplyOptions, CallOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation, GetOptions, ListOptions,
+  ApplyConflict, ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation, GetOptions,
   MutateOptions, ObjectList, ObjectRef, PartialObject, Patch, PropagationPolicy, ResourceClient, ResourceClientOptions,
   RetryPolicy, StatusObject, StoreSource, WriteOptions,
 } from './resource/index.js';

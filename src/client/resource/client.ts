@@ -7,7 +7,7 @@ import type { Observable } from 'rxjs';
 import type { ResourceRef } from '../../resources/index.js';
 import type { Recipe } from '../patch/index.js';
 import type {
-  ApplyOptions, DeleteCollectionOptions, DeleteOptions, GetOptions, ListOptions, MutateOptions, ObjectList, ObjectRef,
+  ApplyOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, GetOptions, MutateOptions, ObjectList, ObjectRef,
   PartialObject, Patch, StatusObject, WriteOptions,
 } from './options.js';
 
@@ -49,7 +49,7 @@ export interface ResourceClient<T extends KubernetesObject> {
    * `GET` the collection: the client's namespace, or every namespace for a cluster-wide client of a namespaced kind.
    * One page per call (`limit` and `continue` page through).
    */
-  list(options?: ListOptions): Observable<ObjectList<T>>;
+  list(options?: ClientListOptions): Observable<ObjectList<T>>;
   /** `POST` a new object. A taken name is a 409 `ApiError` (`isAlreadyExists`). */
   create(object: T, options?: WriteOptions): Observable<T>;
   /**

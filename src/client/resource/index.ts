@@ -11,7 +11,7 @@ export type { ApplyConflict } from './apply-conflicts.js';
 export { withSignal } from './abortable.js';
 export { DEFAULT_RETRY } from './options.js';
 export type {
-  ApplyOptions, CallOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation, GetOptions, ListOptions, MutateOptions,
+  ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation, GetOptions, MutateOptions,
   ObjectList, ObjectRef, PartialObject, Patch, PropagationPolicy, ResourceClientOptions, RetryPolicy, StatusObject, StoreSource,
   WriteOptions,
 } from './options.js';

@@ -41,7 +41,7 @@ export interface GetOptions extends CallOptions {
 }
 
 /** Options of `list`. */
-export interface ListOptions extends CallOptions {
+export interface ClientListOptions extends CallOptions {
   /** A label selector in its text form, e.g. `app=web,tier!=db` (see `formatLabelSelector`). */
   readonly labelSelector?: string;
   /** A field selector in its text form, e.g. `status.phase=Running` (see `formatFieldSelector`). */
