@@ -40,6 +40,16 @@ describe('client: JSON Pointers of patch paths', () => {
     ]);
   });
 
+  it('patches a deep-frozen base, as informer stores hold them, without touching it', () => {
+    const base = Object.freeze({ metadata: Object.freeze({ name: 'n', labels: Object.freeze({ a: '1' }) as Record<string, string> }) });
+    const { result, operations } = recipeChanges(base, (draft) => {
+      draft.metadata.labels.b = '2';
+    });
+    expect(toJsonPatch(operations)).to.deep.equal([{ op: 'add', path: '/metadata/labels/b', value: '2' }]);
+    expect(result.metadata.labels).to.deep.equal({ a: '1', b: '2' });
+    expect(base.metadata.labels).to.deep.equal({ a: '1' });
+  });
+
   it('rejects a recipe that returns nothing and a base that is a class instance', () => {
     class Model {
       metadata = { name: 'n' };

@@ -102,12 +102,15 @@ export function mutate<T extends KubernetesObject>(
     );
   };
 
-  return defer(() => {
-    const ref = target as T | ObjectRef;
-    const hasVersion = typeof ref !== 'string' && typeof ref?.metadata === 'object' && typeof (ref as T).metadata?.resourceVersion === 'string'
-      && (ref as T).metadata!.resourceVersion !== '';
-    return (hasVersion ? of(ref as T) : latest(ref, undefined)).pipe(switchMap((base) => attempt(base, 0)));
-  });
+  return defer(() => (versionOf(target) !== undefined ? of(target as T) : latest(target, undefined))).pipe(
+    switchMap((base) => attempt(base, 0)),
+  );
+}
+
+/** The resourceVersion an object carries, if it is an object and has one. */
+function versionOf(target: KubernetesObject | ObjectRef): string | undefined {
+  const version = typeof target === 'string' ? undefined : (target as KubernetesObject).metadata?.resourceVersion;
+  return typeof version === 'string' && version !== '' ? version : undefined;
 }
 
 /** The store key of a reference: its namespace (or the client's) and name. */

@@ -111,8 +111,12 @@ export interface RetryPolicy {
 /** Options of `mutate`. */
 export interface MutateOptions<T> extends WriteOptions {
   /**
-   * Where to re-read after a conflict: used when it holds a version of the object newer than the one that
-   * conflicted, otherwise the object is read with a GET.
+   * Where to re-read after a conflict (usually the informer the reconcile requests come from). Its copy is used
+   * only when it has caught up: when its `metadata.resourceVersion` is strictly newer than the version the refused
+   * write tested, compared as kube-apiserver orders them (`compareResourceVersions`: decimal integers, by length then
+   * digits). A copy at the same version, an older one, a missing one or one whose version does not compare (an
+   * opaque resourceVersion) is passed over for a GET, so a lagging cache never causes a second conflict.
+   * It is also read first when `mutate` is given a name or an object without a resourceVersion.
    */
   readonly store?: StoreSource<T>;
   /** Overrides the client's retry policy. */
