@@ -13,6 +13,7 @@ export interface FinalizerRequest<T> {
   readonly object: T | undefined;
   /** Cancels the finalizer's own writes, and is handed on to the handlers. */
   readonly signal?: AbortSignal;
+  /** The reconcile key (`namespace/name`), when the request comes from the reconcile operator. */
   readonly key?: string;
 }
 

@@ -7,15 +7,21 @@ import { groupOfApiVersion } from '../../objects/index.js';
 
 /** An object that can own others: it must say what it is and carry the uid the server gave it. */
 export interface Owner {
+  /** Required to reference it, e.g. `apps/v1`. */
   readonly apiVersion?: string;
+  /** Required to reference it, e.g. `ReplicaSet`. */
   readonly kind?: string;
+  /** `name` and `uid` are required; `namespace` decides which objects it may own. */
   readonly metadata?: { readonly name?: string; readonly namespace?: string; readonly uid?: string };
 }
 
 /** Something that carries owner references (an object, or an Immer draft of one). */
 export interface Ownable {
+  /** Not read: declared so that objects and their drafts fit. */
   apiVersion?: string;
+  /** Named in error messages. */
   kind?: string;
+  /** `ownerReferences` is written; `namespace` is checked against the owner's. */
   metadata?: { name?: string; namespace?: string; ownerReferences?: V1OwnerReference[] };
 }
 

@@ -48,8 +48,11 @@ export interface ClientListOptions extends CallOptions {
   readonly fieldSelector?: string;
   /** Page size; the answer's `metadata.continue` fetches the next page. */
   readonly limit?: number;
+  /** The `metadata.continue` token of the previous page. */
   readonly continue?: string;
+  /** List at (or not older than) this version; `'0'` serves from the server's cache. */
   readonly resourceVersion?: string;
+  /** How `resourceVersion` is read: exactly, or as a lower bound. */
   readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
 }
 
@@ -58,8 +61,11 @@ export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
 
 /** Options of `delete`, sent as the request's `DeleteOptions` body. */
 export interface DeleteOptions extends CallOptions {
+  /** `dryRun: ['All']`: the server checks the delete and answers, but deletes nothing. */
   readonly dryRun?: boolean;
+  /** Seconds the object may take to go (pods); 0 deletes at once. */
   readonly gracePeriodSeconds?: number;
+  /** What happens to dependents: `Background` (the default for most kinds), `Foreground` or `Orphan`. */
   readonly propagationPolicy?: PropagationPolicy;
   /** The delete fails with 409 Conflict unless the stored object still has this uid and resourceVersion. */
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
@@ -67,7 +73,9 @@ export interface DeleteOptions extends CallOptions {
 
 /** Options of `deleteCollection`: which objects (selectors) and how (`DeleteOptions`). */
 export interface DeleteCollectionOptions extends DeleteOptions {
+  /** Only objects with matching labels, in text form. */
   readonly labelSelector?: string;
+  /** Only objects with matching fields, in text form. */
   readonly fieldSelector?: string;
 }
 
@@ -152,9 +160,13 @@ export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ steps: 5, durationMs: 
 
 /** A list as the API server returns it. */
 export interface ObjectList<T extends KubernetesObject> {
+  /** The list's apiVersion, e.g. `v1`. */
   readonly apiVersion?: string;
+  /** The list kind, e.g. `PodList`. */
   readonly kind?: string;
+  /** The version the list was read at, and the token of the next page when there is one. */
   readonly metadata: { readonly resourceVersion?: string; readonly continue?: string; readonly remainingItemCount?: number };
+  /** The objects; items of a list carry no `apiVersion` and `kind` on most servers. */
   readonly items: T[];
 }
 
@@ -162,6 +174,8 @@ export interface ObjectList<T extends KubernetesObject> {
 export interface StatusObject {
   readonly kind: 'Status';
   readonly apiVersion: 'v1';
+  /** `Success` for a delete. */
   readonly status?: string;
+  /** What was deleted: its name, resource (plural) and uid. */
   readonly details?: { readonly name?: string; readonly kind?: string; readonly uid?: string };
 }
