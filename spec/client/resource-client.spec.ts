@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { asyncScheduler, firstValueFrom, lastValueFrom, of, throwError } from 'rxjs';
 import type { V1Pod } from '@kubernetes/client-node';
 import { ClientScopeError, resourceClient } from '../../src/client/resource/index.js';
+import { TransportError } from '../../src/transport/index.js';
 import type { TransportRequest, TransportResponse } from '../../src/transport/index.js';
 import type { Observable } from 'rxjs';
 import { apiError, fail, ok, scriptedTransport } from './support/scripted-transport.js';
@@ -118,6 +119,14 @@ describe('client: resourceClient requests', () => {
     const { scripted, client } = pods(() => fail(error, 0));
     expect(await firstValueFrom(client.create(pod)).catch((e: unknown) => e)).to.equal(error);
     expect(scripted.requests).to.have.length(1);
+  });
+
+  it('fails with MalformedResponse when a successful answer is not a JSON object', async () => {
+    const { client } = pods(() => ok('<html>proxy</html>', 0));
+    const error = await firstValueFrom(client.get('web')).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(TransportError);
+    expect((error as TransportError).reason).to.equal('MalformedResponse');
+    expect((error as Error).message).to.equal(`GET ${objectPath}: expected a JSON object, got 18 characters of text`);
   });
 
   it('takes the namespace from the object for a cluster-wide client of a namespaced kind', async () => {

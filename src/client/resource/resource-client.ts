@@ -2,10 +2,10 @@
  * `resourceClient`: the typed client of one kind, every call one request through the transport seam.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Observable, map, of, switchMap } from 'rxjs';
+import { Observable, defer, map, of, switchMap } from 'rxjs';
 import type { ResourceRef, ResolvedResource } from '../../resources/index.js';
 import { collectionPath, resolveResource$ } from '../../resources/index.js';
-import { transportOf } from '../../transport/index.js';
+import { TransportError, transportOf } from '../../transport/index.js';
 import type { Connection, QueryParams, TransportRequest } from '../../transport/index.js';
 import { mutate } from '../mutate/index.js';
 import { withSignal } from './abortable.js';
@@ -51,7 +51,7 @@ export function resourceClient<T extends KubernetesObject>(
   connection: Connection, resource: ResourceRef, options: ResourceClientOptions = {},
 ): ResourceClient<T> {
   const transport = transportOf(connection);
-  const resolved$ = (): Observable<ResolvedResource> => resolveResource$(transport, resource);
+  const resolved$ = (): Observable<ResolvedResource> => defer(() => resolveResource$(transport, resource));
   const namespace = options.namespace === '' ? undefined : options.namespace;
   const fieldManager = options.fieldManager;
 
@@ -60,8 +60,10 @@ export function resourceClient<T extends KubernetesObject>(
     withSignal(
       resolved$().pipe(
         // A request that cannot be built (no name, no namespace) errors here, at subscription, never at call time.
-        switchMap((r) => transport.request(build(r))),
-        map((response) => response.body as R),
+        switchMap((r) => {
+          const request = build(r);
+          return transport.request(request).pipe(map((response) => objectBody<R>(request, response.body)));
+        }),
       ),
       signal,
     );
@@ -151,6 +153,13 @@ export function resourceClient<T extends KubernetesObject>(
     ), o?.signal),
   };
   return client;
+}
+
+/** The answer's JSON object; anything else (a proxy's HTML page, an empty body) is a `MalformedResponse`. */
+function objectBody<R>(request: TransportRequest, body: unknown): R {
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as R;
+  const what = typeof body === 'string' ? `${body.length} characters of text` : JSON.stringify(body);
+  throw new TransportError('MalformedResponse', `${request.method} ${request.path}: expected a JSON object, got ${what}`);
 }
 
 /** The `DeleteOptions` body of a delete, or none when there is nothing to say. */
