@@ -58,8 +58,8 @@ describe('client: resourceClient requests', () => {
     }],
     ['delete without options', (c) => c.delete('web'), { method: 'DELETE', path: objectPath }],
     ['deleteCollection', (c) => c.deleteCollection({ labelSelector: 'app=web', dryRun: true, gracePeriodSeconds: 0 }), {
-      method: 'DELETE', path: '/api/v1/namespaces/ns/pods', query: { labelSelector: 'app=web' },
-      body: { apiVersion: 'v1', kind: 'DeleteOptions', dryRun: ['All'], gracePeriodSeconds: 0 },
+      method: 'DELETE', path: '/api/v1/namespaces/ns/pods', query: { dryRun: 'All', labelSelector: 'app=web' },
+      body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 },
     }],
     ['getStatus', (c) => c.getStatus('web'), { method: 'GET', path: `${objectPath}/status` }],
     ['replaceStatus', (c) => c.replaceStatus(pod), { method: 'PUT', path: `${objectPath}/status`, query: { fieldManager: 'my-controller' }, body: pod }],

@@ -59,9 +59,9 @@ export interface ClientListOptions extends CallOptions {
 /** Whether and how dependents are garbage-collected with the object. */
 export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
 
-/** Options of `delete`, sent as the request's `DeleteOptions` body. */
+/** Options of `delete`, sent as the request's `DeleteOptions` body (`dryRun` as the query parameter). */
 export interface DeleteOptions extends CallOptions {
-  /** `dryRun: ['All']`: the server checks the delete and answers, but deletes nothing. */
+  /** `dryRun=All`: the server checks the delete and answers, but deletes nothing. */
   readonly dryRun?: boolean;
   /** Seconds the object may take to go (pods); 0 deletes at once. */
   readonly gracePeriodSeconds?: number;
