@@ -22,6 +22,7 @@ const suites = [
   'controller/throughput.ts',
   'apiserver/serve.ts',
   'informer/informer.ts',
+  'client/mutate.ts',
 ];
 
 const wanted = process.argv.slice(2);

@@ -3,7 +3,8 @@
  *
  * Layers, top to bottom: `listWatch` (the reflector), `Store` snapshots reduced with Immer, informers (shared,
  * ref-counted caches), triggers and predicates, and the `reconcile` operator; `controller()` composes them in
- * controller-runtime's shape; `leaderElection` gates them on a Lease. See `docs/design.md` for the contracts.
+ * controller-runtime's shape; `leaderElection` gates them on a Lease. `resourceClient` is the write path reconcile
+ * functions use, and `eventRecorder` records their Events. See `docs/design.md` for the contracts.
  *
  * This module is the public API, listed name by name: what is not here is internal and may change without notice.
  * The API report in `api/rxkube.api.md` records it, and CI fails when it changes unreviewed.
@@ -88,10 +89,22 @@ export type {
   Controller, ControllerOptions, InformerHealth, LabelledProblem, UnsyncedInformer, WatchSource, WatchesSpec,
 } from './controller/builder/index.js';
 
+// The write path: the typed resource client, mutate, server-side apply, owner references and finalizers.
+export {
+  AlreadyOwnedError, ClientScopeError, DEFAULT_RETRY, FinalizerNameError, OwnerReferenceError, applyConflicts,
+  compareResourceVersions, controllerOf, controllerReference, finalizer, isControlledBy, resourceClient, setControllerReference,
+} from './client/index.js';
+export type {
+  ApplyConflict, ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation,
+  FinalizerHandler, FinalizerHandlers, FinalizerRequest, GetOptions, JsonPatchOperation, MutateOptions, ObjectList, ObjectRef,
+  Ownable, Owner, PartialObject, Patch, PropagationPolicy, Recipe, ResourceClient, ResourceClientOptions, RetryPolicy,
+  StatusObject, StoreSource, WriteOptions,
+} from './client/index.js';
+
 // Events: the recorder of events.k8s.io/v1 Events.
-export { InvalidEventError, NOTE_LIMIT_BYTES, eventRecorder } from './client/events/index.js';
+export { InvalidEventError, NOTE_LIMIT_BYTES, eventRecorder } from './client/index.js';
 export type {
   EventCreated, EventDetails, EventDropped, EventFiltered, EventFlushOptions, EventFlushResult, EventObjectLike, EventRecorder,
   EventRecorderCounts, EventRecorderOptions, EventReference, EventRejected, EventReport, EventReportBase, EventRetrying,
   EventSubject, EventType, EventUpdated, EventWriteFailed, RecordedEvent, SpamFilterOptions,
-} from './client/events/index.js';
+} from './client/index.js';
