@@ -2,10 +2,10 @@
  * `leaderElection`: Lease-based leader election as an `Observable<boolean>`, compatible with client-go.
  */
 import { distinctUntilChanged, Observable, ReplaySubject, share } from 'rxjs';
-import { transportOf, type Connection } from '../transport/index.js';
+import type { Connection } from '../transport/index.js';
 import { Elector } from './elector.js';
 import { resolveLeaderOptions } from './options.js';
-import { transportLeaseClient } from './transport-lease-client.js';
+import { clientLeaseClient } from './client-lease-client.js';
 import type { LeaderElectionOptions } from './types.js';
 
 /**
@@ -47,7 +47,7 @@ import type { LeaderElectionOptions } from './types.js';
  */
 export function leaderElection(connection: Connection, options: LeaderElectionOptions): Observable<boolean> {
   const resolved = resolveLeaderOptions(options);
-  const client = transportLeaseClient(transportOf(connection), resolved.namespace, resolved.name);
+  const client = clientLeaseClient(connection, resolved.namespace, resolved.name);
   return new Observable<boolean>((subscriber) => {
     const elector = new Elector(client, resolved, subscriber);
     elector.start();

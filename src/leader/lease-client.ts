@@ -1,6 +1,6 @@
 /**
- * The three Lease calls an elector makes. Kept this small so the transport adapter below can give way to the typed
- * resource client without touching the elector.
+ * The three Lease calls an elector makes: the seam between the election logic and the client layer, so the
+ * virtual-time specs can script a Lease server without HTTP.
  */
 import type { Observable } from 'rxjs';
 import type { LeaseObject } from './types.js';
