@@ -1,13 +1,12 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { Subject, type Subscription } from 'rxjs';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import type { ReconcileEvent } from '../../src/index.js';
 import { FAIL_ANNOTATION, podLogger } from './pod-logger.js';
 import { runDemoWorkload } from './workload.js';
 import { waitFor } from '../../spec/support/wait.js';
+import { firstLinesUnreachable, spawnExample } from '../shared/spec-support.js';
 
 describe('the pod-logger example', function () {
   this.timeout(30000);
@@ -102,20 +101,9 @@ describe('the pod-logger example against a cluster it cannot reach', function ()
   this.timeout(20000);
 
   it('says so, with the cause and the retry delay, instead of printing nothing', async () => {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'closed', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
-      users: [{ name: 'u' }], contexts: [{ name: 'c', cluster: 'closed', user: 'u' }], currentContext: 'c',
-    });
-    const lines: string[] = [];
-    const subscription = podLogger(kubeConfig, { print: (line) => lines.push(line) }).subscribe();
-    try {
-      await waitFor(() => lines.length >= 2, 'a line about the connection');
-      expect(lines[0]).to.equal('Starting Pod controller');
-      expect(lines[1]).to.match(/^Error watching pods: NetworkError: .*ECONNREFUSED.* \(retrying in \d+\.\d s\)$/);
-    } finally {
-      subscription.unsubscribe();
-    }
+    const [first, second] = await firstLinesUnreachable((kubeConfig, print) => podLogger(kubeConfig, { print }).subscribe());
+    expect(first).to.equal('Starting Pod controller');
+    expect(second).to.match(/^Error watching pods: NetworkError: .*ECONNREFUSED.* \(retrying in \d+\.\d s\)$/);
   });
 });
 
@@ -123,18 +111,14 @@ describe('npm start (examples/pod-logger/main.ts)', function () {
   this.timeout(60000);
 
   it('plays the workload on the embedded cluster and exits 0 on SIGINT', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/pod-logger/main.ts'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    const { child, output, exited } = spawnExample('examples/pod-logger/main.ts');
     try {
-      await waitFor(() => out.includes('Pod default/web-2 does not exist anymore'), () => `the workload to finish; output so far:\n${out}`, 40000);
-      const exited = once(child, 'exit');
+      await waitFor(() => output().includes('Pod default/web-2 does not exist anymore'), () => `the workload to finish; output so far:\n${output()}`, 40000);
       child.kill('SIGINT');
       const [code] = await exited;
       expect(code).to.equal(0);
-      expect(out).to.contain('Dropping pod "default/doomed" out of the queue');
-      expect(out).to.contain('Stopping Pod controller');
+      expect(output()).to.contain('Dropping pod "default/doomed" out of the queue');
+      expect(output()).to.contain('Stopping Pod controller');
     } finally {
       child.kill('SIGKILL');
     }

@@ -9,8 +9,9 @@
  * @module
  */
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
-import { defer, filter, finalize, ignoreElements, merge, Observable, take, tap, type SchedulerLike } from 'rxjs';
+import { defer, finalize, Observable, tap, type SchedulerLike } from 'rxjs';
 import { informer, reconcile, toKeys, type Informer, type ReconcileEvent, type ReconcileRequest } from '../../src/index.js';
+import { healthLines, messageOf } from '../shared/health.js';
 
 /** The annotation the demo uses to make a pod's reconcile fail: a count of failing attempts, or `always`. */
 export const FAIL_ANNOTATION = 'demo.rxkube.io/fail-attempts';
@@ -91,7 +92,7 @@ export function podLogger(kubeConfig: KubeConfig | undefined, options: PodLogger
     // The health lines are subscribed first, so they come before anything the workers print; they stop when the
     // controller completes (after a drain).
     const run$ = new Observable<ReconcileEvent>((subscriber) => {
-      const subscription = connectionLines(pods, print).subscribe();
+      const subscription = healthLines(pods, { kind: 'Pod', plural: 'pods' }, print).subscribe();
       subscription.add(controller$.subscribe(subscriber));
       return subscription;
     });
@@ -99,26 +100,7 @@ export function podLogger(kubeConfig: KubeConfig | undefined, options: PodLogger
   });
 }
 
-/** Prints `Pod cache synced` once, and one line per distinct connection failure until the watch is up again. */
-function connectionLines(pods: Informer<V1Pod>, print: (line: string) => void): Observable<never> {
-  const reported = new Set<string>();
-  return merge(
-    pods.synced$.pipe(filter(Boolean), take(1), tap(() => print('Pod cache synced; starting workers'))),
-    pods.status$.pipe(tap((status) => {
-      if (status.state === 'watching') reported.clear();
-      if (status.state !== 'backingOff' || reported.has(status.cause.reason)) return;
-      reported.add(status.cause.reason);
-      const { code, reason, message } = status.cause;
-      print(`Error watching pods: ${code === undefined ? '' : `${code} `}${reason}: ${message} (retrying in ${(status.delayMs / 1000).toFixed(1)} s)`);
-    })),
-  ).pipe(ignoreElements());
-}
-
 function requireConfig(kubeConfig: KubeConfig | undefined): KubeConfig {
   if (kubeConfig === undefined) throw new TypeError('podLogger: a KubeConfig is required unless options.pods is given');
   return kubeConfig;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
