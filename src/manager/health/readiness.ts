@@ -75,7 +75,7 @@ export class Readiness {
       let failure: string | undefined;
       if (!state.synced) failure = state.cause === undefined ? 'not synced' : `not synced: ${state.cause}`;
       else if (state.failingSince !== undefined && now - state.failingSince > this.threshold) {
-        failure = `failing for ${Math.round((now - state.failingSince) / 1000)} s: ${state.cause ?? 'unknown'}`;
+        failure = `failing for ${((now - state.failingSince) / 1000).toFixed(1)} s: ${state.cause ?? 'unknown'}`;
       }
       checks.push([`informer ${name}`, failure]);
     }
