@@ -35,7 +35,7 @@ export async function histogramCount(registry: Registry, name: string, labels: R
   const metric = registry.getSingleMetric(name);
   if (metric === undefined) throw new Error(`no metric ${name} in the registry`);
   const { values } = await metric.get();
-  const found = values.find((v) => v.metricName === `${name}_count` && Object.entries(labels).every(([k, l]) => v.labels[k] === l));
+  const found = (values as Array<(typeof values)[number] & { metricName?: string }>).find((v) => v.metricName === `${name}_count` && Object.entries(labels).every(([k, l]) => v.labels[k] === l));
   if (found === undefined) throw new Error(`no ${name}_count with ${JSON.stringify(labels)}`);
   return found.value;
 }

@@ -36,8 +36,9 @@ const MAX_DEPTH = 8;
 export function redactor(literals: () => readonly string[]): (value: unknown) => unknown {
   const scrub = (text: string, known: readonly string[]): string => {
     let out = text;
-    for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement);
+    // Literals first: a pattern could cut one in two and leave a part of it readable.
     for (const literal of known) if (out.includes(literal)) out = out.split(literal).join(REDACTED);
+    for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement);
     return out;
   };
   let source: readonly string[] | undefined;
