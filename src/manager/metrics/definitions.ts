@@ -134,7 +134,7 @@ export function createManagerMetrics(registry: Registry, withProcessMetrics: boo
   };
 }
 
-/** Every name {@link createManagerMetrics} registers (the process metrics aside). */
+/** Every metric name the manager registers (Node's process metrics aside). */
 export const MANAGER_METRIC_NAMES: readonly string[] = [
   'controller_runtime_reconcile_total', 'controller_runtime_reconcile_errors_total', 'controller_runtime_terminal_reconcile_errors_total',
   'controller_runtime_reconcile_timeouts_total', 'controller_runtime_reconcile_time_seconds', 'controller_runtime_max_concurrent_reconciles',
