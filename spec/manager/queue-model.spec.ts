@@ -48,7 +48,7 @@ describe('QueueModel (workqueue_depth and workqueue_adds_total)', () => {
       let ok = true;
       virtual(({ scheduler, flush }) => {
         const { model, adds } = observed(scheduler);
-        const failures = new Map(triggers.map((t) => [t.key, t.fail] as const));
+        const failures = new Map<string, boolean>(triggers.map((t) => [t.key, t.fail]));
         const input = new Subject<string>();
         let started = 0;
         input.pipe(reconcile(({ key, attempt }) => {
