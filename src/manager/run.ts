@@ -9,13 +9,13 @@ import {
 import { eventRecorder, type EventRecorder } from '../client/events/index.js';
 import { ReconcileCancelledError, type ReconcileEvent } from '../controller/index.js';
 import type { InformerFactory } from '../informer/index.js';
-import { leaderElection, type LeaderEvent } from '../leader/index.js';
+import { leaderElection } from '../leader/index.js';
 import { controllerContext, type SharedContext } from './context.js';
 import { credentialLiterals } from './credentials.js';
 import { Readiness, runChecks, type CheckResult } from './health/index.js';
 import { metricsRoutes, probeRoutes, serve } from './http/index.js';
 import { managerInformers, type TrackedInformer } from './informers.js';
-import { logInformerStatus, logOutcome, redactingLogger, redactor, type ManagerLogger } from './logging/index.js';
+import { logInformerStatus, logLeaderEvent, logOutcome, redactingLogger, redactor, type ManagerLogger } from './logging/index.js';
 import { ControllerMetrics, createManagerMetrics, ReflectorMetrics, type ManagerMetrics } from './metrics/index.js';
 import type { ManagerSettings } from './options.js';
 import { OutcomeFolder } from './outcomes.js';
@@ -170,7 +170,7 @@ export class ManagerRun {
     const { connection, leader, scheduler, exit } = this.settings;
     const { standby, ...options } = leader!;
     const election$ = leaderElection(connection, {
-      ...options, identity: this.identity!, scheduler, exit, stop$: this.release$, onEvent: (event) => this.leaderEvent(event),
+      ...options, identity: this.identity!, scheduler, exit, stop$: this.release$, onEvent: (event) => logLeaderEvent(this.log, event),
     });
     // 'standby' campaigns again after a loss; a release (graceful stop) ends it for good.
     const leading$ = standby ? election$.pipe(repeat({ delay: () => (this.phase === 'running' ? timer(0, scheduler) : EMPTY) })) : election$;
@@ -194,32 +194,6 @@ export class ManagerRun {
       },
     }));
     this.metrics?.leaderStatus.set({ name: leader!.name }, this.leading.value ? 1 : 0);
-  }
-
-  private leaderEvent(event: LeaderEvent): void {
-    switch (event.type) {
-      case 'acquired':
-        this.log.info({ leaseTransitions: event.leaseTransitions }, 'lease acquired');
-        return;
-      case 'renewed':
-        this.log.debug({}, 'lease renewed');
-        return;
-      case 'leader':
-        this.log.info({ holder: event.holder }, 'lease holder observed');
-        return;
-      case 'lost':
-        this.log.error({ reason: event.reason, ...(event.holder === undefined ? {} : { holder: event.holder }) }, 'leadership lost');
-        return;
-      case 'conflict':
-        this.log.debug({ phase: event.phase, error: event.error }, 'lease conflict');
-        return;
-      case 'failed':
-        this.log.warn({ phase: event.phase, error: event.error }, 'lease request failed');
-        return;
-      case 'released':
-        this.log.info({}, 'lease released');
-        return;
-    }
   }
 
   private track(informer: TrackedInformer): void {

@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { spansFromMarks, type LeadMark } from '../../leader/spans.js';
 
 /** One JSON record the manager logged; `at` is its `time` in ms since the epoch. */
 export interface ManagerRecord {
@@ -82,17 +83,8 @@ export function startManagerProcess(identity: string, run: ManagerRun): ManagerP
       resolve();
     })),
     leading: () => handle.exitedAt === undefined && lastWord() === 'leading',
-    spans: () => {
-      const spans: Array<[number, number]> = [];
-      for (const record of records) {
-        const open = spans.at(-1);
-        if (record.msg === 'leading' && (open === undefined || open[1] !== Infinity)) spans.push([record.at, Infinity]);
-        if (record.msg === 'stopped leading' && open !== undefined && open[1] === Infinity) open[1] = record.at;
-      }
-      const open = spans.at(-1);
-      if (open !== undefined && open[1] === Infinity && handle.exitedAt !== undefined) open[1] = handle.exitedAt;
-      return spans;
-    },
+    spans: () => spansFromMarks(records.flatMap(({ msg, at }): LeadMark[] =>
+      msg === 'leading' ? [{ at, leading: true }] : msg === 'stopped leading' ? [{ at, leading: false }] : []), handle.exitedAt),
     when: (msg, fields = {}) => records.find((r) => r.msg === msg && Object.entries(fields).every(([k, v]) => r[k] === v))?.at,
     signal: (signal) => {
       const at = Date.now();

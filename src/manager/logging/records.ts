@@ -1,6 +1,7 @@
 /**
  * What the manager logs about runs, informers and leadership: one record each, with its level and message.
  */
+import type { LeaderEvent } from '../../leader/index.js';
 import type { WatchStatus } from '../../watch/index.js';
 import type { RunOutcome } from '../outcomes.js';
 import type { LogFields, ManagerLogger } from './logger.js';
@@ -55,4 +56,34 @@ export function logInformerStatus(logger: ManagerLogger, informer: string, statu
 
 function causeFields(cause: { readonly reason: string; readonly message: string; readonly code?: number }): LogFields {
   return cause.code === undefined ? { reason: cause.reason, message: cause.message } : { reason: cause.reason, code: cause.code, message: cause.message };
+}
+
+/**
+ * One record per Lease event: `lease acquired`, `lease holder observed`, `lease released` (info), `leadership lost`
+ * (error), `lease request failed` (warn), `lease renewed` and `lease conflict` (debug: expected between candidates).
+ */
+export function logLeaderEvent(logger: ManagerLogger, event: LeaderEvent): void {
+  switch (event.type) {
+    case 'acquired':
+      logger.info({ leaseTransitions: event.leaseTransitions }, 'lease acquired');
+      return;
+    case 'renewed':
+      logger.debug({}, 'lease renewed');
+      return;
+    case 'leader':
+      logger.info({ holder: event.holder }, 'lease holder observed');
+      return;
+    case 'lost':
+      logger.error({ reason: event.reason, ...(event.holder === undefined ? {} : { holder: event.holder }) }, 'leadership lost');
+      return;
+    case 'conflict':
+      logger.debug({ phase: event.phase, error: event.error }, 'lease conflict');
+      return;
+    case 'failed':
+      logger.warn({ phase: event.phase, error: event.error }, 'lease request failed');
+      return;
+    case 'released':
+      logger.info({}, 'lease released');
+      return;
+  }
 }
