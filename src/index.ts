@@ -3,8 +3,9 @@
  *
  * Layers, top to bottom: `listWatch` (the reflector), `Store` snapshots reduced with Immer, informers (shared,
  * ref-counted caches), triggers and predicates, and the `reconcile` operator; `controller()` composes them in
- * controller-runtime's shape; `leaderElection` gates them on a Lease. `resourceClient` is the write path reconcile
- * functions use, and `eventRecorder` records their Events. See `docs/design.md` for the contracts.
+ * controller-runtime's shape; `leaderElection` gates them on a Lease; `manager()` runs them in production.
+ * `resourceClient` is the write path reconcile functions use, and `eventRecorder` records their Events. See
+ * `docs/design.md` for the contracts.
  *
  * This module is the public API, listed name by name: what is not here is internal and may change without notice.
  * The API report in `api/rxkube.api.md` records it, and CI fails when it changes unreviewed.
@@ -86,7 +87,8 @@ export type { LeaderElectionOptions, LeaderEvent, LeaderPhase } from './leader/i
 // The controller-runtime-shaped builder.
 export { InformerHealthError, SyncTimeoutError, controller } from './controller/builder/index.js';
 export type {
-  Controller, ControllerOptions, InformerHealth, LabelledProblem, UnsyncedInformer, WatchSource, WatchesSpec,
+  ContextReconcile, Controller, ControllerContext, ControllerOptions, InformerHealth, LabelledProblem, UnsyncedInformer,
+  WatchSource, WatchesSpec,
 } from './controller/builder/index.js';
 
 // The write path: the typed resource client, mutate, server-side apply, owner references and finalizers.
@@ -100,6 +102,17 @@ export type {
   Ownable, Owner, PartialObject, Patch, PropagationPolicy, Recipe, ResourceClient, ResourceClientOptions, RetryPolicy,
   StatusObject, StoreSource, WriteOptions,
 } from './client/index.js';
+
+// The manager: many controllers, one cache, leader election, probes, metrics, logs, graceful stop.
+export {
+  DEFAULT_CHECK_TIMEOUT_MS, DEFAULT_HEALTH_PORT, DEFAULT_INFORMER_FAILURE_THRESHOLD_MS, DEFAULT_METRICS_PORT,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS, MANAGER_METRIC_NAMES, REDACTED, STOP_SIGNALS, jsonLogger, manager, processSignals, silentLogger,
+} from './manager/index.js';
+export type {
+  HealthCheck, HealthOptions, JsonLoggerOptions, ListenOptions, LogFields, LogLevel, ManagedController, ManagerContext,
+  ManagerEvent, ManagerEventBase, ManagerLeaderElection, ManagerLogger, ManagerOptions, MetricsOptions, ServerAddress,
+  SignalOptions,
+} from './manager/index.js';
 
 // Events: the recorder of events.k8s.io/v1 Events.
 export { InvalidEventError, NOTE_LIMIT_BYTES, eventRecorder } from './client/index.js';

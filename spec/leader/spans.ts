@@ -25,3 +25,25 @@ export function expectDisjoint(spans: readonly LeadSpan[]): void {
 export function spansOf(candidates: ReadonlyArray<{ readonly identity: string; spans(): ReadonlyArray<readonly [number, number]> }>): LeadSpan[] {
   return candidates.flatMap((c) => c.spans().map(([start, end]) => ({ who: c.identity, start, end })));
 }
+
+/** A moment a candidate started (`true`) or stopped (`false`) leading. */
+export interface LeadMark {
+  readonly at: number;
+  readonly leading: boolean;
+}
+
+/**
+ * `[start, end)` spans from marks in time order: `true` opens a span unless one is open, `false` closes the open
+ * one; a span still open when the candidate exited (`exitedAt`) ends there, else at `Infinity`.
+ */
+export function spansFromMarks(marks: Iterable<LeadMark>, exitedAt: number | undefined): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  for (const { at, leading } of marks) {
+    const open = spans.at(-1);
+    if (leading && (open === undefined || open[1] !== Infinity)) spans.push([at, Infinity]);
+    if (!leading && open !== undefined && open[1] === Infinity) open[1] = at;
+  }
+  const open = spans.at(-1);
+  if (open !== undefined && open[1] === Infinity && exitedAt !== undefined) open[1] = exitedAt;
+  return spans;
+}

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LEADER_JITTER_FACTOR } from '../../../src/leader/index.js';
 import { rxkubeCacheRoot } from '../../../src/testing/control-plane/index.js';
-import { expectDisjoint, spansOf } from '../../leader/spans.js';
+import { expectDisjoint, spansFromMarks, spansOf, type LeadMark } from '../../leader/spans.js';
 import type { CandidateConfig } from './leader-candidate.js';
 
 /** Short timings, so a failover takes seconds: 4 s / 2.5 s / 0.5 s. */
@@ -129,17 +129,8 @@ export function startCandidate(implementation: 'rxkube' | 'client-go', identity:
       resolve();
     })),
     leading: () => candidate.exitedAt === undefined && lastWord(lines) === 'leading',
-    spans: () => {
-      const spans: Array<[number, number]> = [];
-      for (const line of lines) {
-        const open = spans[spans.length - 1];
-        if (line.event === 'leading' && (open === undefined || open[1] !== Infinity)) spans.push([line.at, Infinity]);
-        if ((line.event === 'following' || line.event === 'exited') && open !== undefined && open[1] === Infinity) open[1] = line.at;
-      }
-      const open = spans[spans.length - 1];
-      if (open !== undefined && open[1] === Infinity && candidate.exitedAt !== undefined) open[1] = candidate.exitedAt;
-      return spans;
-    },
+    spans: () => spansFromMarks(lines.flatMap(({ event, at }): LeadMark[] =>
+      event === 'leading' ? [{ at, leading: true }] : event === 'following' || event === 'exited' ? [{ at, leading: false }] : []), candidate.exitedAt),
     signal: (signal) => {
       const at = Date.now();
       child.kill(signal);
