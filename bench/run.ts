@@ -30,6 +30,7 @@ const suites: readonly Suite[] = [
   { script: 'controller/throughput.ts' },
   { script: 'apiserver/serve.ts' },
   { script: 'informer/informer.ts', args: ['--profile'] },
+  { script: 'client/mutate.ts' },
 ];
 
 const wanted = process.argv.slice(2);

@@ -3,7 +3,9 @@
  *
  * Layers, top to bottom: `listWatch` (the reflector), `Store` snapshots reduced with Immer, informers (shared,
  * ref-counted caches), triggers and predicates, and the `reconcile` operator; `controller()` composes them in
- * controller-runtime's shape. See `docs/design.md` for the contracts.
+ * controller-runtime's shape; `leaderElection` gates them on a Lease; `manager()` runs them in production.
+ * `resourceClient` is the write path reconcile functions use, and `eventRecorder` records their Events. See
+ * `docs/design.md` for the contracts.
  *
  * This module is the public API, listed name by name: what is not here is internal and may change without notice.
  * The API report in `api/rxkube.api.md` records it, and CI fails when it changes unreviewed.
@@ -76,8 +78,46 @@ export {
 } from './controller/predicates/index.js';
 export type { ErrorHandler, EventPredicate, EventTest, PredicateLike, PredicateOptions } from './controller/predicates/index.js';
 
+// Leader election on a coordination.k8s.io/v1 Lease (a reconcile gate).
+export {
+  DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS, LEADER_JITTER_FACTOR, leaderElection,
+} from './leader/index.js';
+export type { LeaderElectionOptions, LeaderEvent, LeaderPhase } from './leader/index.js';
+
 // The controller-runtime-shaped builder.
 export { InformerHealthError, SyncTimeoutError, controller } from './controller/builder/index.js';
 export type {
-  Controller, ControllerOptions, InformerHealth, LabelledProblem, UnsyncedInformer, WatchSource, WatchesSpec,
+  ContextReconcile, Controller, ControllerContext, ControllerOptions, InformerHealth, LabelledProblem, UnsyncedInformer,
+  WatchSource, WatchesSpec,
 } from './controller/builder/index.js';
+
+// The write path: the typed resource client, mutate, server-side apply, owner references and finalizers.
+export {
+  AlreadyOwnedError, ClientScopeError, DEFAULT_RETRY, FinalizerNameError, OwnerReferenceError, applyConflicts,
+  compareResourceVersions, controllerOf, controllerReference, finalizer, isControlledBy, resourceClient, setControllerReference,
+} from './client/index.js';
+export type {
+  ApplyConflict, ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation,
+  FinalizerHandler, FinalizerHandlers, FinalizerRequest, GetOptions, JsonPatchOperation, MutateOptions, ObjectList, ObjectRef,
+  Ownable, Owner, PartialObject, Patch, PropagationPolicy, Recipe, ResourceClient, ResourceClientOptions, RetryPolicy,
+  StatusObject, StoreSource, WriteOptions,
+} from './client/index.js';
+
+// The manager: many controllers, one cache, leader election, probes, metrics, logs, graceful stop.
+export {
+  DEFAULT_CHECK_TIMEOUT_MS, DEFAULT_HEALTH_PORT, DEFAULT_INFORMER_FAILURE_THRESHOLD_MS, DEFAULT_METRICS_PORT,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS, MANAGER_METRIC_NAMES, REDACTED, STOP_SIGNALS, jsonLogger, manager, processSignals, silentLogger,
+} from './manager/index.js';
+export type {
+  HealthCheck, HealthOptions, JsonLoggerOptions, ListenOptions, LogFields, LogLevel, ManagedController, ManagerContext,
+  ManagerEvent, ManagerEventBase, ManagerLeaderElection, ManagerLogger, ManagerOptions, MetricsOptions, ServerAddress,
+  SignalOptions,
+} from './manager/index.js';
+
+// Events: the recorder of events.k8s.io/v1 Events.
+export { InvalidEventError, NOTE_LIMIT_BYTES, eventRecorder } from './client/index.js';
+export type {
+  EventCreated, EventDetails, EventDropped, EventFiltered, EventFlushOptions, EventFlushResult, EventObjectLike, EventRecorder,
+  EventRecorderCounts, EventRecorderOptions, EventReference, EventRejected, EventReport, EventReportBase, EventRetrying,
+  EventSubject, EventType, EventUpdated, EventWriteFailed, RecordedEvent, SpamFilterOptions,
+} from './client/index.js';

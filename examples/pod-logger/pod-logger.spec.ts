@@ -1,13 +1,14 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { Subject, type Subscription } from 'rxjs';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import type { ReconcileEvent } from '../../src/index.js';
 import { FAIL_ANNOTATION, podLogger } from './pod-logger.js';
 import { runDemoWorkload } from './workload.js';
 import { waitFor } from '../../spec/support/wait.js';
+import { firstLinesUnreachable } from '../shared/spec-support.js';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 
 describe('the pod-logger example', function () {
   this.timeout(30000);
@@ -102,39 +103,40 @@ describe('the pod-logger example against a cluster it cannot reach', function ()
   this.timeout(20000);
 
   it('says so, with the cause and the retry delay, instead of printing nothing', async () => {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'closed', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
-      users: [{ name: 'u' }], contexts: [{ name: 'c', cluster: 'closed', user: 'u' }], currentContext: 'c',
-    });
-    const lines: string[] = [];
-    const subscription = podLogger(kubeConfig, { print: (line) => lines.push(line) }).subscribe();
-    try {
-      await waitFor(() => lines.length >= 2, 'a line about the connection');
-      expect(lines[0]).to.equal('Starting Pod controller');
-      expect(lines[1]).to.match(/^Error watching pods: NetworkError: .*ECONNREFUSED.* \(retrying in \d+\.\d s\)$/);
-    } finally {
-      subscription.unsubscribe();
-    }
+    const [first, second] = await firstLinesUnreachable((kubeConfig, print) => podLogger(kubeConfig, { print }).subscribe());
+    expect(first).to.equal('Starting Pod controller');
+    expect(second).to.match(/^Error watching pods: NetworkError: .*ECONNREFUSED.* \(retrying in \d+\.\d s\)$/);
   });
 });
 
 describe('npm start (examples/pod-logger/main.ts)', function () {
   this.timeout(60000);
 
-  it('plays the workload on the embedded cluster and exits 0 on SIGINT', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/pod-logger/main.ts'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
+  it('plays the workload on the embedded cluster under the manager, serves /metrics and /readyz, and exits 0 on SIGINT', async () => {
+    const child = spawn(process.execPath, [
+      '--import', 'tsx', 'examples/pod-logger/main.ts', '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0',
+    ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
     let out = '';
+    let logs = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (logs += chunk));
     try {
-      await waitFor(() => out.includes('Pod default/web-2 does not exist anymore'), () => `the workload to finish; output so far:\n${out}`, 40000);
+      await waitFor(() => out.includes('Pod default/web-2 does not exist anymore'), () => `the workload to finish; output so far:\n${out}\n${logs}`, 40000);
+      const [, metrics, health] = /metrics on (http:\/\/\S+)\/metrics, probes on (http:\/\/\S+)\/healthz/.exec(out)!;
+      expect((await fetch(`${health}/readyz`)).status).to.equal(200);
+      const text = await (await fetch(`${metrics}/metrics`)).text();
+      expect(text).to.contain('controller_runtime_reconcile_total{controller="pods",result="error"} 9');
+      expect(text).to.contain('leader_election_master_status{name="pod-logger"} 1');
       const exited = once(child, 'exit');
       child.kill('SIGINT');
       const [code] = await exited;
       expect(code).to.equal(0);
       expect(out).to.contain('Dropping pod "default/doomed" out of the queue');
+      expect(out).to.contain('pod-logger: leading');
       expect(out).to.contain('Stopping Pod controller');
+      const records = logs.trim().split('\n').map((line) => JSON.parse(line) as { msg: string });
+      expect(records.filter((r) => r.msg === 'reconcile failed')).to.have.length(9);
+      expect(records.map((r) => r.msg)).to.include.members(['manager started', 'leading', 'stopping', 'drained', 'lease released', 'stopped']);
     } finally {
       child.kill('SIGKILL');
     }

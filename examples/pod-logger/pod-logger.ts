@@ -1,5 +1,6 @@
 /**
- * The pod logger: client-go's workqueue example (the seed controller) as an rxkube pipeline.
+ * The pod logger: client-go's workqueue example (the seed controller) as an rxkube pipeline, standalone
+ * (`podLogger`) or as a controller of a manager (`podLoggerController`, what `npm start` runs).
  *
  * It watches pods in one namespace and, for each key, reads the latest pod from the informer's store:
  * - present: prints `Sync/Add/Update for Pod <name>`;
@@ -9,11 +10,17 @@
  * @module
  */
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
-import { defer, filter, finalize, ignoreElements, merge, Observable, take, tap, type SchedulerLike } from 'rxjs';
-import { informer, reconcile, toKeys, type Informer, type ReconcileEvent, type ReconcileRequest } from '../../src/index.js';
+import { defer, finalize, Observable, tap, type SchedulerLike } from 'rxjs';
+import {
+  informer, reconcile, toKeys, type ContextReconcile, type Informer, type ManagedController, type ReconcileEvent, type ReconcileRequest,
+} from '../../src/index.js';
+import { healthLines, messageOf } from '../shared/health.js';
 
 /** The annotation the demo uses to make a pod's reconcile fail: a count of failing attempts, or `always`. */
 export const FAIL_ANNOTATION = 'demo.rxkube.io/fail-attempts';
+
+/** The annotation the demo uses to make a pod's reconcile take a while: milliseconds (it stops early if aborted). */
+export const SLEEP_ANNOTATION = 'demo.rxkube.io/sleep-ms';
 
 /** The seed's retry budget: `NumRequeues(key) < 5` retries, then drop. */
 export const MAX_RETRIES = 5;
@@ -36,9 +43,11 @@ export interface PodLoggerOptions {
  * The seed's `syncToStdout`: a level-triggered look at the latest state of one key.
  *
  * The demo's failure injection lives here, not in the operator: a pod annotated with {@link FAIL_ANNOTATION} fails
- * its first N attempts (or every attempt for `always`), which shows retries, backoff and dropping at work.
+ * its first N attempts (or every attempt for `always`), which shows retries, backoff and dropping at work; one
+ * annotated with {@link SLEEP_ANNOTATION} works that long first (`Working on Pod <name> for <ms> ms`), which shows a
+ * graceful shutdown waiting for it, and stops early if its signal is aborted.
  */
-export function syncToStdout(request: ReconcileRequest<V1Pod>, print: (line: string) => void): void {
+export function syncToStdout(request: ReconcileRequest<V1Pod>, print: (line: string) => void): void | Promise<void> {
   const pod = request.object;
   if (pod === undefined) {
     print(`Pod ${request.key} does not exist anymore`);
@@ -48,7 +57,25 @@ export function syncToStdout(request: ReconcileRequest<V1Pod>, print: (line: str
   if (failAttempts === 'always' || (failAttempts !== undefined && request.attempt <= Number(failAttempts))) {
     throw new Error(`simulated failure of attempt ${request.attempt} (annotation ${FAIL_ANNOTATION}=${failAttempts})`);
   }
-  print(`Sync/Add/Update for Pod ${pod.metadata?.name}`);
+  const sleepMs = Number(pod.metadata?.annotations?.[SLEEP_ANNOTATION] ?? 0);
+  if (!(sleepMs > 0)) {
+    print(`Sync/Add/Update for Pod ${pod.metadata?.name}`);
+    return;
+  }
+  print(`Working on Pod ${pod.metadata?.name} for ${sleepMs} ms`);
+  const { signal } = request;
+  return new Promise<void>((resolve, reject) => {
+    const done = setTimeout(() => {
+      signal.removeEventListener('abort', abort);
+      print(`Sync/Add/Update for Pod ${pod.metadata?.name}`);
+      resolve();
+    }, sleepMs);
+    const abort = (): void => {
+      clearTimeout(done);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', abort, { once: true });
+  });
 }
 
 /**
@@ -72,53 +99,54 @@ export function podLogger(kubeConfig: KubeConfig | undefined, options: PodLogger
       namespace: options.namespace ?? 'default',
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
-    print('Starting Pod controller');
-    const controller$ = pods.events$.pipe(
-      toKeys(),
-      reconcile((request) => syncToStdout(request, print), {
-        lookup: pods,
-        gate: pods.synced$,
-        maxRetries: MAX_RETRIES,
-        ...(options.stop$ ? { stop$: options.stop$ } : {}),
-        ...(options.scheduler ? { scheduler: options.scheduler } : {}),
-      }),
-      tap((event) => {
-        if (event.type === 'retrying') print(`Error syncing pod ${event.key}: ${messageOf(event.error)} (retrying in ${event.delayMs} ms)`);
-        else if (event.type === 'dropped') print(`Dropping pod "${event.key}" out of the queue: ${messageOf(event.error)}`);
-        else if (event.type === 'rejected') print(`Rejected trigger: ${event.error.message}`);
-      }),
-    );
-    // The health lines are subscribed first, so they come before anything the workers print; they stop when the
-    // controller completes (after a drain).
-    const run$ = new Observable<ReconcileEvent>((subscriber) => {
-      const subscription = connectionLines(pods, print).subscribe();
-      subscription.add(controller$.subscribe(subscriber));
-      return subscription;
+    return podPipeline(pods, print, reconcile, {
+      ...(options.stop$ ? { stop$: options.stop$ } : {}),
+      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
-    return run$.pipe(finalize(() => print('Stopping Pod controller')));
   });
 }
 
-/** Prints `Pod cache synced` once, and one line per distinct connection failure until the watch is up again. */
-function connectionLines(pods: Informer<V1Pod>, print: (line: string) => void): Observable<never> {
-  const reported = new Set<string>();
-  return merge(
-    pods.synced$.pipe(filter(Boolean), take(1), tap(() => print('Pod cache synced; starting workers'))),
-    pods.status$.pipe(tap((status) => {
-      if (status.state === 'watching') reported.clear();
-      if (status.state !== 'backingOff' || reported.has(status.cause.reason)) return;
-      reported.add(status.cause.reason);
-      const { code, reason, message } = status.cause;
-      print(`Error watching pods: ${code === undefined ? '' : `${code} `}${reason}: ${message} (retrying in ${(status.delayMs / 1000).toFixed(1)} s)`);
-    })),
-  ).pipe(ignoreElements());
+/**
+ * The pod logger as a controller of a manager (named `pods`): the same lines and guarantees as {@link podLogger},
+ * with the manager's shared informers, leadership gate, graceful stop and metrics. It needs leadership: on a
+ * standby replica the cache is warm and `Pod cache synced` is printed, but nothing is synced until it leads.
+ */
+export function podLoggerController(options: Pick<PodLoggerOptions, 'namespace' | 'print'> = {}): ManagedController {
+  const print = options.print ?? ((line: string) => console.log(line));
+  return {
+    name: 'pods',
+    start: (context) => podPipeline(
+      context.informers.for<V1Pod>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: options.namespace ?? 'default' }), print, context.reconcile, {},
+    ),
+  };
+}
+
+/** The controller itself, over `pods`, with `operator` (plain `reconcile`, or a manager context's). */
+function podPipeline(
+  pods: Informer<V1Pod>, print: (line: string) => void, operator: ContextReconcile,
+  options: { readonly stop$?: Observable<unknown>; readonly scheduler?: SchedulerLike },
+): Observable<ReconcileEvent> {
+  print('Starting Pod controller');
+  const controller$ = pods.events$.pipe(
+    toKeys(),
+    operator((request) => syncToStdout(request, print), { lookup: pods, gate: pods.synced$, maxRetries: MAX_RETRIES, ...options }),
+    tap((event) => {
+      if (event.type === 'retrying') print(`Error syncing pod ${event.key}: ${messageOf(event.error)} (retrying in ${event.delayMs} ms)`);
+      else if (event.type === 'dropped') print(`Dropping pod "${event.key}" out of the queue: ${messageOf(event.error)}`);
+      else if (event.type === 'rejected') print(`Rejected trigger: ${event.error.message}`);
+    }),
+  );
+  // The health lines are subscribed first, so they come before anything the workers print; they stop when the
+  // controller completes (after a drain).
+  const run$ = new Observable<ReconcileEvent>((subscriber) => {
+    const subscription = healthLines(pods, { kind: 'Pod', plural: 'pods' }, print).subscribe();
+    subscription.add(controller$.subscribe(subscriber));
+    return subscription;
+  });
+  return run$.pipe(finalize(() => print('Stopping Pod controller')));
 }
 
 function requireConfig(kubeConfig: KubeConfig | undefined): KubeConfig {
   if (kubeConfig === undefined) throw new TypeError('podLogger: a KubeConfig is required unless options.pods is given');
   return kubeConfig;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

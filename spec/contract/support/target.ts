@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiextensionsV1Api, AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { startTestCluster } from '../../../src/testing/index.js';
-import type { TestCluster } from '../../../src/testing/index.js';
+import type { TestCluster, TestClusterOptions } from '../../../src/testing/index.js';
 import { e2eCluster, isE2eRun, ownsControlPlane } from '../../e2e/support/cluster.js';
 import type { E2eCluster } from '../../e2e/support/cluster.js';
 import { rawRequest } from './raw.js';
@@ -52,15 +52,18 @@ export function suffix(): string {
 }
 
 /**
- * Registers `before`/`after` hooks in the calling `describe` that start the target (in memory: one server per file;
- * real: the run's shared control plane) and create a namespace; returns a getter valid inside tests.
+ * Registers `before`/`after` hooks in the calling `describe` that start the target (in memory: one server per file,
+ * with `inMemoryOptions` such as `ownerGC`; real: the run's shared control plane) and create a namespace; returns a
+ * getter valid inside tests.
  *
  * # Guarantees
  * - The in-memory server is stopped in `after`, pass or fail; the shared real cluster is left to the root hook.
  * # Caveats
  * - This `after` runs before the suite's own `after` hooks; clean-ups there must tolerate a stopped server.
  */
-export function useContractSession(target: ContractTarget, prefix: string): () => ContractSession {
+export function useContractSession(
+  target: ContractTarget, prefix: string, inMemoryOptions: Pick<TestClusterOptions, 'ownerGC'> = {},
+): () => ContractSession {
   let session: ContractSession | undefined;
   let inMemory: TestCluster | undefined;
 
@@ -70,7 +73,7 @@ export function useContractSession(target: ContractTarget, prefix: string): () =
     let expire: () => Promise<void>;
     if (target.name === 'in-memory') {
       // TLS and a token, so client-node's real auth and CA paths run, as against kube-apiserver.
-      inMemory = await startTestCluster({ tls: true, token: `contract-${suffix()}`, bookmarkIntervalMs: 1000 });
+      inMemory = await startTestCluster({ tls: true, token: `contract-${suffix()}`, bookmarkIntervalMs: 1000, ...inMemoryOptions });
       const cluster = inMemory;
       kubeConfig = cluster.kubeConfig;
       expire = async () => cluster.faults.compact();

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import {
   ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, type KubernetesObject, type V1Pod, type V1ReplicaSet,
 } from '@kubernetes/client-node';
-import { concat, NEVER, of, Subject, type Observable, type Subscription } from 'rxjs';
+import { asyncScheduler, concat, NEVER, of, Subject, takeUntil, timer, type MonoTypeOperatorFunction, type Observable, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { controller, InformerHealthError, SyncTimeoutError } from '../../../src/controller/builder/index.js';
-import { informerFromSource } from '../../../src/informer/index.js';
-import type { ReconcileEvent } from '../../../src/controller/index.js';
+import { controller, InformerHealthError, SyncTimeoutError, type ControllerContext } from '../../../src/controller/builder/index.js';
+import { informerFactory, informerFromSource } from '../../../src/informer/index.js';
+import { reconcile, type ReconcileEvent, type ReconcileOptions } from '../../../src/controller/index.js';
 import type { WatchEvent } from '../../../src/watch/index.js';
 import { startTestCluster, type TestCluster } from '../../../src/testing/index.js';
 import { waitFor } from '../../support/wait.js';
@@ -57,9 +57,41 @@ describe('controller()', () => {
     });
   });
 
+  it('completes once stop$ has drained the run in flight, though its informers keep running', () => {
+    new TestScheduler((actual, expected) => { expect(actual).to.deep.equal(expected); }).run(({ cold, hot, expectObservable }) => {
+      const rsSource = cold<WatchEvent<V1ReplicaSet>>('a(bc)', {
+        a: { type: 'relistStarted' }, b: { type: 'listed', object: replicaSet('web') }, c: { type: 'relistDone', resourceVersion: '1' },
+      });
+      const run$ = controller<V1ReplicaSet>({
+        for: informerFromSource(concat(rsSource, NEVER)),
+        reconcile: () => concat(NEVER).pipe(takeUntilTimer(5)),
+        stop$: hot('---s'),
+      });
+      expectObservable(run$.pipe(mapType())).toBe('-a----(b|)', { a: 'started', b: 'succeeded' });
+    });
+  });
+
+  it('takes its informers, gate, shutdown and error reporting from a context, and refuses a context beside informers', () => {
+    new TestScheduler((actual, expected) => { expect(actual).to.deep.equal(expected); }).run(({ cold, hot, expectObservable }) => {
+      const rsSource = cold<WatchEvent<V1ReplicaSet>>('a(bc)', {
+        a: { type: 'relistStarted' }, b: { type: 'listed', object: replicaSet('web') }, c: { type: 'relistDone', resourceVersion: '1' },
+      });
+      const factory = informerFactory(new KubeConfig(), { source: (() => rsSource) as never });
+      const gate = hot('g---o', { g: false, o: true });
+      const context: ControllerContext = {
+        name: 'rs', informers: factory, scheduler: asyncScheduler, reportError: () => undefined,
+        reconcile: ((fn: never, options: ReconcileOptions) => reconcile(fn, { ...options, gate })) as never,
+      };
+      const run$ = controller<V1ReplicaSet>({ context, for: { apiVersion: 'apps/v1', kind: 'ReplicaSet' }, reconcile: () => undefined });
+      expectObservable(run$.pipe(mapType()), '^ 10ms !').toBe('----(ab)', { a: 'started', b: 'succeeded' });
+      expect(() => controller<V1ReplicaSet>({ context, informers: factory, for: { apiVersion: 'apps/v1', kind: 'ReplicaSet' }, reconcile: () => undefined }))
+        .to.throw(TypeError, /either context or kubeConfig\/informers/);
+    });
+  });
+
   it('rejects owns without a primary resource reference with a clear error', () => {
     expect(() => controller({ for: informerFromSource(new Subject<WatchEvent>()), owns: [{ apiVersion: 'v1', kind: 'Pod' }], reconcile: () => undefined }))
-      .to.throw(TypeError, 'controller: pass kubeConfig or informers to watch a resource by reference');
+      .to.throw(TypeError, 'controller: pass kubeConfig, informers or context to watch a resource by reference');
     expect(() => controller({ for: informerFromSource(new Subject<WatchEvent>()), owns: [informerFromSource(new Subject<WatchEvent>())], reconcile: () => undefined }))
       .to.throw(TypeError, 'controller: `owns` needs `for` given as a resource reference, to know the owner kind');
   });
@@ -254,4 +286,9 @@ function mapType() {
   return (source: import('rxjs').Observable<ReconcileEvent>) =>
     new (source.constructor as typeof import('rxjs').Observable<string>)((subscriber) =>
       source.subscribe({ next: (event) => subscriber.next(event.type), error: (e) => subscriber.error(e), complete: () => subscriber.complete() }));
+}
+
+/** Ends a never-ending run after `ms` virtual ms with a value (success). */
+function takeUntilTimer<T>(ms: number): MonoTypeOperatorFunction<T> {
+  return (source) => concat(source.pipe(takeUntil(timer(ms))), of(undefined as T));
 }

@@ -2,7 +2,7 @@
  * `controller()`: controller-runtime's builder shape (`For`, `Owns`, `Watches`) as a thin layer over the operators.
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { combineLatest, defer, map, merge, type Observable, type OperatorFunction } from 'rxjs';
+import { combineLatest, defer, map, merge, Subject, takeUntil, tap, type Observable, type OperatorFunction } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
 import { informerFactory, type Informer, type InformerEvent, type InformerFactory, type InformerWatchOptions } from '../../informer/index.js';
 import type { ResourceRef } from '../../watch/index.js';
@@ -11,6 +11,7 @@ import type { ReconcileOptions } from '../options.js';
 import { reconcile } from '../reconcile.js';
 import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from '../types.js';
 import { mapKeys, toKeys, toOwnerKeys, type KeyMapping } from '../triggers/index.js';
+import type { ContextReconcile, ControllerContext } from './context.js';
 import {
   healthOf, problemsOf, reportHealth, watchSyncTimeout, type InformerHealth, type LabelledProblem, type NamedInformer,
 } from './health.js';
@@ -35,6 +36,11 @@ export interface ControllerOptions<T extends KubernetesObject> extends Reconcile
   /** Where informers come from; pass one `informerFactory` to share watches across controllers. */
   readonly kubeConfig?: KubeConfig;
   readonly informers?: InformerFactory;
+  /**
+   * The host this controller runs in (the manager's context): its shared informers, its gate (leadership) and
+   * shutdown, its scheduler and its error reporting. Excludes `kubeConfig` and `informers`.
+   */
+  readonly context?: ControllerContext;
   /** The primary resource: its own events trigger its own keys, and reconciles read it from its store. */
   readonly for: WatchSource<T>;
   /** Filters primary events before keying, e.g. `generationChanged()`. */
@@ -86,19 +92,27 @@ export interface Controller extends Observable<ReconcileEvent> {
  * - Nothing fails silently: while the controller runs, an informer that cannot reach the cluster or is refused
  *   (ECONNREFUSED, 401, 403, an unknown kind) is reported to `onError` by default, and `health$` and `problems$`
  *   expose every informer's state; `syncTimeout` bounds how long the caches may take.
- * - Subscribing starts the watches; unsubscribing stops them. Building the controller starts nothing.
- * - Bad options (`owns` without a primary resource reference, a resource reference without `kubeConfig` or
- *   `informers`, a bad `syncTimeout`) throw a `TypeError` or `RangeError` when `controller()` is called.
+ * - Subscribing starts the watches; unsubscribing stops them. Building the controller starts nothing. After
+ *   `stop$` (or the host's shutdown) the stream completes once the drain is over.
+ * - With a `context` (a manager's), informers come from its shared factory, runs wait for its gate (leadership)
+ *   as well as for the caches, its shutdown drains the controller, and errors go to its `reportError`.
+ * - Bad options (`owns` without a primary resource reference, a resource reference without `kubeConfig`,
+ *   `informers` or `context`, `context` together with `kubeConfig` or `informers`, a bad `syncTimeout`) throw a
+ *   `TypeError` or `RangeError` when `controller()` is called.
  *
  * # Caveats
  * - Owned resources are keyed by their controller owner reference whose kind (and group) is the primary's; owners of
  *   other kinds are ignored.
  */
 export function controller<T extends KubernetesObject>(options: ControllerOptions<T>): Controller {
-  const factory = options.informers ?? (options.kubeConfig ? informerFactory(options.kubeConfig) : undefined);
+  const { context } = options;
+  if (context !== undefined && (options.informers !== undefined || options.kubeConfig !== undefined)) {
+    throw new TypeError('controller: pass either context or kubeConfig/informers; a context brings its own informers');
+  }
+  const factory = context?.informers ?? options.informers ?? (options.kubeConfig ? informerFactory(options.kubeConfig) : undefined);
   const resolve = <S extends KubernetesObject>(source: WatchSource<S>): Informer<S> => {
     if (isInformer(source)) return source;
-    if (!factory) throw new TypeError('controller: pass kubeConfig or informers to watch a resource by reference');
+    if (!factory) throw new TypeError('controller: pass kubeConfig, informers or context to watch a resource by reference');
     return 'resource' in source ? factory.for<S>(source.resource, source.options) : factory.for<S>(source);
   };
   const { syncTimeout } = options;
@@ -125,17 +139,24 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
     ...(options.watches ?? []).map((spec, i) => ({ name: describeSource(spec.source, `watched #${i + 1}`), informer: watched[i]!.informer })),
   ];
   const gate = options.gate ?? combineLatest(named.map(({ informer }) => informer.synced$)).pipe(map((synced) => synced.every(Boolean)));
-  const report = (error: Error): void => reportError(error, options.onError);
+  const report = (error: Error): void => reportError(error, options.onError ?? context?.reportError);
 
   const {
     for: _for, forFilter: _forFilter, owns: _owns, watches: _watches, reconcile: fn, kubeConfig: _kc, informers: _inf,
-    syncTimeout: _syncTimeout, failFast = false, onError: _onError, ...reconcileOptions
+    context: _context, syncTimeout: _syncTimeout, failFast = false, onError: _onError, ...reconcileOptions
   } = options;
-  const run$ = defer(() => merge(
-    merge(...triggers).pipe(reconcile<T>(fn, { ...reconcileOptions, gate, lookup: (key) => primary.current().get(key) })),
-    reportHealth(named, report),
-    watchSyncTimeout(named, syncTimeout, options.scheduler ?? asyncScheduler, failFast, report),
-  ));
+  const operator: ContextReconcile = context?.reconcile ?? reconcile;
+  const run$ = defer(() => {
+    // The health reports end with the reconciles, so the controller completes after a drain.
+    const done$ = new Subject<void>();
+    return merge(
+      merge(...triggers).pipe(operator<T>(fn, { ...reconcileOptions, gate, lookup: (key) => primary.current().get(key) }), tap({ complete: () => done$.next() })),
+      merge(
+        reportHealth(named, report),
+        watchSyncTimeout(named, syncTimeout, options.scheduler ?? context?.scheduler ?? asyncScheduler, failFast, report),
+      ).pipe(takeUntil(done$)),
+    );
+  });
   return Object.assign(run$, { health$: healthOf(named), problems$: problemsOf(named) });
 }
 
@@ -147,6 +168,14 @@ function isInformer<S extends KubernetesObject>(source: WatchSource<S>): source 
 function describeSource(source: WatchSource<KubernetesObject>, role: string): string {
   if (isInformer(source)) return `${role} informer`;
   const { resource, options } = 'resource' in source ? source : { resource: source, options: undefined };
+  return describeWatch(resource, options);
+}
+
+/**
+ * How informers are named in reports, logs and metric labels: `Pod v1`, then `in <namespace>` and the selectors
+ * when set (`Widget example.com/v1 in default app=web`).
+ */
+export function describeWatch(resource: ResourceRef, options?: Pick<InformerWatchOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>): string {
   const parts = [`${resource.kind} ${resource.apiVersion}`];
   if (options?.namespace) parts.push(`in ${options.namespace}`);
   if (options?.labelSelector) parts.push(options.labelSelector);

@@ -1,7 +1,10 @@
 /**
  * The `controller()` builder: controller-runtime's `For`/`Owns`/`Watches` shape over rxkube's operators.
  */
-export { controller, type Controller, type ControllerOptions, type WatchesSpec, type WatchSource } from './controller.js';
+export {
+  controller, describeWatch, type Controller, type ControllerOptions, type WatchesSpec, type WatchSource,
+} from './controller.js';
+export type { ContextReconcile, ControllerContext } from './context.js';
 export {
   InformerHealthError, SyncTimeoutError, type InformerHealth, type LabelledProblem, type UnsyncedInformer,
 } from './health.js';

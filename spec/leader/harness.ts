@@ -1,0 +1,118 @@
+/**
+ * Candidates in virtual time for the leader-election specs: each subscribes at a given time through its own
+ * transport to a {@link VirtualLeaseServer}, optionally with a skewed clock, and records what it emitted and
+ * reported against the true (unskewed) time.
+ */
+import { expect } from 'chai';
+import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { leaderElection, type LeaderElectionOptions, type LeaderEvent } from '../../src/leader/index.js';
+import { VirtualLeaseServer } from './lease-server.js';
+import { expectDisjoint, spansOf } from './spans.js';
+
+/** Runs `body` inside `TestScheduler.run` (1 frame = 1 ms) with a fresh server; returns what it returns. */
+export function election<R>(
+  body: (env: { scheduler: TestScheduler; server: VirtualLeaseServer }) => R,
+  latency?: (candidate: string) => number,
+): R {
+  const scheduler = new TestScheduler((actual, expected) => {
+    expect(actual).to.deep.equal(expected);
+  });
+  return scheduler.run(() => body({ scheduler, server: new VirtualLeaseServer(scheduler, latency) }));
+}
+
+/** A scheduler whose clock reads `skewMs` off the true one; its timers run at the true rate. */
+export function skewed(scheduler: SchedulerLike, skewMs: number): SchedulerLike {
+  return {
+    now: () => scheduler.now() + skewMs,
+    schedule: <T>(work: (this: SchedulerAction<T>, state?: T) => void, delay?: number, state?: T): Subscription =>
+      scheduler.schedule(work, delay, state),
+  };
+}
+
+/** The options every spec candidate shares: client-go's defaults and a fixed jitter sample (0.5 → 3 200 ms). */
+export const base = { namespace: 'default', name: 'lock', random: () => 0.5 } as const;
+
+export interface CandidateOptions extends Partial<LeaderElectionOptions> {
+  /** True time of subscription (default 0). */
+  readonly at?: number;
+  /** True time of unsubscription, if any. */
+  readonly until?: number;
+  /** Clock offset of this candidate, ms. */
+  readonly skew?: number;
+}
+
+export interface Candidate {
+  readonly identity: string;
+  /** `"<true time> <value>"`, plus `"<time> complete"`. */
+  readonly timeline: string[];
+  readonly events: LeaderEvent[];
+  /** The `[start, end)` spans in which it led, in true time; an open span ends at `Infinity`. */
+  spans(): Array<readonly [number, number]>;
+  /** Unsubscribes now. */
+  stop(): void;
+}
+
+/** Subscribes candidate `identity` at `options.at`. */
+export function candidate(
+  env: { scheduler: TestScheduler; server: VirtualLeaseServer },
+  identity: string,
+  options: CandidateOptions = {},
+): Candidate {
+  const { scheduler, server } = env;
+  const { at = 0, until, skew = 0, ...rest } = options;
+  const timeline: string[] = [];
+  const events: LeaderEvent[] = [];
+  const spans: Array<[number, number]> = [];
+  let subscription: Subscription | undefined;
+  const end = (): void => {
+    const open = spans[spans.length - 1];
+    if (open !== undefined && open[1] === Number.POSITIVE_INFINITY) open[1] = scheduler.now();
+  };
+  const leading$ = leaderElection(server.transport(identity), {
+    ...base, identity, scheduler: skewed(scheduler, skew), onEvent: (event) => events.push(event), ...rest,
+  });
+  scheduler.schedule(() => {
+    subscription = leading$.subscribe({
+      next: (value) => {
+        timeline.push(`${scheduler.now()} ${value}`);
+        if (value) spans.push([scheduler.now(), Number.POSITIVE_INFINITY]);
+        else end();
+      },
+      complete: () => {
+        timeline.push(`${scheduler.now()} complete`);
+        end();
+      },
+    });
+  }, at);
+  const stop = (): void => {
+    end();
+    subscription?.unsubscribe();
+  };
+  if (until !== undefined) scheduler.schedule(stop, until);
+  return { identity, timeline, events, spans: () => spans, stop };
+}
+
+/** Fails when two candidates' leading spans overlap. */
+export function expectNoOverlap(candidates: readonly Candidate[]): void {
+  expectDisjoint(spansOf(candidates));
+}
+
+/** The events of a candidate as short strings, `"<time> <type> <detail>"`, leaving out renewals. */
+export function described(events: readonly LeaderEvent[]): string[] {
+  return events.filter((e) => e.type !== 'renewed').map((e) => {
+    switch (e.type) {
+      case 'acquired':
+        return `${e.at} acquired ${e.leaseTransitions}`;
+      case 'lost':
+        return `${e.at} lost ${e.reason}${e.holder === undefined ? '' : ` ${e.holder}`}`;
+      case 'leader':
+        return `${e.at} leader ${e.holder || '(none)'}`;
+      case 'conflict':
+      case 'failed':
+        return `${e.at} ${e.type} ${e.phase} ${e.error.message}`;
+      default:
+        return `${e.at} ${e.type}`;
+    }
+  });
+}

@@ -1,0 +1,135 @@
+/**
+ * A manager in virtual time for the marble specs: informers fed by cold marbles, the Lease served by a
+ * VirtualLeaseServer, Event writes answered after a latency, signals from a hot marble, and a timeline of what the
+ * manager emitted and logged.
+ */
+import { Observable, type Subscription } from 'rxjs';
+import type { RunHelpers, TestScheduler } from 'rxjs/testing';
+import type { DeltaSource } from '../../src/informer/index.js';
+import { manager, type LogFields, type ManagedController, type ManagerEvent, type ManagerLogger, type ManagerOptions } from '../../src/manager/index.js';
+import type { Transport, TransportRequest, TransportResponse } from '../../src/transport/index.js';
+import type { WatchEvent } from '../../src/watch/index.js';
+import { fmt } from '../controller/helpers.js';
+import { VirtualLeaseServer } from '../leader/lease-server.js';
+import { pod } from '../store/fixtures.js';
+
+/** A list of `names` in `default`, then `watching`, over frames 0–3: synced at frame 2. */
+export const LISTED = 'a-(bc)d';
+
+/** The values of {@link LISTED} for pods `names`. */
+export function listed(...names: string[]): Record<string, WatchEvent | WatchEvent[]> {
+  return {
+    a: { type: 'status', status: { state: 'listing', page: 1 } },
+    b: [{ type: 'relistStarted' }, ...names.map((name, i) => ({ type: 'listed', object: pod(name, String(i + 1)) }) as WatchEvent)],
+    c: { type: 'relistDone', resourceVersion: String(names.length + 1) },
+    d: { type: 'status', status: { state: 'watching', resourceVersion: String(names.length + 1) } },
+  };
+}
+
+/** A delta source whose every watch plays `marble` (array values are emitted one by one in their frame). */
+export function scriptedSource(helpers: Pick<RunHelpers, 'cold'>, marble: string, values: Record<string, WatchEvent | WatchEvent[]>): DeltaSource {
+  return (() => new Observable<WatchEvent>((subscriber) =>
+    helpers.cold(marble, values).subscribe({
+      next: (value) => (Array.isArray(value) ? value : [value]).forEach((event) => subscriber.next(event)),
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => subscriber.complete(),
+    }))) as DeltaSource;
+}
+
+/**
+ * The connection of the virtual manager: Lease requests to `server` as candidate `me`; Event writes answered
+ * 201 after 10 ms (recorded in `eventWrites`).
+ */
+export function virtualConnection(scheduler: TestScheduler, server: VirtualLeaseServer, eventWrites: string[]): Transport {
+  const lease = server.transport('me');
+  return {
+    get: (path, query, options) => lease.get(path, query, options),
+    watch: (path, query, options) => lease.watch(path, query, options),
+    request: (request: TransportRequest) => {
+      if (!request.path.startsWith('/apis/events.k8s.io/')) return lease.request(request);
+      return new Observable<TransportResponse>((subscriber) => {
+        const action = scheduler.schedule(() => {
+          eventWrites.push(`${scheduler.now()} ${request.method} ${(request.body as { reason?: string } | undefined)?.reason ?? ''}`);
+          subscriber.next({ status: 201, body: { ...(request.body as object), metadata: { ...(request.body as { metadata?: object }).metadata, resourceVersion: '1' } }, headers: {} });
+          subscriber.complete();
+        }, 10);
+        return () => action.unsubscribe();
+      });
+    },
+  };
+}
+
+/** A logger that records `"<time> <level> <msg>"` lines and the raw records. */
+export function recordingLogger(scheduler: TestScheduler): ManagerLogger & { lines: string[]; records: Array<LogFields & { msg: string }> } {
+  const lines: string[] = [];
+  const records: Array<LogFields & { msg: string }> = [];
+  const log = (level: string) => (fields: LogFields, msg: string): void => {
+    lines.push(`${scheduler.now()} ${level} ${msg}`);
+    records.push({ ...fields, msg });
+  };
+  return { lines, records, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+}
+
+/** `"<time> <event>"` for the manager events a spec reads. */
+export function describeEvent(event: ManagerEvent): string | undefined {
+  switch (event.type) {
+    case 'controller':
+      return `${event.time} ${event.controller}: ${fmt(event.event)}`;
+    case 'leading':
+      return `${event.time} leading ${event.leading}`;
+    case 'ready':
+      return `${event.time} ready ${event.ready}`;
+    case 'drained':
+      return `${event.time} drained${event.clean ? ' clean' : ''} cancelled=${event.cancelled}`;
+    case 'stopping':
+      return `${event.time} stopping (${event.reason})`;
+    case 'informer':
+      return undefined;
+    default:
+      return `${event.time} ${event.type}`;
+  }
+}
+
+/** A virtual manager's handles: its timeline, logs, Event writes, exits, the Lease server and the subscription. */
+export interface VirtualManager {
+  readonly timeline: string[];
+  readonly logger: ReturnType<typeof recordingLogger>;
+  readonly eventWrites: string[];
+  readonly exits: string[];
+  readonly server: VirtualLeaseServer;
+  subscription: Subscription | undefined;
+}
+
+/** Subscribes a manager at frame 0 with the virtual connection, no servers, and `overrides`. */
+export function startVirtualManager(
+  scheduler: TestScheduler, controllers: readonly ManagedController[], overrides: Partial<ManagerOptions>,
+  server = new VirtualLeaseServer(scheduler),
+): VirtualManager {
+  const eventWrites: string[] = [];
+  const exits: string[] = [];
+  const timeline: string[] = [];
+  const logger = recordingLogger(scheduler);
+  const handle: VirtualManager = { timeline, logger, eventWrites, exits, server, subscription: undefined };
+  const manager$ = manager({
+    connection: virtualConnection(scheduler, server, eventWrites),
+    name: 'lock',
+    controllers,
+    leaderElection: { namespace: 'default', identity: 'me', random: () => 0.5, onLost: 'standby' },
+    metrics: false,
+    health: false,
+    signals: false,
+    logger,
+    scheduler,
+    exit: (code) => void exits.push(`${scheduler.now()} exit ${code}`),
+    ...overrides,
+  });
+  handle.subscription = manager$.subscribe({
+    next: (event) => {
+      const line = describeEvent(event);
+      if (line !== undefined) timeline.push(line);
+    },
+    error: (error: unknown) => timeline.push(`${scheduler.now()} error ${(error as Error).message}`),
+    complete: () => timeline.push(`${scheduler.now()} complete`),
+  });
+  return handle;
+}

@@ -1,0 +1,23 @@
+/**
+ * The write path: a typed resource client as cold Observables, Immer recipes sent as guarded JSON Patches with
+ * conflict retry, server-side apply, owner references and finalizers.
+ * @packageDocumentation
+ */
+export {
+  APPLY_PATCH, ClientScopeError, DEFAULT_RETRY, applyConflicts, resourceClient, withSignal,
+} from './resource/index.js';
+export type {
+  ApplyConflict, ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation, GetOptions,
+  MutateOptions, ObjectList, ObjectRef, PartialObject, Patch, PropagationPolicy, ResourceClient, ResourceClientOptions,
+  RetryPolicy, StatusObject, StoreSource, WriteOptions,
+} from './resource/index.js';
+export { compareResourceVersions } from './mutate/index.js';
+export { escapePointerToken, jsonPointer, recipeChanges } from './patch/index.js';
+export type { JsonPatchOperation, Recipe, RecipeChanges } from './patch/index.js';
+export {
+  AlreadyOwnedError, OwnerReferenceError, controllerOf, controllerReference, isControlledBy, setControllerReference,
+} from './owners/index.js';
+export type { Ownable, Owner } from './owners/index.js';
+export { FinalizerNameError, finalizer } from './finalizer/index.js';
+export type { FinalizerHandler, FinalizerHandlers, FinalizerRequest } from './finalizer/index.js';
+export * from './events/index.js';

@@ -1,0 +1,125 @@
+/**
+ * `mutate`: an Immer recipe on the latest object, sent as one guarded JSON Patch (two when status changes too),
+ * with client-go's conflict retry.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { Observable, asyncScheduler, defer, map, of, switchMap, throwError, timer, catchError } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
+import { keyFor, objectKey } from '../../objects/index.js';
+import type { ResolvedResource } from '../../resources/index.js';
+import { recipeChanges, splitStatus, toJsonPatch } from '../patch/index.js';
+import type { JsonPatchOperation, PathOperation, Recipe } from '../patch/index.js';
+import type { MutateOptions, ObjectRef, ResourceClient, RetryPolicy, WriteOptions } from '../resource/index.js';
+import { conflictKind, staleObjectConflict } from './conflict.js';
+import { compareResourceVersions } from './resource-version.js';
+import { retryDelay } from './retry.js';
+
+/** What `mutate` needs from its client. */
+export interface MutateContext<T extends KubernetesObject> {
+  /** Reads (`get`) and guarded writes (`patch`, `patchStatus`). */
+  readonly client: ResourceClient<T>;
+  /** The resolved kind, for the wording of the final conflict error. */
+  readonly resource: () => Observable<ResolvedResource>;
+  /** Whether status changes go to the status subresource. */
+  readonly hasStatusSubresource: () => Observable<boolean>;
+  readonly retry: RetryPolicy;
+  readonly scheduler?: SchedulerLike | undefined;
+  readonly random?: (() => number) | undefined;
+}
+
+/** A guarded write that failed, with the resourceVersion its `test` named. */
+class GuardedWriteFailure {
+  constructor(
+    readonly error: unknown,
+    readonly sentResourceVersion: string,
+  ) {}
+}
+
+/**
+ * Runs `recipe` on `target` (re-read on conflicts) and writes the difference. The semantics are documented on
+ * `ResourceClient.mutate`; the cancellation signal is applied by the client around this Observable.
+ */
+export function mutate<T extends KubernetesObject>(
+  context: MutateContext<T>, target: T | ObjectRef, recipe: Recipe<T>, options: MutateOptions<T> = {},
+): Observable<T> {
+  const { client, retry } = context;
+  const scheduler = context.scheduler ?? asyncScheduler;
+  const random = context.random ?? Math.random;
+  const writeOptions: WriteOptions = { dryRun: options.dryRun, fieldManager: options.fieldManager, fieldValidation: options.fieldValidation };
+
+  /** The store's copy when it is strictly newer than `than` (so it has seen the write that beat us), else a GET. */
+  const latest = (ref: ObjectRef, than: string | undefined): Observable<T> => {
+    const cached = options.store?.current().get(keyOf(ref, client.namespace));
+    if (cached !== undefined && (than === undefined || compareResourceVersions(cached.metadata?.resourceVersion, than) === 1)) {
+      return of(cached);
+    }
+    return client.get(ref);
+  };
+
+  /** One guarded JSON Patch: `test` of the resourceVersion the change was computed against, then the change. */
+  const guarded = (base: T, operations: readonly PathOperation[], status: boolean): Observable<T> => {
+    const resourceVersion = base.metadata!.resourceVersion!;
+    const body: JsonPatchOperation[] = [{ op: 'test', path: '/metadata/resourceVersion', value: resourceVersion }, ...toJsonPatch(operations)];
+    const write = status ? client.patchStatus(base, { type: 'json', body }, writeOptions) : client.patch(base, { type: 'json', body }, writeOptions);
+    return write.pipe(catchError((error: unknown) => throwError(() => new GuardedWriteFailure(error, resourceVersion))));
+  };
+
+  /** Where each operation goes: status apart only when the kind has a status subresource. */
+  const route = (operations: readonly PathOperation[]): Observable<{ main: readonly PathOperation[]; status: readonly PathOperation[] }> => {
+    const split = splitStatus(operations);
+    if (split.status.length === 0) return of(split);
+    return context.hasStatusSubresource().pipe(map((has) => (has ? split : { main: operations, status: [] })));
+  };
+
+  const attempt = (base: T, retries: number): Observable<T> =>
+    defer(() => {
+      const { operations } = recipeChanges(base, recipe);
+      if (operations.length === 0) return of(base);
+      return route(operations).pipe(
+        switchMap(({ main, status }) => (main.length > 0 ? guarded(base, main, false) : of(base)).pipe(
+          switchMap((written) => (status.length > 0 ? guarded(written, status, true) : of(written))),
+        )),
+      );
+    }).pipe(catchError((failure: unknown) => retryAfter(base, failure, retries)));
+
+  const retryAfter = (base: T, failure: unknown, retries: number): Observable<T> => {
+    if (!(failure instanceof GuardedWriteFailure)) return throwError(() => failure);
+    const { error, sentResourceVersion } = failure;
+    const kind = conflictKind(error);
+    if (kind === undefined) return throwError(() => error);
+    const exhausted = retries + 1 >= retry.steps;
+    if (exhausted && kind === 'conflict') return throwError(() => error);
+    // A 422 may be a stale `test` or a patch that can never apply: only a fresh read tells them apart.
+    const wait$ = exhausted ? of(0) : timer(retryDelay(retries, retry, random()), scheduler);
+    return wait$.pipe(
+      switchMap(() => latest(base, sentResourceVersion)),
+      switchMap((fresh) => {
+        const changed = fresh.metadata?.resourceVersion !== sentResourceVersion;
+        if (kind === 'unapplied' && !changed) return throwError(() => error);
+        if (exhausted) return context.resource().pipe(switchMap((r) => throwError(() => staleObjectConflict(r, nameOf(base), error))));
+        return attempt(fresh, retries + 1);
+      }),
+    );
+  };
+
+  return defer(() => (versionOf(target) !== undefined ? of(target as T) : latest(target, undefined))).pipe(
+    switchMap((base) => attempt(base, 0)),
+  );
+}
+
+/** The resourceVersion an object carries, if it is an object and has one. */
+function versionOf(target: KubernetesObject | ObjectRef): string | undefined {
+  const version = typeof target === 'string' ? undefined : (target as KubernetesObject).metadata?.resourceVersion;
+  return typeof version === 'string' && version !== '' ? version : undefined;
+}
+
+/** The store key of a reference: its namespace (or the client's) and name. */
+function keyOf(ref: ObjectRef, clientNamespace: string | undefined): string {
+  if (typeof ref === 'string') return keyFor(ref, clientNamespace);
+  const key = objectKey(ref as KubernetesObject);
+  return ref.metadata?.namespace ? key : keyFor(key, clientNamespace);
+}
+
+function nameOf(object: KubernetesObject): string {
+  return object.metadata?.name ?? '';
+}

@@ -1,0 +1,8 @@
+/**
+ * Owner references: the controller reference, set and checked as controller-runtime does.
+ * @packageDocumentation
+ */
+export {
+  AlreadyOwnedError, OwnerReferenceError, controllerOf, controllerReference, isControlledBy, setControllerReference,
+} from './owner-references.js';
+export type { Ownable, Owner } from './owner-references.js';

@@ -1,0 +1,103 @@
+/**
+ * The shapes of leader election: the Lease as it travels on the wire, the options, and the events an elector
+ * reports besides its boolean.
+ */
+import type { Observable, SchedulerLike } from 'rxjs';
+
+/**
+ * `coordination.k8s.io/v1` LeaseSpec as JSON. Times are `MicroTime` strings (RFC 3339 with microseconds, UTC).
+ * Fields this package does not write (`preferredHolder`, `strategy`, anything newer) are carried through untouched.
+ */
+export interface LeaseSpec {
+  readonly holderIdentity?: string | null;
+  readonly leaseDurationSeconds?: number | null;
+  readonly acquireTime?: string | null;
+  readonly renewTime?: string | null;
+  readonly leaseTransitions?: number | null;
+  readonly preferredHolder?: string | null;
+  readonly strategy?: string | null;
+  readonly [field: string]: unknown;
+}
+
+/** A `coordination.k8s.io/v1` Lease as JSON: what the lease client reads and writes. */
+export interface LeaseObject {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: {
+    readonly name?: string;
+    readonly namespace?: string;
+    /** The optimistic-concurrency precondition of a replace. */
+    readonly resourceVersion?: string;
+    readonly [field: string]: unknown;
+  };
+  readonly spec?: LeaseSpec;
+  readonly [field: string]: unknown;
+}
+
+/** What the elector did with the Lease when the failure happened. */
+export type LeaderPhase = 'acquire' | 'renew' | 'release';
+
+/**
+ * What an elector reports besides its boolean, in order, to `onEvent`. `at` is the scheduler's time.
+ *
+ * - `acquired`: this candidate became the holder (`leaseTransitions` as written).
+ * - `renewed`: the holder renewed its lease.
+ * - `lost`: the holder stopped leading: it could not renew within `renewDeadline` (`renewDeadline`), or a fresh
+ *   read showed another holder (`takenOver`). `false` was emitted just before.
+ * - `leader`: the observed holder changed (`''`: nobody holds it); client-go's `OnNewLeader`.
+ * - `conflict`: another writer won the race (409 on a create or a resourceVersion-guarded replace). Expected
+ *   between candidates; the elector carries on.
+ * - `failed`: a request failed (network, 403, 500, a timeout, a malformed answer); retried at the next period.
+ * - `released`: the lease was handed back (empty holder) on unsubscribe or `stop$`.
+ */
+export type LeaderEvent =
+  | { readonly type: 'acquired'; readonly at: number; readonly identity: string; readonly leaseTransitions: number }
+  | { readonly type: 'renewed'; readonly at: number }
+  | { readonly type: 'lost'; readonly at: number; readonly reason: 'renewDeadline' | 'takenOver'; readonly holder?: string }
+  | { readonly type: 'leader'; readonly at: number; readonly holder: string }
+  | { readonly type: 'conflict'; readonly at: number; readonly phase: LeaderPhase; readonly error: Error }
+  | { readonly type: 'failed'; readonly at: number; readonly phase: LeaderPhase; readonly error: Error }
+  | { readonly type: 'released'; readonly at: number };
+
+/** Options of `leaderElection`. Durations are milliseconds. */
+export interface LeaderElectionOptions {
+  /** Namespace of the Lease. */
+  readonly namespace: string;
+  /** Name of the Lease (a DNS subdomain), shared by every candidate of one election. */
+  readonly name: string;
+  /**
+   * This candidate's identity, written as `holderIdentity`; unique per process. Default `<hostname>_<random UUID>`,
+   * controller-runtime's choice.
+   */
+  readonly identity?: string;
+  /**
+   * How long a lease lasts without renewal, as others judge it from when they observed it. A whole number of
+   * seconds (the Lease stores seconds). Default 15 000.
+   */
+  readonly leaseDuration?: number;
+  /** How long the holder keeps trying to renew before it gives up leading. Default 10 000. */
+  readonly renewDeadline?: number;
+  /** Time between attempts; jittered by up to 1.2× while not leading. Default 2 000. */
+  readonly retryPeriod?: number;
+  /** Every timer and every timestamp goes through it. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+  /** Random source in [0, 1) for the jitter. Default `Math.random`. */
+  readonly random?: () => number;
+  /**
+   * What happens after leadership is lost: `'stop'` (default) emits `false` and completes; `'exit'` emits `false`
+   * and exits the process with code 1, as controller-runtime does. Campaign again with `repeat()` after a stop.
+   */
+  readonly onLost?: 'stop' | 'exit';
+  /** Called for `onLost: 'exit'`. Default `process.exit`; tests replace it. */
+  readonly exit?: (code: number) => void;
+  /**
+   * On its first value: stop renewing, emit `false`, release the lease, and complete once the release is settled
+   * (bounded by `renewDeadline`). For a graceful shutdown that must know the lease is handed over.
+   */
+  readonly stop$?: Observable<unknown>;
+  /**
+   * Receives every {@link LeaderEvent}. Default: failures, and losses, are reported through `reportError` (a process
+   * warning unless RxJS's `config.onUnhandledError` is set), the first of each run of failures only.
+   */
+  readonly onEvent?: (event: LeaderEvent) => void;
+}

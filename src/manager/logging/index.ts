@@ -1,0 +1,7 @@
+/**
+ * The manager's structured logs: a pluggable logger, a JSON default, and redaction of credentials and Secret data.
+ * @packageDocumentation
+ */
+export { jsonLogger, safeStringify, silentLogger, type JsonLoggerOptions, type LogFields, type LogLevel, type ManagerLogger } from './logger.js';
+export { MIN_LITERAL_LENGTH, REDACTED, errorFields, redactingLogger, redactor } from './redact.js';
+export { logInformerStatus, logLeaderEvent, logOutcome } from './records.js';

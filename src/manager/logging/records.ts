@@ -1,0 +1,89 @@
+/**
+ * What the manager logs about runs, informers and leadership: one record each, with its level and message.
+ */
+import type { LeaderEvent } from '../../leader/index.js';
+import type { WatchStatus } from '../../watch/index.js';
+import type { RunOutcome } from '../outcomes.js';
+import type { LogFields, ManagerLogger } from './logger.js';
+
+/**
+ * One record per reconcile outcome: `reconciled` (info) for a success or a requeue, `reconcile failed` (error)
+ * for a failure, with controller, key, reasons, attempt, durationMs, queueWaitMs, result and, for a failure, the
+ * error (with its stack), whether it is terminal, and the retry delay or the drop.
+ */
+export function logOutcome(logger: ManagerLogger, controller: string, outcome: RunOutcome): void {
+  const fields: Record<string, unknown> = {
+    controller, key: outcome.key, reasons: outcome.reasons, attempt: outcome.attempt,
+    durationMs: outcome.durationMs, queueWaitMs: outcome.queueWaitMs, result: outcome.result,
+  };
+  if (outcome.result === 'requeue_after') fields.requeueAfterMs = outcome.requeueAfterMs;
+  if (outcome.result !== 'error') {
+    logger.info(fields, 'reconciled');
+    return;
+  }
+  fields.error = outcome.error instanceof Error ? outcome.error : { message: String(outcome.error) };
+  fields.terminal = outcome.terminal === true;
+  if (outcome.retryInMs !== undefined) fields.retryInMs = outcome.retryInMs;
+  if (outcome.failures !== undefined) fields.failures = outcome.failures;
+  if (outcome.dropped === true) fields.dropped = true;
+  logger.error(fields, 'reconcile failed');
+}
+
+/**
+ * One record per change of an informer's connection state: `informer <state>`, warn for `error` and
+ * `backingOff`, info otherwise (`listing` only for its first page).
+ */
+export function logInformerStatus(logger: ManagerLogger, informer: string, status: WatchStatus): void {
+  const fields: Record<string, unknown> = { informer, state: status.state };
+  switch (status.state) {
+    case 'connecting':
+      logger.debug(fields, 'informer connecting');
+      return;
+    case 'listing':
+      if (status.page === 1) logger.info(fields, 'informer listing');
+      return;
+    case 'watching':
+      logger.info({ ...fields, resourceVersion: status.resourceVersion }, 'informer watching');
+      return;
+    case 'backingOff':
+      logger.warn({ ...fields, ...causeFields(status.cause), delayMs: status.delayMs, attempt: status.attempt }, 'informer backing off');
+      return;
+    case 'error':
+      logger.warn({ ...fields, ...causeFields(status.cause) }, 'informer error');
+      return;
+  }
+}
+
+function causeFields(cause: { readonly reason: string; readonly message: string; readonly code?: number }): LogFields {
+  return cause.code === undefined ? { reason: cause.reason, message: cause.message } : { reason: cause.reason, code: cause.code, message: cause.message };
+}
+
+/**
+ * One record per Lease event: `lease acquired`, `lease holder observed`, `lease released` (info), `leadership lost`
+ * (error), `lease request failed` (warn), `lease renewed` and `lease conflict` (debug: expected between candidates).
+ */
+export function logLeaderEvent(logger: ManagerLogger, event: LeaderEvent): void {
+  switch (event.type) {
+    case 'acquired':
+      logger.info({ leaseTransitions: event.leaseTransitions }, 'lease acquired');
+      return;
+    case 'renewed':
+      logger.debug({}, 'lease renewed');
+      return;
+    case 'leader':
+      logger.info({ holder: event.holder }, 'lease holder observed');
+      return;
+    case 'lost':
+      logger.error({ reason: event.reason, ...(event.holder === undefined ? {} : { holder: event.holder }) }, 'leadership lost');
+      return;
+    case 'conflict':
+      logger.debug({ phase: event.phase, error: event.error }, 'lease conflict');
+      return;
+    case 'failed':
+      logger.warn({ phase: event.phase, error: event.error }, 'lease request failed');
+      return;
+    case 'released':
+      logger.info({}, 'lease released');
+      return;
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The manager's vocabulary: its options, what each controller receives, and the events it emits.
+ */
+import type { Registry } from 'prom-client';
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { EventRecorder, EventRecorderOptions } from '../client/events/index.js';
+import type { ControllerContext } from '../controller/builder/index.js';
+import type { ReconcileEvent } from '../controller/index.js';
+import type { InformerFactoryOptions } from '../informer/index.js';
+import type { LeaderElectionOptions } from '../leader/index.js';
+import type { Connection } from '../transport/index.js';
+import type { WatchStatus } from '../watch/index.js';
+import type { ManagerLogger } from './logging/index.js';
+
+/**
+ * One controller the manager runs: a name and a function of the manager's context that returns the controller's
+ * `ReconcileEvent`s (what `controller({ context, … })` returns, or a hand-written pipeline built with
+ * `context.reconcile`).
+ *
+ * ```ts
+ * const pods: ManagedController = {
+ *   name: 'pods',
+ *   start: (context) => controller({ context, for: { apiVersion: 'v1', kind: 'Pod' }, reconcile: ({ key }) => console.log(key) }),
+ * };
+ * ```
+ */
+export interface ManagedController {
+  /** Unique within the manager; the `controller` label of its metrics and the `controller` field of its logs. */
+  readonly name: string;
+  /**
+   * Whether runs wait for this replica to lead (controller-runtime's `NeedLeaderElection`). Default true; a
+   * controller that opts out runs on every replica. Without leader election, every controller runs.
+   */
+  readonly needLeaderElection?: boolean;
+  /**
+   * Builds the controller; called once per manager subscription. Build with `context.informers` and
+   * `context.reconcile` (or pass `context` to `controller()`), so the controller shares the caches, waits for
+   * leadership, drains on shutdown and is measured.
+   */
+  readonly start: (context: ManagerContext) => Observable<ReconcileEvent>;
+}
+
+/**
+ * What each controller gets from the manager.
+ *
+ * # Guarantees
+ * - `informers` is one factory for the whole manager: one watch per resource and options, warm before leadership.
+ * - `reconcile` is the `reconcile` operator with this controller's gate (leadership, unless it opted out), the
+ *   manager's shutdown (`stop$`, `drainTimeout`), its scheduler, and the workqueue instrumentation behind
+ *   `workqueue_depth` and `workqueue_adds_total`.
+ */
+export interface ManagerContext extends ControllerContext {
+  /** The manager's connection: a KubeConfig or a Transport, for writes from reconciles. */
+  readonly connection: Connection;
+  /** Open while this controller may run: leadership, or always open for a controller that opted out. */
+  readonly gate: Observable<boolean>;
+  /** Whether this replica leads (replays the latest value); always `true` without leader election. */
+  readonly leader$: Observable<boolean>;
+  /** Emits once when the manager starts its graceful stop: stop intake and drain. */
+  readonly stop$: Observable<void>;
+  /** How long in-flight runs may drain after `stop$`, ms (the manager's `shutdownTimeout`). */
+  readonly drainTimeout: number;
+  /** The manager's event recorder (flushed on shutdown), unless events are turned off. */
+  readonly recorder: EventRecorder | undefined;
+  /** The manager's logger (redacting), with `controller` set. */
+  readonly logger: ManagerLogger;
+}
+
+/** Leader election as the manager runs it: `leaderElection`'s options, with the Lease name defaulted. */
+export interface ManagerLeaderElection extends Omit<LeaderElectionOptions, 'scheduler' | 'stop$' | 'onLost' | 'exit' | 'name' | 'namespace'> {
+  /**
+   * Namespace of the Lease. Default: the namespace of the pod's service account
+   * (`/var/run/secrets/kubernetes.io/serviceaccount/namespace`), as controller-runtime; required outside a cluster.
+   */
+  readonly namespace?: string;
+  /** Name of the Lease. Default: the manager's `name`. */
+  readonly name?: string;
+  /**
+   * After leadership is lost: `'exit'` (default, as controller-runtime) exits the process with code 1;
+   * `'standby'` closes the gate (aborting in-flight runs) and campaigns again, caches kept warm.
+   */
+  readonly onLost?: 'exit' | 'standby';
+}
+
+/** Where a server listens. `port: 0` picks a free port; the chosen one is in the `started` event. */
+export interface ListenOptions {
+  readonly port?: number;
+  /**
+   * Interface to bind. Default: all interfaces (the kubelet probes, and Prometheus scrapes, the pod IP). Tests and
+   * local runs should pass `'127.0.0.1'`.
+   */
+  readonly host?: string;
+}
+
+/**
+ * A custom check: it passes unless it throws, rejects, or returns `false` (or a Promise of `false`). A check that
+ * has not settled within the manager's `checkTimeout` fails.
+ */
+export type HealthCheck = () => unknown;
+
+/** Options of the probe server. */
+export interface HealthOptions extends ListenOptions {
+  /** Extra `/readyz` checks by name. */
+  readonly readyChecks?: Readonly<Record<string, HealthCheck>>;
+  /** Extra `/healthz` checks by name. */
+  readonly healthChecks?: Readonly<Record<string, HealthCheck>>;
+  /** An informer failing (status error or backing off since its last `watching`) longer than this is unready, ms. Default 30 000. */
+  readonly informerFailureThreshold?: number;
+  /** Time limit of one custom check, ms. Default 5 000. */
+  readonly checkTimeout?: number;
+}
+
+/** Options of the metrics. */
+export interface MetricsOptions extends ListenOptions {
+  /**
+   * The prom-client registry the manager registers its metrics in (and serves): pass one to serve metrics of your
+   * own beside them. Default: a new registry per subscription. The manager's metrics leave it when it stops.
+   */
+  readonly registry?: Registry;
+  /** Serve `/metrics` (default true); `false` keeps the metrics in the registry only. */
+  readonly serve?: boolean;
+  /** Node's process metrics (prom-client's default metrics: CPU, memory, heap, event loop lag, GC). Default true. */
+  readonly processMetrics?: boolean;
+}
+
+/** How the manager hears about process signals and exits. */
+export interface SignalOptions {
+  /** Signals as they arrive. Default: SIGTERM and SIGINT on `process` (listeners removed when the manager stops). */
+  readonly source?: Observable<string>;
+}
+
+/** Options of {@link manager}. Durations are milliseconds. */
+export interface ManagerOptions {
+  /** Where the cluster is: a client-node `KubeConfig`, or any `Transport`. */
+  readonly connection: Connection;
+  /** The manager's name: a DNS-1123 subdomain; the default Lease name and the default `reportingController` of events. */
+  readonly name: string;
+  readonly controllers: readonly ManagedController[];
+  /** Off by default, as in controller-runtime; an object turns it on. */
+  readonly leaderElection?: ManagerLeaderElection | false;
+  /** Metrics served as `/metrics` on port 8080 by default; `false`: no metrics at all. */
+  readonly metrics?: MetricsOptions | false;
+  /** `/healthz` and `/readyz` on port 8081 by default; `false` serves none. */
+  readonly health?: HealthOptions | false;
+  /** How long in-flight reconciles may drain on a graceful stop, ms; the event flush shares it. Default 30 000. */
+  readonly shutdownTimeout?: number;
+  /** Where structured logs go. Default `jsonLogger()`: one JSON line per record on stderr, level `info` and up. */
+  readonly logger?: ManagerLogger;
+  /** Extra strings never to log (tokens, passwords), besides the connection's own credentials. */
+  readonly redact?: readonly string[];
+  /**
+   * Graceful stop on SIGTERM/SIGINT (a second signal exits at once with code 1; after a signal, the process exits
+   * with 0 after a clean drain, 1 otherwise). `false`: no signal handling.
+   */
+  readonly signals?: SignalOptions | false;
+  /** Starts the graceful stop on its first value, as a signal would, without exiting the process afterwards. */
+  readonly stop$?: Observable<unknown>;
+  /** The event recorder's options (`reportingController` defaults to the manager's name); `false`: no recorder. */
+  readonly events?: Partial<EventRecorderOptions> | false;
+  /** Options of the shared informer factory (a scripted `source` in tests). */
+  readonly informers?: InformerFactoryOptions;
+  /** Every timer and timestamp of the manager, its informers, elector and controllers. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+  /** How the process is exited (second signal, exit after a signal, lost leadership). Default `process.exit`. */
+  readonly exit?: (code: number) => void;
+}
+
+/** A server the manager started: where it listens. */
+export interface ServerAddress {
+  readonly host: string;
+  readonly port: number;
+  /** `http://host:port` (IPv6 hosts in brackets). */
+  readonly url: string;
+}
+
+/** Fields every manager event carries. */
+export interface ManagerEventBase {
+  /** The scheduler's `now()`, ms. */
+  readonly time: number;
+}
+
+/**
+ * What the manager reports, in order:
+ * `started`, then (any order) `informer`, `synced`, `ready`, `leading`, `controller`; on a graceful stop
+ * `stopping`, `drained`, `stopped`, then completion.
+ */
+export type ManagerEvent =
+  | (ManagerEventBase & { readonly type: 'started'; readonly metrics?: ServerAddress; readonly health?: ServerAddress })
+  | (ManagerEventBase & { readonly type: 'leading'; readonly leading: boolean })
+  | (ManagerEventBase & { readonly type: 'informer'; readonly informer: string; readonly status: WatchStatus })
+  | (ManagerEventBase & { readonly type: 'synced'; readonly informers: readonly string[] })
+  | (ManagerEventBase & { readonly type: 'ready'; readonly ready: boolean; readonly reasons: readonly string[] })
+  | (ManagerEventBase & { readonly type: 'controller'; readonly controller: string; readonly event: ReconcileEvent })
+  | (ManagerEventBase & { readonly type: 'stopping'; readonly reason: string })
+  | (ManagerEventBase & { readonly type: 'drained'; readonly clean: boolean; readonly cancelled: number })
+  | (ManagerEventBase & { readonly type: 'stopped'; readonly clean: boolean });
