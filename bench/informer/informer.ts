@@ -8,8 +8,10 @@
  * million small ConfigMaps (section 6, `scale.ts`).
  *
  * Run: `npx tsx --expose-gc bench/informer/informer.ts [--pods N] [--events N] [--sizes 50000,100000]
- * [--rounds 3] [--profile] [--save-profile-before] [--scale 1000000] [--only paced|continuous|scale]`. Writes `bench/results/informer.md`
- * (with `--only`, a partial report goes to the temp directory instead) and prints it.
+ * [--rounds 3] [--profile] [--save-before] [--scale 1000000] [--only paced,continuous,scale]`. Writes
+ * `bench/results/informer.md` (with `--only`, a partial report goes to the temp directory instead) and prints it.
+ * `--save-before` (run on a checkout of the code before a change) records the rxkube profile and the steady-state
+ * ratios in `before.json`, which later runs show beside their own.
  *
  * Layout: every server runs in its own process (`server.ts`, `stream-server.ts`); each client runs alone in its own
  * process (`client.ts`), one after another, so neither CPU nor heap of one skews another's numbers.
@@ -20,8 +22,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runContinuous, type StreamSize } from './continuous.js';
 import { forkScript, waitForOneWatch, type Child } from './processes.js';
-import type { ProfileSummary } from './profile.js';
-import { renderContinuous, renderProfiles } from './report-continuous.js';
+import { beforeOf, renderContinuous, renderProfiles, type Before } from './report-continuous.js';
 import { renderScale, runScale } from './scale.js';
 import { renderReport, type ClientResult, type Mode } from './report.js';
 
@@ -35,9 +36,11 @@ const pods = Number(arg('pods') ?? 100_000);
 const events = Number(arg('events') ?? pods);
 const sizes = (arg('sizes') ?? '50000,100000').split(',').map(Number);
 const rounds = Number(arg('rounds') ?? 3);
-const only = arg('only') as 'paced' | 'continuous' | 'scale' | undefined;
+type Workload = 'paced' | 'continuous' | 'scale';
+const only = arg('only')?.split(',') as Workload[] | undefined;
+const runs = (workload: Workload): boolean => only === undefined || only.includes(workload);
 const scaleCount = Number(arg('scale') ?? 1_000_000);
-const profileBeforePath = join(here, 'profile-before.json');
+const beforePath = join(here, 'before.json');
 /** Lines of one burst stay well under the in-memory server's 64 MiB slow-consumer limit (~3.3 KB per line). */
 const burstSize = Math.min(10_000, events);
 const modes: readonly Mode[] = ['floor', 'floor-strip', 'rxkube', 'rxkube-keep', 'client-node'];
@@ -95,27 +98,28 @@ async function runPaced(): Promise<{ results: ClientResult[]; podBytes: number }
   }
 }
 
-const paced = only === undefined || only === 'paced' ? await runPaced() : undefined;
+const paced = runs('paced') ? await runPaced() : undefined;
 const continuous: StreamSize[] = [];
-if (only === undefined || only === 'continuous') {
+if (runs('continuous')) {
   for (const size of sizes) continuous.push(await runContinuous(size, rounds, flag('profile') && size === Math.max(...sizes)));
 }
-const scale = only === undefined || only === 'scale' ? await runScale(scaleCount) : undefined;
+const scale = runs('scale') ? await runScale(scaleCount) : undefined;
 const profiled = continuous.find((size) => size.profiles.size > 0)?.profiles;
 const after = profiled?.get('rxkube');
-if (flag('save-profile-before') && after !== undefined) writeFileSync(profileBeforePath, `${JSON.stringify(after, null, 2)}\n`);
-const before = existsSync(profileBeforePath) ? JSON.parse(readFileSync(profileBeforePath, 'utf8')) as ProfileSummary : undefined;
+const saving = flag('save-before');
+if (saving) writeFileSync(beforePath, `${JSON.stringify(beforeOf(continuous, paced?.results, loadavg()), null, 2)}\n`);
+const before = !saving && existsSync(beforePath) ? JSON.parse(readFileSync(beforePath, 'utf8')) as Before : undefined;
 
 const report = [
   paced === undefined
-    ? `## informer (partial run: ${only} only)\n`
+    ? `## informer (partial run: ${only?.join(', ')} only)\n`
     : renderReport({
       pods, events, burstSize, podBytes: paced.podBytes, cpus: cpus().length, node: process.version, loadAverage: loadavg(),
-    }, paced.results),
+    }, paced.results, before?.paced, before?.measured),
   ...(continuous.length === 0 ? [] : [
-    ...renderContinuous(continuous, rounds),
+    ...renderContinuous(continuous, rounds, before),
     `Load average at the end of the continuous workload: ${loadavg().map((x) => x.toFixed(1)).join(' / ')} (1 / 5 / 15 min).`, '',
-    ...renderProfiles(before, flag('save-profile-before') ? undefined : after, profiled),
+    ...renderProfiles(before?.profile, after, profiled),
   ]),
   ...(scale === undefined ? [] : renderScale(scale)),
 ].join('\n');

@@ -4,6 +4,67 @@
  */
 import type { StreamMode, StreamRun, StreamSize } from './continuous.js';
 import { renderProfile, type ProfileSummary } from './profile.js';
+import type { ClientResult } from './report.js';
+
+/** rxkube's throughput relative to the floor and to client-node (>1: rxkube is faster), on wall and on CPU time. */
+export interface Ratios {
+  readonly vsFloorWall: number;
+  readonly vsFloorCpu: number;
+  readonly vsNodeWall: number;
+  readonly vsNodeCpu: number;
+}
+
+/** What a run of the code before a change recorded (`--save-before`), for later runs to show beside their own. */
+export interface Before {
+  readonly measured: string;
+  readonly profile?: ProfileSummary;
+  readonly continuous: readonly ({ readonly pods: number } & Ratios)[];
+  readonly paced?: Ratios;
+}
+
+/** The ratios of one continuous size, from the best round of each client. */
+function continuousRatios(size: StreamSize): Ratios {
+  const wall = (mode: StreamMode) => best(size.runs.get(mode), (run) => run.ms);
+  const cpu = (mode: StreamMode) => best(size.runs.get(mode), (run) => run.cpuMs);
+  return {
+    vsFloorWall: ratioOf(wall('floor'), wall('rxkube')) ?? Number.NaN,
+    vsFloorCpu: ratioOf(cpu('floor'), cpu('rxkube')) ?? Number.NaN,
+    vsNodeWall: ratioOf(wall('client-node'), wall('rxkube')) ?? Number.NaN,
+    vsNodeCpu: ratioOf(cpu('client-node'), cpu('rxkube')) ?? Number.NaN,
+  };
+}
+
+/** The ratios of the paced workload (rates summed over its bursts). */
+export function pacedRatios(results: readonly ClientResult[]): Ratios {
+  const steady = (mode: string) => results.find((r) => r.mode === mode)?.steady;
+  const ratio = (mode: string, of: 'ms' | 'cpuMs') => {
+    const base = steady(mode);
+    const rx = steady('rxkube');
+    return base === undefined || rx === undefined ? Number.NaN : base[of] / rx[of];
+  };
+  return { vsFloorWall: ratio('floor', 'ms'), vsFloorCpu: ratio('floor', 'cpuMs'), vsNodeWall: ratio('client-node', 'ms'), vsNodeCpu: ratio('client-node', 'cpuMs') };
+}
+
+/** The record `--save-before` writes. */
+export function beforeOf(sizes: readonly StreamSize[], paced: readonly ClientResult[] | undefined, load: readonly number[]): Before {
+  const profile = sizes.find((size) => size.profiles.has('rxkube'))?.profiles.get('rxkube');
+  return {
+    measured: `${new Date().toISOString().slice(0, 16)}Z, load average ${load.map((x) => x.toFixed(1)).join(' / ')}`,
+    ...(profile === undefined ? {} : { profile }),
+    continuous: sizes.map((size) => ({ pods: size.pods, ...continuousRatios(size) })),
+    ...(paced === undefined ? {} : { paced: pacedRatios(paced) }),
+  };
+}
+
+/** One line comparing this run's ratios with the recorded ones before the change. */
+export function renderBefore(now: Ratios, before: Ratios | undefined, when: string | undefined): string[] {
+  if (before === undefined) return [];
+  const f = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+  return [
+    `- Before issue 14 (main at its start, the same script, measured ${when}): rxkube ${f(before.vsFloorWall)}× the floor on wall time and`,
+    `  ${f(before.vsFloorCpu)}× on CPU, ${f(before.vsNodeWall)}× client-node on wall and ${f(before.vsNodeCpu)}× on CPU; now ${f(now.vsFloorWall)}×, ${f(now.vsFloorCpu)}×, ${f(now.vsNodeWall)}×, ${f(now.vsNodeCpu)}×.`,
+  ];
+}
 
 const labels: Record<StreamMode, string> = {
   floor: 'floor (node:http, Buffer line splitting, JSON.parse, Map.set)',
@@ -20,7 +81,7 @@ function best(runs: readonly StreamRun[] | undefined, pick: (run: StreamRun) => 
 }
 
 /** The continuous-stream section: one table per cache size, with the targets of issue 14. */
-export function renderContinuous(sizes: readonly StreamSize[], rounds: number): string[] {
+export function renderContinuous(sizes: readonly StreamSize[], rounds: number, before?: Before): string[] {
   const lines: string[] = [];
   lines.push('### 4. Steady state, continuous stream: N MODIFIED events at full speed in one watch response', '');
   lines.push(
@@ -49,6 +110,7 @@ export function renderContinuous(sizes: readonly StreamSize[], rounds: number): 
     lines.push('');
     lines.push(`- rxkube ≥ client-node's throughput: ${verdict(at(vsNodeWall, 1))} on wall time (${fixed(vsNodeWall)}×); ${verdict(at(vsNodeCpu, 1))} on client CPU (${fixed(vsNodeCpu)}×).`);
     lines.push(`- rxkube ≥ 0.8× the floor: ${verdict(at(vsFloorWall, 0.8))} on wall time (${fixed(vsFloorWall)}×); ${verdict(at(vsFloorCpu, 0.8))} on client CPU (${fixed(vsFloorCpu)}×).`);
+    lines.push(...renderBefore(continuousRatios(size), before?.continuous.find((b) => b.pods === size.pods), before?.measured));
     for (const error of size.errors) lines.push(`- Failed run: ${error}`);
     lines.push('');
   }
