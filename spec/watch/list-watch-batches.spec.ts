@@ -69,6 +69,23 @@ describe('listWatchBatches', () => {
     expect(batches.flat()).to.not.include('added:b');
   });
 
+  it('keeps a streaming list that ends inside a chunk in that chunk\'s batch, followed by what came after it', () => {
+    const fake = new ChunkedFakeTransport().onWatch(watchOf(
+      [line('ADDED', pod('x', '21')), line('ADDED', pod('y', '22'))],
+      [line('BOOKMARK', { metadata: { resourceVersion: '30', annotations: { 'k8s.io/initial-events-end': 'true' } } }), line('MODIFIED', pod('x', '31'))],
+    ));
+    const batches: string[][] = [];
+    const scheduler = new TestScheduler((actual, expected) => {
+      expect(actual).to.deep.equal(expected);
+    });
+    scheduler.run(() => {
+      const subscription = listWatchBatches<KubernetesObject>(kc, PODS, { transport: fake, random: () => 0.5, streamingList: true })
+        .subscribe((batch) => batches.push(batch.map(label)));
+      scheduler.schedule(() => subscription.unsubscribe(), 10_000);
+    });
+    expect(batches.at(-1)).to.deep.equal(['relistStarted', 'listed:x', 'listed:y', 'relistDone:30', 'status:watching', 'modified:x']);
+  });
+
   it('makes every line a batch of its own when the transport cannot report chunks', () => {
     const fake = new FakeTransport()
       .onGet(of(page([], '10')))
