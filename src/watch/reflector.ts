@@ -5,12 +5,12 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, Subscription } from 'rxjs';
 import { messageOf } from '../describe/index.js';
 import { hasName, objectKey, splitApiVersion } from '../objects/index.js';
-import { collectionPath, resolveResource$, UnknownResourceError } from '../resources/index.js';
+import { collectionPath, resolveResource$ } from '../resources/index.js';
 import type { ResolvedResource } from '../resources/index.js';
 import { ApiError, asKubeList } from '../transport/index.js';
 import type { QueryParams, Transport } from '../transport/index.js';
 import { BACKOFF_RESET_MS, exponentialBackoff } from './backoff.js';
-import { decodeWatchLine, statusFailure, toWatchFailure } from './decode.js';
+import { decodeWatchLine, discoveryFailure, isExpired, statusFailure, timeoutFailure, toWatchFailure } from './decode.js';
 import { FAIL_FAST_CODES, ListWatchError } from './errors.js';
 import { InputPreparer } from './inputs.js';
 import type { ResolvedOptions } from './options.js';
@@ -399,22 +399,6 @@ function isResolved(resource: ResourceRef | ResolvedResource): resource is Resol
 
 function describe(resource: ResourceRef | ResolvedResource): string {
   return isResolved(resource) ? resource.plural : `${resource.kind} (${resource.apiVersion})`;
-}
-
-function isExpired(err: unknown): boolean {
-  return err instanceof ApiError && err.code === 410;
-}
-
-/** An unknown kind is a 404 for `failFast`, and retried otherwise; any other discovery failure is retried. */
-function discoveryFailure(err: unknown): WatchFailure {
-  if (err instanceof UnknownResourceError) {
-    return { reason: 'UnknownResource', code: 404, message: `${err.message}; asking discovery again after backoff` };
-  }
-  return toWatchFailure(err);
-}
-
-function timeoutFailure(what: string, ms: number): WatchFailure {
-  return { reason: 'ListTimeout', message: `no answer to the ${what} request within ${ms / 1000} s; retrying after backoff` };
 }
 
 function accept(header: string | undefined): { accept?: string } {
