@@ -130,7 +130,14 @@ async function start(): Promise<{ retained: unknown; stop: () => void }> {
       // Subscribed like a controller's cache reader would be: every published snapshot is delivered.
       let snapshots = 0;
       subscription.add(pods.store$.subscribe(() => void (snapshots += 1)));
+      // Anything but a healthy watch after sync (a reconnect, a backoff) would distort the timings: say so.
+      let synced = false;
+      subscription.add(pods.status$.subscribe((status) => {
+        if (synced && status.state !== 'watching') console.error(`rxkube client: status ${JSON.stringify(status)}`);
+      }));
+      subscription.add(pods.problems$.subscribe((problem) => console.error(`rxkube client: problem ${problem.reason}: ${problem.message}`)));
       await firstValueFrom(pods.synced$.pipe(filter(Boolean)));
+      synced = true;
       return { retained: pods, stop: () => subscription.unsubscribe() };
     }
     case 'client-node': {

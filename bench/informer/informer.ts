@@ -8,7 +8,8 @@
  * million small ConfigMaps (section 6, `scale.ts`).
  *
  * Run: `npx tsx --expose-gc bench/informer/informer.ts [--pods N] [--events N] [--sizes 50000,100000]
- * [--rounds 3] [--profile] [--save-before] [--scale 1000000] [--only paced,continuous,scale]`. Writes
+ * [--rounds 3] [--profile] [--save-before] [--scale 1000000] [--only paced,continuous,scale] [--clients rxkube,floor]`
+ * (`--clients`: which clients the paced workload runs). Writes
  * `bench/results/informer.md` (with `--only`, a partial report goes to the temp directory instead) and prints it.
  * `--save-before` (run on a checkout of the code before a change) records the rxkube profile and the steady-state
  * ratios in `before.json`, which later runs show beside their own.
@@ -43,7 +44,7 @@ const scaleCount = Number(arg('scale') ?? 1_000_000);
 const beforePath = join(here, 'before.json');
 /** Lines of one burst stay well under the in-memory server's 64 MiB slow-consumer limit (~3.3 KB per line). */
 const burstSize = Math.min(10_000, events);
-const modes: readonly Mode[] = ['floor', 'floor-strip', 'rxkube', 'rxkube-keep', 'client-node'];
+const modes = (arg('clients')?.split(',') ?? ['floor', 'floor-strip', 'rxkube', 'rxkube-keep', 'client-node']) as readonly Mode[];
 const steadyModes = new Set<Mode>(['floor', 'rxkube', 'client-node']);
 const PHASE_LIMIT_MS = 240_000;
 
