@@ -1,6 +1,6 @@
 /**
- * The command-line plumbing every example's `main.ts` shares: where the cluster is (a kubeconfig, or the embedded
- * in-memory cluster) and how Ctrl-C stops the controller.
+ * Where every example's `main.ts` runs its controller: a kubeconfig's cluster, or the embedded in-memory cluster
+ * (how it runs under the manager is `manager-cli.ts`).
  * @module
  */
 import { KubeConfig } from '@kubernetes/client-node';
@@ -28,25 +28,4 @@ export async function connectExample(name: string, kubeconfigPath: string | unde
   kubeConfig.loadFromString(cluster.kubeConfig.exportConfig());
   console.log(`${name}: embedded in-memory cluster at ${cluster.url}${detail}; Ctrl-C to stop`);
   return { kubeConfig, cluster };
-}
-
-/**
- * On the first SIGINT or SIGTERM, says so and calls `stop` (which should drain in-flight reconciles); a second
- * signal exits at once with code 130.
- */
-export function onStopSignals(name: string, stop: () => void): void {
-  let stopping = false;
-  const onSignal = (): void => {
-    if (stopping) process.exit(130);
-    stopping = true;
-    console.log(`${name}: stopping (draining in-flight reconciles)`);
-    stop();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-}
-
-/** Once the controller has completed: stops the embedded cluster, if any, then exits with code 0. */
-export function exitWhenDone(target: ExampleTarget): void {
-  void (target.cluster?.stop() ?? Promise.resolve()).then(() => process.exit(0));
 }
