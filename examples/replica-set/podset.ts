@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubernetesObject, V1ObjectMeta, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { catchError, filter, firstValueFrom, map, mergeMap, of, take, throwError, timeout, timer, type Observable } from 'rxjs';
 import { parse } from 'yaml';
-import { isAlreadyExists, isNotFound, resourceClient, UnknownResourceError, type Connection, type Owner, type ResourceRef } from '../../src/index.js';
+import { isAlreadyExists, resourceClient, type Connection, type Owner, type ResourceRef } from '../../src/index.js';
 
 /** The API group of the example's resources. */
 export const PODSET_GROUP = 'examples.rxkube.io';
@@ -115,19 +115,5 @@ export function installPodSetCrd(connection: Connection, options: { readonly fie
     mergeMap((written) => (established(written) ? of(written) : poll$)),
     timeout({ first: options.timeoutMs ?? 30_000, with: () => throwError(() => new Error(`the CRD ${name} did not become Established`)) }),
     map(() => undefined),
-  ));
-}
-
-/** True for the error an informer or client reports while the PodSet CRD is not installed. */
-export function isPodSetCrdMissing(error: unknown): boolean {
-  return error instanceof UnknownResourceError || isNotFound(error);
-}
-
-/** Deletes the CRD (and with it every PodSet); a missing CRD is fine. */
-export function uninstallPodSetCrd(connection: Connection): Promise<void> {
-  const crds = resourceClient(connection, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' });
-  return firstValueFrom(crds.delete(podSetCrd().metadata!.name!).pipe(
-    map(() => undefined),
-    catchError((error: unknown) => (isNotFound(error) ? of(undefined) : throwError(() => error))),
   ));
 }

@@ -74,7 +74,25 @@ describe('the replica-set example (in-memory server)', function () {
   });
 
   describe('scenarios shared with kube-apiserver, under the manager', () => {
-    replicaSetScenarios(() => cluster.kubeConfig, 'manager');
+    const tools = replicaSetScenarios(() => cluster.kubeConfig, 'manager');
+
+    it('records SuccessfulCreate and SuccessfulDelete Events on the PodSet with the manager\'s recorder, as the Go controller\'s PodControl does', async () => {
+      tools.start();
+      const created = await firstValueFrom(tools.podSets.create(podSet('evented', 2)));
+      await tools.settled('evented', 2, 0);
+      await firstValueFrom(tools.podSets.patch('evented', { type: 'merge', body: { spec: { replicas: 1 } } }));
+      await tools.settled('evented', 1, 0);
+      const events = resourceClient<any>(cluster.kubeConfig, { apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: tools.namespace });
+      let about: any[] = [];
+      // The two creations fold into one Event with a series of 2 (events.k8s.io folds repeats; the note is not part of the key).
+      await waitForAsync(async () => {
+        about = (await firstValueFrom(events.list())).items.filter((event: any) => event.regarding?.uid === created.metadata!.uid);
+        return about.some((event) => event.reason === 'SuccessfulCreate' && event.series?.count === 2) && about.some((event) => event.reason === 'SuccessfulDelete');
+      }, () => `the Events; got ${JSON.stringify(about.map((event) => [event.reason, event.note, event.series]))}`, 10_000);
+      expect(about.map((event) => `${event.type} ${event.reason} ${event.action}`).sort()).to.deep.equal(['Normal SuccessfulCreate Create', 'Normal SuccessfulDelete Delete']);
+      expect(about[0].regarding).to.deep.include({ apiVersion: PODSET.apiVersion, kind: 'PodSet', name: 'evented', namespace: tools.namespace });
+      expect(about.find((event) => event.reason === 'SuccessfulDelete').note).to.match(/^Deleted pod: evented-\w{5}$/);
+    });
   });
 });
 
