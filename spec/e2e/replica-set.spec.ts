@@ -71,6 +71,21 @@ if (isE2eRun()) {
         expect((await firstValueFrom(tools.podSets.create(defaulted))).spec?.replicas).to.equal(1);
       });
 
+      it('scales through the scale subresource, as kubectl scale and an autoscaler do, which reads the selector from status', async () => {
+        tools.start();
+        await firstValueFrom(tools.podSets.create(podSet('scaled', 1)));
+        await tools.settled('scaled', 1, 0);
+        const scalePath = `/apis/${PODSET.apiVersion}/namespaces/${tools.namespace}/podsets/scaled/scale`;
+        const transport = transportOf(cluster.handle.kubeConfig);
+        await firstValueFrom(transport.request({
+          method: 'PATCH', path: scalePath, body: { spec: { replicas: 3 } }, contentType: 'application/merge-patch+json',
+        }));
+        await tools.settled('scaled', 3, 0);
+        const scale = await firstValueFrom(transport.get(scalePath, {})) as { spec: { replicas: number }; status: { replicas: number; selector: string } };
+        expect(scale.spec.replicas).to.equal(3);
+        expect(scale.status).to.deep.equal({ replicas: 3, selector: 'app=scaled' });
+      });
+
       it('leaves the deletion of its pods to the garbage collector: each carries the reference it follows, and a foreground delete waits for them', async () => {
         const { lines } = tools.start();
         const created = await firstValueFrom(tools.podSets.create(podSet('gc', 2)));
