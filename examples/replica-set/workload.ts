@@ -5,14 +5,16 @@
  * @module
  */
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
-import { delay, filter, firstValueFrom, mergeMap, takeUntil, fromEvent, type Observable, catchError, EMPTY } from 'rxjs';
+import { catchError, delay, EMPTY, filter, firstValueFrom, fromEvent, mergeMap, takeUntil, type Observable } from 'rxjs';
 import { controllerOf, informer, isNotFound, resourceClient, type Connection } from '../../src/index.js';
 import { messageOf } from '../shared/health.js';
 import { POD, PODSET, PODSET_GROUP, type PodSet } from './podset.js';
 import { rfc3339 } from './status.js';
 
-/** The demo's namespace and PodSet. */
+/** The namespace the demo works in. */
 export const DEMO_NAMESPACE = 'default';
+
+/** The name of the demo's PodSet. */
 export const DEMO_PODSET = 'web';
 
 /** How long the stand-in kubelet takes to report a new Pod Running and Ready, ms. */
