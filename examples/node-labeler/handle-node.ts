@@ -42,7 +42,8 @@ export interface NodeHandlerContext {
   readonly client: ResourceClient<V1Node>;
   /** The informer: where `mutate` re-reads after a conflict once it has caught up. */
   readonly store: StoreSource<V1Node>;
-  readonly recorder: EventRecorder;
+  /** Where the Events go; `undefined` records none (a manager with `events: false`). */
+  readonly recorder: EventRecorder | undefined;
 }
 
 /**
@@ -55,7 +56,7 @@ export interface NodeHandlerContext {
  * - `foreign` or `labeled`: prints why and sends nothing.
  * - `unlabeled`: adds the label with `mutate` (one JSON Patch guarded by the resourceVersion; on a conflict it
  *   re-reads and tries again, as client-go's `retry.RetryOnConflict`), passing the run's `signal`; then records a
- *   Normal Event, unless the re-read showed another writer had already set the label.
+ *   Normal Event (when there is a recorder), unless the re-read showed another writer had already set the label.
  * - A write that fails otherwise records a Warning Event and fails the run, so the operator retries it with backoff.
  *
  * # Caveats
@@ -106,7 +107,7 @@ function addLabel(node: V1Node, request: ReconcileRequest<V1Node>, context: Node
       }
       const providerID = written.spec?.providerID ?? '';
       print(`Labeled node ${name} ${label.key}=${label.value} (providerID ${providerID})`);
-      recorder.event(nodeReference(written), {
+      recorder?.event(nodeReference(written), {
         type: 'Normal', reason: LABELED_REASON, action: LABEL_ACTION,
         note: `Added label ${label.key}=${label.value}: providerID ${providerID} starts with ${providerIdPrefix}`,
       });
@@ -118,7 +119,7 @@ function addLabel(node: V1Node, request: ReconcileRequest<V1Node>, context: Node
       }
       // A run stopped on purpose (shutdown, lost leadership) is not a failure worth a Warning.
       if (!request.signal.aborted) {
-        recorder.event(nodeReference(node), {
+        recorder?.event(nodeReference(node), {
           type: 'Warning', reason: LABEL_FAILED_REASON, action: LABEL_ACTION,
           note: `Adding label ${label.key}=${label.value} failed: ${messageOf(error)}`,
         });

@@ -1,54 +1,50 @@
 /**
- * `npm run example -- node-labeler`: the node labeler at work.
+ * `npm run example -- node-labeler`: the node labeler at work, under the manager (leader election on the Lease
+ * `node-labeler`, `/metrics`, `/healthz`, `/readyz`, JSON logs on stderr, graceful stop).
  *
  * - With no kubeconfig, it starts the embedded in-memory cluster and plays a small simulated workload against it.
  * - `--kubeconfig <path>`, or a `KUBECONFIG` environment variable, runs it against that cluster instead (no
  *   workload). It then labels real nodes: pick the prefix that marks yours, e.g. `--provider-id-prefix kind://`.
  * - `--provider-id-prefix <p>` (default `demo://`), `--label <key>=<value>` (default `rxkube.io/cloud-node=true`),
  *   `--recheck-after <seconds>` (default 30), `--workers <n>` (default 2).
- * Ctrl-C (SIGINT) or SIGTERM drains in-flight reconciles, flushes the Events and exits; a second signal exits at once.
+ * - The manager's flags (see `MANAGER_FLAGS`): `--metrics-bind-address` (default `127.0.0.1:8080`),
+ *   `--health-probe-bind-address` (default `127.0.0.1:8081`), `--no-leader-elect`,
+ *   `--leader-elect-resource-namespace` (default `default`), `--identity`, `--lease-duration`, `--renew-deadline`,
+ *   `--retry-period`, `--shutdown-timeout` (ms), `--stop-on-stdin-eof`.
+ * A bad option exits with code 2 and says why, before anything starts. Ctrl-C (SIGINT) or SIGTERM drains in-flight
+ * reconciles, writes the pending Events, releases the Lease and exits 0; a second signal exits at once.
  * @module
  */
-import { parseArgs } from 'node:util';
-import { Subject } from 'rxjs';
-import { connectExample, exitWhenDone, onStopSignals } from '../shared/cli.js';
+import { connectExample } from '../shared/cli.js';
+import { checkedArgs, exampleArgs, managerFlagOptions, runExampleManager } from '../shared/manager-cli.js';
 import { formatDelay } from './handle-node.js';
-import { nodeLabeler } from './node-labeler.js';
-import { DEFAULT_LABEL, DEFAULT_RECHECK_AFTER_MS, DEFAULT_WORKERS, resolveOptions, type NodeLabelerOptions, type NodeLabelerSettings } from './options.js';
+import { nodeLabelerController } from './node-labeler.js';
+import { DEFAULT_LABEL, DEFAULT_RECHECK_AFTER_MS, DEFAULT_REPORTING_CONTROLLER, DEFAULT_WORKERS, resolveOptions } from './options.js';
 import { DEMO_PROVIDER_PREFIX, runNodeWorkload } from './workload.js';
 
 const NAME = 'node-labeler';
 
-/** The options from the command line, checked before anything starts; a bad one exits with code 2 and says why. */
-function optionsFromArgs(): {
-  readonly kubeconfig: string | undefined; readonly options: NodeLabelerOptions; readonly settings: NodeLabelerSettings;
-} {
-  try {
-    const { values } = parseArgs({
-      options: {
-        'kubeconfig': { type: 'string' },
-        'provider-id-prefix': { type: 'string', default: DEMO_PROVIDER_PREFIX },
-        'label': { type: 'string', default: `${DEFAULT_LABEL.key}=${DEFAULT_LABEL.value}` },
-        'recheck-after': { type: 'string', default: String(DEFAULT_RECHECK_AFTER_MS / 1000) },
-        'workers': { type: 'string', default: String(DEFAULT_WORKERS) },
-      },
-      strict: true,
-    });
-    const label = values.label!;
-    const equals = label.indexOf('=');
-    if (equals < 0) throw new TypeError(`--label must be <key>=<value>, got ${JSON.stringify(label)}`);
-    const options: NodeLabelerOptions = {
-      providerIdPrefix: values['provider-id-prefix']!,
-      label: { key: label.slice(0, equals), value: label.slice(equals + 1) },
-      recheckAfterMs: number('--recheck-after', values['recheck-after']!) * 1000,
-      workers: number('--workers', values.workers!),
-    };
-    return { kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG, options, settings: resolveOptions(options) };
-  } catch (error) {
-    console.error(`${NAME}: ${(error as Error).message}`);
-    process.exit(2);
-  }
-}
+const { kubeconfig, options, managerOptions } = checkedArgs(NAME, () => {
+  const values = exampleArgs({
+    'kubeconfig': { type: 'string' },
+    'provider-id-prefix': { type: 'string', default: DEMO_PROVIDER_PREFIX },
+    'label': { type: 'string', default: `${DEFAULT_LABEL.key}=${DEFAULT_LABEL.value}` },
+    'recheck-after': { type: 'string', default: String(DEFAULT_RECHECK_AFTER_MS / 1000) },
+    'workers': { type: 'string', default: String(DEFAULT_WORKERS) },
+  });
+  const label = values.label;
+  const equals = label.indexOf('=');
+  if (equals < 0) throw new TypeError(`--label must be <key>=<value>, got ${JSON.stringify(label)}`);
+  const labelerOptions = {
+    providerIdPrefix: values['provider-id-prefix'],
+    label: { key: label.slice(0, equals), value: label.slice(equals + 1) },
+    recheckAfterMs: number('--recheck-after', values['recheck-after']) * 1000,
+    workers: number('--workers', values.workers),
+  };
+  resolveOptions(labelerOptions);
+  // Nodes are cluster-scoped: the Lease lives in `default` unless the flag says otherwise.
+  return { kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG, options: labelerOptions, managerOptions: managerFlagOptions(values, 'default') };
+});
 
 function number(option: string, text: string): number {
   const value = Number(text);
@@ -56,25 +52,17 @@ function number(option: string, text: string): number {
   return value;
 }
 
-const { kubeconfig, options, settings: { label, providerIdPrefix, recheckAfterMs } } = optionsFromArgs();
+const { label, providerIdPrefix, recheckAfterMs } = resolveOptions(options);
 const target = await connectExample(NAME, kubeconfig, `; labels nodes whose providerID starts with ${providerIdPrefix} ${label.key}=${label.value}`);
 
-const stop$ = new Subject<void>();
-const workloadAbort = new AbortController();
-onStopSignals(NAME, () => {
-  workloadAbort.abort();
-  stop$.next();
+runExampleManager(NAME, target, {
+  connection: target.kubeConfig,
+  name: NAME,
+  controllers: [nodeLabelerController(options)],
+  // The Events say who wrote the label as the standalone labeler's do.
+  events: { reportingController: DEFAULT_REPORTING_CONTROLLER },
+  ...managerOptions,
+}, {
+  play: runNodeWorkload,
+  done: `workload: done; cloud-2 gets its label at a re-check (every ${formatDelay(recheckAfterMs)}); still watching, Ctrl-C to stop`,
 });
-
-nodeLabeler(target.kubeConfig, { ...options, stop$ }).subscribe({ complete: () => exitWhenDone(target) });
-
-if (target.cluster) {
-  runNodeWorkload(target.kubeConfig, (line) => console.log(line), workloadAbort.signal).then(
-    () => {
-      if (!workloadAbort.signal.aborted) {
-        console.log(`workload: done; cloud-2 gets its label at a re-check (every ${formatDelay(recheckAfterMs)}); still watching, Ctrl-C to stop`);
-      }
-    },
-    (error: unknown) => console.error(`workload: failed: ${String(error)}`),
-  );
-}

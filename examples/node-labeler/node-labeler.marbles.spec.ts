@@ -8,7 +8,7 @@ import { concatMap, from, merge, NEVER, timer, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { informerFromSource, type ReconcileEvent, type TransportRequest, type TransportResponse, type WatchEvent } from '../../src/index.js';
 import { apiError, conflict, fail, ok, scriptedTransport, type SentRequest } from '../../spec/client/support/scripted-transport.js';
-import { nodeLabeler } from './node-labeler.js';
+import { nodeLabeler, nodeLabelerController } from './node-labeler.js';
 import type { NodeLabelerOptions } from './options.js';
 
 const NODES = '/api/v1/nodes';
@@ -292,6 +292,7 @@ describe('the node-labeler example: options', () => {
   for (const [what, options, message] of cases) {
     it(`refuses ${what} when it is built, not on the first node`, () => {
       expect(() => nodeLabeler(transport, { providerIdPrefix: 'demo://', ...options })).to.throw(message);
+      expect(() => nodeLabelerController({ providerIdPrefix: 'demo://', ...options })).to.throw(message);
     });
   }
 });

@@ -8,7 +8,8 @@ import { firstValueFrom, Subject, type Subscription } from 'rxjs';
 import { resourceClient, type ReconcileEvent } from '../../src/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { waitFor, waitForAsync } from '../../spec/support/wait.js';
-import { firstLinesUnreachable, spawnExample } from '../shared/spec-support.js';
+import { firstLinesUnreachable, jsonRecords, servedUrls, spawnExample } from '../shared/spec-support.js';
+import { probe, scrape, valueOf } from '../../spec/manager/scrape.js';
 import { LABEL_FAILED_REASON } from './handle-node.js';
 import { NODE, nodeLabeler } from './node-labeler.js';
 import { DEFAULT_REPORTING_CONTROLLER } from './options.js';
@@ -30,6 +31,10 @@ describe('the node-labeler example (in-memory server)', function () {
 
   describe('scenarios shared with kube-apiserver', () => {
     nodeLabelerScenarios(() => cluster.kubeConfig);
+  });
+
+  describe('scenarios shared with kube-apiserver, under the manager', () => {
+    nodeLabelerScenarios(() => cluster.kubeConfig, 'manager');
   });
 });
 
@@ -129,29 +134,51 @@ describe('npm run example (examples/run.ts)', function () {
 
   const example = (...args: string[]) => spawnExample('examples/run.ts', ...args);
 
-  it('node-labeler: plays the workload on the embedded cluster, labels cloud-2 at a re-check, and exits 0 on SIGINT', async () => {
-    const { child, output, exited } = example('node-labeler', '--recheck-after', '0.5');
+  it('node-labeler: runs under the manager, plays the workload, serves /readyz and /metrics, logs JSON, and exits 0 on SIGINT', async () => {
+    const { child, stdout, stderr, exited } = example(
+      'node-labeler', '--recheck-after', '0.5', '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0',
+    );
     try {
-      await waitFor(() => output().includes(LABELED('cloud-2', 'demo://zone-b/cloud-2')) && output().includes('Node has been deleted onprem-1'),
-        () => `the workload to finish; output so far:\n${output()}`, 40000);
+      await waitFor(() => stdout().includes(LABELED('cloud-2', 'demo://zone-b/cloud-2')) && stdout().includes('Node has been deleted onprem-1'),
+        () => `the workload to finish; output so far:\n${stdout()}\n${stderr()}`, 40000);
+      const { metrics, health } = servedUrls(stdout());
+      expect((await probe(health, '/readyz')).status).to.equal(200);
+      const families = await scrape(metrics);
+      // cloud-1 labeled, onprem-1 left alone then deleted, cloud-2 labeled at a re-check: four runs succeed.
+      expect(valueOf(families, 'controller_runtime_reconcile_total', { controller: 'nodes', result: 'success' })).to.equal(4);
+      expect(valueOf(families, 'controller_runtime_reconcile_total', { controller: 'nodes', result: 'error' })).to.equal(0);
+      expect(valueOf(families, 'controller_runtime_reconcile_total', { controller: 'nodes', result: 'requeue_after' })).to.be.at.least(1);
+      expect(valueOf(families, 'controller_runtime_max_concurrent_reconciles', { controller: 'nodes' })).to.equal(2);
+      expect(valueOf(families, 'leader_election_master_status', { name: 'node-labeler' })).to.equal(1);
       child.kill('SIGINT');
       const [code] = await exited;
       expect(code).to.equal(0);
-      expect(output()).to.contain(LABELED('cloud-1', 'demo://zone-a/cloud-1'));
-      expect(output()).to.contain('Shutting down node controller');
+      expect(stdout()).to.contain(LABELED('cloud-1', 'demo://zone-a/cloud-1'));
+      expect(stdout()).to.contain('node-labeler: leading');
+      expect(stdout()).to.contain('Shutting down node controller');
+      const records = jsonRecords(stderr());
+      const reconciled = records.filter((r) => r.msg === 'reconciled' && r.controller === 'nodes');
+      expect(reconciled.filter((r) => r.result === 'success').map((r) => r.key)).to.have.members(['cloud-1', 'onprem-1', 'cloud-2', 'onprem-1']);
+      expect(records.find((r) => r.msg === 'manager started')).to.deep.include({ lease: 'default/node-labeler', controllers: ['nodes'] });
+      expect(records.find((r) => r.msg === 'events flushed')).to.deep.include({ complete: true, pending: 0 });
+      expect(records.map((r) => r.msg)).to.include.members(['leading', 'stopping', 'drained', 'lease released', 'stopped']);
     } finally {
       child.kill('SIGKILL');
     }
   });
 
   it('pod-logger: runs the main of npm start, with the options after the name', async () => {
-    const { child, output, exited } = example('pod-logger', '--namespace', 'kube-public');
+    const { child, output, exited } = example(
+      'pod-logger', '--namespace', 'kube-public', '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--no-leader-elect',
+    );
     try {
       await waitFor(() => output().includes('Pod cache synced; starting workers'), () => `the pod logger to start; output so far:\n${output()}`, 40000);
       child.kill('SIGINT');
       const [code] = await exited;
       expect(code).to.equal(0);
       expect(output()).to.match(/^pod-logger: embedded in-memory cluster at http:\/\/127\.0\.0\.1:\d+, namespace kube-public; Ctrl-C to stop$/m);
+      expect(output()).to.contain('pod-logger: started (no metrics or probe server)');
+      expect(output()).to.not.contain('pod-logger: leading');
       expect(output()).to.contain('Stopping Pod controller');
     } finally {
       child.kill('SIGKILL');
@@ -162,7 +189,11 @@ describe('npm run example (examples/run.ts)', function () {
     const { output, exited } = example('nope');
     const [code] = await exited;
     expect(code).to.equal(2);
-    expect(output()).to.contain('npm run example: unknown example "nope"; usage: npm run example -- <name> [options], where <name> is one of: node-labeler, pod-logger');
+    // Every folder of examples/ with a main.ts is listed, so a new example does not change this test.
+    const listed = /where <name> is one of: (.+)$/m.exec(output())?.[1]?.split(', ');
+    expect(output()).to.contain('npm run example: unknown example "nope"; usage: npm run example -- <name> [options], where <name> is one of: ');
+    expect(listed).to.include.members(['node-labeler', 'pod-logger', 'replica-set']);
+    expect(listed).to.deep.equal([...listed!].sort());
   });
 
   it('node-labeler: a bad option exits 2 and says which, before starting anything', async () => {
@@ -170,5 +201,20 @@ describe('npm run example (examples/run.ts)', function () {
     const [code] = await exited;
     expect(code).to.equal(2);
     expect(output().trim()).to.equal('node-labeler: --label must be <key>=<value>, got "rxkube.io/cloud-node"');
+  });
+
+  it('node-labeler: a bad manager flag exits 2 and says which, before starting anything', async () => {
+    const { output, exited } = example('node-labeler', '--lease-duration', 'soon');
+    const [code] = await exited;
+    expect(code).to.equal(2);
+    expect(output().trim()).to.equal('node-labeler: --lease-duration must be a number of milliseconds, got "soon"');
+  });
+
+  it('node-labeler: lease timings the manager refuses exit 2 with the manager\'s reason', async () => {
+    const { output, exited } = example('node-labeler', '--lease-duration', '5000', '--renew-deadline', '8000');
+    const [code] = await exited;
+    expect(code).to.equal(2);
+    expect(output()).to.match(/^node-labeler: leaderElection: leaseDuration \(5000 ms\) must be greater than renewDeadline \(8000 ms\)/m);
+    expect(output()).to.not.contain('Starting node controller');
   });
 });

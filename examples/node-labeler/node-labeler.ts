@@ -7,20 +7,29 @@
  * Here the informer is `informer()`, the queue and the workers are the `reconcile` operator, the check is a
  * `spec.providerID` prefix, the label goes on with `mutate`, an Event is recorded with `eventRecorder`, and the
  * 30 s re-check is a `{ requeueAfter: 30_000 }` result.
+ *
+ * It runs standalone (`nodeLabeler`) or as a controller of a manager (`nodeLabelerController`, what
+ * `npm run example -- node-labeler` runs), with the same printed lines.
  * @module
  */
 import { KubeConfig, type V1Node } from '@kubernetes/client-node';
-import { concat, defer, EMPTY, finalize, ignoreElements, Observable, tap } from 'rxjs';
+import { concat, defer, finalize, Observable, tap, type SchedulerLike } from 'rxjs';
 import {
   eventRecorder, eventType, exponentialRateLimiter, informer, reconcile, resourceClient, toKeys, type Connection,
-  type EventReport, type ReconcileEvent, type ResourceRef,
+  type ContextReconcile, type Informer, type ManagedController, type ReconcileEvent, type ResourceClient, type ResourceRef,
 } from '../../src/index.js';
 import { healthLines, messageOf } from '../shared/health.js';
+import { callerEvents, managerEvents, NO_EVENTS, ownEvents, printLostEvent, type LabelerEvents } from './events.js';
 import { handleNode } from './handle-node.js';
-import { DEFAULT_REPORTING_CONTROLLER, resolveOptions, type NodeLabelerOptions, type NodeLabelerSettings } from './options.js';
+import {
+  DEFAULT_REPORTING_CONTROLLER, resolveOptions, type NodeLabelerControllerOptions, type NodeLabelerOptions, type NodeLabelerSettings,
+} from './options.js';
 
 /** The resource the labeler watches and writes. */
 export const NODE: ResourceRef = Object.freeze({ apiVersion: 'v1', kind: 'Node' });
+
+/** The name of the labeler's controller under a manager: the `controller` label of its metrics and logs. */
+export const NODE_LABELER_CONTROLLER = 'nodes';
 
 /**
  * Runs the node labeler. Subscribing starts the watch and the workers; unsubscribing stops both at once (and
@@ -50,7 +59,6 @@ export const NODE: ResourceRef = Object.freeze({ apiVersion: 'v1', kind: 'Node' 
  */
 export function nodeLabeler(connection: Connection, options: NodeLabelerOptions): Observable<ReconcileEvent> {
   const settings = resolveOptions(options);
-  const { print } = settings;
   const timing = {
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     ...(options.random ? { random: options.random } : {}),
@@ -61,51 +69,101 @@ export function nodeLabeler(connection: Connection, options: NodeLabelerOptions)
       // The informer takes a KubeConfig; a Transport goes in as its network seam (the KubeConfig is then unused).
       { ...timing, ...(connection instanceof KubeConfig ? {} : { transport: connection }) },
     );
-    const client = resourceClient<V1Node>(connection, NODE, { fieldManager: settings.fieldManager, ...timing });
-    const recorder = options.recorder ?? eventRecorder(connection, {
+    const events = options.recorder ? callerEvents(options.recorder) : ownEvents(eventRecorder(connection, {
       reportingController: DEFAULT_REPORTING_CONTROLLER,
       ...(options.reportingInstance ? { reportingInstance: options.reportingInstance } : {}),
       ...timing,
+    }), settings.print);
+    return labelerPipeline({
+      settings, nodes, events, operator: reconcile,
+      client: resourceClient<V1Node>(connection, NODE, { fieldManager: settings.fieldManager, ...timing }),
+      ...(options.stop$ ? { stop$: options.stop$ } : {}),
+      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
-    const ownRecorder = options.recorder === undefined;
-
-    print('Starting node controller');
-    const controller$ = nodes.events$.pipe(
-      // The seed registers AddFunc and DeleteFunc only.
-      eventType('added', 'deleted'),
-      tap((event) => {
-        print(`controller: ${event.type === 'added' ? 'Add' : 'Delete'} event, nodes [${event.object.metadata?.name ?? event.key}]`);
-        print(`working queue add node ${event.key}`);
-      }),
-      toKeys(),
-      reconcile((request) => handleNode(request, { settings, client, store: nodes, recorder }), {
-        lookup: nodes,
-        gate: nodes.synced$,
-        concurrency: settings.workers,
-        rateLimiter: exponentialRateLimiter({ maxMs: settings.recheckAfterMs }),
-        ...(options.stop$ ? { stop$: options.stop$ } : {}),
-        ...(options.scheduler ? { scheduler: options.scheduler } : {}),
-      }),
-      tap((event) => printOutcome(event, settings)),
-    );
-    // After a drain, the Events still queued are written before the stream completes.
-    const closeRecorder$ = ownRecorder ? recorder.close().pipe(
-      tap((result) => {
-        if (!result.complete) print(`Gave up writing ${result.pending} Event(s) at shutdown`);
-      }),
-      ignoreElements(),
-    ) : EMPTY;
-    const run$ = new Observable<ReconcileEvent>((subscriber) => {
-      // Health lines first, so they come before anything the workers print.
-      const subscription = healthLines(nodes, { kind: 'Node', plural: 'nodes' }, print).subscribe();
-      if (ownRecorder) subscription.add(recorder.reports$.subscribe((report) => printLostEvent(report, print)));
-      subscription.add(concat(controller$, closeRecorder$).subscribe(subscriber));
-      // Unsubscribed without a drain: abandon what is left at once (closing twice is harmless).
-      if (ownRecorder) subscription.add(() => recorder.close({ timeoutMs: 0 }).subscribe());
-      return subscription;
-    });
-    return run$.pipe(finalize(() => print('Shutting down node controller')));
   });
+}
+
+/**
+ * The node labeler as a controller of a manager (named {@link NODE_LABELER_CONTROLLER}): the same lines and
+ * guarantees as {@link nodeLabeler}, over the manager's shared Node informer, writing through the manager's
+ * connection and recording with the manager's event recorder; the manager's graceful stop drains it and flushes
+ * its Events, and the manager measures and logs every run.
+ *
+ * # Guarantees
+ * - It needs leadership: on a standby replica the cache is warm and `Node cache synced` is printed, but no node is
+ *   handled, and nothing is written, until it leads; losing leadership aborts the writes in flight.
+ * - Its lost Events (given up, dropped, refused) each print a line, as the standalone labeler's do; other
+ *   controllers' Events on the same recorder print nothing.
+ * - Throws at once (when the controller is defined) for invalid options; see `resolveOptions`.
+ *
+ * # Caveats
+ * - The Events' `reportingController` is the manager's (`events.reportingController`, by default the manager's
+ *   name); pass {@link DEFAULT_REPORTING_CONTROLLER} there to keep the standalone labeler's.
+ * - Under a manager with `events: false` it records no Event, and says so when it starts.
+ */
+export function nodeLabelerController(options: NodeLabelerControllerOptions): ManagedController {
+  const settings = resolveOptions(options);
+  return {
+    name: NODE_LABELER_CONTROLLER,
+    start: (context) => labelerPipeline({
+      settings,
+      nodes: context.informers.for<V1Node>(NODE),
+      client: resourceClient<V1Node>(context.connection, NODE, {
+        fieldManager: settings.fieldManager, scheduler: context.scheduler, ...(options.random ? { random: options.random } : {}),
+      }),
+      events: context.recorder === undefined ? NO_EVENTS : managerEvents(context.recorder),
+      operator: context.reconcile,
+    }),
+  };
+}
+
+/** What one labeler pipeline is built from. */
+interface LabelerParts {
+  readonly settings: NodeLabelerSettings;
+  readonly nodes: Informer<V1Node>;
+  readonly client: ResourceClient<V1Node>;
+  readonly events: LabelerEvents;
+  /** Plain `reconcile`, or a manager context's (which adds leadership, the manager's stop and metrics). */
+  readonly operator: ContextReconcile;
+  readonly stop$?: Observable<unknown>;
+  readonly scheduler?: SchedulerLike;
+}
+
+/** The controller itself: the seed's handlers, queue and workers, the health lines and the Events' fate. */
+function labelerPipeline(parts: LabelerParts): Observable<ReconcileEvent> {
+  const { settings, nodes, client, events } = parts;
+  const { print } = settings;
+  print('Starting node controller');
+  if (events.recorder === undefined) print('Recording no Events: the manager has no event recorder (events: false)');
+  const controller$ = nodes.events$.pipe(
+    // The seed registers AddFunc and DeleteFunc only.
+    eventType('added', 'deleted'),
+    tap((event) => {
+      print(`controller: ${event.type === 'added' ? 'Add' : 'Delete'} event, nodes [${event.object.metadata?.name ?? event.key}]`);
+      print(`working queue add node ${event.key}`);
+    }),
+    toKeys(),
+    parts.operator((request) => handleNode(request, { settings, client, store: nodes, recorder: events.recorder }), {
+      lookup: nodes,
+      gate: nodes.synced$,
+      concurrency: settings.workers,
+      rateLimiter: exponentialRateLimiter({ maxMs: settings.recheckAfterMs }),
+      ...(parts.stop$ ? { stop$: parts.stop$ } : {}),
+      ...(parts.scheduler ? { scheduler: parts.scheduler } : {}),
+    }),
+    tap((event) => printOutcome(event, settings)),
+  );
+  const run$ = new Observable<ReconcileEvent>((subscriber) => {
+    // Health lines first, so they come before anything the workers print.
+    const subscription = healthLines(nodes, { kind: 'Node', plural: 'nodes' }, print).subscribe();
+    subscription.add(events.lost$.subscribe((report) => printLostEvent(report, print)));
+    // After a drain, the Events still queued are written before the stream completes.
+    subscription.add(concat(controller$, events.flush$).subscribe(subscriber));
+    // Unsubscribed without a drain: abandon what is left at once.
+    subscription.add(events.abandon);
+    return subscription;
+  });
+  return run$.pipe(finalize(() => print('Shutting down node controller')));
 }
 
 /** The seed's worker prints the error of each failed `handleNode`; rxkube adds when the retry comes. */
@@ -124,11 +182,4 @@ function printOutcome(event: ReconcileEvent, settings: NodeLabelerSettings): voi
     default:
       break;
   }
-}
-
-/** An Event the labeler's own recorder could not write, or refused. */
-function printLostEvent(report: EventReport, print: (line: string) => void): void {
-  if (report.type === 'rejected') print(`Event refused: ${messageOf(report.error)}`);
-  else if (report.type === 'failed') print(`Event ${report.event.reason} for node ${report.event.regarding.name} not written: ${messageOf(report.error)}`);
-  else if (report.type === 'dropped') print(`Event ${report.event.reason} for node ${report.event.regarding.name} dropped (${report.reason})`);
 }

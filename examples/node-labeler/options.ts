@@ -65,6 +65,12 @@ export interface NodeLabelerOptions {
   readonly nodes?: Informer<V1Node>;
 }
 
+/**
+ * Options of `nodeLabelerController`: those of `nodeLabeler` less what the manager provides (the shared informer,
+ * its event recorder, its graceful stop and its scheduler).
+ */
+export type NodeLabelerControllerOptions = Omit<NodeLabelerOptions, 'nodes' | 'recorder' | 'reportingInstance' | 'stop$' | 'scheduler'>;
+
 /** The options with their defaults filled in. */
 export interface NodeLabelerSettings {
   readonly providerIdPrefix: string;

@@ -5,11 +5,11 @@
  */
 import { expect } from 'chai';
 import type { KubeConfig, V1Node } from '@kubernetes/client-node';
-import { firstValueFrom, type Subscription } from 'rxjs';
-import { isNotFound, resourceClient, type Connection, type ReconcileEvent } from '../../src/index.js';
+import { firstValueFrom, mergeMap, type Observable, type Subscription } from 'rxjs';
+import { isNotFound, manager, resourceClient, silentLogger, type Connection, type ReconcileEvent } from '../../src/index.js';
 import { waitFor, waitForAsync } from '../../spec/support/wait.js';
 import { LABELED_REASON } from './handle-node.js';
-import { NODE, nodeLabeler } from './node-labeler.js';
+import { NODE, nodeLabeler, nodeLabelerController } from './node-labeler.js';
 import { DEFAULT_LABEL, DEFAULT_REPORTING_CONTROLLER, type NodeLabelerOptions } from './options.js';
 import { linesAbout, racingTransport } from './spec-helpers.js';
 
@@ -28,18 +28,36 @@ export function registeringNode(name: string, providerID?: string): V1Node {
   return { metadata: { name, labels: { 'kubernetes.io/hostname': name } }, spec: providerID === undefined ? {} : { providerID } };
 }
 
+/** How the scenarios run the labeler: `nodeLabeler` alone, or `nodeLabelerController` under a manager. */
+export type LabelerMode = 'standalone' | 'manager';
+
 /**
  * Registers the shared scenarios in the current `describe`. `kubeConfig()` gives the cluster once its `before`
  * hook has run. Node names and the providerID prefix are unique per call, so a shared cluster (with other nodes,
- * or other runs' leftovers) does not disturb them; every node they create is deleted afterwards.
+ * or other runs' leftovers) does not disturb them; every node (and Lease) they create is deleted afterwards.
+ *
+ * Under the manager, each scenario's manager campaigns for a Lease of its own in `default` (so one never waits
+ * for the last one's to expire) and records with the manager's recorder, whose `reportingController` is set to the
+ * standalone labeler's.
  */
-export function nodeLabelerScenarios(kubeConfig: () => KubeConfig): void {
+export function nodeLabelerScenarios(kubeConfig: () => KubeConfig, mode: LabelerMode = 'standalone'): void {
   const run = Math.random().toString(36).slice(2, 8);
   const prefix = `nl-${run}://`;
   const name = (base: string): string => `${base}-${run}`;
   const created: string[] = [];
+  const leases: string[] = [];
   let subscription: Subscription | undefined;
   const nodes = () => resourceClient<V1Node>(kubeConfig(), NODE);
+
+  const labeler = (connection: Connection, options: NodeLabelerOptions): Observable<ReconcileEvent> => {
+    if (mode === 'standalone') return nodeLabeler(connection, options);
+    leases.push(`node-labeler-${run}-${leases.length}`);
+    return manager({
+      connection, name: leases.at(-1)!, controllers: [nodeLabelerController(options)],
+      leaderElection: { namespace: 'default' }, metrics: false, health: false, signals: false, logger: silentLogger(),
+      events: { reportingController: DEFAULT_REPORTING_CONTROLLER },
+    }).pipe(mergeMap((event) => (event.type === 'controller' ? [event.event] : [])));
+  };
 
   const register = async (base: string, providerID?: string): Promise<V1Node> => {
     created.push(name(base));
@@ -48,7 +66,7 @@ export function nodeLabelerScenarios(kubeConfig: () => KubeConfig): void {
   const start = (connection: Connection, options: Partial<NodeLabelerOptions> = {}) => {
     const lines: string[] = [];
     const events: ReconcileEvent[] = [];
-    subscription = nodeLabeler(connection, {
+    subscription = labeler(connection, {
       providerIdPrefix: prefix, recheckAfterMs: 300, print: (line) => lines.push(line), ...options,
     }).subscribe((event) => events.push(event));
     return { lines, events };
@@ -63,8 +81,10 @@ export function nodeLabelerScenarios(kubeConfig: () => KubeConfig): void {
   afterEach(() => subscription?.unsubscribe());
 
   after(async () => {
-    for (const node of created) {
-      await firstValueFrom(nodes().delete(node)).catch((error: unknown) => {
+    const lease = resourceClient(kubeConfig(), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, { namespace: 'default' });
+    const deletes = [...created.map((node) => nodes().delete(node)), ...leases.map((name) => lease.delete(name))];
+    for (const delete$ of deletes) {
+      await firstValueFrom(delete$).catch((error: unknown) => {
         if (!isNotFound(error)) throw error;
       });
     }

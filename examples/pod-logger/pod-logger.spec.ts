@@ -6,9 +6,8 @@ import type { ReconcileEvent } from '../../src/index.js';
 import { FAIL_ANNOTATION, podLogger } from './pod-logger.js';
 import { runDemoWorkload } from './workload.js';
 import { waitFor } from '../../spec/support/wait.js';
-import { firstLinesUnreachable } from '../shared/spec-support.js';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { firstLinesUnreachable, jsonRecords, servedUrls, spawnExample } from '../shared/spec-support.js';
+import { probe, scrape, valueOf } from '../../spec/manager/scrape.js';
 
 describe('the pod-logger example', function () {
   this.timeout(30000);
@@ -113,28 +112,23 @@ describe('npm start (examples/pod-logger/main.ts)', function () {
   this.timeout(60000);
 
   it('plays the workload on the embedded cluster under the manager, serves /metrics and /readyz, and exits 0 on SIGINT', async () => {
-    const child = spawn(process.execPath, [
-      '--import', 'tsx', 'examples/pod-logger/main.ts', '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0',
-    ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
-    let out = '';
-    let logs = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (logs += chunk));
+    const { child, stdout, stderr, exited } = spawnExample(
+      'examples/pod-logger/main.ts', '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0',
+    );
     try {
-      await waitFor(() => out.includes('Pod default/web-2 does not exist anymore'), () => `the workload to finish; output so far:\n${out}\n${logs}`, 40000);
-      const [, metrics, health] = /metrics on (http:\/\/\S+)\/metrics, probes on (http:\/\/\S+)\/healthz/.exec(out)!;
-      expect((await fetch(`${health}/readyz`)).status).to.equal(200);
-      const text = await (await fetch(`${metrics}/metrics`)).text();
-      expect(text).to.contain('controller_runtime_reconcile_total{controller="pods",result="error"} 9');
-      expect(text).to.contain('leader_election_master_status{name="pod-logger"} 1');
-      const exited = once(child, 'exit');
+      await waitFor(() => stdout().includes('Pod default/web-2 does not exist anymore'), () => `the workload to finish; output so far:\n${stdout()}\n${stderr()}`, 40000);
+      const { metrics, health } = servedUrls(stdout());
+      expect((await probe(health, '/readyz')).status).to.equal(200);
+      const families = await scrape(metrics);
+      expect(valueOf(families, 'controller_runtime_reconcile_total', { controller: 'pods', result: 'error' })).to.equal(9);
+      expect(valueOf(families, 'leader_election_master_status', { name: 'pod-logger' })).to.equal(1);
       child.kill('SIGINT');
       const [code] = await exited;
       expect(code).to.equal(0);
-      expect(out).to.contain('Dropping pod "default/doomed" out of the queue');
-      expect(out).to.contain('pod-logger: leading');
-      expect(out).to.contain('Stopping Pod controller');
-      const records = logs.trim().split('\n').map((line) => JSON.parse(line) as { msg: string });
+      expect(stdout()).to.contain('Dropping pod "default/doomed" out of the queue');
+      expect(stdout()).to.contain('pod-logger: leading');
+      expect(stdout()).to.contain('Stopping Pod controller');
+      const records = jsonRecords(stderr());
       expect(records.filter((r) => r.msg === 'reconcile failed')).to.have.length(9);
       expect(records.map((r) => r.msg)).to.include.members(['manager started', 'leading', 'stopping', 'drained', 'lease released', 'stopped']);
     } finally {

@@ -14,6 +14,10 @@ export interface ExampleProcess {
   readonly child: ChildProcess;
   /** Its stdout and stderr so far, interleaved as they arrived. */
   output(): string;
+  /** Its stdout so far: the controller's lines. */
+  stdout(): string;
+  /** Its stderr so far: under the manager, one JSON record a line. */
+  stderr(): string;
   /** Resolves with the exit code and signal. */
   readonly exited: Promise<[number | null, string | null]>;
 }
@@ -22,9 +26,35 @@ export interface ExampleProcess {
 export function spawnExample(script: string, ...args: string[]): ExampleProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
   let out = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  return { child, output: () => out, exited: once(child, 'exit') as Promise<[number | null, string | null]> };
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    stdout += chunk;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    stderr += chunk;
+  });
+  return { child, output: () => out, stdout: () => stdout, stderr: () => stderr, exited: once(child, 'exit') as Promise<[number | null, string | null]> };
+}
+
+/** The metrics and probe base URLs an example under the manager printed (`<name>: metrics on …, probes on …`). */
+export function servedUrls(stdout: string): { readonly metrics: string; readonly health: string } {
+  const match = /metrics on (http:\/\/\S+)\/metrics, probes on (http:\/\/\S+)\/healthz/.exec(stdout);
+  if (match === null) throw new Error(`no "metrics on …, probes on …" line in:\n${stdout}`);
+  return { metrics: match[1]!, health: match[2]! };
+}
+
+/** The manager's JSON log records on an example's stderr; a line that is not JSON fails with the line. */
+export function jsonRecords(stderr: string): Array<{ readonly msg: string; readonly [field: string]: unknown }> {
+  return stderr.split('\n').filter((line) => line.trim() !== '').map((line) => {
+    try {
+      return JSON.parse(line) as { msg: string };
+    } catch {
+      throw new Error(`not a JSON log record: ${line}`);
+    }
+  });
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The node labeler against a real kube-apiserver: the scenarios the in-memory server also runs
  * (examples/node-labeler/scenarios.ts), here with kube-apiserver's own validation, resourceVersions, 422 for a
- * failed JSON Patch test, and events.k8s.io.
+ * failed JSON Patch test, and events.k8s.io; standalone, and as the manager's controller (with leader election
+ * on a real Lease).
  */
 import { nodeLabelerScenarios } from '../../examples/node-labeler/scenarios.js';
 import { e2eCluster, isE2eRun, type E2eCluster } from './support/cluster.js';
@@ -16,5 +17,9 @@ if (isE2eRun()) {
     });
 
     nodeLabelerScenarios(() => cluster.handle.kubeConfig);
+
+    describe('under the manager', () => {
+      nodeLabelerScenarios(() => cluster.handle.kubeConfig, 'manager');
+    });
   });
 }

@@ -1,10 +1,10 @@
 /**
  * `listWatch`: a Kubernetes reflector as a cold Observable of {@link WatchEvent}s.
  */
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import type { ResolvedResource } from '../resources/index.js';
-import { eachOf, kubeTransport } from '../transport/index.js';
+import { eachOf, transportOf, type Connection } from '../transport/index.js';
 import { resolveOptions } from './options.js';
 import type { ListWatchOptions } from './options.js';
 import { BatchOutput } from './plumbing.js';
@@ -63,11 +63,11 @@ import type { ResourceRef, WatchEvent } from './types.js';
  * - `resyncPeriod` (DESIGN 3.1) is not implemented here: it needs the cache, so it belongs to the informer.
  */
 export function listWatch<T extends KubernetesObject = KubernetesObject>(
-  kubeConfig: KubeConfig,
+  connection: Connection,
   resource: ResourceRef | ResolvedResource,
   options: ListWatchOptions<T> = {},
 ): Observable<WatchEvent<T>> {
-  return eachOf(listWatchBatches(kubeConfig, resource, options));
+  return eachOf(listWatchBatches(connection, resource, options));
 }
 
 /**
@@ -81,7 +81,7 @@ export function listWatch<T extends KubernetesObject = KubernetesObject>(
  * @internal
  */
 export function listWatchBatches<T extends KubernetesObject = KubernetesObject>(
-  kubeConfig: KubeConfig,
+  connection: Connection,
   resource: ResourceRef | ResolvedResource,
   options: ListWatchOptions<T> = {},
 ): Observable<readonly WatchEvent<T>[]> {
@@ -93,7 +93,7 @@ export function listWatchBatches<T extends KubernetesObject = KubernetesObject>(
       subscriber.error(err);
       return undefined;
     }
-    const transport = options.transport ?? kubeTransport(kubeConfig);
+    const transport = options.transport ?? transportOf(connection);
     const reflector = new Reflector<T>(new BatchOutput<T>(subscriber), transport, resource, resolved);
     reflector.start();
     return () => reflector.stop();
