@@ -3,7 +3,8 @@
  * `BENCHMARKS.md` from the tables they left in `bench/results/`.
  *
  * Each benchmark measures rxkube against a baseline in the same run and reports ratios, because absolute timings
- * on shared two-core machines are noise. Pass area names to run a subset: `npm run bench -- store controller`.
+ * on shared two-core machines are noise. Pass area names to run a subset: `npm run bench -- store controller`; an
+ * unknown name (`npm run bench -- none`) runs nothing and only rewrites `BENCHMARKS.md` from `bench/results/`.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -56,9 +57,14 @@ for (const { script: suite, nodeOptions = [], args = [] } of suites) {
   }
 }
 
+/**
+ * `targets.md` is written by hand (a summary of an issue's targets over several runs, which no single script sees),
+ * so it leads; every other section is a script's table, in name order.
+ */
+const leading = 'targets.md';
 const sections = readdirSync(resultsDir)
   .filter((file) => file.endsWith('.md'))
-  .sort()
+  .sort((a, b) => Number(b === leading) - Number(a === leading) || (a < b ? -1 : a > b ? 1 : 0))
   .map((file) => readFileSync(join(resultsDir, file), 'utf8').trim());
 const header = [
   '# Benchmarks',
