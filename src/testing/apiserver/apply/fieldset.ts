@@ -58,9 +58,13 @@ export class FieldSet {
     if (path.length === 0) return;
     let node: FieldSet = this;
     for (let i = 0; i < path.length - 1; i++) node = node.descend(path[i]!);
-    const last = path[path.length - 1]!;
-    const at = search(node.members, last, self);
-    if (at < 0) node.members.splice(-at - 1, 0, last);
+    node.insertMember(path[path.length - 1]!);
+  }
+
+  /** Adds `element` as a member at this level (building only). */
+  insertMember(element: PathElement): void {
+    const at = search(this.members, element, self);
+    if (at < 0) this.members.splice(-at - 1, 0, element);
   }
 
   /** The child set under `element`, created when missing (building only). */
@@ -154,6 +158,32 @@ export class FieldSet {
     return this.emit(false);
   }
 
+  /** `JSON.stringify(this.toFieldsV1())`, written directly. */
+  toFieldsV1Text(): string {
+    return this.emitText(false);
+  }
+
+  private emitText(includeSelf: boolean): string {
+    let out = includeSelf && (this.members.length > 0 || this.children.length > 0) ? '{".":{}' : '{';
+    let mi = 0;
+    let ci = 0;
+    while (mi < this.members.length || ci < this.children.length) {
+      const m = this.members[mi];
+      const c = this.children[ci];
+      const order = m === undefined ? 1 : c === undefined ? -1 : comparePathElements(m, c.element);
+      if (out.length > 1) out += ',';
+      if (order < 0) {
+        out += `${JSON.stringify(serializePathElement(m!))}:{}`;
+        mi++;
+      } else {
+        out += `${JSON.stringify(serializePathElement(c!.element))}:${c!.set.emitText(order === 0)}`;
+        if (order === 0) mi++;
+        ci++;
+      }
+    }
+    return `${out}}`;
+  }
+
   private emit(includeSelf: boolean): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     if (includeSelf && (this.members.length > 0 || this.children.length > 0)) out['.'] = {};
@@ -188,6 +218,42 @@ export class FieldSet {
 }
 
 const EMPTY = new FieldSet();
+
+/**
+ * Builds a set from the paths of a depth-first walk: each insert descends only below the part of its path that the
+ * previous insert already reached, instead of searching every level from the root.
+ *
+ * # Caveats
+ * - The walk must keep the element objects of its current path as they are while it is below them (push and pop);
+ *   a prefix is recognised by those objects' identity.
+ */
+export class FieldSetBuilder {
+  /** `nodes[i]` is the node of the first `i` elements of `via`. */
+  private readonly nodes: FieldSet[];
+  private readonly via: PathElement[] = [];
+
+  constructor(readonly set: FieldSet = new FieldSet()) {
+    this.nodes = [set];
+  }
+
+  /** `set.insert(path)`. */
+  insert(path: Path): void {
+    const last = path.length - 1;
+    if (last < 0) return;
+    const reached = Math.min(this.via.length, last);
+    let depth = 0;
+    while (depth < reached && this.via[depth] === path[depth]) depth++;
+    this.nodes.length = depth + 1;
+    this.via.length = depth;
+    let node = this.nodes[depth]!;
+    for (let i = depth; i < last; i++) {
+      node = node.descend(path[i]!);
+      this.nodes.push(node);
+      this.via.push(path[i]!);
+    }
+    node.insertMember(path[last]!);
+  }
+}
 
 function readNode(json: unknown): { children: FieldSet | undefined; member: boolean } {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {

@@ -2,17 +2,26 @@
  * `TypedValue.Compare`: which field paths an update added, removed and modified.
  * @module
  */
-import { FieldSet } from '../fieldset.js';
-import { fieldElement, serializePathElement, type Path, type PathElement } from '../path.js';
-import type { ListType, MapType, TypeRef, TypedSchema } from '../schema.js';
+import { FieldSetBuilder, type FieldSet } from '../fieldset.js';
+import { fieldElement, type PathElement } from '../path.js';
+import type { Atom, ListType, MapType, TypeRef, TypedSchema } from '../schema.js';
 import { equalValues, type Json } from '../value.js';
-import { asList, asMap, deduceAtom, handleAtom, fieldType, listItemElement, resolveAtom, sameAtom } from './common.js';
+import { asList, asMap, deducedMembers, fieldType, isEmptyMap, listItemId, resolveAtom, shapeOf } from './common.js';
 
 /** What changed between two versions of an object, as three sets of paths. */
 export interface Comparison {
   readonly removed: FieldSet;
   readonly modified: FieldSet;
   readonly added: FieldSet;
+}
+
+/** One comparison in progress: the schema, the path of the node being compared (pushed and popped), the result. */
+interface Walk {
+  readonly typed: TypedSchema;
+  readonly path: PathElement[];
+  readonly removed: FieldSetBuilder;
+  readonly modified: FieldSetBuilder;
+  readonly added: FieldSetBuilder;
 }
 
 /**
@@ -24,103 +33,117 @@ export interface Comparison {
  * - Items that cannot be keyed are skipped (the objects were validated before).
  */
 export function compareValues(typed: TypedSchema, lhs: Json | undefined, rhs: Json | undefined): Comparison {
-  const result = { removed: new FieldSet(), modified: new FieldSet(), added: new FieldSet() };
-  compare(typed, lhs, rhs, typed.root, [], result);
-  return result;
+  const walk: Walk = { typed, path: [], removed: new FieldSetBuilder(), modified: new FieldSetBuilder(), added: new FieldSetBuilder() };
+  compare(walk, lhs, rhs, typed.root);
+  return { removed: walk.removed.set, modified: walk.modified.set, added: walk.added.set };
 }
 
-function compare(typed: TypedSchema, lhs: Json | undefined, rhs: Json | undefined, ref: TypeRef | undefined, path: Path, out: Comparison): void {
+function compare(walk: Walk, lhs: Json | undefined, rhs: Json | undefined, ref: TypeRef | undefined): void {
   if (ref === undefined) return;
-  const base = resolveAtom(typed.schema, ref);
-  const al = deduceAtom(base, lhs);
-  const ar = deduceAtom(base, rhs);
-  const state = { inLeaf: false };
-  const walk = (atom: typeof base, leafState: { inLeaf: boolean }) => handleAtom<void>(atom, {
-    scalar: () => leaf(lhs, rhs, path, out, leafState),
-    list: (type) => compareList(typed, type, lhs, rhs, path, out, leafState),
-    map: (type) => compareMap(typed, type, lhs, rhs, path, out, leafState),
-  });
-  if (rhs === undefined) walk(al, state);
-  else if (lhs === undefined || sameAtom(al, ar)) walk(ar, state);
+  const atom = resolveAtom(walk.typed.schema, ref);
+  const left = deducedMembers(atom, lhs);
+  const right = deducedMembers(atom, rhs);
+  let inLeaf: boolean;
+  if (rhs === undefined) inLeaf = compareAs(walk, atom, left, lhs, rhs);
+  else if (lhs === undefined || left === right) inLeaf = compareAs(walk, atom, right, lhs, rhs);
   else {
-    walk(al, { inLeaf: false });
-    walk(ar, state);
+    compareAs(walk, atom, left, lhs, rhs);
+    inLeaf = compareAs(walk, atom, right, lhs, rhs);
   }
-  if (!state.inLeaf) {
-    if (lhs === undefined) out.added.insert(path);
-    else if (rhs === undefined) out.removed.insert(path);
+  if (!inLeaf) {
+    if (lhs === undefined) walk.added.insert(walk.path);
+    else if (rhs === undefined) walk.removed.insert(walk.path);
   }
 }
 
-function leaf(lhs: Json | undefined, rhs: Json | undefined, path: Path, out: Comparison, state: { inLeaf: boolean }): void {
-  if (state.inLeaf) return;
-  state.inLeaf = true;
-  if (lhs === undefined) out.added.insert(path);
-  else if (rhs === undefined) out.removed.insert(path);
-  else if (!equalValues(lhs, rhs)) out.modified.insert(path);
+/** Compares under one deduced shape of `atom`; true when the node was a leaf (and recorded as one). */
+function compareAs(walk: Walk, atom: Atom, members: number, lhs: Json | undefined, rhs: Json | undefined): boolean {
+  switch (shapeOf(members)) {
+    case 'map': return compareMap(walk, atom.map!, lhs, rhs);
+    case 'scalar': return leaf(walk, lhs, rhs);
+    case 'list': return compareList(walk, atom.list!, lhs, rhs);
+  }
 }
 
-function compareMap(typed: TypedSchema, type: MapType, lhs: Json | undefined, rhs: Json | undefined, path: Path, out: Comparison, state: { inLeaf: boolean }): void {
+function leaf(walk: Walk, lhs: Json | undefined, rhs: Json | undefined): true {
+  if (lhs === undefined) walk.added.insert(walk.path);
+  else if (rhs === undefined) walk.removed.insert(walk.path);
+  else if (!equalValues(lhs, rhs)) walk.modified.insert(walk.path);
+  return true;
+}
+
+function compareChild(walk: Walk, element: PathElement, lhs: Json | undefined, rhs: Json | undefined, ref: TypeRef | undefined): void {
+  walk.path.push(element);
+  compare(walk, lhs, rhs, ref);
+  walk.path.pop();
+}
+
+function compareMap(walk: Walk, type: MapType, lhs: Json | undefined, rhs: Json | undefined): boolean {
   const l = asMap(lhs);
   const r = asMap(rhs);
-  const empty = (l === undefined || Object.keys(l).length === 0) && (r === undefined || Object.keys(r).length === 0);
-  if (type.relationship === 'atomic' || empty) return leaf(lhs, rhs, path, out, state);
-  if (l === undefined && r === undefined) return;
-  const keys = new Set([...Object.keys(l ?? {}), ...Object.keys(r ?? {})]);
-  for (const key of keys) {
-    const left = l !== undefined && Object.hasOwn(l, key) ? l[key] : undefined;
-    const right = r !== undefined && Object.hasOwn(r, key) ? r[key] : undefined;
-    compare(typed, left, right, fieldType(type, key), [...path, fieldElement(key)], out);
+  const empty = (l === undefined || isEmptyMap(l)) && (r === undefined || isEmptyMap(r));
+  if (type.relationship === 'atomic' || empty) return leaf(walk, lhs, rhs);
+  // Keys of the left side first, then those only on the right (the order SMD walks them in).
+  if (l !== undefined) {
+    for (const key of Object.keys(l)) {
+      const right = r !== undefined && Object.hasOwn(r, key) ? r[key] : undefined;
+      compareChild(walk, fieldElement(key), l[key], right, fieldType(type, key));
+    }
   }
+  if (r !== undefined) {
+    for (const key of Object.keys(r)) {
+      if (l !== undefined && Object.hasOwn(l, key)) continue;
+      compareChild(walk, fieldElement(key), undefined, r[key], fieldType(type, key));
+    }
+  }
+  return false;
 }
 
-function group(typed: TypedSchema, type: ListType, list: readonly Json[] | undefined, order: PathElement[], seen: Set<string>): Map<string, Json[]> {
+/** The items of a list grouped by key, and the keys in first-seen order (`order`/`elements` shared by both sides). */
+function group(walk: Walk, type: ListType, list: readonly Json[] | undefined, elements: Map<string, PathElement>): Map<string, Json[]> {
   const groups = new Map<string, Json[]>();
-  for (const item of list ?? []) {
-    let element: PathElement;
-    try {
-      element = listItemElement(typed.schema, type, item);
-    } catch {
-      continue;
-    }
-    const id = serializePathElement(element);
-    const items = groups.get(id);
+  if (list === undefined) return groups;
+  for (const item of list) {
+    const keyed = listItemId(walk.typed.schema, type, item);
+    if (keyed === undefined) continue;
+    const items = groups.get(keyed.id);
     if (items !== undefined) items.push(item);
     else {
-      groups.set(id, [item]);
-      if (!seen.has(id)) {
-        seen.add(id);
-        order.push(element);
-      }
+      groups.set(keyed.id, [item]);
+      if (!elements.has(keyed.id)) elements.set(keyed.id, keyed.element);
     }
   }
   return groups;
 }
 
-function compareList(typed: TypedSchema, type: ListType, lhs: Json | undefined, rhs: Json | undefined, path: Path, out: Comparison, state: { inLeaf: boolean }): void {
+const none: readonly Json[] = [];
+
+function compareList(walk: Walk, type: ListType, lhs: Json | undefined, rhs: Json | undefined): boolean {
   const l = asList(lhs);
   const r = asList(rhs);
   const empty = (l === undefined || l.length === 0) && (r === undefined || r.length === 0);
-  if (type.relationship === 'atomic' || empty) return leaf(lhs, rhs, path, out, state);
-  if (l === undefined && r === undefined) return;
-  const order: PathElement[] = [];
-  const seen = new Set<string>();
-  const left = group(typed, type, l, order, seen);
-  const right = group(typed, type, r, order, seen);
-  for (const element of order) {
-    const id = serializePathElement(element);
-    const ls = left.get(id) ?? [];
-    const rs = right.get(id) ?? [];
-    const itemPath = [...path, element];
-    if (ls.length <= 1 && rs.length <= 1) compare(typed, ls[0], rs[0], type.elementType, itemPath, out);
-    else if (ls.length >= 2 && rs.length >= 2) {
-      if (ls.length !== rs.length || !ls.every((v, i) => equalValues(v, rs[i]))) out.modified.insert(itemPath);
-    } else if (ls.length >= 2) {
-      if (rs.length !== 0) compare(typed, undefined, rs[0], type.elementType, itemPath, out);
-      out.removed.insert(itemPath);
-    } else {
-      if (ls.length !== 0) compare(typed, ls[0], undefined, type.elementType, itemPath, out);
-      out.added.insert(itemPath);
+  if (type.relationship === 'atomic' || empty) return leaf(walk, lhs, rhs);
+  const elements = new Map<string, PathElement>();
+  const left = group(walk, type, l, elements);
+  const right = group(walk, type, r, elements);
+  for (const [id, element] of elements) {
+    const ls = left.get(id) ?? none;
+    const rs = right.get(id) ?? none;
+    if (ls.length <= 1 && rs.length <= 1) {
+      compareChild(walk, element, ls[0], rs[0], type.elementType);
+      continue;
     }
+    walk.path.push(element);
+    if (ls.length >= 2 && rs.length >= 2) {
+      if (ls.length !== rs.length || !ls.every((v, i) => equalValues(v, rs[i]))) walk.modified.insert(walk.path);
+    } else if (ls.length >= 2) {
+      if (rs.length !== 0) compare(walk, undefined, rs[0], type.elementType);
+      walk.removed.insert(walk.path);
+    } else {
+      if (ls.length !== 0) compare(walk, ls[0], undefined, type.elementType);
+      walk.added.insert(walk.path);
+    }
+    walk.path.pop();
   }
+  return false;
 }
