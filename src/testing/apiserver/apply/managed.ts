@@ -4,7 +4,8 @@
  * @module
  */
 import { timestamp } from '../object.js';
-import { FieldSet } from './fieldset.js';
+import type { FieldSet } from './fieldset.js';
+import { readFieldsV1, storedFieldsV1 } from './stored-fields.js';
 import type { ManagedFields } from './updater.js';
 
 /** A `metav1.ManagedFieldsEntry` as JSON. */
@@ -45,6 +46,20 @@ export function managerIdentifier(entry: { manager?: string; operation?: string;
   return JSON.stringify(id);
 }
 
+const parsedIdentifiers = new Map<string, ManagedFieldsEntry>();
+
+/** A manager identifier's fields (read-only: parsed once and shared). */
+function parseIdentifier(id: string): Readonly<ManagedFieldsEntry> {
+  let parsed = parsedIdentifiers.get(id);
+  if (parsed === undefined) {
+    // A handful of managers write to a cluster; the bound only stops a pathological test from growing it forever.
+    if (parsedIdentifiers.size >= 1024) parsedIdentifiers.clear();
+    parsed = JSON.parse(id) as ManagedFieldsEntry;
+    parsedIdentifiers.set(id, parsed);
+  }
+  return parsed;
+}
+
 /**
  * `DecodeManagedFields`: entries → managers. Throws {@link ManagedFieldsError} with the real messages for an
  * operation other than Apply/Update, a missing apiVersion, a fieldsType other than FieldsV1, or unreadable fields.
@@ -62,7 +77,7 @@ export function decodeManagedFields(entries: unknown): Managed {
     const id = managerIdentifier(entry);
     let set: FieldSet;
     try {
-      set = FieldSet.fromFieldsV1(entry.fieldsV1 ?? {});
+      set = readFieldsV1(entry.fieldsV1 ?? {});
     } catch (error) {
       throw new ManagedFieldsError(`error decoding versioned set from ${JSON.stringify(entry)}: error decoding set: ${(error as Error).message}`);
     }
@@ -91,7 +106,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
   if (managed.fields.size === 0) return undefined;
   const entries: ManagedFieldsEntry[] = [];
   for (const [id, owned] of managed.fields) {
-    const parsed = JSON.parse(id) as ManagedFieldsEntry;
+    const parsed = parseIdentifier(id);
     const time = managed.times.get(id);
     entries.push({
       manager: parsed.manager ?? '',
@@ -99,7 +114,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
       apiVersion: owned.apiVersion,
       ...(time !== undefined ? { time } : {}),
       fieldsType: 'FieldsV1',
-      fieldsV1: owned.set.toFieldsV1(),
+      fieldsV1: storedFieldsV1(owned.set),
       ...(parsed.subresource ? { subresource: parsed.subresource } : {}),
     });
   }
