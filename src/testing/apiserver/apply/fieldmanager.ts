@@ -9,7 +9,7 @@ import { ApiError, badRequest, reasonless } from '../status.js';
 import { FieldSet } from './fieldset.js';
 import { capUpdateManagers, decodeManagedFields, emptyManaged, encodeManagedFields, managerIdentifier, ManagedFieldsError, now, type Managed } from './managed.js';
 import { fieldElement, pathToString } from './path.js';
-import { TypedValueError } from './typed/common.js';
+import { TypedValueError, type TypedError } from './typed/common.js';
 import { validate } from './typed/fieldset.js';
 import { applyConfig, ConflictsError, recordUpdate, type Conflict, type ManagedFields, type VersionedTypes } from './updater.js';
 import { goJson, type Json, type JsonMap } from './value.js';
@@ -188,6 +188,19 @@ function dropNulls(value: Json | undefined): Json | undefined {
   return out;
 }
 
+/** The last validation of each stored object: a stored object never changes, and is applied to again and again. */
+const validatedLive = new WeakMap<object, { readonly typed: TypedSchema; readonly errors: readonly TypedError[] }>();
+
+/** `validate(typed, base, true)` for `base`, the content of `live`, remembered when `live` is a stored (frozen) object. */
+function liveProblems(typed: TypedSchema, live: KubeObject | undefined, base: JsonMap): readonly TypedError[] {
+  if (live === undefined || !Object.isFrozen(live)) return validate(typed, base, true);
+  const known = validatedLive.get(live);
+  if (known !== undefined && known.typed === typed) return known.errors;
+  const errors = validate(typed, base, true);
+  validatedLive.set(live, { typed, errors });
+  return errors;
+}
+
 /**
  * Server-side apply of `config` by `manager` over `live` (undefined: the object does not exist yet).
  *
@@ -218,7 +231,7 @@ export function applyObject(scope: FieldManagerScope, live: KubeObject | undefin
   const where = `${String(configMeta['namespace'] ?? '')}/${String(configMeta['name'] ?? '')}; ${gvkText(config)}`;
   const configErrors = validate(typed, config, false);
   if (configErrors.length > 0) throw reasonless(`failed to create typed patch object (${where}): ${new TypedValueError(configErrors).message}`);
-  const liveErrors = validate(typed, base, true);
+  const liveErrors = liveProblems(typed, live, base);
   if (liveErrors.length > 0) throw reasonless(`failed to create typed live object (${where}): ${new TypedValueError(liveErrors).message}`);
   const id = managerIdentifier({ manager, operation: 'Apply', ...(scope.subresource ? { subresource: scope.subresource } : {}) });
   let merged: Json | undefined;
