@@ -28,6 +28,18 @@ function search<T>(items: readonly T[], element: PathElement, key: (item: T) => 
 }
 
 const self = (e: PathElement): PathElement => e;
+
+const quotedKeys = new WeakMap<PathElement, string>();
+
+/** The element's FieldsV1 key as JSON text (elements never change, and most are shared). */
+function quotedKey(e: PathElement): string {
+  let text = quotedKeys.get(e);
+  if (text === undefined) {
+    text = JSON.stringify(serializePathElement(e));
+    quotedKeys.set(e, text);
+  }
+  return text;
+}
 const childElement = (c: Child): PathElement => c.element;
 
 /**
@@ -36,7 +48,8 @@ const childElement = (c: Child): PathElement => c.element;
  * # Guarantees
  * - Members and children are kept sorted by `comparePathElements`, so every operation is a linear merge and the
  *   FieldsV1 form is written in the same order as kube-apiserver writes it.
- * - Operations return new sets and never change their inputs (after construction a set is treated as immutable).
+ * - Operations never change their inputs (after construction a set is treated as immutable); an operation whose
+ *   result is this set, unchanged, returns this set itself, so callers can tell "no change" by identity.
  */
 export class FieldSet {
   constructor(
@@ -118,32 +131,46 @@ export class FieldSet {
 
   /** Paths in either set. */
   union(other: FieldSet): FieldSet {
-    return new FieldSet(mergeSorted(this.members, other.members, 'union'), mergeChildren(this.children, other.children, 'union'));
+    return this.with(mergeSorted(this.members, other.members, 'union'), mergeChildren(this.children, other.children, 'union'));
   }
 
   /** Paths in both sets. */
   intersection(other: FieldSet): FieldSet {
-    return new FieldSet(mergeSorted(this.members, other.members, 'intersection'), mergeChildren(this.children, other.children, 'intersection'));
+    return this.with(mergeSorted(this.members, other.members, 'intersection'), mergeChildren(this.children, other.children, 'intersection'));
   }
 
   /** Paths of this set that are not in `other` (a member of `other` does not remove this set's children below it). */
   difference(other: FieldSet): FieldSet {
-    return new FieldSet(mergeSorted(this.members, other.members, 'difference'), mergeChildren(this.children, other.children, 'difference'));
+    return this.with(mergeSorted(this.members, other.members, 'difference'), mergeChildren(this.children, other.children, 'difference'));
   }
 
   /** Like `difference`, but a member of `other` also removes everything below it. */
   recursiveDifference(other: FieldSet): FieldSet {
     const children: Child[] = [];
+    let same = true;
     for (const c of this.children) {
-      if (other.hasMember(c.element)) continue;
+      if (other.hasMember(c.element)) {
+        same = false;
+        continue;
+      }
       const theirs = search(other.children, c.element, childElement);
       if (theirs < 0) children.push(c);
       else {
         const diff = c.set.recursiveDifference(other.children[theirs]!.set);
-        if (!diff.empty()) children.push({ element: c.element, set: diff });
+        const keep = !diff.empty();
+        if (diff === c.set && keep) children.push(c);
+        else {
+          same = false;
+          if (keep) children.push({ element: c.element, set: diff });
+        }
       }
     }
-    return new FieldSet(mergeSorted(this.members, other.members, 'difference'), children);
+    return this.with(mergeSorted(this.members, other.members, 'difference'), same ? this.children : children);
+  }
+
+  /** A set of `members` and `children`: this set itself when both are its own (nothing changed). */
+  private with(members: PathElement[], children: Child[]): FieldSet {
+    return members === this.members && children === this.children ? this : new FieldSet(members, children);
   }
 
   /** Structural equality. */
@@ -173,10 +200,10 @@ export class FieldSet {
       const order = m === undefined ? 1 : c === undefined ? -1 : comparePathElements(m, c.element);
       if (out.length > 1) out += ',';
       if (order < 0) {
-        out += `${JSON.stringify(serializePathElement(m!))}:{}`;
+        out += `${quotedKey(m!)}:{}`;
         mi++;
       } else {
-        out += `${JSON.stringify(serializePathElement(c!.element))}:${c!.set.emitText(order === 0)}`;
+        out += `${quotedKey(c!.element)}:${c!.set.emitText(order === 0)}`;
         if (order === 0) mi++;
         ci++;
       }
@@ -285,7 +312,8 @@ function readNode(json: unknown): { children: FieldSet | undefined; member: bool
 
 type Mode = 'union' | 'intersection' | 'difference';
 
-function mergeSorted(a: readonly PathElement[], b: readonly PathElement[], mode: Mode): PathElement[] {
+/** The sorted merge of two member lists; `a` itself when the result has exactly its elements. */
+function mergeSorted(a: PathElement[], b: readonly PathElement[], mode: Mode): PathElement[] {
   const out: PathElement[] = [];
   let i = 0;
   let j = 0;
@@ -305,29 +333,45 @@ function mergeSorted(a: readonly PathElement[], b: readonly PathElement[], mode:
   }
   if (mode !== 'intersection') for (; i < a.length; i++) out.push(a[i]!);
   if (mode === 'union') for (; j < b.length; j++) out.push(b[j]!);
-  return out;
+  // A union holds all of `a`, the other two hold only elements of `a`: the same length means the same elements.
+  return out.length === a.length ? a : out;
 }
 
-function mergeChildren(a: readonly Child[], b: readonly Child[], mode: Mode): Child[] {
+/** The merge of two child lists; `a` itself when every child of the result is `a`'s, unchanged. */
+function mergeChildren(a: Child[], b: readonly Child[], mode: Mode): Child[] {
   const out: Child[] = [];
+  let same = true;
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
     const c = comparePathElements(a[i]!.element, b[j]!.element);
     if (c < 0) {
       if (mode !== 'intersection') out.push(a[i]!);
+      else same = false;
       i++;
     } else if (c > 0) {
-      if (mode === 'union') out.push(b[j]!);
+      if (mode === 'union') {
+        out.push(b[j]!);
+        same = false;
+      }
       j++;
     } else {
       const set = mode === 'union' ? a[i]!.set.union(b[j]!.set) : mode === 'intersection' ? a[i]!.set.intersection(b[j]!.set) : a[i]!.set.difference(b[j]!.set);
-      if (mode === 'union' || !set.empty()) out.push({ element: a[i]!.element, set });
+      const keep = mode === 'union' || !set.empty();
+      if (set === a[i]!.set && keep) out.push(a[i]!);
+      else {
+        same = false;
+        if (keep) out.push({ element: a[i]!.element, set });
+      }
       i++;
       j++;
     }
   }
   if (mode !== 'intersection') for (; i < a.length; i++) out.push(a[i]!);
-  if (mode === 'union') for (; j < b.length; j++) out.push(b[j]!);
-  return out;
+  else if (i < a.length) same = false;
+  if (mode === 'union') {
+    if (j < b.length) same = false;
+    for (; j < b.length; j++) out.push(b[j]!);
+  }
+  return same ? a : out;
 }

@@ -17,9 +17,19 @@ export type Path = readonly PathElement[];
 
 const kindRank = { field: 0, key: 1, value: 2, index: 3 } as const;
 
-/** A field-name element. */
+/** Field elements by name: every walk of every write asks for the same few hundred names. */
+const fieldElements = new Map<string, PathElement>();
+
+/** A field-name element (shared and frozen: elements are values). */
 export function fieldElement(name: string): PathElement {
-  return { kind: 'field', name };
+  let element = fieldElements.get(name);
+  if (element === undefined) {
+    // Names are mostly schema fields; the bound keeps arbitrary map keys (labels, data) from growing it forever.
+    if (fieldElements.size >= 16384) fieldElements.clear();
+    element = Object.freeze({ kind: 'field', name } as const);
+    fieldElements.set(name, element);
+  }
+  return element;
 }
 
 /** A key element from `[name, value]` pairs (sorted here). */
@@ -82,8 +92,20 @@ export function pathToString(path: Path): string {
   return path.map(pathElementToString).join('');
 }
 
+/** FieldsV1 keys already written, by element (elements never change). */
+const serialized = new WeakMap<PathElement, string>();
+
 /** The FieldsV1 key of an element: `f:name`, `k:{"name":"app"}`, `v:"a"`, `i:0`. */
 export function serializePathElement(e: PathElement): string {
+  let text = serialized.get(e);
+  if (text === undefined) {
+    text = serializeElement(e);
+    serialized.set(e, text);
+  }
+  return text;
+}
+
+function serializeElement(e: PathElement): string {
   switch (e.kind) {
     case 'field': return `f:${e.name}`;
     case 'key': return `k:{${e.fields.map(([n, v]) => `${goJson(n)}:${goJson(v)}`).join(',')}}`;
