@@ -12,7 +12,7 @@ import { fieldElement, pathToString } from './path.js';
 import { TypedValueError, type TypedError } from './typed/common.js';
 import { validate } from './typed/fieldset.js';
 import { applyConfig, ConflictsError, recordUpdate, type Conflict, type ManagedFields, type VersionedTypes } from './updater.js';
-import { goJson, type Json, type JsonMap } from './value.js';
+import { equalValues, goJson, type Json, type JsonMap } from './value.js';
 import type { TypeRef, TypedSchema } from './schema.js';
 
 /** The endpoint a write goes through: kind, request version, subresource, and how objects are typed there. */
@@ -74,6 +74,9 @@ function managedBefore(live: KubeObject | undefined, next: KubeObject, subresour
   if (subresource) return fromLive();
   const given = next.metadata['managedFields'];
   if (isReset(given)) return emptyManaged();
+  // A client that read the object sends its managedFields back unchanged (every merge patch does): the stored
+  // ones read the same, and their sets are already known.
+  if (live !== undefined && equalValues(given as Json, live.metadata['managedFields'] as Json)) return fromLive();
   const decoded = decodeOrEmpty(given);
   return decoded.fields.size === 0 ? fromLive() : decoded;
 }
