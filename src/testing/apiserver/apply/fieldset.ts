@@ -29,14 +29,17 @@ function search<T>(items: readonly T[], element: PathElement, key: (item: T) => 
 
 const self = (e: PathElement): PathElement => e;
 
-const quotedKeys = new WeakMap<PathElement, string>();
+/** Field names' FieldsV1 keys as JSON text: the same few hundred names are written again and again. */
+const quotedFields = new Map<string, string>();
 
-/** The element's FieldsV1 key as JSON text (elements never change, and most are shared). */
+/** The element's FieldsV1 key as JSON text. */
 function quotedKey(e: PathElement): string {
-  let text = quotedKeys.get(e);
+  if (e.kind !== 'field') return JSON.stringify(serializePathElement(e));
+  let text = quotedFields.get(e.name);
   if (text === undefined) {
+    if (quotedFields.size >= 16384) quotedFields.clear();
     text = JSON.stringify(serializePathElement(e));
-    quotedKeys.set(e, text);
+    quotedFields.set(e.name, text);
   }
   return text;
 }

@@ -92,20 +92,8 @@ export function pathToString(path: Path): string {
   return path.map(pathElementToString).join('');
 }
 
-/** FieldsV1 keys already written, by element (elements never change). */
-const serialized = new WeakMap<PathElement, string>();
-
 /** The FieldsV1 key of an element: `f:name`, `k:{"name":"app"}`, `v:"a"`, `i:0`. */
 export function serializePathElement(e: PathElement): string {
-  let text = serialized.get(e);
-  if (text === undefined) {
-    text = serializeElement(e);
-    serialized.set(e, text);
-  }
-  return text;
-}
-
-function serializeElement(e: PathElement): string {
   switch (e.kind) {
     case 'field': return `f:${e.name}`;
     case 'key': return `k:{${e.fields.map(([n, v]) => `${goJson(n)}:${goJson(v)}`).join(',')}}`;
