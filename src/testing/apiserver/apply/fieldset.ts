@@ -258,9 +258,10 @@ const EMPTY = new FieldSet();
  *   a prefix is recognised by those objects' identity.
  */
 export class FieldSetBuilder {
-  /** `nodes[i]` is the node of the first `i` elements of `via`. */
+  /** `nodes[i]` is the node of the first `i` elements of `via`, for `i <= depth`; entries beyond are stale. */
   private readonly nodes: FieldSet[];
   private readonly via: PathElement[] = [];
+  private depth = 0;
 
   constructor(readonly set: FieldSet = new FieldSet()) {
     this.nodes = [set];
@@ -270,17 +271,16 @@ export class FieldSetBuilder {
   insert(path: Path): void {
     const last = path.length - 1;
     if (last < 0) return;
-    const reached = Math.min(this.via.length, last);
+    const reached = Math.min(this.depth, last);
     let depth = 0;
     while (depth < reached && this.via[depth] === path[depth]) depth++;
-    this.nodes.length = depth + 1;
-    this.via.length = depth;
     let node = this.nodes[depth]!;
-    for (let i = depth; i < last; i++) {
-      node = node.descend(path[i]!);
-      this.nodes.push(node);
-      this.via.push(path[i]!);
+    for (; depth < last; depth++) {
+      node = node.descend(path[depth]!);
+      this.via[depth] = path[depth]!;
+      this.nodes[depth + 1] = node;
     }
+    this.depth = depth;
     node.insertMember(path[last]!);
   }
 }

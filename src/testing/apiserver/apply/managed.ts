@@ -90,9 +90,16 @@ export function decodeManagedFields(entries: unknown): Managed {
 /** A `metav1.Time` as the real server re-encodes it: RFC 3339 in seconds, UTC (clients may send milliseconds). */
 function normalizedTime(time: unknown): string | undefined {
   if (typeof time !== 'string') return undefined;
+  // Entries of one object, and of objects written in the same second, mostly carry the same time.
+  if (time === lastTime) return lastNormalized;
   const ms = Date.parse(time);
-  return Number.isNaN(ms) ? undefined : timestamp(ms);
+  lastTime = time;
+  lastNormalized = Number.isNaN(ms) ? undefined : timestamp(ms);
+  return lastNormalized;
 }
+
+let lastTime: string | undefined;
+let lastNormalized: string | undefined;
 
 function seconds(time: string | undefined): number {
   return time === undefined ? 0 : Math.floor(Date.parse(time) / 1000);
