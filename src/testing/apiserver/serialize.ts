@@ -4,7 +4,10 @@
  * @module
  */
 
-const cache = new WeakMap<object, string>();
+/** A frozen value's text, or the pieces it is joined from (see {@link frozenJson}). */
+type Text = string | readonly string[];
+
+const cache = new WeakMap<object, Text>();
 
 /**
  * `JSON.stringify(value)`, computed once per frozen object.
@@ -12,14 +15,98 @@ const cache = new WeakMap<object, string>();
  * # Guarantees
  * - Only frozen values are cached: stored objects are deep-frozen, so their text can never go stale.
  * - The entry lives as long as the object (a WeakMap): replaced or deleted objects free their text too.
+ * - A stored object's managedFields FieldsV1 objects (frozen, and shared between objects with the same set) are
+ *   kept as their own cached text, which the object's text is joined with when asked for: that text, often the
+ *   larger part of a small object, is held once rather than once per object.
  */
 export function frozenJson(value: object): string {
   let text = cache.get(value);
   if (text === undefined) {
-    text = JSON.stringify(value);
+    text = managedFieldsPieces(value) ?? JSON.stringify(value);
     cache.set(value, text);
   }
-  return text;
+  return typeof text === 'string' ? text : text.join('');
+}
+
+/** Text built in pieces: own text, with shared texts kept as separate pieces. */
+class Pieces {
+  private readonly parts: string[] = [];
+  private pending: string[] = [];
+
+  add(text: string): void {
+    this.pending.push(text);
+  }
+
+  shared(text: string): void {
+    this.cut();
+    this.parts.push(text);
+  }
+
+  done(): string[] {
+    this.cut();
+    return this.parts;
+  }
+
+  /** Own text so far as one flat string (`join` builds one; `+=` would keep a rope of every part). */
+  private cut(): void {
+    this.parts.push(this.pending.join(''));
+    this.pending = [];
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const plain = (value: unknown): value is Record<string, unknown> => isObject(value) && typeof value['toJSON'] !== 'function';
+const skipped = (value: unknown): boolean => value === undefined || typeof value === 'function' || typeof value === 'symbol';
+
+/** `JSON.stringify(obj)` written member by member; `special` writes a member itself and says so. */
+function writeObject(out: Pieces, obj: Record<string, unknown>, special: (key: string, value: unknown) => boolean): void {
+  out.add('{');
+  let first = true;
+  for (const key in obj) {
+    if (!Object.hasOwn(obj, key)) continue;
+    const value = obj[key];
+    if (skipped(value)) continue;
+    out.add(`${first ? '' : ','}${JSON.stringify(key)}:`);
+    first = false;
+    if (!special(key, value)) out.add(JSON.stringify(value));
+  }
+  out.add('}');
+}
+
+/**
+ * The pieces of a stored object with frozen FieldsV1 in `metadata.managedFields`, or undefined for anything else
+ * (including values with `toJSON` on the way, which JSON.stringify alone handles).
+ */
+function managedFieldsPieces(value: object): readonly string[] | undefined {
+  if (!plain(value) || !plain(value['metadata'])) return undefined;
+  const entries = value['metadata']['managedFields'];
+  if (!Array.isArray(entries) || typeof (entries as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  const sharedFields = (entry: unknown): entry is Record<string, unknown> => plain(entry) && plain(entry['fieldsV1']) && Object.isFrozen(entry['fieldsV1']);
+  if (!entries.some(sharedFields)) return undefined;
+  const out = new Pieces();
+  const entry = (key: string, fields: unknown): boolean => {
+    if (key !== 'fieldsV1' || !plain(fields) || !Object.isFrozen(fields)) return false;
+    out.shared(frozenJson(fields));
+    return true;
+  };
+  const metadata = (key: string, list: unknown): boolean => {
+    if (key !== 'managedFields' || list !== entries) return false;
+    out.add('[');
+    for (let i = 0; i < entries.length; i++) {
+      const item: unknown = entries[i];
+      if (i > 0) out.add(',');
+      if (sharedFields(item)) writeObject(out, item, entry);
+      else out.add(skipped(item) ? 'null' : JSON.stringify(item));
+    }
+    out.add(']');
+    return true;
+  };
+  writeObject(out, value, (key, child) => {
+    if (key !== 'metadata' || !plain(child)) return false;
+    writeObject(out, child, metadata);
+    return true;
+  });
+  return out.done();
 }
 
 /**
