@@ -54,23 +54,39 @@ class Pieces {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const plain = (value: unknown): value is Record<string, unknown> => isObject(value) && typeof value['toJSON'] !== 'function';
+const plain = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
 const skipped = (value: unknown): boolean => value === undefined || typeof value === 'function' || typeof value === 'symbol';
 
-/** `JSON.stringify(obj)` written member by member; `special` writes a member itself and says so. */
-function writeObject(out: Pieces, obj: Record<string, unknown>, special: (key: string, value: unknown) => boolean): void {
-  out.add('{');
-  let first = true;
-  for (const key in obj) {
-    if (!Object.hasOwn(obj, key)) continue;
-    const value = obj[key];
-    if (skipped(value)) continue;
-    out.add(`${first ? '' : ','}${JSON.stringify(key)}:`);
-    first = false;
-    if (!special(key, value)) out.add(JSON.stringify(value));
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  // A plain assignment of "__proto__" would set the prototype instead of a member.
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
+ * `JSON.stringify(obj)` with member `key` written by `write`: the members before and after it are stringified as
+ * two objects (native JSON.stringify, in the same order: integer-like keys come first in both).
+ */
+function writeObject(out: Pieces, obj: Record<string, unknown>, key: string, write: (value: unknown) => void): void {
+  const before: Record<string, unknown> = {};
+  const after: Record<string, unknown> = {};
+  let past = false;
+  for (const member in obj) {
+    if (!Object.hasOwn(obj, member)) continue;
+    if (member === key) past = true;
+    else setOwn(past ? after : before, member, obj[member]);
   }
-  out.add('}');
+  const head = JSON.stringify(before).slice(1, -1);
+  const tail = JSON.stringify(after).slice(1, -1);
+  const value = obj[key];
+  const written = past && !skipped(value);
+  out.add(`{${head}`);
+  if (written) {
+    out.add(`${head === '' ? '' : ','}${JSON.stringify(key)}:`);
+    write(value);
+  }
+  out.add(`${tail !== '' && (head !== '' || written) ? ',' : ''}${tail}}`);
 }
 
 /**
@@ -84,28 +100,16 @@ function managedFieldsPieces(value: object): readonly string[] | undefined {
   const sharedFields = (entry: unknown): entry is Record<string, unknown> => plain(entry) && plain(entry['fieldsV1']) && Object.isFrozen(entry['fieldsV1']);
   if (!entries.some(sharedFields)) return undefined;
   const out = new Pieces();
-  const entry = (key: string, fields: unknown): boolean => {
-    if (key !== 'fieldsV1' || !plain(fields) || !Object.isFrozen(fields)) return false;
-    out.shared(frozenJson(fields));
-    return true;
-  };
-  const metadata = (key: string, list: unknown): boolean => {
-    if (key !== 'managedFields' || list !== entries) return false;
+  writeObject(out, value, 'metadata', (metadata) => writeObject(out, metadata as Record<string, unknown>, 'managedFields', () => {
     out.add('[');
     for (let i = 0; i < entries.length; i++) {
       const item: unknown = entries[i];
       if (i > 0) out.add(',');
-      if (sharedFields(item)) writeObject(out, item, entry);
+      if (sharedFields(item)) writeObject(out, item, 'fieldsV1', (fields) => out.shared(frozenJson(fields as object)));
       else out.add(skipped(item) ? 'null' : JSON.stringify(item));
     }
     out.add(']');
-    return true;
-  };
-  writeObject(out, value, (key, child) => {
-    if (key !== 'metadata' || !plain(child)) return false;
-    writeObject(out, child, metadata);
-    return true;
-  });
+  }));
   return out.done();
 }
 
