@@ -32,9 +32,19 @@ const self = (e: PathElement): PathElement => e;
 /** Field names' FieldsV1 keys as JSON text: the same few hundred names are written again and again. */
 const quotedFields = new Map<string, string>();
 
+/** Other elements' FieldsV1 keys as JSON text: list items of one key share their element (see `listItemId`). */
+const quotedElements = new WeakMap<PathElement, string>();
+
 /** The element's FieldsV1 key as JSON text. */
 function quotedKey(e: PathElement): string {
-  if (e.kind !== 'field') return JSON.stringify(serializePathElement(e));
+  if (e.kind !== 'field') {
+    let text = quotedElements.get(e);
+    if (text === undefined) {
+      text = JSON.stringify(serializePathElement(e));
+      quotedElements.set(e, text);
+    }
+    return text;
+  }
   let text = quotedFields.get(e.name);
   if (text === undefined) {
     if (quotedFields.size >= 16384) quotedFields.clear();

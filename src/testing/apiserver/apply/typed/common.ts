@@ -117,10 +117,28 @@ export function listItemElementOrNone(schema: Schema, list: ListType, item: Json
   }
 }
 
-/** {@link listItemElement} with the element's FieldsV1 key, or undefined for an item that cannot be keyed. */
+/** Key and value elements by FieldsV1 key: equal keys are equal elements, and objects of one shape repeat them. */
+const keyedElements = new Map<string, PathElement>();
+
+/**
+ * {@link listItemElement} with the element's FieldsV1 key, or undefined for an item that cannot be keyed.
+ *
+ * # Guarantees
+ * - The element is shared by every item with the same key (elements are values), so what is derived from it
+ *   (its FieldsV1 text) is derived once.
+ */
 export function listItemId(schema: Schema, list: ListType, item: Json): KeyedItem | undefined {
   const element = listItemElementOrNone(schema, list, item);
-  return element === undefined ? undefined : { element, id: serializePathElement(element) };
+  if (element === undefined) return undefined;
+  const id = serializePathElement(element);
+  let shared = keyedElements.get(id);
+  if (shared === undefined) {
+    // Keys are mostly container, port and condition names; the bound keeps arbitrary ones from growing it forever.
+    if (keyedElements.size >= 16384) keyedElements.clear();
+    shared = element;
+    keyedElements.set(id, shared);
+  }
+  return { element: shared, id };
 }
 
 function keyDefault(schema: Schema, list: ListType, name: string): unknown {

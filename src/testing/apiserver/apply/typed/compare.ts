@@ -40,6 +40,7 @@ export function compareValues(typed: TypedSchema, lhs: Json | undefined, rhs: Js
 
 function compare(walk: Walk, lhs: Json | undefined, rhs: Json | undefined, ref: TypeRef | undefined): void {
   if (ref === undefined) return;
+  if (lhs === undefined) return compareAdded(walk, rhs, ref);
   const atom = resolveAtom(walk.typed.schema, ref);
   const left = deducedMembers(atom, lhs);
   const right = deducedMembers(atom, rhs);
@@ -63,6 +64,42 @@ function compareAs(walk: Walk, atom: Atom, members: number, lhs: Json | undefine
     case 'scalar': return leaf(walk, lhs, rhs);
     case 'list': return compareList(walk, atom.list!, lhs, rhs);
   }
+}
+
+/**
+ * `compare(walk, undefined, rhs, ref)`, the walk of a subtree that is all new (every create is one): each node
+ * is added, as a leaf or after its children, in the same cases and order as the general walk.
+ */
+function compareAdded(walk: Walk, rhs: Json | undefined, ref: TypeRef): void {
+  const atom = resolveAtom(walk.typed.schema, ref);
+  const shape = shapeOf(deducedMembers(atom, rhs));
+  if (shape === 'map' && rhs !== undefined) {
+    const type = atom.map!;
+    const r = asMap(rhs);
+    if (type.relationship !== 'atomic' && r !== undefined && !isEmptyMap(r)) {
+      for (const key of Object.keys(r)) {
+        const childType = fieldType(type, key);
+        if (childType === undefined) continue;
+        walk.path.push(fieldElement(key));
+        compareAdded(walk, r[key], childType);
+        walk.path.pop();
+      }
+    }
+  } else if (shape === 'list' && rhs !== undefined) {
+    const type = atom.list!;
+    const r = asList(rhs);
+    if (type.relationship !== 'atomic' && r !== undefined && r.length > 0) {
+      const elements = new Map<string, PathElement>();
+      for (const [id, items] of group(walk, type, r, elements)) {
+        walk.path.push(elements.get(id)!);
+        // A key given twice is added as the item alone, as the general walk adds it.
+        if (items.length === 1) compareAdded(walk, items[0], type.elementType);
+        else walk.added.insert(walk.path);
+        walk.path.pop();
+      }
+    }
+  }
+  walk.added.insert(walk.path);
 }
 
 function leaf(walk: Walk, lhs: Json | undefined, rhs: Json | undefined): true {
