@@ -50,20 +50,49 @@ export function storedFieldsV1(set: FieldSet): object {
   return fieldsV1;
 }
 
+/** Sets of FieldsV1 that requests carried (not stored ones), by JSON text, least recently used first. */
+const sentSets = new Map<string, FieldSet>();
+
 /**
- * `FieldSet.fromFieldsV1`, read once for the shared objects {@link storedFieldsV1} hands out.
+ * `FieldSet.fromFieldsV1`, read once for the FieldsV1 this server stores or is sent again and again.
  *
  * # Guarantees
- * - Same result and errors as `FieldSet.fromFieldsV1(fieldsV1)`; only frozen objects this module made are looked
- *   up, so a FieldsV1 object that a request carried, or one stored in another form, is always read afresh.
+ * - Same result and errors as `FieldSet.fromFieldsV1(fieldsV1)`.
+ * - A stored FieldsV1 object ({@link storedFieldsV1}) is looked up by identity; a FieldsV1 a request carries (a
+ *   client sends back what it read; objects made from one template carry the same entries) by its JSON text, and
+ *   only when it is plain nested objects, so that its text says everything about it.
  */
 export function readFieldsV1(fieldsV1: unknown): FieldSet {
-  if (typeof fieldsV1 === 'object' && fieldsV1 !== null) {
-    const known = recentSets.get(fieldsV1);
-    if (known !== undefined) {
-      remember(fieldsV1, known);
-      return known;
-    }
+  if (typeof fieldsV1 !== 'object' || fieldsV1 === null) return FieldSet.fromFieldsV1(fieldsV1);
+  const known = recentSets.get(fieldsV1);
+  if (known !== undefined) {
+    remember(fieldsV1, known);
+    return known;
   }
-  return FieldSet.fromFieldsV1(fieldsV1);
+  if (Object.isFrozen(fieldsV1) || !nestedObjectsOnly(fieldsV1)) return FieldSet.fromFieldsV1(fieldsV1);
+  const text = JSON.stringify(fieldsV1);
+  const stored = byText.get(text)?.deref();
+  if (stored !== undefined) {
+    const set = recentSets.get(stored) ?? FieldSet.fromFieldsV1(stored);
+    remember(stored, set);
+    return set;
+  }
+  let set = sentSets.get(text);
+  if (set === undefined) {
+    set = FieldSet.fromFieldsV1(fieldsV1);
+    if (sentSets.size >= recentLimit) sentSets.delete(sentSets.keys().next().value!);
+  } else sentSets.delete(text);
+  sentSets.set(text, set);
+  return set;
+}
+
+/** True when every value below is a plain object with plain-object values (what FieldsV1 is made of). */
+function nestedObjectsOnly(value: object): boolean {
+  if (Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const child = (value as Record<string, unknown>)[key];
+    if (typeof child !== 'object' || child === null || !nestedObjectsOnly(child)) return false;
+  }
+  return true;
 }
