@@ -3,6 +3,7 @@
  * text is shared by every GET, list page and watch line that carries it, as kube-apiserver's watch cache does.
  * @module
  */
+import { setMember } from './object.js';
 
 /** A frozen value's text, or the pieces it is joined from (see {@link frozenJson}). */
 type Text = string | readonly string[];
@@ -58,12 +59,6 @@ const plain = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
 const skipped = (value: unknown): boolean => value === undefined || typeof value === 'function' || typeof value === 'symbol';
 
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  // A plain assignment of "__proto__" would set the prototype instead of a member.
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
-
 /**
  * `JSON.stringify(obj)` with member `key` written by `write`: the members before and after it are stringified as
  * two objects (native JSON.stringify, in the same order: integer-like keys come first in both).
@@ -75,7 +70,7 @@ function writeObject(out: Pieces, obj: Record<string, unknown>, key: string, wri
   for (const member in obj) {
     if (!Object.hasOwn(obj, member)) continue;
     if (member === key) past = true;
-    else setOwn(past ? after : before, member, obj[member]);
+    else setMember(past ? after : before, member, obj[member]);
   }
   const head = JSON.stringify(before).slice(1, -1);
   const tail = JSON.stringify(after).slice(1, -1);
