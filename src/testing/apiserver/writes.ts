@@ -6,7 +6,7 @@ import { writeOptions } from './apply/index.js';
 import { applyRequest, tracker } from './fields.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError } from './patch/index.js';
 import { atVersion } from './negotiate.js';
-import { cloneJson, isPlainObject, objectKey, type KubeObject } from './object.js';
+import { isPlainObject, objectKey, type KubeObject } from './object.js';
 import { groupVersion, storageKey } from './resource.js';
 import { alreadyExists, ApiError, badRequest, forbidden, methodNotAllowed, notFound, unknownPatchType, unsupportedMediaType } from './status.js';
 import { generateName, isNoop, prepareCreate, prepareUpdate } from './strategy.js';
@@ -140,9 +140,10 @@ function runPatch(target: RequestTarget, type: string, base: KubeObject, patch: 
 }
 
 /**
- * Applies a PATCH body of `contentType` to `base` (a mutable copy of what the client sees) and returns the result.
+ * Applies a PATCH body of `contentType` to `base` (what the client sees) and returns the result.
  *
  * # Guarantees
+ * - `base` is only read (the patch functions are pure); the result shares nothing with it, so it may be changed.
  * - Unknown types are 415 (`application/apply-patch+yaml` goes to `applyRequest`, not here); an unparsable
  *   patch is 400; a patch that cannot apply is the patch library's 400/409/422.
  */
@@ -177,7 +178,7 @@ export function patch(state: ServerState, target: RequestTarget, contentType: st
   const { manager } = writeOptions(query, 'patch', false, userAgent);
   const dryRun = isDryRun(query);
   const old = mustGet(state, target);
-  const patched = patchDocument(target, contentType, raw, cloneJson(present(target, old)));
+  const patched = patchDocument(target, contentType, raw, present(target, old));
   if (patched.metadata.resourceVersion === undefined || patched.metadata.resourceVersion === null) {
     patched.metadata.resourceVersion = old.metadata.resourceVersion;
   }
