@@ -16,17 +16,23 @@ const cache = new WeakMap<object, Text>();
  * # Guarantees
  * - Only frozen values are cached: stored objects are deep-frozen, so their text can never go stale.
  * - The entry lives as long as the object (a WeakMap): replaced or deleted objects free their text too.
- * - A stored object's managedFields FieldsV1 objects (frozen, and shared between objects with the same set) are
- *   kept as their own cached text, which the object's text is joined with when asked for: that text, often the
- *   larger part of a small object, is held once rather than once per object.
+ * - A stored object's `metadata.managedFields` list, and each FieldsV1 object in it, keep their own cached text,
+ *   which the object's text is joined from when asked for: the field manager shares those lists and FieldsV1
+ *   objects between objects (see `apply/stored-fields.ts`), and their text, often the larger part of a small
+ *   object, is then held once rather than once per object.
  */
 export function frozenJson(value: object): string {
+  const text = cachedText(value);
+  return typeof text === 'string' ? text : text.join('');
+}
+
+function cachedText(value: object): Text {
   let text = cache.get(value);
   if (text === undefined) {
-    text = managedFieldsPieces(value) ?? JSON.stringify(value);
+    text = (Array.isArray(value) ? entriesPieces(value) : objectPieces(value)) ?? JSON.stringify(value);
     cache.set(value, text);
   }
-  return typeof text === 'string' ? text : text.join('');
+  return text;
 }
 
 /** Text built in pieces: own text, with shared texts kept as separate pieces. */
@@ -50,6 +56,7 @@ class Pieces {
 
   /** Own text so far as one flat string (`join` builds one; `+=` would keep a rope of every part). */
   private cut(): void {
+    if (this.pending.length === 0) return;
     this.parts.push(this.pending.join(''));
     this.pending = [];
   }
@@ -84,26 +91,40 @@ function writeObject(out: Pieces, obj: Record<string, unknown>, key: string, wri
   out.add(`${tail !== '' && (head !== '' || written) ? ',' : ''}${tail}}`);
 }
 
+/** A managedFields entry whose FieldsV1 object is frozen (and so has its own cached text). */
+function sharesFields(entry: unknown): entry is Record<string, unknown> {
+  return plain(entry) && plain(entry['fieldsV1']) && Object.isFrozen(entry['fieldsV1']);
+}
+
+/** The pieces of a managedFields list, each frozen FieldsV1 object's text a piece of its own; else undefined. */
+function entriesPieces(entries: readonly unknown[]): readonly string[] | undefined {
+  if (typeof (entries as { toJSON?: unknown }).toJSON === 'function' || !entries.some(sharesFields)) return undefined;
+  const out = new Pieces();
+  out.add('[');
+  for (let i = 0; i < entries.length; i++) {
+    const item: unknown = entries[i];
+    if (i > 0) out.add(',');
+    if (sharesFields(item)) writeObject(out, item, 'fieldsV1', (fields) => out.shared(frozenJson(fields as object)));
+    else out.add(skipped(item) ? 'null' : JSON.stringify(item));
+  }
+  out.add(']');
+  return out.done();
+}
+
 /**
- * The pieces of a stored object with frozen FieldsV1 in `metadata.managedFields`, or undefined for anything else
- * (including values with `toJSON` on the way, which JSON.stringify alone handles).
+ * The pieces of a stored object whose `metadata.managedFields` is a frozen list (every stored object's is): the
+ * list's own cached pieces in the middle; undefined for anything else (including values with `toJSON` on the
+ * way, which JSON.stringify alone handles).
  */
-function managedFieldsPieces(value: object): readonly string[] | undefined {
+function objectPieces(value: object): readonly string[] | undefined {
   if (!plain(value) || !plain(value['metadata'])) return undefined;
   const entries = value['metadata']['managedFields'];
-  if (!Array.isArray(entries) || typeof (entries as { toJSON?: unknown }).toJSON === 'function') return undefined;
-  const sharedFields = (entry: unknown): entry is Record<string, unknown> => plain(entry) && plain(entry['fieldsV1']) && Object.isFrozen(entry['fieldsV1']);
-  if (!entries.some(sharedFields)) return undefined;
+  if (!Array.isArray(entries) || !Object.isFrozen(entries)) return undefined;
   const out = new Pieces();
   writeObject(out, value, 'metadata', (metadata) => writeObject(out, metadata as Record<string, unknown>, 'managedFields', () => {
-    out.add('[');
-    for (let i = 0; i < entries.length; i++) {
-      const item: unknown = entries[i];
-      if (i > 0) out.add(',');
-      if (sharedFields(item)) writeObject(out, item, 'fieldsV1', (fields) => out.shared(frozenJson(fields as object)));
-      else out.add(skipped(item) ? 'null' : JSON.stringify(item));
-    }
-    out.add(']');
+    const list = cachedText(entries);
+    if (typeof list === 'string') out.shared(list);
+    else for (const piece of list) out.shared(piece);
   }));
   return out.done();
 }

@@ -5,7 +5,7 @@
  */
 import { timestamp } from '../object.js';
 import type { FieldSet } from './fieldset.js';
-import { readFieldsV1, storedFieldsV1 } from './stored-fields.js';
+import { readFieldsV1, storedEntries, storedFieldsV1 } from './stored-fields.js';
 import type { ManagedFields } from './updater.js';
 
 /** A `metav1.ManagedFieldsEntry` as JSON. */
@@ -108,8 +108,9 @@ function seconds(time: string | undefined): number {
 /**
  * `encodeManagedFields`: managers → entries, sorted as the real server sorts them (operation, then time in
  * seconds, then manager, apiVersion and subresource). Undefined when there are none (the field is omitted).
+ * The list is frozen and shared (see `storedEntries`): store it as it is.
  */
-export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | undefined {
+export function encodeManagedFields(managed: Managed): readonly ManagedFieldsEntry[] | undefined {
   if (managed.fields.size === 0) return undefined;
   const entries: ManagedFieldsEntry[] = [];
   for (const [id, owned] of managed.fields) {
@@ -126,7 +127,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     });
   }
   const text = (s: string | undefined) => s ?? '';
-  return entries.sort((p, q) => {
+  entries.sort((p, q) => {
     if (p.operation !== q.operation) return text(p.operation) < text(q.operation) ? -1 : 1;
     const ps = seconds(p.time);
     const qs = seconds(q.time);
@@ -136,6 +137,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     }
     return 0;
   });
+  return storedEntries(entries);
 }
 
 /** The most update managers an object keeps; older ones are folded into `ancient-changes` (`capManagersManager`). */

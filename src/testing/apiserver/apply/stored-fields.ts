@@ -1,17 +1,47 @@
 /**
- * FieldsV1 as the server stores them: one deep-frozen FieldsV1 object per distinct field set, shared by every stored
- * object whose managedFields hold that set, and the set a stored FieldsV1 object encodes remembered for the next
- * writes, so entries a write leaves alone are neither parsed again nor rebuilt.
+ * managedFields as the server stores them: one deep-frozen FieldsV1 object per distinct field set, and one
+ * deep-frozen entry list per distinct list of entries, shared by every stored object that holds them (objects made
+ * from one template, written in the same second, hold the same ones); and the set a stored FieldsV1 object encodes
+ * remembered for the next writes, so entries a write leaves alone are neither parsed again nor rebuilt.
  * @module
  */
 import { deepFreeze } from '../object.js';
 import { FieldSet } from './fieldset.js';
+import type { ManagedFieldsEntry } from './managed.js';
 
-/** Shared FieldsV1 objects by their JSON text; an entry goes when nothing stores its object any more. */
-const byText = new Map<string, WeakRef<object>>();
-const forgetText = new FinalizationRegistry<string>((text) => {
-  if (byText.get(text)?.deref() === undefined) byText.delete(text);
-});
+/** Shared frozen values by a text that identifies them; an entry goes when nothing stores its value any more. */
+class Interned<T extends object> {
+  private readonly byKey = new Map<string, WeakRef<T>>();
+  private readonly forget = new FinalizationRegistry<string>((key) => {
+    if (this.byKey.get(key)?.deref() === undefined) this.byKey.delete(key);
+  });
+
+  /** The value interned under `key`, or `make()` frozen and interned now. */
+  get(key: string, make: () => T): T {
+    let value = this.byKey.get(key)?.deref();
+    if (value === undefined) {
+      value = deepFreeze(make());
+      this.byKey.set(key, new WeakRef(value));
+      this.forget.register(value, key);
+    }
+    return value;
+  }
+
+  /** The value interned under `key`, if any. */
+  find(key: string): T | undefined {
+    return this.byKey.get(key)?.deref();
+  }
+}
+
+/** Shared FieldsV1 objects by their JSON text. */
+const byText = new Interned<object>();
+
+/** A number per shared FieldsV1 object, which entry lists are told apart by. */
+const fieldsIds = new WeakMap<object, number>();
+let nextFieldsId = 0;
+
+/** Shared entry lists by their entries' scalar fields and FieldsV1 numbers. */
+const byEntries = new Interned<readonly ManagedFieldsEntry[]>();
 
 /** The shared FieldsV1 object of each set built here or read back (sets are immutable once built). */
 const fieldsOfSet = new WeakMap<FieldSet, object>();
@@ -38,16 +68,32 @@ export function storedFieldsV1(set: FieldSet): object {
   let fieldsV1 = fieldsOfSet.get(set);
   if (fieldsV1 === undefined) {
     const text = set.toFieldsV1Text();
-    fieldsV1 = byText.get(text)?.deref();
-    if (fieldsV1 === undefined) {
-      fieldsV1 = deepFreeze(JSON.parse(text) as object);
-      byText.set(text, new WeakRef(fieldsV1));
-      forgetText.register(fieldsV1, text);
-    }
+    fieldsV1 = byText.get(text, () => {
+      const made = JSON.parse(text) as object;
+      fieldsIds.set(made, nextFieldsId++);
+      return made;
+    });
     fieldsOfSet.set(set, fieldsV1);
   }
   remember(fieldsV1, set);
   return fieldsV1;
+}
+
+/**
+ * The entry list to store for `entries`, whose FieldsV1 come from {@link storedFieldsV1}.
+ *
+ * # Guarantees
+ * - Equal to `entries` (same entries, members in the same order), deep-frozen, and the same list for equal entries
+ *   while any stored object still holds it.
+ */
+export function storedEntries(entries: ManagedFieldsEntry[]): readonly ManagedFieldsEntry[] {
+  const key: unknown[] = [];
+  for (const e of entries) {
+    const fields = typeof e.fieldsV1 === 'object' && e.fieldsV1 !== null ? fieldsIds.get(e.fieldsV1) : undefined;
+    if (fields === undefined) return entries;
+    key.push([e.manager ?? null, e.operation ?? null, e.apiVersion ?? null, e.time ?? null, e.fieldsType ?? null, e.subresource ?? null, Object.keys(e).join(), fields]);
+  }
+  return byEntries.get(JSON.stringify(key), () => entries);
 }
 
 /** Sets of FieldsV1 that requests carried (not stored ones), by JSON text, least recently used first. */
@@ -71,7 +117,7 @@ export function readFieldsV1(fieldsV1: unknown): FieldSet {
   }
   if (Object.isFrozen(fieldsV1) || !nestedObjectsOnly(fieldsV1)) return FieldSet.fromFieldsV1(fieldsV1);
   const text = JSON.stringify(fieldsV1);
-  const stored = byText.get(text)?.deref();
+  const stored = byText.find(text);
   if (stored !== undefined) {
     const set = recentSets.get(stored) ?? FieldSet.fromFieldsV1(stored);
     remember(stored, set);
