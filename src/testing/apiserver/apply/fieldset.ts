@@ -89,13 +89,25 @@ export class FieldSet {
 
   /** Adds `element` as a member at this level (building only). */
   insertMember(element: PathElement): void {
-    const at = search(this.members, element, self);
-    if (at < 0) this.members.splice(-at - 1, 0, element);
+    const members = this.members;
+    // Elements often come in order (sorted FieldsV1, sorted keys): appending needs no search.
+    if (members.length === 0 || comparePathElements(members[members.length - 1]!, element) < 0) {
+      members.push(element);
+      return;
+    }
+    const at = search(members, element, self);
+    if (at < 0) members.splice(-at - 1, 0, element);
   }
 
   /** The child set under `element`, created when missing (building only). */
   descend(element: PathElement): FieldSet {
-    const at = search(this.children, element, childElement);
+    const children = this.children;
+    if (children.length === 0 || comparePathElements(children[children.length - 1]!.element, element) < 0) {
+      const set = new FieldSet();
+      children.push({ element, set });
+      return set;
+    }
+    const at = search(children, element, childElement);
     if (at >= 0) return this.children[at]!.set;
     const set = new FieldSet();
     this.children.splice(-at - 1, 0, { element, set });
@@ -279,19 +291,26 @@ export class FieldSetBuilder {
 
   /** `set.insert(path)`. */
   insert(path: Path): void {
-    const last = path.length - 1;
-    if (last < 0) return;
-    const reached = Math.min(this.depth, last);
+    if (path.length === 0) return;
+    this.nodeAt(path, path.length - 1).insertMember(path[path.length - 1]!);
+  }
+
+  /**
+   * The node of the first `length` elements of `path`, created as needed (building only: the caller adds a member
+   * to it, so it is never left empty).
+   */
+  nodeAt(path: Path, length: number): FieldSet {
+    const reached = Math.min(this.depth, length);
     let depth = 0;
     while (depth < reached && this.via[depth] === path[depth]) depth++;
     let node = this.nodes[depth]!;
-    for (; depth < last; depth++) {
+    for (; depth < length; depth++) {
       node = node.descend(path[depth]!);
       this.via[depth] = path[depth]!;
       this.nodes[depth + 1] = node;
     }
     this.depth = depth;
-    node.insertMember(path[last]!);
+    return node;
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { keyElement, pathElementToString, serializePathElement, type PathElement } from '../path.js';
 import type { Atom, ListType, MapType, Schema, TypeRef } from '../schema.js';
-import { isMap, type Json, type JsonMap } from '../value.js';
+import { goJson, isMap, type Json, type JsonMap } from '../value.js';
 
 /** One validation error; `path` is SMD's path string (`.spec.containers[name="a"].image`). */
 export interface TypedError {
@@ -128,6 +128,16 @@ const keyedElements = new Map<string, PathElement>();
  *   (its FieldsV1 text) is derived once.
  */
 export function listItemId(schema: Schema, list: ListType, item: Json): KeyedItem | undefined {
+  // The common case, one key field given as a string (`name`), keyed without building the element first.
+  if (list.relationship === 'associative' && list.keys.length === 1 && isMap(item)) {
+    const name = list.keys[0]!;
+    const value = Object.hasOwn(item, name) ? item[name] : undefined;
+    if (typeof value === 'string') {
+      const id = `k:{${goJson(name)}:${goJson(value)}}`;
+      const shared = keyedElements.get(id);
+      if (shared !== undefined) return { element: shared, id };
+    }
+  }
   const element = listItemElementOrNone(schema, list, item);
   if (element === undefined) return undefined;
   const id = serializePathElement(element);

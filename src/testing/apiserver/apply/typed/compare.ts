@@ -46,15 +46,12 @@ function compare(walk: Walk, lhs: Json | undefined, rhs: Json | undefined, ref: 
   const right = deducedMembers(atom, rhs);
   let inLeaf: boolean;
   if (rhs === undefined) inLeaf = compareAs(walk, atom, left, lhs, rhs);
-  else if (lhs === undefined || left === right) inLeaf = compareAs(walk, atom, right, lhs, rhs);
+  else if (left === right) inLeaf = compareAs(walk, atom, right, lhs, rhs);
   else {
     compareAs(walk, atom, left, lhs, rhs);
     inLeaf = compareAs(walk, atom, right, lhs, rhs);
   }
-  if (!inLeaf) {
-    if (lhs === undefined) walk.added.insert(walk.path);
-    else if (rhs === undefined) walk.removed.insert(walk.path);
-  }
+  if (!inLeaf && rhs === undefined) walk.removed.insert(walk.path);
 }
 
 /** Compares under one deduced shape of `atom`; true when the node was a leaf (and recorded as one). */
@@ -68,38 +65,47 @@ function compareAs(walk: Walk, atom: Atom, members: number, lhs: Json | undefine
 
 /**
  * `compare(walk, undefined, rhs, ref)`, the walk of a subtree that is all new (every create is one): each node
- * is added, as a leaf or after its children, in the same cases and order as the general walk.
+ * is added, as a leaf or after its children, in the same cases as the general walk. Nodes are added straight into
+ * the set's tree below the node of the subtree's parent, not by path from the root.
  */
 function compareAdded(walk: Walk, rhs: Json | undefined, ref: TypeRef): void {
+  const path = walk.path;
+  if (path.length === 0) addNode(walk, walk.added.set, undefined, rhs, ref);
+  else addNode(walk, walk.added.nodeAt(path, path.length - 1), path[path.length - 1]!, rhs, ref);
+}
+
+/**
+ * Adds `element` below `parent` as a member, with everything `value` (of type `ref`) holds below it; without an
+ * element, adds what `value` holds to `parent` itself (the root).
+ */
+function addNode(walk: Walk, parent: FieldSet, element: PathElement | undefined, value: Json | undefined, ref: TypeRef): void {
   const atom = resolveAtom(walk.typed.schema, ref);
-  const shape = shapeOf(deducedMembers(atom, rhs));
-  if (shape === 'map' && rhs !== undefined) {
+  const shape = shapeOf(deducedMembers(atom, value));
+  // The element's node is created on its first child only: a node without children must not appear in the set.
+  let node = element === undefined ? parent : undefined;
+  if (shape === 'map' && value !== undefined) {
     const type = atom.map!;
-    const r = asMap(rhs);
-    if (type.relationship !== 'atomic' && r !== undefined && !isEmptyMap(r)) {
-      for (const key of Object.keys(r)) {
+    const map = asMap(value);
+    if (type.relationship !== 'atomic' && map !== undefined) {
+      for (const key of Object.keys(map)) {
         const childType = fieldType(type, key);
-        if (childType === undefined) continue;
-        walk.path.push(fieldElement(key));
-        compareAdded(walk, r[key], childType);
-        walk.path.pop();
+        if (childType !== undefined) addNode(walk, (node ??= parent.descend(element!)), fieldElement(key), map[key], childType);
       }
     }
-  } else if (shape === 'list' && rhs !== undefined) {
+  } else if (shape === 'list' && value !== undefined) {
     const type = atom.list!;
-    const r = asList(rhs);
-    if (type.relationship !== 'atomic' && r !== undefined && r.length > 0) {
+    const list = asList(value);
+    if (type.relationship !== 'atomic' && list !== undefined && list.length > 0) {
       const elements = new Map<string, PathElement>();
-      for (const [id, items] of group(walk, type, r, elements)) {
-        walk.path.push(elements.get(id)!);
+      for (const [id, items] of group(walk, type, list, elements)) {
+        node ??= parent.descend(element!);
         // A key given twice is added as the item alone, as the general walk adds it.
-        if (items.length === 1) compareAdded(walk, items[0], type.elementType);
-        else walk.added.insert(walk.path);
-        walk.path.pop();
+        if (items.length === 1) addNode(walk, node, elements.get(id)!, items[0], type.elementType);
+        else node.insertMember(elements.get(id)!);
       }
     }
   }
-  walk.added.insert(walk.path);
+  if (element !== undefined) parent.insertMember(element);
 }
 
 function leaf(walk: Walk, lhs: Json | undefined, rhs: Json | undefined): true {
