@@ -43,18 +43,26 @@ let nextFieldsId = 0;
 /** Shared entry lists by their entries' scalar fields and FieldsV1 numbers. */
 const byEntries = new Interned<readonly ManagedFieldsEntry[]>();
 
-/** The shared FieldsV1 object of each set built here or read back (sets are immutable once built). */
-const fieldsOfSet = new WeakMap<FieldSet, object>();
-
-/** Recently read or written shared FieldsV1 objects → their sets, least recently used first. */
+/** Recently read shared FieldsV1 objects → their sets, least recently used first. */
 const recentSets = new Map<object, FieldSet>();
+/** The same pairs the other way round: a set read back → its shared FieldsV1 (sets are immutable once built). */
+const recentFields = new Map<FieldSet, object>();
 /** Bounds what the cache keeps alive when objects do not share their sets (about 7 KB per pod-sized set). */
 const recentLimit = 1024;
 
 function remember(fieldsV1: object, set: FieldSet): void {
-  recentSets.delete(fieldsV1);
+  const known = recentSets.get(fieldsV1);
+  if (known !== undefined) {
+    recentSets.delete(fieldsV1);
+    if (known !== set) recentFields.delete(known);
+  }
   recentSets.set(fieldsV1, set);
-  if (recentSets.size > recentLimit) recentSets.delete(recentSets.keys().next().value!);
+  recentFields.set(set, fieldsV1);
+  if (recentSets.size > recentLimit) {
+    const [oldest, itsSet] = recentSets.entries().next().value!;
+    recentSets.delete(oldest);
+    recentFields.delete(itsSet);
+  }
 }
 
 /**
@@ -63,20 +71,22 @@ function remember(fieldsV1: object, set: FieldSet): void {
  * # Guarantees
  * - Equal to `set.toFieldsV1()` (same keys in the same order), deep-frozen, and the same object for every equal set
  *   while any stored object still holds it: objects made from one template share their managedFields' FieldsV1.
+ * - A set read back from a shared FieldsV1 and left unchanged by the write gets that FieldsV1 without being written
+ *   out again. Sets a write made are not remembered (each is used once): their FieldsV1 is read once, on the next
+ *   write, for every object that shares it.
  */
 export function storedFieldsV1(set: FieldSet): object {
-  let fieldsV1 = fieldsOfSet.get(set);
-  if (fieldsV1 === undefined) {
-    const text = set.toFieldsV1Text();
-    fieldsV1 = byText.get(text, () => {
-      const made = JSON.parse(text) as object;
-      fieldsIds.set(made, nextFieldsId++);
-      return made;
-    });
-    fieldsOfSet.set(set, fieldsV1);
+  const known = recentFields.get(set);
+  if (known !== undefined) {
+    remember(known, set);
+    return known;
   }
-  remember(fieldsV1, set);
-  return fieldsV1;
+  const text = set.toFieldsV1Text();
+  return byText.get(text, () => {
+    const made = JSON.parse(text) as object;
+    fieldsIds.set(made, nextFieldsId++);
+    return made;
+  });
 }
 
 /**
@@ -110,25 +120,24 @@ const sentSets = new Map<string, FieldSet>();
  */
 export function readFieldsV1(fieldsV1: unknown): FieldSet {
   if (typeof fieldsV1 !== 'object' || fieldsV1 === null) return FieldSet.fromFieldsV1(fieldsV1);
-  const known = recentSets.get(fieldsV1);
-  if (known !== undefined) {
-    remember(fieldsV1, known);
-    return known;
-  }
+  if (fieldsIds.has(fieldsV1)) return readShared(fieldsV1);
   if (Object.isFrozen(fieldsV1) || !nestedObjectsOnly(fieldsV1)) return FieldSet.fromFieldsV1(fieldsV1);
   const text = JSON.stringify(fieldsV1);
   const stored = byText.find(text);
-  if (stored !== undefined) {
-    const set = recentSets.get(stored) ?? FieldSet.fromFieldsV1(stored);
-    remember(stored, set);
-    return set;
-  }
+  if (stored !== undefined) return readShared(stored);
   let set = sentSets.get(text);
   if (set === undefined) {
     set = FieldSet.fromFieldsV1(fieldsV1);
     if (sentSets.size >= recentLimit) sentSets.delete(sentSets.keys().next().value!);
   } else sentSets.delete(text);
   sentSets.set(text, set);
+  return set;
+}
+
+/** The set of a shared FieldsV1 object ({@link storedFieldsV1}), read once while it is in use. */
+function readShared(fieldsV1: object): FieldSet {
+  const set = recentSets.get(fieldsV1) ?? FieldSet.fromFieldsV1(fieldsV1);
+  remember(fieldsV1, set);
   return set;
 }
 
