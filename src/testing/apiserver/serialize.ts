@@ -23,7 +23,12 @@ const cache = new WeakMap<object, Text>();
  */
 export function frozenJson(value: object): string {
   const text = cachedText(value);
-  return typeof text === 'string' ? text : text.join('');
+  if (typeof text === 'string') return text;
+  // Concatenated, not joined: the result is a rope over the cached pieces, copied once, when it is written out
+  // (usually as part of a larger response or chunk of watch lines).
+  let out = '';
+  for (const piece of text) out += piece;
+  return out;
 }
 
 function cachedText(value: object): Text {
