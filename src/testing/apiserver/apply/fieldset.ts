@@ -200,9 +200,23 @@ export class FieldSet {
 
   /** Structural equality. */
   equals(other: FieldSet): boolean {
-    return this.members.length === other.members.length && this.members.every((m, i) => equalPathElements(m, other.members[i]!))
-      && this.children.length === other.children.length
-      && this.children.every((c, i) => equalPathElements(c.element, other.children[i]!.element) && c.set.equals(other.children[i]!.set));
+    if (this === other) return true;
+    const members = this.members;
+    const children = this.children;
+    if (members.length !== other.members.length || children.length !== other.children.length) return false;
+    // Elements are values, and most are shared (field names, list keys): identity settles most comparisons.
+    for (let i = 0; i < members.length; i++) {
+      const a = members[i]!;
+      const b = other.members[i]!;
+      if (a !== b && !equalPathElements(a, b)) return false;
+    }
+    for (let i = 0; i < children.length; i++) {
+      const a = children[i]!;
+      const b = other.children[i]!;
+      if (a.element !== b.element && !equalPathElements(a.element, b.element)) return false;
+      if (!a.set.equals(b.set)) return false;
+    }
+    return true;
   }
 
   /** The FieldsV1 JSON object (`{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`). */

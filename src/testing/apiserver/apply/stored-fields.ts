@@ -81,13 +81,29 @@ export function storedFieldsV1(set: FieldSet): object {
     remember(known, set);
     return known;
   }
+  // Writes of objects from one template make equal sets one after another: comparing with the last few is
+  // cheaper than writing the text out and looking it up.
+  for (let i = 0; i < recentlyMade.length; i++) {
+    const made = recentlyMade[i]!;
+    if (made.set.equals(set)) {
+      if (i > 0) recentlyMade.unshift(...recentlyMade.splice(i, 1));
+      return made.fieldsV1;
+    }
+  }
   const text = set.toFieldsV1Text();
-  return byText.get(text, () => {
+  const fieldsV1 = byText.get(text, () => {
     const made = JSON.parse(text) as object;
     fieldsIds.set(made, nextFieldsId++);
     return made;
   });
+  recentlyMade.unshift({ set, fieldsV1 });
+  if (recentlyMade.length > recentlyMadeLimit) recentlyMade.pop();
+  return fieldsV1;
 }
+
+/** The last sets written out, with their shared FieldsV1, most recent first. */
+const recentlyMade: { readonly set: FieldSet; readonly fieldsV1: object }[] = [];
+const recentlyMadeLimit = 4;
 
 /**
  * The entry list to store for `entries`, whose FieldsV1 come from {@link storedFieldsV1}.
