@@ -221,7 +221,7 @@ export class FieldSet {
 
   /** The FieldsV1 JSON object (`{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`). */
   toFieldsV1(): Record<string, unknown> {
-    return this.emit(false);
+    return JSON.parse(this.toFieldsV1Text()) as Record<string, unknown>;
   }
 
   /** `JSON.stringify(this.toFieldsV1())`, written directly. */
@@ -248,27 +248,6 @@ export class FieldSet {
       }
     }
     return `${out}}`;
-  }
-
-  private emit(includeSelf: boolean): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    if (includeSelf && (this.members.length > 0 || this.children.length > 0)) out['.'] = {};
-    let mi = 0;
-    let ci = 0;
-    while (mi < this.members.length || ci < this.children.length) {
-      const m = this.members[mi];
-      const c = this.children[ci];
-      const order = m === undefined ? 1 : c === undefined ? -1 : comparePathElements(m, c.element);
-      if (order < 0) {
-        out[serializePathElement(m!)] = {};
-        mi++;
-      } else {
-        out[serializePathElement(c!.element)] = c!.set.emit(order === 0);
-        if (order === 0) mi++;
-        ci++;
-      }
-    }
-    return out;
   }
 
   /**
