@@ -106,13 +106,46 @@ const recentlyMade: { readonly set: FieldSet; readonly fieldsV1: object }[] = []
 const recentlyMadeLimit = 4;
 
 /**
- * The entry list to store for `entries`, whose FieldsV1 come from {@link storedFieldsV1}.
+ * The entry list to store for `entries`, as `encodeManagedFields` builds them (FieldsV1 from
+ * {@link storedFieldsV1}, members in one order, optional ones only when set).
  *
  * # Guarantees
  * - Equal to `entries` (same entries, members in the same order), deep-frozen, and the same list for equal entries
  *   while any stored object still holds it.
  */
 export function storedEntries(entries: ManagedFieldsEntry[]): readonly ManagedFieldsEntry[] {
+  for (let i = 0; i < recentLists.length; i++) {
+    const list = recentLists[i]!;
+    if (sameEntries(list, entries)) {
+      if (i > 0) recentLists.unshift(...recentLists.splice(i, 1));
+      return list;
+    }
+  }
+  const shared = internEntries(entries);
+  if (shared !== entries) {
+    recentLists.unshift(shared);
+    if (recentLists.length > recentlyMadeLimit) recentLists.pop();
+  }
+  return shared;
+}
+
+/** The last shared entry lists handed out, most recent first. */
+const recentLists: (readonly ManagedFieldsEntry[])[] = [];
+
+/** Equal lists as `encodeManagedFields` builds them (members in one order, optional ones only when set). */
+function sameEntries(a: readonly ManagedFieldsEntry[], b: readonly ManagedFieldsEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.fieldsV1 !== y.fieldsV1 || x.manager !== y.manager || x.operation !== y.operation || x.apiVersion !== y.apiVersion
+      || x.time !== y.time || x.fieldsType !== y.fieldsType || x.subresource !== y.subresource
+      || Object.keys(x).length !== Object.keys(y).length) return false;
+  }
+  return true;
+}
+
+function internEntries(entries: ManagedFieldsEntry[]): readonly ManagedFieldsEntry[] {
   const key: unknown[] = [];
   for (const e of entries) {
     const fields = typeof e.fieldsV1 === 'object' && e.fieldsV1 !== null ? fieldsIds.get(e.fieldsV1) : undefined;

@@ -95,7 +95,11 @@ function addNode(walk: Walk, parent: FieldSet, element: PathElement | undefined,
   } else if (shape === 'list' && value !== undefined) {
     const type = atom.list!;
     const list = asList(value);
-    if (type.relationship !== 'atomic' && list !== undefined && list.length > 0) {
+    if (type.relationship !== 'atomic' && list !== undefined && list.length === 1) {
+      // One item cannot repeat a key: no grouping needed.
+      const keyed = listItemId(walk.typed.schema, type, list[0]!);
+      if (keyed !== undefined) addNode(walk, (node ??= parent.descend(element!)), keyed.element, list[0], type.elementType);
+    } else if (type.relationship !== 'atomic' && list !== undefined && list.length > 1) {
       const elements = new Map<string, PathElement>();
       for (const [id, items] of group(walk, type, list, elements)) {
         node ??= parent.descend(element!);
