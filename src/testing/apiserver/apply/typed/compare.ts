@@ -2,7 +2,8 @@
  * `TypedValue.Compare`: which field paths an update added, removed and modified.
  * @module
  */
-import { FieldSetBuilder, type FieldSet } from '../fieldset.js';
+import { FieldSetBuilder } from '../builder.js';
+import type { FieldSet } from '../fieldset.js';
 import { fieldElement, type PathElement } from '../path.js';
 import type { Atom, ListType, MapType, TypeRef, TypedSchema } from '../schema.js';
 import { equalValues, type Json } from '../value.js';

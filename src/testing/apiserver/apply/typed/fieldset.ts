@@ -2,7 +2,8 @@
  * Validation of a value against its type, and the set of fields a value sets (`TypedValue.ToFieldSet`).
  * @module
  */
-import { FieldSetBuilder, type FieldSet } from '../fieldset.js';
+import { FieldSetBuilder } from '../builder.js';
+import type { FieldSet } from '../fieldset.js';
 import { fieldElement, type PathElement } from '../path.js';
 import type { ScalarKind, TypeRef, TypedSchema } from '../schema.js';
 import { isMap, type Json } from '../value.js';
