@@ -38,7 +38,8 @@ export function nameProblems(rule: NameRule, name: string): string[] {
   return out;
 }
 
-function qualifiedNameProblems(key: string): string[] {
+/** apimachinery's `IsQualifiedName`: an optional DNS-subdomain prefix and `/`, then a name part of 1–63 characters. */
+export function qualifiedNameProblems(key: string): string[] {
   const parts = key.split('/');
   if (parts.length > 2) return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"];
   const name = parts[parts.length - 1]!;
@@ -46,7 +47,7 @@ function qualifiedNameProblems(key: string): string[] {
   if (parts.length === 2) out.push(...nameProblems('subdomain', parts[0]!).map((p) => `prefix part ${p}`));
   if (name.length === 0) out.push('name part must be non-empty');
   else if (name.length > 63) out.push('name part must be no more than 63 characters');
-  if (name.length > 0 && !qualifiedNamePart.test(name)) {
+  if (!qualifiedNamePart.test(name)) {
     out.push("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
   }
   return out;
