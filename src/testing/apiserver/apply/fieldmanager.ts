@@ -175,7 +175,9 @@ function dropEmpty(typed: TypedSchema, value: Json | undefined, ref: TypeRef | u
     const declared = atom.map.fields.get(key);
     const cleaned = dropEmpty(typed, child, declared?.type ?? atom.map.elementType);
     const childAtom = declared === undefined ? undefined : typed.schema.resolve(declared.type);
-    const freeForm = childAtom?.map !== undefined && childAtom.map.fields.size === 0;
+    // A named model without properties is a Go struct (e.g. `subresources.status`, a pointer to an empty struct):
+    // set, it is written as `{}`. Only inline maps without properties are free-form maps that omitempty drops.
+    const freeForm = childAtom?.map !== undefined && childAtom.map.fields.size === 0 && declared?.type.named === undefined;
     if (Array.isArray(cleaned) && cleaned.length === 0 && childAtom?.list !== undefined) continue;
     if (isPlainObject(cleaned) && Object.keys(cleaned).length === 0 && freeForm) continue;
     out[key] = cleaned as Json;
