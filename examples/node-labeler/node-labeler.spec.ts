@@ -189,7 +189,7 @@ describe('npm run example (examples/run.ts)', function () {
     const { output, exited } = example('nope');
     const [code] = await exited;
     expect(code).to.equal(2);
-    expect(output()).to.contain('npm run example: unknown example "nope"; usage: npm run example -- <name> [options], where <name> is one of: node-labeler, pod-logger');
+    expect(output()).to.contain('npm run example: unknown example "nope"; usage: npm run example -- <name> [options], where <name> is one of: node-labeler, pod-logger, website-operator');
   });
 
   it('node-labeler: a bad option exits 2 and says which, before starting anything', async () => {

@@ -4,7 +4,7 @@
  * @module
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
+import { startTestCluster, type TestCluster, type TestClusterOptions } from '../../src/testing/index.js';
 
 /** The cluster an example runs against. */
 export interface ExampleTarget {
@@ -15,16 +15,19 @@ export interface ExampleTarget {
 
 /**
  * Loads `kubeconfigPath` (the `--kubeconfig` option, else `KUBECONFIG`), or starts the embedded in-memory cluster
- * when there is none, and says which on the console as `<name>: …<detail>`.
+ * when there is none (with `clusterOptions`, e.g. `ownerGC` for an example whose objects are garbage-collected), and
+ * says which on the console as `<name>: …<detail>`.
  */
-export async function connectExample(name: string, kubeconfigPath: string | undefined, detail = ''): Promise<ExampleTarget> {
+export async function connectExample(
+  name: string, kubeconfigPath: string | undefined, detail = '', clusterOptions: TestClusterOptions = {},
+): Promise<ExampleTarget> {
   const kubeConfig = new KubeConfig();
   if (kubeconfigPath) {
     kubeConfig.loadFromFile(kubeconfigPath);
     console.log(`${name}: using ${kubeconfigPath} (context ${kubeConfig.getCurrentContext()})${detail}`);
     return { kubeConfig, cluster: undefined };
   }
-  const cluster = await startTestCluster();
+  const cluster = await startTestCluster(clusterOptions);
   kubeConfig.loadFromString(cluster.kubeConfig.exportConfig());
   console.log(`${name}: embedded in-memory cluster at ${cluster.url}${detail}; Ctrl-C to stop`);
   return { kubeConfig, cluster };
