@@ -26,12 +26,12 @@ export function metav1Time(ms: number): string {
 }
 
 /**
- * The conditions after `updates`: each update replaces the condition of its type, stamped with `observedGeneration`;
- * conditions no update names are kept as they were.
+ * The conditions after `updates`: each update replaces the condition of its type (the last one wins when a type
+ * comes twice), stamped with `observedGeneration`; conditions no update names are kept as they were.
  *
  * # Guarantees
- * - `lastTransitionTime` is `now` for a new condition or one whose status flipped, and is kept otherwise (a new
- *   reason, message or generation with the same status is no transition).
+ * - `lastTransitionTime` is `now` for a new condition or one whose status differs from `previous`, and is kept
+ *   otherwise (a new reason, message or generation with the same status is no transition).
  * - The result is listed in {@link CONDITION_TYPES} order, then the other types in their previous order, so equal
  *   inputs give equal output and an unchanged status is recognised as such.
  * - Messages are cut to the API's 32768-character limit.
@@ -39,9 +39,10 @@ export function metav1Time(ms: number): string {
 export function setConditions(
   previous: readonly Condition[] | undefined, updates: readonly ConditionUpdate[], observedGeneration: number, now: string,
 ): Condition[] {
-  const byType = new Map((previous ?? []).map((condition) => [condition.type, condition]));
+  const old = new Map((previous ?? []).map((condition) => [condition.type, condition]));
+  const byType = new Map(old);
   for (const update of updates) {
-    const before = byType.get(update.type);
+    const before = old.get(update.type);
     byType.set(update.type, {
       type: update.type,
       status: update.status,
