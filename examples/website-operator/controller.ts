@@ -22,8 +22,11 @@ export const WEBSITE_CONTROLLER = 'websites';
 /** The Website cache's index of `namespace/defaults-configmap-name`: which Websites a defaults ConfigMap feeds. */
 export const DEFAULTS_INDEX = 'defaultsConfigMap';
 
-/** One function for the index, so every view of the shared Website informer declares the same one. */
-const byDefaults: Indexer<Website> = (website) => {
+/**
+ * The {@link DEFAULTS_INDEX} indexer. One function, so every view of the shared Website informer declares the same
+ * one (the factory refuses two functions under one name).
+ */
+export const byDefaultsConfigMap: Indexer<Website> = (website) => {
   const namespace = website.metadata?.namespace;
   return namespace ? `${namespace}/${defaultsConfigMapOf(website)}` : undefined;
 };
@@ -77,7 +80,7 @@ export function websiteController(options: WebsiteOperatorOptions = {}): Managed
     name: WEBSITE_CONTROLLER,
     start: (context) => {
       const scope = settings.namespace === undefined ? {} : { namespace: settings.namespace };
-      const websiteWatch = { ...scope, indexers: { [DEFAULTS_INDEX]: byDefaults } };
+      const websiteWatch = { ...scope, indexers: { [DEFAULTS_INDEX]: byDefaultsConfigMap } };
       const caches = {
         websites: context.informers.for<Website>(WEBSITE, websiteWatch),
         deployments: context.informers.for<V1Deployment>(DEPLOYMENT, scope),
