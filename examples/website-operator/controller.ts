@@ -41,9 +41,12 @@ export const websiteChanges = or<Website>(
   (event) => event.type === 'updated' && !event.old.metadata?.deletionTimestamp && Boolean(event.object.metadata?.deletionTimestamp),
 );
 
-/** ConfigMap events that can change a Website's defaults: any but an update that left `data` as it was. */
-export const defaultsChanges = predicate<V1ConfigMap>((event) =>
-  event.type !== 'updated' || JSON.stringify(event.old.data ?? {}) !== JSON.stringify(event.object.data ?? {}));
+/**
+ * ConfigMap events that can change a Website's defaults: any but an update that left `data` and `binaryData` as they
+ * were (the API server writes map keys sorted, so equal maps serialize equally).
+ */
+export const defaultsChanges = predicate<V1ConfigMap>((event) => event.type !== 'updated'
+  || JSON.stringify([event.old.data, event.old.binaryData]) !== JSON.stringify([event.object.data, event.object.binaryData]));
 
 /**
  * The Websites `configMap` is the defaults of, as triggers whose reason names it: `defaults <namespace>/<name>`.

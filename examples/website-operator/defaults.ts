@@ -40,7 +40,7 @@ export class InvalidDefaultsError extends Error {
  * Reads a defaults ConfigMap.
  *
  * # Guarantees
- * - Throws {@link InvalidDefaultsError} naming the ConfigMap and the key for an unknown key, an empty image, a
+ * - Throws {@link InvalidDefaultsError} naming the ConfigMap and the key for an unknown key (or any `binaryData`), an empty image, a
  *   `replicas` that is not a whole number from 0 to 1000, or `labels` that is not a YAML mapping of valid label
  *   keys to valid label values (checked as the API server checks labels).
  */
@@ -52,6 +52,8 @@ export function parseDefaults(configMap: V1ConfigMap): WebsiteDefaults {
   };
   const unknown = Object.keys(data).filter((key) => !(DEFAULTS_KEYS as readonly string[]).includes(key));
   if (unknown.length > 0) fail(`unknown key(s) ${unknown.map((key) => JSON.stringify(key)).join(', ')}; the keys are ${DEFAULTS_KEYS.join(', ')}`);
+  const binary = Object.keys(configMap.binaryData ?? {});
+  if (binary.length > 0) fail(`binaryData is not read (${binary.map((key) => JSON.stringify(key)).join(', ')}); put the defaults in data`);
   const { image, replicas: replicasText, labels: labelsText } = data;
   if (image !== undefined && image.trim() === '') fail('image must not be empty');
   let replicas: number | undefined;

@@ -109,9 +109,9 @@ describe('website-operator defaults', () => {
   });
 
   it('refuses unknown keys, bad replicas and labels the API server would refuse, naming the ConfigMap and the key', () => {
-    const refusal = (data: Record<string, string>) => {
+    const refusal = (data: Record<string, string>, binaryData?: Record<string, string>) => {
       try {
-        parseDefaults(configMap(data));
+        parseDefaults({ ...configMap(data), ...(binaryData ? { binaryData } : {}) });
       } catch (error) {
         return (error as Error).message;
       }
@@ -121,6 +121,7 @@ describe('website-operator defaults', () => {
     expect(refusal({ replicas: '2.5' })).to.equal('ConfigMap web/website-defaults: replicas must be a whole number from 0 to 1000, got "2.5"');
     expect(refusal({ replicas: '' })).to.match(/replicas must be a whole number/);
     expect(refusal({ image: ' ' })).to.equal('ConfigMap web/website-defaults: image must not be empty');
+    expect(refusal({}, { image: 'bmdpbng=' })).to.equal('ConfigMap web/website-defaults: binaryData is not read ("image"); put the defaults in data');
     expect(refusal({ labels: '- a\n- b\n' })).to.equal('ConfigMap web/website-defaults: labels must be a YAML mapping of label keys to values');
     expect(refusal({ labels: 'bad key: x\n' })).to.match(/^ConfigMap web\/website-defaults: labels: .*bad key/);
     expect(refusal({ labels: 'team: [\n' })).to.match(/^ConfigMap web\/website-defaults: labels is not YAML: /);

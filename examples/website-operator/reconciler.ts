@@ -74,7 +74,8 @@ export function websiteReconciler(parts: ReconcilerParts): (request: ReconcileRe
     store: parts.caches.websites,
     apply: (website, request) => {
       const id = websiteId(website);
-      return applyWebsite(parts, website, statusContext(parts, id, remember(id), request.signal!));
+      // The reconcile operator always gives a signal; a caller that gives none gets one that never aborts.
+      return applyWebsite(parts, website, statusContext(parts, id, remember(id), request.signal ?? new AbortController().signal));
     },
     cleanup: (website) => {
       const id = websiteId(website);
