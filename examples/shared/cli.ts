@@ -15,8 +15,8 @@ export interface ExampleTarget {
 
 /**
  * Loads `kubeconfigPath` (the `--kubeconfig` option, else `KUBECONFIG`), or starts the embedded in-memory cluster
- * when there is none (with `clusterOptions`, e.g. `ownerGC` for an example whose objects are garbage-collected), and
- * says which on the console as `<name>: …<detail>`.
+ * when there is none (started with `clusterOptions`, e.g. `{ ownerGC: true }` for an example whose demo relies on
+ * garbage collection), and says which on the console as `<name>: …<detail>`.
  */
 export async function connectExample(
   name: string, kubeconfigPath: string | undefined, detail = '', clusterOptions: TestClusterOptions = {},

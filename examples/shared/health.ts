@@ -26,17 +26,33 @@ export interface HealthNames {
 export function healthLines<T extends KubernetesObject>(
   informer: Informer<T>, names: HealthNames, print: (line: string) => void,
 ): Observable<never> {
-  const reported = new Set<string>();
   return merge(
     informer.synced$.pipe(filter(Boolean), take(1), tap(() => print(`${names.kind} cache synced; starting workers`))),
-    informer.status$.pipe(tap((status) => {
+    watchErrorLines(informer, names.plural, print),
+  ).pipe(ignoreElements());
+}
+
+/**
+ * The `Error watching <plural>: …` lines of {@link healthLines} alone, for a controller that watches several
+ * resources and says once that all its caches have synced.
+ *
+ * # Guarantees
+ * - Never emits and never errors; one line per distinct connection failure until the watch is up again.
+ */
+export function watchErrorLines<T extends KubernetesObject>(
+  informer: Pick<Informer<T>, 'status$'>, plural: string, print: (line: string) => void,
+): Observable<never> {
+  const reported = new Set<string>();
+  return informer.status$.pipe(
+    tap((status) => {
       if (status.state === 'watching') reported.clear();
       if (status.state !== 'backingOff' || reported.has(status.cause.reason)) return;
       reported.add(status.cause.reason);
       const { code, reason, message } = status.cause;
-      print(`Error watching ${names.plural}: ${code === undefined ? '' : `${code} `}${reason}: ${message} (retrying in ${(status.delayMs / 1000).toFixed(1)} s)`);
-    })),
-  ).pipe(ignoreElements());
+      print(`Error watching ${plural}: ${code === undefined ? '' : `${code} `}${reason}: ${message} (retrying in ${(status.delayMs / 1000).toFixed(1)} s)`);
+    }),
+    ignoreElements(),
+  );
 }
 
 /** The message of anything thrown: an `Error`'s message, else its string form. */
