@@ -1,10 +1,11 @@
 /**
  * `informerFactory`: one shared informer per (resource, namespace, selectors, metadataOnly), ref-counted.
  */
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, type SchedulerLike } from 'rxjs';
 import { Store, type Indexer } from '../store/index.js';
 import { listWatch, type ListWatchOptions, type ResourceRef, type WatchEvent } from '../watch/index.js';
+import type { Connection } from '../transport/index.js';
 import { informerFromSource } from './informer-from-source.js';
 import type { InformerWatchOptions } from './informer.js';
 import type { Informer } from './types.js';
@@ -18,7 +19,7 @@ export type DeltaSource = <T extends KubernetesObject>(
 export interface InformerFactoryOptions {
   /** Default scheduler for every informer (a `for()` call may still pass its own). */
   readonly scheduler?: SchedulerLike;
-  /** Replaces `listWatch(kubeConfig, …)` as the delta source, e.g. with scripted streams in tests. */
+  /** Replaces `listWatch(connection, …)` as the delta source, e.g. with scripted streams in tests. */
   readonly source?: DeltaSource;
 }
 
@@ -64,9 +65,9 @@ interface Entry {
  * - Declaring a new indexer name while the shared informer is running throws (its store cannot grow an index
  *   retroactively); declare indexes before subscribing. Two different functions under one name also throw.
  */
-export function informerFactory(kubeConfig: KubeConfig, factoryOptions: InformerFactoryOptions = {}): InformerFactory {
+export function informerFactory(connection: Connection, factoryOptions: InformerFactoryOptions = {}): InformerFactory {
   const source: DeltaSource = factoryOptions.source
-    ?? (<T extends KubernetesObject>(resource: ResourceRef, options: ListWatchOptions<T>) => listWatch<T>(kubeConfig, resource, options));
+    ?? (<T extends KubernetesObject>(resource: ResourceRef, options: ListWatchOptions<T>) => listWatch<T>(connection, resource, options));
   const declarations = new Map<string, Declaration>();
   const entries = new Map<string, Entry>();
 

@@ -1,7 +1,8 @@
 /**
  * `informer`: a cached, shared view of one resource, fed by the reflector (`listWatch`).
  */
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Connection } from '../transport/index.js';
 import { listWatch, type ListWatchOptions, type ResourceRef } from '../watch/index.js';
 import { informerFromSource } from './informer-from-source.js';
 import type { Informer, InformerOptions } from './types.js';
@@ -10,7 +11,8 @@ import type { Informer, InformerOptions } from './types.js';
 export type InformerWatchOptions<T extends KubernetesObject = KubernetesObject> = ListWatchOptions<T> & InformerOptions<T>;
 
 /**
- * An informer for `resource`, watching through `kubeConfig` (auth, TLS and proxies come from client-node).
+ * An informer for `resource`, watching through `connection`: a client-node `KubeConfig` (auth, TLS and proxies come from
+ * client-node) or any `Transport`, such as a virtual cluster.
  *
  * # Guarantees
  * - Those of {@link Informer}: cold, ref-counted, in-order events after the store applied them, late-subscriber
@@ -22,7 +24,7 @@ export type InformerWatchOptions<T extends KubernetesObject = KubernetesObject> 
  * - Each call creates an independent watch; use `informerFactory` to share one per resource and selectors.
  */
 export function informer<T extends KubernetesObject = KubernetesObject>(
-  kubeConfig: KubeConfig, resource: ResourceRef, options: InformerWatchOptions<T> = {},
+  connection: Connection, resource: ResourceRef, options: InformerWatchOptions<T> = {},
 ): Informer<T> {
-  return informerFromSource(listWatch<T>(kubeConfig, resource, options), options);
+  return informerFromSource(listWatch<T>(connection, resource, options), options);
 }

@@ -2,11 +2,11 @@
  * The manager's shared informer factory: over its connection, and telling the manager about every informer handed
  * out, so health, metrics and logs cover them all.
  */
-import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { describeWatch } from '../controller/builder/index.js';
 import { informerFactory, type Informer, type InformerFactory, type InformerFactoryOptions, type InformerWatchOptions } from '../informer/index.js';
-import type { Connection, Transport } from '../transport/index.js';
-import { listWatch, type ResourceRef } from '../watch/index.js';
+import type { Connection } from '../transport/index.js';
+import type { ResourceRef } from '../watch/index.js';
 
 /** An informer the factory handed out, with the name logs and metrics give it. */
 export interface TrackedInformer {
@@ -26,9 +26,7 @@ export interface TrackedInformer {
 export function managerInformers(
   connection: Connection, options: InformerFactoryOptions, onInformer: (tracked: TrackedInformer) => void,
 ): InformerFactory {
-  const factory = isKubeConfig(connection)
-    ? informerFactory(connection, options)
-    : informerFactory(PLACEHOLDER, { ...options, source: options.source ?? transportSource(connection) });
+  const factory = informerFactory(connection, options);
   const named = new Set<string>();
   return {
     for<T extends KubernetesObject = KubernetesObject>(resource: ResourceRef, watchOptions?: InformerWatchOptions<T>): Informer<T> {
@@ -44,18 +42,4 @@ export function managerInformers(
       return factory.active;
     },
   };
-}
-
-/**
- * `informerFactory` and `listWatch` take a KubeConfig; with a Transport given, every request goes through the
- * transport and this empty KubeConfig is never read.
- */
-const PLACEHOLDER = new KubeConfig();
-
-function transportSource(transport: Transport): NonNullable<InformerFactoryOptions['source']> {
-  return (resource, options) => listWatch(PLACEHOLDER, resource, { ...options, transport: options.transport ?? transport });
-}
-
-function isKubeConfig(connection: Connection): connection is KubeConfig {
-  return connection instanceof KubeConfig;
 }

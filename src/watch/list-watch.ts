@@ -1,10 +1,10 @@
 /**
  * `listWatch`: a Kubernetes reflector as a cold Observable of {@link WatchEvent}s.
  */
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import type { ResolvedResource } from '../resources/index.js';
-import { kubeTransport } from '../transport/index.js';
+import { transportOf, type Connection } from '../transport/index.js';
 import { resolveOptions } from './options.js';
 import type { ListWatchOptions } from './options.js';
 import { Reflector } from './reflector.js';
@@ -62,7 +62,7 @@ import type { ResourceRef, WatchEvent } from './types.js';
  * - `resyncPeriod` (DESIGN 3.1) is not implemented here: it needs the cache, so it belongs to the informer.
  */
 export function listWatch<T extends KubernetesObject = KubernetesObject>(
-  kubeConfig: KubeConfig,
+  connection: Connection,
   resource: ResourceRef | ResolvedResource,
   options: ListWatchOptions<T> = {},
 ): Observable<WatchEvent<T>> {
@@ -74,7 +74,7 @@ export function listWatch<T extends KubernetesObject = KubernetesObject>(
       subscriber.error(err);
       return undefined;
     }
-    const reflector = new Reflector<T>(subscriber, options.transport ?? kubeTransport(kubeConfig), resource, resolved);
+    const reflector = new Reflector<T>(subscriber, options.transport ?? transportOf(connection), resource, resolved);
     reflector.start();
     return () => reflector.stop();
   });

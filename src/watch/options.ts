@@ -49,7 +49,7 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
   readonly random?: () => number;
   /** List page size (`limit`). Default 500. */
   readonly pageSize?: number;
-  /** Network seam; default is the KubeConfig's HTTP transport. */
+  /** Overrides the connection's transport for this watch (a scripted one in tests); default is `transportOf(connection)`. */
   readonly transport?: Transport;
   /** Backoff shape; default 800 ms × 2, cap 30 s. */
   readonly backoff?: BackoffPolicy;
