@@ -5,7 +5,8 @@
  * - With no kubeconfig, it starts the embedded in-memory cluster (with its garbage collector on) and plays the demo
  *   workload against it: CRD, defaults, three Websites, changes, rollouts, a deletion.
  * - `--kubeconfig <path>`, or a `KUBECONFIG` environment variable, runs it against that cluster instead (no
- *   workload). Install the CRD first: `kubectl apply --server-side -f examples/website-operator/crd.yaml`.
+ *   workload). The CRD must be installed there (`kubectl apply --server-side -f examples/website-operator/crd.yaml`),
+ *   or pass `--install-crd` (which needs rights on CustomResourceDefinitions; the operator itself needs none).
  * - `--namespace <ns>`: reconcile Websites in that namespace only (default: every namespace; the demo uses
  *   `default` then).
  * - `--records-dir <dir>`: where the DNS record files go (default `<tmp>/rxkube-website-records`);
@@ -21,15 +22,18 @@
  */
 import { existsSync } from 'node:fs';
 import { connectExample } from '../shared/cli.js';
+import { installExampleCrd } from '../shared/crd.js';
 import { checkedArgs, exampleArgs, managerFlagOptions, runExampleManager } from '../shared/manager-cli.js';
 import { websiteController } from './controller.js';
+import { websiteCrd } from './crd.js';
 import { DEFAULT_DOMAIN, DEFAULT_RECORDS_DIRECTORY, DEFAULT_RESYNC_PERIOD_MS, DEFAULT_WORKERS, resolveOptions } from './options.js';
 import { fileRecords } from './records.js';
+import { WEBSITE } from './website.js';
 import { runWebsiteWorkload } from './workload.js';
 
 const NAME = 'website-operator';
 
-const { kubeconfig, options, managerOptions } = checkedArgs(NAME, () => {
+const { kubeconfig, installCrd, options, managerOptions } = checkedArgs(NAME, () => {
   const values = exampleArgs({
     'kubeconfig': { type: 'string' },
     'namespace': { type: 'string' },
@@ -37,6 +41,7 @@ const { kubeconfig, options, managerOptions } = checkedArgs(NAME, () => {
     'domain': { type: 'string', default: DEFAULT_DOMAIN },
     'workers': { type: 'string', default: String(DEFAULT_WORKERS) },
     'resync-period': { type: 'string', default: String(DEFAULT_RESYNC_PERIOD_MS) },
+    'install-crd': { type: 'boolean', default: false },
   });
   const operatorOptions = {
     ...(values.namespace ? { namespace: values.namespace } : {}),
@@ -48,6 +53,7 @@ const { kubeconfig, options, managerOptions } = checkedArgs(NAME, () => {
   resolveOptions(operatorOptions);
   return {
     kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG,
+    installCrd: values['install-crd'],
     options: { ...operatorOptions, recordsDirectory: values['records-dir'] },
     managerOptions: managerFlagOptions(values, values.namespace || 'default'),
   };
@@ -61,6 +67,9 @@ function number(option: string, text: string): number {
 
 const scope = options.namespace ? `namespace ${options.namespace}` : 'every namespace';
 const target = await connectExample(NAME, kubeconfig, `; Websites in ${scope}, DNS records in ${options.recordsDirectory}`, { ownerGC: true });
+
+// On the embedded cluster the workload installs it, as its first step.
+if (installCrd && target.cluster === undefined) await installExampleCrd(NAME, target, websiteCrd(), WEBSITE);
 
 runExampleManager(NAME, target, {
   connection: target.kubeConfig,

@@ -3,7 +3,7 @@
  * scenarios (also run against kube-apiserver by spec/e2e/website-operator.spec.ts), a write the server fails, and
  * `npm run example -- website-operator` end to end.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -120,6 +120,33 @@ describe('npm run example -- website-operator', function () {
       expect(records.map((r) => r.msg)).to.include.members(['leading', 'stopping', 'drained', 'lease released', 'stopped']);
     } finally {
       child.kill('SIGKILL');
+    }
+  });
+
+  it('with --kubeconfig runs against that cluster, plays no workload, installs the CRD on --install-crd, and reconciles what it finds', async () => {
+    const cluster = await startTestCluster({ ownerGC: true });
+    const kubeconfig = join(recordsDirectory, 'kubeconfig.yaml');
+    writeFileSync(kubeconfig, cluster.kubeConfig.exportConfig());
+    const { child, stdout, stderr, exited } = spawnExample(
+      'examples/run.ts', 'website-operator', '--kubeconfig', kubeconfig, '--install-crd', '--namespace', 'default',
+      '--records-dir', recordsDirectory, '--metrics-bind-address', '0', '--health-probe-bind-address', '0',
+    );
+    try {
+      await waitFor(() => stdout().includes('website-operator: installed the CRD websites.example.rxkube.io'),
+        () => `the CRD to be installed; output so far:\n${stdout()}\n${stderr()}`, 30_000);
+      expect(stdout()).to.contain(`website-operator: using ${kubeconfig} (context `);
+      const websites = resourceClient<Website>(cluster.kubeConfig, WEBSITE, { namespace: 'default' });
+      await firstValueFrom(websites.create({ apiVersion: WEBSITE.apiVersion, kind: WEBSITE.kind, metadata: { name: 'solo' }, spec: { content: 'solo' } }));
+      await waitFor(() => stdout().includes('Normal RecordWritten website default/solo: created DNS record solo.default.websites.example.test'),
+        () => `solo's record; output so far:\n${stdout()}\n${stderr()}`, 30_000);
+      expect(existsSync(join(recordsDirectory, 'default_solo.json'))).to.equal(true);
+      expect(stdout()).to.not.contain('workload:');
+      child.kill('SIGINT');
+      const [code] = await exited;
+      expect(code).to.equal(0);
+    } finally {
+      child.kill('SIGKILL');
+      await cluster.stop();
     }
   });
 
