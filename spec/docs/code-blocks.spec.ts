@@ -36,7 +36,7 @@ function blocksOf(document: string): Block[] {
   return blocks;
 }
 
-describe('code blocks in the README and docs/', function () {
+describe('code blocks in the README, docs/ and the examples\' guides', function () {
   this.timeout(120_000);
   const blocks = documents.flatMap(blocksOf);
   const dir = join(root, `.code-blocks-${process.pid}`);
