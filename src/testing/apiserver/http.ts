@@ -102,7 +102,7 @@ export function decodeOptionalJson(raw: string): unknown {
  * Writes a JSON response (no-op when the response already started, e.g. a watch). Stored objects in the body are
  * serialized once and their text reused (see `serialize.ts`).
  */
-export function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
   if (res.headersSent || res.destroyed) {
     if (!res.writableEnded) res.end();
     return;
@@ -116,7 +116,7 @@ export function sendJson(res: ServerResponse, code: number, body: unknown, heade
  * Writes an object response in the format the client prefers: protobuf when its Accept header puts
  * `application/vnd.kubernetes.protobuf` first and the kind has a protobuf message, JSON otherwise.
  */
-export function sendObject(res: ServerResponse, code: number, body: unknown, accept: string | undefined, headers: Record<string, string> = {}): void {
+export function sendObject(res: ServerResponse, code: number, body: unknown, accept: string | undefined, headers: Record<string, string | string[]> = {}): void {
   if (prefersProtobuf(accept) && typeof body === 'object' && body !== null && !res.headersSent) {
     const obj = body as Record<string, unknown>;
     const encoded = typeof obj['apiVersion'] === 'string' && typeof obj['kind'] === 'string' ? encodeProtobuf(obj, obj['apiVersion'], obj['kind']) : undefined;

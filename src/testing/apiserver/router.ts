@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { deleteCollection, deleteObject, deleteOptions } from './delete.js';
+import { warningHeaders } from './field-validation.js';
 import { decodeObjectBody, decodeOptionalJson, readBodyBytes, sendJson, sendObject } from './http.js';
 import { finalizeNamespace } from './lifecycle.js';
 import { listObjects } from './list.js';
@@ -91,7 +92,7 @@ export async function serveResource(state: ServerState, req: IncomingMessage, re
         return;
       case 'POST': {
         const reply = create(state, target, decode(), query, req.headers['user-agent']);
-        sendObject(res, reply.code, reply.body, accept);
+        sendObject(res, reply.code, reply.body, accept, warningHeaders(reply.warnings));
         return;
       }
       case 'DELETE': {
@@ -135,13 +136,13 @@ export async function serveResource(state: ServerState, req: IncomingMessage, re
         return;
       }
       const reply = update(state, target, body, query, req.headers['user-agent']);
-      sendObject(res, reply.code, reply.body, accept);
+      sendObject(res, reply.code, reply.body, accept, warningHeaders(reply.warnings));
       return;
     }
     case 'PATCH': {
       if (target.subresource === 'finalize') throw methodNotAllowed();
       const reply = patch(state, target, req.headers['content-type'] ?? '', raw(), query, req.headers['user-agent']);
-      sendObject(res, reply.code, reply.body, accept);
+      sendObject(res, reply.code, reply.body, accept, warningHeaders(reply.warnings));
       return;
     }
     case 'DELETE': {
