@@ -190,6 +190,7 @@ describe(`contract (${target.name}): field validation`, () => {
                 size: { type: 'integer' },
                 items: { type: 'array', items: { type: 'object', properties: { n: { type: 'string' } } } },
                 free: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
+                template: { type: 'object', x_kubernetes_embedded_resource: true, properties: { spec: { type: 'object', properties: { replicas: { type: 'integer' } } } } },
               } },
               status: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
             } } },
@@ -212,15 +213,20 @@ describe(`contract (${target.name}): field validation`, () => {
 
     const gadget = (name: string) => ({
       apiVersion: `${group}/v1`, kind: 'Gadget', metadata: { name, bogus: 1 },
-      spec: { size: 1, colour: 'x', items: [{ n: 'a', colour: 2 }], free: { anything: 1 } }, zeta: 1,
+      spec: {
+        size: 1, colour: 'x', items: [{ n: 'a', colour: 2 }], free: { anything: 1 },
+        template: { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec: { replicas: 1, zzz: 1 } },
+      },
+      zeta: 1,
     });
-    const paths = ['metadata.bogus', 'spec.colour', 'spec.items[0].colour', 'zeta'];
+    const paths = ['metadata.bogus', 'spec.colour', 'spec.items[0].colour', 'spec.template.spec.zzz', 'zeta'];
+    const keptSpec = { size: 1, items: [{ n: 'a' }], free: { anything: 1 }, template: { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec: { replicas: 1 } } };
 
-    it('prunes fields the structural schema does not declare, keeping preserved ones, and warns per field', async () => {
+    it('prunes fields the structural schema does not declare, keeping preserved ones and embedded TypeMeta and ObjectMeta, and warns per field', async () => {
       const answer = await session().raw('POST', gadgets(), { body: gadget(`g-${suffix()}`) });
       expect(answer.status).to.equal(201);
       expect(warningsOf(answer)).to.deep.equal(paths.map(unknown));
-      expect(answer.json.spec).to.deep.equal({ size: 1, items: [{ n: 'a' }], free: { anything: 1 } });
+      expect(answer.json.spec).to.deep.equal(keptSpec);
       expect(answer.json).to.not.have.property('zeta');
       expect(answer.json.metadata).to.not.have.property('bogus');
     });
@@ -230,10 +236,10 @@ describe(`contract (${target.name}): field validation`, () => {
       const strict = await raw('POST', `${gadgets()}?fieldValidation=Strict`, { body: { ...gadget(`g-${suffix()}`), alpha: 1 } });
       expect([strict.status, strict.json.reason, strict.json.message]).to.deep.equal([
         400, 'BadRequest',
-        `Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: ${['metadata.bogus', 'alpha', 'spec.colour', 'spec.items[0].colour', 'zeta'].map((p) => `unknown field ${JSON.stringify(p)}`).join(', ')}`,
+        `Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: ${['metadata.bogus', 'alpha', 'spec.colour', 'spec.items[0].colour', 'spec.template.spec.zzz', 'zeta'].map((p) => `unknown field ${JSON.stringify(p)}`).join(', ')}`,
       ]);
       const ignored = await raw('POST', `${gadgets()}?fieldValidation=Ignore`, { body: gadget(`g-${suffix()}`) });
-      expect([ignored.status, warningsOf(ignored), ignored.json.spec]).to.deep.equal([201, [], { size: 1, items: [{ n: 'a' }], free: { anything: 1 } }]);
+      expect([ignored.status, warningsOf(ignored), ignored.json.spec]).to.deep.equal([201, [], keptSpec]);
     });
 
     it('checks merge patches and updates of custom resources the same way', async () => {
