@@ -257,6 +257,10 @@ describe(`contract (${target.name}): field validation`, () => {
       expect([warned.status, warningsOf(warned), warned.json.spec]).to.deep.equal([200, [unknown('spec.colour'), unknown('zeta')], { size: 2 }]);
       const put = await raw('PUT', `${gadgets()}/${name}?fieldValidation=Strict`, { body: { ...warned.json, spec: { size: 3, colour: 'q' } } });
       expect([put.status, put.json.message]).to.deep.equal([400, 'Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.colour"']);
+      // A write that warns and then fails still carries its warnings.
+      const { resourceVersion: _dropped, ...metadata } = warned.json.metadata;
+      const failed = await raw('PUT', `${gadgets()}/${name}`, { body: { ...warned.json, metadata, spec: { size: 3, colour: 'q' } } });
+      expect([failed.status, failed.json.reason, warningsOf(failed)]).to.deep.equal([422, 'Invalid', [unknown('spec.colour')]]);
     });
   });
 });

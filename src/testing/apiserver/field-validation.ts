@@ -82,6 +82,24 @@ export function warningHeaders(warnings: readonly string[] | undefined): Record<
   return { Warning: [...new Set(warnings)].map((text) => `299 - ${JSON.stringify(text)}`) };
 }
 
+/**
+ * Runs the rest of a write that has already given `warnings`: if it fails, its `ApiError` carries them too, as the
+ * real server's warning recorder answers them with any status.
+ *
+ * # Caveats
+ * - On an error the warnings travel as one comma-joined `Warning` header (the same list for an HTTP client).
+ */
+export function keepingWarnings<T>(warnings: readonly string[], write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if (!(error instanceof ApiError) || warnings.length === 0) throw error;
+    const { body } = error;
+    const headers = { ...error.headers, Warning: warningHeaders(warnings)['Warning']!.join(', ') };
+    throw new ApiError(error.status, body.reason ?? '', body.message ?? '', body.details, headers, body.metadata);
+  }
+}
+
 /** `spec.containers[0].colour`: the path printed as the Go decoders print it. */
 function goPath(path: readonly (string | number)[]): string {
   let text = '';

@@ -3,7 +3,7 @@
  * @module
  */
 import { writeOptions } from './apply/index.js';
-import { checkFields, fieldValidation, type FieldValidation } from './field-validation.js';
+import { checkFields, fieldValidation, keepingWarnings, type FieldValidation } from './field-validation.js';
 import { applyRequest, tracker } from './fields.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError } from './patch/index.js';
 import { atVersion } from './negotiate.js';
@@ -45,9 +45,11 @@ export function create(state: ServerState, target: RequestTarget, body: unknown,
   const { manager } = writeOptions(query, 'create', false, userAgent);
   const dryRun = isDryRun(query);
   const warnings = checkBody(state, target, body, fieldValidation(query, 'CreateOptions'));
-  const obj = admitCreate(state, target, body, true, tracker(state, target, undefined, manager));
-  if (dryRun) return { code: 201, body: obj, warnings };
-  return { code: 201, body: present(target, state.store.put(storageKey(target.resource), obj)), warnings };
+  return keepingWarnings(warnings, () => {
+    const obj = admitCreate(state, target, body, true, tracker(state, target, undefined, manager));
+    if (dryRun) return { code: 201, body: obj, warnings };
+    return { code: 201, body: present(target, state.store.put(storageKey(target.resource), obj)), warnings };
+  });
 }
 
 /**
@@ -107,10 +109,12 @@ export function update(state: ServerState, target: RequestTarget, body: unknown,
   const { manager } = writeOptions(query, 'update', false, userAgent);
   const dryRun = isDryRun(query);
   const warnings = checkBody(state, target, body, fieldValidation(query, 'UpdateOptions'));
-  const old = mustGet(state, target);
-  const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true, tracker(state, target, present(target, old), manager));
-  return { ...commitUpdate(state, target, old, next, dryRun), warnings };
+  return keepingWarnings(warnings, () => {
+    const old = mustGet(state, target);
+    const sub = target.subresource === 'status' ? 'status' : undefined;
+    const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true, tracker(state, target, present(target, old), manager));
+    return { ...commitUpdate(state, target, old, next, dryRun), warnings };
+  });
 }
 
 /** Drops the unknown fields of a create or update body, as `mode` asks (see `checkFields`); returns the warnings. */
@@ -218,7 +222,9 @@ export function patch(state: ServerState, target: RequestTarget, contentType: st
   if (patched.metadata.resourceVersion === undefined || patched.metadata.resourceVersion === null) {
     patched.metadata.resourceVersion = old.metadata.resourceVersion;
   }
-  const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true, tracker(state, target, present(target, old), manager));
-  return { ...commitUpdate(state, target, old, next, dryRun), warnings };
+  return keepingWarnings(warnings, () => {
+    const sub = target.subresource === 'status' ? 'status' : undefined;
+    const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true, tracker(state, target, present(target, old), manager));
+    return { ...commitUpdate(state, target, old, next, dryRun), warnings };
+  });
 }
