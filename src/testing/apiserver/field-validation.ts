@@ -76,10 +76,17 @@ export function checkFields(state: ServerState, target: RequestTarget, obj: Kube
   return mode === 'Warn' ? problems : [];
 }
 
-/** The HTTP `Warning` header values of warnings, as kube-apiserver writes them (code 299, no agent). */
+/**
+ * The HTTP `Warning` header values of warnings, as kube-apiserver writes them (code 299, no agent, each text once).
+ *
+ * # Caveats
+ * - Characters outside printable ASCII are written as `\uXXXX` (Go writes UTF-8 bytes; Node refuses them in a
+ *   header).
+ */
 export function warningHeaders(warnings: readonly string[] | undefined): Record<string, string[]> {
   if (warnings === undefined || warnings.length === 0) return {};
-  return { Warning: [...new Set(warnings)].map((text) => `299 - ${JSON.stringify(text)}`) };
+  const quote = (text: string) => JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return { Warning: [...new Set(warnings)].map((text) => `299 - ${quote(text)}`) };
 }
 
 /**
