@@ -5,30 +5,50 @@
 
 /** One entry of `Status.details.causes`, as in apimachinery's `StatusCause`. */
 export interface StatusCause {
+  /** A machine-readable reason, e.g. `FieldValueInvalid`. */
   readonly reason?: string;
+  /** What is wrong, for people. */
   readonly message: string;
+  /** The field path the cause is about, e.g. `metadata.name`. */
   readonly field?: string;
 }
 
 /** The `details` of a failure `Status`. `kind` holds the resource (plural) for most reasons, as the real server does. */
 export interface StatusDetails {
+  /** The name of the object concerned, when there is one. */
   readonly name?: string;
+  /** Its API group (`''` for the core group). */
   readonly group?: string;
+  /** Its resource (plural) for most reasons, else its kind. */
   readonly kind?: string;
+  /** Its uid, when known. */
   readonly uid?: string;
+  /** The fields at fault and why. */
   readonly causes?: readonly StatusCause[];
+  /** How long the client should wait before trying again (429s and some 5xx). */
   readonly retryAfterSeconds?: number;
 }
 
 /** A `meta/v1 Status` object as kube-apiserver serializes it. */
 export interface StatusBody {
+  /** Always `Status`. */
   readonly kind: 'Status';
+  /** Always `v1`. */
   readonly apiVersion: 'v1';
-  readonly metadata: { readonly continue?: string };
+  /** List metadata, empty for a failure. */
+  readonly metadata: {
+    /** Unused for failures; part of the shape. */
+    readonly continue?: string;
+  };
+  /** `Failure` for every error. */
   readonly status: 'Failure' | 'Success';
+  /** What happened, for people, in kube-apiserver's wording. */
   readonly message?: string;
+  /** The machine-readable reason, e.g. `NotFound`, `Conflict`, `Expired`. */
   readonly reason?: string;
+  /** What the failure is about. */
   readonly details?: StatusDetails;
+  /** The HTTP status code. */
   readonly code: number;
 }
 
