@@ -2,32 +2,10 @@
  * Kubernetes `Status` bodies and the errors that carry them, with kube-apiserver's exact reasons and messages.
  * @module
  */
+import type { StatusCause, StatusDetails } from '../../transport/index.js';
 
-/** One entry of `Status.details.causes`, as in apimachinery's `StatusCause`. */
-export interface StatusCause {
-  /** A machine-readable reason, e.g. `FieldValueInvalid`. */
-  readonly reason?: string;
-  /** What is wrong, for people. */
-  readonly message: string;
-  /** The field path the cause is about, e.g. `metadata.name`. */
-  readonly field?: string;
-}
-
-/** The `details` of a failure `Status`. `kind` holds the resource (plural) for most reasons, as the real server does. */
-export interface StatusDetails {
-  /** The name of the object concerned, when there is one. */
-  readonly name?: string;
-  /** Its API group (`''` for the core group). */
-  readonly group?: string;
-  /** Its resource (plural) for most reasons, else its kind. */
-  readonly kind?: string;
-  /** Its uid, when known. */
-  readonly uid?: string;
-  /** The fields at fault and why. */
-  readonly causes?: readonly StatusCause[];
-  /** How long the client should wait before trying again (429s and some 5xx). */
-  readonly retryAfterSeconds?: number;
-}
+/** The causes and details of a failure `Status`: the same types the client decodes them into. */
+export type { StatusCause, StatusDetails } from '../../transport/index.js';
 
 /** A `meta/v1 Status` object as kube-apiserver serializes it. */
 export interface StatusBody {
