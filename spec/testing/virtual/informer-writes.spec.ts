@@ -4,7 +4,7 @@
  */
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { takeUntil, timer, type Subscription } from 'rxjs';
+import { takeUntil, timer, VirtualTimeScheduler, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { resourceClient } from '../../../src/client/index.js';
 import { informer, type InformerEvent } from '../../../src/informer/index.js';
@@ -67,5 +67,45 @@ describe('virtualCluster: informers and writes in virtual time', () => {
     expect(first).to.equal(run(7));
     expect(first).to.not.equal(run(8));
     expect(JSON.parse(first).metadata.creationTimestamp).to.equal('1970-01-01T00:00:05Z');
+  });
+
+  it('runs on a VirtualTimeScheduler too: nothing happens until it is flushed', () => {
+    const scheduler = new VirtualTimeScheduler(undefined, 3_600_000);
+    const cluster = virtualCluster({ scheduler, seed: 2 });
+    const log: string[] = [];
+    recordEvents(cluster, 600_000, log);
+    cluster.seed([configMap('a')]);
+    timer(120_000, scheduler).subscribe(() => cluster.seed([configMap('b')]));
+    expect(log).to.deep.equal([]);
+    scheduler.flush();
+    cluster.close();
+    expect(log).to.deep.equal(['0:added:a', '120000:added:b']);
+    expect(cluster.openWatches()).to.equal(0);
+  });
+
+  it('gives the same trace, byte for byte, for the same seed and requests: every response and every watch line', () => {
+    const trace = (seed: number): string[] => {
+      const lines: string[] = [];
+      const testScheduler = scheduler();
+      testScheduler.run(({ flush }) => {
+        const cluster = virtualCluster({ scheduler: testScheduler, seed, bookmarkIntervalMs: 1000 });
+        cluster.watch('/api/v1/namespaces/default/configmaps', { allowWatchBookmarks: true, timeoutSeconds: 30 })
+          .subscribe((line) => lines.push(`${testScheduler.now()} watch ${line}`));
+        const client = resourceClient<V1ConfigMap>(cluster, CONFIG_MAPS).inNamespace('default');
+        const write = (at: number, run: () => void): void => void timer(at, testScheduler).subscribe(run);
+        write(100, () => client.create({ ...configMap(''), metadata: { generateName: 'x-', namespace: 'default' } }).subscribe((o) => lines.push(`create ${JSON.stringify(o)}`)));
+        write(2500, () => client.create(configMap('svc')).subscribe((o) => lines.push(`create ${JSON.stringify(o)}`)));
+        write(4000, () => client.apply({ ...configMap('svc'), data: { k: 'v' } }, { fieldManager: 'spec' }).subscribe((o) => lines.push(`apply ${JSON.stringify(o)}`)));
+        write(7000, () => cluster.request({ method: 'GET', path: '/api/v1/namespaces/default/configmaps', accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })
+          .subscribe((r) => lines.push(`table ${JSON.stringify(r.body)}`)));
+        flush();
+        cluster.close();
+      });
+      return lines;
+    };
+    const first = trace(11);
+    expect(first.filter((line) => line.includes('BOOKMARK'))).to.have.length.greaterThan(20);
+    expect(first.join('\n')).to.equal(trace(11).join('\n'));
+    expect(first.join('\n')).to.not.equal(trace(12).join('\n'));
   });
 });

@@ -11,6 +11,7 @@ export { realRuntime, seededRuntime, seededRandom } from './runtime.js';
 export type { ServerRuntime } from './runtime.js';
 export { storageKey, groupVersion } from './resource.js';
 export { cloneJson } from './object.js';
+export { atVersion } from './negotiate.js';
 export type { Faults, FailNextOptions, ConflictNextOptions, FailWritesOptions } from './faults.js';
 export { SeedError } from './seed.js';
 export type { SeedOptions } from './seed.js';

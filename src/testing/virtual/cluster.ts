@@ -12,7 +12,7 @@ import {
   type QueryParams, type Transport, type TransportRequest, type TransportResponse, type WatchRequestOptions,
 } from '../../transport/index.js';
 import {
-  cloneJson, createServerCore, groupVersion, seededRuntime, storageKey,
+  atVersion, cloneJson, createServerCore, groupVersion, seededRuntime, storageKey,
   type ApiRequest, type ConflictNextOptions, type Faults, type InMemoryServerOptions, type ResponseHeaders, type SeedOptions,
 } from '../apiserver/index.js';
 import { exchange, type CutExchange, type ExchangeEvent } from './exchange.js';
@@ -319,7 +319,7 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
       const apiVersion = groupVersion(group, version);
       return [...core.state.store.values(storageKey(info))]
         .filter((o) => namespace === undefined || o.metadata.namespace === namespace)
-        .map((o) => ({ ...cloneJson(o), apiVersion }) as KubernetesObject)
+        .map((o) => cloneJson(atVersion(o, apiVersion)) as KubernetesObject)
         .sort((a, b) => {
           const ka = `${a.metadata?.namespace ?? ''}/${a.metadata?.name ?? ''}`;
           const kb = `${b.metadata?.namespace ?? ''}/${b.metadata?.name ?? ''}`;
