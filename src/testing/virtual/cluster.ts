@@ -87,6 +87,11 @@ export interface VirtualCluster extends Transport {
    * exact bytes. A watch request answers with its whole stream once the stream ends.
    */
   exchange(request: RawExchangeRequest): Observable<RawExchangeResponse>;
+  /**
+   * One raw exchange as it arrives: a whole `response`, or a streamed `head`, its `chunk`s and `end` (watches).
+   * Unsubscribing cuts it.
+   */
+  exchangeStream(request: RawExchangeRequest): Observable<ExchangeEvent>;
   /** Ends every open watch and request, cancels every server timer; later requests fail with a TransportError. */
   close(): void;
 }
@@ -289,6 +294,14 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
     });
   };
 
+  const serveRaw = (raw: RawExchangeRequest): Observable<ExchangeEvent> => {
+    const target = splitPath(raw.path);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(raw.headers ?? {})) headers[name.toLowerCase()] = value;
+    if (raw.body !== undefined) headers['content-length'] ??= String(typeof raw.body === 'string' ? Buffer.byteLength(raw.body) : raw.body.byteLength);
+    return serve(raw.method, target.path, target.search, headers, raw.body);
+  };
+
   const pathOf = (key: ConflictKeyOptions): string => {
     const [group, version] = key.resource.apiVersion.includes('/') ? key.resource.apiVersion.split('/') as [string, string] : ['', key.resource.apiVersion];
     const info = core.state.registry.all().find((r) => r.group === group && r.kind === key.resource.kind && r.versions.includes(version));
@@ -326,12 +339,9 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
           return ka < kb ? -1 : ka > kb ? 1 : 0;
         });
     },
+    exchangeStream: (raw) => serveRaw(raw),
     exchange: (raw) => {
-      const target = splitPath(raw.path);
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(raw.headers ?? {})) headers[name.toLowerCase()] = value;
-      if (raw.body !== undefined) headers['content-length'] ??= String(typeof raw.body === 'string' ? Buffer.byteLength(raw.body) : raw.body.byteLength);
-      return new Observable<RawExchangeResponse>((subscriber) => whole(serve(raw.method, target.path, target.search, headers, raw.body)).subscribe({
+      return new Observable<RawExchangeResponse>((subscriber) => whole(serveRaw(raw)).subscribe({
         next: ({ status, headers: h, body }) => {
           subscriber.next({ status, headers: lowerCased(h), text: bodyText(body) });
           subscriber.complete();

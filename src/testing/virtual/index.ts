@@ -3,6 +3,7 @@
  * @module
  */
 export { virtualCluster } from './cluster.js';
+export type { ExchangeEvent } from './exchange.js';
 export type {
   ConflictKeyOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults,
 } from './cluster.js';
