@@ -12,6 +12,12 @@ export type {
   StatusBody, StatusCause, StatusDetails,
 } from './apiserver/index.js';
 export { virtualCluster } from './virtual/index.js';
+export type { ResponseHeaders } from './apiserver/index.js';
+// Re-exported from `rxkube`: the virtual cluster's signatures name them.
+export type {
+  Transport, QueryParams, RequestMethod, RequestOptions, TransportRequest, TransportResponse, WatchRequestOptions,
+} from '../transport/index.js';
+export type { ResourceRef } from '../resources/index.js';
 export type {
   ExchangeEvent, ConflictKeyOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults,
 } from './virtual/index.js';

@@ -31,9 +31,11 @@ export interface VirtualClusterOptions extends Omit<InMemoryServerOptions, 'toke
 
 /** A conflict aimed at an object by its kind and key instead of its path. */
 export interface ConflictKeyOptions {
+  /** The object's kind and apiVersion (a kind the cluster serves, else a RangeError). */
   readonly resource: ResourceRef;
   /** The namespace of a namespaced object (default `default`). */
   readonly namespace?: string;
+  /** The object's name. */
   readonly name: string;
   /** How many writes to it conflict (default 1). */
   readonly count?: number;
@@ -65,12 +67,14 @@ export interface VirtualFaults extends Omit<Faults, 'conflictNext'> {
  * - Responses and watch chunks arrive as zero-delay actions of the scheduler, not synchronously.
  */
 export interface VirtualCluster extends Transport {
+  /** The scheduler every server timer and timestamp runs on (`options.scheduler`). */
   readonly scheduler: SchedulerLike;
   /**
    * The seed of the server's randomness (`options.seed`, default 0). Named so because `seed(objects)` is the
    * method a TestCluster already has under that name.
    */
   readonly randomSeed: number;
+  /** Fault injection at the current virtual time (see {@link VirtualFaults}). */
   readonly faults: VirtualFaults;
   /** As `TestCluster.seed`: creates objects without a request; returns the resourceVersion after. */
   seed(objects: readonly KubernetesObject[], options?: SeedOptions): string;
@@ -98,18 +102,23 @@ export interface VirtualCluster extends Transport {
 
 /** A raw request of {@link VirtualCluster.exchange}. */
 export interface RawExchangeRequest {
+  /** The HTTP method (any case). */
   readonly method: string;
   /** Path, optionally with a query string. */
   readonly path: string;
   /** Request headers (any case). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** The body as sent (JSON, YAML or protobuf bytes); none when omitted. */
   readonly body?: string | Uint8Array;
 }
 
 /** A raw answer of {@link VirtualCluster.exchange}. */
 export interface RawExchangeResponse {
+  /** The HTTP status, whatever it is. */
   readonly status: number;
+  /** Response headers, lower-case names. */
   readonly headers: ResponseHeaders;
+  /** The body as UTF-8 text (for a watch, every chunk of the stream). */
   readonly text: string;
 }
 
