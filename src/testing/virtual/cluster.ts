@@ -210,17 +210,20 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
       });
     });
 
-  const get = (path: string, query: QueryParams, getOptions?: { readonly accept?: string }): Observable<unknown> => {
-    const target = withQuery(path, query);
-    return new Observable<unknown>((subscriber) => whole(serve('GET', target.path, target.search, { accept: getOptions?.accept ?? 'application/json' })).subscribe({
+  /**
+   * One whole answer as the HTTP transport hands it out: `decode` of a 2xx answer (its throw is the error), the
+   * `ApiError` decoded from the Status body of any other.
+   */
+  const decoded = <V>(events: Observable<ExchangeEvent>, decode: (status: number, headers: ResponseHeaders, text: string) => V): Observable<V> =>
+    new Observable<V>((subscriber) => whole(events).subscribe({
       next: ({ status, headers, body }) => {
         if (!ok(status)) {
           subscriber.error(failure(status, headers, body));
           return;
         }
-        let value: unknown;
+        let value: V;
         try {
-          value = parseJsonBody(target.path, bodyText(body));
+          value = decode(status, headers, bodyText(body));
         } catch (error) {
           subscriber.error(error);
           return;
@@ -230,6 +233,10 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
       },
       error: (error: unknown) => subscriber.error(error),
     }));
+
+  const get = (path: string, query: QueryParams, getOptions?: { readonly accept?: string }): Observable<unknown> => {
+    const target = withQuery(path, query);
+    return decoded(serve('GET', target.path, target.search, { accept: getOptions?.accept ?? 'application/json' }), (_status, _headers, text) => parseJsonBody(target.path, text));
   };
 
   const request = (req: TransportRequest): Observable<TransportResponse> => {
@@ -240,24 +247,7 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
       headers['content-type'] = req.contentType ?? 'application/json';
       headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
     }
-    return new Observable<TransportResponse>((subscriber) => whole(serve(req.method, target.path, target.search, headers, body)).subscribe({
-      next: ({ status, headers: responseHeaders, body: responseBody }) => {
-        if (!ok(status)) {
-          subscriber.error(failure(status, responseHeaders, responseBody));
-          return;
-        }
-        let response: TransportResponse;
-        try {
-          response = responseOf(req, status, lowerCased(responseHeaders), bodyText(responseBody));
-        } catch (error) {
-          subscriber.error(error);
-          return;
-        }
-        subscriber.next(response);
-        subscriber.complete();
-      },
-      error: (error: unknown) => subscriber.error(error),
-    }));
+    return decoded(serve(req.method, target.path, target.search, headers, body), (status, responseHeaders, text): TransportResponse => responseOf(req, status, lowerCased(responseHeaders), text));
   };
 
   const watch = (path: string, query: QueryParams, watchOptions: Omit<WatchRequestOptions, 'signal'> = {}): Observable<string> => {
