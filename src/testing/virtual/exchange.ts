@@ -25,6 +25,7 @@ export type CutExchange = (reason: string) => void;
  * - A whole response is one `response` event then completion; a stream is `head`, `chunk`s, `end`, completion; a
  *   cut stream errors with `TransportError('ConnectionClosed')`.
  * - Unsubscribing cancels pending deliveries and tells the core the consumer is gone (its watch stops).
+ * - Every delivery, a cut included, is a zero-delay action of `scheduler`, in the order the core produced them.
  * - `register` sees the exchange while it is open, so the cluster can cut it.
  */
 export function exchange(
@@ -97,8 +98,9 @@ export function exchange(
     const unregister = register((reason) => {
       if (finished) return;
       finish();
+      // The server side lets go at once; the consumer hears of it after what was already on its way.
       for (const listener of goneListeners.splice(0)) listener();
-      subscriber.error(new TransportError('ConnectionClosed', `${request.method} ${request.path}: ${reason}`));
+      deliver(() => subscriber.error(new TransportError('ConnectionClosed', `${request.method} ${request.path}: ${reason}`)));
     });
     const cancel = core.serve(request, sink);
     return () => {
