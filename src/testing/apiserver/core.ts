@@ -36,7 +36,14 @@ export interface InMemoryServerOptions {
   readonly token?: string;
 }
 
-/** One server core. */
+/**
+ * One server core.
+ *
+ * # Guarantees
+ * - `serve` is synchronous apart from the latency fault: the answer (or the start of a stream) is written into the
+ *   sink before it returns, so an adapter decides alone when bytes reach its consumer.
+ * - `seed` and `update` take the write path of `POST` and `PUT` (see `TestCluster.seed`).
+ */
 export interface ServerCore {
   readonly state: ServerState;
   /** Every fault; `restart` calls the adapter's hook. */

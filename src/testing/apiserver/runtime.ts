@@ -58,7 +58,13 @@ function scheduled(scheduler: SchedulerLike, owner: Subscription) {
   };
 }
 
-/** The runtime of the HTTP server: the async scheduler (real time), crypto uids, `Math.random`, microtasks. */
+/**
+ * The runtime of the HTTP server: the async scheduler (real time), crypto uids, `Math.random`, microtasks.
+ *
+ * # Guarantees
+ * - Behaves as the server did before the runtime existed: `setTimeout`/`setInterval` timers through
+ *   `asyncScheduler`, `Date.now()` through its clock, `randomUUID`, and deferred work as a microtask.
+ */
 export function realRuntime(): ServerRuntime {
   const scheduler = asyncScheduler;
   return {
@@ -97,7 +103,13 @@ export function seededRuntime(scheduler: SchedulerLike, seed: number): ServerRun
 }
 
 /**
- * mulberry32: a small, fast 32-bit PRNG with a full period, good enough for names and uids (not for secrets).
+ * mulberry32: a small, fast 32-bit PRNG with a full period, good enough for names and uids.
+ *
+ * # Guarantees
+ * - The same seed gives the same sequence, in [0, 1).
+ *
+ * # Caveats
+ * - Not for secrets: its state is 32 bits.
  */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;

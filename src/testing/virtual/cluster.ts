@@ -44,6 +44,10 @@ export interface ConflictKeyOptions {
 /**
  * The faults of a virtual cluster: those of the HTTP test cluster, acting at the current virtual time.
  *
+ * # Guarantees
+ * - A fault set in one virtual frame acts on every request and stream served from that frame on; nothing is
+ *   stored by a request a fault answers.
+ *
  * # Caveats
  * - `restart` cuts every open exchange (requests and watches fail with `TransportError('ConnectionClosed')`);
  *   `dropWatches({ mode: 'abrupt' })` cuts watches the same way.

@@ -8,7 +8,10 @@ import { Observable, Subscription, type SchedulerLike } from 'rxjs';
 import { TransportError } from '../../transport/index.js';
 import type { ApiRequest, ChunkSink, ResponseHeaders, ResponseSink, ServerCore } from '../apiserver/index.js';
 
-/** What the consumer of an exchange sees, in order. */
+/**
+ * What the consumer of an exchange sees, in order: one `response` (a whole answer), or a streamed answer's `head`,
+ * its `chunk`s and its `end`.
+ */
 export type ExchangeEvent =
   | { readonly kind: 'response'; readonly status: number; readonly headers: ResponseHeaders; readonly body: string | Buffer }
   | { readonly kind: 'head'; readonly status: number; readonly headers: ResponseHeaders }
@@ -37,9 +40,15 @@ export function exchange(
     let started = false;
     let finished = false;
     const deliver = (work: () => void): void => {
-      pending.add(scheduler.schedule(() => {
+      let done = false;
+      let action: Subscription | undefined;
+      action = scheduler.schedule(() => {
+        done = true;
+        // A long watch delivers many chunks: forget each action once it ran.
+        if (action !== undefined) pending.remove(action);
         if (!subscriber.closed) work();
-      }, 0));
+      }, 0);
+      if (!done) pending.add(action);
     };
     const finish = (): void => {
       finished = true;
