@@ -3,7 +3,7 @@
  * listWatch, informer, informerFactory, resourceClient, eventRecorder, leaderElection, the controller builder and
  * the manager.
  */
-import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { lastValueFrom, takeUntil, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
@@ -12,6 +12,7 @@ import { controller } from '../../../src/index.js';
 import { informerFactory } from '../../../src/informer/index.js';
 import { leaderElection } from '../../../src/leader/index.js';
 import { manager } from '../../../src/manager/index.js';
+import { resolveResource, type ResolvedResource } from '../../../src/resources/index.js';
 import { virtualCluster, type VirtualCluster } from '../../../src/testing/index.js';
 import { listWatch, type WatchEvent } from '../../../src/watch/index.js';
 
@@ -151,5 +152,20 @@ describe('virtualCluster: every entry point takes it as its connection', () => {
         .pipe(takeUntil(timer(5000, scheduler))).subscribe();
     });
     expect(log).to.deep.equal(['0 default/a']);
+  });
+
+  it('resolveResource resolves a custom kind through the virtual cluster\'s discovery', async () => {
+    let resolved: Promise<ResolvedResource> | undefined;
+    inVirtualTime((cluster) => {
+      cluster.seed([{
+        apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' },
+        spec: {
+          group: 'example.com', scope: 'Cluster', names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        },
+      } as KubernetesObject]);
+      resolved = resolveResource(cluster, { apiVersion: 'example.com/v1', kind: 'Widget' });
+    });
+    expect(await resolved).to.deep.include({ group: 'example.com', version: 'v1', plural: 'widgets', namespaced: false });
   });
 });
