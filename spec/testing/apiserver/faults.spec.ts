@@ -170,4 +170,13 @@ describe('in-memory API server: fault injection', () => {
     expect((await send(cluster, 'POST', '/__rxkube/faults/conflictNext', { path: 'configmaps' })).status).to.equal(400);
     expect((await send(cluster, 'POST', '/__rxkube/faults/failWrites', { status: 302 })).status).to.equal(400);
   });
+
+  it('restarts over the admin endpoint after answering it: open watches are cut, state is kept', async () => {
+    const watch = await rawWatch(cluster, `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`);
+    const answer = await send(cluster, 'POST', '/__rxkube/faults/restart', {});
+    expect(answer.status).to.equal(200);
+    expect(answer.body).to.deep.equal({ fault: 'restart', result: null });
+    await watch.ended;
+    expect((await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps')).status).to.equal(200);
+  });
 });

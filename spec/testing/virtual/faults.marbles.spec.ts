@@ -113,6 +113,14 @@ describe('virtualCluster faults (marbles)', () => {
     });
   });
 
+  it('the admin endpoint answers a restart first, then cuts every other exchange', () => {
+    marbles((cluster, { expectObservable }) => {
+      const admin = cluster.exchange({ method: 'POST', path: '/__rxkube/faults/restart', body: '{}' }).pipe(map((answer) => `${answer.status} ${answer.text}`));
+      expectObservable(lines(cluster.watch(PATH, { resourceVersion: cluster.resourceVersion() }))).toBe('--(c|)', { c: 'ConnectionClosed' });
+      expectObservable(admin, '--^').toBe('--(a|)', { a: '200 {"fault":"restart","result":null}' });
+    });
+  });
+
   it('a closed cluster cancels its timers and refuses new requests with a TransportError', () => {
     const scheduler = new TestScheduler(() => undefined);
     scheduler.run(({ flush }) => {
