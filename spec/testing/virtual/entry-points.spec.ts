@@ -80,6 +80,21 @@ describe('virtualCluster: every entry point takes it as its connection', () => {
     expect(synced.filter((line) => line.includes('store 2'))).to.not.be.empty;
   });
 
+  it('informerFactory hands its random to every informer: the watch timeout it asks the server for follows it', () => {
+    const reconnects = (random: () => number): number[] => {
+      const times: number[] = [];
+      inVirtualTime((cluster, scheduler) => {
+        const factory = informerFactory(cluster, { scheduler, random });
+        factory.for<V1ConfigMap>(CONFIG_MAPS).status$.pipe(takeUntil(timer(1_000_000, scheduler)))
+          .subscribe((status) => status.state === 'watching' && times.push(scheduler.now()));
+      });
+      return times;
+    };
+    // random 0 asks for timeoutSeconds=300, random 0.999 for 600: the server ends each watch then.
+    expect(reconnects(() => 0)).to.deep.equal([0, 300_000, 600_000, 900_000]);
+    expect(reconnects(() => 0.999)).to.deep.equal([0, 600_000]);
+  });
+
   it('eventRecorder writes its Events with virtual timestamps', () => {
     let stored: unknown[] = [];
     inVirtualTime((cluster, scheduler) => {
