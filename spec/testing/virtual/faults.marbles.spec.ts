@@ -127,8 +127,10 @@ describe('virtualCluster faults (marbles)', () => {
       const cluster = virtualCluster({ scheduler, bookmarkIntervalMs: 1000 });
       const seen: string[] = [];
       lines(cluster.watch(PATH, { allowWatchBookmarks: true })).subscribe({ next: (line) => seen.push(`${scheduler.now()} ${line}`), complete: () => seen.push(`${scheduler.now()} end`) });
+      // Made before the close, subscribed after it: the request is cold, so the close refuses it.
+      const late = cluster.get(PATH, {});
       scheduler.schedule(() => cluster.close(), 2500);
-      scheduler.schedule(() => cluster.get(PATH, {}).subscribe({ error: (error: unknown) => seen.push(`${scheduler.now()} ${(error as TransportError).reason}`) }), 3000);
+      scheduler.schedule(() => late.subscribe({ error: (error: unknown) => seen.push(`${scheduler.now()} ${(error as TransportError).reason}`) }), 3000);
       flush();
       expect(seen.map((line) => line.replace(/BOOKMARK:\S+/, 'BOOKMARK'))).to.deep.equal(['1000 BOOKMARK', '2000 BOOKMARK', '2500 end', '3000 NetworkError']);
       expect(cluster.openWatches()).to.equal(0);

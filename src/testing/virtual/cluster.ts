@@ -187,14 +187,15 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
   };
 
   const serve = (method: string, path: string, search: string, headers: Record<string, string | undefined>, body?: string | Uint8Array): Observable<ExchangeEvent> => {
-    if (closed) {
-      return new Observable<ExchangeEvent>((subscriber) => subscriber.error(new TransportError('NetworkError', `${method} ${path}: the virtual cluster is closed`)));
-    }
     const request: ApiRequest = {
       method: method.toUpperCase(), path, search, headers,
       body: body === undefined ? Buffer.alloc(0) : typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body),
     };
-    return exchange(core, scheduler, request, register);
+    const served = exchange(core, scheduler, request, register);
+    // Checked at subscription (the request is cold), and failed like a refused connection: later, not inside it.
+    return new Observable<ExchangeEvent>((subscriber) => closed
+      ? scheduler.schedule(() => subscriber.error(new TransportError('NetworkError', `${method} ${path}: the virtual cluster is closed`)), 0)
+      : served.subscribe(subscriber));
   };
 
   const whole = (events: Observable<ExchangeEvent>): Observable<{ status: number; headers: ResponseHeaders; body: string | Buffer }> =>
