@@ -121,6 +121,13 @@ describe('virtualCluster faults (marbles)', () => {
     });
   });
 
+  it('dates every answer by the virtual clock, as node:http dates it by the wall clock', () => {
+    marbles((cluster, { expectObservable }) => {
+      const date = cluster.exchange({ method: 'GET', path: '/version' }).pipe(map((answer) => answer.headers['date']));
+      expectObservable(date, '--- 2s ^').toBe('--- 2s (d|)', { d: 'Thu, 01 Jan 1970 00:00:02 GMT' });
+    });
+  });
+
   it('a closed cluster cancels its timers and refuses new requests with a TransportError', () => {
     const scheduler = new TestScheduler(() => undefined);
     scheduler.run(({ flush }) => {

@@ -89,6 +89,7 @@ describe('virtualCluster: faults in virtual time', () => {
     });
     expect(log).to.deep.equal(['5:list:ok', '10:create:429', '30:create:500', '40:delete:500', '50:create:ok']);
     expect(isTooManyRequests(errors[0])).to.equal(true);
+    expect((errors[0] as ApiError).reason).to.equal('TooManyRequests');
     expect((errors[0] as ApiError).retryAfterSeconds).to.equal(7);
     expect(isServerError(errors[1])).to.equal(true);
   });

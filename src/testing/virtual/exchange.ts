@@ -84,6 +84,8 @@ export function exchange(
         deliver(() => subscriber.error(new TransportError('ConnectionClosed', `${request.method} ${request.path}: stream cut by the server`)));
       },
     };
+    // node:http adds a Date header to every answer; here it is the virtual clock's.
+    const dated = (headers: ResponseHeaders): ResponseHeaders => ({ Date: new Date(scheduler.now()).toUTCString(), ...headers });
     const sink: ResponseSink = {
       get started() {
         return started || finished;
@@ -92,15 +94,17 @@ export function exchange(
         if (started || finished) return;
         started = true;
         finish();
+        const head = dated(headers);
         deliver(() => {
-          subscriber.next({ kind: 'response', status, headers, body });
+          subscriber.next({ kind: 'response', status, headers: head, body });
           subscriber.complete();
           afterSent?.();
         });
       },
       stream(status, headers) {
         started = true;
-        deliver(() => subscriber.next({ kind: 'head', status, headers }));
+        const head = dated(headers);
+        deliver(() => subscriber.next({ kind: 'head', status, headers: head }));
         return chunks;
       },
     };
