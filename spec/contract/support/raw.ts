@@ -46,7 +46,8 @@ async function requestOptions(kc: KubeConfig, method: string, path: string, head
   return { client: url.protocol === 'https:' ? https : http, options };
 }
 
-function parseJson(text: string): unknown {
+/** The parsed JSON of `text`, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

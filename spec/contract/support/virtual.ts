@@ -10,21 +10,13 @@ import {
 } from '@kubernetes/client-node';
 import { firstValueFrom } from 'rxjs';
 import type { VirtualCluster } from '../../../src/testing/index.js';
-import { watchOver, type OpenWatch, type RawRequestOptions, type RawResponse } from './raw.js';
+import { parseJson, watchOver, type OpenWatch, type RawRequestOptions, type RawResponse } from './raw.js';
 
 /** The origin client-node's typed clients put in front of paths; only the path and query reach the cluster. */
 const ORIGIN = 'https://virtual-cluster.invalid';
 
 /** client-node's own User-Agent (`kubernetes-client-javascript/<version>`), as `makeApiClient` sends it. */
 const clientNodeUserAgent = `kubernetes-client-javascript/${(createRequire(import.meta.url)('@kubernetes/client-node/package.json') as { version: string }).version}`;
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /** As `rawRequest` over HTTP: the same headers, the answer whatever its status. */
 export async function virtualRaw(cluster: VirtualCluster, method: string, path: string, options: RawRequestOptions = {}): Promise<RawResponse> {
