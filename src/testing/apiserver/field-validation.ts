@@ -77,24 +77,22 @@ export function checkFields(state: ServerState, target: RequestTarget, obj: Kube
 }
 
 /**
- * The HTTP `Warning` header values of warnings, as kube-apiserver writes them (code 299, no agent, each text once).
+ * The HTTP `Warning` header of warnings, as kube-apiserver writes them: `299 - "<text>"`, each text once, in order.
  *
  * # Caveats
- * - Characters outside printable ASCII are written as `\uXXXX` (Go writes UTF-8 bytes; Node refuses them in a
- *   header).
+ * - One header line with the values joined by `, ` (RFC 9110 list syntax; node:http clients read kube-apiserver's
+ *   one-line-per-warning answer as the same string). Characters outside printable ASCII are written as `\uXXXX`
+ *   (Go writes UTF-8 bytes; Node refuses them in a header).
  */
-export function warningHeaders(warnings: readonly string[] | undefined): Record<string, string[]> {
+export function warningHeaders(warnings: readonly string[] | undefined): Record<string, string> {
   if (warnings === undefined || warnings.length === 0) return {};
   const quote = (text: string) => JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return { Warning: [...new Set(warnings)].map((text) => `299 - ${quote(text)}`) };
+  return { Warning: [...new Set(warnings)].map((text) => `299 - ${quote(text)}`).join(', ') };
 }
 
 /**
  * Runs the rest of a write that has already given `warnings`: if it fails, its `ApiError` carries them too, as the
  * real server's warning recorder answers them with any status.
- *
- * # Caveats
- * - On an error the warnings travel as one comma-joined `Warning` header (the same list for an HTTP client).
  */
 export function keepingWarnings<T>(warnings: readonly string[], write: () => T): T {
   try {
@@ -102,8 +100,7 @@ export function keepingWarnings<T>(warnings: readonly string[], write: () => T):
   } catch (error) {
     if (!(error instanceof ApiError) || warnings.length === 0) throw error;
     const { body } = error;
-    const headers = { ...error.headers, Warning: warningHeaders(warnings)['Warning']!.join(', ') };
-    throw new ApiError(error.status, body.reason ?? '', body.message ?? '', body.details, headers, body.metadata);
+    throw new ApiError(error.status, body.reason ?? '', body.message ?? '', body.details, { ...error.headers, ...warningHeaders(warnings) }, body.metadata);
   }
 }
 

@@ -17,7 +17,7 @@ import { mustGet, namespaceResource, namespaceStorageKey, type RequestTarget, ty
 export interface Reply {
   readonly code: number;
   readonly body: unknown;
-  /** Warnings for the client (`Warning: 299 - "…"` headers), e.g. the unknown fields `fieldValidation=Warn` dropped. */
+  /** Warnings for the client (`Warning: 299 - "…"`), e.g. the unknown fields `fieldValidation=Warn` dropped. */
   readonly warnings?: readonly string[];
 }
 
@@ -64,7 +64,7 @@ export function admitCreate(state: ServerState, target: RequestTarget, body: unk
   if (target.resource.namespaced && target.namespace === '') throw methodNotAllowed();
   // Read before the strategy runs: an owned body shares its metadata with the result, which gets a name.
   const generated = typeof body === 'object' && body !== null && !(body as KubeObject).metadata?.name;
-  const obj = prepareCreate({ resource: target.resource, version: target.version, namespace: target.namespace, ...(target.name !== undefined ? { name: target.name } : {}) }, body, owned, track);
+  const obj = prepareCreate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace, ...(target.name !== undefined ? { name: target.name } : {}) }, body, owned, track);
   if (target.resource.namespaced) {
     const ns = state.store.get(namespaceStorageKey, target.namespace);
     if (ns === undefined) throw notFound(namespaceResource, target.namespace);
@@ -78,7 +78,7 @@ export function admitCreate(state: ServerState, target: RequestTarget, body: unk
   const retryName = generated && obj.metadata.generateName;
   for (let attempt = 0; state.store.get(key, objectKey(obj.metadata.namespace ?? '', obj.metadata.name!)) !== undefined; attempt++) {
     if (!retryName || attempt > 8) throw alreadyExists(target.resource, obj.metadata.name!);
-    obj.metadata.name = generateName(obj.metadata.generateName!);
+    obj.metadata.name = generateName(obj.metadata.generateName!, state.runtime.random);
   }
   return obj;
 }
@@ -112,7 +112,7 @@ export function update(state: ServerState, target: RequestTarget, body: unknown,
   return keepingWarnings(warnings, () => {
     const old = mustGet(state, target);
     const sub = target.subresource === 'status' ? 'status' : undefined;
-    const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true, tracker(state, target, present(target, old), manager));
+    const next = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true, tracker(state, target, present(target, old), manager));
     return { ...commitUpdate(state, target, old, next, dryRun), warnings };
   });
 }
@@ -224,7 +224,7 @@ export function patch(state: ServerState, target: RequestTarget, contentType: st
   }
   return keepingWarnings(warnings, () => {
     const sub = target.subresource === 'status' ? 'status' : undefined;
-    const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true, tracker(state, target, present(target, old), manager));
+    const next = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true, tracker(state, target, present(target, old), manager));
     return { ...commitUpdate(state, target, old, next, dryRun), warnings };
   });
 }
