@@ -4,6 +4,7 @@
  */
 import { deleteCollection, deleteObject, deleteOptions } from './delete.js';
 import type { ApiRequest, ResponseSink } from './exchange.js';
+import { warningHeaders } from './field-validation.js';
 import { decodeObjectBody, decodeOptionalJson, requestBody, sendJson, sendObject } from './http.js';
 import { finalizeNamespace } from './lifecycle.js';
 import { listObjects } from './list.js';
@@ -91,7 +92,7 @@ export function serveResource(state: ServerState, req: ApiRequest, res: Response
         return;
       case 'POST': {
         const reply = create(state, target, decode(), query, req.headers['user-agent']);
-        sendObject(res, reply.code, reply.body, accept);
+        sendObject(res, reply.code, reply.body, accept, warningHeaders(reply.warnings));
         return;
       }
       case 'DELETE': {
@@ -135,13 +136,13 @@ export function serveResource(state: ServerState, req: ApiRequest, res: Response
         return;
       }
       const reply = update(state, target, body, query, req.headers['user-agent']);
-      sendObject(res, reply.code, reply.body, accept);
+      sendObject(res, reply.code, reply.body, accept, warningHeaders(reply.warnings));
       return;
     }
     case 'PATCH': {
       if (target.subresource === 'finalize') throw methodNotAllowed();
       const reply = patch(state, target, req.headers['content-type'] ?? '', raw(), query, req.headers['user-agent']);
-      sendObject(res, reply.code, reply.body, accept);
+      sendObject(res, reply.code, reply.body, accept, warningHeaders(reply.warnings));
       return;
     }
     case 'DELETE': {

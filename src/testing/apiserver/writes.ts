@@ -3,6 +3,7 @@
  * @module
  */
 import { writeOptions } from './apply/index.js';
+import { checkFields, fieldValidation, keepingWarnings, type FieldValidation } from './field-validation.js';
 import { applyRequest, tracker } from './fields.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError } from './patch/index.js';
 import { atVersion } from './negotiate.js';
@@ -16,6 +17,8 @@ import { mustGet, namespaceResource, namespaceStorageKey, type RequestTarget, ty
 export interface Reply {
   readonly code: number;
   readonly body: unknown;
+  /** Warnings for the client (`Warning: 299 - "…"`), e.g. the unknown fields `fieldValidation=Warn` dropped. */
+  readonly warnings?: readonly string[];
 }
 
 /** True when `dryRun=All` was asked: validate and answer, but store nothing. */
@@ -41,9 +44,12 @@ export function create(state: ServerState, target: RequestTarget, body: unknown,
   if (target.resource.namespaced && target.namespace === '') throw methodNotAllowed();
   const { manager } = writeOptions(query, 'create', false, userAgent);
   const dryRun = isDryRun(query);
-  const obj = admitCreate(state, target, body, true, tracker(state, target, undefined, manager));
-  if (dryRun) return { code: 201, body: obj };
-  return { code: 201, body: present(target, state.store.put(storageKey(target.resource), obj)) };
+  const warnings = checkBody(state, target, body, fieldValidation(query, 'CreateOptions'));
+  return keepingWarnings(warnings, () => {
+    const obj = admitCreate(state, target, body, true, tracker(state, target, undefined, manager));
+    if (dryRun) return { code: 201, body: obj, warnings };
+    return { code: 201, body: present(target, state.store.put(storageKey(target.resource), obj)), warnings };
+  });
 }
 
 /**
@@ -102,10 +108,18 @@ export function commitUpdate(state: ServerState, target: RequestTarget, old: Kub
 export function update(state: ServerState, target: RequestTarget, body: unknown, query: URLSearchParams, userAgent?: string): Reply {
   const { manager } = writeOptions(query, 'update', false, userAgent);
   const dryRun = isDryRun(query);
-  const old = mustGet(state, target);
-  const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true, tracker(state, target, present(target, old), manager));
-  return commitUpdate(state, target, old, next, dryRun);
+  const warnings = checkBody(state, target, body, fieldValidation(query, 'UpdateOptions'));
+  return keepingWarnings(warnings, () => {
+    const old = mustGet(state, target);
+    const sub = target.subresource === 'status' ? 'status' : undefined;
+    const next = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true, tracker(state, target, present(target, old), manager));
+    return { ...commitUpdate(state, target, old, next, dryRun), warnings };
+  });
+}
+
+/** Drops the unknown fields of a create or update body, as `mode` asks (see `checkFields`); returns the warnings. */
+function checkBody(state: ServerState, target: RequestTarget, body: unknown, mode: FieldValidation): readonly string[] {
+  return isPlainObject(body) ? checkFields(state, target, body as KubeObject, mode, { kind: 'body' }) : [];
 }
 
 /** The patch types other than apply. */
@@ -193,6 +207,7 @@ function managedFieldsAside(type: string, parsed: unknown, base: KubeObject): { 
  */
 export function patch(state: ServerState, target: RequestTarget, contentType: string, raw: string, query: URLSearchParams, userAgent?: string): Reply {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
+  const validation = fieldValidation(query, 'PatchOptions');
   if (type === 'application/apply-patch+yaml') return applyRequest(state, target, raw, query, userAgent);
   if (!patchTypes.includes(type)) throw unknownPatchType();
   const { manager } = writeOptions(query, 'patch', false, userAgent);
@@ -203,10 +218,13 @@ export function patch(state: ServerState, target: RequestTarget, contentType: st
   const patched = patchWith(target, type, parsed, aside.base, target.resource.kind);
   // Where the merge left metadata an object, it holds them as they were (the field manager reads them, and replaces them).
   if (aside.managedFields !== undefined) patched.metadata['managedFields'] = aside.managedFields;
+  const warnings = checkFields(state, target, patched, validation, { kind: 'patch', type, patch: parsed });
   if (patched.metadata.resourceVersion === undefined || patched.metadata.resourceVersion === null) {
     patched.metadata.resourceVersion = old.metadata.resourceVersion;
   }
-  const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true, tracker(state, target, present(target, old), manager));
-  return commitUpdate(state, target, old, next, dryRun);
+  return keepingWarnings(warnings, () => {
+    const sub = target.subresource === 'status' ? 'status' : undefined;
+    const next = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true, tracker(state, target, present(target, old), manager));
+    return { ...commitUpdate(state, target, old, next, dryRun), warnings };
+  });
 }

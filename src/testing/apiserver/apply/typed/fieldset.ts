@@ -36,9 +36,25 @@ function scalarError(kind: ScalarKind, value: Json | undefined): string | undefi
  *   associative-list items without keys, and (unless `allowDuplicates`) duplicate keys, each with its SMD path.
  */
 export function validate(typed: TypedSchema, value: Json | undefined, allowDuplicates: boolean, ref: TypeRef = typed.root): TypedError[] {
-  const check: Check = { typed, allowDuplicates, prefix: [], errors: [] };
+  const check: Check = { typed, allowDuplicates, prefix: [], location: [], errors: [] };
   validateNode(check, value, ref);
   return check.errors;
+}
+
+/**
+ * Every field of `value` that its type does not declare, as the path from the root to it (map keys and list
+ * indexes), in the order of `value`'s own keys: what a strict decoder calls an unknown field.
+ *
+ * # Guarantees
+ * - The same walk as {@link validate}, but it goes on after an undeclared field, and through lists whose items
+ *   cannot be keyed; other problems (wrong scalar kinds, duplicates) are not its business and are skipped.
+ * - Fields under a map that preserves unknown fields (`x-kubernetes-preserve-unknown-fields`, deduced or
+ *   untyped maps) are declared by definition.
+ */
+export function undeclaredFields(typed: TypedSchema, value: Json | undefined, ref: TypeRef = typed.root): (string | number)[][] {
+  const check: Check = { typed, allowDuplicates: true, prefix: [], location: [], errors: [], undeclared: [] };
+  validateNode(check, value, ref);
+  return check.undeclared!;
 }
 
 /** One validation in progress: the texts of the path elements above the node, and the errors so far. */
@@ -46,16 +62,22 @@ interface Check {
   readonly typed: TypedSchema;
   readonly allowDuplicates: boolean;
   readonly prefix: string[];
+  /** The keys and indexes above the node (for {@link undeclaredFields}). */
+  readonly location: (string | number)[];
   readonly errors: TypedError[];
+  /** Set when collecting undeclared fields instead of stopping at the first. */
+  readonly undeclared?: (string | number)[][];
 }
 
 function report(check: Check, path: string, message: string): void {
   check.errors.push({ path: check.prefix.join('') + path, message });
 }
 
-function validateChild(check: Check, text: string, value: Json | undefined, ref: TypeRef): void {
+function validateChild(check: Check, text: string, step: string | number, value: Json | undefined, ref: TypeRef): void {
   check.prefix.push(text);
+  check.location.push(step);
   validateNode(check, value, ref);
+  check.location.pop();
   check.prefix.pop();
 }
 
@@ -80,13 +102,17 @@ function validateNode(check: Check, value: Json | undefined, ref: TypeRef): void
           try {
             element = listItemElement(typed.schema, type, value[i]!);
           } catch (error) {
+            if (check.undeclared !== undefined) {
+              validateChild(check, `[${i}]`, i, value[i], type.elementType);
+              continue;
+            }
             return report(check, '', `element ${i}: ${(error as Error).message}`);
           }
           const id = elementText(element);
           if (seen.has(id) && !check.allowDuplicates) report(check, '', `duplicate entries for key ${id}`);
           seen.add(id);
         }
-        validateChild(check, elementText(element), value[i], type.elementType);
+        validateChild(check, elementText(element), i, value[i], type.elementType);
       }
       return;
     }
@@ -96,8 +122,12 @@ function validateNode(check: Check, value: Json | undefined, ref: TypeRef): void
       if (!isMap(value)) return report(check, '', `expected map, got ${JSON.stringify(value)}`);
       for (const key of Object.keys(value)) {
         const childType = fieldType(type, key);
-        if (childType === undefined) return report(check, `.${key}`, 'field not declared in schema');
-        validateChild(check, `.${key}`, value[key], childType);
+        if (childType === undefined) {
+          if (check.undeclared === undefined) return report(check, `.${key}`, 'field not declared in schema');
+          check.undeclared.push([...check.location, key]);
+          continue;
+        }
+        validateChild(check, `.${key}`, key, value[key], childType);
       }
     }
   }
