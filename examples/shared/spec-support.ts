@@ -24,7 +24,15 @@ export interface ExampleProcess {
 
 /** Starts `node --import tsx <script> <args>` with no kubeconfig (so examples use the embedded cluster). */
 export function spawnExample(script: string, ...args: string[]): ExampleProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
+  return spawnNode(['--import', 'tsx', script, ...args]);
+}
+
+/**
+ * Starts `node <args>` (this process's Node) with no kubeconfig, and `env` over this process's environment (an
+ * `undefined` value removes a variable), e.g. a compiled example with `RXKUBE_IN_CLUSTER=true`.
+ */
+export function spawnNode(args: readonly string[], env: Readonly<Record<string, string | undefined>> = {}, cwd?: string): ExampleProcess {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '', ...env }, ...(cwd ? { cwd } : {}) });
   let out = '';
   let stdout = '';
   let stderr = '';
