@@ -1,0 +1,234 @@
+/**
+ * Each example run on a real kube-apiserver as its deploy/ ServiceAccount, with nothing but the rights its deploy/
+ * RBAC grants: its manifests applied as the guide says (`kubectl apply -k`), a token of its ServiceAccount
+ * (TokenRequest API) in its kubeconfig, and its Deployment's own command, args and env, run from the image's files.
+ * Each does its job (the pod logger syncs a Pod, the node labeler labels a Node, the PodSet controller creates,
+ * deletes and reports Pods), leads on its Lease, records its Events, and nothing is refused along the way. Then the
+ * other side: what each ServiceAccount may not do (kubectl auth can-i), and a rule taken away showing up at once as
+ * a refusal the example reports.
+ */
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, EventsV1Api, type V1Pod } from '@kubernetes/client-node';
+import { buildImageFiles, containerStart, DEPLOY_NAMESPACE, deployedContainer, deployFolders, deployObjects, type DeployFolder } from '../../examples/shared/deploy-support.js';
+import { servedUrls, type ExampleProcess } from '../../examples/shared/spec-support.js';
+import { demoPodSet } from '../../examples/replica-set/workload.js';
+import { PODSET, PODSET_GROUP } from '../../examples/replica-set/podset.js';
+import { waitFor, waitForAsync } from '../support/wait.js';
+import { e2eCluster, isE2eRun, ownsControlPlane, type E2eCluster } from './support/cluster.js';
+import { ensureDeployNamespace, kubectl, refusals, serviceAccountKubeconfig, startDeployed, stopDeployed } from './support/deployed.js';
+import { canI, restrictedPod } from './support/rbac.js';
+
+if (isE2eRun()) {
+  describe('the examples as their deploy/ ServiceAccounts, with only their RBAC, on a real kube-apiserver', function () {
+    this.timeout(180_000);
+    let cluster: E2eCluster;
+    let dir: string;
+    let admin: string;
+    let app: string;
+    let core: CoreV1Api;
+    const folder = (example: string): DeployFolder => deployFolders().find((candidate) => candidate.example === example)!;
+    const kubeconfigOf = (example: string): string => join(dir, `${example}.kubeconfig`);
+    const suffix = Math.random().toString(36).slice(2, 7);
+
+    before(async () => {
+      cluster = await e2eCluster();
+      core = cluster.handle.kubeConfig.makeApiClient(CoreV1Api);
+      dir = mkdtempSync(join(tmpdir(), 'rxkube-deploy-rbac-'));
+      admin = join(dir, 'admin.kubeconfig');
+      await cluster.handle.writeKubeconfig(admin);
+      await ensureDeployNamespace(core);
+      app = buildImageFiles();
+      for (const each of deployFolders()) {
+        const applied = await kubectl(admin, ['apply', '-k', each.dir]);
+        expect(applied.code, applied.stderr).to.equal(0);
+        const account = deployObjects(each).find((object) => object.kind === 'ServiceAccount')!.metadata!;
+        await serviceAccountKubeconfig(cluster.handle.kubeConfig, account.namespace!, account.name!, kubeconfigOf(each.example));
+      }
+    });
+
+    after(async () => {
+      for (const each of deployFolders()) await kubectl(admin, ['delete', '-k', each.dir, '--ignore-not-found', '--wait=false']);
+      rmSync(dir, { recursive: true, force: true });
+      if (app) rmSync(app, { recursive: true, force: true });
+    });
+
+    /**
+     * Runs the example of `example` as deployed until `job` is done, checks it led, was ready, stopped cleanly and
+     * was refused nothing; returns it.
+     */
+    async function runDeployed(example: string, job: (running: ExampleProcess) => Promise<void>, refusalsExpected = false): Promise<ExampleProcess> {
+      const running = startDeployed(app, folder(example), kubeconfigOf(example));
+      let stopped: [number | null, string | null] | undefined;
+      try {
+        await waitFor(() => running.stdout().includes(`${example}: leading`), () => `${example} to lead:\n${running.output()}`, 60_000);
+        expect(running.stdout()).to.contain(`${example}: using ${kubeconfigOf(example)}`);
+        await job(running);
+        const ready = await fetch(`${servedUrls(running.stdout()).health}/readyz`);
+        expect(ready.status, `/readyz: ${await ready.text()}`).to.equal(200);
+      } finally {
+        stopped = await stopDeployed(running);
+      }
+      expect(stopped, running.output()).to.deep.equal([0, null]);
+      if (!refusalsExpected) expect(refusals(running), 'refused requests').to.deep.equal([]);
+      return running;
+    }
+
+    describe('pod-logger', () => {
+      it('syncs the Pods of its namespace and sees them go, leading on its Lease, refused nothing', async () => {
+        const name = `probe-${suffix}`;
+        await runDeployed('pod-logger', async (running) => {
+          await core.createNamespacedPod({ namespace: DEPLOY_NAMESPACE, body: restrictedPod(name) });
+          await waitFor(() => running.stdout().includes(`Sync/Add/Update for Pod ${name}`), `the sync of ${name}`, 30_000);
+          await core.deleteNamespacedPod({ namespace: DEPLOY_NAMESPACE, name });
+          await waitFor(() => running.stdout().includes(`Pod ${DEPLOY_NAMESPACE}/${name} does not exist anymore`), `the delete of ${name}`, 30_000);
+        });
+        // The Lease is in the Pod's namespace, released (no holder) by the graceful stop.
+        const lease = await cluster.handle.kubeConfig.makeApiClient(CoordinationV1Api).readNamespacedLease({ namespace: DEPLOY_NAMESPACE, name: 'pod-logger' });
+        expect(lease.spec?.holderIdentity ?? '').to.equal('');
+      });
+
+      it('may not read other namespaces, write Pods, touch other Leases, read Secrets or record Events', async () => {
+        expect(await canI(kubeconfigOf('pod-logger'), [
+          `yes watch pods -n ${DEPLOY_NAMESPACE}`,
+          `yes update leases/pod-logger -n ${DEPLOY_NAMESPACE}`,
+          `no list pods -n default`,
+          `no create pods -n ${DEPLOY_NAMESPACE}`,
+          `no delete pods -n ${DEPLOY_NAMESPACE}`,
+          `no update leases/node-labeler -n ${DEPLOY_NAMESPACE}`,
+          `no list secrets -n ${DEPLOY_NAMESPACE}`,
+          `no create events.events.k8s.io -n ${DEPLOY_NAMESPACE}`,
+        ])).to.deep.equal([]);
+      });
+    });
+
+    describe('node-labeler', () => {
+      const prefix = (): string => {
+        const { args } = containerStart(deployedContainer(folder('node-labeler')).container, { 'metadata.namespace': DEPLOY_NAMESPACE });
+        return args.find((arg) => arg.startsWith('--provider-id-prefix='))!.split('=')[1]!;
+      };
+      const createNode = (name: string) => core.createNode({ body: { metadata: { name }, spec: { providerID: `${prefix()}docker/rxkube/${name}` } } });
+      const eventReasons = async (name: string): Promise<string[]> => {
+        const events = await cluster.handle.kubeConfig.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: 'default' });
+        return events.items.filter((event) => event.regarding?.kind === 'Node' && event.regarding.name === name).map((event) => event.reason!);
+      };
+
+      it('labels a Node that joined through its provider and records the Event in default, refused nothing', async () => {
+        const name = `rbac-node-${suffix}`;
+        await createNode(name);
+        try {
+          await runDeployed('node-labeler', async () => {
+            await waitForAsync(async () => (await core.readNode({ name })).metadata?.labels?.['rxkube.io/cloud-node'] === 'true', `the label on ${name}`, 30_000);
+            await waitForAsync(async () => (await eventReasons(name)).includes('Labeled'), `the Labeled Event of ${name}`, 30_000);
+          });
+        } finally {
+          await core.deleteNode({ name });
+        }
+      });
+
+      it('may not delete, replace or write the status of Nodes, nor record Events outside default, nor read Secrets', async () => {
+        expect(await canI(kubeconfigOf('node-labeler'), [
+          `yes patch nodes`,
+          `yes create events.events.k8s.io -n default`,
+          `no delete nodes`,
+          `no update nodes`,
+          `no patch nodes --subresource=status`,
+          `no create events.events.k8s.io -n kube-system`,
+          `no list secrets -A`,
+        ])).to.deep.equal([]);
+      });
+
+      it('needs its patch: without it, the label write is refused, reported, and the Node stays unlabelled', async () => {
+        const role = 'clusterrole/rxkube-examples:node-labeler';
+        const name = `rbac-refused-${suffix}`;
+        const taken = await kubectl(admin, ['patch', role, '--type=json', '-p', '[{"op":"replace","path":"/rules/0/verbs","value":["get","list","watch"]}]']);
+        expect(taken.code, taken.stderr).to.equal(0);
+        await waitForAsync(async () => (await canI(kubeconfigOf('node-labeler'), ['no patch nodes'])).length === 0, 'patch nodes to be taken away', 10_000);
+        await createNode(name);
+        try {
+          const running = await runDeployed('node-labeler', async (example) => {
+            await waitFor(() => refusals(example).length > 0, () => `a refusal reported:\n${example.output()}`, 30_000);
+            await waitForAsync(async () => (await eventReasons(name)).includes('LabelFailed'), `the LabelFailed Event of ${name}`, 30_000);
+          }, true);
+          expect(refusals(running).join('\n')).to.contain('cannot patch resource "nodes"');
+          expect((await core.readNode({ name })).metadata?.labels?.['rxkube.io/cloud-node']).to.equal(undefined);
+        } finally {
+          await core.deleteNode({ name });
+          const restored = await kubectl(admin, ['apply', '-k', folder('node-labeler').dir]);
+          expect(restored.code, restored.stderr).to.equal(0);
+        }
+      });
+    });
+
+    describe('replica-set', () => {
+      const namespace = `rbac-podsets-${suffix}`;
+      const objects = (): CustomObjectsApi => cluster.handle.kubeConfig.makeApiClient(CustomObjectsApi);
+      const [group, version] = PODSET.apiVersion.split('/') as [string, string];
+      const ownedPods = async (name: string): Promise<V1Pod[]> => (await core.listNamespacedPod({ namespace })).items
+        .filter((pod) => pod.metadata?.ownerReferences?.some((owner) => owner.kind === 'PodSet' && owner.name === name) && !pod.metadata.deletionTimestamp);
+
+      before(async () => {
+        const established = await kubectl(admin, ['wait', '--for=condition=Established', `crd/podsets.${PODSET_GROUP}`, '--timeout=60s']);
+        expect(established.code, established.stderr).to.equal(0);
+        await core.createNamespace({ body: { metadata: { name: namespace } } });
+      });
+
+      after(async () => {
+        await core.deleteNamespace({ name: namespace }).catch(() => undefined);
+      });
+
+      it('creates the Pods of a PodSet, deletes one on a scale down, writes the status and records Events, refused nothing', async () => {
+        const podSet = demoPodSet(2, 'web');
+        await runDeployed('replica-set', async () => {
+          await objects().createNamespacedCustomObject({ group, version, namespace, plural: 'podsets', body: { ...podSet, metadata: { ...podSet.metadata, namespace } } });
+          await waitForAsync(async () => (await ownedPods('web')).length === 2, 'two Pods of web', 30_000);
+          await waitForAsync(async () => {
+            const current = await objects().getNamespacedCustomObject({ group, version, namespace, plural: 'podsets', name: 'web' }) as { status?: { replicas?: number } };
+            return current.status?.replicas === 2;
+          }, 'the status of web to say 2 replicas', 30_000);
+          const scaled = await kubectl(admin, ['patch', 'podset', 'web', '-n', namespace, '--type=merge', '-p', '{"spec":{"replicas":1}}']);
+          expect(scaled.code, scaled.stderr).to.equal(0);
+          await waitForAsync(async () => (await ownedPods('web')).length === 1, 'one Pod of web', 30_000);
+          await waitForAsync(async () => {
+            const events = await cluster.handle.kubeConfig.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace });
+            const reasons = events.items.map((event) => event.reason);
+            return reasons.includes('SuccessfulCreate') && reasons.includes('SuccessfulDelete');
+          }, 'the SuccessfulCreate and SuccessfulDelete Events', 30_000);
+        });
+      });
+
+      it('may not change a PodSet\'s spec, delete PodSets, replace Pods or read Secrets', async () => {
+        expect(await canI(kubeconfigOf('replica-set'), [
+          `yes create pods -n ${namespace}`,
+          `yes patch podsets.examples.rxkube.io --subresource=status -n ${namespace}`,
+          `no patch podsets.examples.rxkube.io -n ${namespace}`,
+          `no delete podsets.examples.rxkube.io -n ${namespace}`,
+          `no update pods -n ${namespace}`,
+          `no get pods -n ${namespace}`,
+          `no list secrets -A`,
+        ])).to.deep.equal([]);
+      });
+
+      // The e2e control plane runs OwnerReferencesPermissionEnforcement (spec/e2e/support/cluster.ts); an existing
+      // cluster may not.
+      if (ownsControlPlane) it('needs podsets/finalizers: without it, creating Pods owned with blockOwnerDeletion is refused', async () => {
+        const taken = await kubectl(admin, ['patch', 'clusterrole/rxkube-examples:replica-set', '--type=json', '-p', '[{"op":"remove","path":"/rules/2"}]']);
+        expect(taken.code, taken.stderr).to.equal(0);
+        try {
+          const podSet = demoPodSet(1, 'blocked');
+          await objects().createNamespacedCustomObject({ group, version, namespace, plural: 'podsets', body: { ...podSet, metadata: { ...podSet.metadata, namespace } } });
+          const running = await runDeployed('replica-set', async (example) => {
+            await waitFor(() => refusals(example).some((line) => line.includes('blockOwnerDeletion')), () => `the refused create:\n${example.output()}`, 30_000);
+          }, true);
+          expect(await ownedPods('blocked')).to.deep.equal([]);
+          expect(running.stdout()).to.contain('blocked');
+        } finally {
+          const restored = await kubectl(admin, ['apply', '-k', folder('replica-set').dir]);
+          expect(restored.code, restored.stderr).to.equal(0);
+        }
+      });
+    });
+  });
+}
