@@ -3,7 +3,9 @@
  * example is covered as soon as it has one), their manifests, and how the container of a Deployment is started.
  * @module
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubernetesObject, V1Container, V1Deployment } from '@kubernetes/client-node';
@@ -23,10 +25,14 @@ export interface DeployFolder {
   readonly dir: string;
 }
 
-/** Every `examples/<name>/deploy/` holding a `kustomization.yaml`, sorted by name. */
+/**
+ * Every `examples/<name>/deploy/` holding a `kustomization.yaml` whose example runs (has a `main.ts`), sorted by
+ * name. A deploy/ folder that arrives on a branch before its example is left out until the example is there.
+ */
 export function deployFolders(): DeployFolder[] {
+  const has = (name: string, ...path: string[]): boolean => existsSync(join(EXAMPLES_DIR, name, ...path));
   return readdirSync(EXAMPLES_DIR, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(join(EXAMPLES_DIR, entry.name, 'deploy', 'kustomization.yaml')))
+    .filter((entry) => entry.isDirectory() && has(entry.name, 'deploy', 'kustomization.yaml') && has(entry.name, 'main.ts'))
     .map((entry) => ({ example: entry.name, dir: join(EXAMPLES_DIR, entry.name, 'deploy') }))
     .sort((a, b) => a.example.localeCompare(b.example));
 }
@@ -98,4 +104,18 @@ export function containerStart(container: V1Container, fieldValues: Readonly<Rec
     return env[name];
   }));
   return { nodeOptions: rest.slice(0, scriptAt), script: rest[scriptAt]!, args: [...rest.slice(scriptAt + 1), ...args], env };
+}
+
+/**
+ * The image's `/app` in a new temp dir: `npm run build:examples` output, with `package.json` (`"type": "module"`)
+ * and `node_modules` (a link to the repository's) beside it, as examples/Dockerfile lays them out. The caller
+ * removes it.
+ */
+export function buildImageFiles(): string {
+  const repoRoot = resolve(EXAMPLES_DIR, '..');
+  const app = mkdtempSync(join(tmpdir(), 'rxkube-image-'));
+  execFileSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts', 'build-examples.ts'), app], { cwd: repoRoot, stdio: 'pipe' });
+  copyFileSync(join(repoRoot, 'package.json'), join(app, 'package.json'));
+  symlinkSync(join(repoRoot, 'node_modules'), join(app, 'node_modules'), 'dir');
+  return app;
 }

@@ -230,5 +230,63 @@ if (isE2eRun()) {
         }
       });
     });
+
+    // The website operator's deploy/ folder is covered once its example is on the branch (deployFolders).
+    if (deployFolders().some((candidate) => candidate.example === 'website-operator')) describe('website-operator', () => {
+      const namespace = `rbac-websites-${suffix}`;
+      const objects = (): CustomObjectsApi => cluster.handle.kubeConfig.makeApiClient(CustomObjectsApi);
+      const website = { group: 'example.rxkube.io', version: 'v1alpha1', namespace, plural: 'websites' };
+      const owned = async (): Promise<string[]> => {
+        const listed = await kubectl(admin, ['get', 'deployments,services,configmaps', '-n', namespace, '-o', 'json']);
+        const { items } = JSON.parse(listed.stdout) as { items: Array<{ kind: string; metadata: { name: string; ownerReferences?: Array<{ kind: string }> } }> };
+        return items.filter((item) => item.metadata.ownerReferences?.some((owner) => owner.kind === 'Website')).map((item) => `${item.kind}/${item.metadata.name}`).sort();
+      };
+
+      before(async () => {
+        const crd = await kubectl(admin, ['apply', '--server-side', '-f', join(folder('website-operator').dir, '..', 'crd.yaml')]);
+        expect(crd.code, crd.stderr).to.equal(0);
+        const established = await kubectl(admin, ['wait', '--for=condition=Established', 'crd/websites.example.rxkube.io', '--timeout=60s']);
+        expect(established.code, established.stderr).to.equal(0);
+        await core.createNamespace({ body: { metadata: { name: namespace } } });
+      });
+
+      after(async () => {
+        await core.deleteNamespace({ name: namespace }).catch(() => undefined);
+      });
+
+      it('applies the objects of a Website, writes its status and finalizer, cleans up on delete and records Events, refused nothing', async () => {
+        await runDeployed('website-operator', async () => {
+          await objects().createNamespacedCustomObject({ ...website, body: {
+            apiVersion: 'example.rxkube.io/v1alpha1', kind: 'Website', metadata: { name: 'site', namespace },
+            spec: { content: '<h1>deployed</h1>', image: 'registry.example.com/nginx:1.27', replicas: 1 },
+          } });
+          await waitForAsync(async () => (await owned()).length === 3, 'the ConfigMap, Deployment and Service of site', 30_000);
+          expect(await owned()).to.deep.equal(['ConfigMap/site-content', 'Deployment/site', 'Service/site']);
+          await waitForAsync(async () => {
+            const current = await objects().getNamespacedCustomObject({ ...website, name: 'site' }) as { metadata: { finalizers?: string[] }; status?: { observedGeneration?: number } };
+            return current.status?.observedGeneration === 1 && (current.metadata.finalizers ?? []).length > 0;
+          }, 'the status and the finalizer of site', 30_000);
+          await objects().deleteNamespacedCustomObject({ ...website, name: 'site' });
+          await waitForAsync(async () => objects().getNamespacedCustomObject({ ...website, name: 'site' }).then(() => false, () => true), 'site to be gone (finalizer removed)', 30_000);
+          await waitForAsync(async () => {
+            const events = await cluster.handle.kubeConfig.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace });
+            return events.items.some((event) => event.regarding?.kind === 'Website');
+          }, 'an Event about site', 30_000);
+        });
+      });
+
+      it('may not get, replace or delete what it owns, delete Websites, install CRDs or read Secrets', async () => {
+        expect(await canI(kubeconfigOf('website-operator'), [
+          `yes patch deployments.apps -n ${namespace}`,
+          `yes patch websites.example.rxkube.io --subresource=status -n ${namespace}`,
+          `no get deployments.apps -n ${namespace}`,
+          `no delete deployments.apps -n ${namespace}`,
+          `no update configmaps -n ${namespace}`,
+          `no delete websites.example.rxkube.io -n ${namespace}`,
+          'no create customresourcedefinitions.apiextensions.k8s.io',
+          'no list secrets -A',
+        ])).to.deep.equal([]);
+      });
+    });
   });
 }
