@@ -1,7 +1,8 @@
 /**
  * `npm run build:examples [-- <outDir>]`: compiles every example's `main.ts`, with what it imports from `src/`, to
- * plain JavaScript (`tsconfig.examples.json`) in `dist-examples/` (or `outDir`), and copies beside it the files the
- * compiled code reads at run time: the examples' YAML (their CRDs) and the in-memory API server's `.proto` files.
+ * plain JavaScript (`tsconfig.examples.json`) in `dist-examples/` (or `outDir`), and copies beside it every other file
+ * of `src/` and `examples/` but Markdown: what the compiled code reads at run time (the examples' CRDs, the in-memory
+ * API server's `.proto` files) goes wherever the sources have it.
  *
  * The image (`examples/Dockerfile`) is built from this output: `node examples/<name>/main.js` in it is the same file
  * as `dist-examples/examples/<name>/main.js` here, and the layout keeps every relative import and
@@ -25,9 +26,7 @@ function filesUnder(dir: string, wanted: (name: string) => boolean): string[] {
 rmSync(outDir, { recursive: true, force: true });
 // typescript's package exports hide bin/tsc; npm links it here.
 execFileSync(join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', join(repoRoot, 'tsconfig.examples.json'), '--outDir', outDir], { cwd: repoRoot, stdio: 'inherit' });
-const assets = [
-  ...filesUnder('examples', (name) => name.endsWith('.yaml')),
-  'src/testing/apiserver/protobuf/proto',
-];
-for (const asset of assets) cpSync(join(repoRoot, asset), join(outDir, asset), { recursive: true });
+// Everything but the TypeScript (compiled above) and the prose: the CRDs, the .proto files, their licenses.
+const assets = ['src', 'examples'].flatMap((dir) => filesUnder(dir, (name) => !name.endsWith('.ts') && !name.endsWith('.md') && name !== 'Dockerfile'));
+for (const asset of assets) cpSync(join(repoRoot, asset), join(outDir, asset));
 console.log(`build:examples: ${relative(repoRoot, outDir) || '.'} (${assets.length} assets copied)`);
