@@ -77,7 +77,7 @@ describe('the examples\' in-cluster config', () => {
 
     it('exits 2 saying why when it is not in a Pod, instead of starting the embedded cluster', async () => {
       const example = spawnNode(['--import', 'tsx', 'examples/pod-logger/main.ts'], {
-        [IN_CLUSTER_ENV]: 'true', KUBERNETES_SERVICE_HOST: undefined, KUBERNETES_SERVICE_PORT: undefined,
+        env: { [IN_CLUSTER_ENV]: 'true', KUBERNETES_SERVICE_HOST: undefined, KUBERNETES_SERVICE_PORT: undefined },
       });
       expect(await example.exited).to.deep.equal([2, null]);
       expect(example.stderr()).to.equal('pod-logger: not in a Pod: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT not set\n');
@@ -85,7 +85,7 @@ describe('the examples\' in-cluster config', () => {
     });
 
     it('exits 2 on a value it does not know', async () => {
-      const example = spawnNode(['--import', 'tsx', 'examples/node-labeler/main.ts'], { [IN_CLUSTER_ENV]: 'yes' });
+      const example = spawnNode(['--import', 'tsx', 'examples/node-labeler/main.ts'], { env: { [IN_CLUSTER_ENV]: 'yes' } });
       expect(await example.exited).to.deep.equal([2, null]);
       expect(example.stderr()).to.equal(`node-labeler: ${IN_CLUSTER_ENV} must be true, 1, false, 0 or empty, got "yes"\n`);
     });

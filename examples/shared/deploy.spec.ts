@@ -6,15 +6,13 @@
  * own verdict on the manifests, and the RBAC at work, are spec/e2e/deploy.spec.ts.
  */
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { KubernetesObject, V1ClusterRoleBinding, V1Role, V1RoleBinding } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { IN_CLUSTER_ENV } from './cli.js';
-import { containerStart, DEPLOY_NAMESPACE, deployedContainer, deployFolders, deployObjects, EXAMPLES_DIR } from './deploy-support.js';
+import { buildImageFiles, containerStart, DEPLOY_NAMESPACE, deployedContainer, deployFolders, deployObjects, EXAMPLES_DIR } from './deploy-support.js';
 import { spawnNode } from './spec-support.js';
 
 const repoRoot = resolve(EXAMPLES_DIR, '..');
@@ -120,11 +118,7 @@ describe('the examples\' deploy/ folders', () => {
     let app: string;
 
     before(() => {
-      app = mkdtempSync(join(tmpdir(), 'rxkube-image-'));
-      execFileSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts', 'build-examples.ts'), app], { cwd: repoRoot, stdio: 'pipe' });
-      // /app/package.json ("type": "module") and /app/node_modules, as the image has them.
-      copyFileSync(join(repoRoot, 'package.json'), join(app, 'package.json'));
-      symlinkSync(join(repoRoot, 'node_modules'), join(app, 'node_modules'), 'dir');
+      app = buildImageFiles();
     });
 
     after(() => rmSync(app, { recursive: true, force: true }));
@@ -150,7 +144,7 @@ describe('the examples\' deploy/ folders', () => {
         const { nodeOptions, script, args, env } = containerStart(deployedContainer(folder).container, { 'metadata.namespace': DEPLOY_NAMESPACE });
         expect(existsSync(join(app, script)), `${script} in the image`).to.equal(true);
         // Outside a Pod the in-cluster config is missing: the last check before anything starts.
-        const run = spawnNode([...nodeOptions, script, ...args], { ...env, KUBERNETES_SERVICE_HOST: undefined, KUBERNETES_SERVICE_PORT: undefined }, app);
+        const run = spawnNode([...nodeOptions, script, ...args], { env: { ...env, KUBERNETES_SERVICE_HOST: undefined, KUBERNETES_SERVICE_PORT: undefined }, cwd: app });
         expect(await run.exited, run.output()).to.deep.equal([2, null]);
         expect(run.stderr()).to.equal(`${folder.example}: not in a Pod: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT not set\n`);
       });
