@@ -3,7 +3,8 @@
  * (`kubectl auth can-i`, a SelfSubjectAccessReview as that user), and a Pod the restricted Pod Security profile
  * admits.
  */
-import type { V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, type V1ConfigMap, type V1OwnerReference, type V1Pod } from '@kubernetes/client-node';
+import { waitForAsync } from '../../support/wait.js';
 import { kubectl } from './deployed.js';
 
 /**
@@ -36,4 +37,29 @@ export function restrictedPod(name: string): V1Pod {
       }],
     },
   };
+}
+
+/**
+ * Waits until kube-apiserver's OwnerReferencesPermissionEnforcement plugin knows the owner kind of `owned`'s
+ * references. The plugin maps an owner's kind through a discovery cache of its own, reset every 30 s, so for a while
+ * after a CRD is installed it refuses `blockOwnerDeletion` on a reference to the new kind, to every user but those
+ * who may finalize anything (the admin): the probe is a dry-run create as `kubeconfig`'s user.
+ */
+export async function untilOwnerKindAdmitted(kubeconfig: string, namespace: string, owned: V1Pod | V1ConfigMap): Promise<void> {
+  const user = new KubeConfig();
+  user.loadFromFile(kubeconfig);
+  const core = user.makeApiClient(CoreV1Api);
+  const create = (): Promise<unknown> => (owned.kind === 'ConfigMap'
+    ? core.createNamespacedConfigMap({ namespace, body: owned, dryRun: 'All' })
+    : core.createNamespacedPod({ namespace, body: owned as V1Pod, dryRun: 'All' }));
+  let last = '';
+  await waitForAsync(() => create().then(() => true, (error: unknown) => {
+    last = String((error as Error).message ?? error);
+    return false;
+  }), () => `the owner kind to be admitted (last refusal: ${last})`, 60_000, 500);
+}
+
+/** A controller reference with `blockOwnerDeletion` to an owner that need not exist (for dry-run probes). */
+export function ownerReference(apiVersion: string, kind: string): V1OwnerReference {
+  return { apiVersion, kind, name: 'probe', uid: '00000000-0000-0000-0000-000000000000', controller: true, blockOwnerDeletion: true };
 }
