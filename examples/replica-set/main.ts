@@ -18,10 +18,10 @@
  * @module
  */
 import { connectExample } from '../shared/cli.js';
-import { messageOf } from '../shared/health.js';
+import { installExampleCrd } from '../shared/crd.js';
 import { checkedArgs, exampleArgs, managerFlagOptions, runExampleManager } from '../shared/manager-cli.js';
 import { DEFAULT_WORKERS, resolveOptions } from './options.js';
-import { installPodSetCrd, podSetCrd } from './podset.js';
+import { PODSET, podSetCrd } from './podset.js';
 import { replicaSetController } from './replica-set.js';
 import { runPodSetWorkload } from './workload.js';
 
@@ -49,16 +49,7 @@ const { kubeconfig, installCrd, options, managerOptions } = checkedArgs(NAME, ()
 const scope = options.namespace === undefined ? 'every namespace' : `namespace ${options.namespace}`;
 const target = await connectExample(NAME, kubeconfig, `; keeps PodSets' pods in ${scope}`, { ownerGC: true });
 
-if (target.cluster !== undefined || installCrd) {
-  try {
-    await installPodSetCrd(target.kubeConfig);
-    console.log(`${NAME}: installed the CRD ${podSetCrd().metadata!.name}`);
-  } catch (error) {
-    console.error(`${NAME}: could not install the PodSet CRD: ${messageOf(error)}`);
-    await target.cluster?.stop();
-    process.exit(1);
-  }
-}
+if (target.cluster !== undefined || installCrd) await installExampleCrd(NAME, target, podSetCrd(), PODSET);
 
 runExampleManager(NAME, target, {
   connection: target.kubeConfig,

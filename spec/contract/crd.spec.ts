@@ -95,6 +95,38 @@ describe(`contract (${target.name}): custom resources`, () => {
     expect(main.json.status).to.deep.equal({ level: 3 });
   });
 
+  it('keeps an empty status subresource on a CRD created by server-side apply, and serves /status for it', async () => {
+    const { raw, namespace } = session();
+    const name = `knobs.${group}`;
+    const open = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    const applied = await raw('PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}?fieldManager=contract`, {
+      body: {
+        apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name },
+        spec: {
+          group, scope: 'Namespaced', names: { plural: 'knobs', singular: 'knob', kind: 'Knob', listKind: 'KnobList' },
+          versions: [{
+            name: 'v1', served: true, storage: true, subresources: { status: {} },
+            schema: { openAPIV3Schema: { type: 'object', properties: { spec: open, status: open } } },
+          }],
+        },
+      },
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(applied.status, applied.text).to.equal(201);
+    crds.push(name);
+    expect(applied.json.spec.versions[0].subresources).to.deep.equal({ status: {} });
+    const base = `/apis/${group}/v1/namespaces/${namespace}/knobs`;
+    let made = await raw('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Knob', metadata: { name: 'k1' }, spec: { on: true } } });
+    for (let attempt = 0; made.status !== 201 && attempt < 100; attempt++) {
+      await new Promise<void>((resolve) => setTimeout(resolve, 100));
+      made = await raw('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Knob', metadata: { name: 'k1' }, spec: { on: true } } });
+    }
+    expect(made.status, made.text).to.equal(201);
+    const status = await raw('PUT', `${base}/k1/status`, { body: { ...made.json, status: { level: 1 } } });
+    expect(status.status, status.text).to.equal(200);
+    expect(status.json.status).to.deep.equal({ level: 1 });
+  });
+
   it('requires a resourceVersion on a custom resource update with 422 Invalid', async () => {
     const { raw, namespace } = session();
     const base = `/apis/${group}/v1/namespaces/${namespace}/widgets`;

@@ -111,4 +111,50 @@ describe(`contract (${target.name}): events in both APIs`, () => {
     expectStatus(await session().raw('DELETE', `${events()}/${name}`), 200);
     expectStatus(await session().raw('GET', `${core()}/${name}`), 404);
   });
+
+  it('refuses an events.k8s.io/v1 Event the API would not keep with 422, naming each field as the stored form does', async () => {
+    const name = `bad-${suffix()}`;
+    const bad = {
+      ...newEvent(name), type: 'Bogus', reason: 'R'.repeat(129), note: 'n'.repeat(1025), reportingController: '',
+      series: { count: 1, lastObservedTime: '2026-01-01T00:00:01.000000Z' }, deprecatedCount: 4,
+    };
+    const refused = await session().raw('POST', events(), { body: bad });
+    expectStatus(refused, 422);
+    expect(refused.json.details.causes.map((c: any) => `${c.field}: ${c.message}`)).to.deep.equal([
+      'reportingController: Required value',
+      'reportingController: Invalid value: "": name part must be non-empty',
+      'reportingController: Invalid value: "": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')',
+      'reason: Invalid value: "": can have at most 128 characters',
+      'message: Invalid value: "": can have at most 1024 characters',
+      'series.count: Invalid value: "": should be at least 2',
+      'type: Invalid value: "": has invalid value: Bogus',
+      'count: Invalid value: "": needs to be unset',
+    ]);
+    expectStatus(await session().raw('GET', `${events()}/${name}`), 404);
+  });
+
+  it('keeps an events.k8s.io/v1 Event\'s identity immutable but lets its series grow, and checks core/v1 writes loosely', async () => {
+    const name = `immutable-${suffix()}`;
+    expectStatus(await session().raw('POST', events(), { body: newEvent(name) }), 201);
+    const renamed = await session().raw('PATCH', `${events()}/${name}`, { body: { reason: 'Other', action: 'Other' }, contentType: 'application/merge-patch+json' });
+    expectStatus(renamed, 422);
+    expect(renamed.json.details.causes.map((c: any) => `${c.field}: ${c.message}`)).to.deep.equal([
+      // ValidateEventUpdate checks reason twice.
+      'reason: Invalid value: "Other": field is immutable',
+      'reason: Invalid value: "Other": field is immutable',
+      'action: Invalid value: "Other": field is immutable',
+    ]);
+    const series = { count: 2, lastObservedTime: '2026-01-01T00:05:00.000000Z' };
+    const grown = await session().raw('PATCH', `${events()}/${name}`, { body: { series }, contentType: 'application/merge-patch+json' });
+    expectStatus(grown, 200);
+    expect(grown.json.series).to.deep.equal(series);
+    // core/v1 runs the legacy checks only: the same change of reason passes there.
+    const loose = await session().raw('PATCH', `${core()}/${name}`, { body: { reason: 'Other' }, contentType: 'application/merge-patch+json' });
+    expectStatus(loose, 200);
+    const legacyRefused = await session().raw('POST', core(), { body: { ...coreEvent(`legacy-${suffix()}`), involvedObject: { kind: 'Pod', name: 'web', namespace: 'elsewhere' } } });
+    expectStatus(legacyRefused, 422);
+    expect(legacyRefused.json.details.causes.map((c: any) => `${c.field}: ${c.message}`)).to.deep.equal([
+      'involvedObject.namespace: Invalid value: "elsewhere": does not match event.namespace',
+    ]);
+  });
 });

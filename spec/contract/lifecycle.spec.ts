@@ -64,6 +64,24 @@ describe(`contract (${target.name}): lifecycle`, () => {
     expect((await raw('GET', `${configMaps()}/${name}`)).status).to.equal(404);
   });
 
+  it('deletes nothing when the dry run is in the DeleteOptions body, as client-go sends it', async () => {
+    const { raw } = session();
+    const name = `dry-${suffix()}`;
+    expect((await raw('POST', configMaps(), { body: { metadata: { name }, data: { a: '1' } } })).status).to.equal(201);
+    const dry = await raw('DELETE', `${configMaps()}/${name}`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'] } });
+    expect(dry.status, dry.text).to.equal(200);
+    expect(dry.json).to.include({ kind: 'Status', status: 'Success' });
+    expect((await raw('GET', `${configMaps()}/${name}`)).status).to.equal(200);
+    const invalid = await raw('DELETE', `${configMaps()}/${name}`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['Some'] } });
+    expect(invalid.status, invalid.text).to.equal(422);
+    expect(invalid.json.message).to.equal('DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Some"]: supported values: "All"');
+    expect(invalid.json.details).to.deep.equal({
+      group: 'meta.k8s.io', kind: 'DeleteOptions',
+      causes: [{ reason: 'FieldValueNotSupported', message: 'Unsupported value: ["Some"]: supported values: "All"', field: 'dryRun' }],
+    });
+    expect((await raw('GET', `${configMaps()}/${name}`)).status).to.equal(200);
+  });
+
   it('marks a deleted namespace Terminating and refuses new content in it with 403', async () => {
     const { raw } = session();
     const ns = `contract-term-${suffix()}`;

@@ -75,7 +75,8 @@ export async function serveResource(state: ServerState, req: IncomingMessage, re
   const accept = req.headers.accept;
   const needsBody = method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
   const bytes = needsBody ? await readBodyBytes(req, maxBodyBytes) : Buffer.alloc(0);
-  const raw = bytes.toString('utf8');
+  // Text only where a handler reads text: a create or update decodes the bytes itself (protobuf is binary).
+  const raw = (): string => bytes.toString('utf8');
   const decode = () => decodeObjectBody(bytes, req.headers['content-type'], target.resource.kind, target.resource.custom);
   const watch = path.legacyWatch || boolParam(query, 'watch');
 
@@ -94,7 +95,7 @@ export async function serveResource(state: ServerState, req: IncomingMessage, re
         return;
       }
       case 'DELETE': {
-        const reply = deleteCollection(state, target, decodeOptionalJson(raw), query);
+        const reply = deleteCollection(state, target, decodeOptionalJson(raw()), query);
         sendJson(res, reply.code, reply.body);
         return;
       }
@@ -113,7 +114,7 @@ export async function serveResource(state: ServerState, req: IncomingMessage, re
   const apiVersion = groupVersion(target.resource.group, target.version);
   if (target.subresource === 'scale') {
     if (method !== 'GET' && method !== 'PUT' && method !== 'PATCH') throw methodNotAllowed();
-    const reply = serveScale(state, target, method, raw, req.headers['content-type'] ?? '', query);
+    const reply = serveScale(state, target, method, raw(), req.headers['content-type'] ?? '', query);
     sendJson(res, reply.code, reply.body);
     return;
   }
@@ -139,13 +140,13 @@ export async function serveResource(state: ServerState, req: IncomingMessage, re
     }
     case 'PATCH': {
       if (target.subresource === 'finalize') throw methodNotAllowed();
-      const reply = patch(state, target, req.headers['content-type'] ?? '', raw, query, req.headers['user-agent']);
+      const reply = patch(state, target, req.headers['content-type'] ?? '', raw(), query, req.headers['user-agent']);
       sendObject(res, reply.code, reply.body, accept);
       return;
     }
     case 'DELETE': {
       if (target.subresource !== undefined) throw methodNotAllowed();
-      const reply = deleteObject(state, target, deleteOptions(decodeOptionalJson(raw), query), isDryRun(query));
+      const reply = deleteObject(state, target, deleteOptions(decodeOptionalJson(raw()), query), isDryRun(query));
       sendJson(res, reply.code, reply.body);
       return;
     }

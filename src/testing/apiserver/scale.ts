@@ -51,7 +51,7 @@ export function serveScale(state: ServerState, target: RequestTarget, method: st
   const dryRun = isDryRun(query);
   let scale: KubeObject;
   if (method === 'PATCH') {
-    scale = patchDocument(target, contentType, raw, cloneJson(toScale(old)), 'Scale');
+    scale = patchDocument(target, contentType, raw, toScale(old), 'Scale');
   } else {
     let parsed: unknown;
     try {

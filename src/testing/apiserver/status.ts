@@ -2,23 +2,10 @@
  * Kubernetes `Status` bodies and the errors that carry them, with kube-apiserver's exact reasons and messages.
  * @module
  */
+import type { StatusCause, StatusDetails } from '../../transport/index.js';
 
-/** One entry of `Status.details.causes`, as in apimachinery's `StatusCause`. */
-export interface StatusCause {
-  readonly reason?: string;
-  readonly message: string;
-  readonly field?: string;
-}
-
-/** The `details` of a failure `Status`. `kind` holds the resource (plural) for most reasons, as the real server does. */
-export interface StatusDetails {
-  readonly name?: string;
-  readonly group?: string;
-  readonly kind?: string;
-  readonly uid?: string;
-  readonly causes?: readonly StatusCause[];
-  readonly retryAfterSeconds?: number;
-}
+/** The causes and details of a failure `Status`: the same types the client decodes them into. */
+export type { StatusCause, StatusDetails } from '../../transport/index.js';
 
 /** A `meta/v1 Status` object as kube-apiserver serializes it. */
 export interface StatusBody {

@@ -11,6 +11,7 @@ import { groupVersion, hasStatus, type ResourceInfo } from './resource.js';
 import {
   badRequest, conflict, fieldForbidden, invalid, preconditionFailed, reasonless, type FieldError,
 } from './status.js';
+import { validateEventCreate, validateEventUpdate } from './event-validation.js';
 import { validateMeta } from './validation.js';
 import { fromEventsView, normalizeCoreEvent } from './events.js';
 import { allocateServiceAddresses, keepAllocatedValues, podSpecProblems, qosClass, validateLease, validatePodSpec } from './kinds.js';
@@ -134,6 +135,7 @@ function kindValidation(resource: ResourceInfo, obj: KubeObject): FieldError[] {
   if (resource.kind === 'Pod') return validatePodSpec(obj);
   if (resource.kind === 'Lease') return validateLease(obj);
   if (resource.kind === 'CustomResourceDefinition') return validateCrd(obj);
+  if (resource.kind === 'Event') return validateEventCreate(obj, resource.group === 'events.k8s.io');
   return [];
 }
 
@@ -292,6 +294,7 @@ export function prepareUpdate(target: WriteTarget, old: KubeObject, body: unknow
   if (!resource.custom && resource.kind === 'Pod' && subresource === undefined) errors.push(...podSpecProblems(old['spec'], next['spec']));
   if (!resource.custom && resource.kind === 'CustomResourceDefinition' && subresource === undefined) errors.push(...validateCrd(next));
   if (!resource.custom && resource.kind === 'Lease') errors.push(...validateLease(next));
+  if (!resource.custom && resource.kind === 'Event') errors.push(...validateEventUpdate(next, old, resource.group === 'events.k8s.io'));
   failIfInvalid(resource, next, errors);
   return next;
 }

@@ -6,7 +6,7 @@ import { writeOptions } from './apply/index.js';
 import { applyRequest, tracker } from './fields.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError } from './patch/index.js';
 import { atVersion } from './negotiate.js';
-import { cloneJson, isPlainObject, objectKey, type KubeObject } from './object.js';
+import { isPlainObject, objectKey, type KubeObject } from './object.js';
 import { groupVersion, storageKey } from './resource.js';
 import { alreadyExists, ApiError, badRequest, forbidden, methodNotAllowed, notFound, unknownPatchType, unsupportedMediaType } from './status.js';
 import { generateName, isNoop, prepareCreate, prepareUpdate } from './strategy.js';
@@ -140,26 +140,47 @@ function runPatch(target: RequestTarget, type: string, base: KubeObject, patch: 
 }
 
 /**
- * Applies a PATCH body of `contentType` to `base` (a mutable copy of what the client sees) and returns the result.
+ * Applies a PATCH body of `contentType` to `base` (what the client sees) and returns the result.
  *
  * # Guarantees
+ * - `base` is only read (the patch functions are pure); the result shares nothing with it, so it may be changed.
  * - Unknown types are 415 (`application/apply-patch+yaml` goes to `applyRequest`, not here); an unparsable
  *   patch is 400; a patch that cannot apply is the patch library's 400/409/422.
  */
 export function patchDocument(target: RequestTarget, contentType: string, raw: string, base: KubeObject, kind: string = target.resource.kind): KubeObject {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   if (!patchTypes.includes(type)) throw unknownPatchType();
-  let parsed: unknown;
+  return patchWith(target, type, parsePatch(raw), base, kind);
+}
+
+function parsePatch(raw: string): unknown {
   try {
-    parsed = JSON.parse(raw);
+    return JSON.parse(raw);
   } catch (error) {
     throw badRequest(`error decoding patch: ${(error as Error).message}`);
   }
+}
+
+function patchWith(target: RequestTarget, type: string, parsed: unknown, base: KubeObject, kind: string): KubeObject {
   const result = runPatch(target, type, base, parsed, kind);
   if (!isPlainObject(result)) throw badRequest('the patched object is not a JSON object');
   const patched = result as KubeObject;
   if (!isPlainObject(patched.metadata)) throw badRequest('the patched object has no metadata');
   return patched;
+}
+
+/**
+ * `base` without its managedFields when a merge patch leaves them as they are, and the managedFields to put back
+ * into the result: they are often half the object, and copying them only for the field manager to read them back
+ * costs more than the rest of the patch.
+ */
+function managedFieldsAside(type: string, parsed: unknown, base: KubeObject): { readonly base: KubeObject; readonly managedFields?: unknown } {
+  const managedFields = base.metadata['managedFields'];
+  if (managedFields === undefined || type !== 'application/merge-patch+json' || !isPlainObject(parsed)) return { base };
+  const patchedMeta = parsed['metadata'];
+  if (isPlainObject(patchedMeta) && Object.hasOwn(patchedMeta, 'managedFields')) return { base };
+  const { managedFields: _aside, ...metadata } = base.metadata;
+  return { base: { ...base, metadata }, managedFields };
 }
 
 /**
@@ -177,7 +198,11 @@ export function patch(state: ServerState, target: RequestTarget, contentType: st
   const { manager } = writeOptions(query, 'patch', false, userAgent);
   const dryRun = isDryRun(query);
   const old = mustGet(state, target);
-  const patched = patchDocument(target, contentType, raw, cloneJson(present(target, old)));
+  const parsed = parsePatch(raw);
+  const aside = managedFieldsAside(type, parsed, present(target, old));
+  const patched = patchWith(target, type, parsed, aside.base, target.resource.kind);
+  // Where the merge left metadata an object, it holds them as they were (the field manager reads them, and replaces them).
+  if (aside.managedFields !== undefined) patched.metadata['managedFields'] = aside.managedFields;
   if (patched.metadata.resourceVersion === undefined || patched.metadata.resourceVersion === null) {
     patched.metadata.resourceVersion = old.metadata.resourceVersion;
   }
