@@ -9,8 +9,9 @@ import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
-import type { KubernetesObject, V1ClusterRoleBinding, V1Role, V1RoleBinding } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ClusterRole, V1ClusterRoleBinding, V1Role, V1RoleBinding } from '@kubernetes/client-node';
 import { parse } from 'yaml';
+import { WEBSITE_OPERATOR_RULES } from '../website-operator/rbac.js';
 import { IN_CLUSTER_ENV } from './cli.js';
 import { buildImageFiles, containerStart, DEPLOY_NAMESPACE, deployedContainer, deployFolders, deployObjects, EXAMPLES_DIR } from './deploy-support.js';
 import { spawnNode } from './spec-support.js';
@@ -112,6 +113,12 @@ describe('the examples\' deploy/ folders', () => {
       });
     });
   }
+
+  it('grants the website operator exactly the rules its rbac.ts lists (the ones its own e2e spec runs it with)', () => {
+    const deployed = deployObjects(folders.find((folder) => folder.example === 'website-operator')!)
+      .find((object) => object.kind === 'ClusterRole') as V1ClusterRole;
+    expect(deployed.rules).to.deep.equal(WEBSITE_OPERATOR_RULES);
+  });
 
   describe('the image\'s files (npm run build:examples, laid out as examples/Dockerfile does)', function () {
     this.timeout(120_000);

@@ -237,8 +237,7 @@ if (isE2eRun()) {
       });
     });
 
-    // The website operator's deploy/ folder is covered once its example is on the branch (deployFolders).
-    if (deployFolders().some((candidate) => candidate.example === 'website-operator')) describe('website-operator', () => {
+    describe('website-operator', () => {
       const namespace = `rbac-websites-${suffix}`;
       const objects = (): CustomObjectsApi => cluster.handle.kubeConfig.makeApiClient(CustomObjectsApi);
       const website = { group: 'example.rxkube.io', version: 'v1alpha1', namespace, plural: 'websites' };
@@ -249,8 +248,6 @@ if (isE2eRun()) {
       };
 
       before(async () => {
-        const crd = await kubectl(admin, ['apply', '--server-side', '-f', join(folder('website-operator').dir, '..', 'crd.yaml')]);
-        expect(crd.code, crd.stderr).to.equal(0);
         const established = await kubectl(admin, ['wait', '--for=condition=Established', 'crd/websites.example.rxkube.io', '--timeout=60s']);
         expect(established.code, established.stderr).to.equal(0);
         await core.createNamespace({ body: { metadata: { name: namespace } } });
