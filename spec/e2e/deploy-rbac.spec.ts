@@ -17,14 +17,18 @@ import { servedUrls, type ExampleProcess } from '../../examples/shared/spec-supp
 import { demoPodSet } from '../../examples/replica-set/workload.js';
 import { PODSET, PODSET_GROUP } from '../../examples/replica-set/podset.js';
 import { waitFor, waitForAsync } from '../support/wait.js';
-import { e2eCluster, isE2eRun, ownsControlPlane, type E2eCluster } from './support/cluster.js';
+import type { ClusterHandle } from '../../src/testing/cluster.js';
+import { startControlPlane, type ControlPlane } from '../../src/testing/control-plane/index.js';
+import { e2eCluster, isE2eRun, ownsControlPlane } from './support/cluster.js';
 import { ensureDeployNamespace, kubectl, refusals, serviceAccountKubeconfig, startDeployed, stopDeployed } from './support/deployed.js';
 import { canI, ownerReference, restrictedPod, untilOwnerKindAdmitted } from './support/rbac.js';
 
 if (isE2eRun()) {
   describe('the examples as their deploy/ ServiceAccounts, with only their RBAC, on a real kube-apiserver', function () {
     this.timeout(180_000);
-    let cluster: E2eCluster;
+    let cluster: ClusterHandle;
+    /** A control plane of this spec's own, with OwnerReferencesPermissionEnforcement; none on an existing cluster. */
+    let own: ControlPlane | undefined;
     let dir: string;
     let admin: string;
     let app: string;
@@ -34,23 +38,34 @@ if (isE2eRun()) {
     const suffix = Math.random().toString(36).slice(2, 7);
 
     before(async () => {
-      cluster = await e2eCluster();
-      core = cluster.handle.kubeConfig.makeApiClient(CoreV1Api);
+      // OwnerReferencesPermissionEnforcement, which some production clusters run, makes blockOwnerDeletion need the
+      // right to update the owner's finalizers, as the deploy/ RBAC grants it. A control plane of its own, so the
+      // shared one stays as every other spec expects it (the plugin refuses owner references to a kind its discovery
+      // cache has not seen yet, for up to 30 s after a CRD is installed).
+      own = ownsControlPlane ? await startControlPlane({ apiServerArgs: ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'] }) : undefined;
+      cluster = own ?? (await e2eCluster()).handle;
+      core = cluster.kubeConfig.makeApiClient(CoreV1Api);
       dir = mkdtempSync(join(tmpdir(), 'rxkube-deploy-rbac-'));
       admin = join(dir, 'admin.kubeconfig');
-      await cluster.handle.writeKubeconfig(admin);
+      await cluster.writeKubeconfig(admin);
       await ensureDeployNamespace(core);
       app = buildImageFiles();
       for (const each of deployFolders()) {
         const applied = await kubectl(admin, ['apply', '-k', each.dir]);
         expect(applied.code, applied.stderr).to.equal(0);
         const account = deployObjects(each).find((object) => object.kind === 'ServiceAccount')!.metadata!;
-        await serviceAccountKubeconfig(cluster.handle.kubeConfig, account.namespace!, account.name!, kubeconfigOf(each.example));
+        await serviceAccountKubeconfig(cluster.kubeConfig, account.namespace!, account.name!, kubeconfigOf(each.example));
       }
     });
 
     after(async () => {
-      for (const each of deployFolders()) await kubectl(admin, ['delete', '-k', each.dir, '--ignore-not-found', '--wait=false']);
+      if (own !== undefined) {
+        await own.stop();
+      } else {
+        // An existing cluster keeps the CRDs (deleting one deletes every object of its kind) and the namespace.
+        const selector = '-l=app.kubernetes.io/part-of=rxkube-examples';
+        await kubectl(admin, ['delete', 'clusterrole,clusterrolebinding,role,rolebinding,serviceaccount,deployment', '-A', selector, '--wait=false']);
+      }
       rmSync(dir, { recursive: true, force: true });
       if (app) rmSync(app, { recursive: true, force: true });
     });
@@ -88,7 +103,7 @@ if (isE2eRun()) {
           await waitFor(() => running.stdout().includes(`Pod ${DEPLOY_NAMESPACE}/${name} does not exist anymore`), `the delete of ${name}`, 30_000);
         });
         // The Lease is in the Pod's namespace, released (no holder) by the graceful stop.
-        const lease = await cluster.handle.kubeConfig.makeApiClient(CoordinationV1Api).readNamespacedLease({ namespace: DEPLOY_NAMESPACE, name: 'pod-logger' });
+        const lease = await cluster.kubeConfig.makeApiClient(CoordinationV1Api).readNamespacedLease({ namespace: DEPLOY_NAMESPACE, name: 'pod-logger' });
         expect(lease.spec?.holderIdentity ?? '').to.equal('');
       });
 
@@ -113,7 +128,7 @@ if (isE2eRun()) {
       };
       const createNode = (name: string) => core.createNode({ body: { metadata: { name }, spec: { providerID: `${prefix()}docker/rxkube/${name}` } } });
       const eventReasons = async (name: string): Promise<string[]> => {
-        const events = await cluster.handle.kubeConfig.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: 'default' });
+        const events = await cluster.kubeConfig.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace: 'default' });
         return events.items.filter((event) => event.regarding?.kind === 'Node' && event.regarding.name === name).map((event) => event.reason!);
       };
 
@@ -166,7 +181,7 @@ if (isE2eRun()) {
 
     describe('replica-set', () => {
       const namespace = `rbac-podsets-${suffix}`;
-      const objects = (): CustomObjectsApi => cluster.handle.kubeConfig.makeApiClient(CustomObjectsApi);
+      const objects = (): CustomObjectsApi => cluster.kubeConfig.makeApiClient(CustomObjectsApi);
       const [group, version] = PODSET.apiVersion.split('/') as [string, string];
       const ownedPods = async (name: string): Promise<V1Pod[]> => (await core.listNamespacedPod({ namespace })).items
         .filter((pod) => pod.metadata?.ownerReferences?.some((owner) => owner.kind === 'PodSet' && owner.name === name) && !pod.metadata.deletionTimestamp);
@@ -198,7 +213,7 @@ if (isE2eRun()) {
           expect(scaled.code, scaled.stderr).to.equal(0);
           await waitForAsync(async () => (await ownedPods('web')).length === 1, 'one Pod of web', 30_000);
           await waitForAsync(async () => {
-            const events = await cluster.handle.kubeConfig.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace });
+            const events = await cluster.kubeConfig.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace });
             const reasons = events.items.map((event) => event.reason);
             return reasons.includes('SuccessfulCreate') && reasons.includes('SuccessfulDelete');
           }, 'the SuccessfulCreate and SuccessfulDelete Events', 30_000);
@@ -217,8 +232,7 @@ if (isE2eRun()) {
         ])).to.deep.equal([]);
       });
 
-      // The e2e control plane runs OwnerReferencesPermissionEnforcement (spec/e2e/support/cluster.ts); an existing
-      // cluster may not.
+      // This spec's control plane runs OwnerReferencesPermissionEnforcement; an existing cluster may not.
       if (ownsControlPlane) it('needs podsets/finalizers: without it, creating Pods owned with blockOwnerDeletion is refused', async () => {
         const taken = await kubectl(admin, ['patch', 'clusterrole/rxkube-examples:replica-set', '--type=json', '-p', '[{"op":"remove","path":"/rules/2"}]']);
         expect(taken.code, taken.stderr).to.equal(0);
@@ -239,7 +253,7 @@ if (isE2eRun()) {
 
     describe('website-operator', () => {
       const namespace = `rbac-websites-${suffix}`;
-      const objects = (): CustomObjectsApi => cluster.handle.kubeConfig.makeApiClient(CustomObjectsApi);
+      const objects = (): CustomObjectsApi => cluster.kubeConfig.makeApiClient(CustomObjectsApi);
       const website = { group: 'example.rxkube.io', version: 'v1alpha1', namespace, plural: 'websites' };
       const owned = async (): Promise<string[]> => {
         const listed = await kubectl(admin, ['get', 'deployments,services,configmaps', '-n', namespace, '-o', 'json']);
@@ -276,7 +290,7 @@ if (isE2eRun()) {
           await objects().deleteNamespacedCustomObject({ ...website, name: 'site' });
           await waitForAsync(async () => objects().getNamespacedCustomObject({ ...website, name: 'site' }).then(() => false, () => true), 'site to be gone (finalizer removed)', 30_000);
           await waitForAsync(async () => {
-            const events = await cluster.handle.kubeConfig.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace });
+            const events = await cluster.kubeConfig.makeApiClient(EventsV1Api).listNamespacedEvent({ namespace });
             return events.items.some((event) => event.regarding?.kind === 'Website');
           }, 'an Event about site', 30_000);
         });

@@ -24,14 +24,6 @@ export const existingKubeconfig: string | undefined = process.env.RXKUBE_E2E_KUB
 /** True when this run owns the cluster; tests that restart kube-apiserver or compact etcd register only then. */
 export const ownsControlPlane = existingKubeconfig === undefined;
 
-/**
- * kube-apiserver flags of the e2e control plane beyond rxkube's defaults (which authorize with RBAC; the admin is
- * `system:masters`): OwnerReferencesPermissionEnforcement, which some production clusters run, so that setting
- * `blockOwnerDeletion` on an owner reference needs the right to update the owner's finalizers, as the examples'
- * deploy/ RBAC grants it (spec/e2e/deploy-rbac.spec.ts).
- */
-export const E2E_API_SERVER_ARGS: readonly string[] = ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'];
-
 let shared: Promise<E2eCluster> | undefined;
 
 /** The shared cluster, started (or loaded) on the first call. A failed start is reported to every caller. */
@@ -41,7 +33,7 @@ export function e2eCluster(): Promise<E2eCluster> {
         handle: existingCluster(existingKubeconfig, process.env.RXKUBE_E2E_CONTEXT ? { context: process.env.RXKUBE_E2E_CONTEXT } : {}),
         controlPlane: undefined,
       }))
-    : startControlPlane({ apiServerArgs: E2E_API_SERVER_ARGS }).then((controlPlane) => {
+    : startControlPlane().then((controlPlane) => {
         process.stderr.write(`      (control plane ${controlPlane.url} ready in ${controlPlane.startMs} ms)\n`);
         return { handle: controlPlane, controlPlane };
       });
