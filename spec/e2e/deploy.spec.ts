@@ -30,7 +30,7 @@ if (isE2eRun()) {
     after(() => rmSync(dir, { recursive: true, force: true }));
 
     it('finds a deploy/ folder for each of the examples', () => {
-      expect(deployFolders().map((folder) => folder.example)).to.include.members(['node-labeler', 'pod-logger', 'replica-set']);
+      expect(deployFolders().map((folder) => folder.example)).to.include.members(['node-labeler', 'pod-logger', 'replica-set', 'website-operator']);
     });
 
     for (const folder of deployFolders()) {
