@@ -25,9 +25,12 @@ export interface ResourceRef {
 
 /** Raised when discovery succeeded but does not know the kind, or the group/version does not exist. */
 export class UnknownResourceError extends Error {
+  /** Always `'UnknownResourceError'`. */
   override readonly name = 'UnknownResourceError';
   constructor(
+    /** The apiVersion asked for. */
     readonly apiVersion: string,
+    /** The kind asked for. */
     readonly kind: string,
   ) {
     super(`unknown resource kind "${kind}" in apiVersion "${apiVersion}"`);

@@ -1,6 +1,7 @@
 /**
  * rxkube/testing: an in-memory Kubernetes API server with fault injection, the launcher of a real kube-apiserver +
  * etcd control plane, and the PKI helpers both use.
+ * @module rxkube/testing
  * @packageDocumentation
  */
 import '../runtime/node-version.js';

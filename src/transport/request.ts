@@ -12,6 +12,7 @@ export type RequestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One request through the transport. */
 export interface TransportRequest {
+  /** The HTTP method. */
   readonly method: RequestMethod;
   /** Path relative to the server, e.g. `/api/v1/namespaces/default/pods/web`. */
   readonly path: string;
@@ -27,6 +28,7 @@ export interface TransportRequest {
 
 /** A successful (2xx) response. */
 export interface TransportResponse {
+  /** The HTTP status, 200–299. */
   readonly status: number;
   /** The body, parsed as JSON when the server said it is JSON (or sent nothing else), else the text. */
   readonly body: unknown;

@@ -22,8 +22,11 @@ import { sendRequest, type TransportRequest, type TransportResponse } from './re
  *   (an implementation that cannot tell may skip it: the reflector then takes the first line as the sign).
  */
 export interface Transport {
+  /** One GET of `path` (a list page, a discovery document): emits the decoded JSON body, then completes. */
   get(path: string, query: QueryParams, options?: { readonly accept?: string }): Observable<unknown>;
+  /** One watch of `path`: emits the stream's raw lines in arrival order; completes on a clean server close. */
   watch(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<string>;
+  /** One request of any method: emits the 2xx response, then completes; never retries. */
   request(request: TransportRequest): Observable<TransportResponse>;
 }
 

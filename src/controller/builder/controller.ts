@@ -19,11 +19,17 @@ import {
 /** A resource to watch: a reference plus its watch options, or an informer the caller already has. */
 export type WatchSource<T extends KubernetesObject = KubernetesObject> =
   | ResourceRef
-  | { readonly resource: ResourceRef; readonly options?: InformerWatchOptions<T> }
+  | {
+    /** Which resource. */
+    readonly resource: ResourceRef;
+    /** Its watch options (namespace, selectors, indexers, …). */
+    readonly options?: InformerWatchOptions<T>;
+  }
   | Informer<T>;
 
 /** A secondary resource whose events map to primary keys. */
 export interface WatchesSpec<S extends KubernetesObject = KubernetesObject> {
+  /** The secondary resource. */
   readonly source: WatchSource<S>;
   /** Event to primary keys; any shape `mapKeys` accepts. */
   readonly map: (event: InformerEvent<S>) => KeyMapping;
@@ -35,6 +41,7 @@ export interface WatchesSpec<S extends KubernetesObject = KubernetesObject> {
 export interface ControllerOptions<T extends KubernetesObject> extends ReconcileOptions {
   /** Where informers come from; pass one `informerFactory` to share watches across controllers. */
   readonly kubeConfig?: KubeConfig;
+  /** The informer factory to take informers from; one is made from `kubeConfig` when omitted. */
   readonly informers?: InformerFactory;
   /**
    * The host this controller runs in (the manager's context): its shared informers, its gate (leadership) and

@@ -9,13 +9,24 @@ export type { StatusCause, StatusDetails } from '../../transport/index.js';
 
 /** A `meta/v1 Status` object as kube-apiserver serializes it. */
 export interface StatusBody {
+  /** Always `Status`. */
   readonly kind: 'Status';
+  /** Always `v1`. */
   readonly apiVersion: 'v1';
-  readonly metadata: { readonly continue?: string };
+  /** List metadata, empty for a failure. */
+  readonly metadata: {
+    /** Unused for failures; part of the shape. */
+    readonly continue?: string;
+  };
+  /** `Failure` for every error. */
   readonly status: 'Failure' | 'Success';
+  /** What happened, for people, in kube-apiserver's wording. */
   readonly message?: string;
+  /** The machine-readable reason, e.g. `NotFound`, `Conflict`, `Expired`. */
   readonly reason?: string;
+  /** What the failure is about. */
   readonly details?: StatusDetails;
+  /** The HTTP status code. */
   readonly code: number;
 }
 
