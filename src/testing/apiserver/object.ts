@@ -112,7 +112,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /** RFC 3339 timestamp with second precision, like `metav1.Time`. */
-export function timestamp(ms: number = Date.now()): string {
+export function timestamp(ms: number): string {
   const second = Math.floor(ms / 1000);
   // Every create stamps one, and most land in the same second as the previous one.
   if (second !== lastSecond) {
