@@ -6,7 +6,7 @@
  *   PodSet CRD, and plays a small workload: a PodSet of 3, scaled to 5, a Pod deleted by hand and replaced, scaled
  *   to 1, deleted; a stand-in kubelet marks the Pods Ready.
  * - `--kubeconfig <path>`, or a `KUBECONFIG` environment variable, runs it against that cluster instead (no
- *   workload). The CRD must be installed there (`kubectl apply -f examples/replica-set/podset-crd.yaml`), or pass
+ *   workload). The CRD must be installed there (`kubectl apply -f examples/replica-set/deploy/podset-crd.yaml`), or pass
  *   `--install-crd`.
  * - `--namespace <ns>` watches one namespace (default: all), `--workers <n>` (default 5) PodSets synced at once.
  * - The manager's flags (see `MANAGER_FLAGS`): `--metrics-bind-address` (default `127.0.0.1:8080`),

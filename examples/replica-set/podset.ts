@@ -1,5 +1,5 @@
 /**
- * The `PodSet` custom resource: its types, its resource reference, its CRD (`podset-crd.yaml`) and its install.
+ * The `PodSet` custom resource: its types, its resource reference, its CRD (`deploy/podset-crd.yaml`) and its install.
  * @module
  */
 import type { KubernetesObject, V1ObjectMeta, V1PodTemplateSpec } from '@kubernetes/client-node';
@@ -16,7 +16,7 @@ export const PODSET: ResourceRef = Object.freeze({ apiVersion: `${PODSET_GROUP}/
 export const POD: ResourceRef = Object.freeze({ apiVersion: 'v1', kind: 'Pod' });
 
 /** The CRD's file, beside this module: the single source of the PodSet schema. */
-export const PODSET_CRD_PATH = new URL('./podset-crd.yaml', import.meta.url);
+export const PODSET_CRD_PATH = new URL('./deploy/podset-crd.yaml', import.meta.url);
 
 /** What a PodSet asks for. */
 export interface PodSetSpec {

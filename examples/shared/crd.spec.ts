@@ -79,7 +79,7 @@ describe('the examples\' CRD manifests (readCrd)', () => {
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
   it('reads every example\'s manifest', () => {
-    for (const path of ['../website-operator/crd.yaml', '../replica-set/podset-crd.yaml']) {
+    for (const path of ['../website-operator/deploy/crd.yaml', '../replica-set/deploy/podset-crd.yaml']) {
       expect(readCrd(new URL(path, import.meta.url)).kind, path).to.equal('CustomResourceDefinition');
     }
   });

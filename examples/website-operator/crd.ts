@@ -1,5 +1,5 @@
 /**
- * The Website CRD (`crd.yaml`, the one file every installer uses) and how the demo, `--install-crd` and the specs
+ * The Website CRD (`deploy/crd.yaml`, the one file every installer uses) and how the demo, `--install-crd` and the specs
  * install it.
  * @module
  */
@@ -10,7 +10,7 @@ import { installCrd, readCrd } from '../shared/crd.js';
 import { WEBSITE } from './website.js';
 
 /** Where the CRD manifest is. */
-export const CRD_PATH = fileURLToPath(new URL('./crd.yaml', import.meta.url));
+export const CRD_PATH = fileURLToPath(new URL('./deploy/crd.yaml', import.meta.url));
 
 /** The field manager of the CRD's installation (not the operator's: installing the CRD is not its job). */
 export const CRD_FIELD_MANAGER = 'website-operator-install';

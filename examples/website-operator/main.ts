@@ -5,7 +5,7 @@
  * - With no kubeconfig, it starts the embedded in-memory cluster (with its garbage collector on) and plays the demo
  *   workload against it: CRD, defaults, three Websites, changes, rollouts, a deletion.
  * - `--kubeconfig <path>`, or a `KUBECONFIG` environment variable, runs it against that cluster instead (no
- *   workload). The CRD must be installed there (`kubectl apply --server-side -f examples/website-operator/crd.yaml`),
+ *   workload). The CRD must be installed there (`kubectl apply --server-side -f examples/website-operator/deploy/crd.yaml`),
  *   or pass `--install-crd` (which needs rights on CustomResourceDefinitions; the operator itself needs none).
  * - `--namespace <ns>`: reconcile Websites in that namespace only (default: every namespace; the demo uses
  *   `default` then).

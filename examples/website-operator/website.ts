@@ -1,5 +1,5 @@
 /**
- * The `Website` custom resource (`example.rxkube.io/v1alpha1`, defined by `crd.yaml`) and the names the operator
+ * The `Website` custom resource (`example.rxkube.io/v1alpha1`, defined by `deploy/crd.yaml`) and the names the operator
  * gives what it owns. In controller-runtime this is the API package that `AddToScheme` registers: here a type for
  * the compiler and a {@link ResourceRef} for the client and the informers; discovery does the rest at run time.
  * @module
@@ -18,7 +18,7 @@ export const DEPLOYMENT: ResourceRef = Object.freeze({ apiVersion: 'apps/v1', ki
 export const SERVICE: ResourceRef = Object.freeze({ apiVersion: 'v1', kind: 'Service' });
 export const CONFIG_MAP: ResourceRef = Object.freeze({ apiVersion: 'v1', kind: 'ConfigMap' });
 
-/** What a Website asks for (`spec`); see `crd.yaml` for the schema the API server enforces. */
+/** What a Website asks for (`spec`); see `deploy/crd.yaml` for the schema the API server enforces. */
 export interface WebsiteSpec {
   /** The site's `index.html`. */
   readonly content: string;

@@ -71,7 +71,7 @@ export async function runWebsiteWorkload(
     });
 
   const steps: Step[] = [
-    { describe: 'installs the Website CRD (examples/website-operator/crd.yaml)', run: () => installWebsiteCrd(kubeConfig) },
+    { describe: 'installs the Website CRD (examples/website-operator/deploy/crd.yaml)', run: () => installWebsiteCrd(kubeConfig) },
     {
       describe: `creates ConfigMap ${DEFAULT_DEFAULTS_CONFIG_MAP}: image ${DEMO_IMAGES.first}, replicas 2, labels team: web`,
       run: () => firstValueFrom(configMaps.create(defaults(DEFAULT_DEFAULTS_CONFIG_MAP, { image: DEMO_IMAGES.first, replicas: '2', labels: 'team: web\n' }))),
