@@ -1,7 +1,7 @@
 /**
  * `npm run refresh:protobuf`: copies the upstream `generated.proto` files the in-memory API server decodes and
  * encodes protobuf with (built-in kinds it serves, plus the apimachinery messages they import) from the Go module
- * cache into `src/testing/apiserver/protobuf/proto/`, with the Apache-2.0 license they are published under.
+ * cache into `src/testing/apiserver/protobuf/vendor/`, with the Apache-2.0 license they are published under.
  * Modules missing from the cache are fetched with `go mod download`.
  */
 import { execFileSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const version = 'v0.36.3';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const target = join(repoRoot, 'src/testing/apiserver/protobuf/proto');
+const target = join(repoRoot, 'src/testing/apiserver/protobuf/vendor');
 
 /** module → package directories whose generated.proto is needed. */
 const files: Record<string, string[]> = {

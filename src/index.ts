@@ -9,6 +9,7 @@
  *
  * This module is the public API, listed name by name: what is not here is internal and may change without notice.
  * The API report in `api/rxkube.api.md` records it, and CI fails when it changes unreviewed.
+ * @module rxkube
  * @packageDocumentation
  */
 import './runtime/node-version.js';

@@ -192,7 +192,7 @@ describe('npm run example (examples/run.ts)', function () {
     // Every folder of examples/ with a main.ts is listed, so a new example does not change this test.
     const listed = /where <name> is one of: (.+)$/m.exec(output())?.[1]?.split(', ');
     expect(output()).to.contain('npm run example: unknown example "nope"; usage: npm run example -- <name> [options], where <name> is one of: ');
-    expect(listed).to.include.members(['node-labeler', 'pod-logger', 'replica-set']);
+    expect(listed).to.include.members(['node-labeler', 'pod-logger', 'replica-set', 'website-operator']);
     expect(listed).to.deep.equal([...listed!].sort());
   });
 

@@ -12,7 +12,7 @@
  * `npm run example -- node-labeler` runs), with the same printed lines.
  * @module
  */
-import { KubeConfig, type V1Node } from '@kubernetes/client-node';
+import type { V1Node } from '@kubernetes/client-node';
 import { concat, defer, finalize, Observable, tap, type SchedulerLike } from 'rxjs';
 import {
   eventRecorder, eventType, exponentialRateLimiter, informer, reconcile, resourceClient, toKeys, type Connection,
@@ -64,11 +64,7 @@ export function nodeLabeler(connection: Connection, options: NodeLabelerOptions)
     ...(options.random ? { random: options.random } : {}),
   };
   return defer(() => {
-    const nodes = options.nodes ?? informer<V1Node>(
-      connection instanceof KubeConfig ? connection : new KubeConfig(), NODE,
-      // The informer takes a KubeConfig; a Transport goes in as its network seam (the KubeConfig is then unused).
-      { ...timing, ...(connection instanceof KubeConfig ? {} : { transport: connection }) },
-    );
+    const nodes = options.nodes ?? informer<V1Node>(connection, NODE, timing);
     const events = options.recorder ? callerEvents(options.recorder) : ownEvents(eventRecorder(connection, {
       reportingController: DEFAULT_REPORTING_CONTROLLER,
       ...(options.reportingInstance ? { reportingInstance: options.reportingInstance } : {}),

@@ -6,7 +6,7 @@
  *   PodSet CRD, and plays a small workload: a PodSet of 3, scaled to 5, a Pod deleted by hand and replaced, scaled
  *   to 1, deleted; a stand-in kubelet marks the Pods Ready.
  * - `--kubeconfig <path>`, or a `KUBECONFIG` environment variable, runs it against that cluster instead (no
- *   workload). The CRD must be installed there (`kubectl apply -f examples/replica-set/podset-crd.yaml`), or pass
+ *   workload). The CRD must be installed there (`kubectl apply -f examples/replica-set/deploy/podset-crd.yaml`), or pass
  *   `--install-crd`.
  * - `--namespace <ns>` watches one namespace (default: all), `--workers <n>` (default 5) PodSets synced at once.
  * - The manager's flags (see `MANAGER_FLAGS`): `--metrics-bind-address` (default `127.0.0.1:8080`),
@@ -18,10 +18,10 @@
  * @module
  */
 import { connectExample } from '../shared/cli.js';
-import { messageOf } from '../shared/health.js';
+import { installExampleCrd } from '../shared/crd.js';
 import { checkedArgs, exampleArgs, managerFlagOptions, runExampleManager } from '../shared/manager-cli.js';
 import { DEFAULT_WORKERS, resolveOptions } from './options.js';
-import { installPodSetCrd, podSetCrd } from './podset.js';
+import { PODSET, podSetCrd } from './podset.js';
 import { replicaSetController } from './replica-set.js';
 import { runPodSetWorkload } from './workload.js';
 
@@ -49,16 +49,7 @@ const { kubeconfig, installCrd, options, managerOptions } = checkedArgs(NAME, ()
 const scope = options.namespace === undefined ? 'every namespace' : `namespace ${options.namespace}`;
 const target = await connectExample(NAME, kubeconfig, `; keeps PodSets' pods in ${scope}`, { ownerGC: true });
 
-if (target.cluster !== undefined || installCrd) {
-  try {
-    await installPodSetCrd(target.kubeConfig);
-    console.log(`${NAME}: installed the CRD ${podSetCrd().metadata!.name}`);
-  } catch (error) {
-    console.error(`${NAME}: could not install the PodSet CRD: ${messageOf(error)}`);
-    await target.cluster?.stop();
-    process.exit(1);
-  }
-}
+if (target.cluster !== undefined || installCrd) await installExampleCrd(NAME, target, podSetCrd(), PODSET);
 
 runExampleManager(NAME, target, {
   connection: target.kubeConfig,

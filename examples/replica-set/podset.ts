@@ -1,13 +1,10 @@
 /**
- * The `PodSet` custom resource: its types, its resource reference, its CRD (`podset-crd.yaml`) and its install.
+ * The `PodSet` custom resource: its types, its resource reference, its CRD (`deploy/podset-crd.yaml`) and its install.
  * @module
  */
-import { readFileSync } from 'node:fs';
-import { isDeepStrictEqual } from 'node:util';
 import type { KubernetesObject, V1ObjectMeta, V1PodTemplateSpec } from '@kubernetes/client-node';
-import { catchError, filter, firstValueFrom, map, mergeMap, of, take, throwError, timeout, timer, type Observable } from 'rxjs';
-import { parse } from 'yaml';
-import { isAlreadyExists, resourceClient, type Connection, type Owner, type ResourceRef } from '../../src/index.js';
+import type { Connection, Owner, ResourceRef } from '../../src/index.js';
+import { installCrd, readCrd } from '../shared/crd.js';
 
 /** The API group of the example's resources. */
 export const PODSET_GROUP = 'examples.rxkube.io';
@@ -19,7 +16,7 @@ export const PODSET: ResourceRef = Object.freeze({ apiVersion: `${PODSET_GROUP}/
 export const POD: ResourceRef = Object.freeze({ apiVersion: 'v1', kind: 'Pod' });
 
 /** The CRD's file, beside this module: the single source of the PodSet schema. */
-export const PODSET_CRD_PATH = new URL('./podset-crd.yaml', import.meta.url);
+export const PODSET_CRD_PATH = new URL('./deploy/podset-crd.yaml', import.meta.url);
 
 /** What a PodSet asks for. */
 export interface PodSetSpec {
@@ -71,49 +68,23 @@ export function podSetOwner(podSet: PodSet): Owner {
 
 /** The CRD, read from {@link PODSET_CRD_PATH}. */
 export function podSetCrd(): KubernetesObject {
-  return parse(readFileSync(PODSET_CRD_PATH, 'utf8')) as KubernetesObject;
-}
-
-interface CrdStatus {
-  readonly spec?: unknown;
-  readonly status?: { readonly conditions?: ReadonlyArray<{ readonly type?: string; readonly status?: string }> };
+  return readCrd(PODSET_CRD_PATH);
 }
 
 /**
- * Installs (or updates) the PodSet CRD and resolves once it is `Established`, so a PodSet can be created right
- * after. The real API server takes a second or two; the in-memory one answers Established.
+ * Installs (or updates) the PodSet CRD and resolves once PodSets are served (see `installCrd`): the CRD is
+ * `Established` and a list of PodSets answers, so a PodSet can be created right after.
  *
  * # Guarantees
  * - Idempotent: a CRD that exists is replaced with this one (guarded by its resourceVersion); an unchanged one is
  *   left as it is.
  * - Rejects with the server's error when the write fails (e.g. 403 without rights on CRDs), and after `timeoutMs`
- *   (default 30 s) if the CRD never becomes Established.
- *
- * # Caveats
- * - A create or a replace, not server-side apply: the in-memory server's apply drops the empty
- *   `subresources.status: {}` of a CRD, so it would not serve `/status` (kube-apiserver keeps it).
+ *   (default 30 s) if PodSets are not served by then.
  */
 export function installPodSetCrd(connection: Connection, options: { readonly fieldManager?: string; readonly timeoutMs?: number } = {}): Promise<void> {
-  const crds = resourceClient<KubernetesObject & CrdStatus>(connection, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' }, {
+  return installCrd(connection, podSetCrd(), {
     fieldManager: options.fieldManager ?? 'rxkube-replica-set',
+    served: PODSET,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
-  const crd = podSetCrd();
-  const name = crd.metadata!.name!;
-  const established = (object: CrdStatus): boolean =>
-    object.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True') === true;
-  const poll$: Observable<unknown> = timer(0, 200).pipe(
-    mergeMap(() => crds.get(name)),
-    filter(established),
-    take(1),
-  );
-  const update$ = crds.get(name).pipe(
-    mergeMap((existing) => (isDeepStrictEqual(existing.spec, (crd as CrdStatus).spec) ? of(existing)
-      : crds.replace({ ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata?.resourceVersion } }))),
-  );
-  return firstValueFrom(crds.create(crd).pipe(
-    catchError((error: unknown) => (isAlreadyExists(error) ? update$ : throwError(() => error))),
-    mergeMap((written) => (established(written) ? of(written) : poll$)),
-    timeout({ first: options.timeoutMs ?? 30_000, with: () => throwError(() => new Error(`the CRD ${name} did not become Established`)) }),
-    map(() => undefined),
-  ));
 }

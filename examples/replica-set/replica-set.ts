@@ -13,11 +13,11 @@
  * `npm run example -- replica-set` runs), with the same printed lines.
  * @module
  */
-import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { combineLatest, defer, filter, finalize, map, merge, Observable, take, tap, type SchedulerLike } from 'rxjs';
 import {
   informerFactory, mapKeys, reconcile, resourceClient, toKeys, type Connection, type ContextReconcile, type EventRecorder,
-  type EventReport, type Informer, type InformerFactory, type InformerWatchOptions, type ManagedController, type ReconcileEvent,
+  type EventReport, type Informer, type InformerFactory, type ManagedController, type ReconcileEvent,
 } from '../../src/index.js';
 import { messageOf, watchErrorLines } from '../shared/health.js';
 import { Expectations } from './expectations.js';
@@ -60,14 +60,9 @@ export function replicaSet(connection: Connection, options: ReplicaSetOptions = 
     ...(options.random ? { random: options.random } : {}),
   };
   return defer(() => {
-    const informers = options.informers ?? informerFactory(
-      connection instanceof KubeConfig ? connection : new KubeConfig(),
-      options.scheduler ? { scheduler: options.scheduler } : {},
-    );
-    // The factory takes a KubeConfig; a Transport goes in as each watch's network seam.
-    const seam = connection instanceof KubeConfig || options.informers ? {} : { transport: connection };
+    const informers = options.informers ?? informerFactory(connection, options.scheduler ? { scheduler: options.scheduler } : {});
     return podSetPipeline({
-      settings, ...watch(informers, settings, seam), operator: reconcile, recorder: options.recorder,
+      settings, ...watch(informers, settings), operator: reconcile, recorder: options.recorder,
       podClient: resourceClient<V1Pod>(connection, POD, { fieldManager: settings.fieldManager, ...timing }),
       podSetClient: resourceClient<PodSet>(connection, PODSET, { fieldManager: settings.fieldManager, statusSubresource: true, ...timing }),
       ...(options.stop$ ? { stop$: options.stop$ } : {}),
@@ -97,7 +92,7 @@ export function replicaSetController(options: ReplicaSetControllerOptions = {}):
     start: (context) => {
       const timing = { scheduler: context.scheduler, ...(options.random ? { random: options.random } : {}) };
       return podSetPipeline({
-        settings, ...watch(context.informers, settings, {}), operator: context.reconcile, recorder: context.recorder,
+        settings, ...watch(context.informers, settings), operator: context.reconcile, recorder: context.recorder,
         podClient: resourceClient<V1Pod>(context.connection, POD, { fieldManager: settings.fieldManager, ...timing }),
         podSetClient: resourceClient<PodSet>(context.connection, PODSET, { fieldManager: settings.fieldManager, statusSubresource: true, ...timing }),
         scheduler: context.scheduler,
@@ -108,12 +103,12 @@ export function replicaSetController(options: ReplicaSetControllerOptions = {}):
 
 /** The two informers: PodSets, and Pods with the owner index (declared before anything subscribes). */
 function watch(
-  informers: InformerFactory, settings: ReplicaSetSettings, seam: Pick<InformerWatchOptions, 'transport'>,
+  informers: InformerFactory, settings: ReplicaSetSettings,
 ): { readonly podSets: Informer<PodSet>; readonly pods: Informer<V1Pod> } {
   const scope = settings.namespace === undefined ? {} : { namespace: settings.namespace };
   return {
-    podSets: informers.for<PodSet>(PODSET, { ...scope, ...seam }),
-    pods: informers.for<V1Pod>(POD, { ...scope, ...seam, indexers: { [POD_OWNER_INDEX]: podOwnerIndex } }),
+    podSets: informers.for<PodSet>(PODSET, scope),
+    pods: informers.for<V1Pod>(POD, { ...scope, indexers: { [POD_OWNER_INDEX]: podOwnerIndex } }),
   };
 }
 

@@ -24,7 +24,25 @@ export interface ExampleProcess {
 
 /** Starts `node --import tsx <script> <args>` with no kubeconfig (so examples use the embedded cluster). */
 export function spawnExample(script: string, ...args: string[]): ExampleProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
+  return spawnNode(['--import', 'tsx', script, ...args]);
+}
+
+/** Options of {@link spawnNode}. */
+export interface SpawnOptions {
+  /** Over this process's environment; an `undefined` value removes a variable. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly cwd?: string;
+  /** Keep stdin open as a pipe (`child.stdin`), e.g. as the lifeline of `--stop-on-stdin-eof`. Default: ignored. */
+  readonly stdin?: boolean;
+}
+
+/** Starts `node <args>` (this process's Node) with no kubeconfig, e.g. a compiled example with `RXKUBE_IN_CLUSTER=true`. */
+export function spawnNode(args: readonly string[], options: SpawnOptions = {}): ExampleProcess {
+  const child = spawn(process.execPath, args, {
+    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    env: { ...process.env, KUBECONFIG: '', ...options.env },
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   let out = '';
   let stdout = '';
   let stderr = '';

@@ -7,58 +7,58 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { resourceClient } from '../../src/client/index.js';
 import type { StatusObject } from '../../src/client/index.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../src/transport/index.js';
-import { contractTarget, suffix, useContractSession } from './support/index.js';
+import { contractTargets, suffix, useContractSession } from './support/index.js';
 
-const target = contractTarget();
+for (const target of contractTargets()) {
+  describe(`contract (${target.name}): client calls`, () => {
+    const session = useContractSession(target, 'contract-client-crud');
+    const configMaps = () => resourceClient<V1ConfigMap>(session().connection, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: session().namespace, fieldManager: 'crud' });
+    const errorOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => undefined, (error: unknown) => error);
 
-describe(`contract (${target.name}): client calls`, () => {
-  const session = useContractSession(target, 'contract-client-crud');
-  const configMaps = () => resourceClient<V1ConfigMap>(session().kubeConfig, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: session().namespace, fieldManager: 'crud' });
-  const errorOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => undefined, (error: unknown) => error);
+    it('creates, reads, replaces and deletes, each answer carrying the resourceVersion it produced', async () => {
+      const client = configMaps();
+      const name = `crud-${suffix()}`;
+      const made = await firstValueFrom(client.create({ metadata: { name }, data: { a: '1' } }));
+      expect(isAlreadyExists(await errorOf(firstValueFrom(client.create({ metadata: { name } }))))).to.equal(true);
+      const read = await firstValueFrom(client.get(name));
+      expect(read.metadata?.resourceVersion).to.equal(made.metadata?.resourceVersion);
+      const replaced = await firstValueFrom(client.replace({ ...read, data: { a: '2' } }));
+      expect(Number(replaced.metadata?.resourceVersion)).to.be.above(Number(made.metadata?.resourceVersion));
+      expect(isConflict(await errorOf(firstValueFrom(client.replace({ ...read, data: { a: '3' } }))))).to.equal(true);
+      const deleted = await firstValueFrom(client.delete(name)) as StatusObject;
+      expect(deleted).to.deep.include({ kind: 'Status', status: 'Success' });
+      expect(isNotFound(await errorOf(firstValueFrom(client.get(name))))).to.equal(true);
+    });
 
-  it('creates, reads, replaces and deletes, each answer carrying the resourceVersion it produced', async () => {
-    const client = configMaps();
-    const name = `crud-${suffix()}`;
-    const made = await firstValueFrom(client.create({ metadata: { name }, data: { a: '1' } }));
-    expect(isAlreadyExists(await errorOf(firstValueFrom(client.create({ metadata: { name } }))))).to.equal(true);
-    const read = await firstValueFrom(client.get(name));
-    expect(read.metadata?.resourceVersion).to.equal(made.metadata?.resourceVersion);
-    const replaced = await firstValueFrom(client.replace({ ...read, data: { a: '2' } }));
-    expect(Number(replaced.metadata?.resourceVersion)).to.be.above(Number(made.metadata?.resourceVersion));
-    expect(isConflict(await errorOf(firstValueFrom(client.replace({ ...read, data: { a: '3' } }))))).to.equal(true);
-    const deleted = await firstValueFrom(client.delete(name)) as StatusObject;
-    expect(deleted).to.deep.include({ kind: 'Status', status: 'Success' });
-    expect(isNotFound(await errorOf(firstValueFrom(client.get(name))))).to.equal(true);
+    it('refuses a delete whose preconditions no longer hold with 409, and honours matching ones', async () => {
+      const client = configMaps();
+      const made = await firstValueFrom(client.create({ metadata: { name: `pre-${suffix()}` } }));
+      const { uid, resourceVersion } = made.metadata!;
+      await firstValueFrom(client.patch(made, { type: 'merge', body: { data: { moved: 'yes' } } }));
+      const stale = await errorOf(firstValueFrom(client.delete(made, { preconditions: { uid, resourceVersion } })));
+      expect(isConflict(stale)).to.equal(true);
+      const current = await firstValueFrom(client.get(made));
+      await firstValueFrom(client.delete(made, { preconditions: { uid, resourceVersion: current.metadata!.resourceVersion! } }));
+      expect(isNotFound(await errorOf(firstValueFrom(client.get(made))))).to.equal(true);
+    });
+
+    it('lists page by page and deletes a labelled collection', async () => {
+      const client = configMaps();
+      const batch = `batch-${suffix()}`;
+      for (let i = 0; i < 3; i++) await firstValueFrom(client.create({ metadata: { name: `${batch}-${i}`, labels: { batch } } }));
+      const first = await firstValueFrom(client.list({ labelSelector: `batch=${batch}`, limit: 2 }));
+      expect(first.items).to.have.length(2);
+      const rest = await firstValueFrom(client.list({ labelSelector: `batch=${batch}`, limit: 2, continue: first.metadata.continue }));
+      expect([...first.items, ...rest.items].map((c) => c.metadata?.name)).to.deep.equal([0, 1, 2].map((i) => `${batch}-${i}`));
+      await firstValueFrom(client.deleteCollection({ labelSelector: `batch=${batch}` }));
+      expect((await firstValueFrom(client.list({ labelSelector: `batch=${batch}` }))).items).to.deep.equal([]);
+    });
+
+    it('answers a dry-run delete with the object and deletes nothing', async () => {
+      const client = configMaps();
+      const made = await firstValueFrom(client.create({ metadata: { name: `drydel-${suffix()}` } }));
+      await firstValueFrom(client.delete(made, { dryRun: true }));
+      expect((await firstValueFrom(client.get(made))).metadata?.uid).to.equal(made.metadata?.uid);
+    });
   });
-
-  it('refuses a delete whose preconditions no longer hold with 409, and honours matching ones', async () => {
-    const client = configMaps();
-    const made = await firstValueFrom(client.create({ metadata: { name: `pre-${suffix()}` } }));
-    const { uid, resourceVersion } = made.metadata!;
-    await firstValueFrom(client.patch(made, { type: 'merge', body: { data: { moved: 'yes' } } }));
-    const stale = await errorOf(firstValueFrom(client.delete(made, { preconditions: { uid, resourceVersion } })));
-    expect(isConflict(stale)).to.equal(true);
-    const current = await firstValueFrom(client.get(made));
-    await firstValueFrom(client.delete(made, { preconditions: { uid, resourceVersion: current.metadata!.resourceVersion! } }));
-    expect(isNotFound(await errorOf(firstValueFrom(client.get(made))))).to.equal(true);
-  });
-
-  it('lists page by page and deletes a labelled collection', async () => {
-    const client = configMaps();
-    const batch = `batch-${suffix()}`;
-    for (let i = 0; i < 3; i++) await firstValueFrom(client.create({ metadata: { name: `${batch}-${i}`, labels: { batch } } }));
-    const first = await firstValueFrom(client.list({ labelSelector: `batch=${batch}`, limit: 2 }));
-    expect(first.items).to.have.length(2);
-    const rest = await firstValueFrom(client.list({ labelSelector: `batch=${batch}`, limit: 2, continue: first.metadata.continue }));
-    expect([...first.items, ...rest.items].map((c) => c.metadata?.name)).to.deep.equal([0, 1, 2].map((i) => `${batch}-${i}`));
-    await firstValueFrom(client.deleteCollection({ labelSelector: `batch=${batch}` }));
-    expect((await firstValueFrom(client.list({ labelSelector: `batch=${batch}` }))).items).to.deep.equal([]);
-  });
-
-  it('answers a dry-run delete with the object and deletes nothing', async () => {
-    const client = configMaps();
-    const made = await firstValueFrom(client.create({ metadata: { name: `drydel-${suffix()}` } }));
-    await firstValueFrom(client.delete(made, { dryRun: true }));
-    expect((await firstValueFrom(client.get(made))).metadata?.uid).to.equal(made.metadata?.uid);
-  });
-});
+}

@@ -4,50 +4,51 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { contractTarget, corePath, useContractSession } from './support/index.js';
+import { contractTargets, corePath, useContractSession } from './support/index.js';
 
-const target = contractTarget();
-const COUNT = 12;
+for (const target of contractTargets()) {
+  const COUNT = 12;
 
-describe(`contract (${target.name}): pagination property`, () => {
-  const session = useContractSession(target, 'contract-pageprop');
-  const configMaps = (): string => corePath(session(), 'configmaps');
+  describe(`contract (${target.name}): pagination property`, () => {
+    const session = useContractSession(target, 'contract-pageprop');
+    const configMaps = (): string => corePath(session(), 'configmaps');
 
-  before(async function () {
-    this.timeout(60_000);
-    await Promise.all(Array.from({ length: COUNT }, async (_, i) => {
-      const made = await session().raw('POST', configMaps(), { body: { metadata: { name: `item-${String(i).padStart(2, '0')}` } } });
-      expect(made.status, made.text).to.equal(201);
-    }));
-  });
+    before(async function () {
+      this.timeout(60_000);
+      await Promise.all(Array.from({ length: COUNT }, async (_, i) => {
+        const made = await session().raw('POST', configMaps(), { body: { metadata: { name: `item-${String(i).padStart(2, '0')}` } } });
+        expect(made.status, made.text).to.equal(201);
+      }));
+    });
 
-  it('pages through the whole list once, in order, for any limit', async () => {
-    const full = (await session().raw('GET', configMaps())).json;
-    const expected = (full.items as any[]).map((item) => item.metadata.name as string);
-    expect(expected).to.have.length(COUNT);
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: COUNT + 2 }), async (limit) => {
-        const seen: string[] = [];
-        let token: string | undefined;
-        let listRv: string | undefined;
-        for (let page = 0; page <= COUNT; page++) {
-          const query = `limit=${limit}${token === undefined ? '' : `&continue=${encodeURIComponent(token)}`}`;
-          const answer = (await session().raw('GET', `${configMaps()}?${query}`)).json;
-          expect(answer.items.length).to.be.at.most(limit);
-          seen.push(...(answer.items as any[]).map((item) => item.metadata.name as string));
-          listRv ??= answer.metadata.resourceVersion;
-          expect(answer.metadata.resourceVersion).to.equal(listRv);
-          token = answer.metadata.continue;
-          if (token === undefined) {
-            expect(answer.metadata).to.not.have.property('remainingItemCount');
-            break;
+    it('pages through the whole list once, in order, for any limit', async () => {
+      const full = (await session().raw('GET', configMaps())).json;
+      const expected = (full.items as any[]).map((item) => item.metadata.name as string);
+      expect(expected).to.have.length(COUNT);
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 1, max: COUNT + 2 }), async (limit) => {
+          const seen: string[] = [];
+          let token: string | undefined;
+          let listRv: string | undefined;
+          for (let page = 0; page <= COUNT; page++) {
+            const query = `limit=${limit}${token === undefined ? '' : `&continue=${encodeURIComponent(token)}`}`;
+            const answer = (await session().raw('GET', `${configMaps()}?${query}`)).json;
+            expect(answer.items.length).to.be.at.most(limit);
+            seen.push(...(answer.items as any[]).map((item) => item.metadata.name as string));
+            listRv ??= answer.metadata.resourceVersion;
+            expect(answer.metadata.resourceVersion).to.equal(listRv);
+            token = answer.metadata.continue;
+            if (token === undefined) {
+              expect(answer.metadata).to.not.have.property('remainingItemCount');
+              break;
+            }
+            expect(answer.metadata.remainingItemCount).to.equal(COUNT - seen.length);
           }
-          expect(answer.metadata.remainingItemCount).to.equal(COUNT - seen.length);
-        }
-        expect(token, 'pagination did not end').to.equal(undefined);
-        expect(seen).to.deep.equal(expected);
-      }),
-      { numRuns: 15 },
-    );
+          expect(token, 'pagination did not end').to.equal(undefined);
+          expect(seen).to.deep.equal(expected);
+        }),
+        { numRuns: 15 },
+      );
+    });
   });
-});
+}

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { timer } from 'rxjs';
-import { controller, ReconcileAbortedError } from '../../src/index.js';
+import { throwError, timer } from 'rxjs';
+import { ApiError, controller, ReconcileAbortedError, type Transport } from '../../src/index.js';
 import type { ManagedController } from '../../src/manager/index.js';
 import { virtual } from '../controller/helpers.js';
 import { VirtualLeaseServer } from '../leader/lease-server.js';
@@ -140,6 +140,42 @@ describe('manager (virtual time)', () => {
         flush();
         expect(run.exits).to.deep.equal(['150 exit 1']);
         expect(run.timeline.at(-1)).to.equal('150 error manager: stopped at once by a second SIGINT');
+      });
+    });
+
+    it('logs every Event it loses as it happens: a refused write and a rejected call, each when it happens', () => {
+      virtual(({ scheduler, cold, hot, flush }) => {
+        const refusing: ManagedController = {
+          name: 'pods',
+          start: (context) => controller({
+            context, for: PODS, reconcile: ({ object }) => {
+              if (object) {
+                context.recorder!.event(object, { type: 'Normal', reason: 'Refused', action: 'Sync' });
+                context.recorder!.event(object, { type: 'Normal', reason: '', action: 'Sync' });
+              }
+              return timer(10, context.scheduler);
+            },
+          }),
+        };
+        const events403 = (connection: Transport): Transport => ({
+          ...connection,
+          request: (request) => request.path.startsWith('/apis/events.k8s.io/')
+            ? throwError(() => new ApiError(403, 'Forbidden', 'events.events.k8s.io is forbidden'))
+            : connection.request(request),
+        });
+        const server = new VirtualLeaseServer(scheduler);
+        const run = startVirtualManager(scheduler, [refusing], {
+          connection: events403(server.transport('me')),
+          informers: { source: scriptedSource({ cold }, LISTED, listed('web')) },
+          stop$: hot('100ms x'),
+        }, server);
+        flush();
+        const lost = run.logger.records.filter((record) => record.msg.startsWith('event '));
+        expect(lost.map((record) => `${record.msg} ${String(record.reason ?? '')}`)).to.deep.equal([
+          'event rejected ', 'event write failed Refused',
+        ]);
+        expect(run.logger.lines.filter((line) => / event /.test(line))).to.deep.equal(['20 warn event rejected', '20 error event write failed']);
+        expect(lost[1]).to.include({ regarding: 'Pod default/web', attempts: 1 });
       });
     });
 

@@ -48,6 +48,21 @@ describe('the published package', function () {
     expect(run.stdout.trim()).to.equal('function function');
   });
 
+  it('serves protobuf from the installed test cluster, whose vendored .proto files ship beside the compiled code', () => {
+    const script = [
+      "const { startTestCluster } = await import('rxkube/testing');",
+      "const cluster = await startTestCluster({ tls: false, token: 't' });",
+      "try {",
+      "  const answer = await fetch(cluster.url + '/api/v1/namespaces/default', { headers: { accept: 'application/vnd.kubernetes.protobuf', authorization: 'Bearer t' } });",
+      "  const bytes = Buffer.from(await answer.arrayBuffer());",
+      "  console.log(answer.status, answer.headers.get('content-type'), bytes.subarray(0, 3).toString());",
+      "} finally { await cluster.stop(); }",
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: scratch, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).to.equal('');
+    expect(run.stdout.trim()).to.equal('200 application/vnd.kubernetes.protobuf k8s');
+  });
+
   it('tells users of rxkube-control-plane a command the package has', () => {
     const env = { ...process.env, RXKUBE_CACHE_DIR: join(scratch, 'empty-cache'), RXKUBE_ASSETS: '', KUBEBUILDER_ASSETS: '' };
     const start = spawnSync(join(scratch, 'node_modules', '.bin', 'rxkube-control-plane'), [], { cwd: scratch, encoding: 'utf8', env, timeout: 60_000 });

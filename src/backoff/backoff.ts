@@ -5,8 +5,11 @@
 
 /** Shape of an exponential backoff: `base · factor^attempt`, capped at `capMs`. */
 export interface BackoffPolicy {
+  /** The first delay, ms. */
   readonly baseMs: number;
+  /** What each further delay is multiplied by. */
   readonly factor: number;
+  /** The longest delay, ms. */
   readonly capMs: number;
 }
 

@@ -48,7 +48,15 @@ export interface ReconcileOptions {
  *   right and the reconcile function comes first, so with an arrow (`lookup: (key) => …`) the object type is only
  *   known if the arrow's parameter is annotated (`(key: string) => …`) or the type argument is given.
  */
-export type Lookup<T> = ((key: string) => T | undefined) | { current(): { get(key: string): T | undefined } };
+export type Lookup<T> =
+  | ((key: string) => T | undefined)
+  | {
+    /** The latest snapshot: an informer's Lister. */
+    current(): {
+      /** The object stored under `key`; `undefined` when there is none. */
+      get(key: string): T | undefined;
+    };
+  };
 
 /**
  * Options of `reconcile` with a `lookup`: the reconcile function then receives the latest object of its key

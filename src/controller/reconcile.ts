@@ -80,6 +80,10 @@ export function reconcile<T>(
   fn: ReconcileFn<T>,
   options: ReconcileLookupOptions<T>,
 ): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
+/**
+ * The same operator without a `lookup`: the reconcile function receives the key only (a
+ * {@link ReconcileKeyRequest}, which has no `object`), with every other guarantee above.
+ */
 export function reconcile(
   fn: ReconcileKeyFn,
   options?: ReconcileOptions & { readonly lookup?: undefined },

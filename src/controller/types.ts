@@ -35,9 +35,13 @@ export interface ReconcileTrigger {
  *   the request (`{ ...request }`) does not carry it.
  */
 export interface ReconcileKeyRequest {
+  /** The key to reconcile: `namespace/name`, or `name` for cluster-scoped objects. */
   readonly key: string;
+  /** Why the run happens: the distinct reasons of the triggers coalesced into it, plus `retry` or `requeue`. */
   readonly reasons: readonly string[];
+  /** 1 for a first try; counts up while the key keeps failing. */
   readonly attempt: number;
+  /** Aborted when the run must stop (timeout, drain timeout, unsubscribe, gate closed). */
   readonly signal: AbortSignal;
 }
 
@@ -50,6 +54,7 @@ export interface ReconcileKeyRequest {
  *   {@link ReconcileKeyRequest}s, which have no `object` in their type, and reading `object` on one throws.
  */
 export interface ReconcileRequest<T> extends ReconcileKeyRequest {
+  /** The latest object for the key when the run starts; `undefined` means deleted. */
   readonly object: T | undefined;
 }
 
@@ -90,6 +95,7 @@ export type ReconcileKeyFn = (request: ReconcileKeyRequest) => ReconcileOutput;
 
 /** Fields every per-key event carries. */
 export interface ReconcileEventBase {
+  /** The key the event is about. */
   readonly key: string;
   /** The attempt number of the run this event belongs to (see {@link ReconcileKeyRequest.attempt}). */
   readonly attempt: number;
@@ -107,18 +113,23 @@ export interface ReconcileEventBase {
 
 /** A run began; `fn` is called right after this event is emitted. */
 export interface ReconcileStarted extends ReconcileEventBase {
+  /** Discriminates the event. */
   readonly type: 'started';
 }
 
 /** The run returned success. */
 export interface ReconcileSucceeded extends ReconcileEventBase {
+  /** Discriminates the event. */
   readonly type: 'succeeded';
+  /** How long the run took, ms. */
   readonly durationMs: number;
 }
 
 /** Follows `succeeded` when the result was `{ requeueAfter }`. `delayMs` is the effective delay. */
 export interface ReconcileRequeued extends ReconcileEventBase {
+  /** Discriminates the event. */
   readonly type: 'requeued';
+  /** How long the run took, ms. */
   readonly durationMs: number;
   /** Effective delay: max(requested, global bucket), or 0 if a fresh trigger already made the key ready. */
   readonly delayMs: number;
@@ -128,8 +139,11 @@ export interface ReconcileRequeued extends ReconcileEventBase {
 
 /** The run failed: a throw, rejection, Observable error, timeout, invalid result or drain cancellation. */
 export interface ReconcileFailed extends ReconcileEventBase {
+  /** Discriminates the event. */
   readonly type: 'failed';
+  /** How long the run took, ms (to the timeout or the cancellation, for a run cut short). */
   readonly durationMs: number;
+  /** What the run threw, rejected or errored with, or the operator's own error (timeout, invalid result, cancellation). */
   readonly error: unknown;
   /** True when `error` is a {@link TerminalError}: the key is not retried. */
   readonly terminal: boolean;
@@ -137,7 +151,9 @@ export interface ReconcileFailed extends ReconcileEventBase {
 
 /** Follows `failed` when the key will be retried. `delayMs` is the effective delay. */
 export interface ReconcileRetrying extends ReconcileEventBase {
+  /** Discriminates the event. */
   readonly type: 'retrying';
+  /** How long the failed run took, ms. */
   readonly durationMs: number;
   /** The error of the failed run this retry follows (the same value as on its `failed` event). */
   readonly error: unknown;
@@ -154,8 +170,11 @@ export interface ReconcileRetrying extends ReconcileEventBase {
 
 /** Follows `failed` when `maxRetries` is exhausted: the key's failure history is forgotten and it is not retried. */
 export interface ReconcileDropped extends ReconcileEventBase {
+  /** Discriminates the event. */
   readonly type: 'dropped';
+  /** How long the last run took, ms. */
   readonly durationMs: number;
+  /** Consecutive failures of this key, the last one included. */
   readonly failures: number;
   /** The error of the last failed run, the one that exhausted `maxRetries`. */
   readonly error: unknown;
@@ -183,9 +202,13 @@ export type ReconcileKeyEvent =
  * silently, and not a crash; it belongs to no key.
  */
 export interface ReconcileRejected {
+  /** Discriminates the event. */
   readonly type: 'rejected';
+  /** The input value as received. */
   readonly trigger: unknown;
+  /** Why it was rejected. */
   readonly error: TypeError;
+  /** The scheduler's `now()` when it was rejected, ms. */
   readonly time: number;
 }
 
@@ -206,7 +229,9 @@ export class TerminalError extends Error {
 /** The error of a run that exceeded the `timeout` option. Counts as an ordinary (retried) failure. */
 export class ReconcileTimeoutError extends Error {
   constructor(
+    /** The key whose run timed out. */
     readonly key: string,
+    /** The `timeout` option, ms. */
     readonly timeoutMs: number,
   ) {
     super(`reconcile of ${key} timed out after ${timeoutMs} ms`);
@@ -221,7 +246,9 @@ export class ReconcileTimeoutError extends Error {
  */
 export class ReconcileAbortedError extends Error {
   constructor(
+    /** The key whose run was aborted. */
     readonly key: string,
+    /** What aborted it. */
     readonly why: 'unsubscribed' | 'gate closed',
   ) {
     super(`reconcile of ${key} aborted: ${why}`);
@@ -232,7 +259,9 @@ export class ReconcileAbortedError extends Error {
 /** The error of an in-flight run cut short because the drain after `stop$` exceeded `drainTimeout`. */
 export class ReconcileCancelledError extends Error {
   constructor(
+    /** The key whose run was cancelled. */
     readonly key: string,
+    /** The `drainTimeout` option, ms. */
     readonly drainTimeoutMs: number,
   ) {
     super(`reconcile of ${key} cancelled: shutdown drain exceeded ${drainTimeoutMs} ms`);
@@ -246,7 +275,9 @@ export class ReconcileCancelledError extends Error {
  */
 export class InvalidReconcileResultError extends TypeError {
   constructor(
+    /** The key whose run returned it. */
     readonly key: string,
+    /** The result as returned. */
     readonly result: unknown,
   ) {
     super(`reconcile of ${key} returned ${describeValue(result)}; requeueAfter must be a finite number of ms >= 0`);

@@ -23,6 +23,11 @@ export type DeltaSource = <T extends KubernetesObject>(
 export interface InformerFactoryOptions {
   /** Default scheduler for every informer (a `for()` call may still pass its own). */
   readonly scheduler?: SchedulerLike;
+  /**
+   * Default random source in [0, 1) of every informer (watch timeouts, backoff jitter); a `for()` call may still
+   * pass its own. Seed it for deterministic runs against a virtual cluster.
+   */
+  readonly random?: () => number;
   /** Replaces `listWatch(connection, …)` as the delta source, e.g. with scripted streams in tests. */
   readonly source?: DeltaSource;
 }
@@ -82,6 +87,7 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
       const options: InformerWatchOptions<KubernetesObject> = {
         ...declaration.options,
         scheduler: declaration.options.scheduler ?? factoryOptions.scheduler,
+        ...((declaration.options.random ?? factoryOptions.random) !== undefined ? { random: declaration.options.random ?? factoryOptions.random } : {}),
         indexers: Object.fromEntries(declaration.indexers),
         resyncPeriod: declaration.resyncPeriod,
       };

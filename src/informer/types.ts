@@ -36,13 +36,50 @@ import type { WatchProblemReason, WatchStatus } from '../watch/index.js';
  * - `resync`: a periodic re-delivery of a cached object, for level-triggered re-checks; no API call was made.
  */
 export type InformerEvent<T extends KubernetesObject = KubernetesObject> =
-  | { readonly type: 'added'; readonly key: string; readonly object: T; readonly snapshot: Store<T> }
-  | { readonly type: 'updated'; readonly key: string; readonly old: T; readonly object: T; readonly snapshot: Store<T> }
   | {
-    readonly type: 'deleted'; readonly key: string; readonly object: T; readonly stateUnknown: boolean;
+    /** A new object, or a late subscriber's replay of a cached one. */
+    readonly type: 'added';
+    /** The object's store key: `namespace/name`, or `name` for cluster-scoped objects. */
+    readonly key: string;
+    /** The object as cached. */
+    readonly object: T;
+    /** The cache with this event applied. */
     readonly snapshot: Store<T>;
   }
-  | { readonly type: 'resync'; readonly key: string; readonly object: T; readonly snapshot: Store<T> };
+  | {
+    /** A cached object changed. */
+    readonly type: 'updated';
+    /** The object's store key. */
+    readonly key: string;
+    /** The object as it was cached before. */
+    readonly old: T;
+    /** The object as cached now. */
+    readonly object: T;
+    /** The cache with this event applied. */
+    readonly snapshot: Store<T>;
+  }
+  | {
+    /** A cached object is gone. */
+    readonly type: 'deleted';
+    /** The object's store key. */
+    readonly key: string;
+    /** Its final state, or its last known state when `stateUnknown`. */
+    readonly object: T;
+    /** True when the deletion was inferred from a relist (client-go's `DeletedFinalStateUnknown`). */
+    readonly stateUnknown: boolean;
+    /** The cache with this event applied. */
+    readonly snapshot: Store<T>;
+  }
+  | {
+    /** A periodic re-delivery of a cached object (`resyncPeriod`). */
+    readonly type: 'resync';
+    /** The object's store key. */
+    readonly key: string;
+    /** The object as cached. */
+    readonly object: T;
+    /** The cache it was read from. */
+    readonly snapshot: Store<T>;
+  };
 
 /** Options of an informer itself (the watch options come on top for `informer()`). */
 export interface InformerOptions<T extends KubernetesObject = KubernetesObject> extends StoreOptions<T> {
@@ -67,7 +104,9 @@ export type InformerProblemReason = WatchProblemReason | StoreProblem['reason'] 
  * health: one bad object never makes a healthy informer look broken.
  */
 export interface InformerProblem {
+  /** What kind of problem it is. */
   readonly reason: InformerProblemReason;
+  /** What was wrong, for people. */
   readonly message: string;
   /** How many problems of this reason the running informer has reported so far, this one included. */
   readonly count: number;
@@ -99,10 +138,15 @@ export interface InformerProblem {
  * - When the source errors or completes, every stream errors or completes with it.
  */
 export interface Informer<T extends KubernetesObject = KubernetesObject> {
+  /** Every change, in order, after the store applied it; a late subscriber first gets the cache as `added`. */
   readonly events$: Observable<InformerEvent<T>>;
+  /** The current snapshot on subscribe, then every new one. */
   readonly store$: Observable<Store<T>>;
+  /** `false` until the first list has been applied, then `true` for good; the current value on subscribe. */
   readonly synced$: Observable<boolean>;
+  /** The connection's health: the latest status on subscribe, then every new one. */
   readonly status$: Observable<WatchStatus>;
+  /** Object-level problems, with a running count per reason; nothing is replayed. */
   readonly problems$: Observable<InformerProblem>;
   /**
    * The latest snapshot, synchronously: the Lister. An empty, unsynced store before the first start; after the last

@@ -15,7 +15,7 @@ import { credentialLiterals } from './credentials.js';
 import { Readiness, runChecks, type CheckResult } from './health/index.js';
 import { metricsRoutes, probeRoutes, serve } from './http/index.js';
 import { managerInformers, type TrackedInformer } from './informers.js';
-import { logInformerStatus, logLeaderEvent, logOutcome, redactingLogger, redactor, type ManagerLogger } from './logging/index.js';
+import { logEventReport, logInformerStatus, logLeaderEvent, logOutcome, redactingLogger, redactor, type ManagerLogger } from './logging/index.js';
 import { ControllerMetrics, createManagerMetrics, ReflectorMetrics, type ManagerMetrics } from './metrics/index.js';
 import type { ManagerSettings } from './options.js';
 import { OutcomeFolder } from './outcomes.js';
@@ -78,6 +78,8 @@ export class ManagerRun {
   }
 
   start(): void {
+    const recorder = this.recorder;
+    if (recorder !== undefined) this.teardown.add(recorder.reports$.subscribe((report) => logEventReport(this.log, report)));
     const shared: SharedContext = {
       connection: this.settings.connection, informers: this.factory, scheduler: this.settings.scheduler,
       leader$: this.leading.pipe(distinctUntilChanged()), stop$: this.drain$.asObservable(),

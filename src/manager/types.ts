@@ -84,6 +84,7 @@ export interface ManagerLeaderElection extends Omit<LeaderElectionOptions, 'sche
 
 /** Where a server listens. `port: 0` picks a free port; the chosen one is in the `started` event. */
 export interface ListenOptions {
+  /** The TCP port; `0` picks a free one. */
   readonly port?: number;
   /**
    * Interface to bind. Default: all interfaces (the kubelet probes, and Prometheus scrapes, the pod IP). Tests and
@@ -135,6 +136,7 @@ export interface ManagerOptions {
   readonly connection: Connection;
   /** The manager's name: a DNS-1123 subdomain; the default Lease name and the default `reportingController` of events. */
   readonly name: string;
+  /** The controllers to run, over one shared cache; their names must be unique. */
   readonly controllers: readonly ManagedController[];
   /** Off by default, as in controller-runtime; an object turns it on. */
   readonly leaderElection?: ManagerLeaderElection | false;
@@ -167,7 +169,9 @@ export interface ManagerOptions {
 
 /** A server the manager started: where it listens. */
 export interface ServerAddress {
+  /** The interface it is bound to. */
   readonly host: string;
+  /** The port it listens on (the one chosen, when `0` was asked for). */
   readonly port: number;
   /** `http://host:port` (IPv6 hosts in brackets). */
   readonly url: string;
@@ -185,12 +189,67 @@ export interface ManagerEventBase {
  * `stopping`, `drained`, `stopped`, then completion.
  */
 export type ManagerEvent =
-  | (ManagerEventBase & { readonly type: 'started'; readonly metrics?: ServerAddress; readonly health?: ServerAddress })
-  | (ManagerEventBase & { readonly type: 'leading'; readonly leading: boolean })
-  | (ManagerEventBase & { readonly type: 'informer'; readonly informer: string; readonly status: WatchStatus })
-  | (ManagerEventBase & { readonly type: 'synced'; readonly informers: readonly string[] })
-  | (ManagerEventBase & { readonly type: 'ready'; readonly ready: boolean; readonly reasons: readonly string[] })
-  | (ManagerEventBase & { readonly type: 'controller'; readonly controller: string; readonly event: ReconcileEvent })
-  | (ManagerEventBase & { readonly type: 'stopping'; readonly reason: string })
-  | (ManagerEventBase & { readonly type: 'drained'; readonly clean: boolean; readonly cancelled: number })
-  | (ManagerEventBase & { readonly type: 'stopped'; readonly clean: boolean });
+  | (ManagerEventBase & {
+    /** The servers are listening and the informers are starting. */
+    readonly type: 'started';
+    /** Where `/metrics` is served; absent when metrics are off. */
+    readonly metrics?: ServerAddress;
+    /** Where `/healthz` and `/readyz` are served; absent when probes are off. */
+    readonly health?: ServerAddress;
+  })
+  | (ManagerEventBase & {
+    /** Leadership changed. */
+    readonly type: 'leading';
+    /** Whether this process now leads. */
+    readonly leading: boolean;
+  })
+  | (ManagerEventBase & {
+    /** An informer's connection status changed. */
+    readonly type: 'informer';
+    /** Which informer, e.g. `Pod v1 in default`. */
+    readonly informer: string;
+    /** Its new status. */
+    readonly status: WatchStatus;
+  })
+  | (ManagerEventBase & {
+    /** Every informer has synced. */
+    readonly type: 'synced';
+    /** The informers, labelled as in `informer` events. */
+    readonly informers: readonly string[];
+  })
+  | (ManagerEventBase & {
+    /** `/readyz` changed its answer. */
+    readonly type: 'ready';
+    /** Whether `/readyz` answers 200. */
+    readonly ready: boolean;
+    /** The failing checks while not ready; empty when ready. */
+    readonly reasons: readonly string[];
+  })
+  | (ManagerEventBase & {
+    /** One of a controller's reconcile events. */
+    readonly type: 'controller';
+    /** The controller's name. */
+    readonly controller: string;
+    /** The event as its reconcile operator emitted it. */
+    readonly event: ReconcileEvent;
+  })
+  | (ManagerEventBase & {
+    /** A graceful stop began: intake stopped, in-flight runs drain. */
+    readonly type: 'stopping';
+    /** Why: `signal SIGTERM`, `stop$`, or `controller <name> failed`. */
+    readonly reason: string;
+  })
+  | (ManagerEventBase & {
+    /** The drain ended. */
+    readonly type: 'drained';
+    /** True when every in-flight run finished within `shutdownTimeout` and nothing failed. */
+    readonly clean: boolean;
+    /** How many runs were cut short at the timeout. */
+    readonly cancelled: number;
+  })
+  | (ManagerEventBase & {
+    /** Everything stopped: events flushed, Lease released, servers closed. */
+    readonly type: 'stopped';
+    /** The `drained` event's `clean`: the process exits 1 instead of 0 when false. */
+    readonly clean: boolean;
+  });

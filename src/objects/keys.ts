@@ -6,6 +6,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 
 /** Thrown by {@link objectKey} for an object that has no `metadata.name` and so has no key. */
 export class MissingNameError extends Error {
+  /** Always `'MissingNameError'`. */
   override readonly name = 'MissingNameError';
 }
 

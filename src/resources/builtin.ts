@@ -9,11 +9,15 @@ import { splitApiVersion } from '../objects/index.js';
  * `group` is `''` for the core group.
  */
 export interface ResolvedResource {
+  /** The API group, `''` for the core group. */
   readonly group: string;
+  /** The API version within the group, e.g. `v1`. */
   readonly version: string;
+  /** The kind, e.g. `Deployment`. */
   readonly kind: string;
   /** Lower-case plural as used in URLs, e.g. `deployments`. */
   readonly plural: string;
+  /** Whether objects of the kind live in a namespace. */
   readonly namespaced: boolean;
 }
 

@@ -1,9 +1,8 @@
 /**
  * Resource resolution: kind to plural and scope, via the built-in table or discovery (cached).
  */
-import type { KubeConfig } from '@kubernetes/client-node';
-import { ApiError, TransportError, kubeTransport } from '../transport/index.js';
-import type { Transport } from '../transport/index.js';
+import { ApiError, TransportError, transportOf } from '../transport/index.js';
+import type { Connection, Transport } from '../transport/index.js';
 import { firstValueFrom, Observable, of } from 'rxjs';
 import { splitApiVersion } from '../objects/index.js';
 import { builtinResource } from './builtin.js';
@@ -25,9 +24,12 @@ export interface ResourceRef {
 
 /** Raised when discovery succeeded but does not know the kind, or the group/version does not exist. */
 export class UnknownResourceError extends Error {
+  /** Always `'UnknownResourceError'`. */
   override readonly name = 'UnknownResourceError';
   constructor(
+    /** The apiVersion asked for. */
     readonly apiVersion: string,
+    /** The kind asked for. */
     readonly kind: string,
   ) {
     super(`unknown resource kind "${kind}" in apiVersion "${apiVersion}"`);
@@ -87,13 +89,14 @@ export function resolveResource$(transport: Transport, ref: ResourceRef): Observ
 }
 
 /**
- * Resolves `{ apiVersion, kind }` to `{ group, version, plural, namespaced, kind }` for a KubeConfig.
+ * Resolves `{ apiVersion, kind }` to `{ group, version, plural, namespaced, kind }` on a connection (a KubeConfig,
+ * or any Transport such as a virtual cluster).
  *
  * # Guarantees
- * See `resolveResource$`; the discovery cache is per KubeConfig (held weakly).
+ * See `resolveResource$`; the discovery cache is per KubeConfig or transport (held weakly).
  */
-export function resolveResource(kc: KubeConfig, ref: ResourceRef): Promise<ResolvedResource> {
-  return firstValueFrom(resolveResource$(kubeTransport(kc), ref));
+export function resolveResource(connection: Connection, ref: ResourceRef): Promise<ResolvedResource> {
+  return firstValueFrom(resolveResource$(transportOf(connection), ref));
 }
 
 function pick(kinds: ReadonlyMap<string, ResolvedResource>, ref: ResourceRef): ResolvedResource {

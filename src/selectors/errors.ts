@@ -13,8 +13,13 @@
  * - Go's `%q` quoting is approximated with `JSON.stringify`; the two differ only for control and non-ASCII chars.
  */
 export class SelectorParseError extends Error {
+  /** Always `'SelectorParseError'`. */
   override readonly name = 'SelectorParseError';
-  constructor(message: string, readonly input: string) {
+  constructor(
+    message: string,
+    /** The selector that could not be parsed. */
+    readonly input: string,
+  ) {
     super(message);
   }
 }

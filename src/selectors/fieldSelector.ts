@@ -3,8 +3,11 @@ import { SelectorParseError } from './errors.js';
 
 /** One `field=value` (`==` too) or `field!=value` clause. */
 export interface FieldRequirement {
+  /** The field path, e.g. `metadata.name`. */
   readonly field: string;
+  /** `=` (also written `==`) or `!=`. */
   readonly operator: '=' | '!=';
+  /** The value compared with. */
   readonly value: string;
 }
 

@@ -13,8 +13,20 @@ export { SelectorParseError } from './errors.js';
  * - Kubernetes' `Gt`/`Lt` (`a>1`) operators are not representable; parsing them throws {@link SelectorParseError}.
  */
 export type LabelRequirement =
-  | { readonly key: string; readonly operator: 'In' | 'NotIn'; readonly values: readonly string[] }
-  | { readonly key: string; readonly operator: 'Exists' | 'DoesNotExist' };
+  | {
+    /** The label key. */
+    readonly key: string;
+    /** `In` (`key=v`, `key in (a,b)`) or `NotIn` (`key!=v`, `key notin (a,b)`). */
+    readonly operator: 'In' | 'NotIn';
+    /** The values the label is compared with. */
+    readonly values: readonly string[];
+  }
+  | {
+    /** The label key. */
+    readonly key: string;
+    /** `Exists` (`key`) or `DoesNotExist` (`!key`). */
+    readonly operator: 'Exists' | 'DoesNotExist';
+  };
 
 /** AND of requirements; empty selector matches everything. */
 export type LabelSelector = readonly LabelRequirement[];

@@ -10,8 +10,11 @@ import type { StoreChange, StoreOptions, StoreProblem } from './types.js';
 
 /** One applied step: the snapshot it produced, the changes that led there and any problems reported. */
 export interface StoreUpdate<T extends KubernetesObject = KubernetesObject> {
+  /** The snapshot after the step. */
   readonly store: Store<T>;
+  /** What changed, in the order the deltas were applied. */
   readonly changes: readonly StoreChange<T>[];
+  /** The problems the step ran into. */
   readonly problems: readonly StoreProblem[];
 }
 

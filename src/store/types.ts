@@ -34,9 +34,34 @@ export interface StoreOptions<T> {
  *   the time of deletion are unknown, as with client-go's `DeletedFinalStateUnknown`).
  */
 export type StoreChange<T> =
-  | { readonly type: 'added'; readonly key: string; readonly object: T }
-  | { readonly type: 'updated'; readonly key: string; readonly old: T; readonly object: T }
-  | { readonly type: 'deleted'; readonly key: string; readonly object: T; readonly stateUnknown: boolean };
+  | {
+    /** The key was not cached before. */
+    readonly type: 'added';
+    /** The object's store key. */
+    readonly key: string;
+    /** The object as stored. */
+    readonly object: T;
+  }
+  | {
+    /** The key was cached and its object replaced. */
+    readonly type: 'updated';
+    /** The object's store key. */
+    readonly key: string;
+    /** The object stored before. */
+    readonly old: T;
+    /** The object stored now. */
+    readonly object: T;
+  }
+  | {
+    /** The key is gone. */
+    readonly type: 'deleted';
+    /** The object's store key. */
+    readonly key: string;
+    /** Its final state, or the last known one when `stateUnknown`. */
+    readonly object: T;
+    /** True when the object vanished across a relist. */
+    readonly stateUnknown: boolean;
+  };
 
 /**
  * Input that broke the reflector's contract or could not be stored, reported instead of crashing or vanishing.
@@ -47,7 +72,9 @@ export type StoreChange<T> =
  * - `IndexerFailed`: an indexer threw; the object is stored but missing from that index.
  */
 export interface StoreProblem {
+  /** What kind of problem it is (above). */
   readonly reason: 'MissingName' | 'OutOfOrder' | 'IndexerFailed';
+  /** What was wrong, for people. */
   readonly message: string;
   /** The delta that caused it. */
   readonly event: WatchEvent<KubernetesObject>;

@@ -1,13 +1,27 @@
 /**
- * rxkube/testing: an in-memory Kubernetes API server with fault injection, the launcher of a real kube-apiserver +
+ * rxkube/testing: an in-memory Kubernetes API server with fault injection (over HTTP, or in process in virtual time), the launcher of a real kube-apiserver +
  * etcd control plane, and the PKI helpers both use.
+ * @module rxkube/testing
  * @packageDocumentation
  */
 import '../runtime/node-version.js';
 export type { ClusterHandle } from './cluster.js';
 export { startTestCluster } from './apiserver/index.js';
 export { SeedError } from './apiserver/index.js';
-export type { TestCluster, TestClusterOptions, Faults, FailNextOptions, SeedOptions, StatusBody, StatusCause, StatusDetails } from './apiserver/index.js';
+export type {
+  TestCluster, TestClusterOptions, InMemoryServerOptions, Faults, FailNextOptions, ConflictNextOptions, FailWritesOptions, SeedOptions,
+  StatusBody, StatusCause, StatusDetails,
+} from './apiserver/index.js';
+export { virtualCluster } from './virtual/index.js';
+export type { ResponseHeaders } from './apiserver/index.js';
+// Re-exported from `rxkube`: the virtual cluster's signatures name them.
+export type {
+  Transport, QueryParams, RequestMethod, RequestOptions, TransportRequest, TransportResponse, WatchRequestOptions,
+} from '../transport/index.js';
+export type { ResourceRef } from '../resources/index.js';
+export type {
+  ExchangeEvent, ConflictKeyOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults,
+} from './virtual/index.js';
 export { createCertificateAuthority, issueCertificate } from './pki/index.js';
 export type { Pem, CertificateAuthority, CertificateUsage, IssueOptions } from './pki/index.js';
 export {

@@ -7,6 +7,7 @@
 export interface StatusCause {
   /** A machine-readable reason, e.g. `FieldValueInvalid`, `FieldManagerConflict`. */
   readonly reason?: string;
+  /** What is wrong with the field, for people. */
   readonly message?: string;
   /** The field path the cause is about, e.g. `metadata.labels`, `spec.containers[0].image`. */
   readonly field?: string;
@@ -14,11 +15,17 @@ export interface StatusCause {
 
 /** The `details` of a failure `Status`: what it is about. */
 export interface StatusDetails {
+  /** The name of the object concerned, when there is one. */
   readonly name?: string;
+  /** Its API group (`''` for the core group). */
   readonly group?: string;
+  /** Its kind, or its resource (plural) for most reasons, as kube-apiserver writes it. */
   readonly kind?: string;
+  /** Its uid, when known. */
   readonly uid?: string;
+  /** The fields at fault and why. */
   readonly causes?: readonly StatusCause[];
+  /** How long the server asks the client to wait before trying again. */
   readonly retryAfterSeconds?: number;
 }
 
@@ -35,6 +42,7 @@ export interface StatusDetails {
  *   .retryAfterSeconds` was present.
  */
 export class ApiError extends Error {
+  /** Always `'ApiError'`. */
   override readonly name = 'ApiError';
   constructor(
     /** The HTTP status code. */
@@ -125,8 +133,10 @@ function isApiError(error: unknown, code: number, reason: string): error is ApiE
  * `reason` is one of `NetworkError`, `ConnectionClosed`, `MalformedResponse`, `LineTooLong`, `NoCluster`.
  */
 export class TransportError extends Error {
+  /** Always `'TransportError'`. */
   override readonly name = 'TransportError';
   constructor(
+    /** `NetworkError`, `ConnectionClosed`, `MalformedResponse`, `LineTooLong` or `NoCluster`. */
     readonly reason: string,
     message: string,
     options?: { cause?: unknown },

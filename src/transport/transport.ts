@@ -24,13 +24,16 @@ import { sendRequest, type TransportRequest, type TransportResponse } from './re
  *   network chunk, or per write of an in-process server): the same lines, order, completion, errors and teardown.
  */
 export interface Transport {
+  /** One GET of `path` (a list page, a discovery document): emits the decoded JSON body, then completes. */
   get(path: string, query: QueryParams, options?: { readonly accept?: string }): Observable<unknown>;
+  /** One watch of `path`: emits the stream's raw lines in arrival order; completes on a clean server close. */
   watch(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<string>;
   /**
    * Optional: the watch as batches of lines that arrived together. The reflector prefers it, so that the deltas of
    * one chunk become one store batch (one snapshot); without it every line is a batch of its own.
    */
   watchChunks?(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<readonly string[]>;
+  /** One request of any method: emits the 2xx response, then completes; never retries. */
   request(request: TransportRequest): Observable<TransportResponse>;
 }
 

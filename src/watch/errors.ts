@@ -11,8 +11,10 @@ export const FAIL_FAST_CODES: ReadonlySet<number> = new Set([400, 401, 403, 404,
  * always for problems no retry can fix (a malformed apiVersion, a namespace on a cluster-scoped kind, bad options).
  */
 export class ListWatchError extends Error {
+  /** Always `'ListWatchError'`. */
   override readonly name = 'ListWatchError';
   constructor(
+    /** Why the list or watch failed. */
     readonly failure: WatchFailure,
     what: string,
   ) {

@@ -19,7 +19,9 @@ export const METADATA_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;
 export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject> {
   /** Watch one namespace; omitted means all namespaces. An error for cluster-scoped kinds. */
   readonly namespace?: string;
+  /** Watch only objects whose labels match, in Kubernetes' syntax (`app=web,tier!=db`). */
   readonly labelSelector?: string;
+  /** Watch only objects whose fields match, in Kubernetes' syntax (`spec.nodeName=node-1`). */
   readonly fieldSelector?: string;
   /** Ask for `PartialObjectMetadata` (list and watch Accept headers) instead of full objects. */
   readonly metadataOnly?: boolean;

@@ -17,18 +17,64 @@ export type { ResourceRef } from '../resources/index.js';
  *   running count; it never changes the cache and says nothing about the connection's health.
  */
 export type WatchEvent<T extends KubernetesObject = KubernetesObject> =
-  | { readonly type: 'relistStarted' }
-  | { readonly type: 'listed'; readonly object: T }
-  | { readonly type: 'relistDone'; readonly resourceVersion: string }
-  | { readonly type: 'added'; readonly object: T }
-  | { readonly type: 'modified'; readonly object: T }
-  | { readonly type: 'deleted'; readonly object: T }
-  | { readonly type: 'bookmark'; readonly resourceVersion: string }
-  | { readonly type: 'status'; readonly status: WatchStatus }
-  | { readonly type: 'problem'; readonly problem: WatchProblem };
+  | {
+    /** A list (the first one, or a relist) began; `listed` events and then `relistDone` follow. */
+    readonly type: 'relistStarted';
+  }
+  | {
+    /** One item of the list in progress. */
+    readonly type: 'listed';
+    /** The listed object, after `transform`. */
+    readonly object: T;
+  }
+  | {
+    /** The list is complete: the store swaps its contents now. */
+    readonly type: 'relistDone';
+    /** The list's resourceVersion, where the watch starts. */
+    readonly resourceVersion: string;
+  }
+  | {
+    /** A watch `ADDED` event. */
+    readonly type: 'added';
+    /** The object as the server sent it, after `transform`. */
+    readonly object: T;
+  }
+  | {
+    /** A watch `MODIFIED` event. */
+    readonly type: 'modified';
+    /** The new state of the object, after `transform`. */
+    readonly object: T;
+  }
+  | {
+    /** A watch `DELETED` event. */
+    readonly type: 'deleted';
+    /** The object's final state, after `transform`. */
+    readonly object: T;
+  }
+  | {
+    /** A watch `BOOKMARK` event. */
+    readonly type: 'bookmark';
+    /** The resourceVersion the watch has reached. */
+    readonly resourceVersion: string;
+  }
+  | {
+    /** A change of connection health. */
+    readonly type: 'status';
+    /** The new health. */
+    readonly status: WatchStatus;
+  }
+  | {
+    /** One bad input, skipped. */
+    readonly type: 'problem';
+    /** What was wrong, with a running count. */
+    readonly problem: WatchProblem;
+  };
 
 /** The deltas of {@link WatchEvent}: everything except `status` and `problem`. */
-export type WatchDelta<T extends KubernetesObject = KubernetesObject> = Exclude<WatchEvent<T>, { type: 'status' | 'problem' }>;
+export type WatchDelta<T extends KubernetesObject = KubernetesObject> = Exclude<WatchEvent<T>, {
+  /** The two non-delta event types. */
+  type: 'status' | 'problem';
+}>;
 
 /**
  * The health of the reflector's connection to the API server, and nothing else.
@@ -44,11 +90,38 @@ export type WatchDelta<T extends KubernetesObject = KubernetesObject> = Exclude<
  * are `problem` events, so one bad object never makes a healthy watch look broken.
  */
 export type WatchStatus =
-  | { readonly state: 'connecting' }
-  | { readonly state: 'listing'; readonly page: number }
-  | { readonly state: 'watching'; readonly resourceVersion: string }
-  | { readonly state: 'backingOff'; readonly delayMs: number; readonly attempt: number; readonly cause: WatchFailure }
-  | { readonly state: 'error'; readonly cause: WatchFailure };
+  | {
+    /** A list or watch request is on its way. */
+    readonly state: 'connecting';
+  }
+  | {
+    /** A list page was asked for. */
+    readonly state: 'listing';
+    /** The page number, from 1. */
+    readonly page: number;
+  }
+  | {
+    /** The server accepted the watch. */
+    readonly state: 'watching';
+    /** The resourceVersion the watch started from. */
+    readonly resourceVersion: string;
+  }
+  | {
+    /** Waiting before the next attempt. */
+    readonly state: 'backingOff';
+    /** How long the wait is, ms. */
+    readonly delayMs: number;
+    /** The number of consecutive failed attempts so far. */
+    readonly attempt: number;
+    /** The failure being retried. */
+    readonly cause: WatchFailure;
+  }
+  | {
+    /** A request failed. */
+    readonly state: 'error';
+    /** Why it failed. */
+    readonly cause: WatchFailure;
+  };
 
 /**
  * Why a request failed. `code` is the HTTP status or Status code when there was one; `reason` is the Kubernetes
@@ -56,8 +129,11 @@ export type WatchStatus =
  * `UnknownResource`, `WatchClosedEarly`, or the reason of the bad input that made the reflector reconnect).
  */
 export interface WatchFailure {
+  /** The Kubernetes `Status.reason` or a local reason (above). */
   readonly reason: string;
+  /** What happened, for people. */
   readonly message: string;
+  /** The HTTP status or Status code, when there was one. */
   readonly code?: number;
   /** Seconds from a `Retry-After` header, when the server sent one. */
   readonly retryAfterSeconds?: number;
@@ -77,7 +153,9 @@ export type WatchProblemReason = 'MalformedLine' | 'MissingName' | 'TransformFai
  *   deletion), so the cache never claims a state the server has left.
  */
 export interface WatchProblem {
+  /** What kind of bad input it was. */
   readonly reason: WatchProblemReason;
+  /** What was wrong, for people. */
   readonly message: string;
   /** How many problems of this reason this listWatch subscription has reported so far, this one included. */
   readonly count: number;

@@ -46,7 +46,8 @@ async function requestOptions(kc: KubeConfig, method: string, path: string, head
   return { client: url.protocol === 'https:' ? https : http, options };
 }
 
-function parseJson(text: string): unknown {
+/** The parsed JSON of `text`, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -106,9 +107,37 @@ export interface OpenWatch {
   close(): void;
 }
 
+/** What a watch stream's source reports, in order: the head once, chunks, then the end or an error. */
+export interface WatchStreamHandlers {
+  head(status: number, headers: IncomingHttpHeaders): void;
+  chunk(text: string): void;
+  end(): void;
+  /** The stream broke (or, before the head, the request failed). */
+  error(error: Error): void;
+}
+
 /** Opens `GET path` (which must carry `watch=1`) and decodes newline-delimited JSON events as they arrive. */
 export async function openWatch(kc: KubeConfig, path: string, accept = 'application/json'): Promise<OpenWatch> {
   const { client, options } = await requestOptions(kc, 'GET', path, { Accept: accept });
+  return watchOver((handlers) => {
+    const req = client.request(options, (res) => {
+      handlers.head(res.statusCode ?? 0, res.headers);
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => handlers.chunk(chunk));
+      res.on('end', () => handlers.end());
+      res.on('error', (error) => handlers.error(error));
+    });
+    req.on('error', (error) => handlers.error(error));
+    req.end();
+    return () => req.destroy();
+  });
+}
+
+/**
+ * An {@link OpenWatch} over any source of watch chunks: `start` begins the request, reports through the handlers,
+ * and returns the function that cuts it.
+ */
+export function watchOver(start: (handlers: WatchStreamHandlers) => () => void): OpenWatch {
   const events: WatchEventLine[] = [];
   const waiters = new Set<() => void>();
   let ended: Error | 'clean' | undefined;
@@ -132,11 +161,15 @@ export async function openWatch(kc: KubeConfig, path: string, accept = 'applicat
   closed.catch(() => undefined);
   response.catch(() => undefined);
 
-  const req = client.request(options, (res) => {
-    resolveResponse({ status: res.statusCode ?? 0, headers: res.headers });
-    let buffer = '';
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
+  let status = 0;
+  let buffer = '';
+  let cut: () => void = () => undefined;
+  cut = start({
+    head: (code, headers) => {
+      status = code;
+      resolveResponse({ status: code, headers });
+    },
+    chunk: (chunk) => {
       buffer += chunk;
       let newline: number;
       while ((newline = buffer.indexOf('\n')) >= 0) {
@@ -146,30 +179,25 @@ export async function openWatch(kc: KubeConfig, path: string, accept = 'applicat
         const parsed = parseJson(line) as WatchEventLine | undefined;
         if (parsed === undefined || typeof parsed.type !== 'string') {
           settle(new Error(`watch sent a line that is not a watch event: ${line.slice(0, 200)}`));
-          req.destroy();
+          cut();
           return;
         }
         events.push(parsed);
         for (const wake of waiters) wake();
       }
-    });
-    res.on('end', () => {
-      if (buffer.trim() !== '' && res.statusCode === 200) settle(new Error(`watch ended inside a line: ${buffer.slice(0, 200)}`));
+    },
+    end: () => {
+      if (buffer.trim() !== '' && status === 200) settle(new Error(`watch ended inside a line: ${buffer.slice(0, 200)}`));
       else settle('clean');
       if (ended === 'clean') resolveClosed();
       else rejectClosed(ended as Error);
-    });
-    res.on('error', (error) => {
+    },
+    error: (error) => {
       settle(error);
+      rejectResponse(error);
       rejectClosed(error);
-    });
+    },
   });
-  req.on('error', (error) => {
-    settle(error);
-    rejectResponse(error);
-    rejectClosed(error);
-  });
-  req.end();
 
   return {
     response,
@@ -177,7 +205,7 @@ export async function openWatch(kc: KubeConfig, path: string, accept = 'applicat
     closed,
     close: () => {
       settle(new Error('watch closed by the test'));
-      req.destroy();
+      cut();
     },
     next(predicate, timeoutMs = 20_000) {
       return new Promise<WatchEventLine>((resolve, reject) => {

@@ -1,22 +1,31 @@
 /**
- * The server a contract spec runs against, picked once per file: the in-memory API server under `npm test`, the
- * real kube-apiserver + etcd under `npm run test:e2e`. Test names are identical for both, so one scenario proves
- * the in-memory server matches the reference.
+ * The servers a contract spec runs against, picked once per run: under `npm test` the in-memory API server over
+ * HTTPS and the same server core in process (the virtual cluster, no socket), under `npm run test:e2e` the real
+ * kube-apiserver + etcd. Test names are identical for all, so one scenario proves the in-memory server matches the
+ * reference, and that serving it in process changes nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { ApiextensionsV1Api, AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { startTestCluster } from '../../../src/testing/index.js';
-import type { TestCluster, TestClusterOptions } from '../../../src/testing/index.js';
+import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, KubernetesObjectApi } from '@kubernetes/client-node';
+import type { Configuration, KubeConfig } from '@kubernetes/client-node';
+import { asyncScheduler } from 'rxjs';
+import { startTestCluster, virtualCluster } from '../../../src/testing/index.js';
+import type { TestCluster, TestClusterOptions, VirtualCluster } from '../../../src/testing/index.js';
+import type { Connection } from '../../../src/transport/index.js';
 import { e2eCluster, isE2eRun, ownsControlPlane } from '../../e2e/support/cluster.js';
 import type { E2eCluster } from '../../e2e/support/cluster.js';
-import { rawRequest } from './raw.js';
-import type { RawRequestOptions, RawResponse } from './raw.js';
+import { openWatch, rawRequest } from './raw.js';
+import type { OpenWatch, RawRequestOptions, RawResponse } from './raw.js';
+import { virtualClientConfiguration, virtualOpenWatch, virtualRaw } from './virtual.js';
 
 /** What a file knows at load time, so it can decide which tests to register. */
 export interface ContractTarget {
-  /** `in-memory` or `kube-apiserver`; goes into the describe title. */
-  readonly name: 'in-memory' | 'kube-apiserver';
+  /**
+   * `in-memory` (over HTTPS), `virtual` (the same core in process) or `kube-apiserver`; goes into the describe
+   * title.
+   */
+  readonly name: 'in-memory' | 'virtual' | 'kube-apiserver';
+  /** Served by rxkube's in-memory server core (over HTTP or in process): its scenarios and known differences apply. */
+  readonly inMemoryCore: boolean;
   /**
    * The target can make every resourceVersion written so far unreachable (watch start points and continue tokens):
    * `faults.compact()` in memory; etcd compaction plus a kube-apiserver restart (a fresh, empty watch cache) on a
@@ -25,16 +34,36 @@ export interface ContractTarget {
   readonly canExpireHistory: boolean;
 }
 
-/** Picks the target for this mocha run. Cheap and synchronous: call it at module load. */
-export function contractTarget(): ContractTarget {
+/** Picks the targets for this mocha run. Cheap and synchronous: call it at module load. */
+export function contractTargets(): readonly ContractTarget[] {
   return isE2eRun()
-    ? { name: 'kube-apiserver', canExpireHistory: ownsControlPlane }
-    : { name: 'in-memory', canExpireHistory: true };
+    ? [{ name: 'kube-apiserver', inMemoryCore: false, canExpireHistory: ownsControlPlane }]
+    : [{ name: 'in-memory', inMemoryCore: true, canExpireHistory: true }, { name: 'virtual', inMemoryCore: true, canExpireHistory: true }];
+}
+
+/**
+ * Registers the scenarios of `register` only on targets reached over HTTP; on the virtual cluster it prints which
+ * scenario is left out and why, at load time (never a silent `.skip`).
+ */
+export function overHttpOnly(target: ContractTarget, scenario: string, reason: string, register: () => void): void {
+  if (target.name !== 'virtual') {
+    register();
+    return;
+  }
+  console.log(`contract (virtual): "${scenario}" is excluded: ${reason}`);
 }
 
 /** A started target plus this suite's private namespace and typed clients. */
 export interface ContractSession {
-  readonly kubeConfig: KubeConfig;
+  /** What rxkube's entry points take: the target's KubeConfig, or the virtual cluster itself. */
+  readonly connection: Connection;
+  /**
+   * The target's KubeConfig, for client-node code that opens its own connections (its `Watch`); undefined for the
+   * virtual cluster, which has no socket (such scenarios are registered through {@link overHttpOnly}).
+   */
+  readonly kubeConfig: KubeConfig | undefined;
+  /** client-node's dynamic client on the target. */
+  readonly objects: KubernetesObjectApi;
   /** A namespace created for this suite (random suffix); deleted afterwards, but tests never rely on that. */
   readonly namespace: string;
   readonly core: CoreV1Api;
@@ -42,6 +71,8 @@ export interface ContractSession {
   readonly extensions: ApiextensionsV1Api;
   /** Raw request on this target (exact Status bodies, custom Accept headers). */
   raw(method: string, path: string, options?: RawRequestOptions): Promise<RawResponse>;
+  /** A raw watch on this target (`path` must carry `watch=1`). */
+  openWatch(path: string, accept?: string): Promise<OpenWatch>;
   /** Makes all history up to now unreachable; throws when the target cannot (see `canExpireHistory`). */
   expireHistory(): Promise<void>;
 }
@@ -52,12 +83,13 @@ export function suffix(): string {
 }
 
 /**
- * Registers `before`/`after` hooks in the calling `describe` that start the target (in memory: one server per file,
- * with `inMemoryOptions` such as `ownerGC`; real: the run's shared control plane) and create a namespace; returns a
+ * Registers `before`/`after` hooks in the calling `describe` that start the target (in memory and virtual: one server
+ * per file, with `inMemoryOptions` such as `ownerGC`; real: the run's shared control plane) and create a namespace; returns a
  * getter valid inside tests.
  *
  * # Guarantees
- * - The in-memory server is stopped in `after`, pass or fail; the shared real cluster is left to the root hook.
+ * - The in-memory server is stopped (the virtual cluster closed) in `after`, pass or fail; the shared real cluster is
+ *   left to the root hook.
  * # Caveats
  * - This `after` runs before the suite's own `after` hooks; clean-ups there must tolerate a stopped server.
  */
@@ -66,20 +98,28 @@ export function useContractSession(
 ): () => ContractSession {
   let session: ContractSession | undefined;
   let inMemory: TestCluster | undefined;
+  let virtual: VirtualCluster | undefined;
 
   before(async function () {
     this.timeout(isE2eRun() ? 120_000 : 20_000);
-    let kubeConfig: KubeConfig;
+    let access: TargetAccess;
     let expire: () => Promise<void>;
     if (target.name === 'in-memory') {
       // TLS and a token, so client-node's real auth and CA paths run, as against kube-apiserver.
       inMemory = await startTestCluster({ tls: true, token: `contract-${suffix()}`, bookmarkIntervalMs: 1000, ...inMemoryOptions });
       const cluster = inMemory;
-      kubeConfig = cluster.kubeConfig;
+      access = kubeConfigAccess(cluster.kubeConfig);
+      expire = async () => cluster.faults.compact();
+    } else if (target.name === 'virtual') {
+      // Real time (the scenarios await real promises), no socket: every byte goes through the in-process exchange.
+      virtual = virtualCluster({ scheduler: asyncScheduler, bookmarkIntervalMs: 1000, ...inMemoryOptions });
+      const cluster = virtual;
+      access = virtualAccess(cluster);
       expire = async () => cluster.faults.compact();
     } else {
       const cluster: E2eCluster = await e2eCluster();
-      kubeConfig = cluster.handle.kubeConfig;
+      const kubeConfig = cluster.handle.kubeConfig;
+      access = kubeConfigAccess(kubeConfig);
       expire = async () => {
         const controlPlane = cluster.controlPlane;
         if (controlPlane === undefined) throw new Error('this target cannot expire history: the run does not own the control plane');
@@ -91,15 +131,18 @@ export function useContractSession(
       };
     }
     const namespace = `${prefix}-${suffix()}`;
-    const core = kubeConfig.makeApiClient(CoreV1Api);
+    const core = access.client(CoreV1Api);
     await core.createNamespace({ body: { metadata: { name: namespace } } });
     session = {
-      kubeConfig,
+      connection: access.connection,
+      kubeConfig: access.kubeConfig,
+      objects: access.objects,
       namespace,
       core,
-      apps: kubeConfig.makeApiClient(AppsV1Api),
-      extensions: kubeConfig.makeApiClient(ApiextensionsV1Api),
-      raw: (method, path, options) => rawRequest(kubeConfig, method, path, options),
+      apps: access.client(AppsV1Api),
+      extensions: access.client(ApiextensionsV1Api),
+      raw: access.raw,
+      openWatch: access.openWatch,
       expireHistory: async () => {
         if (!target.canExpireHistory) throw new Error(`${target.name} cannot expire history`);
         await expire();
@@ -115,11 +158,46 @@ export function useContractSession(
     if (current !== undefined) await current.core.deleteNamespace({ name: current.namespace }).catch(() => undefined);
     await inMemory?.stop();
     inMemory = undefined;
+    virtual?.close();
+    virtual = undefined;
   });
 
   return () => {
     if (session === undefined) throw new Error('the contract session is only available inside tests');
     return session;
+  };
+}
+
+/** How a session reaches its target: the entry points' connection, typed clients, raw requests and watches. */
+interface TargetAccess {
+  readonly connection: Connection;
+  readonly kubeConfig: KubeConfig | undefined;
+  readonly objects: KubernetesObjectApi;
+  client<A>(api: new (configuration: Configuration) => A): A;
+  raw(method: string, path: string, options?: RawRequestOptions): Promise<RawResponse>;
+  openWatch(path: string, accept?: string): Promise<OpenWatch>;
+}
+
+function kubeConfigAccess(kubeConfig: KubeConfig): TargetAccess {
+  return {
+    connection: kubeConfig,
+    kubeConfig,
+    objects: KubernetesObjectApi.makeApiClient(kubeConfig),
+    client: (api) => kubeConfig.makeApiClient(api as never) as never,
+    raw: (method, path, options) => rawRequest(kubeConfig, method, path, options),
+    openWatch: (path, accept) => openWatch(kubeConfig, path, accept),
+  };
+}
+
+function virtualAccess(cluster: VirtualCluster): TargetAccess {
+  const configuration = virtualClientConfiguration(cluster);
+  return {
+    connection: cluster,
+    kubeConfig: undefined,
+    objects: new KubernetesObjectApi(configuration),
+    client: (api) => new api(configuration),
+    raw: (method, path, options) => virtualRaw(cluster, method, path, options),
+    openWatch: async (path, accept) => virtualOpenWatch(cluster, path, accept),
   };
 }
 

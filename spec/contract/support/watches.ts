@@ -1,6 +1,5 @@
 /** Helpers shared by the watch scenarios: open watches that are always closed, ConfigMap writes, predicates. */
 import { expect } from 'chai';
-import { openWatch } from './raw.js';
 import type { OpenWatch, WatchEventLine } from './raw.js';
 import type { ContractSession } from './target.js';
 
@@ -39,7 +38,7 @@ export function useConfigMapWatches(session: () => ContractSession): ConfigMapWa
   return {
     path,
     async watch(query) {
-      const opened = await openWatch(session().kubeConfig, `${path()}?watch=1&${query}`);
+      const opened = await session().openWatch(`${path()}?watch=1&${query}`);
       open.push(opened);
       expect((await opened.response).status).to.equal(200);
       return opened;

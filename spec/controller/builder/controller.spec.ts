@@ -85,13 +85,13 @@ describe('controller()', () => {
       const run$ = controller<V1ReplicaSet>({ context, for: { apiVersion: 'apps/v1', kind: 'ReplicaSet' }, reconcile: () => undefined });
       expectObservable(run$.pipe(mapType()), '^ 10ms !').toBe('----(ab)', { a: 'started', b: 'succeeded' });
       expect(() => controller<V1ReplicaSet>({ context, informers: factory, for: { apiVersion: 'apps/v1', kind: 'ReplicaSet' }, reconcile: () => undefined }))
-        .to.throw(TypeError, /either context or kubeConfig\/informers/);
+        .to.throw(TypeError, /either context or connection\/informers/);
     });
   });
 
   it('rejects owns without a primary resource reference with a clear error', () => {
     expect(() => controller({ for: informerFromSource(new Subject<WatchEvent>()), owns: [{ apiVersion: 'v1', kind: 'Pod' }], reconcile: () => undefined }))
-      .to.throw(TypeError, 'controller: pass kubeConfig, informers or context to watch a resource by reference');
+      .to.throw(TypeError, 'controller: pass connection, informers or context to watch a resource by reference');
     expect(() => controller({ for: informerFromSource(new Subject<WatchEvent>()), owns: [informerFromSource(new Subject<WatchEvent>())], reconcile: () => undefined }))
       .to.throw(TypeError, 'controller: `owns` needs `for` given as a resource reference, to know the owner kind');
   });

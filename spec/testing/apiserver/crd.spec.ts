@@ -3,6 +3,8 @@ import { expect } from 'chai';
 import { startTestCluster, type TestCluster } from '../../../src/testing/index.js';
 import { clientWatch, failure, send, until } from './helpers.js';
 
+// Schema extensions in client-node's spelling (`x_kubernetes_…`): its typed client drops keys it does not know, and
+// a schema-less `type: object` would then prune every field, as the real server does.
 function widgetCrd(scope: 'Namespaced' | 'Cluster' = 'Namespaced', plural = 'widgets', kind = 'Widget'): any {
   return {
     apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
@@ -11,8 +13,8 @@ function widgetCrd(scope: 'Namespaced' | 'Cluster' = 'Namespaced', plural = 'wid
       group: 'example.com', scope,
       names: { plural, singular: kind.toLowerCase(), kind, shortNames: [plural.slice(0, 2)] },
       versions: [
-        { name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
-        { name: 'v1beta1', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+        { name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } },
+        { name: 'v1beta1', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } },
       ],
     },
   };

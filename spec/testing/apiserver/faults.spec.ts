@@ -127,4 +127,56 @@ describe('in-memory API server: fault injection', () => {
     const rv = await send(cluster, 'GET', '/__rxkube/resourceVersion');
     expect(rv.body.resourceVersion).to.equal(cluster.resourceVersion());
   });
+
+  it('conflictNext answers the next update of one object with the real 409 Conflict, storing nothing, then lets writes through', async () => {
+    await core.createNamespacedConfigMap({ namespace: 'f', body: { metadata: { name: 'contended' }, data: { v: '0' } } });
+    await core.createNamespacedConfigMap({ namespace: 'f', body: { metadata: { name: 'bystander' } } });
+    cluster.faults.conflictNext({ path: '/api/v1/namespaces/f/configmaps/contended' });
+    const patch = (name: string, v: string) => send(cluster, 'PATCH', `/api/v1/namespaces/f/configmaps/${name}`, { data: { v } }, 'application/merge-patch+json');
+    expect((await patch('bystander', '1')).status).to.equal(200);
+    expect((await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps/contended')).status).to.equal(200);
+    const conflict = await patch('contended', '1');
+    expect(conflict.status).to.equal(409);
+    expect(conflict.body).to.deep.include({
+      kind: 'Status', status: 'Failure', reason: 'Conflict', code: 409,
+      message: 'Operation cannot be fulfilled on configmaps "contended": the object has been modified; please apply your changes to the latest version and try again',
+      details: { name: 'contended', kind: 'configmaps' },
+    });
+    expect((await core.readNamespacedConfigMap({ namespace: 'f', name: 'contended' })).data).to.deep.equal({ v: '0' });
+    expect((await patch('contended', '2')).status).to.equal(200);
+  });
+
+  it('failWrites fails the next writes with 429 and Retry-After, or 500, and lets reads through', async () => {
+    cluster.faults.failWrites({ status: 429, retryAfterSeconds: 4 });
+    expect((await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps')).status).to.equal(200);
+    const limited = await send(cluster, 'POST', '/api/v1/namespaces/f/configmaps', { metadata: { name: 'w1' } });
+    expect(limited.status).to.equal(429);
+    expect(limited.headers.get('retry-after')).to.equal('4');
+    expect(limited.body).to.deep.include({ reason: 'TooManyRequests', details: { retryAfterSeconds: 4 } });
+    cluster.faults.failWrites({ status: 500, count: 2 });
+    expect((await send(cluster, 'POST', '/api/v1/namespaces/f/configmaps', { metadata: { name: 'w1' } })).body.reason).to.equal('InternalError');
+    expect((await send(cluster, 'DELETE', '/api/v1/namespaces/f/configmaps/survivor')).status).to.equal(500);
+    expect((await send(cluster, 'POST', '/api/v1/namespaces/f/configmaps', { metadata: { name: 'w1' } })).status).to.equal(201);
+    expect(() => cluster.faults.failWrites({ status: 200 })).to.throw(RangeError);
+  });
+
+  it('exposes the write faults over the admin endpoint, with 400 for bad options', async () => {
+    await core.createNamespacedConfigMap({ namespace: 'f', body: { metadata: { name: 'admin-target' } } });
+    expect((await send(cluster, 'POST', '/__rxkube/faults/conflictNext', { path: '/api/v1/namespaces/f/configmaps/admin-target' })).status).to.equal(200);
+    expect((await send(cluster, 'DELETE', '/api/v1/namespaces/f/configmaps/admin-target')).status).to.equal(409);
+    expect((await send(cluster, 'POST', '/__rxkube/faults/failWrites', { status: 503, retryAfterSeconds: 1 })).status).to.equal(200);
+    expect((await send(cluster, 'DELETE', '/api/v1/namespaces/f/configmaps/admin-target')).status).to.equal(503);
+    expect((await send(cluster, 'DELETE', '/api/v1/namespaces/f/configmaps/admin-target')).status).to.equal(200);
+    expect((await send(cluster, 'POST', '/__rxkube/faults/conflictNext', { path: 'configmaps' })).status).to.equal(400);
+    expect((await send(cluster, 'POST', '/__rxkube/faults/failWrites', { status: 302 })).status).to.equal(400);
+  });
+
+  it('restarts over the admin endpoint after answering it: open watches are cut, state is kept', async () => {
+    const watch = await rawWatch(cluster, `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`);
+    const answer = await send(cluster, 'POST', '/__rxkube/faults/restart', {});
+    expect(answer.status).to.equal(200);
+    expect(answer.body).to.deep.equal({ fault: 'restart', result: null });
+    await watch.ended;
+    expect((await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps')).status).to.equal(200);
+  });
 });

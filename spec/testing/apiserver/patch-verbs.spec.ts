@@ -43,6 +43,17 @@ describe('in-memory API server: PATCH', () => {
     expect(res.body.metadata.managedFields.map((e: { manager: string }) => e.manager)).to.include('t');
   });
 
+  it('keeps managedFields a merge patch leaves alone, and strips them when it writes [{}] over them', async () => {
+    const path = '/api/v1/namespaces/default/configmaps/mf';
+    await send(cluster, 'POST', '/api/v1/namespaces/default/configmaps?fieldManager=creator', { metadata: { name: 'mf' }, data: { a: '1' } });
+    const kept = await send(cluster, 'PATCH', `${path}?fieldManager=editor`, { metadata: { labels: { l: '1' } } }, 'application/merge-patch+json');
+    expect(kept.body.metadata.managedFields.map((e: { manager: string }) => e.manager)).to.deep.equal(['creator', 'editor']);
+    const stripped = await send(cluster, 'PATCH', `${path}?fieldManager=editor`, { metadata: { managedFields: [{}] } }, 'application/merge-patch+json');
+    expect(stripped.status).to.equal(200);
+    expect(stripped.body.metadata.managedFields).to.equal(undefined);
+    expect((await send(cluster, 'GET', path)).body.metadata.managedFields).to.equal(undefined);
+  });
+
   it('rejects an unknown patch content type with 415', async () => {
     const res = await send(cluster, 'PATCH', '/api/v1/namespaces/default/configmaps/p', '{}', 'text/plain');
     expect(res.status).to.equal(415);

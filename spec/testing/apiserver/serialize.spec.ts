@@ -26,6 +26,27 @@ describe('in-memory API server: response serialization', () => {
     expect(toJson(body)).to.equal(JSON.stringify(body));
   });
 
+  it('writes exactly what JSON.stringify writes for stored objects whose managedFields share FieldsV1 objects', () => {
+    const fieldsV1 = fc.jsonValue({ maxDepth: 3 }).map((v) => ({ 'f:x': v }));
+    const entry = fc.record({ manager: fc.string(), fieldsV1, time: fc.option(fc.string()), extra: fc.jsonValue({ maxDepth: 1 }) }, { requiredKeys: [] });
+    const stored = fc.record({
+      kind: fc.string(),
+      metadata: fc.record({ name: fc.string(), managedFields: fc.array(fc.oneof(entry, fc.jsonValue({ maxDepth: 1 })), { maxLength: 3 }), labels: fc.dictionary(fc.string(), fc.string()) }, { requiredKeys: [] }),
+      spec: fc.jsonValue({ maxDepth: 2 }),
+    }, { requiredKeys: [] });
+    fc.assert(fc.property(stored, fc.boolean(), (value, share) => {
+      const expected = JSON.stringify(value);
+      const copy = cloneJson(value) as { metadata?: { managedFields?: unknown } };
+      if (share && Array.isArray(copy.metadata?.managedFields)) {
+        // As the field manager stores them: each FieldsV1 frozen (and here shared by two objects) before the object.
+        for (const item of copy.metadata.managedFields) if (typeof item === 'object' && item !== null && 'fieldsV1' in item) deepFreeze(item.fieldsV1);
+      }
+      const twin = share ? deepFreeze({ ...copy }) : undefined;
+      expect(frozenJson(deepFreeze(copy))).to.equal(expected);
+      if (twin !== undefined) expect(frozenJson(twin)).to.equal(expected);
+    }), { numRuns: 300 });
+  });
+
   it('serializes a frozen object once and reuses the text', () => {
     const obj = deepFreeze({ metadata: { name: 'x' } });
     const first = frozenJson(obj);

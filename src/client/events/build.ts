@@ -13,6 +13,7 @@ const CLUSTER_SCOPED_EVENT_NAMESPACE = 'default';
 
 /** An `event()` call the API would refuse; `field` names what is wrong. */
 export class InvalidEventError extends Error {
+  /** Always `'InvalidEventError'`. */
   override readonly name = 'InvalidEventError';
   constructor(
     /** The field at fault, e.g. `reason`, `regarding.kind`. */

@@ -14,11 +14,17 @@ export type EventType = 'Normal' | 'Warning';
  * `V1ObjectReference` fits.
  */
 export interface EventReference {
+  /** The object's apiVersion, e.g. `apps/v1`. */
   readonly apiVersion?: string;
+  /** The object's kind, e.g. `Deployment`. */
   readonly kind?: string;
+  /** The object's namespace; omitted for cluster-scoped objects. */
   readonly namespace?: string;
+  /** The object's name. */
   readonly name?: string;
+  /** The object's uid. */
   readonly uid?: string;
+  /** The object's resourceVersion when the event was recorded. */
   readonly resourceVersion?: string;
   /** A part of the object, e.g. `spec.containers{web}`. */
   readonly fieldPath?: string;
@@ -26,12 +32,19 @@ export interface EventReference {
 
 /** An object as the API serves it: client-node's `KubernetesObject` and every typed model fit. */
 export interface EventObjectLike {
+  /** The object's apiVersion; required to reference it. */
   readonly apiVersion?: string;
+  /** The object's kind; required to reference it. */
   readonly kind?: string;
+  /** The object's identity. */
   readonly metadata?: {
+    /** The object's name; required to reference it. */
     readonly name?: string;
+    /** The object's namespace; omitted for cluster-scoped objects. */
     readonly namespace?: string;
+    /** The object's uid. */
     readonly uid?: string;
+    /** The object's resourceVersion. */
     readonly resourceVersion?: string;
   };
 }
@@ -61,26 +74,47 @@ export interface EventDetails {
 
 /** An `events.k8s.io/v1` Event in its JSON form (times are RFC 3339 strings with microseconds). */
 export interface RecordedEvent {
+  /** Always `events.k8s.io/v1`. */
   readonly apiVersion: 'events.k8s.io/v1';
+  /** Always `Event`. */
   readonly kind: 'Event';
+  /** The Event's own identity. */
   readonly metadata: {
+    /** The subject's name with a unique suffix, as client-go names events. */
     readonly name: string;
+    /** The subject's namespace (`default` for cluster-scoped subjects). */
     readonly namespace: string;
+    /** Set by the server. */
     readonly uid?: string;
+    /** Set by the server. */
     readonly resourceVersion?: string;
+    /** Set by the server. */
     readonly creationTimestamp?: string;
   };
   /** When the first occurrence was observed: MicroTime, e.g. `2026-01-01T00:00:00.000000Z`. */
   readonly eventTime: string;
   /** Present from the second occurrence on. */
-  readonly series?: { readonly count: number; readonly lastObservedTime: string };
+  readonly series?: {
+    /** How many times it occurred, the first included. */
+    readonly count: number;
+    /** When the last occurrence was observed: MicroTime. */
+    readonly lastObservedTime: string;
+  };
+  /** The recorder's `reportingController`. */
   readonly reportingController: string;
+  /** The recorder's `reportingInstance`. */
   readonly reportingInstance: string;
+  /** What was done, or failed to be done (see {@link EventDetails.action}). */
   readonly action: string;
+  /** Why (see {@link EventDetails.reason}). */
   readonly reason: string;
+  /** `Normal` or `Warning`. */
   readonly type: EventType;
+  /** Human-readable detail, at most 1024 bytes. */
   readonly note?: string;
+  /** The object the event is about. */
   readonly regarding: EventReference;
+  /** A second object the event involves. */
   readonly related?: EventReference;
 }
 
@@ -138,6 +172,7 @@ export interface EventReportBase {
 
 /** The Event was created on the server. */
 export interface EventCreated extends EventReportBase {
+  /** Discriminates the report. */
   readonly type: 'created';
   /** The server's object (its `metadata.resourceVersion` included). */
   readonly object: RecordedEvent;
@@ -145,6 +180,7 @@ export interface EventCreated extends EventReportBase {
 
 /** The Event's `series` (count and last observation) was written. */
 export interface EventUpdated extends EventReportBase {
+  /** Discriminates the report. */
   readonly type: 'updated';
   /** The series count now on the server. */
   readonly count: number;
@@ -154,6 +190,7 @@ export interface EventUpdated extends EventReportBase {
 
 /** A write failed and will be tried again after `delayMs`. */
 export interface EventRetrying extends EventReportBase {
+  /** Discriminates the report. */
   readonly type: 'retrying';
   /** The failure: an `ApiError`, a `TransportError` or rxjs's `TimeoutError`. */
   readonly error: unknown;
@@ -165,6 +202,7 @@ export interface EventRetrying extends EventReportBase {
 
 /** A write failed for good: the server refused it, or it ran out of tries. */
 export interface EventWriteFailed extends EventReportBase {
+  /** Discriminates the report. */
   readonly type: 'failed';
   /** The last failure: an `ApiError`, a `TransportError` or rxjs's `TimeoutError`. */
   readonly error: unknown;
@@ -177,6 +215,7 @@ export interface EventWriteFailed extends EventReportBase {
  * loses the Event; a dropped series update leaves the count on the server behind until the series' next write.
  */
 export interface EventDropped extends EventReportBase {
+  /** Discriminates the report. */
   readonly type: 'dropped';
   /** `QueueFull`: `maxPending` writes were outstanding. `Closed`: the recorder was closing or closed. */
   readonly reason: 'QueueFull' | 'Closed';
@@ -184,11 +223,13 @@ export interface EventDropped extends EventReportBase {
 
 /** The spam filter turned an occurrence away: its object has had too many events lately. */
 export interface EventFiltered extends EventReportBase {
+  /** Discriminates the report. */
   readonly type: 'filtered';
 }
 
 /** `event()` was called with something the API would refuse; nothing was recorded. */
 export interface EventRejected {
+  /** Discriminates the report. */
   readonly type: 'rejected';
   /** Scheduler time of the call, ms. */
   readonly time: number;

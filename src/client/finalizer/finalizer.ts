@@ -32,6 +32,7 @@ export interface FinalizerHandlers<T> {
 
 /** A finalizer name the API server would reject (it must be qualified, as `example.com/cleanup`). */
 export class FinalizerNameError extends Error {
+  /** Always `'FinalizerNameError'`. */
   override readonly name = 'FinalizerNameError';
 }
 

@@ -12,7 +12,14 @@ export interface Owner {
   /** Required to reference it, e.g. `ReplicaSet`. */
   readonly kind?: string;
   /** `name` and `uid` are required; `namespace` decides which objects it may own. */
-  readonly metadata?: { readonly name?: string; readonly namespace?: string; readonly uid?: string };
+  readonly metadata?: {
+    /** The owner's name. */
+    readonly name?: string;
+    /** The owner's namespace; omitted for a cluster-scoped owner. */
+    readonly namespace?: string;
+    /** The owner's uid. */
+    readonly uid?: string;
+  };
 }
 
 /** Something that carries owner references (an object, or an Immer draft of one). */
@@ -22,15 +29,30 @@ export interface Ownable {
   /** Named in error messages. */
   kind?: string;
   /** `ownerReferences` is written; `namespace` is checked against the owner's. */
-  metadata?: { name?: string; namespace?: string; ownerReferences?: V1OwnerReference[] };
+  metadata?: {
+    /** Named in error messages. */
+    name?: string;
+    /** Must be the owner's, for a namespaced owner. */
+    namespace?: string;
+    /** Where the reference is written. */
+    ownerReferences?: V1OwnerReference[];
+  };
 }
 
 /** Thrown by {@link setControllerReference} when another owner already controls the object. */
 export class AlreadyOwnedError extends Error {
+  /** Always `'AlreadyOwnedError'`. */
   override readonly name = 'AlreadyOwnedError';
   constructor(
     /** The object that is controlled. */
-    readonly object: { readonly kind?: string; readonly name?: string; readonly namespace?: string },
+    readonly object: {
+      /** Its kind, when known. */
+      readonly kind?: string;
+      /** Its name. */
+      readonly name?: string;
+      /** Its namespace. */
+      readonly namespace?: string;
+    },
     /** The controller reference it already has. */
     readonly owner: V1OwnerReference,
   ) {
@@ -41,6 +63,7 @@ export class AlreadyOwnedError extends Error {
 
 /** An owner or dependent that cannot be used as one: missing identity, or scopes that cannot own each other. */
 export class OwnerReferenceError extends Error {
+  /** Always `'OwnerReferenceError'`. */
   override readonly name = 'OwnerReferenceError';
 }
 

@@ -4,9 +4,49 @@
 
 /** One JSON Patch operation; `path` and `from` are JSON Pointers (see `jsonPointer`). */
 export type JsonPatchOperation =
-  | { readonly op: 'add'; readonly path: string; readonly value: unknown }
-  | { readonly op: 'replace'; readonly path: string; readonly value: unknown }
-  | { readonly op: 'test'; readonly path: string; readonly value: unknown }
-  | { readonly op: 'remove'; readonly path: string }
-  | { readonly op: 'move'; readonly path: string; readonly from: string }
-  | { readonly op: 'copy'; readonly path: string; readonly from: string };
+  | {
+    /** Adds `value` at `path` (into an array: inserts; `-` appends). */
+    readonly op: 'add';
+    /** Where. */
+    readonly path: string;
+    /** What. */
+    readonly value: unknown;
+  }
+  | {
+    /** Replaces the value at `path`, which must exist. */
+    readonly op: 'replace';
+    /** Where. */
+    readonly path: string;
+    /** The new value. */
+    readonly value: unknown;
+  }
+  | {
+    /** Fails the whole patch unless the value at `path` equals `value`. */
+    readonly op: 'test';
+    /** Where. */
+    readonly path: string;
+    /** The value expected there. */
+    readonly value: unknown;
+  }
+  | {
+    /** Removes the value at `path`, which must exist. */
+    readonly op: 'remove';
+    /** Where. */
+    readonly path: string;
+  }
+  | {
+    /** Moves the value at `from` to `path`. */
+    readonly op: 'move';
+    /** Where to. */
+    readonly path: string;
+    /** Where from. */
+    readonly from: string;
+  }
+  | {
+    /** Copies the value at `from` to `path`. */
+    readonly op: 'copy';
+    /** Where to. */
+    readonly path: string;
+    /** Where from. */
+    readonly from: string;
+  };

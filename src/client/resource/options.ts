@@ -68,7 +68,12 @@ export interface DeleteOptions extends CallOptions {
   /** What happens to dependents: `Background` (the default for most kinds), `Foreground` or `Orphan`. */
   readonly propagationPolicy?: PropagationPolicy;
   /** The delete fails with 409 Conflict unless the stored object still has this uid and resourceVersion. */
-  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+  readonly preconditions?: {
+    /** The uid the object must still have. */
+    readonly uid?: string;
+    /** The resourceVersion the object must still have. */
+    readonly resourceVersion?: string;
+  };
 }
 
 /** Options of `deleteCollection`: which objects (selectors) and how (`DeleteOptions`). */
@@ -82,14 +87,39 @@ export interface DeleteCollectionOptions extends DeleteOptions {
 /** A patch other than server-side apply, by its content type. */
 export type Patch =
   /** RFC 7386 JSON merge patch (`application/merge-patch+json`): `null` deletes, lists are replaced whole. */
-  | { readonly type: 'merge'; readonly body: unknown }
+  | {
+    /** `merge`: RFC 7386 JSON merge patch. */
+    readonly type: 'merge';
+    /** The merge patch document. */
+    readonly body: unknown;
+  }
   /** RFC 6902 JSON Patch (`application/json-patch+json`). */
-  | { readonly type: 'json'; readonly body: readonly JsonPatchOperation[] }
+  | {
+    /** `json`: RFC 6902 JSON Patch. */
+    readonly type: 'json';
+    /** The operations, applied in order. */
+    readonly body: readonly JsonPatchOperation[];
+  }
   /** Kubernetes strategic merge patch; built-in kinds only (custom resources answer 415). */
-  | { readonly type: 'strategic'; readonly body: unknown };
+  | {
+    /** `strategic`: Kubernetes strategic merge patch. */
+    readonly type: 'strategic';
+    /** The strategic merge patch document. */
+    readonly body: unknown;
+  };
 
 /** An object, or its name: what `get`, `patch`, `delete` and the status calls act on. */
-export type ObjectRef = string | { readonly metadata?: { readonly name?: string; readonly namespace?: string } };
+export type ObjectRef =
+  | string
+  | {
+    /** Where the name (and, for a client of all namespaces, the namespace) is read. */
+    readonly metadata?: {
+      /** The object's name. */
+      readonly name?: string;
+      /** The object's namespace. */
+      readonly namespace?: string;
+    };
+  };
 
 /** A partial object, as server-side apply takes it: only the fields the caller has an opinion about. */
 export type PartialObject<T> = T extends readonly (infer U)[]
@@ -101,7 +131,10 @@ export type PartialObject<T> = T extends readonly (infer U)[]
 /** The latest object of a key, as an informer keeps it: where `mutate` re-reads after a conflict. */
 export interface StoreSource<T> {
   /** The latest snapshot (an informer's `current()`); only `get(key)` is used. */
-  current(): { get(key: string): T | undefined };
+  current(): {
+    /** The object stored under `key` (`namespace/name`, or `name`); `undefined` when there is none. */
+    get(key: string): T | undefined;
+  };
 }
 
 /** How `mutate` retries a conflict; the default is client-go's `retry.DefaultRetry`. */
@@ -165,17 +198,33 @@ export interface ObjectList<T extends KubernetesObject> {
   /** The list kind, e.g. `PodList`. */
   readonly kind?: string;
   /** The version the list was read at, and the token of the next page when there is one. */
-  readonly metadata: { readonly resourceVersion?: string; readonly continue?: string; readonly remainingItemCount?: number };
+  readonly metadata: {
+    /** The resourceVersion the list was read at. */
+    readonly resourceVersion?: string;
+    /** The token of the next page; absent on the last page. */
+    readonly continue?: string;
+    /** How many items the next pages hold, when the server could tell. */
+    readonly remainingItemCount?: number;
+  };
   /** The objects; items of a list carry no `apiVersion` and `kind` on most servers. */
   readonly items: T[];
 }
 
 /** The `Status` the API server answers some deletes with instead of the object. */
 export interface StatusObject {
+  /** Always `Status`. */
   readonly kind: 'Status';
+  /** Always `v1`. */
   readonly apiVersion: 'v1';
   /** `Success` for a delete. */
   readonly status?: string;
   /** What was deleted: its name, resource (plural) and uid. */
-  readonly details?: { readonly name?: string; readonly kind?: string; readonly uid?: string };
+  readonly details?: {
+    /** The deleted object's name. */
+    readonly name?: string;
+    /** Its resource (plural), e.g. `pods`. */
+    readonly kind?: string;
+    /** Its uid. */
+    readonly uid?: string;
+  };
 }

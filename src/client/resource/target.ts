@@ -15,6 +15,7 @@ export interface Target {
 
 /** A call the client refuses before sending it: a missing name or namespace, or one outside its scope. */
 export class ClientScopeError extends Error {
+  /** Always `'ClientScopeError'`. */
   override readonly name = 'ClientScopeError';
 }
 

@@ -16,7 +16,9 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  * - `scheduler` and `drainTimeout` default to the host's.
  */
 export interface ContextReconcile {
+  /** `reconcile` with a `lookup`: the reconcile function receives the latest object of its key. */
   <T>(fn: ReconcileFn<T>, options: ReconcileLookupOptions<T>): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
+  /** `reconcile` without a `lookup`: the reconcile function receives the key only. */
   (fn: ReconcileKeyFn, options?: ReconcileOptions & { readonly lookup?: undefined }): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
 }
 
@@ -33,8 +35,11 @@ export interface ContextReconcile {
 export interface ControllerContext {
   /** The controller's name, unique within its host: the `controller` label of its metrics and logs. */
   readonly name: string;
+  /** The host's informer factory, shared by every controller it runs. */
   readonly informers: InformerFactory;
+  /** The `reconcile` operator to build with: the host's gate, shutdown and instrumentation added. */
   readonly reconcile: ContextReconcile;
+  /** The scheduler every timer of the controller runs on. */
   readonly scheduler: SchedulerLike;
   /** Receives errors the controller survives (an informer in trouble, a sync timeout). */
   readonly reportError: (error: Error) => void;

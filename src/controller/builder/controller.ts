@@ -5,6 +5,7 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { combineLatest, defer, map, merge, Subject, takeUntil, tap, type Observable, type OperatorFunction } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
 import { informerFactory, type Informer, type InformerEvent, type InformerFactory, type InformerWatchOptions } from '../../informer/index.js';
+import type { Connection } from '../../transport/index.js';
 import type { ResourceRef } from '../../watch/index.js';
 import { reportError } from '../predicates/index.js';
 import type { ReconcileOptions } from '../options.js';
@@ -19,11 +20,17 @@ import {
 /** A resource to watch: a reference plus its watch options, or an informer the caller already has. */
 export type WatchSource<T extends KubernetesObject = KubernetesObject> =
   | ResourceRef
-  | { readonly resource: ResourceRef; readonly options?: InformerWatchOptions<T> }
+  | {
+    /** Which resource. */
+    readonly resource: ResourceRef;
+    /** Its watch options (namespace, selectors, indexers, …). */
+    readonly options?: InformerWatchOptions<T>;
+  }
   | Informer<T>;
 
 /** A secondary resource whose events map to primary keys. */
 export interface WatchesSpec<S extends KubernetesObject = KubernetesObject> {
+  /** The secondary resource. */
   readonly source: WatchSource<S>;
   /** Event to primary keys; any shape `mapKeys` accepts. */
   readonly map: (event: InformerEvent<S>) => KeyMapping;
@@ -33,8 +40,14 @@ export interface WatchesSpec<S extends KubernetesObject = KubernetesObject> {
 
 /** Options of {@link controller}. */
 export interface ControllerOptions<T extends KubernetesObject> extends ReconcileOptions {
-  /** Where informers come from; pass one `informerFactory` to share watches across controllers. */
+  /**
+   * Where informers come from: a `KubeConfig` or any `Transport` (a virtual cluster), as every other entry point
+   * takes it; or pass one `informerFactory` as `informers` to share watches across controllers.
+   */
+  readonly connection?: Connection;
+  /** @deprecated The same as `connection` (a KubeConfig), kept for existing callers; pass `connection`. */
   readonly kubeConfig?: KubeConfig;
+  /** The informer factory to take informers from; one is made from `kubeConfig` when omitted. */
   readonly informers?: InformerFactory;
   /**
    * The host this controller runs in (the manager's context): its shared informers, its gate (leadership) and
@@ -106,13 +119,17 @@ export interface Controller extends Observable<ReconcileEvent> {
  */
 export function controller<T extends KubernetesObject>(options: ControllerOptions<T>): Controller {
   const { context } = options;
-  if (context !== undefined && (options.informers !== undefined || options.kubeConfig !== undefined)) {
-    throw new TypeError('controller: pass either context or kubeConfig/informers; a context brings its own informers');
+  if (options.connection !== undefined && options.kubeConfig !== undefined) {
+    throw new TypeError('controller: pass connection or kubeConfig (its old name), not both');
   }
-  const factory = context?.informers ?? options.informers ?? (options.kubeConfig ? informerFactory(options.kubeConfig) : undefined);
+  const connection = options.connection ?? options.kubeConfig;
+  if (context !== undefined && (options.informers !== undefined || connection !== undefined)) {
+    throw new TypeError('controller: pass either context or connection/informers; a context brings its own informers');
+  }
+  const factory = context?.informers ?? options.informers ?? (connection ? informerFactory(connection) : undefined);
   const resolve = <S extends KubernetesObject>(source: WatchSource<S>): Informer<S> => {
     if (isInformer(source)) return source;
-    if (!factory) throw new TypeError('controller: pass kubeConfig, informers or context to watch a resource by reference');
+    if (!factory) throw new TypeError('controller: pass connection, informers or context to watch a resource by reference');
     return 'resource' in source ? factory.for<S>(source.resource, source.options) : factory.for<S>(source);
   };
   const { syncTimeout } = options;
@@ -142,7 +159,7 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   const report = (error: Error): void => reportError(error, options.onError ?? context?.reportError);
 
   const {
-    for: _for, forFilter: _forFilter, owns: _owns, watches: _watches, reconcile: fn, kubeConfig: _kc, informers: _inf,
+    for: _for, forFilter: _forFilter, owns: _owns, watches: _watches, reconcile: fn, connection: _connection, kubeConfig: _kc, informers: _inf,
     context: _context, syncTimeout: _syncTimeout, failFast = false, onError: _onError, ...reconcileOptions
   } = options;
   const operator: ContextReconcile = context?.reconcile ?? reconcile;

@@ -11,19 +11,24 @@ import type { WatchStatus } from '../../watch/index.js';
 export interface InformerHealth {
   /** Which informer: `Pod v1` (primary, owned or watched), with the namespace and selectors when set. */
   readonly informer: string;
+  /** Its latest connection status. */
   readonly status: WatchStatus;
 }
 
 /** One informer's object-level problem, labelled with the informer it belongs to. */
 export interface LabelledProblem extends InformerProblem {
+  /** Which informer reported it, labelled as in {@link InformerHealth.informer}. */
   readonly informer: string;
 }
 
 /** An informer in trouble: its status went to `error`. Reported once per distinct reason until it recovers. */
 export class InformerHealthError extends Error {
+  /** Always `'InformerHealthError'`. */
   override readonly name = 'InformerHealthError';
   constructor(
+    /** Which informer, labelled as in {@link InformerHealth.informer}. */
     readonly informer: string,
+    /** Its `error` status, with the cause. */
     readonly status: Extract<WatchStatus, { state: 'error' }>,
   ) {
     const { cause } = status;
@@ -33,15 +38,20 @@ export class InformerHealthError extends Error {
 
 /** An informer that had not synced when the sync timeout fired, with its last status (if it had one). */
 export interface UnsyncedInformer {
+  /** Which informer, labelled as in {@link InformerHealth.informer}. */
   readonly informer: string;
+  /** Its last status; `undefined` when it reported none. */
   readonly status: WatchStatus | undefined;
 }
 
 /** The caches of a controller did not all sync within `syncTimeout`. */
 export class SyncTimeoutError extends Error {
+  /** Always `'SyncTimeoutError'`. */
   override readonly name = 'SyncTimeoutError';
   constructor(
+    /** The `syncTimeout` option, ms. */
     readonly timeoutMs: number,
+    /** The informers that had not synced. */
     readonly unsynced: readonly UnsyncedInformer[],
   ) {
     super(`caches not synced after ${timeoutMs} ms: ${unsynced.map(({ informer, status }) => `${informer} (${describeStatus(status)})`).join(', ')}`);

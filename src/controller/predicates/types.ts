@@ -29,6 +29,7 @@ export type EventTest<T extends KubernetesObject = KubernetesObject> = (event: I
  * - Calling `test` directly does not catch: a throwing test throws to its caller.
  */
 export interface EventPredicate<T extends KubernetesObject = KubernetesObject> {
+  /** The predicate as an operator: keeps the events whose test passes (and those whose test throws). */
   <U extends T>(source: Observable<InformerEvent<U>>): Observable<InformerEvent<U>>;
   /** The predicate as a plain function. */
   readonly test: EventTest<T>;
@@ -41,7 +42,10 @@ export interface EventPredicate<T extends KubernetesObject = KubernetesObject> {
  */
 export type PredicateLike<T extends KubernetesObject = KubernetesObject> =
   | EventTest<T>
-  | { readonly test: EventTest<T> };
+  | {
+    /** The test: true keeps the event. */
+    readonly test: EventTest<T>;
+  };
 
 /** Receives errors a predicate operator caught; see {@link PredicateOptions.onError}. */
 export type ErrorHandler = (error: Error) => void;
@@ -60,9 +64,12 @@ export interface PredicateOptions {
  * what the test threw.
  */
 export class PredicateError extends Error {
+  /** Always `'PredicateError'`. */
   override readonly name = 'PredicateError';
   constructor(
+    /** The key of the event the test threw on. */
     readonly key: string,
+    /** Its type (`added`, `updated`, …). */
     readonly eventType: string,
     options: { cause: unknown },
   ) {

@@ -18,6 +18,7 @@ export type KeyMapping = string | ReconcileTrigger | Iterable<string | Reconcile
  * `OperatorFunction<InformerEvent<KubernetesObject>, …>` would not accept `InformerEvent<V1Pod>`).
  */
 export interface TriggerOperator {
+  /** Maps each event of `source` to zero or more triggers. */
   <T extends KubernetesObject>(source: Observable<InformerEvent<T>>): Observable<ReconcileTrigger>;
 }
 
@@ -38,9 +39,13 @@ export interface TriggerOptions {
  * there was one; `cause` is what was thrown, when something was.
  */
 export class KeyMappingError extends Error {
+  /** Always `'KeyMappingError'`. */
   override readonly name = 'KeyMappingError';
+  /** The type of the event being mapped (`added`, `updated`, …). */
   readonly eventType: string;
+  /** The key of the event being mapped, `'<no key>'` when it had none. */
   readonly key: string;
+  /** The offending value, when there was one. */
   readonly value: unknown;
   constructor(message: string, details: { eventType: string; key: string; value?: unknown; cause?: unknown }) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });

@@ -16,9 +16,13 @@ export type LogFields = Readonly<Record<string, unknown>>;
  * - The manager redacts fields and messages before calling it; a logger must not add secrets of its own.
  */
 export interface ManagerLogger {
+  /** Writes a `debug` record. */
   debug(fields: LogFields, message: string): void;
+  /** Writes an `info` record. */
   info(fields: LogFields, message: string): void;
+  /** Writes a `warn` record. */
   warn(fields: LogFields, message: string): void;
+  /** Writes an `error` record. */
   error(fields: LogFields, message: string): void;
 }
 

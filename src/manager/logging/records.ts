@@ -1,6 +1,7 @@
 /**
  * What the manager logs about runs, informers and leadership: one record each, with its level and message.
  */
+import type { EventReport } from '../../client/index.js';
 import type { LeaderEvent } from '../../leader/index.js';
 import type { WatchStatus } from '../../watch/index.js';
 import type { RunOutcome } from '../outcomes.js';
@@ -86,4 +87,44 @@ export function logLeaderEvent(logger: ManagerLogger, event: LeaderEvent): void 
       logger.info({}, 'lease released');
       return;
   }
+}
+
+/**
+ * One record per Event the recorder could not deliver as asked: `event write failed` (error: refused or out of
+ * tries), `event dropped` (warn: queue full or recorder closed), `event rejected` (warn: invalid input),
+ * `event write retrying` (debug) and `event filtered` (debug: the spam filter, as client-go). Writes that landed log
+ * nothing: they are on the server.
+ */
+export function logEventReport(logger: ManagerLogger, report: EventReport): void {
+  if (report.type === 'rejected') {
+    logger.warn({ error: report.error }, 'event rejected');
+    return;
+  }
+  const { event } = report;
+  const about: LogFields = {
+    event: `${event.metadata.namespace}/${event.metadata.name}`, reason: event.reason, type: event.type,
+    regarding: describeReference(event.regarding),
+  };
+  switch (report.type) {
+    case 'failed':
+      logger.error({ ...about, attempts: report.attempts, error: report.error }, 'event write failed');
+      return;
+    case 'dropped':
+      logger.warn({ ...about, dropReason: report.reason }, 'event dropped');
+      return;
+    case 'retrying':
+      logger.debug({ ...about, attempt: report.attempt, delayMs: report.delayMs, error: report.error }, 'event write retrying');
+      return;
+    case 'filtered':
+      logger.debug(about, 'event filtered');
+      return;
+    case 'created':
+    case 'updated':
+      return;
+  }
+}
+
+function describeReference(reference: { readonly kind?: string; readonly namespace?: string; readonly name?: string }): string {
+  const name = reference.namespace === undefined || reference.namespace === '' ? reference.name : `${reference.namespace}/${reference.name}`;
+  return `${reference.kind ?? '?'} ${name ?? '?'}`;
 }

@@ -7,7 +7,7 @@ import { atVersion } from './negotiate.js';
 import { cloneJson, isPlainObject, objectKey, timestamp, type KubeObject } from './object.js';
 import { intParam } from './query.js';
 import { groupVersion, storageKey } from './resource.js';
-import { badRequest, forbidden, preconditionFailed, successStatus } from './status.js';
+import { badRequest, forbidden, invalid, preconditionFailed, successStatus } from './status.js';
 import { mustGet, type RequestTarget, type ServerState } from './state.js';
 import { isDryRun, type Reply } from './writes.js';
 
@@ -16,6 +16,8 @@ export interface DeleteOptions {
   readonly gracePeriodSeconds?: number;
   readonly propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+  /** `dryRun: ['All']` in the body, as client-go sends it; the query's `dryRun` is read by the caller. */
+  readonly dryRun?: boolean;
 }
 
 /** Reads DeleteOptions from the JSON body (if any) and query parameters (which the real server also accepts). */
@@ -29,7 +31,9 @@ export function deleteOptions(body: unknown, query: URLSearchParams): DeleteOpti
     throw badRequest(`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"`);
   }
   const pre = isPlainObject(fromBody['preconditions']) ? fromBody['preconditions'] : {};
+  const dryRun = bodyDryRun(fromBody['dryRun']);
   return {
+    ...(dryRun ? { dryRun } : {}),
     ...(grace !== undefined ? { gracePeriodSeconds: Math.max(0, grace as number) } : {}),
     ...(policy !== undefined ? { propagationPolicy: policy } : {}),
     preconditions: {
@@ -61,7 +65,8 @@ function podGracePeriod(obj: KubeObject, requested: number | undefined): number 
  *   period, the object only gets `deletionTimestamp` (one MODIFIED) and is returned with 200.
  * - Otherwise it is removed (one DELETED) and the answer is the object (pods, services) or a success Status.
  */
-export function deleteObject(state: ServerState, target: RequestTarget, options: DeleteOptions, dryRun: boolean): Reply {
+export function deleteObject(state: ServerState, target: RequestTarget, options: DeleteOptions, queryDryRun: boolean): Reply {
+  const dryRun = queryDryRun || options.dryRun === true;
   const { resource } = target;
   const old = mustGet(state, target);
   const name = old.metadata.name ?? '';
@@ -90,7 +95,7 @@ export function deleteObject(state: ServerState, target: RequestTarget, options:
   if (deleting && isPod && grace === 0 && pendingGrace !== undefined && pendingGrace > 0 && finalizers.length === 0) {
     // Like the generic registry: record deletionTimestamp=now and grace 0 (MODIFIED), then remove (DELETED).
     const final = cloneJson(old) as KubeObject;
-    final.metadata.deletionTimestamp = timestamp();
+    final.metadata.deletionTimestamp = timestamp(state.runtime.now());
     final.metadata.deletionGracePeriodSeconds = 0;
     if (dryRun) return { code: 200, body: atVersion(final, apiVersion) };
     state.store.put(key, final);
@@ -102,7 +107,7 @@ export function deleteObject(state: ServerState, target: RequestTarget, options:
     const shorten = deleting && isPod && currentGrace !== undefined && grace < currentGrace;
     if (deleting && !shorten) return { code: 200, body: atVersion(old, apiVersion) };
     const next = cloneJson(old) as KubeObject;
-    next.metadata.deletionTimestamp = timestamp(Date.now() + grace * 1000);
+    next.metadata.deletionTimestamp = timestamp(state.runtime.now() + grace * 1000);
     // Namespaces are finalized by their own REST logic, which sets no grace period.
     if (!isNamespace) next.metadata.deletionGracePeriodSeconds = grace;
     if (finalizers.length > 0) next.metadata.finalizers = finalizers;
@@ -118,6 +123,17 @@ function removeNow(state: ServerState, target: RequestTarget, key: string, objKe
   const last = dryRun ? old : state.store.remove(key, objKey) ?? old;
   if (target.resource.returnDeletedObject) return { code: 200, body: atVersion(last, apiVersion) };
   return { code: 200, body: successStatus({ name: old.metadata.name, group: target.resource.group, kind: target.resource.plural, uid: old.metadata.uid }) };
+}
+
+/** The body's `dryRun` list: `['All']` or nothing; anything else is the real server's 422. */
+function bodyDryRun(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (!Array.isArray(value) || value.some((entry) => entry !== 'All')) {
+    throw invalid('meta.k8s.io', 'DeleteOptions', '', [
+      { field: 'dryRun', reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(value)}: supported values: "All"` },
+    ]);
+  }
+  return value.length > 0;
 }
 
 /** DELETE on a collection: deletes every matching object with the same options; answers with the list of results. */

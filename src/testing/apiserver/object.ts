@@ -75,12 +75,21 @@ function copy(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
-    const child = copy((value as Record<string, unknown>)[key]);
-    // JSON.parse makes "__proto__" an own key; plain assignment would set the prototype instead.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
-    else out[key] = child;
+    setMember(out, key, copy((value as Record<string, unknown>)[key]));
   }
   return out;
+}
+
+/**
+ * `target[key] = value` as an own data member, for plain objects built from JSON.
+ *
+ * # Guarantees
+ * - A `"__proto__"` key (JSON.parse makes it an own key) becomes a member too, where plain assignment would set the
+ *   prototype instead; every other key is a plain assignment (an own data property on a plain object).
+ */
+export function setMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /** True when `value` is a non-null, non-array object. */
@@ -103,7 +112,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /** RFC 3339 timestamp with second precision, like `metav1.Time`. */
-export function timestamp(ms: number = Date.now()): string {
+export function timestamp(ms: number): string {
   const second = Math.floor(ms / 1000);
   // Every create stamps one, and most land in the same second as the previous one.
   if (second !== lastSecond) {

@@ -51,7 +51,7 @@ export function serveScale(state: ServerState, target: RequestTarget, method: st
   const dryRun = isDryRun(query);
   let scale: KubeObject;
   if (method === 'PATCH') {
-    scale = patchDocument(target, contentType, raw, cloneJson(toScale(old)), 'Scale');
+    scale = patchDocument(target, contentType, raw, toScale(old), 'Scale');
   } else {
     let parsed: unknown;
     try {
@@ -71,7 +71,7 @@ export function serveScale(state: ServerState, target: RequestTarget, method: st
   checkPreconditions({ ...target.resource, allowUnconditionalUpdate: true }, old, scale.metadata);
   const next = cloneJson(old) as KubeObject;
   next['spec'] = { ...(isPlainObject(old['spec']) ? old['spec'] : {}), replicas };
-  const prepared = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, next, undefined);
+  const prepared = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, next, undefined);
   const reply = commitUpdate(state, target, old, prepared, dryRun);
   return { code: reply.code, body: toScale(reply.body as KubeObject) };
 }

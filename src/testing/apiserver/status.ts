@@ -2,33 +2,31 @@
  * Kubernetes `Status` bodies and the errors that carry them, with kube-apiserver's exact reasons and messages.
  * @module
  */
+import type { StatusCause, StatusDetails } from '../../transport/index.js';
 
-/** One entry of `Status.details.causes`, as in apimachinery's `StatusCause`. */
-export interface StatusCause {
-  readonly reason?: string;
-  readonly message: string;
-  readonly field?: string;
-}
-
-/** The `details` of a failure `Status`. `kind` holds the resource (plural) for most reasons, as the real server does. */
-export interface StatusDetails {
-  readonly name?: string;
-  readonly group?: string;
-  readonly kind?: string;
-  readonly uid?: string;
-  readonly causes?: readonly StatusCause[];
-  readonly retryAfterSeconds?: number;
-}
+/** The causes and details of a failure `Status`: the same types the client decodes them into. */
+export type { StatusCause, StatusDetails } from '../../transport/index.js';
 
 /** A `meta/v1 Status` object as kube-apiserver serializes it. */
 export interface StatusBody {
+  /** Always `Status`. */
   readonly kind: 'Status';
+  /** Always `v1`. */
   readonly apiVersion: 'v1';
-  readonly metadata: { readonly continue?: string };
+  /** List metadata, empty for a failure. */
+  readonly metadata: {
+    /** Unused for failures; part of the shape. */
+    readonly continue?: string;
+  };
+  /** `Failure` for every error. */
   readonly status: 'Failure' | 'Success';
+  /** What happened, for people, in kube-apiserver's wording. */
   readonly message?: string;
+  /** The machine-readable reason, e.g. `NotFound`, `Conflict`, `Expired`. */
   readonly reason?: string;
+  /** What the failure is about. */
   readonly details?: StatusDetails;
+  /** The HTTP status code. */
   readonly code: number;
 }
 

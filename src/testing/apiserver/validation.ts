@@ -2,7 +2,7 @@
  * Object metadata validation with kube-apiserver's field paths and messages.
  * @module
  */
-import type { ObjectMeta } from './object.js';
+import { isPlainObject, type ObjectMeta } from './object.js';
 import type { NameRule } from './resource.js';
 import { fieldInvalid, fieldRequired, type FieldError } from './status.js';
 
@@ -38,7 +38,8 @@ export function nameProblems(rule: NameRule, name: string): string[] {
   return out;
 }
 
-function qualifiedNameProblems(key: string): string[] {
+/** apimachinery's `IsQualifiedName`: an optional DNS-subdomain prefix and `/`, then a name part of 1–63 characters. */
+export function qualifiedNameProblems(key: string): string[] {
   const parts = key.split('/');
   if (parts.length > 2) return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"];
   const name = parts[parts.length - 1]!;
@@ -46,7 +47,7 @@ function qualifiedNameProblems(key: string): string[] {
   if (parts.length === 2) out.push(...nameProblems('subdomain', parts[0]!).map((p) => `prefix part ${p}`));
   if (name.length === 0) out.push('name part must be non-empty');
   else if (name.length > 63) out.push('name part must be no more than 63 characters');
-  if (name.length > 0 && !qualifiedNamePart.test(name)) {
+  if (!qualifiedNamePart.test(name)) {
     out.push("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
   }
   return out;
@@ -83,6 +84,7 @@ export function validateMeta(meta: ObjectMeta, rule: NameRule, namespaced: boole
       if (typeof v !== 'string') errors.push(fieldInvalid('metadata.annotations', v, 'must be a string'));
     }
   }
+  errors.push(...ownerReferenceProblems(meta.ownerReferences));
   const finalizers = meta.finalizers;
   if (finalizers !== undefined && finalizers !== null) {
     if (!Array.isArray(finalizers)) errors.push(fieldInvalid('metadata.finalizers', finalizers, 'must be a list of strings'));
@@ -99,6 +101,36 @@ export function validateMeta(meta: ObjectMeta, rule: NameRule, namespaced: boole
           }
         });
       }
+    }
+  }
+  return errors;
+}
+
+/** apimachinery's `ValidateOwnerReferences`: each reference names its owner fully, and at most one is the controller. */
+function ownerReferenceProblems(references: unknown): FieldError[] {
+  const field = 'metadata.ownerReferences';
+  if (references === undefined || references === null) return [];
+  if (!Array.isArray(references)) return [fieldInvalid(field, references, 'must be a list of owner references')];
+  const errors: FieldError[] = [];
+  let firstController: string | undefined;
+  for (const reference of references) {
+    if (!isPlainObject(reference)) {
+      errors.push(fieldInvalid(field, reference, 'must be an owner reference'));
+      continue;
+    }
+    const text = (key: string): string => (typeof reference[key] === 'string' ? reference[key] as string : '');
+    const apiVersion = text('apiVersion');
+    const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
+    if (version === '') errors.push(fieldInvalid(`${field}.apiVersion`, apiVersion, 'version must not be empty'));
+    for (const key of ['kind', 'name', 'uid']) {
+      if (text(key) === '') errors.push(fieldInvalid(`${field}.${key}`, text(key), 'must not be empty'));
+    }
+    if (reference['controller'] !== true) continue;
+    const controller = `${text('kind')}/${text('name')}`;
+    if (firstController === undefined) firstController = controller;
+    else {
+      errors.push(fieldInvalid(field, references,
+        `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${controller}`));
     }
   }
   return errors;

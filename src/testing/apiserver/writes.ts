@@ -3,10 +3,11 @@
  * @module
  */
 import { writeOptions } from './apply/index.js';
+import { checkFields, fieldValidation, keepingWarnings, type FieldValidation } from './field-validation.js';
 import { applyRequest, tracker } from './fields.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError } from './patch/index.js';
 import { atVersion } from './negotiate.js';
-import { cloneJson, isPlainObject, objectKey, type KubeObject } from './object.js';
+import { isPlainObject, objectKey, type KubeObject } from './object.js';
 import { groupVersion, storageKey } from './resource.js';
 import { alreadyExists, ApiError, badRequest, forbidden, methodNotAllowed, notFound, unknownPatchType, unsupportedMediaType } from './status.js';
 import { generateName, isNoop, prepareCreate, prepareUpdate } from './strategy.js';
@@ -16,6 +17,8 @@ import { mustGet, namespaceResource, namespaceStorageKey, type RequestTarget, ty
 export interface Reply {
   readonly code: number;
   readonly body: unknown;
+  /** Warnings for the client (`Warning: 299 - "…"`), e.g. the unknown fields `fieldValidation=Warn` dropped. */
+  readonly warnings?: readonly string[];
 }
 
 /** True when `dryRun=All` was asked: validate and answer, but store nothing. */
@@ -41,9 +44,12 @@ export function create(state: ServerState, target: RequestTarget, body: unknown,
   if (target.resource.namespaced && target.namespace === '') throw methodNotAllowed();
   const { manager } = writeOptions(query, 'create', false, userAgent);
   const dryRun = isDryRun(query);
-  const obj = admitCreate(state, target, body, true, tracker(state, target, undefined, manager));
-  if (dryRun) return { code: 201, body: obj };
-  return { code: 201, body: present(target, state.store.put(storageKey(target.resource), obj)) };
+  const warnings = checkBody(state, target, body, fieldValidation(query, 'CreateOptions'));
+  return keepingWarnings(warnings, () => {
+    const obj = admitCreate(state, target, body, true, tracker(state, target, undefined, manager));
+    if (dryRun) return { code: 201, body: obj, warnings };
+    return { code: 201, body: present(target, state.store.put(storageKey(target.resource), obj)), warnings };
+  });
 }
 
 /**
@@ -58,7 +64,7 @@ export function admitCreate(state: ServerState, target: RequestTarget, body: unk
   if (target.resource.namespaced && target.namespace === '') throw methodNotAllowed();
   // Read before the strategy runs: an owned body shares its metadata with the result, which gets a name.
   const generated = typeof body === 'object' && body !== null && !(body as KubeObject).metadata?.name;
-  const obj = prepareCreate({ resource: target.resource, version: target.version, namespace: target.namespace, ...(target.name !== undefined ? { name: target.name } : {}) }, body, owned, track);
+  const obj = prepareCreate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace, ...(target.name !== undefined ? { name: target.name } : {}) }, body, owned, track);
   if (target.resource.namespaced) {
     const ns = state.store.get(namespaceStorageKey, target.namespace);
     if (ns === undefined) throw notFound(namespaceResource, target.namespace);
@@ -72,7 +78,7 @@ export function admitCreate(state: ServerState, target: RequestTarget, body: unk
   const retryName = generated && obj.metadata.generateName;
   for (let attempt = 0; state.store.get(key, objectKey(obj.metadata.namespace ?? '', obj.metadata.name!)) !== undefined; attempt++) {
     if (!retryName || attempt > 8) throw alreadyExists(target.resource, obj.metadata.name!);
-    obj.metadata.name = generateName(obj.metadata.generateName!);
+    obj.metadata.name = generateName(obj.metadata.generateName!, state.runtime.random);
   }
   return obj;
 }
@@ -102,10 +108,18 @@ export function commitUpdate(state: ServerState, target: RequestTarget, old: Kub
 export function update(state: ServerState, target: RequestTarget, body: unknown, query: URLSearchParams, userAgent?: string): Reply {
   const { manager } = writeOptions(query, 'update', false, userAgent);
   const dryRun = isDryRun(query);
-  const old = mustGet(state, target);
-  const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true, tracker(state, target, present(target, old), manager));
-  return commitUpdate(state, target, old, next, dryRun);
+  const warnings = checkBody(state, target, body, fieldValidation(query, 'UpdateOptions'));
+  return keepingWarnings(warnings, () => {
+    const old = mustGet(state, target);
+    const sub = target.subresource === 'status' ? 'status' : undefined;
+    const next = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true, tracker(state, target, present(target, old), manager));
+    return { ...commitUpdate(state, target, old, next, dryRun), warnings };
+  });
+}
+
+/** Drops the unknown fields of a create or update body, as `mode` asks (see `checkFields`); returns the warnings. */
+function checkBody(state: ServerState, target: RequestTarget, body: unknown, mode: FieldValidation): readonly string[] {
+  return isPlainObject(body) ? checkFields(state, target, body as KubeObject, mode, { kind: 'body' }) : [];
 }
 
 /** The patch types other than apply. */
@@ -140,26 +154,47 @@ function runPatch(target: RequestTarget, type: string, base: KubeObject, patch: 
 }
 
 /**
- * Applies a PATCH body of `contentType` to `base` (a mutable copy of what the client sees) and returns the result.
+ * Applies a PATCH body of `contentType` to `base` (what the client sees) and returns the result.
  *
  * # Guarantees
+ * - `base` is only read (the patch functions are pure); the result shares nothing with it, so it may be changed.
  * - Unknown types are 415 (`application/apply-patch+yaml` goes to `applyRequest`, not here); an unparsable
  *   patch is 400; a patch that cannot apply is the patch library's 400/409/422.
  */
 export function patchDocument(target: RequestTarget, contentType: string, raw: string, base: KubeObject, kind: string = target.resource.kind): KubeObject {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   if (!patchTypes.includes(type)) throw unknownPatchType();
-  let parsed: unknown;
+  return patchWith(target, type, parsePatch(raw), base, kind);
+}
+
+function parsePatch(raw: string): unknown {
   try {
-    parsed = JSON.parse(raw);
+    return JSON.parse(raw);
   } catch (error) {
     throw badRequest(`error decoding patch: ${(error as Error).message}`);
   }
+}
+
+function patchWith(target: RequestTarget, type: string, parsed: unknown, base: KubeObject, kind: string): KubeObject {
   const result = runPatch(target, type, base, parsed, kind);
   if (!isPlainObject(result)) throw badRequest('the patched object is not a JSON object');
   const patched = result as KubeObject;
   if (!isPlainObject(patched.metadata)) throw badRequest('the patched object has no metadata');
   return patched;
+}
+
+/**
+ * `base` without its managedFields when a merge patch leaves them as they are, and the managedFields to put back
+ * into the result: they are often half the object, and copying them only for the field manager to read them back
+ * costs more than the rest of the patch.
+ */
+function managedFieldsAside(type: string, parsed: unknown, base: KubeObject): { readonly base: KubeObject; readonly managedFields?: unknown } {
+  const managedFields = base.metadata['managedFields'];
+  if (managedFields === undefined || type !== 'application/merge-patch+json' || !isPlainObject(parsed)) return { base };
+  const patchedMeta = parsed['metadata'];
+  if (isPlainObject(patchedMeta) && Object.hasOwn(patchedMeta, 'managedFields')) return { base };
+  const { managedFields: _aside, ...metadata } = base.metadata;
+  return { base: { ...base, metadata }, managedFields };
 }
 
 /**
@@ -172,16 +207,24 @@ export function patchDocument(target: RequestTarget, contentType: string, raw: s
  */
 export function patch(state: ServerState, target: RequestTarget, contentType: string, raw: string, query: URLSearchParams, userAgent?: string): Reply {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
+  const validation = fieldValidation(query, 'PatchOptions');
   if (type === 'application/apply-patch+yaml') return applyRequest(state, target, raw, query, userAgent);
   if (!patchTypes.includes(type)) throw unknownPatchType();
   const { manager } = writeOptions(query, 'patch', false, userAgent);
   const dryRun = isDryRun(query);
   const old = mustGet(state, target);
-  const patched = patchDocument(target, contentType, raw, cloneJson(present(target, old)));
+  const parsed = parsePatch(raw);
+  const aside = managedFieldsAside(type, parsed, present(target, old));
+  const patched = patchWith(target, type, parsed, aside.base, target.resource.kind);
+  // Where the merge left metadata an object, it holds them as they were (the field manager reads them, and replaces them).
+  if (aside.managedFields !== undefined) patched.metadata['managedFields'] = aside.managedFields;
+  const warnings = checkFields(state, target, patched, validation, { kind: 'patch', type, patch: parsed });
   if (patched.metadata.resourceVersion === undefined || patched.metadata.resourceVersion === null) {
     patched.metadata.resourceVersion = old.metadata.resourceVersion;
   }
-  const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true, tracker(state, target, present(target, old), manager));
-  return commitUpdate(state, target, old, next, dryRun);
+  return keepingWarnings(warnings, () => {
+    const sub = target.subresource === 'status' ? 'status' : undefined;
+    const next = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true, tracker(state, target, present(target, old), manager));
+    return { ...commitUpdate(state, target, old, next, dryRun), warnings };
+  });
 }

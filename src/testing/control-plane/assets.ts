@@ -6,15 +6,23 @@ import { join, resolve } from 'node:path';
  * The pinned control-plane versions. `test/control-plane/*\/go.mod` must require exactly these; the build script
  * refuses to build when they disagree.
  */
-export const CONTROL_PLANE_VERSIONS = Object.freeze({ kubernetes: 'v1.36.3', etcd: 'v3.6.16' });
+export const CONTROL_PLANE_VERSIONS = Object.freeze({
+  /** The kube-apiserver version (k8s.io/kubernetes). */
+  kubernetes: 'v1.36.3',
+  /** The etcd version (go.etcd.io/etcd). */
+  etcd: 'v3.6.16',
+});
 
 /** Name of the per-version cache directory, e.g. `v1.36.3-etcd-v3.6.16`. */
 export const CONTROL_PLANE_VERSION_TAG = `${CONTROL_PLANE_VERSIONS.kubernetes}-etcd-${CONTROL_PLANE_VERSIONS.etcd}`;
 
 /** Where the two binaries were found, and why that place was chosen. */
 export interface ControlPlaneAssets {
+  /** The directory the binaries are in. */
   readonly dir: string;
+  /** The path of `kube-apiserver`. */
   readonly kubeApiServer: string;
+  /** The path of `etcd`. */
   readonly etcd: string;
   /** `option` (an explicit `assetsDir`), `RXKUBE_ASSETS`, `KUBEBUILDER_ASSETS`, or `cache` (built by rxkube). */
   readonly source: 'option' | 'RXKUBE_ASSETS' | 'KUBEBUILDER_ASSETS' | 'cache';

@@ -67,7 +67,12 @@ export interface ControlPlane extends ClusterHandle {
   /** How long the start took, in milliseconds, from spawning etcd to kube-apiserver answering `/readyz`. */
   readonly startMs: number;
   /** The current process ids (undefined once stopped), for tests that assert nothing is left behind. */
-  pids(): { etcd?: number; apiServer?: number };
+  pids(): {
+    /** etcd's process id. */
+    etcd?: number;
+    /** kube-apiserver's process id. */
+    apiServer?: number;
+  };
   /**
    * Stops kube-apiserver and starts it again on the same port with the same certificates, keeping etcd and its
    * data. Resolves when `/readyz` answers again; existing connections and watches are cut, which is the point.

@@ -7,12 +7,12 @@
 import { cloneJson, isPlainObject, type KubeObject } from '../object.js';
 import { ApiError, badRequest, reasonless } from '../status.js';
 import { FieldSet } from './fieldset.js';
-import { capUpdateManagers, decodeManagedFields, emptyManaged, encodeManagedFields, managerIdentifier, ManagedFieldsError, now, type Managed } from './managed.js';
+import { capUpdateManagers, decodeManagedFields, emptyManaged, encodeManagedFields, managerIdentifier, ManagedFieldsError, type Managed } from './managed.js';
 import { fieldElement, pathToString } from './path.js';
-import { TypedValueError } from './typed/common.js';
+import { TypedValueError, type TypedError } from './typed/common.js';
 import { validate } from './typed/fieldset.js';
 import { applyConfig, ConflictsError, recordUpdate, type Conflict, type ManagedFields, type VersionedTypes } from './updater.js';
-import { goJson, type Json, type JsonMap } from './value.js';
+import { equalValues, goJson, type Json, type JsonMap } from './value.js';
 import type { TypeRef, TypedSchema } from './schema.js';
 
 /** The endpoint a write goes through: kind, request version, subresource, and how objects are typed there. */
@@ -22,6 +22,8 @@ export interface FieldManagerScope {
   readonly kind: string;
   readonly subresource?: 'status' | 'scale';
   readonly types: VersionedTypes;
+  /** The time stamp of a write now (`metav1.Time`, seconds), from the server's clock. */
+  now(): string;
 }
 
 const currentOperation = 'current-operation';
@@ -74,6 +76,9 @@ function managedBefore(live: KubeObject | undefined, next: KubeObject, subresour
   if (subresource) return fromLive();
   const given = next.metadata['managedFields'];
   if (isReset(given)) return emptyManaged();
+  // A client that read the object sends its managedFields back unchanged (every merge patch does): the stored
+  // ones read the same, and their sets are already known.
+  if (live !== undefined && equalValues(given as Json, live.metadata['managedFields'] as Json)) return fromLive();
   const decoded = decodeOrEmpty(given);
   return decoded.fields.size === 0 ? fromLive() : decoded;
 }
@@ -89,7 +94,7 @@ function update(scope: FieldManagerScope, live: Json | undefined, next: Json | u
     managed.fields.delete(currentOperation);
     const previous = managed.fields.get(id);
     managed.fields.set(id, { ...written, set: previous === undefined ? written.set : written.set.union(previous.set) });
-    managed.times.set(id, now());
+    managed.times.set(id, scope.now());
   }
   capUpdateManagers(managed);
 }
@@ -172,7 +177,9 @@ function dropEmpty(typed: TypedSchema, value: Json | undefined, ref: TypeRef | u
     const declared = atom.map.fields.get(key);
     const cleaned = dropEmpty(typed, child, declared?.type ?? atom.map.elementType);
     const childAtom = declared === undefined ? undefined : typed.schema.resolve(declared.type);
-    const freeForm = childAtom?.map !== undefined && childAtom.map.fields.size === 0;
+    // A named model without properties is a Go struct (e.g. `subresources.status`, a pointer to an empty struct):
+    // set, it is written as `{}`. Only inline maps without properties are free-form maps that omitempty drops.
+    const freeForm = childAtom?.map !== undefined && childAtom.map.fields.size === 0 && declared?.type.named === undefined;
     if (Array.isArray(cleaned) && cleaned.length === 0 && childAtom?.list !== undefined) continue;
     if (isPlainObject(cleaned) && Object.keys(cleaned).length === 0 && freeForm) continue;
     out[key] = cleaned as Json;
@@ -186,6 +193,19 @@ function dropNulls(value: Json | undefined): Json | undefined {
   const out: JsonMap = {};
   for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = dropNulls(v as Json)!;
   return out;
+}
+
+/** The last validation of each stored object: a stored object never changes, and is applied to again and again. */
+const validatedLive = new WeakMap<object, { readonly typed: TypedSchema; readonly errors: readonly TypedError[] }>();
+
+/** `validate(typed, base, true)` for `base`, the content of `live`, remembered when `live` is a stored (frozen) object. */
+function liveProblems(typed: TypedSchema, live: KubeObject | undefined, base: JsonMap): readonly TypedError[] {
+  if (live === undefined || !Object.isFrozen(live)) return validate(typed, base, true);
+  const known = validatedLive.get(live);
+  if (known !== undefined && known.typed === typed) return known.errors;
+  const errors = validate(typed, base, true);
+  validatedLive.set(live, { typed, errors });
+  return errors;
 }
 
 /**
@@ -218,7 +238,7 @@ export function applyObject(scope: FieldManagerScope, live: KubeObject | undefin
   const where = `${String(configMeta['namespace'] ?? '')}/${String(configMeta['name'] ?? '')}; ${gvkText(config)}`;
   const configErrors = validate(typed, config, false);
   if (configErrors.length > 0) throw reasonless(`failed to create typed patch object (${where}): ${new TypedValueError(configErrors).message}`);
-  const liveErrors = validate(typed, base, true);
+  const liveErrors = liveProblems(typed, live, base);
   if (liveErrors.length > 0) throw reasonless(`failed to create typed live object (${where}): ${new TypedValueError(liveErrors).message}`);
   const id = managerIdentifier({ manager, operation: 'Apply', ...(scope.subresource ? { subresource: scope.subresource } : {}) });
   let merged: Json | undefined;
@@ -233,7 +253,7 @@ export function applyObject(scope: FieldManagerScope, live: KubeObject | undefin
   let result: KubeObject;
   if (merged === undefined) result = cloneJson(base) as unknown as KubeObject;
   else {
-    managed.times.set(id, now());
+    managed.times.set(id, scope.now());
     result = asGoWouldWrite(typed, merged) as unknown as KubeObject;
   }
   if (!isPlainObject(result.metadata)) result.metadata = {};

@@ -28,6 +28,31 @@ function search<T>(items: readonly T[], element: PathElement, key: (item: T) => 
 }
 
 const self = (e: PathElement): PathElement => e;
+
+/** Field names' FieldsV1 keys as JSON text: the same few hundred names are written again and again. */
+const quotedFields = new Map<string, string>();
+
+/** Other elements' FieldsV1 keys as JSON text: list items of one key share their element (see `listItemId`). */
+const quotedElements = new WeakMap<PathElement, string>();
+
+/** The element's FieldsV1 key as JSON text. */
+function quotedKey(e: PathElement): string {
+  if (e.kind !== 'field') {
+    let text = quotedElements.get(e);
+    if (text === undefined) {
+      text = JSON.stringify(serializePathElement(e));
+      quotedElements.set(e, text);
+    }
+    return text;
+  }
+  let text = quotedFields.get(e.name);
+  if (text === undefined) {
+    if (quotedFields.size >= 16384) quotedFields.clear();
+    text = JSON.stringify(serializePathElement(e));
+    quotedFields.set(e.name, text);
+  }
+  return text;
+}
 const childElement = (c: Child): PathElement => c.element;
 
 /**
@@ -36,7 +61,8 @@ const childElement = (c: Child): PathElement => c.element;
  * # Guarantees
  * - Members and children are kept sorted by `comparePathElements`, so every operation is a linear merge and the
  *   FieldsV1 form is written in the same order as kube-apiserver writes it.
- * - Operations return new sets and never change their inputs (after construction a set is treated as immutable).
+ * - Operations never change their inputs (after construction a set is treated as immutable); an operation whose
+ *   result is this set, unchanged, returns this set itself, so callers can tell "no change" by identity.
  */
 export class FieldSet {
   constructor(
@@ -58,14 +84,30 @@ export class FieldSet {
     if (path.length === 0) return;
     let node: FieldSet = this;
     for (let i = 0; i < path.length - 1; i++) node = node.descend(path[i]!);
-    const last = path[path.length - 1]!;
-    const at = search(node.members, last, self);
-    if (at < 0) node.members.splice(-at - 1, 0, last);
+    node.insertMember(path[path.length - 1]!);
+  }
+
+  /** Adds `element` as a member at this level (building only). */
+  insertMember(element: PathElement): void {
+    const members = this.members;
+    // Elements often come in order (sorted FieldsV1, sorted keys): appending needs no search.
+    if (members.length === 0 || comparePathElements(members[members.length - 1]!, element) < 0) {
+      members.push(element);
+      return;
+    }
+    const at = search(members, element, self);
+    if (at < 0) members.splice(-at - 1, 0, element);
   }
 
   /** The child set under `element`, created when missing (building only). */
   descend(element: PathElement): FieldSet {
-    const at = search(this.children, element, childElement);
+    const children = this.children;
+    if (children.length === 0 || comparePathElements(children[children.length - 1]!.element, element) < 0) {
+      const set = new FieldSet();
+      children.push({ element, set });
+      return set;
+    }
+    const at = search(children, element, childElement);
     if (at >= 0) return this.children[at]!.set;
     const set = new FieldSet();
     this.children.splice(-at - 1, 0, { element, set });
@@ -114,65 +156,98 @@ export class FieldSet {
 
   /** Paths in either set. */
   union(other: FieldSet): FieldSet {
-    return new FieldSet(mergeSorted(this.members, other.members, 'union'), mergeChildren(this.children, other.children, 'union'));
+    return this.with(mergeSorted(this.members, other.members, 'union'), mergeChildren(this.children, other.children, 'union'));
   }
 
   /** Paths in both sets. */
   intersection(other: FieldSet): FieldSet {
-    return new FieldSet(mergeSorted(this.members, other.members, 'intersection'), mergeChildren(this.children, other.children, 'intersection'));
+    return this.with(mergeSorted(this.members, other.members, 'intersection'), mergeChildren(this.children, other.children, 'intersection'));
   }
 
   /** Paths of this set that are not in `other` (a member of `other` does not remove this set's children below it). */
   difference(other: FieldSet): FieldSet {
-    return new FieldSet(mergeSorted(this.members, other.members, 'difference'), mergeChildren(this.children, other.children, 'difference'));
+    return this.with(mergeSorted(this.members, other.members, 'difference'), mergeChildren(this.children, other.children, 'difference'));
   }
 
   /** Like `difference`, but a member of `other` also removes everything below it. */
   recursiveDifference(other: FieldSet): FieldSet {
     const children: Child[] = [];
+    let same = true;
     for (const c of this.children) {
-      if (other.hasMember(c.element)) continue;
+      if (other.hasMember(c.element)) {
+        same = false;
+        continue;
+      }
       const theirs = search(other.children, c.element, childElement);
       if (theirs < 0) children.push(c);
       else {
         const diff = c.set.recursiveDifference(other.children[theirs]!.set);
-        if (!diff.empty()) children.push({ element: c.element, set: diff });
+        const keep = !diff.empty();
+        if (diff === c.set && keep) children.push(c);
+        else {
+          same = false;
+          if (keep) children.push({ element: c.element, set: diff });
+        }
       }
     }
-    return new FieldSet(mergeSorted(this.members, other.members, 'difference'), children);
+    return this.with(mergeSorted(this.members, other.members, 'difference'), same ? this.children : children);
+  }
+
+  /** A set of `members` and `children`: this set itself when both are its own (nothing changed). */
+  private with(members: PathElement[], children: Child[]): FieldSet {
+    return members === this.members && children === this.children ? this : new FieldSet(members, children);
   }
 
   /** Structural equality. */
   equals(other: FieldSet): boolean {
-    return this.members.length === other.members.length && this.members.every((m, i) => equalPathElements(m, other.members[i]!))
-      && this.children.length === other.children.length
-      && this.children.every((c, i) => equalPathElements(c.element, other.children[i]!.element) && c.set.equals(other.children[i]!.set));
+    if (this === other) return true;
+    const members = this.members;
+    const children = this.children;
+    if (members.length !== other.members.length || children.length !== other.children.length) return false;
+    // Elements are values, and most are shared (field names, list keys): identity settles most comparisons.
+    for (let i = 0; i < members.length; i++) {
+      const a = members[i]!;
+      const b = other.members[i]!;
+      if (a !== b && !equalPathElements(a, b)) return false;
+    }
+    for (let i = 0; i < children.length; i++) {
+      const a = children[i]!;
+      const b = other.children[i]!;
+      if (a.element !== b.element && !equalPathElements(a.element, b.element)) return false;
+      if (!a.set.equals(b.set)) return false;
+    }
+    return true;
   }
 
   /** The FieldsV1 JSON object (`{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`). */
   toFieldsV1(): Record<string, unknown> {
-    return this.emit(false);
+    return JSON.parse(this.toFieldsV1Text()) as Record<string, unknown>;
   }
 
-  private emit(includeSelf: boolean): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    if (includeSelf && (this.members.length > 0 || this.children.length > 0)) out['.'] = {};
+  /** `JSON.stringify(this.toFieldsV1())`, written directly. */
+  toFieldsV1Text(): string {
+    return this.emitText(false);
+  }
+
+  private emitText(includeSelf: boolean): string {
+    let out = includeSelf && (this.members.length > 0 || this.children.length > 0) ? '{".":{}' : '{';
     let mi = 0;
     let ci = 0;
     while (mi < this.members.length || ci < this.children.length) {
       const m = this.members[mi];
       const c = this.children[ci];
       const order = m === undefined ? 1 : c === undefined ? -1 : comparePathElements(m, c.element);
+      if (out.length > 1) out += ',';
       if (order < 0) {
-        out[serializePathElement(m!)] = {};
+        out += `${quotedKey(m!)}:{}`;
         mi++;
       } else {
-        out[serializePathElement(c!.element)] = c!.set.emit(order === 0);
+        out += `${quotedKey(c!.element)}:${c!.set.emitText(order === 0)}`;
         if (order === 0) mi++;
         ci++;
       }
     }
-    return out;
+    return `${out}}`;
   }
 
   /**
@@ -219,7 +294,8 @@ function readNode(json: unknown): { children: FieldSet | undefined; member: bool
 
 type Mode = 'union' | 'intersection' | 'difference';
 
-function mergeSorted(a: readonly PathElement[], b: readonly PathElement[], mode: Mode): PathElement[] {
+/** The sorted merge of two member lists; `a` itself when the result has exactly its elements. */
+function mergeSorted(a: PathElement[], b: readonly PathElement[], mode: Mode): PathElement[] {
   const out: PathElement[] = [];
   let i = 0;
   let j = 0;
@@ -239,29 +315,45 @@ function mergeSorted(a: readonly PathElement[], b: readonly PathElement[], mode:
   }
   if (mode !== 'intersection') for (; i < a.length; i++) out.push(a[i]!);
   if (mode === 'union') for (; j < b.length; j++) out.push(b[j]!);
-  return out;
+  // A union holds all of `a`, the other two hold only elements of `a`: the same length means the same elements.
+  return out.length === a.length ? a : out;
 }
 
-function mergeChildren(a: readonly Child[], b: readonly Child[], mode: Mode): Child[] {
+/** The merge of two child lists; `a` itself when every child of the result is `a`'s, unchanged. */
+function mergeChildren(a: Child[], b: readonly Child[], mode: Mode): Child[] {
   const out: Child[] = [];
+  let same = true;
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
     const c = comparePathElements(a[i]!.element, b[j]!.element);
     if (c < 0) {
       if (mode !== 'intersection') out.push(a[i]!);
+      else same = false;
       i++;
     } else if (c > 0) {
-      if (mode === 'union') out.push(b[j]!);
+      if (mode === 'union') {
+        out.push(b[j]!);
+        same = false;
+      }
       j++;
     } else {
       const set = mode === 'union' ? a[i]!.set.union(b[j]!.set) : mode === 'intersection' ? a[i]!.set.intersection(b[j]!.set) : a[i]!.set.difference(b[j]!.set);
-      if (mode === 'union' || !set.empty()) out.push({ element: a[i]!.element, set });
+      const keep = mode === 'union' || !set.empty();
+      if (set === a[i]!.set && keep) out.push(a[i]!);
+      else {
+        same = false;
+        if (keep) out.push({ element: a[i]!.element, set });
+      }
       i++;
       j++;
     }
   }
   if (mode !== 'intersection') for (; i < a.length; i++) out.push(a[i]!);
-  if (mode === 'union') for (; j < b.length; j++) out.push(b[j]!);
-  return out;
+  else if (i < a.length) same = false;
+  if (mode === 'union') {
+    if (j < b.length) same = false;
+    for (; j < b.length; j++) out.push(b[j]!);
+  }
+  return same ? a : out;
 }

@@ -9,6 +9,7 @@ export { FieldSet } from './fieldset.js';
 export { builtinTypes, customResourceTypes, resetFields, versionedTypes } from './types.js';
 export type { ResetRule } from './types.js';
 export { deducedSchema } from './schema.js';
+export { undeclaredFields } from './typed/fieldset.js';
 export type { TypedSchema } from './schema.js';
 export type { Json } from './value.js';
 export { managerFromUserAgent, parseApplyBody, writeOptions } from './request.js';

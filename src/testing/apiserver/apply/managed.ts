@@ -4,7 +4,8 @@
  * @module
  */
 import { timestamp } from '../object.js';
-import { FieldSet } from './fieldset.js';
+import type { FieldSet } from './fieldset.js';
+import { readFieldsV1, storedEntries, storedFieldsV1 } from './stored-fields.js';
 import type { ManagedFields } from './updater.js';
 
 /** A `metav1.ManagedFieldsEntry` as JSON. */
@@ -45,6 +46,20 @@ export function managerIdentifier(entry: { manager?: string; operation?: string;
   return JSON.stringify(id);
 }
 
+const parsedIdentifiers = new Map<string, ManagedFieldsEntry>();
+
+/** A manager identifier's fields (read-only: parsed once and shared). */
+function parseIdentifier(id: string): Readonly<ManagedFieldsEntry> {
+  let parsed = parsedIdentifiers.get(id);
+  if (parsed === undefined) {
+    // A handful of managers write to a cluster; the bound only stops a pathological test from growing it forever.
+    if (parsedIdentifiers.size >= 1024) parsedIdentifiers.clear();
+    parsed = JSON.parse(id) as ManagedFieldsEntry;
+    parsedIdentifiers.set(id, parsed);
+  }
+  return parsed;
+}
+
 /**
  * `DecodeManagedFields`: entries → managers. Throws {@link ManagedFieldsError} with the real messages for an
  * operation other than Apply/Update, a missing apiVersion, a fieldsType other than FieldsV1, or unreadable fields.
@@ -62,7 +77,7 @@ export function decodeManagedFields(entries: unknown): Managed {
     const id = managerIdentifier(entry);
     let set: FieldSet;
     try {
-      set = FieldSet.fromFieldsV1(entry.fieldsV1 ?? {});
+      set = readFieldsV1(entry.fieldsV1 ?? {});
     } catch (error) {
       throw new ManagedFieldsError(`error decoding versioned set from ${JSON.stringify(entry)}: error decoding set: ${(error as Error).message}`);
     }
@@ -75,9 +90,16 @@ export function decodeManagedFields(entries: unknown): Managed {
 /** A `metav1.Time` as the real server re-encodes it: RFC 3339 in seconds, UTC (clients may send milliseconds). */
 function normalizedTime(time: unknown): string | undefined {
   if (typeof time !== 'string') return undefined;
+  // Entries of one object, and of objects written in the same second, mostly carry the same time.
+  if (time === lastTime) return lastNormalized;
   const ms = Date.parse(time);
-  return Number.isNaN(ms) ? undefined : timestamp(ms);
+  lastTime = time;
+  lastNormalized = Number.isNaN(ms) ? undefined : timestamp(ms);
+  return lastNormalized;
 }
+
+let lastTime: string | undefined;
+let lastNormalized: string | undefined;
 
 function seconds(time: string | undefined): number {
   return time === undefined ? 0 : Math.floor(Date.parse(time) / 1000);
@@ -86,12 +108,13 @@ function seconds(time: string | undefined): number {
 /**
  * `encodeManagedFields`: managers → entries, sorted as the real server sorts them (operation, then time in
  * seconds, then manager, apiVersion and subresource). Undefined when there are none (the field is omitted).
+ * The list is frozen and shared (see `storedEntries`): store it as it is.
  */
-export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | undefined {
+export function encodeManagedFields(managed: Managed): readonly ManagedFieldsEntry[] | undefined {
   if (managed.fields.size === 0) return undefined;
   const entries: ManagedFieldsEntry[] = [];
   for (const [id, owned] of managed.fields) {
-    const parsed = JSON.parse(id) as ManagedFieldsEntry;
+    const parsed = parseIdentifier(id);
     const time = managed.times.get(id);
     entries.push({
       manager: parsed.manager ?? '',
@@ -99,12 +122,12 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
       apiVersion: owned.apiVersion,
       ...(time !== undefined ? { time } : {}),
       fieldsType: 'FieldsV1',
-      fieldsV1: owned.set.toFieldsV1(),
+      fieldsV1: storedFieldsV1(owned.set),
       ...(parsed.subresource ? { subresource: parsed.subresource } : {}),
     });
   }
   const text = (s: string | undefined) => s ?? '';
-  return entries.sort((p, q) => {
+  entries.sort((p, q) => {
     if (p.operation !== q.operation) return text(p.operation) < text(q.operation) ? -1 : 1;
     const ps = seconds(p.time);
     const qs = seconds(q.time);
@@ -114,6 +137,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     }
     return 0;
   });
+  return storedEntries(entries);
 }
 
 /** The most update managers an object keeps; older ones are folded into `ancient-changes` (`capManagersManager`). */
@@ -152,7 +176,4 @@ export function capUpdateManagers(managed: Managed): void {
   }
 }
 
-/** The time stamp of a write now. */
-export function now(): string {
-  return timestamp();
-}
+

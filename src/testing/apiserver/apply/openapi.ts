@@ -21,11 +21,13 @@ export interface OpenApiSchema {
   readonly 'x-kubernetes-patch-strategy'?: string;
   readonly 'x-kubernetes-patch-merge-key'?: string;
   readonly 'x-kubernetes-preserve-unknown-fields'?: boolean;
+  readonly 'x-kubernetes-embedded-resource'?: boolean;
   readonly 'x-kubernetes-group-version-kind'?: readonly { group: string; version: string; kind: string }[];
 }
 
 const quantityName = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 const rawExtensionName = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
+const objectMetaName = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
 /** A model name from a `$ref` (`#/components/schemas/io.k8s.api.core.v1.Pod` → `io.k8s.api.core.v1.Pod`). */
 export function refName(ref: string): string {
@@ -93,6 +95,13 @@ function parseObject(model: OpenApiSchema, preserve: boolean, where: string): Ma
   const fields = new Map<string, StructField>();
   for (const [name, member] of Object.entries(model.properties ?? {})) {
     fields.set(name, { type: reference(member, preserve, where), ...(member.default !== undefined ? { default: member.default } : {}) });
+  }
+  // An embedded resource always has TypeMeta and ObjectMeta, whatever its schema lists (apiextensions'
+  // addEmbeddedProperties sets them).
+  if (model['x-kubernetes-embedded-resource'] === true) {
+    fields.set('apiVersion', { type: { inlined: { scalar: 'string' } } });
+    fields.set('kind', { type: { inlined: { scalar: 'string' } } });
+    fields.set('metadata', { type: { named: objectMetaName } });
   }
   const extra = model.additionalProperties;
   let elementType: TypeRef | undefined;

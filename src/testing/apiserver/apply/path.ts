@@ -17,9 +17,19 @@ export type Path = readonly PathElement[];
 
 const kindRank = { field: 0, key: 1, value: 2, index: 3 } as const;
 
-/** A field-name element. */
+/** Field elements by name: every walk of every write asks for the same few hundred names. */
+const fieldElements = new Map<string, PathElement>();
+
+/** A field-name element (shared and frozen: elements are values). */
 export function fieldElement(name: string): PathElement {
-  return { kind: 'field', name };
+  let element = fieldElements.get(name);
+  if (element === undefined) {
+    // Names are mostly schema fields; the bound keeps arbitrary map keys (labels, data) from growing it forever.
+    if (fieldElements.size >= 16384) fieldElements.clear();
+    element = Object.freeze({ kind: 'field', name } as const);
+    fieldElements.set(name, element);
+  }
+  return element;
 }
 
 /** A key element from `[name, value]` pairs (sorted here). */

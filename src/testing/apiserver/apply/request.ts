@@ -92,6 +92,8 @@ export function writeOptions(query: URLSearchParams, verb: 'create' | 'update' |
  * - Anything that is not a mapping is a 400 `error decoding YAML: ...`, nothing is applied.
  */
 export function parseApplyBody(raw: string): JsonMap {
+  const json = plainJsonObject(raw);
+  if (json !== undefined) return json;
   let parsed: unknown;
   try {
     parsed = parseYaml(raw, { version: '1.1', uniqueKeys: true, maxAliasCount: 100 });
@@ -104,4 +106,58 @@ export function parseApplyBody(raw: string): JsonMap {
     throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${type} into Go value of type map[string]interface {}`);
   }
   return JSON.parse(JSON.stringify(parsed)) as JsonMap;
+}
+
+/** Nesting the YAML parser is known to read as JSON.parse does (it runs out of stack in the high hundreds). */
+const jsonFastPathDepth = 100;
+
+/**
+ * The apply body read by `JSON.parse` when that is certain to give what the YAML parser gives: most clients send
+ * JSON, which YAML 1.1 reads the same way, at a fraction of the cost.
+ *
+ * # Guarantees
+ * - Undefined (the YAML parser decides) unless the body is one JSON object, nested at most
+ *   {@link jsonFastPathDepth} deep, whose objects have no duplicate keys (YAML refuses those, JSON keeps the last).
+ * - The result is normalised by the same JSON round trip as a YAML result.
+ *
+ * # Caveats
+ * - Duplicates are found by counting: every `:` outside a string of valid JSON ends a key, so fewer keys than
+ *   colons means a key repeated. This scan only guards the choice; JSON.parse does the reading.
+ */
+function plainJsonObject(raw: string): JsonMap | undefined {
+  const start = raw.search(/[^ \t\n\r]/);
+  if (start < 0 || raw.charCodeAt(start) !== 0x7b /* { */) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  let colons = 0;
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = start; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x3a /* : */) colons++;
+    else if (c === 0x7b || c === 0x5b /* { [ */) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x7d || c === 0x5d /* } ] */) depth--;
+  }
+  if (deepest > jsonFastPathDepth || countKeys(parsed) !== colons) return undefined;
+  return JSON.parse(JSON.stringify(parsed)) as JsonMap;
+}
+
+function countKeys(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let keys = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) keys += countKeys(item);
+    return keys;
+  }
+  for (const key of Object.keys(value)) keys += 1 + countKeys((value as Record<string, unknown>)[key]);
+  return keys;
 }

@@ -74,11 +74,23 @@ export const commonTypes: ReadonlyMap<string, Atom> = new Map<string, Atom>([
  */
 export class Schema {
   private readonly overrides = new Map<string, Atom>();
+  /** Resolved references: a walk resolves the same few reference objects of the schema at every node. */
+  private readonly resolved = new WeakMap<TypeRef, Atom>();
 
   constructor(readonly types: ReadonlyMap<string, Atom>) {}
 
   /** The atom a reference denotes, or undefined when the name is unknown. */
   resolve(ref: TypeRef): Atom | undefined {
+    let atom = this.resolved.get(ref);
+    if (atom === undefined) {
+      atom = this.resolveUncached(ref);
+      // Types are fixed once the schema is built, and an inlined atom is its reference's own.
+      if (atom !== undefined) this.resolved.set(ref, atom);
+    }
+    return atom;
+  }
+
+  private resolveUncached(ref: TypeRef): Atom | undefined {
     const base = ref.named !== undefined ? this.types.get(ref.named) ?? commonTypes.get(ref.named) : ref.inlined ?? {};
     if (base === undefined || ref.relationship === undefined) return base;
     if (ref.named === undefined) return override(base, ref.relationship);

@@ -26,11 +26,22 @@ function builtinSchema(): { schema: Schema; roots: Map<string, string> } {
   return builtin;
 }
 
-/** The typed schema of a built-in kind at `group/version`, or undefined when the table has no such kind. */
+const builtinTyped = new Map<string, TypedSchema | undefined>();
+
+/**
+ * The typed schema of a built-in kind at `group/version`, or undefined when the table has no such kind.
+ *
+ * # Guarantees
+ * - The same object for the same kind every time, so per-schema caches hold.
+ */
 export function builtinTypes(group: string, version: string, kind: string): TypedSchema | undefined {
+  const gvk = `${group}/${version}/${kind}`;
+  if (builtinTyped.has(gvk)) return builtinTyped.get(gvk);
   const { schema, roots } = builtinSchema();
-  const root = roots.get(`${group}/${version}/${kind}`);
-  return root === undefined ? undefined : { schema, root: { named: root } };
+  const root = roots.get(gvk);
+  const typed = root === undefined ? undefined : { schema, root: { named: root } };
+  builtinTyped.set(gvk, typed);
+  return typed;
 }
 
 const objectMetaRef = { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' };
@@ -89,6 +100,15 @@ const paths = (...items: string[][]): FieldSet => FieldSet.of(items.map((p) => p
  *   for custom resources (as the 1.36 registries declare them).
  */
 export function resetFields(rule: ResetRule): FieldSet | undefined {
+  const key = `${rule.custom}/${rule.kind}/${rule.hasStatus}/${rule.subresource ?? ''}`;
+  if (!resetByRule.has(key)) resetByRule.set(key, resetFor(rule));
+  return resetByRule.get(key);
+}
+
+/** Reset sets by rule: a few kinds and endpoints, each built once (sets are immutable). */
+const resetByRule = new Map<string, FieldSet | undefined>();
+
+function resetFor(rule: ResetRule): FieldSet | undefined {
   if (rule.subresource === 'status') {
     if (rule.custom) return paths(['metadata'], ['spec']);
     if (rule.kind === 'Deployment') return paths(['spec'], ['metadata', 'labels']);

@@ -4,7 +4,7 @@
  * @module
  */
 import { FieldSet } from './fieldset.js';
-import { comparePathElements, type Path } from './path.js';
+import { comparePathElements, type Path, type PathElement } from './path.js';
 import type { TypeRef, TypedSchema } from './schema.js';
 import { compareValues, type Comparison } from './typed/compare.js';
 import { toFieldSet } from './typed/fieldset.js';
@@ -63,24 +63,26 @@ function filterComparison(c: Comparison, reset: FieldSet | undefined): Compariso
 function reassign(types: VersionedTypes, live: Json | undefined, next: Json | undefined, version: string, managers: ManagedFields, workflow: string, force: boolean): Comparison {
   const typed = types.at(version)!;
   const comparison = filterComparison(compareValues(typed, live, next), types.resetFields(version));
-  const byVersion = new Map<string, Comparison>([[version, comparison]]);
+  // Per API version: what changed there, and the changed fields nobody else may keep (modified or added).
+  const byVersion = new Map<string, { readonly comparison: Comparison; readonly changed: FieldSet }>([[version, { comparison, changed: comparison.modified.union(comparison.added) }]]);
   const conflicts = new Map<string, FieldSet>();
   const removed = new Map<string, FieldSet>();
   for (const [manager, owned] of managers) {
     if (manager === workflow) continue;
-    let c = byVersion.get(owned.apiVersion);
-    if (c === undefined) {
+    let at = byVersion.get(owned.apiVersion);
+    if (at === undefined) {
       const other = types.at(owned.apiVersion);
       if (other === undefined) {
         managers.delete(manager);
         continue;
       }
-      c = filterComparison(compareValues(other, types.convert(live, owned.apiVersion), types.convert(next, owned.apiVersion)), types.resetFields(owned.apiVersion));
-      byVersion.set(owned.apiVersion, c);
+      const c = filterComparison(compareValues(other, types.convert(live, owned.apiVersion), types.convert(next, owned.apiVersion)), types.resetFields(owned.apiVersion));
+      at = { comparison: c, changed: c.modified.union(c.added) };
+      byVersion.set(owned.apiVersion, at);
     }
-    const conflict = owned.set.intersection(c.modified.union(c.added));
+    const conflict = owned.set.intersection(at.changed);
     if (!conflict.empty()) conflicts.set(manager, conflict);
-    if (!c.removed.empty()) removed.set(manager, c.removed);
+    if (!at.comparison.removed.empty()) removed.set(manager, at.comparison.removed);
   }
   if (!force && conflicts.size > 0) {
     const list: Conflict[] = [];
@@ -137,7 +139,12 @@ export function applyConfig(types: VersionedTypes, live: Json, config: Json, ver
 function prune(types: VersionedTypes, merged: Json | undefined, managers: ManagedFields, last: VersionedSet, applierVersion: string): Json | undefined {
   const typed = types.at(last.apiVersion);
   if (typed === undefined) return merged;
-  const named = (set: FieldSet, t: TypedSchema) => namedFieldsAsMembers(t, set, t.root);
+  // The same sets are asked for more than once (the merged object's fields, the last applied set): each is
+  // computed once per prune.
+  const fieldsMemo = new Map<TypedSchema, Map<Json | undefined, FieldSet>>();
+  const fields = (t: TypedSchema, value: Json | undefined): FieldSet => memo(fieldsMemo, t, value, () => namedFieldsAsMembers(t, toFieldSet(t, value), t.root));
+  const namedMemo = new Map<TypedSchema, Map<FieldSet, FieldSet>>();
+  const named = (set: FieldSet, t: TypedSchema): FieldSet => memo(namedMemo, t, set, () => namedFieldsAsMembers(t, set, t.root));
   const at = (value: Json | undefined, version: string) => types.convert(value, version);
   merged = at(merged, last.apiVersion);
   let pruned = removeItems(typed, merged, named(last.set, typed));
@@ -148,29 +155,53 @@ function prune(types: VersionedTypes, merged: Json | undefined, managers: Manage
     const t = types.at(version);
     if (t === undefined) continue;
     const mergedHere = at(merged, version);
-    const keep = named(toFieldSet(t, at(pruned, version)), t).union(named(owned.get(version)!, t));
-    pruned = removeItems(t, mergedHere, named(toFieldSet(t, mergedHere), t).difference(keep));
+    const keep = fields(t, at(pruned, version)).union(named(owned.get(version)!, t));
+    pruned = removeItems(t, mergedHere, fields(t, mergedHere).difference(keep));
   }
   pruned = at(pruned, last.apiVersion);
-  const dangling = named(toFieldSet(typed, merged), typed).difference(named(toFieldSet(typed, pruned), typed)).intersection(named(last.set, typed));
+  const dangling = fields(typed, merged).difference(fields(typed, pruned)).intersection(named(last.set, typed));
   return at(removeItems(typed, merged, dangling), applierVersion);
 }
 
-/** `EnsureNamedFieldsAreMembers`: struct fields that have children also count as members. */
+function memo<K, V>(cache: Map<TypedSchema, Map<K, V>>, typed: TypedSchema, key: K, compute: () => V): V {
+  let byKey = cache.get(typed);
+  if (byKey === undefined) {
+    byKey = new Map();
+    cache.set(typed, byKey);
+  }
+  let value = byKey.get(key);
+  if (value === undefined) {
+    value = compute();
+    byKey.set(key, value);
+  }
+  return value;
+}
+
+/**
+ * `EnsureNamedFieldsAreMembers`: struct fields that have children also count as members.
+ *
+ * # Guarantees
+ * - Returns `set` itself, or parts of it, where nothing is added (sets are immutable).
+ */
 export function namedFieldsAsMembers(typed: TypedSchema, set: FieldSet, ref: TypeRef | undefined): FieldSet {
   const atom = ref === undefined ? undefined : typed.schema.resolve(ref);
-  const members = [...set.members];
-  const children = set.children.map((child) => {
+  let added: PathElement[] | undefined;
+  let children: { readonly element: PathElement; readonly set: FieldSet }[] | undefined;
+  for (let i = 0; i < set.children.length; i++) {
+    const child = set.children[i]!;
     let childRef: TypeRef | undefined;
     if (child.element.kind === 'field' && atom?.map !== undefined) {
       const declared = atom.map.fields.get(child.element.name);
-      if (declared !== undefined && !members.some((m) => comparePathElements(m, child.element) === 0)) members.push(child.element);
+      if (declared !== undefined && !set.hasMember(child.element)) (added ??= []).push(child.element);
       childRef = declared?.type ?? atom.map.elementType;
     } else if (child.element.kind === 'key' && atom?.list !== undefined) {
       childRef = atom.list.elementType;
     }
-    return { element: child.element, set: namedFieldsAsMembers(typed, child.set, childRef) };
-  });
-  members.sort(comparePathElements);
-  return new FieldSet(members, children);
+    const below = namedFieldsAsMembers(typed, child.set, childRef);
+    if (below !== child.set && children === undefined) children = set.children.slice(0, i);
+    children?.push(below === child.set ? child : { element: child.element, set: below });
+  }
+  if (added === undefined && children === undefined) return set;
+  const members = added === undefined ? set.members : [...set.members, ...added].sort(comparePathElements);
+  return new FieldSet(members, children ?? set.children);
 }

@@ -34,6 +34,18 @@ function rank(value: Json): number {
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
   const length = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === length) return a.length < b.length ? -1 : 1;
+  const ca = a.charCodeAt(i);
+  const cb = b.charCodeAt(i);
+  // Below the surrogates UTF-16 code units order as code points (and as UTF-8 bytes); the first difference decides.
+  if (ca < 0xd800 && cb < 0xd800) return ca < cb ? -1 : 1;
+  return compareCodePoints(a, b);
+}
+
+function compareCodePoints(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {
     const ca = a.codePointAt(i)!;
     const cb = b.codePointAt(i)!;
@@ -123,8 +135,11 @@ export function goJson(value: Json): string {
   return JSON.stringify(value);
 }
 
+const htmlEscaped = /[<>&\u2028\u2029]/;
+
 function goString(text: string): string {
-  return JSON.stringify(text).replace(/[<>&\u2028\u2029]/g, (c) => htmlEscapes[c]!);
+  const quoted = JSON.stringify(text);
+  return htmlEscaped.test(quoted) ? quoted.replace(/[<>&\u2028\u2029]/g, (c) => htmlEscapes[c]!) : quoted;
 }
 
 /** `value.ToString`: how a value prints inside a conflict path (`[name="nginx"]`, `[=80]`). */

@@ -1,4 +1,5 @@
 /** Small JSON-value helpers shared by the patch algorithms. */
+import { setMember } from '../object.js';
 import { badRequest } from './errors.js';
 
 /** A JSON object with string keys. */
@@ -27,16 +28,17 @@ export function clone<T>(value: T): T {
   if (Array.isArray(value)) return value.map(clone) as T;
   if (isObject(value)) {
     const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) setOwn(out, k, clone(v));
+    for (const k of Object.keys(value)) setOwn(out, k, clone(value[k]));
     return out as T;
   }
   return value;
 }
 
-/** Assigns as an own data property, so a key named `__proto__` is data, not a prototype switch. */
-export function setOwn(target: JsonObject, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-}
+/**
+ * Assigns as an own data property, so a key named `__proto__` is data, not a prototype switch (a plain assignment
+ * otherwise: targets are plain objects this module built).
+ */
+export const setOwn: (target: JsonObject, key: string, value: unknown) => void = setMember;
 
 /** Go's JSON type word for a value, as `encoding/json` error messages print it. */
 export function goJsonType(value: unknown): string {

@@ -13,7 +13,8 @@ import protobuf from 'protobufjs';
 export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
 
 const magic = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
-const protoDir = fileURLToPath(new URL('./proto/', import.meta.url));
+// The upstream .proto files live in vendor/ (copied next to the compiled module by `npm run build`).
+const protoDir = fileURLToPath(new URL('./vendor/', import.meta.url));
 const files = [
   'k8s.io/api/core/v1/generated.proto', 'k8s.io/api/apps/v1/generated.proto', 'k8s.io/api/coordination/v1/generated.proto',
   'k8s.io/api/events/v1/generated.proto', 'k8s.io/api/autoscaling/v1/generated.proto',

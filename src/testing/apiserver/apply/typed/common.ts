@@ -3,9 +3,9 @@
  * SMD's validation errors with their path prefixes.
  * @module
  */
-import { keyElement, pathElementToString, type PathElement } from '../path.js';
+import { keyElement, pathElementToString, serializePathElement, type PathElement } from '../path.js';
 import type { Atom, ListType, MapType, Schema, TypeRef } from '../schema.js';
-import { isMap, type Json, type JsonMap } from '../value.js';
+import { goJson, isMap, type Json, type JsonMap } from '../value.js';
 
 /** One validation error; `path` is SMD's path string (`.spec.containers[name="a"].image`). */
 export interface TypedError {
@@ -25,11 +25,6 @@ function format(e: TypedError): string {
   return e.path === '' ? e.message : `${e.path}: ${e.message}`;
 }
 
-/** Prefixes every error's path with `prefix`. */
-export function prefixed(errors: TypedError[], prefix: string): TypedError[] {
-  return errors.map((e) => ({ path: prefix + e.path, message: e.message }));
-}
-
 /** The atom `ref` names in `schema`, or a schema error. */
 export function resolveAtom(schema: Schema, ref: TypeRef): Atom {
   const atom = schema.resolve(ref);
@@ -37,31 +32,40 @@ export function resolveAtom(schema: Schema, ref: TypeRef): Atom {
   return atom;
 }
 
-/** `deduceAtom`: of a multi-shape atom, the shape that fits the value (unchanged when none fits or no value). */
-export function deduceAtom(atom: Atom, value: Json | undefined): Atom {
-  if (value === undefined || value === null) return atom;
-  if (typeof value !== 'object') return atom.scalar !== undefined ? { scalar: atom.scalar } : atom;
-  if (Array.isArray(value)) return atom.list !== undefined ? { list: atom.list } : atom;
-  return atom.map !== undefined ? { map: atom.map } : atom;
+/** Members of an atom, as bits: what `deduceAtom` keeps of it for a value. */
+const mapBit = 1;
+const scalarBit = 2;
+const listBit = 4;
+
+/**
+ * `deduceAtom`, as the members it keeps: the one member that fits the value, or every member of the atom when
+ * none fits or there is no value. Two values deduce to the same atom (SMD's `Atom.Equals`) when the bits are equal.
+ */
+export function deducedMembers(atom: Atom, value: Json | undefined): number {
+  if (value !== undefined && value !== null) {
+    if (typeof value !== 'object') {
+      if (atom.scalar !== undefined) return scalarBit;
+    } else if (Array.isArray(value)) {
+      if (atom.list !== undefined) return listBit;
+    } else if (atom.map !== undefined) return mapBit;
+  }
+  return (atom.map !== undefined ? mapBit : 0) | (atom.scalar !== undefined ? scalarBit : 0) | (atom.list !== undefined ? listBit : 0);
 }
 
-/** True when two deduced atoms are the same shape object (SMD's `Atom.Equals` on the chosen member). */
-export function sameAtom(a: Atom, b: Atom): boolean {
-  return a.map === b.map && a.list === b.list && a.scalar === b.scalar;
-}
+/** The shape a walk takes for deduced `members`. */
+export type Shape = 'map' | 'scalar' | 'list';
 
-/** What a walk does with each shape. */
-export interface AtomHandler<T> {
-  map(type: MapType): T;
-  scalar(): T;
-  list(type: ListType): T;
-}
-
-/** `handleAtom`: map, then scalar, then list; an atom with none is a schema error. */
-export function handleAtom<T>(atom: Atom, handler: AtomHandler<T>): T {
-  if (atom.map !== undefined) return handler.map(atom.map);
-  if (atom.scalar !== undefined) return handler.scalar();
-  if (atom.list !== undefined) return handler.list(atom.list);
+/**
+ * `handleAtom`'s choice among deduced `members`: map, then scalar, then list; none is a schema error.
+ *
+ * # Caveats
+ * - A plain switch in the walks instead of a handler object of closures: the walks run on every write, once per
+ *   node of the object, and a closure per node costs more than the walk itself.
+ */
+export function shapeOf(members: number): Shape {
+  if ((members & mapBit) !== 0) return 'map';
+  if ((members & scalarBit) !== 0) return 'scalar';
+  if ((members & listBit) !== 0) return 'list';
   throw new TypedValueError([{ path: '', message: 'schema error: invalid atom: inlined' }]);
 }
 
@@ -98,6 +102,55 @@ export function listItemElement(schema: Schema, list: ListType, item: Json): Pat
   return { kind: 'value', value: item };
 }
 
+/** A list item with its path element and that element's FieldsV1 key (`serializePathElement`), its identity. */
+export interface KeyedItem {
+  readonly element: PathElement;
+  readonly id: string;
+}
+
+/** {@link listItemElement}, or undefined for an item that cannot be keyed. */
+export function listItemElementOrNone(schema: Schema, list: ListType, item: Json): PathElement | undefined {
+  try {
+    return listItemElement(schema, list, item);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Key and value elements by FieldsV1 key: equal keys are equal elements, and objects of one shape repeat them. */
+const keyedElements = new Map<string, PathElement>();
+
+/**
+ * {@link listItemElement} with the element's FieldsV1 key, or undefined for an item that cannot be keyed.
+ *
+ * # Guarantees
+ * - The element is shared by every item with the same key (elements are values), so what is derived from it
+ *   (its FieldsV1 text) is derived once.
+ */
+export function listItemId(schema: Schema, list: ListType, item: Json): KeyedItem | undefined {
+  // The common case, one key field given as a string (`name`), keyed without building the element first.
+  if (list.relationship === 'associative' && list.keys.length === 1 && isMap(item)) {
+    const name = list.keys[0]!;
+    const value = Object.hasOwn(item, name) ? item[name] : undefined;
+    if (typeof value === 'string') {
+      const id = `k:{${goJson(name)}:${goJson(value)}}`;
+      const shared = keyedElements.get(id);
+      if (shared !== undefined) return { element: shared, id };
+    }
+  }
+  const element = listItemElementOrNone(schema, list, item);
+  if (element === undefined) return undefined;
+  const id = serializePathElement(element);
+  let shared = keyedElements.get(id);
+  if (shared === undefined) {
+    // Keys are mostly container, port and condition names; the bound keeps arbitrary ones from growing it forever.
+    if (keyedElements.size >= 16384) keyedElements.clear();
+    shared = element;
+    keyedElements.set(id, shared);
+  }
+  return { element: shared, id };
+}
+
 function keyDefault(schema: Schema, list: ListType, name: string): unknown {
   const atom = schema.resolve(list.elementType);
   if (atom === undefined) throw new Error(`couldn't find default value for ${name}: invalid elementType for list`);
@@ -116,6 +169,12 @@ export const elementText = pathElementToString;
 /** A map value as a map, or undefined for null/absent (a non-map is also undefined: SMD ignores that error). */
 export function asMap(value: Json | undefined): JsonMap | undefined {
   return isMap(value) ? value : undefined;
+}
+
+/** True when a map has no own key (without building the key list). */
+export function isEmptyMap(map: JsonMap): boolean {
+  for (const key in map) if (Object.hasOwn(map, key)) return false;
+  return true;
 }
 
 /** A list value as a list, or undefined for null/absent/non-list. */

@@ -2,11 +2,12 @@
  * Validation of a value against its type, and the set of fields a value sets (`TypedValue.ToFieldSet`).
  * @module
  */
-import { FieldSet } from '../fieldset.js';
-import { fieldElement, type Path, type PathElement } from '../path.js';
+import { FieldSetBuilder } from '../builder.js';
+import type { FieldSet } from '../fieldset.js';
+import { fieldElement, type PathElement } from '../path.js';
 import type { ScalarKind, TypeRef, TypedSchema } from '../schema.js';
 import { isMap, type Json } from '../value.js';
-import { asList, asMap, deduceAtom, elementText, fieldType, handleAtom, listItemElement, prefixed, resolveAtom, type TypedError } from './common.js';
+import { asList, asMap, deducedMembers, elementText, fieldType, isEmptyMap, listItemElement, listItemElementOrNone, resolveAtom, shapeOf, type TypedError } from './common.js';
 
 /** Go's `%T` of an unstructured value. */
 function goType(value: Json): string {
@@ -16,14 +17,14 @@ function goType(value: Json): string {
   return typeof value === 'boolean' ? 'bool' : 'string';
 }
 
-function scalarErrors(kind: ScalarKind, value: Json | undefined): TypedError[] {
-  if (value === undefined || value === null) return [];
-  const error = (message: string): TypedError[] => [{ path: '', message }];
+/** What is wrong with `value` as a scalar of `kind`, if anything. */
+function scalarError(kind: ScalarKind, value: Json | undefined): string | undefined {
+  if (value === undefined || value === null) return undefined;
   switch (kind) {
-    case 'numeric': return typeof value === 'number' ? [] : error(`expected numeric (int or float), got ${goType(value)}`);
-    case 'string': return typeof value === 'string' ? [] : error(`expected string, got ${JSON.stringify(value)}`);
-    case 'boolean': return typeof value === 'boolean' ? [] : error(`expected boolean, got ${JSON.stringify(value)}`);
-    default: return typeof value === 'object' ? error(`expected any scalar, got ${JSON.stringify(value)}`) : [];
+    case 'numeric': return typeof value === 'number' ? undefined : `expected numeric (int or float), got ${goType(value)}`;
+    case 'string': return typeof value === 'string' ? undefined : `expected string, got ${JSON.stringify(value)}`;
+    case 'boolean': return typeof value === 'boolean' ? undefined : `expected boolean, got ${JSON.stringify(value)}`;
+    default: return typeof value === 'object' ? `expected any scalar, got ${JSON.stringify(value)}` : undefined;
   }
 }
 
@@ -35,13 +36,65 @@ function scalarErrors(kind: ScalarKind, value: Json | undefined): TypedError[] {
  *   associative-list items without keys, and (unless `allowDuplicates`) duplicate keys, each with its SMD path.
  */
 export function validate(typed: TypedSchema, value: Json | undefined, allowDuplicates: boolean, ref: TypeRef = typed.root): TypedError[] {
-  const atom = deduceAtom(resolveAtom(typed.schema, ref), value);
-  return handleAtom<TypedError[]>(atom, {
-    scalar: () => scalarErrors(atom.scalar!, value),
-    list: (type) => {
-      if (value === null || value === undefined) return [];
-      if (!Array.isArray(value)) return [{ path: '', message: `expected list, got ${JSON.stringify(value)}` }];
-      const errors: TypedError[] = [];
+  const check: Check = { typed, allowDuplicates, prefix: [], location: [], errors: [] };
+  validateNode(check, value, ref);
+  return check.errors;
+}
+
+/**
+ * Every field of `value` that its type does not declare, as the path from the root to it (map keys and list
+ * indexes), in the order of `value`'s own keys: what a strict decoder calls an unknown field.
+ *
+ * # Guarantees
+ * - The same walk as {@link validate}, but it goes on after an undeclared field, and through lists whose items
+ *   cannot be keyed; other problems (wrong scalar kinds, duplicates) are not its business and are skipped.
+ * - Fields under a map that preserves unknown fields (`x-kubernetes-preserve-unknown-fields`, deduced or
+ *   untyped maps) are declared by definition.
+ */
+export function undeclaredFields(typed: TypedSchema, value: Json | undefined, ref: TypeRef = typed.root): (string | number)[][] {
+  const check: Check = { typed, allowDuplicates: true, prefix: [], location: [], errors: [], undeclared: [] };
+  validateNode(check, value, ref);
+  return check.undeclared!;
+}
+
+/** One validation in progress: the texts of the path elements above the node, and the errors so far. */
+interface Check {
+  readonly typed: TypedSchema;
+  readonly allowDuplicates: boolean;
+  readonly prefix: string[];
+  /** The keys and indexes above the node (for {@link undeclaredFields}). */
+  readonly location: (string | number)[];
+  readonly errors: TypedError[];
+  /** Set when collecting undeclared fields instead of stopping at the first. */
+  readonly undeclared?: (string | number)[][];
+}
+
+function report(check: Check, path: string, message: string): void {
+  check.errors.push({ path: check.prefix.join('') + path, message });
+}
+
+function validateChild(check: Check, text: string, step: string | number, value: Json | undefined, ref: TypeRef): void {
+  check.prefix.push(text);
+  check.location.push(step);
+  validateNode(check, value, ref);
+  check.location.pop();
+  check.prefix.pop();
+}
+
+function validateNode(check: Check, value: Json | undefined, ref: TypeRef): void {
+  const { typed } = check;
+  const atom = resolveAtom(typed.schema, ref);
+  const members = deducedMembers(atom, value);
+  switch (shapeOf(members)) {
+    case 'scalar': {
+      const message = scalarError(atom.scalar!, value);
+      if (message !== undefined) report(check, '', message);
+      return;
+    }
+    case 'list': {
+      const type = atom.list!;
+      if (value === null || value === undefined) return;
+      if (!Array.isArray(value)) return report(check, '', `expected list, got ${JSON.stringify(value)}`);
       const seen = new Set<string>();
       for (let i = 0; i < value.length; i++) {
         let element: PathElement = { kind: 'index', index: i };
@@ -49,28 +102,35 @@ export function validate(typed: TypedSchema, value: Json | undefined, allowDupli
           try {
             element = listItemElement(typed.schema, type, value[i]!);
           } catch (error) {
-            return [...errors, { path: '', message: `element ${i}: ${(error as Error).message}` }];
+            if (check.undeclared !== undefined) {
+              validateChild(check, `[${i}]`, i, value[i], type.elementType);
+              continue;
+            }
+            return report(check, '', `element ${i}: ${(error as Error).message}`);
           }
           const id = elementText(element);
-          if (seen.has(id) && !allowDuplicates) errors.push({ path: '', message: `duplicate entries for key ${id}` });
+          if (seen.has(id) && !check.allowDuplicates) report(check, '', `duplicate entries for key ${id}`);
           seen.add(id);
         }
-        errors.push(...prefixed(validate(typed, value[i], allowDuplicates, type.elementType), elementText(element)));
+        validateChild(check, elementText(element), i, value[i], type.elementType);
       }
-      return errors;
-    },
-    map: (type) => {
-      if (value === null || value === undefined) return [];
-      if (!isMap(value)) return [{ path: '', message: `expected map, got ${JSON.stringify(value)}` }];
-      const errors: TypedError[] = [];
-      for (const [key, child] of Object.entries(value)) {
+      return;
+    }
+    case 'map': {
+      const type = atom.map!;
+      if (value === null || value === undefined) return;
+      if (!isMap(value)) return report(check, '', `expected map, got ${JSON.stringify(value)}`);
+      for (const key of Object.keys(value)) {
         const childType = fieldType(type, key);
-        if (childType === undefined) return [...errors, { path: `.${key}`, message: 'field not declared in schema' }];
-        errors.push(...prefixed(validate(typed, child, allowDuplicates, childType), `.${key}`));
+        if (childType === undefined) {
+          if (check.undeclared === undefined) return report(check, `.${key}`, 'field not declared in schema');
+          check.undeclared.push([...check.location, key]);
+          continue;
+        }
+        validateChild(check, `.${key}`, key, value[key], childType);
       }
-      return errors;
-    },
-  });
+    }
+  }
 }
 
 /**
@@ -82,53 +142,58 @@ export function validate(typed: TypedSchema, value: Json | undefined, allowDupli
  * - Duplicated list items count once, as the item only (as SMD does for live objects).
  */
 export function toFieldSet(typed: TypedSchema, value: Json | undefined): FieldSet {
-  const set = new FieldSet();
+  const set = new FieldSetBuilder();
   collect(typed, value, typed.root, [], set);
-  return set;
+  return set.set;
 }
 
-function collect(typed: TypedSchema, value: Json | undefined, ref: TypeRef | undefined, path: Path, set: FieldSet): void {
-  const resolved = ref === undefined ? undefined : typed.schema.resolve(ref);
-  if (resolved === undefined) return;
-  const atom = deduceAtom(resolved, value);
-  if (atom.map === undefined && atom.scalar === undefined && atom.list === undefined) return;
-  handleAtom<void>(atom, {
-    scalar: () => set.insert(path),
-    list: (type) => {
+function collect(typed: TypedSchema, value: Json | undefined, ref: TypeRef | undefined, path: PathElement[], set: FieldSetBuilder): void {
+  const atom = ref === undefined ? undefined : typed.schema.resolve(ref);
+  if (atom === undefined) return;
+  const members = deducedMembers(atom, value);
+  if (members === 0) return;
+  switch (shapeOf(members)) {
+    case 'scalar':
+      return set.insert(path);
+    case 'list': {
+      const type = atom.list!;
       if (type.relationship === 'atomic') return set.insert(path);
       const list = asList(value);
       if (list === undefined) return;
-      const elements = list.map((item) => {
-        try {
-          return listItemElement(typed.schema, type, item);
-        } catch {
-          return undefined;
-        }
-      });
+      const elements = list.map((item) => listItemElementOrNone(typed.schema, type, item));
+      // Duplicates are told apart by their printed form, as SMD's value sets are; a single item has none.
+      const texts = elements.length > 1 ? elements.map((e) => (e === undefined ? undefined : elementText(e))) : undefined;
       const counts = new Map<string, number>();
-      for (const e of elements) if (e !== undefined) counts.set(elementText(e), (counts.get(elementText(e)) ?? 0) + 1);
+      if (texts !== undefined) for (const text of texts) if (text !== undefined) counts.set(text, (counts.get(text) ?? 0) + 1);
       const duplicatesDone = new Set<string>();
-      elements.forEach((e, i) => {
-        if (e === undefined) return;
-        const id = elementText(e);
-        if (counts.get(id)! > 1) {
-          if (!duplicatesDone.has(id)) set.insert([...path, e]);
-          duplicatesDone.add(id);
-          return;
+      for (let i = 0; i < elements.length; i++) {
+        const element = elements[i];
+        if (element === undefined) continue;
+        const text = texts?.[i];
+        path.push(element);
+        if (text !== undefined && counts.get(text)! > 1) {
+          if (!duplicatesDone.has(text)) set.insert(path);
+          duplicatesDone.add(text);
+        } else {
+          collect(typed, list[i], type.elementType, path, set);
+          set.insert(path);
         }
-        collect(typed, list[i], type.elementType, [...path, e], set);
-        set.insert([...path, e]);
-      });
-    },
-    map: (type) => {
+        path.pop();
+      }
+      return;
+    }
+    case 'map': {
+      const type = atom.map!;
       if (type.relationship === 'atomic') return set.insert(path);
       const map = asMap(value);
       if (map === undefined) return;
-      for (const [key, child] of Object.entries(map)) {
-        const childPath = [...path, fieldElement(key)];
-        collect(typed, child, fieldType(type, key), childPath, set);
-        if (child === null || (isMap(child) && Object.keys(child).length === 0) || !type.fields.has(key)) set.insert(childPath);
+      for (const key of Object.keys(map)) {
+        const child = map[key]!;
+        path.push(fieldElement(key));
+        collect(typed, child, fieldType(type, key), path, set);
+        if (child === null || (isMap(child) && isEmptyMap(child)) || !type.fields.has(key)) set.insert(path);
+        path.pop();
       }
-    },
-  });
+    }
+  }
 }

@@ -7,7 +7,7 @@ import { cloneJson } from '../../object.js';
 import { serializePathElement, type PathElement } from '../path.js';
 import type { ListType, MapType, TypeRef, TypedSchema } from '../schema.js';
 import type { Json, JsonMap } from '../value.js';
-import { asList, asMap, deduceAtom, elementText, fieldType, handleAtom, listItemElement, resolveAtom, TypedValueError, type TypedError } from './common.js';
+import { asList, asMap, deducedMembers, elementText, fieldType, isEmptyMap, listItemElement, resolveAtom, shapeOf, TypedValueError, type TypedError } from './common.js';
 
 function copy<T extends Json | undefined>(value: T): T {
   return cloneJson(value);
@@ -32,58 +32,72 @@ export function mergeValues(typed: TypedSchema, lhs: Json | undefined, rhs: Json
 
 function merge(typed: TypedSchema, lhs: Json | undefined, rhs: Json | undefined, ref: TypeRef | undefined): Json | undefined {
   if (ref === undefined) return keepRight(lhs, rhs);
-  const base = resolveAtom(typed.schema, ref);
-  const atom = rhs === undefined ? deduceAtom(base, lhs) : deduceAtom(base, rhs);
-  return handleAtom<Json | undefined>(atom, {
-    scalar: () => keepRight(lhs, rhs),
-    list: (type) => mergeList(typed, type, lhs, rhs),
-    map: (type) => mergeMap(typed, type, lhs, rhs),
-  });
+  const atom = resolveAtom(typed.schema, ref);
+  switch (shapeOf(deducedMembers(atom, rhs === undefined ? lhs : rhs))) {
+    case 'map': return mergeMap(typed, atom.map!, lhs, rhs);
+    case 'scalar': return keepRight(lhs, rhs);
+    case 'list': return mergeList(typed, atom.list!, lhs, rhs);
+  }
 }
 
 function mergeMap(typed: TypedSchema, type: MapType, lhs: Json | undefined, rhs: Json | undefined): Json | undefined {
   const l = asMap(lhs);
   const r = asMap(rhs);
-  const empty = (l === undefined || Object.keys(l).length === 0) && (r === undefined || Object.keys(r).length === 0);
+  const empty = (l === undefined || isEmptyMap(l)) && (r === undefined || isEmptyMap(r));
   if (type.relationship === 'atomic' || empty) return keepRight(lhs, rhs);
   const out: JsonMap = {};
-  const keys = new Set([...Object.keys(l ?? {}), ...Object.keys(r ?? {})]);
-  for (const key of keys) {
-    const left = l !== undefined && Object.hasOwn(l, key) ? l[key] : undefined;
-    const right = r !== undefined && Object.hasOwn(r, key) ? r[key] : undefined;
-    const merged = merge(typed, left, right, fieldType(type, key));
-    if (merged !== undefined) out[key] = merged;
+  // Keys of the live object first, then those only in the configuration.
+  if (l !== undefined) {
+    for (const key of Object.keys(l)) {
+      const merged = merge(typed, l[key], r !== undefined && Object.hasOwn(r, key) ? r[key] : undefined, fieldType(type, key));
+      if (merged === undefined) continue;
+      out[key] = merged;
+    }
   }
-  return Object.keys(out).length > 0 ? out : undefined;
+  if (r !== undefined) {
+    for (const key of Object.keys(r)) {
+      if (l !== undefined && Object.hasOwn(l, key)) continue;
+      const merged = merge(typed, undefined, r[key], fieldType(type, key));
+      if (merged === undefined) continue;
+      out[key] = merged;
+    }
+  }
+  return isEmptyMap(out) ? undefined : out;
 }
 
+function pushDefined(out: Json[], value: Json | undefined): void {
+  if (value !== undefined) out.push(value);
+}
+
+/** A list's items by FieldsV1 key (`null` for a duplicated key), and the keys in list order. */
 interface Indexed {
-  readonly elements: PathElement[];
+  readonly ids: string[];
   readonly byId: Map<string, Json | undefined>;
 }
 
 function index(typed: TypedSchema, type: ListType, list: readonly Json[], allowDuplicates: boolean, errors: TypedError[]): Indexed {
-  const elements: PathElement[] = [];
+  const ids: string[] = [];
   const byId = new Map<string, Json | undefined>();
-  list.forEach((item, i) => {
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i]!;
     let element: PathElement;
     try {
       element = listItemElement(typed.schema, type, item);
     } catch (error) {
       errors.push({ path: '', message: `element ${i}: ${(error as Error).message}` });
-      return;
+      continue;
     }
     const id = serializePathElement(element);
     if (byId.has(id)) {
       if (!allowDuplicates) {
         errors.push({ path: '', message: `duplicate entries for key ${elementText(element)}` });
-        return;
+        continue;
       }
       byId.set(id, null);
     } else byId.set(id, item);
-    elements.push(element);
-  });
-  return { elements, byId };
+    ids.push(id);
+  }
+  return { ids, byId };
 }
 
 function mergeList(typed: TypedSchema, type: ListType, lhs: Json | undefined, rhs: Json | undefined): Json | undefined {
@@ -95,50 +109,47 @@ function mergeList(typed: TypedSchema, type: ListType, lhs: Json | undefined, rh
   const right = index(typed, type, r ?? [], false, errors);
   const left = index(typed, type, l ?? [], true, errors);
   if (errors.length > 0) throw new TypedValueError(errors);
-  const id = (e: PathElement) => serializePathElement(e);
   const out: Json[] = [];
-  const push = (value: Json | undefined) => {
-    if (value !== undefined) out.push(value);
-  };
   // The item order of SMD's visitListItems: live order, with each shared item placed where the applied
   // configuration puts it relative to the other shared items.
-  const shared = right.elements.filter((e) => left.byId.has(id(e)));
-  let nextShared = shared.shift();
+  const shared = right.ids.filter((id) => left.byId.has(id));
+  let sharedAt = 0;
+  let nextShared = shared[sharedAt++];
   const mergedRight = new Set<string>();
   let li = 0;
   let ri = 0;
-  while (li < left.elements.length || ri < right.elements.length) {
-    if (li < left.elements.length && ri < right.elements.length) {
-      const le = left.elements[li]!;
-      if (id(le) === id(right.elements[ri]!)) {
-        mergedRight.add(id(le));
-        push(merge(typed, left.byId.get(id(le)), right.byId.get(id(le)), type.elementType));
+  while (li < left.ids.length || ri < right.ids.length) {
+    if (li < left.ids.length && ri < right.ids.length) {
+      const le = left.ids[li]!;
+      if (le === right.ids[ri]) {
+        mergedRight.add(le);
+        pushDefined(out, merge(typed, left.byId.get(le), right.byId.get(le), type.elementType));
         li++;
         ri++;
-        nextShared = shared.shift();
+        nextShared = shared[sharedAt++];
         continue;
       }
-      if (right.byId.has(id(le)) && nextShared !== undefined && id(nextShared) !== id(le)) {
+      if (right.byId.has(le) && nextShared !== undefined && nextShared !== le) {
         li++;
         continue;
       }
     }
-    if (li < left.elements.length) {
-      const le = left.elements[li]!;
-      if (!right.byId.has(id(le))) {
-        push(merge(typed, l![li], undefined, type.elementType));
+    if (li < left.ids.length) {
+      const le = left.ids[li]!;
+      if (!right.byId.has(le)) {
+        pushDefined(out, merge(typed, l![li], undefined, type.elementType));
         li++;
         continue;
-      } else if (mergedRight.has(id(le))) {
+      } else if (mergedRight.has(le)) {
         li++;
       }
     }
-    if (ri < right.elements.length) {
-      const re = right.elements[ri]!;
-      mergedRight.add(id(re));
-      push(merge(typed, left.byId.get(id(re)), right.byId.get(id(re)), type.elementType));
+    if (ri < right.ids.length) {
+      const re = right.ids[ri]!;
+      mergedRight.add(re);
+      pushDefined(out, merge(typed, left.byId.get(re), right.byId.get(re), type.elementType));
       ri++;
-      if (nextShared !== undefined && id(nextShared) === id(re)) nextShared = shared.shift();
+      if (nextShared !== undefined && nextShared === re) nextShared = shared[sharedAt++];
     }
   }
   return out.length > 0 ? out : undefined;

@@ -6,7 +6,7 @@ import type { FieldSet } from '../fieldset.js';
 import { fieldElement } from '../path.js';
 import type { TypeRef, TypedSchema } from '../schema.js';
 import { isMap, type Json, type JsonMap } from '../value.js';
-import { deduceAtom, fieldType, handleAtom, listItemElement } from './common.js';
+import { deducedMembers, fieldType, isEmptyMap, listItemElementOrNone, shapeOf } from './common.js';
 
 /**
  * Removes the paths of `remove` from `value`.
@@ -20,20 +20,20 @@ export function removeItems(typed: TypedSchema, value: Json | undefined, remove:
 }
 
 function removeFrom(typed: TypedSchema, value: Json | undefined, remove: FieldSet, ref: TypeRef | undefined): Json | undefined {
-  const resolved = ref === undefined ? undefined : typed.schema.resolve(ref);
-  if (resolved === undefined) return value;
-  const atom = deduceAtom(resolved, value);
-  if (atom.map === undefined && atom.scalar === undefined && atom.list === undefined) return value;
-  return handleAtom<Json | undefined>(atom, {
-    scalar: () => value,
-    list: (type) => {
+  const atom = ref === undefined ? undefined : typed.schema.resolve(ref);
+  if (atom === undefined) return value;
+  const members = deducedMembers(atom, value);
+  if (members === 0) return value;
+  switch (shapeOf(members)) {
+    case 'scalar':
+      return value;
+    case 'list': {
+      const type = atom.list!;
       if (!Array.isArray(value) || value.length === 0 || type.relationship === 'atomic') return undefined;
       const items: Json[] = [];
       for (const item of value) {
-        let element;
-        try {
-          element = listItemElement(typed.schema, type, item);
-        } catch {
+        const element = listItemElementOrNone(typed.schema, type, item);
+        if (element === undefined) {
           items.push(item);
           continue;
         }
@@ -42,17 +42,19 @@ function removeFrom(typed: TypedSchema, value: Json | undefined, remove: FieldSe
         items.push(below.empty() ? item : removeFrom(typed, item, below, type.elementType) ?? null);
       }
       return items.length > 0 ? items : undefined;
-    },
-    map: (type) => {
-      if (!isMap(value) || Object.keys(value).length === 0 || type.relationship === 'atomic') return undefined;
+    }
+    case 'map': {
+      const type = atom.map!;
+      if (!isMap(value) || isEmptyMap(value) || type.relationship === 'atomic') return undefined;
       const out: JsonMap = {};
-      for (const [key, child] of Object.entries(value)) {
+      for (const key of Object.keys(value)) {
         const element = fieldElement(key);
         if (remove.hasMember(element)) continue;
         const below = remove.withPrefix(element);
-        out[key] = below.empty() ? child : removeFrom(typed, child, below, fieldType(type, key)) ?? null;
+        out[key] = below.empty() ? value[key]! : removeFrom(typed, value[key], below, fieldType(type, key)) ?? null;
       }
-      return Object.keys(out).length > 0 ? out : undefined;
-    },
-  });
+      // Counted as own keys: a `__proto__` key assigned here sets the prototype instead, as before.
+      return isEmptyMap(out) ? undefined : out;
+    }
+  }
 }
