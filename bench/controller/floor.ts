@@ -18,11 +18,19 @@ export class DedupQueue {
   private active = 0;
   private pumping = false;
 
+  /** The last time read from `clock`, kept so that the reads cannot be optimised away. */
+  lastTime = 0;
+
   constructor(
     private readonly concurrency: number,
     private readonly work: (key: string) => void,
     /** Called after each run, like the operator's `succeeded` event. */
     private readonly onDone: (key: string) => void,
+    /**
+     * When given, read where the operator reads its clock: when a key's wait starts and when a run ends. Only for the
+     * reference row that shows how much of the gap to the operator is the clock; the floor itself reads none.
+     */
+    private readonly clock?: () => number,
   ) {}
 
   add(key: string): void {
@@ -31,6 +39,7 @@ export class DedupQueue {
       return;
     }
     if (this.queued.has(key)) return;
+    if (this.clock !== undefined) this.lastTime = this.clock();
     this.queued.add(key);
     this.queue.push(key);
     this.pump();
@@ -60,6 +69,7 @@ export class DedupQueue {
   }
 
   private done(key: string): void {
+    if (this.clock !== undefined) this.lastTime = this.clock();
     this.running.delete(key);
     this.active -= 1;
     this.onDone(key);

@@ -1,7 +1,7 @@
 /**
  * The floor: the least work any informer must do. List pages (`limit=500` + `continue`) and one watch over plain
- * node:http, `JSON.parse` per page or line, `Map.set` per object. No validation, no events, no snapshots, no
- * reconnects: a bound to compare against, not a client.
+ * node:http, Buffer line splitting, `JSON.parse` per page or line, `Map.set` per object. No validation, no events,
+ * no snapshots, no reconnects: a bound to compare against, not a client.
  */
 import http from 'node:http';
 
@@ -10,6 +10,8 @@ export interface FloorOptions {
   readonly stripManagedFields: boolean;
   /** Called for every MODIFIED watch event after it is cached. */
   readonly onModified: () => void;
+  /** The collection to list and watch; `/api/v1/pods` by default. */
+  readonly path?: string;
 }
 
 export interface Floor {
@@ -23,6 +25,7 @@ type Meta = { name: string; namespace?: string; resourceVersion?: string; manage
 type Obj = { metadata: Meta };
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+const NEWLINE = 10;
 
 function get(url: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -37,6 +40,7 @@ function get(url: string): Promise<string> {
 
 /** Starts the floor client against `base` (an `http://127.0.0.1:port` URL). */
 export function floorClient(base: string, options: FloorOptions): Floor {
+  const path = options.path ?? '/api/v1/pods';
   const cache = new Map<string, unknown>();
   const put = (object: Obj): void => {
     if (options.stripManagedFields) delete object.metadata.managedFields;
@@ -48,7 +52,7 @@ export function floorClient(base: string, options: FloorOptions): Floor {
     let token: string | undefined;
     let resourceVersion = '';
     do {
-      const page = JSON.parse(await get(`${base}/api/v1/pods?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`)) as { metadata: Meta; items: Obj[] };
+      const page = JSON.parse(await get(`${base}${path}?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`)) as { metadata: Meta; items: Obj[] };
       for (const item of page.items) put(item);
       token = page.metadata.continue;
       resourceVersion = page.metadata.resourceVersion ?? '';
@@ -56,22 +60,32 @@ export function floorClient(base: string, options: FloorOptions): Floor {
     return resourceVersion;
   };
 
+  const onLine = (line: string): void => {
+    const event = JSON.parse(line) as { type: string; object: Obj };
+    if (event.type === 'BOOKMARK') return;
+    if (event.type === 'DELETED') cache.delete(`${event.object.metadata.namespace}/${event.object.metadata.name}`);
+    else put(event.object);
+    if (event.type === 'MODIFIED') options.onModified();
+  };
+
   const watch = (resourceVersion: string): void => {
-    request = http.get(`${base}/api/v1/pods?watch=true&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`, (res) => {
-      let rest = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        const text = rest + chunk;
+    request = http.get(`${base}${path}?watch=true&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`, (res) => {
+      // Buffer line splitting: a line is decoded once, from the chunk it ends in (joined with the rest of the
+      // previous chunks only when it spans several).
+      let rest: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => {
         let start = 0;
-        for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-          const event = JSON.parse(text.slice(start, end)) as { type: string; object: Obj };
+        for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+          if (rest.length === 0) {
+            onLine(chunk.toString('utf8', start, end));
+          } else {
+            rest.push(chunk.subarray(start, end));
+            onLine(Buffer.concat(rest).toString('utf8'));
+            rest = [];
+          }
           start = end + 1;
-          if (event.type === 'BOOKMARK') continue;
-          if (event.type === 'DELETED') cache.delete(`${event.object.metadata.namespace}/${event.object.metadata.name}`);
-          else put(event.object);
-          if (event.type === 'MODIFIED') options.onModified();
         }
-        rest = text.slice(start);
+        if (start < chunk.length) rest.push(chunk.subarray(start));
       });
       res.on('error', () => undefined);
     });

@@ -18,9 +18,10 @@ export interface Child {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Forks `bench/informer/<script>` under the same Node with tsx and --expose-gc. */
-export function forkScript(script: string, args: string[]): Child {
-  const child = fork(join(here, script), args, { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** Forks `bench/informer/<script>` under the same Node with tsx and --expose-gc (plus `nodeOptions`). */
+export function forkScript(script: string, args: string[], nodeOptions: readonly string[] = []): Child {
+  const execArgv = ['--import', 'tsx', '--expose-gc', ...nodeOptions];
+  const child = fork(join(here, script), args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const inbox: { type: string }[] = [];
   const waiters: (() => void)[] = [];
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -58,4 +59,16 @@ export function forkScript(script: string, args: string[]): Child {
       clearTimeout(timer);
     },
   };
+}
+
+/** Waits until `server` (which answers `{ type: 'watchers' }` with `{ type: 'watchers', count }`) has one open watch. */
+export async function waitForOneWatch(server: Child): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    server.send({ type: 'watchers' });
+    const { count } = await server.next<{ type: 'watchers'; count: number }>('watchers', 10_000);
+    if (count === 1) return;
+    if (Date.now() > deadline) throw new Error(`expected exactly one open watch, the server has ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -2,6 +2,7 @@
  * Renders the informer benchmark's results as `bench/results/informer.md`: three tables with ratios against the
  * floor and client-node, and whether each target is met.
  */
+import { pacedRatios, renderBefore, type Ratios } from './report-continuous.js';
 
 export type Mode = 'floor' | 'floor-strip' | 'rxkube' | 'rxkube-keep' | 'client-node';
 
@@ -12,7 +13,14 @@ export interface ClientResult {
   /** The client process's own CPU time (user + system) until synced. */
   readonly syncCpuMs?: number;
   readonly heapBytes?: number;
-  readonly steady?: { readonly events: number; readonly ms: number; readonly cpuMs: number };
+  readonly steady?: {
+    readonly events: number;
+    readonly ms: number;
+    readonly cpuMs: number;
+    /** Main-thread GC pauses inside the timed bursts, and between them (after one burst's last event, untimed). */
+    readonly gcMs: number;
+    readonly gcBetweenMs: number;
+  };
   readonly error?: string;
 }
 
@@ -38,7 +46,7 @@ const labels: Record<Mode, string> = {
 const fixed = (x: number | undefined, digits = 2): string => (x === undefined || !Number.isFinite(x) ? 'n/a' : x.toFixed(digits));
 const verdict = (ok: boolean | undefined): string => (ok === undefined ? 'not measured' : ok ? '**met**' : '**not met**');
 
-export function renderReport(info: RunInfo, results: readonly ClientResult[]): string {
+export function renderReport(info: RunInfo, results: readonly ClientResult[], before?: Ratios, measuredBefore?: string): string {
   const by = new Map(results.map((r) => [r.mode, r]));
   const sync = (m: Mode) => by.get(m)?.syncMs;
   const syncCpu = (m: Mode) => by.get(m)?.syncCpuMs;
@@ -82,15 +90,17 @@ export function renderReport(info: RunInfo, results: readonly ClientResult[]): s
 
   lines.push(`### 2. Steady state: ${info.events.toLocaleString('en-US')} MODIFIED events into the ${info.pods.toLocaleString('en-US')}-object cache`, '');
   const pct = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : (100 * a) / b);
-  lines.push('| client | events/s | % of floor | events per client CPU-second | % of floor |', '|---|---:|---:|---:|---:|');
+  lines.push('| client | events/s | % of floor | events per client CPU-second | % of floor | GC pauses in the bursts (ms) | GC pauses between them, untimed (ms) |', '|---|---:|---:|---:|---:|---:|---:|');
   for (const m of ['floor', 'rxkube', 'client-node'] as const) {
-    lines.push(`| ${labels[m]} | ${fixed(rate(m), 0)} | ${fixed(pct(rate(m), rate('floor')), 0)} | ${fixed(cpuRate(m), 0)} | ${fixed(pct(cpuRate(m), cpuRate('floor')), 0)} |`);
+    const steady = by.get(m)?.steady;
+    lines.push(`| ${labels[m]} | ${fixed(rate(m), 0)} | ${fixed(pct(rate(m), rate('floor')), 0)} | ${fixed(cpuRate(m), 0)} | ${fixed(pct(cpuRate(m), cpuRate('floor')), 0)} | ${fixed(steady?.gcMs, 0)} | ${fixed(steady?.gcBetweenMs, 0)} |`);
   }
   const rxRate = rate('rxkube');
   lines.push('', `- rxkube ≥ 50% of floor: ${verdict(rxRate === undefined || rate('floor') === undefined ? undefined : rxRate >= 0.5 * rate('floor')!)} (${fixed(pct(rxRate, rate('floor')), 0)}%).`);
   lines.push(`- rxkube ≥ client-node: ${verdict(rxRate === undefined || rate('client-node') === undefined ? undefined : rxRate >= rate('client-node')!)} (${fixed(pct(rxRate, rate('client-node')), 0)}% of client-node).`);
   const rxCpu = cpuRate('rxkube');
   lines.push(`- On client CPU: rxkube ≥ 50% of floor ${verdict(rxCpu === undefined || cpuRate('floor') === undefined ? undefined : rxCpu >= 0.5 * cpuRate('floor')!)} (${fixed(pct(rxCpu, cpuRate('floor')), 0)}%); rxkube ≥ client-node ${verdict(rxCpu === undefined || cpuRate('client-node') === undefined ? undefined : rxCpu >= cpuRate('client-node')!)} (${fixed(pct(rxCpu, cpuRate('client-node')), 0)}%).`);
+  lines.push(...renderBefore(pacedRatios(results), before, measuredBefore));
   lines.push(
     `- Method: the server commits the modifications in bursts of ${info.burstSize.toLocaleString('en-US')} inside one synchronous block while its`,
     '  watches are stalled, then flushes them, so the writer never paces the client. Each client times each burst from',

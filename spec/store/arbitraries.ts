@@ -44,3 +44,15 @@ export function toEvents(ops: Op[]): WatchEvent<TestPod>[] {
   });
 }
 
+
+/** Splits `events` into consecutive batches at the given cut points (taken modulo length + 1), as a reflector's bursts would. */
+export function batches<E>(events: readonly E[], cuts: readonly number[]): E[][] {
+  const points = [...new Set(cuts.map((c) => c % (events.length + 1)))].sort((a, b) => a - b);
+  const result: E[][] = [];
+  let start = 0;
+  for (const point of [...points, events.length]) {
+    result.push(events.slice(start, point));
+    start = point;
+  }
+  return result;
+}

@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { storeDataOf } from '../../src/store/store.js';
 import fc from 'fast-check';
 import { objectKey } from '../../src/objects/index.js';
-import { Store, applyWatchEvents, initialStoreState, type StoreChange } from '../../src/store/index.js';
+import { Store, applyWatchBatch, applyWatchEvents, initialStoreState, type StoreChange, type StoreState } from '../../src/store/index.js';
 import { everythingFrozen, type TestPod } from './fixtures.js';
-import { opsArb, podArb, toEvents, type Op } from './arbitraries.js';
+import { batches, opsArb, podArb, toEvents, type Op } from './arbitraries.js';
 
 /** The reference model: a plain Map, plus the tombstones a relist must produce. */
 function model(ops: Op[]): { objects: Map<string, TestPod>; tombstones: string[] } {
@@ -25,18 +25,6 @@ function model(ops: Op[]): { objects: Map<string, TestPod>; tombstones: string[]
     }
   }
   return { objects, tombstones };
-}
-
-/** Splits the events into consecutive batches at the given cut points, as a reflector's bursts would. */
-function batches<E>(events: E[], cuts: number[]): E[][] {
-  const points = [...new Set(cuts.map((c) => c % (events.length + 1)))].sort((a, b) => a - b);
-  const result: E[][] = [];
-  let start = 0;
-  for (const point of [...points, events.length]) {
-    result.push(events.slice(start, point));
-    start = point;
-  }
-  return result;
 }
 
 const comparable = (object: TestPod | undefined) => object && JSON.stringify(object);
@@ -88,7 +76,63 @@ function checkRun(ops: Op[], cuts: number[]): void {
   for (const { store: snapshot, json } of emitted) expect(JSON.stringify([...snapshot.entries()])).to.equal(json);
 }
 
+/** Everything observable about a snapshot, as comparable JSON. */
+function observable(store: Store<TestPod>): string {
+  const sorted = <V>(entries: Iterable<[string, V]>) => [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const index = (name: string) => store.indexValues(name).sort().map((value) => [value, store.byIndex(name, value).map(objectKey).sort()]);
+  return JSON.stringify({
+    objects: sorted(store.entries()), size: store.size, resourceVersion: store.resourceVersion, synced: store.synced,
+    namespace: index('namespace'), byNode: index('byNode'),
+  });
+}
+
+/**
+ * Applies `events` cut into batches at `cuts`, each batch in exact steps (`applyWatchBatch`, checking that every
+ * step's snapshot shows each of its changes exactly) or in one step (`applyWatchEvents`); returns the final store
+ * and every change, in order.
+ */
+function applyInBatches(events: ReturnType<typeof toEvents>, cuts: number[], exact: boolean): { store: Store<TestPod>; changes: StoreChange<TestPod>[] } {
+  let state: StoreState<TestPod> = initialStoreState(Store.empty<TestPod>({ indexers: { byNode: (p) => p.spec?.nodeName } }));
+  const changes: StoreChange<TestPod>[] = [];
+  for (const batch of batches(events, cuts)) {
+    if (!exact) {
+      const step = applyWatchEvents(state, batch);
+      changes.push(...step.changes);
+      state = step.state;
+      continue;
+    }
+    for (let from = 0; from < batch.length;) {
+      const step = applyWatchBatch(state, batch, from);
+      expect(step.next).to.be.greaterThan(from);
+      for (const change of step.changes) {
+        if (change.type === 'deleted') expect(step.state.store.has(change.key), `deleted ${change.key}`).to.equal(false);
+        else expect(step.state.store.get(change.key), `${change.type} ${change.key}`).to.equal(change.object);
+      }
+      changes.push(...step.changes);
+      state = step.state;
+      from = step.next;
+    }
+  }
+  return { store: state.store, changes };
+}
+
+const describeChange = (change: StoreChange<TestPod>) =>
+  `${change.type} ${change.key}@${change.object.metadata!.resourceVersion}${change.type === 'deleted' && change.stateUnknown ? ' (unknown)' : ''}`;
+
 describe('the store, as a property', () => {
+  it('reaches the same store and the same changes however the same deltas are split into batches', () => {
+    fc.assert(fc.property(opsArb(6), fc.array(fc.nat(), { maxLength: 10 }), fc.array(fc.nat(), { maxLength: 10 }), fc.boolean(), (ops, cutsA, cutsB, exactB) => {
+      const events = toEvents(ops);
+      const one = applyInBatches(events, [], false);
+      const a = applyInBatches(events, cutsA, true);
+      const b = applyInBatches(events, cutsB, exactB);
+      expect(observable(a.store)).to.equal(observable(one.store));
+      expect(observable(b.store)).to.equal(observable(one.store));
+      expect(a.changes.map(describeChange)).to.deep.equal(one.changes.map(describeChange));
+      expect(b.changes.map(describeChange)).to.deep.equal(one.changes.map(describeChange));
+    }), { numRuns: 300 });
+  });
+
   it('equals a plain Map model after any sequence of deltas and relists, however they are batched', () => {
     fc.assert(fc.property(opsArb(6), fc.array(fc.nat(), { maxLength: 6 }), checkRun), { numRuns: 300 });
   });

@@ -237,7 +237,8 @@ describe('applyWatchEvents', () => {
       const walk = (node: unknown): void => {
         if (node === null) return;
         nodes.add(node);
-        if (!Array.isArray(node)) for (const child of (node as { slots: unknown[] }).slots) walk(child);
+        // A branch is an array of child slots; a leaf starts with its first entry's hash.
+        if (typeof (node as unknown[])[0] !== 'number') for (const child of node as unknown[]) walk(child);
       };
       walk(root);
       return nodes;
@@ -274,6 +275,19 @@ describe('reduceStore', () => {
     expect(updates.map((u) => u.changes.map((c) => c.type))).to.deep.equal([['added'], ['updated']]);
     expect(updates.map((u) => u.store.synced)).to.deep.equal([true, true]);
     expect(updates[1]!.store.get('default/a')!.metadata!.resourceVersion).to.equal('2');
+  });
+
+  it('emits one snapshot per batch, cut where a key changes twice, each change shown exactly by its snapshot', async () => {
+    const batch: WatchEvent<TestPod>[] = [
+      { type: 'added', object: pod('a', '1') },
+      { type: 'added', object: pod('b', '2') },
+      { type: 'modified', object: pod('a', '3') },
+    ];
+    const updates = await lastValueFrom(from([batch]).pipe(reduceStore<TestPod>(), toArray()));
+    expect(updates.map((u) => u.changes.map((c) => `${c.type}:${c.key}`))).to.deep.equal([['added:default/a', 'added:default/b'], ['updated:default/a']]);
+    expect(updates[0]!.store.get('default/a')!.metadata!.resourceVersion).to.equal('1');
+    expect(updates[0]!.store.resourceVersion).to.equal('2');
+    expect(updates[1]!.store.get('default/a')!.metadata!.resourceVersion).to.equal('3');
   });
 
   it('starts every subscription from an empty store', async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, getJson, listPage, TransportError, watchLines } from '../../src/transport/index.js';
+import { ApiError, getJson, listPage, TransportError, watchLineChunks, watchLines } from '../../src/transport/index.js';
 import { closed, startServer, tick } from './server.js';
 import type { Handler, TestServer } from './server.js';
 
@@ -99,6 +99,21 @@ describe('transport over real HTTP', () => {
       const lines = await lastValueFrom(watchLines(s.kc, '/api/v1/pods', { resourceVersion: '5' }).pipe(toArray()));
       expect(lines).to.deep.equal(['{"type":"ADDED","object":{"metadata":{"name":"ü🚀"}}}', '{"type":"BOOKMARK"}']);
       expect(s.requests[0]!.url).to.equal('/api/v1/pods?resourceVersion=5&watch=true');
+    });
+
+    it('groups, in watchLineChunks, the lines each chunk completed, and never emits an empty group', async () => {
+      const s = await start(async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        for (const chunk of ['{"a":1}\n{"b":2}\n{"c"', ':3}\n', '{"d":4}']) {
+          res.write(chunk);
+          await tick();
+        }
+        res.end();
+      });
+      const chunks = await lastValueFrom(watchLineChunks(s.kc, '/w', {}).pipe(toArray()));
+      expect(chunks.flat()).to.deep.equal(['{"a":1}', '{"b":2}', '{"c":3}', '{"d":4}']);
+      expect(chunks[0]!.slice(0, 2), 'the two lines of the first chunk together').to.deep.equal(['{"a":1}', '{"b":2}']);
+      expect(chunks.every((lines) => lines.length > 0)).to.equal(true);
     });
 
     it('calls onActivity when bytes arrive, before the lines they complete', async () => {

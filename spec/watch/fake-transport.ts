@@ -2,7 +2,7 @@
  * A scripted {@link Transport} for virtual-time specs: each request takes the next script in order and records
  * when it was made and whether it was aborted.
  */
-import { asyncScheduler, NEVER, Observable } from 'rxjs';
+import { asyncScheduler, map, NEVER, Observable } from 'rxjs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
 import type { QueryParams, Transport, TransportRequest, TransportResponse, WatchRequestOptions } from '../../src/transport/index.js';
@@ -99,6 +99,16 @@ export class FakeTransport implements Transport {
         inner.unsubscribe();
       };
     });
+  }
+}
+
+/**
+ * A {@link FakeTransport} that also reads watches by chunk (`watchChunks`), as the HTTP transport does: a watch
+ * script may emit a line or an array of lines that arrived together.
+ */
+export class ChunkedFakeTransport extends FakeTransport {
+  watchChunks(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<readonly string[]> {
+    return this.watch(path, query, options).pipe(map((lines: string | readonly string[]) => (typeof lines === 'string' ? [lines] : lines)));
   }
 }
 

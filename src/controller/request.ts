@@ -5,14 +5,20 @@
  */
 import type { ReconcileKeyRequest, ReconcileRequest } from './types.js';
 
+/** Abort state of a request, created only when its signal is read or it is aborted. */
+interface AbortSlot {
+  controller: AbortController | undefined;
+  aborted: boolean;
+  reason: unknown;
+}
+
 /**
- * Fields and the signal every request has. The `AbortController` is created only when `signal` is read, so a
- * synchronous reconcile that never looks at it allocates none.
+ * Fields and the signal every request has. Nothing about aborting is allocated until `signal` is read or the request
+ * is aborted, so a synchronous reconcile that never looks at it costs one object with its public fields and one
+ * empty private slot (the operator's hot path creates one request per run).
  */
 abstract class RequestBase {
-  #controller: AbortController | undefined;
-  #aborted = false;
-  #reason: unknown;
+  #abort: AbortSlot | undefined = undefined;
 
   constructor(
     readonly key: string,
@@ -22,19 +28,21 @@ abstract class RequestBase {
 
   /** Aborted on timeout, on drain timeout, on unsubscribe and when the gate closes; the reason says which. */
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort(this.#reason);
+    const slot = (this.#abort ??= { controller: undefined, aborted: false, reason: undefined });
+    if (slot.controller === undefined) {
+      slot.controller = new AbortController();
+      if (slot.aborted) slot.controller.abort(slot.reason);
     }
-    return this.#controller.signal;
+    return slot.controller.signal;
   }
 
   /** Aborts the request's signal once; later calls do nothing. */
   static abort(request: RequestBase, reason: unknown): void {
-    if (request.#aborted) return;
-    request.#aborted = true;
-    request.#reason = reason;
-    request.#controller?.abort(reason);
+    const slot = (request.#abort ??= { controller: undefined, aborted: false, reason: undefined });
+    if (slot.aborted) return;
+    slot.aborted = true;
+    slot.reason = reason;
+    slot.controller?.abort(reason);
   }
 }
 

@@ -8,7 +8,7 @@ import type { Observable, SchedulerLike, Subscriber, Subscription, Unsubscribabl
 import { KeyedQueue } from './keyedQueue.js';
 import type { KeyState } from './keyedQueue.js';
 import type { ResolvedOptions } from './options.js';
-import { Outcomes, type RunFacts } from './outcomes.js';
+import { Outcomes } from './outcomes.js';
 import { abortRequest, KeyOnlyRequest, LookupRequest, type AnyRequest } from './request.js';
 import {
   InvalidReconcileResultError,
@@ -267,8 +267,7 @@ export class Runner<T> {
     run.held = true;
     this.held.add(run);
     const now = this.scheduler.now();
-    const facts: RunFacts = { attempt: run.attempt, reasons: run.reasons, queueWaitMs: run.queueWaitMs, durationMs: now - run.startedAt, now };
-    run.retryAt = this.outcomes.failed(run.state, facts, error, true);
+    run.retryAt = this.outcomes.failed(run.state, run.attempt, run.reasons, run.queueWaitMs, now - run.startedAt, now, error, true);
   }
 
   /** An abandoned Promise settled: its key and slot are free again, and its retry (if any) may start. */
@@ -323,9 +322,8 @@ export class Runner<T> {
     this.active -= 1;
     const now = this.scheduler.now();
     this.queue.finish(state, now, !this.stopping);
-    const facts: RunFacts = { attempt, reasons, queueWaitMs, durationMs: now - startedAt, now };
-    if (outcome === OK) this.outcomes.succeeded(state, facts, detail as number | undefined);
-    else this.outcomes.failed(state, facts, detail, false);
+    if (outcome === OK) this.outcomes.succeeded(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail as number | undefined);
+    else this.outcomes.failed(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);
     this.queue.release();
     this.pump();
   }

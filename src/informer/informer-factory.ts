@@ -4,16 +4,20 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, type SchedulerLike } from 'rxjs';
 import { Store, type Indexer } from '../store/index.js';
-import { listWatch, type ListWatchOptions, type ResourceRef, type WatchEvent } from '../watch/index.js';
+import { listWatchBatches, type ListWatchOptions, type ResourceRef, type WatchEvent } from '../watch/index.js';
 import type { Connection } from '../transport/index.js';
 import { informerFromSource } from './informer-from-source.js';
 import type { InformerWatchOptions } from './informer.js';
 import type { Informer } from './types.js';
 
-/** Where a factory gets its deltas; `listWatch` by default, a scripted stream in tests. */
+/**
+ * Where a factory gets its deltas; `listWatch` by default (read in batches), a scripted stream in tests. It may emit
+ * single deltas or arrays of deltas that arrived together (each array is applied as one batch, see
+ * `informerFromSource`).
+ */
 export type DeltaSource = <T extends KubernetesObject>(
   resource: ResourceRef, options: ListWatchOptions<T>,
-) => Observable<WatchEvent<T>>;
+) => Observable<WatchEvent<T> | readonly WatchEvent<T>[]>;
 
 /** Options shared by every informer of a factory. */
 export interface InformerFactoryOptions {
@@ -72,7 +76,7 @@ interface Entry {
  */
 export function informerFactory(connection: Connection, factoryOptions: InformerFactoryOptions = {}): InformerFactory {
   const source: DeltaSource = factoryOptions.source
-    ?? (<T extends KubernetesObject>(resource: ResourceRef, options: ListWatchOptions<T>) => listWatch<T>(connection, resource, options));
+    ?? (<T extends KubernetesObject>(resource: ResourceRef, options: ListWatchOptions<T>) => listWatchBatches<T>(connection, resource, options));
   const declarations = new Map<string, Declaration>();
   const entries = new Map<string, Entry>();
 

@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, Subscription, asyncScheduler, interval, type Subscriber } from 'rxjs';
 import { messageOf } from '../describe/index.js';
 import { hasName, objectKey } from '../objects/index.js';
-import { Store, storeReducer, type StoreChange } from '../store/index.js';
+import { Store, isBatch, storeReducer, type StoreChange, type StoreUpdate } from '../store/index.js';
 import type { WatchEvent, WatchStatus } from '../watch/index.js';
 import type { Informer, InformerEvent, InformerOptions, InformerProblem, InformerProblemReason } from './types.js';
 
@@ -27,10 +27,19 @@ interface Listener<T extends KubernetesObject> {
 /**
  * Builds an informer over `source$`, which is subscribed once however many subscribers the informer has.
  *
+ * `source$` may emit single deltas or arrays of deltas that arrived together (`listWatchBatches` emits a relist, or
+ * the lines of one network chunk, as one array). Each array is a batch: one `produce`, one snapshot and one `store$`
+ * emission, cut only where one snapshot could not show every change of the batch exactly (a key changed twice, a
+ * relist swap); `status` and `problem` events inside it are published in their place between the events.
+ *
  * Everything in {@link Informer}'s guarantees holds; in addition:
  * - `source$` is subscribed when the first subscriber arrives and unsubscribed when the last one leaves.
- * - Deltas are applied and delivered one at a time, even when a callback makes the source emit re-entrantly: the
- *   nested delta waits until every listener has seen the current one.
+ * - Emissions of the source are applied and delivered one at a time, even when a callback makes the source emit
+ *   re-entrantly: the nested emission waits until every listener has seen the current one.
+ * - A batch whose subscribers all left from inside one of its callbacks is not applied further: its rest belonged
+ *   to the source that was stopped.
+ * - A delta the store cannot apply is reported as `StoreFailed` and skipped; the rest of its batch is applied
+ *   (one delta per snapshot from there on).
  * - A subscriber that joins `events$` from inside any callback of this informer (`events$`, `store$`, `synced$`,
  *   `status$`, `problems$`) gets the snapshot as it is at that moment, then exactly the changes after it: no gap and
  *   no duplicate.
@@ -39,7 +48,7 @@ interface Listener<T extends KubernetesObject> {
  * Throws a `TypeError`/`RangeError` at once for invalid indexers or a negative or non-finite `resyncPeriod`.
  */
 export function informerFromSource<T extends KubernetesObject>(
-  source$: Observable<WatchEvent<T>>, options: InformerOptions<T> = {},
+  source$: Observable<WatchEvent<T> | readonly WatchEvent<T>[]>, options: InformerOptions<T> = {},
 ): Informer<T> {
   const resyncPeriod = options.resyncPeriod ?? 0;
   if (!Number.isFinite(resyncPeriod) || resyncPeriod < 0) {
@@ -48,6 +57,16 @@ export function informerFromSource<T extends KubernetesObject>(
   const scheduler = options.scheduler ?? asyncScheduler;
   const empty = Store.empty<T>(options);
   const listeners = new Set<Listener<T>>();
+  /** `listeners` as an array, rebuilt only after a change, so that a delivery allocates nothing. */
+  let listenerList: readonly Listener<T>[] | null = null;
+  const addListener = (listener: Listener<T>): void => {
+    listeners.add(listener);
+    listenerList = null;
+  };
+  const removeListener = (listener: Listener<T>): void => {
+    listeners.delete(listener);
+    listenerList = null;
+  };
   let reducer = storeReducer<T>({ initial: empty });
   let latest = empty;
   /** Counts the snapshots published; the replay of a late `events$` subscriber is pinned to one. */
@@ -71,7 +90,9 @@ export function informerFromSource<T extends KubernetesObject>(
     }
   };
   const each = (deliver: (listener: Listener<T>) => void): void => {
-    for (const listener of [...listeners]) if (listeners.has(listener)) deliver(listener);
+    // The array in hand is never mutated: a listener added meanwhile waits for the next item, and one removed
+    // meanwhile is skipped.
+    for (const listener of (listenerList ??= [...listeners])) if (listeners.has(listener)) deliver(listener);
   };
   const publishStatus = (next: WatchStatus): void => {
     status = next;
@@ -84,25 +105,8 @@ export function informerFromSource<T extends KubernetesObject>(
     each((listener) => listener.problem?.(problem));
   };
 
-  const apply = (event: WatchEvent<T>): void => {
-    if (event.type === 'status') {
-      publishStatus(event.status);
-      return;
-    }
-    if (event.type === 'problem') {
-      publishProblem(event.problem.reason, event.problem.message, event.problem.key);
-      return;
-    }
-    let update: ReturnType<typeof reducer>;
-    try {
-      update = reducer(event);
-    } catch (error) {
-      // A delta the store cannot apply (a bug, or an object that defeats the reducer) must not take the informer
-      // down with it: report it, keep the last good snapshot, and carry on with the next delta.
-      publishProblem('StoreFailed', `the store could not apply a ${event.type} delta: ${messageOf(error)}`, keyOf(event));
-      return;
-    }
-    if (update === undefined) return;
+  /** Publishes one exact step of the store: its problems, the snapshot, `synced`, then its changes in order. */
+  const publish = (update: StoreUpdate<T>): void => {
     const wasSynced = latest.synced;
     latest = update.store;
     const current = (generation += 1);
@@ -111,9 +115,65 @@ export function informerFromSource<T extends KubernetesObject>(
     if (!wasSynced && latest.synced) each((listener) => listener.synced?.());
     for (const change of update.changes) {
       const informerEvent = toInformerEvent(change, latest);
-      each((listener) => {
-        if (listener.event !== undefined && (listener.since === undefined || listener.since < current)) listener.event(informerEvent);
-      });
+      for (const listener of (listenerList ??= [...listeners])) {
+        if (listener.event !== undefined && (listener.since === undefined || listener.since < current) && listeners.has(listener)) {
+          listener.event(informerEvent);
+        }
+      }
+    }
+  };
+
+  /**
+   * Applies a run of deltas (no status or problem among them) in as few exact steps as `storeReducer` allows.
+   * Returns false when the informer was stopped or restarted meanwhile (a callback left, or left and came back):
+   * the rest belongs to a source that is gone.
+   */
+  const applyDeltas = (deltas: readonly WatchEvent<T>[], source: Subscription): boolean => {
+    for (let from = 0; from < deltas.length;) {
+      if (running !== source) return false;
+      let step: ReturnType<typeof reducer.step>;
+      try {
+        step = reducer.step(deltas, from);
+      } catch {
+        // A step that throws changes nothing; find the delta that cannot be applied by taking the rest one by one.
+        return applyOneByOne(deltas, from, source);
+      }
+      if (step.update !== undefined) publish(step.update);
+      from = step.next;
+    }
+    return running === source;
+  };
+
+  const applyOneByOne = (deltas: readonly WatchEvent<T>[], from: number, source: Subscription): boolean => {
+    for (let i = from; i < deltas.length; i++) {
+      if (running !== source) return false;
+      const delta = deltas[i]!;
+      let step: ReturnType<typeof reducer.step>;
+      try {
+        step = reducer.step([delta], 0);
+      } catch (error) {
+        // A delta the store cannot apply (a bug, or an object that defeats the reducer) must not take the informer
+        // down with it: report it, keep the last good snapshot, and carry on with the next delta.
+        publishProblem('StoreFailed', `the store could not apply a ${delta.type} delta: ${messageOf(error)}`, keyOf(delta));
+        continue;
+      }
+      if (step.update !== undefined) publish(step.update);
+    }
+    return running === source;
+  };
+
+  /** Applies one emission of the source: a delta, or a batch of them with status and problems in their order. */
+  const apply = (input: WatchEvent<T> | readonly WatchEvent<T>[], source: Subscription): void => {
+    const events = isBatch(input) ? input : [input];
+    let start = 0;
+    for (let i = 0; i <= events.length; i++) {
+      const event = events[i];
+      if (event !== undefined && event.type !== 'status' && event.type !== 'problem') continue;
+      if (i > start && !applyDeltas(start === 0 && i === events.length ? events : events.slice(start, i), source)) return;
+      if (event === undefined || running !== source) return;
+      if (event.type === 'status') publishStatus(event.status);
+      else publishProblem(event.problem.reason, event.problem.message, event.problem.key);
+      start = i + 1;
     }
   };
 
@@ -132,7 +192,7 @@ export function informerFromSource<T extends KubernetesObject>(
       subscription.add(interval(resyncPeriod, scheduler).subscribe(() => enqueue(resync)));
     }
     subscription.add(source$.subscribe({
-      next: (event) => enqueue(() => apply(event)),
+      next: (input) => enqueue(() => apply(input, subscription)),
       error: (error: unknown) => enqueue(() => each((listener) => listener.subscriber.error(error))),
       complete: () => enqueue(() => each((listener) => listener.subscriber.complete())),
     }));
@@ -140,10 +200,10 @@ export function informerFromSource<T extends KubernetesObject>(
 
   /** Registers `listener` for the lifetime of its subscriber and holds a reference on the source meanwhile. */
   const attach = (listener: Listener<T>): void => {
-    listeners.add(listener);
+    addListener(listener);
     refs += 1;
     listener.subscriber.add(() => {
-      listeners.delete(listener);
+      removeListener(listener);
       refs -= 1;
       if (refs === 0) {
         const stopping = running;
@@ -208,9 +268,9 @@ export function informerFromSource<T extends KubernetesObject>(
   /** Attaches unless the subscriber already left during its replay; runs `replay` after registering. */
   function attachLazily(subscriber: Subscriber<unknown>, listener: Listener<T>, replay?: () => void): void {
     if (subscriber.closed) return;
-    listeners.add(listener);
+    addListener(listener);
     replay?.();
-    listeners.delete(listener);
+    removeListener(listener);
     if (!subscriber.closed) attach(listener);
   }
 

@@ -3,7 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Connection } from '../transport/index.js';
-import { listWatch, type ListWatchOptions, type ResourceRef } from '../watch/index.js';
+import { listWatchBatches, type ListWatchOptions, type ResourceRef } from '../watch/index.js';
 import { informerFromSource } from './informer-from-source.js';
 import type { Informer, InformerOptions } from './types.js';
 
@@ -26,5 +26,5 @@ export type InformerWatchOptions<T extends KubernetesObject = KubernetesObject> 
 export function informer<T extends KubernetesObject = KubernetesObject>(
   connection: Connection, resource: ResourceRef, options: InformerWatchOptions<T> = {},
 ): Informer<T> {
-  return informerFromSource(listWatch<T>(connection, resource, options), options);
+  return informerFromSource(listWatchBatches<T>(connection, resource, options), options);
 }

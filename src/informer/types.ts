@@ -12,6 +12,23 @@ import type { WatchProblemReason, WatchStatus } from '../watch/index.js';
  * Every event carries the `snapshot` it produced (or, for `resync` and a late subscriber's synthetic `added`, the
  * snapshot it was read from), so a handler never needs to call `current()` to see a consistent cache.
  *
+ * # Snapshots of a batch
+ * Deltas that arrive together (the lines of one network chunk, a relist) are applied as one batch: one Immer
+ * `produce`, one snapshot, one `store$` emission. Every event of the batch carries that same snapshot. What a
+ * handler can rely on:
+ * - The snapshot shows the event's own change: `snapshot.get(key)` is `object` for `added` and `updated`, and
+ *   `snapshot.has(key)` is false for `deleted` (a batch is cut before a key it already changed, so a later change of
+ *   the same key never hides this one).
+ * - Events come in delta order, after the store applied them, and the snapshot is immutable and deep-frozen.
+ * - The snapshot is at least as new as every event delivered before this one.
+ *
+ * What it cannot assume:
+ * - That the snapshot shows nothing after this event: it may already hold later changes of *other* keys from the
+ *   same batch, whose events are still to come (so `snapshot.size`, `list()` and indexes may run ahead of the
+ *   events seen so far), and its `resourceVersion` is the batch's last one.
+ * - That consecutive events carry different snapshots, or that every change has a `store$` emission of its own.
+ * - That `snapshot === current()`: `current()` may be newer.
+ *
  * - `added`: a new object, or a synthetic replay of a cached one for a subscriber that joined late.
  * - `updated`: `old` is the previous cached object.
  * - `deleted`: `object` is the final state (watch delete) or the last known state (`stateUnknown: true`, the object
@@ -107,7 +124,8 @@ export interface InformerProblem {
  *   is running first receives a synthetic `added` for every cached object, then live events, with no gap and no
  *   duplicate (client-go's handlers-added-after-start guarantee), wherever it joins from: at top level or from
  *   inside a callback of any of this informer's streams.
- * - `store$` emits the current snapshot on subscribe, then every new one.
+ * - `store$` emits the current snapshot on subscribe, then every new one: one per batch of deltas that arrived
+ *   together (see {@link InformerEvent} for what a snapshot of a batch shows), not one per delta.
  * - `synced$` emits the current state on subscribe (`false`, or `true` when already synced), then `true` once.
  * - `status$` is the connection's health only: it replays the latest reflector status, then every new one.
  * - `problems$` reports every object-level problem (malformed lines, objects without a name, failing transforms,

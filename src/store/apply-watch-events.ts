@@ -72,19 +72,63 @@ export function initialStoreState<T extends KubernetesObject>(store: Store<T> = 
  *   (`relistDone` sets the version).
  * - An object without `metadata.name` cannot be keyed: it is skipped and reported as `MissingName`.
  * - `status` events are ignored here; the informer routes them to `status$`.
- * - Within one batch, all changes belong to the one snapshot the batch produces.
+ * - Within one call, all changes belong to the one snapshot it produces: a key changed twice shows only its last
+ *   state there. {@link applyWatchBatch} cuts a batch where that would happen, so that its snapshots show every
+ *   change exactly.
  */
 export function applyWatchEvents<T extends KubernetesObject>(
   state: StoreState<T>, events: Iterable<WatchEvent<T>>,
 ): StoreStep<T> {
+  return step(state, (batch) => {
+    for (const event of events) batch.apply(event);
+  });
+}
+
+/** One exact step of {@link applyWatchBatch}: the step, and where the next one starts. */
+export interface ExactStoreStep<T extends KubernetesObject = KubernetesObject> extends StoreStep<T> {
+  /** The index in `events` of the first delta this step did not apply; `events.length` when it applied them all. */
+  readonly next: number;
+}
+
+/**
+ * Applies as many of `events`, from index `from` on, as one snapshot can show exactly, in one Immer `produce`.
+ *
+ * # Guarantees
+ * - Everything {@link applyWatchEvents} guarantees, for the deltas it applies.
+ * - Exact: the step stops before a delta that would change a key it already changed, before a `relistDone` when
+ *   it already changed something, and after a `relistDone`. So in the snapshot it produces, every change of the
+ *   step shows exactly its own result for its key: the `object` of an `added` or `updated` is what `get(key)`
+ *   returns, and the key of a `deleted` is absent. The snapshot may also hold the other changes of the step,
+ *   before and after that one (of other keys).
+ * - Progress: the first delta from `from` is always applied, so `next > from` whenever `from < events.length`.
+ * - Any split of the same deltas into calls (of this function or of `applyWatchEvents`) leads to the same store and
+ *   the same changes, in the same order (property-tested).
+ *
+ * # Caveats
+ * - `resourceVersion` is the step's last one: the version after its last delta, not after each change.
+ */
+export function applyWatchBatch<T extends KubernetesObject>(
+  state: StoreState<T>, events: readonly WatchEvent<T>[], from = 0,
+): ExactStoreStep<T> {
+  let next = from;
+  const result = step(state, (batch) => {
+    // The first delta is never refused: nothing was changed yet.
+    while (next < events.length && batch.apply(events[next]!, true)) next += 1;
+  });
+  return { ...result, next };
+}
+
+/**
+ * Runs `applyDeltas` on a fresh {@link Batch} inside one Immer `produce` over the small root record: the deltas
+ * rewrite the tries by path copying on a working copy (a draft of a trie node would cost a Proxy per level and a
+ * generic finalize walk); the recipe then puts the new roots into the draft of the root record, so Immer copies
+ * that record only, and returns `base` itself when nothing changed.
+ */
+function step<T extends KubernetesObject>(state: StoreState<T>, applyDeltas: (batch: Batch<T>) => void): StoreStep<T> {
   const base = storeDataOf(state.store);
   const batch = new Batch(state.store, state.relist === null ? undefined : state.relist.newest);
-  // The deltas are applied inside the recipe. They rewrite the tries by path copying on a working copy (a draft of
-  // a trie node would cost a Proxy per level and a generic finalize walk); the recipe then puts the new roots into
-  // the draft of the small root record, so Immer copies that record only, and returns `base` itself when nothing
-  // changed.
   const data = immer.produce(base, (draft) => {
-    for (const event of events) batch.apply(event);
+    applyDeltas(batch);
     freezeWork(batch.work);
     writeRoots(draft as Mutable<StoreData<T>>, base, batch);
   }) as StoreData<T>;

@@ -10,7 +10,7 @@ import { trieForEach, trieGet } from './hash-trie.js';
 import { objectKey } from '../objects/index.js';
 import { storeDataOf, storeIndexersOf, type Store } from './store.js';
 import type { StoreChange, StoreProblem } from './types.js';
-import { indexerList, putObject, removeObject, workingCopy, type IndexerList, type WorkingData } from './writes.js';
+import { indexerList, putObject, removeObject, workingCopy, type IndexFailure, type IndexerList, type WorkingData } from './writes.js';
 
 /**
  * The listing so far of a relist that has not reached `relistDone`, newest first. A persistent linked list: one
@@ -46,6 +46,12 @@ export class Batch<T extends KubernetesObject> {
   private readonly indexers: IndexerList<T>;
   private relistBase: ListingNode<T> | null;
   private relistLocal = new Map<string, T | null>();
+  /** Keys changed by this batch, for `apply(…, exact)`. */
+  private readonly touched = new Set<string>();
+  /** A relist was swapped in: every key may have changed. */
+  private sealed = false;
+  /** Indexers that threw on the object being stored; reused, empty between deltas. */
+  private readonly failures: IndexFailure[] = [];
 
   /** Starts from `store`; `relist` is the listing of a relist in progress (`null`: nothing listed yet) or undefined. */
   constructor(store: Store<T>, relist: ListingNode<T> | null | undefined) {
@@ -65,57 +71,76 @@ export class Batch<T extends KubernetesObject> {
     return head;
   }
 
-  /** Applies one delta to the working copy, following the rules stated on `applyWatchEvents`. */
-  apply(event: WatchEvent<T>): void {
+  /**
+   * Applies one delta to the working copy, following the rules stated on `applyWatchEvents`.
+   *
+   * With `exact`, a delta that would change a key this batch already changed, or any change after a relist was
+   * swapped in (and a relist swap after any change), is refused: nothing is applied and false is returned, so that
+   * the caller can end the batch there. Within a batch applied this way, the one snapshot it produces holds, for
+   * every change, exactly that change's result for its key.
+   */
+  apply(event: WatchEvent<T>, exact = false): boolean {
     switch (event.type) {
       case 'status':
       case 'problem':
-        break;
+        return true;
       case 'relistStarted':
         this.restartListing(true);
-        break;
+        return true;
       case 'listed': {
         const key = this.keyOf(event);
-        if (key === undefined) break;
-        deepFreeze(event.object);
+        if (key === undefined) return true;
         if (this.relisting) {
+          deepFreeze(event.object);
           this.relistLocal.set(key, event.object);
-        } else {
-          this.report('OutOfOrder', `listed ${key} outside a relist; applied as modified`, event);
-          this.upsert(key, event.object, event);
-          this.advance(event.object);
+          return true;
         }
-        break;
+        if (exact && !this.touch(key)) return false;
+        deepFreeze(event.object);
+        this.report('OutOfOrder', `listed ${key} outside a relist; applied as modified`, event);
+        this.upsert(key, event.object, event);
+        this.advance(event.object);
+        return true;
       }
       case 'relistDone':
         if (this.relisting) {
+          if (exact && (this.sealed || this.touched.size > 0)) return false;
           this.finishRelist(event);
           this.synced = true;
           this.restartListing(false);
+          // The swap may have changed any key: a later change goes into the next batch.
+          this.sealed = true;
         } else {
           this.report('OutOfOrder', 'relistDone without relistStarted; only the resourceVersion moved', event);
         }
         this.resourceVersion = event.resourceVersion;
-        break;
+        return true;
       case 'added':
       case 'modified':
       case 'deleted':
-        this.applyWatchDelta(event);
-        break;
+        return this.applyWatchDelta(event, exact);
       case 'bookmark':
         if (!this.relisting) this.resourceVersion = event.resourceVersion;
-        break;
+        return true;
     }
   }
 
-  private applyWatchDelta(event: Keyed<T> & { type: 'added' | 'modified' | 'deleted' }): void {
+  /** Records that this batch changes `key`; false when it already did (or a relist was swapped in). */
+  private touch(key: string): boolean {
+    if (this.sealed || this.touched.has(key)) return false;
+    this.touched.add(key);
+    return true;
+  }
+
+  private applyWatchDelta(event: Keyed<T> & { type: 'added' | 'modified' | 'deleted' }, exact: boolean): boolean {
     const key = this.keyOf(event);
-    if (key === undefined) return;
+    if (key === undefined) return true;
+    if (exact && !this.relisting && !this.touch(key)) return false;
     deepFreeze(event.object);
     if (this.relisting) {
       this.report('OutOfOrder', `${event.type} ${key} during a relist; applied to the listing`, event);
       this.relistLocal.set(key, event.type === 'deleted' ? null : event.object);
-      return;
+      return true;
     }
     if (event.type !== 'deleted') {
       this.upsert(key, event.object, event);
@@ -127,6 +152,7 @@ export class Batch<T extends KubernetesObject> {
       }
     }
     this.advance(event.object);
+    return true;
   }
 
   private restartListing(relisting: boolean): void {
@@ -148,12 +174,16 @@ export class Batch<T extends KubernetesObject> {
     }
   }
 
-  /** Stores `object` under `key`, where the working copy holds `old`. */
-  private upsert(key: string, object: T, event: WatchEvent<T>, old = trieGet(this.work.objects, key)): void {
-    const failures = putObject(this.work, this.indexers, key, object, old);
-    for (const { name, error } of failures ?? []) {
-      this.report('IndexerFailed',
-        `indexer "${name}" threw on ${key}; the object is stored but not in that index: ${error.message}`, event);
+  /** Stores `object` under `key` and records the change. */
+  private upsert(key: string, object: T, event: WatchEvent<T>): void {
+    const failures = this.failures;
+    const old = putObject(this.work, this.indexers, key, object, failures);
+    if (failures.length > 0) {
+      for (const { name, error } of failures) {
+        this.report('IndexerFailed',
+          `indexer "${name}" threw on ${key}; the object is stored but not in that index: ${error.message}`, event);
+      }
+      failures.length = 0;
     }
     this.changes.push(old === undefined ? { type: 'added', key, object } : { type: 'updated', key, old, object });
   }
@@ -174,7 +204,7 @@ export class Batch<T extends KubernetesObject> {
       if (object === null) continue;
       const old = trieGet(this.work.objects, key);
       if (old !== undefined && sameVersion(old, object)) continue;
-      this.upsert(key, object, event, old);
+      this.upsert(key, object, event);
     }
     for (const [key, object] of vanished) {
       removeObject(this.work, this.indexers, key, object);

@@ -2,10 +2,13 @@
  * A persistent hash trie of string keys, updated by path copying: a write copies one leaf and one branch per level
  * (about log32(N) nodes) and shares everything else with the previous version.
  *
- * A node is a leaf, a flat array `[key0, value0, key1, value1, …]` of at most {@link LEAF_MAX} entries (any size at
- * the deepest level), or a branch `{ slots }` of {@link FAN_OUT} children indexed by five bits of the key's hash.
- * Flat arrays and plain objects keep copies cheap and can be made read-only with `Object.freeze` alone (a frozen
- * `Map` would still accept `set`).
+ * A node is a leaf, a flat array `[hash0, key0, value0, hash1, key1, value1, …]` of at most {@link LEAF_MAX}
+ * entries (any size at the deepest level), or a branch: an array of {@link FAN_OUT} children indexed by five bits of
+ * the key's hash. A leaf starts with a number (a hash) and a branch with a node or `null`, which tells them apart.
+ * Flat arrays keep copies cheap and can be made read-only with `Object.freeze` alone (a frozen `Map` would still
+ * accept `set`). Each entry carries its key's hash, so a lookup compares numbers held in the leaf and reads a key
+ * string only on a hash match: in a large cache the key strings are cold, and comparing them one by one would cost a
+ * cache miss per entry.
  *
  * Writes are transient, as in Clojure's transients: a frozen node is shared and is copied before it is written; an
  * unfrozen node was created by the current batch and is written in place. Every node a write creates is pushed on
@@ -20,90 +23,95 @@ export const FAN_OUT = 32;
 export const LEAF_MAX = 32;
 /** 32-bit hashes give six full five-bit levels; a leaf at this depth only holds full hash collisions. */
 const MAX_DEPTH = 6;
+/** Slots per leaf entry: hash, key, value. */
+const ENTRY = 3;
 
-/** A leaf: keys at even positions, their values right after them. */
-export interface TrieLeaf<V> extends ReadonlyArray<string | V> {
+/** A leaf: per entry its key's hash, the key, then the value. */
+export interface TrieLeaf<V> extends ReadonlyArray<number | string | V> {
   readonly __leafOf?: V;
 }
 
 /** A branch: {@link FAN_OUT} child slots, `null` where empty. */
-export interface TrieBranch<V> {
-  readonly slots: readonly (TrieNode<V> | null)[];
+export interface TrieBranch<V> extends ReadonlyArray<TrieNode<V> | null> {
+  readonly __branchOf?: V;
 }
 
 /** A trie node. `null` (never a node) marks an empty slot or an empty trie. */
 export type TrieNode<V> = TrieLeaf<V> | TrieBranch<V>;
 
-type Leaf = unknown[];
-interface Branch { slots: (Node | null)[] }
-type Node = Leaf | Branch;
-/** Anything holding a node in a slot: a branch's slots or the record that holds a trie's root. */
+type Node = unknown[];
+/** Anything holding a node in a slot: a branch or the record that holds a trie's root. */
 type Slots = Record<string | number, unknown>;
 
-/** FNV-1a over UTF-16 code units: cheap, stable across runs, and spreads `namespace/name` keys well. */
+/** FNV-1a over UTF-16 code units, as a signed 32-bit integer (a small integer in V8, stored unboxed in a leaf). */
 export function hashKey(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) {
     h ^= key.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return h >>> 0;
+  return h | 0;
+}
+
+function isLeaf(node: Node): boolean {
+  return typeof node[0] === 'number';
 }
 
 function slotOf(hash: number, depth: number): number {
   return (hash >>> (depth * 5)) & (FAN_OUT - 1);
 }
 
-/** Position of `key` in a leaf, or -1. */
-function find(leaf: readonly unknown[], key: string): number {
-  for (let i = 0; i < leaf.length; i += 2) if (leaf[i] === key) return i;
+/** Position of `key` (with `hash`) in a leaf, or -1. */
+function find(leaf: readonly unknown[], key: string, hash: number): number {
+  for (let i = 0; i < leaf.length; i += ENTRY) if (leaf[i] === hash && leaf[i + 1] === key) return i;
   return -1;
 }
 
 const MISSING: unique symbol = Symbol('missing');
 
 /** The value under `key` in the subtree `node` sitting at `depth`, or {@link MISSING}. */
-function lookup(node: Node | null, key: string, hash: number | undefined, depth: number): unknown {
+function lookup(node: Node | null, key: string, hash: number, depth: number): unknown {
   for (; node !== null; depth++) {
-    if (Array.isArray(node)) {
-      const at = find(node, key);
-      return at < 0 ? MISSING : node[at + 1];
+    if (isLeaf(node)) {
+      const at = find(node, key, hash);
+      return at < 0 ? MISSING : node[at + 2];
     }
-    hash ??= hashKey(key);
-    node = node.slots[slotOf(hash, depth)] ?? null;
+    node = (node[slotOf(hash, depth)] ?? null) as Node | null;
   }
   return MISSING;
 }
 
-/** Looks `key` up. */
-export function trieGet<V>(root: TrieNode<V> | null, key: string, hash?: number): V | undefined {
+/** Looks `key` up (`hash` is `hashKey(key)`, when the caller has it). */
+export function trieGet<V>(root: TrieNode<V> | null, key: string, hash = hashKey(key)): V | undefined {
   const value = lookup(root as Node | null, key, hash, 0);
   return value === MISSING ? undefined : value as V;
 }
 
 /** Whether the trie holds `key`. */
 export function trieHas<V>(root: TrieNode<V> | null, key: string): boolean {
-  return lookup(root as Node | null, key, undefined, 0) !== MISSING;
+  return lookup(root as Node | null, key, hashKey(key), 0) !== MISSING;
 }
 
 /** Every entry, in hash order (stable for a given set of keys, unrelated to insertion order). */
 export function* trieEntries<V>(root: TrieNode<V> | null): Generator<[string, V]> {
   if (root === null) return;
-  if (Array.isArray(root)) {
-    for (let i = 0; i < root.length; i += 2) yield [root[i] as string, root[i + 1] as V];
+  const node = root as Node;
+  if (isLeaf(node)) {
+    for (let i = 0; i < node.length; i += ENTRY) yield [node[i + 1] as string, node[i + 2] as V];
     return;
   }
-  for (const child of (root as TrieBranch<V>).slots) if (child !== null) yield* trieEntries(child);
+  for (const child of node) if (child !== null) yield* trieEntries(child as TrieNode<V>);
 }
 
 /** Calls `visit` on every entry; the allocation-free form of {@link trieEntries} for hot loops. */
 export function trieForEach<V>(root: TrieNode<V> | null, visit: (key: string, value: V) => void): void {
   if (root === null) return;
-  if (Array.isArray(root)) {
-    for (let i = 0; i < root.length; i += 2) visit(root[i] as string, root[i + 1] as V);
+  const node = root as Node;
+  if (isLeaf(node)) {
+    for (let i = 0; i < node.length; i += ENTRY) visit(node[i + 1] as string, node[i + 2] as V);
     return;
   }
-  for (const child of (root as TrieBranch<V>).slots) if (child !== null) trieForEach(child, visit);
+  for (const child of node) if (child !== null) trieForEach(child as TrieNode<V>, visit);
 }
 
 /** The node in `parent[at]`, writable: the node itself if this batch created it, else a copy put in its place. */
@@ -111,73 +119,70 @@ function own(parent: Slots, at: string | number, fresh: object[]): Node | null {
   const node = (parent[at] ?? null) as Node | null;
   if (node === null || !Object.isFrozen(node)) return node;
   // Spread, not slice(): V8's slice() of a frozen array takes a slow path, about 50 times slower.
-  const copy: Node = Array.isArray(node) ? [...node] : { slots: [...node.slots] };
+  const copy = [...node];
   parent[at] = copy;
   fresh.push(copy);
   return copy;
 }
 
-function newLeaf(key: string, value: unknown, fresh: object[]): Leaf {
-  const leaf = [key, value];
+function newLeaf(hash: number, key: string, value: unknown, fresh: object[]): Node {
+  const leaf = [hash, key, value];
   fresh.push(leaf);
   return leaf;
 }
 
 /**
  * Sets `key` in the trie held at `holder[slot]`, copying the frozen nodes on the way and splitting an overfull leaf.
- * Returns true when the key was new. Setting the value a key already holds copies nothing. Created nodes go on
- * `fresh`.
+ * Returns the value the key held before (`undefined` when it was new), so that a caller needs no lookup of its own;
+ * values are never `undefined`. Setting the value a key already holds copies nothing. Created nodes go on `fresh`.
  */
 export function trieSet<V>(
   holder: object, slot: string | number, key: string, value: V, fresh: object[], hash = hashKey(key),
-): boolean {
+): V | undefined {
   let parent = holder as Slots;
   let at: string | number = slot;
   for (let depth = 0; ; depth++) {
     const shared = (parent[at] ?? null) as Node | null;
     if (shared === null) {
-      parent[at] = newLeaf(key, value, fresh);
-      return true;
+      parent[at] = newLeaf(hash, key, value, fresh);
+      return undefined;
     }
-    if (Array.isArray(shared)) {
-      const found = find(shared, key);
-      if (found >= 0 && shared[found + 1] === value) return false;
-      const leaf = own(parent, at, fresh) as Leaf;
+    if (isLeaf(shared)) {
+      const found = find(shared, key, hash);
       if (found >= 0) {
-        leaf[found + 1] = value;
-        return false;
+        const previous = shared[found + 2] as V;
+        if (previous !== value) own(parent, at, fresh)![found + 2] = value;
+        return previous;
       }
-      leaf.push(key, value);
-      if (leaf.length > 2 * LEAF_MAX && depth < MAX_DEPTH) parent[at] = split(leaf, depth, fresh);
-      return true;
+      const leaf = own(parent, at, fresh)!;
+      leaf.push(hash, key, value);
+      if (leaf.length > ENTRY * LEAF_MAX && depth < MAX_DEPTH) parent[at] = split(leaf, depth, fresh);
+      return undefined;
     }
-    parent = (own(parent, at, fresh) as Branch).slots as unknown as Slots;
+    parent = own(parent, at, fresh) as unknown as Slots;
     at = slotOf(hash, depth);
   }
 }
 
 /** Turns an overfull leaf at `depth` into a branch whose children sit one level deeper. */
-function split(leaf: Leaf, depth: number, fresh: object[]): Branch {
-  const branch: Branch = { slots: new Array<Node | null>(FAN_OUT).fill(null) };
+function split(leaf: Node, depth: number, fresh: object[]): Node {
+  const branch: Node = new Array<Node | null>(FAN_OUT).fill(null);
   fresh.push(branch);
-  for (let i = 0; i < leaf.length; i += 2) {
-    const key = leaf[i] as string;
-    // Re-inserting below the branch reuses the overflow rule, so a pathological cluster splits again.
-    insertBelow(branch, key, leaf[i + 1], hashKey(key), depth, fresh);
-  }
+  // Re-inserting below the branch reuses the overflow rule, so a pathological cluster splits again.
+  for (let i = 0; i < leaf.length; i += ENTRY) insertBelow(branch, leaf[i] as number, leaf[i + 1] as string, leaf[i + 2], depth, fresh);
   return branch;
 }
 
-function insertBelow(branch: Branch, key: string, value: unknown, hash: number, depth: number, fresh: object[]): void {
+function insertBelow(branch: Node, hash: number, key: string, value: unknown, depth: number, fresh: object[]): void {
   const at = slotOf(hash, depth);
-  const node = branch.slots[at] ?? null;
+  const node = (branch[at] ?? null) as Node | null;
   if (node === null) {
-    branch.slots[at] = newLeaf(key, value, fresh);
-  } else if (Array.isArray(node)) {
-    node.push(key, value);
-    if (node.length > 2 * LEAF_MAX && depth + 1 < MAX_DEPTH) branch.slots[at] = split(node, depth + 1, fresh);
+    branch[at] = newLeaf(hash, key, value, fresh);
+  } else if (isLeaf(node)) {
+    node.push(hash, key, value);
+    if (node.length > ENTRY * LEAF_MAX && depth + 1 < MAX_DEPTH) branch[at] = split(node, depth + 1, fresh);
   } else {
-    insertBelow(node, key, value, hash, depth + 1, fresh);
+    insertBelow(node, hash, key, value, depth + 1, fresh);
   }
 }
 
@@ -193,33 +198,30 @@ export function trieDelete(holder: object, slot: string | number, key: string, f
 function deleteAt(parent: Slots, at: string | number, key: string, hash: number, depth: number, fresh: object[]): boolean {
   const shared = (parent[at] ?? null) as Node | null;
   if (shared === null) return false;
-  if (Array.isArray(shared)) {
-    const found = find(shared, key);
+  if (isLeaf(shared)) {
+    const found = find(shared, key, hash);
     if (found < 0) return false;
-    if (shared.length === 2) {
+    if (shared.length === ENTRY) {
       parent[at] = null;
       return true;
     }
-    (own(parent, at, fresh) as Leaf).splice(found, 2);
+    own(parent, at, fresh)!.splice(found, ENTRY);
     return true;
   }
   const child = slotOf(hash, depth);
-  if ((shared.slots[child] ?? null) === null) return false;
+  if ((shared[child] ?? null) === null) return false;
   // Look before copying, so that a miss leaves the shared path alone.
-  if (lookup(shared.slots[child] as Node, key, hash, depth + 1) === MISSING) return false;
-  const branch = own(parent, at, fresh) as Branch;
-  deleteAt(branch.slots as unknown as Slots, child, key, hash, depth + 1, fresh);
-  if (branch.slots.every((c) => c === null)) parent[at] = null;
+  if (lookup(shared[child] as Node, key, hash, depth + 1) === MISSING) return false;
+  const branch = own(parent, at, fresh)!;
+  deleteAt(branch as unknown as Slots, child, key, hash, depth + 1, fresh);
+  if (branch.every((c) => c === null)) parent[at] = null;
   return true;
 }
 
 /**
- * Freezes what a batch created: trie nodes (a branch with its slots) and any other record the batch listed, such as
- * index buckets. Nodes created and then replaced within the batch are frozen too, which is harmless.
+ * Freezes what a batch created: trie nodes and any other record the batch listed, such as index buckets. Nodes
+ * created and then replaced within the batch are frozen too, which is harmless.
  */
 export function freezeFresh(fresh: readonly object[]): void {
-  for (const node of fresh) {
-    if ('slots' in node) Object.freeze((node as Branch).slots);
-    Object.freeze(node);
-  }
+  for (const node of fresh) Object.freeze(node);
 }

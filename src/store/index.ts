@@ -4,7 +4,9 @@
  */
 export { Store, NAMESPACE_INDEX, type ListOptions } from './store.js';
 export {
-  applyWatchEvents, initialStoreState, type StoreState, type StoreStep,
+  applyWatchBatch, applyWatchEvents, initialStoreState, type ExactStoreStep, type StoreState, type StoreStep,
 } from './apply-watch-events.js';
-export { reduceStore, storeReducer, type StoreUpdate, type ReduceStoreOptions } from './reduce-store.js';
+export {
+  isBatch, reduceStore, storeReducer, type ReduceStoreOptions, type StoreReducer, type StoreUpdate,
+} from './reduce-store.js';
 export type { Indexer, Indexers, StoreOptions, StoreChange, StoreProblem } from './types.js';

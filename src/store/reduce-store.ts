@@ -4,7 +4,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { WatchEvent } from '../watch/index.js';
-import { applyWatchEvents, initialStoreState } from './apply-watch-events.js';
+import { applyWatchBatch, initialStoreState } from './apply-watch-events.js';
 import { Store } from './store.js';
 import type { StoreChange, StoreOptions, StoreProblem } from './types.js';
 
@@ -25,26 +25,39 @@ export interface ReduceStoreOptions<T extends KubernetesObject> extends StoreOpt
 }
 
 /**
- * Folds `WatchEvent`s into store snapshots with `applyWatchEvents`, one event per step.
+ * Folds `WatchEvent`s, or batches of them (arrays: the deltas that arrived together), into store snapshots.
  *
  * # Guarantees
- * - Emits once per event that produced a new snapshot or a problem, synchronously, in order; events that change
- *   nothing (a `listed` item buffered for a relist, a `deleted` of an unknown key with no version) emit nothing.
+ * - One snapshot per batch: the deltas of one emission are applied in one Immer `produce` and emitted as one
+ *   update, except where one snapshot could not show every change exactly: the batch is cut before a delta that
+ *   changes a key the batch already changed, and around a relist's swap (see `applyWatchBatch`). A single event is
+ *   a batch of one.
+ * - In every update, each change's key holds exactly that change's result in `store`; `store` may also hold the
+ *   other changes of the same update (earlier and later ones, of other keys). `changes` are in delta order.
+ * - Emits once per step that produced a new snapshot or a problem, synchronously, in order; steps that change
+ *   nothing (`listed` items buffered for a relist, a `deleted` of an unknown key with no version) emit nothing.
+ * - The same deltas lead to the same final store and the same changes however they are split into batches.
  * - Each subscription starts from its own empty (or `initial`) store: the operator holds no shared state.
  * - Errors and completion of the source pass through unchanged.
  *
  * # Caveats
- * - `status` events are dropped; route them before this operator if you need them (the informer does).
+ * - `status` and `problem` events are dropped; route them before this operator if you need them (the informer
+ *   does).
+ * - `store.resourceVersion` is the version after the update's last delta.
  */
 export function reduceStore<T extends KubernetesObject>(
   options: ReduceStoreOptions<T> = {},
-): OperatorFunction<WatchEvent<T>, StoreUpdate<T>> {
+): OperatorFunction<WatchEvent<T> | readonly WatchEvent<T>[], StoreUpdate<T>> {
   return (source) => new Observable<StoreUpdate<T>>((subscriber) => {
     const reducer = storeReducer(options);
     return source.subscribe({
-      next: (event) => {
-        const update = reducer(event);
-        if (update !== undefined) subscriber.next(update);
+      next: (input) => {
+        const events = isBatch(input) ? input : [input];
+        for (let from = 0; from < events.length && !subscriber.closed;) {
+          const { update, next } = reducer.step(events, from);
+          if (update !== undefined) subscriber.next(update);
+          from = next;
+        }
       },
       error: (error: unknown) => subscriber.error(error),
       complete: () => subscriber.complete(),
@@ -52,21 +65,43 @@ export function reduceStore<T extends KubernetesObject>(
   });
 }
 
+/** Whether a source emission is a batch of deltas rather than one delta. */
+export function isBatch<T extends KubernetesObject>(input: WatchEvent<T> | readonly WatchEvent<T>[]): input is readonly WatchEvent<T>[] {
+  return Array.isArray(input);
+}
+
+/** A stateful reducer over `applyWatchBatch`; see {@link storeReducer}. @internal */
+export interface StoreReducer<T extends KubernetesObject> {
+  /**
+   * Applies `events[from…]` as far as one exact snapshot goes; returns the update (undefined when nothing changed
+   * and nothing was reported) and the index of the first delta it did not apply (> `from`).
+   */
+  step(events: readonly WatchEvent<T>[], from: number): { readonly update: StoreUpdate<T> | undefined; readonly next: number };
+  /** The latest snapshot. */
+  current(): Store<T>;
+}
+
 /**
- * A stateful step function over `applyWatchEvents`: feed it events, get an update when something changed.
+ * A stateful step function over `applyWatchBatch`: feed it batches of events, get an update per exact snapshot.
  * Shared by {@link reduceStore} and the informer so that both apply exactly the same rules.
+ *
+ * # Guarantees
+ * - A step that throws changes nothing: the reducer stays at the last good state, so the caller may skip the
+ *   failing delta (the informer applies the rest one at a time) and carry on.
  * @internal
  */
-export function storeReducer<T extends KubernetesObject>(
-  options: ReduceStoreOptions<T> = {},
-): ((event: WatchEvent<T>) => StoreUpdate<T> | undefined) & { readonly current: () => Store<T> } {
+export function storeReducer<T extends KubernetesObject>(options: ReduceStoreOptions<T> = {}): StoreReducer<T> {
   let state = initialStoreState(options.initial ?? Store.empty<T>(options));
-  const step = (event: WatchEvent<T>): StoreUpdate<T> | undefined => {
-    const before = state.store;
-    const result = applyWatchEvents(state, [event]);
-    state = result.state;
-    if (state.store === before && result.problems.length === 0) return undefined;
-    return { store: state.store, changes: result.changes, problems: result.problems };
+  return {
+    step(events, from) {
+      const before = state.store;
+      const result = applyWatchBatch(state, events, from);
+      state = result.state;
+      const update = state.store === before && result.problems.length === 0
+        ? undefined
+        : { store: state.store, changes: result.changes, problems: result.problems };
+      return { update, next: result.next };
+    },
+    current: () => state.store,
   };
-  return Object.assign(step, { current: () => state.store });
 }

@@ -56,23 +56,27 @@ export function indexValuesOf<T>(indexer: Indexer<T>, object: T): IndexValues | 
   }
 }
 
+/** An indexer that threw, for the caller to report. */
+export interface IndexFailure {
+  readonly name: string;
+  readonly error: Error;
+}
+
 /**
- * Puts `object` under `key` (replacing `old`, the object held there so far) and moves the key between index
- * buckets. Returns the indexes whose indexer threw on `object`, for the caller to report.
+ * Puts `object` under `key` and moves the key between index buckets. Returns the object held there before
+ * (`undefined`: the key is new); indexes whose indexer threw on `object` are pushed on `failures`.
  */
-export function putObject<T>(
-  work: WorkingData<T>, indexers: IndexerList<T>, key: string, object: T, old: T | undefined,
-): { name: string; error: Error }[] | undefined {
-  if (trieSet(work, 'objects', key, object, work.fresh)) work.size += 1;
-  let failures: { name: string; error: Error }[] | undefined;
+export function putObject<T>(work: WorkingData<T>, indexers: IndexerList<T>, key: string, object: T, failures: IndexFailure[]): T | undefined {
+  const old = trieSet(work, 'objects', key, object, work.fresh);
+  if (old === undefined) work.size += 1;
   for (const [name, indexer] of indexers) {
     const next = indexValuesOf(indexer, object);
-    if (next instanceof Error) (failures ??= []).push({ name, error: next });
+    if (next instanceof Error) failures.push({ name, error: next });
     // An indexer that threw on the old object filed it nowhere (indexers are pure), so there is nothing to remove.
     const before = old === undefined ? undefined : indexValuesOf(indexer, old);
     moveKey(work, name, key, before instanceof Error ? undefined : before, next instanceof Error ? undefined : next);
   }
-  return failures;
+  return old;
 }
 
 /** Removes `key` (holding `old`) from the objects and from every index. */
@@ -123,7 +127,7 @@ function addToBucket<T>(work: WorkingData<T>, name: string, value: string, key: 
     work.fresh.push(fresh);
     trieSet(fresh, 'keys', key, true, work.fresh);
     trieSet(work.indexes, name, value, fresh, work.fresh, hash);
-  } else if (trieSet(bucket, 'keys', key, true, work.fresh)) {
+  } else if (trieSet(bucket, 'keys', key, true, work.fresh) === undefined) {
     bucket.size += 1;
   }
 }

@@ -6,6 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import { ignore, openRequest, readBody } from './connection.js';
 import { TransportError } from './errors.js';
+import { eachOf } from './batches.js';
 import { LineSplitter } from './lines.js';
 
 /** Query parameters; `undefined` values are left out. */
@@ -106,7 +107,26 @@ export function watchLines(
   query: QueryParams,
   options: WatchRequestOptions = {},
 ): Observable<string> {
-  return new Observable<string>((subscriber) => {
+  return eachOf(watchLineChunks(kc, path, query, options));
+}
+
+/**
+ * {@link watchLines}, one emission per network chunk: the lines that chunk completed, in order (never an empty
+ * array). The reflector reads a watch this way, so that the deltas that arrived together reach the store as one
+ * batch.
+ *
+ * # Guarantees
+ * - Exactly the lines of {@link watchLines}, in the same order, with the same completion, errors and teardown;
+ *   only their grouping differs.
+ * - A chunk that completes no line (part of a long line) emits nothing, but still calls `onActivity`.
+ */
+export function watchLineChunks(
+  kc: KubeConfig,
+  path: string,
+  query: QueryParams,
+  options: WatchRequestOptions = {},
+): Observable<readonly string[]> {
+  return new Observable<readonly string[]>((subscriber) => {
     const controller = new AbortController();
     const onOuterAbort = (): void => controller.abort(options.signal?.reason);
     options.signal?.addEventListener('abort', onOuterAbort, { once: true });
@@ -123,14 +143,11 @@ export function watchLines(
         subscriber.error(new TransportError('LineTooLong', `watch ${path}: ${(err as Error).message}`));
         return;
       }
-      for (const line of lines) {
-        if (subscriber.closed) return;
-        subscriber.next(line);
-      }
+      if (lines.length > 0) subscriber.next(lines);
     };
     const onEnd = (): void => {
       const last = splitter.flush();
-      if (last !== undefined) subscriber.next(last);
+      if (last !== undefined) subscriber.next([last]);
       subscriber.complete();
     };
     const onError = (err: Error): void => {

@@ -8,7 +8,8 @@ export {
 } from './errors.js';
 export type { StatusCause, StatusDetails, StatusLike } from './errors.js';
 export { LineSplitter } from './lines.js';
-export { asKubeList, getJson, listPage, parseJsonBody, watchLines } from './http.js';
+export { asKubeList, getJson, listPage, parseJsonBody, watchLineChunks, watchLines } from './http.js';
+export { eachOf } from './batches.js';
 export type { KubeList, QueryParams, RequestOptions, WatchRequestOptions } from './http.js';
 export { kubeTransport, transportOf } from './transport.js';
 export { requestBodyOf, responseOf, sendRequest } from './request.js';

@@ -3,7 +3,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
-import { getJson, watchLines } from './http.js';
+import { getJson, watchLineChunks, watchLines } from './http.js';
 import type { QueryParams, WatchRequestOptions } from './http.js';
 import { sendRequest, type TransportRequest, type TransportResponse } from './request.js';
 
@@ -20,12 +20,19 @@ import { sendRequest, type TransportRequest, type TransportResponse } from './re
  * - `watch` emits raw lines in arrival order; completes on a clean server close; errors on an error status or a
  *   cut stream. `onActivity` is called whenever bytes arrive; `onOpen` once, when the server accepted the watch
  *   (an implementation that cannot tell may skip it: the reflector then takes the first line as the sign).
+ * - `watchChunks`, when implemented, is `watch` with the lines grouped as they arrived (one non-empty array per
+ *   network chunk, or per write of an in-process server): the same lines, order, completion, errors and teardown.
  */
 export interface Transport {
   /** One GET of `path` (a list page, a discovery document): emits the decoded JSON body, then completes. */
   get(path: string, query: QueryParams, options?: { readonly accept?: string }): Observable<unknown>;
   /** One watch of `path`: emits the stream's raw lines in arrival order; completes on a clean server close. */
   watch(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<string>;
+  /**
+   * Optional: the watch as batches of lines that arrived together. The reflector prefers it, so that the deltas of
+   * one chunk become one store batch (one snapshot); without it every line is a batch of its own.
+   */
+  watchChunks?(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<readonly string[]>;
   /** One request of any method: emits the 2xx response, then completes; never retries. */
   request(request: TransportRequest): Observable<TransportResponse>;
 }
@@ -59,6 +66,7 @@ export function kubeTransport(kc: KubeConfig): Transport {
     transport = {
       get: (path, query, options) => fromAbortable((signal) => getJson(kc, path, query, { accept: options?.accept, signal })),
       watch: (path, query, options) => watchLines(kc, path, query, options),
+      watchChunks: (path, query, options) => watchLineChunks(kc, path, query, options),
       request: (request) => fromAbortable((signal) => sendRequest(kc, request, signal)),
     };
     transports.set(kc, transport);

@@ -2,6 +2,7 @@
  * Decoding of watch lines and mapping of transport errors to {@link WatchFailure}s.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { UnknownResourceError } from '../resources/index.js';
 import { ApiError, TransportError } from '../transport/index.js';
 import type { StatusLike } from '../transport/index.js';
 import type { WatchFailure } from './types.js';
@@ -70,6 +71,24 @@ export function toWatchFailure(err: unknown): WatchFailure {
   if (err instanceof TransportError) return { reason: err.reason, message: err.message };
   if (err instanceof Error) return { reason: 'NetworkError', message: err.message };
   return { reason: 'NetworkError', message: String(err) };
+}
+
+/** Whether a request failed with 410 Gone (an expired resourceVersion or continue token). */
+export function isExpired(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 410;
+}
+
+/** An unknown kind is a 404 for `failFast`, and retried otherwise; any other discovery failure is retried. */
+export function discoveryFailure(err: unknown): WatchFailure {
+  if (err instanceof UnknownResourceError) {
+    return { reason: 'UnknownResource', code: 404, message: `${err.message}; asking discovery again after backoff` };
+  }
+  return toWatchFailure(err);
+}
+
+/** A request that got no answer within its time limit. */
+export function timeoutFailure(what: string, ms: number): WatchFailure {
+  return { reason: 'ListTimeout', message: `no answer to the ${what} request within ${ms / 1000} s; retrying after backoff` };
 }
 
 /** Maps an in-band watch ERROR `Status` to a {@link WatchFailure}. */

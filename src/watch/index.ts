@@ -3,7 +3,7 @@
  * @packageDocumentation
  */
 export type { ResourceRef, WatchDelta, WatchEvent, WatchFailure, WatchProblem, WatchProblemReason, WatchStatus } from './types.js';
-export { listWatch } from './list-watch.js';
+export { listWatch, listWatchBatches } from './list-watch.js';
 export { ListWatchError, FAIL_FAST_CODES } from './errors.js';
 export { BACKOFF_RESET_MS, DEFAULT_WATCH_BACKOFF, exponentialBackoff } from './backoff.js';
 export { METADATA_LIST_ACCEPT, METADATA_WATCH_ACCEPT, stripManagedFields } from './options.js';

@@ -4,9 +4,10 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import type { ResolvedResource } from '../resources/index.js';
-import { transportOf, type Connection } from '../transport/index.js';
+import { eachOf, transportOf, type Connection } from '../transport/index.js';
 import { resolveOptions } from './options.js';
 import type { ListWatchOptions } from './options.js';
+import { BatchOutput } from './plumbing.js';
 import { Reflector } from './reflector.js';
 import type { ResourceRef, WatchEvent } from './types.js';
 
@@ -66,7 +67,25 @@ export function listWatch<T extends KubernetesObject = KubernetesObject>(
   resource: ResourceRef | ResolvedResource,
   options: ListWatchOptions<T> = {},
 ): Observable<WatchEvent<T>> {
-  return new Observable<WatchEvent<T>>((subscriber) => {
+  return eachOf(listWatchBatches(connection, resource, options));
+}
+
+/**
+ * {@link listWatch}, one emission per batch of events that arrived together: a whole relist (`relistStarted`, every
+ * `listed`, `relistDone`), or the events of the lines of one watch chunk (when the transport has `watchChunks`, as
+ * the HTTP transport does). Everything else (status, problems, a line of a transport without chunks) is a batch of
+ * one. The informer reads it, so that one batch is one store `produce` and one snapshot.
+ *
+ * # Guarantees
+ * - Exactly the events of `listWatch`, in the same order, grouped; never an empty batch.
+ * @internal
+ */
+export function listWatchBatches<T extends KubernetesObject = KubernetesObject>(
+  connection: Connection,
+  resource: ResourceRef | ResolvedResource,
+  options: ListWatchOptions<T> = {},
+): Observable<readonly WatchEvent<T>[]> {
+  return new Observable<readonly WatchEvent<T>[]>((subscriber) => {
     let resolved;
     try {
       resolved = resolveOptions(options);
@@ -74,7 +93,8 @@ export function listWatch<T extends KubernetesObject = KubernetesObject>(
       subscriber.error(err);
       return undefined;
     }
-    const reflector = new Reflector<T>(subscriber, options.transport ?? transportOf(connection), resource, resolved);
+    const transport = options.transport ?? transportOf(connection);
+    const reflector = new Reflector<T>(new BatchOutput<T>(subscriber), transport, resource, resolved);
     reflector.start();
     return () => reflector.stop();
   });

@@ -2,21 +2,21 @@
  * The reflector state machine behind {@link listWatch}: list, watch, resume, relist, back off.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { Observable, Subscriber, Subscription } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
 import { messageOf } from '../describe/index.js';
 import { hasName, objectKey, splitApiVersion } from '../objects/index.js';
-import { collectionPath, resolveResource$, UnknownResourceError } from '../resources/index.js';
+import { collectionPath, resolveResource$ } from '../resources/index.js';
 import type { ResolvedResource } from '../resources/index.js';
 import { ApiError, asKubeList } from '../transport/index.js';
 import type { QueryParams, Transport } from '../transport/index.js';
 import { BACKOFF_RESET_MS, exponentialBackoff } from './backoff.js';
-import { decodeWatchLine, statusFailure, toWatchFailure } from './decode.js';
+import { decodeWatchLine, discoveryFailure, isExpired, statusFailure, timeoutFailure, toWatchFailure } from './decode.js';
 import { FAIL_FAST_CODES, ListWatchError } from './errors.js';
 import { InputPreparer } from './inputs.js';
 import type { ResolvedOptions } from './options.js';
 import { RequestSlot, WatchTimers } from './plumbing.js';
-import type { RequestHandlers } from './plumbing.js';
-import type { ResourceRef, WatchEvent, WatchFailure, WatchProblem, WatchProblemReason, WatchStatus } from './types.js';
+import type { BatchOutput, RequestHandlers } from './plumbing.js';
+import type { ResourceRef, WatchFailure, WatchProblem, WatchProblemReason, WatchStatus } from './types.js';
 
 /** A clean close sooner than this, with no event at all, is treated as a failure so a bad server cannot spin us. */
 const SHORT_WATCH_MS = 1_000;
@@ -28,6 +28,10 @@ const DEAD_CONNECTION_SLACK_MS = 30_000;
  *
  * Every emission may run a consumer that unsubscribes synchronously, so nothing is scheduled or sent after an
  * emission without checking `stopped` first: a stopped reflector leaves no timer and no request behind.
+ *
+ * Output is batched: a relist leaves as one batch, and so do the events of the lines of one watch chunk (when the
+ * transport reports chunks); everything else leaves at once. Inside a batch emissions are held, so `stopped`
+ * cannot change there; the code after a batch checks it as after any emission.
  */
 export class Reflector<T extends KubernetesObject> {
   private path = '';
@@ -46,9 +50,11 @@ export class Reflector<T extends KubernetesObject> {
   private accepted = false;
   /** Objects of a streaming list's initial phase; defined only during that phase. */
   private initial: Map<string, T> | undefined;
+  /** Counts watch connections opened or aborted, so that the rest of a chunk from an aborted one is ignored. */
+  private connection = 0;
 
   constructor(
-    private readonly out: Subscriber<WatchEvent<T>>,
+    private readonly out: BatchOutput<T>,
     private readonly transport: Transport,
     private readonly resource: ResourceRef | ResolvedResource,
     private readonly opts: ResolvedOptions<T>,
@@ -150,11 +156,13 @@ export class Reflector<T extends KubernetesObject> {
    * on page n never leaves a half relist in the stream (client-go buffers the same way before `Replace`).
    */
   private emitRelist(pages: Iterable<Iterable<T>>, resourceVersion: string, thenWatch: boolean): void {
-    this.out.next({ type: 'relistStarted' });
-    for (const page of pages) {
-      for (const object of page) this.out.next({ type: 'listed', object });
-    }
-    this.out.next({ type: 'relistDone', resourceVersion });
+    this.out.batch(() => {
+      this.out.next({ type: 'relistStarted' });
+      for (const page of pages) {
+        for (const object of page) this.out.next({ type: 'listed', object });
+      }
+      this.out.next({ type: 'relistDone', resourceVersion });
+    });
     this.rv = resourceVersion;
     if (thenWatch) this.openWatch(false);
   }
@@ -178,6 +186,7 @@ export class Reflector<T extends KubernetesObject> {
       ...(streaming ? { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' } : {}),
     };
     this.initial = streaming ? new Map() : undefined;
+    const connection = (this.connection += 1);
     this.sawEvent = false;
     this.accepted = false;
     this.watchStartedAt = this.opts.scheduler.now();
@@ -189,12 +198,17 @@ export class Reflector<T extends KubernetesObject> {
       onActivity: () => this.timers.touch(),
       onOpen: () => this.announceAccepted(),
     };
-    this.send(this.transport.watch(this.path, query, watchOptions), {
-      next: (line) => {
-        this.timers.touch();
-        // A transport that cannot report acceptance still proves it with the first line.
-        if (this.announceAccepted()) this.onLine(line);
-      },
+    const onLines = (lines: readonly string[]): void => {
+      this.timers.touch();
+      // A transport that cannot report acceptance still proves it with the first line.
+      if (!this.announceAccepted()) return;
+      this.out.batch(() => {
+        for (let i = 0; i < lines.length && this.connection === connection && !this.stopped; i++) this.onLine(lines[i]!);
+      });
+    };
+    const lines$ = this.transport.watchChunks?.(this.path, query, watchOptions);
+    this.send<readonly string[] | string>(lines$ ?? this.transport.watch(this.path, query, watchOptions), {
+      next: (lines) => onLines(typeof lines === 'string' ? [lines] : lines),
       error: (err) => {
         this.timers.stop();
         this.onWatchError(err);
@@ -358,6 +372,7 @@ export class Reflector<T extends KubernetesObject> {
   }
 
   private abortWatch(): void {
+    this.connection += 1;
     this.request.abort();
     this.timers.stop();
   }
@@ -384,22 +399,6 @@ function isResolved(resource: ResourceRef | ResolvedResource): resource is Resol
 
 function describe(resource: ResourceRef | ResolvedResource): string {
   return isResolved(resource) ? resource.plural : `${resource.kind} (${resource.apiVersion})`;
-}
-
-function isExpired(err: unknown): boolean {
-  return err instanceof ApiError && err.code === 410;
-}
-
-/** An unknown kind is a 404 for `failFast`, and retried otherwise; any other discovery failure is retried. */
-function discoveryFailure(err: unknown): WatchFailure {
-  if (err instanceof UnknownResourceError) {
-    return { reason: 'UnknownResource', code: 404, message: `${err.message}; asking discovery again after backoff` };
-  }
-  return toWatchFailure(err);
-}
-
-function timeoutFailure(what: string, ms: number): WatchFailure {
-  return { reason: 'ListTimeout', message: `no answer to the ${what} request within ${ms / 1000} s; retrying after backoff` };
 }
 
 function accept(header: string | undefined): { accept?: string } {
