@@ -125,6 +125,17 @@ if (isE2eRun()) {
       });
     }
 
+    it('caches a listed object with its apiVersion and kind, which kube-apiserver leaves out of list items', async () => {
+      const ns = namespace!;
+      await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'listed' }, data: { a: '1' } } });
+      const raw = await cluster.handle.kubeConfig.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace: ns });
+      expect(raw.items[0]?.kind, 'the server sends list items bare').to.equal(undefined);
+      const configMaps = informer<V1ConfigMap>(cluster.handle.kubeConfig, CONFIG_MAP, { namespace: ns });
+      recording = record(configMaps);
+      await synced(configMaps);
+      expect(configMaps.current().get(keyOf('listed'))).to.include({ apiVersion: 'v1', kind: 'ConfigMap' });
+    });
+
     it('syncs a streaming list from the initial-events-end bookmark without any paginated LIST', async () => {
       const ns = namespace!;
       const writes = podWriter(cluster.handle, ns);

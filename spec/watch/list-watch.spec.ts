@@ -27,6 +27,18 @@ describe('listWatch: list, watch, resume and relist', () => {
     expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'listed:b', 'listed:c', 'relistDone:10', 'added:d']);
   });
 
+  it('gives listed items without apiVersion or kind those of the resource, as watched objects carry them', () => {
+    const bare = { metadata: { name: 'a', namespace: 'default', resourceVersion: '1' } };
+    const custom = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'b', namespace: 'default', resourceVersion: '2' }, spec: { nodeName: 'n' } };
+    const o = scenario((fake, { cold }) => {
+      fake.onGet(of(page([bare, custom], '10'))).onWatch(cold('-'));
+    });
+    const listed = o.deltas().flatMap(({ e }) => (e.type === 'listed' ? [e.object] : []));
+    expect(listed).to.deep.equal([{ apiVersion: 'v1', kind: 'Pod', ...bare }, custom]);
+    // An item that has both is passed through as the same object: no copy on the common path of a typed server.
+    expect(listed[1]).to.equal(custom);
+  });
+
   it('reports connecting, listing(page), watching(rv), error(cause) and backingOff(delay, attempt, cause) in order', () => {
     const cause = { reason: 'ConnectionClosed', message: 'stream cut' };
     const o = scenario((fake, { cold }) => {

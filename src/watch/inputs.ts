@@ -46,13 +46,15 @@ export class InputPreparer<T extends KubernetesObject> {
 
   /**
    * Validates and prepares one list page. Items without a name are skipped (they have no key) and reported once per
-   * page with their number; every other item is kept, transformed or not.
+   * page with their number; every other item is kept, transformed or not. An item without `apiVersion` or `kind`
+   * gets the listed resource's: kube-apiserver leaves them out of list items but sends them on watch events, and a
+   * cached object should look the same whichever way it arrived (Events and owner references need them).
    */
-  preparePage(items: readonly unknown[], page: number): T[] {
+  preparePage(items: readonly unknown[], page: number, typeMeta: TypeMeta): T[] {
     const accepted: T[] = [];
     let missing = 0;
     for (const item of items) {
-      if (hasName(item)) accepted.push(this.prepare(item as T, 'listed'));
+      if (hasName(item)) accepted.push(this.prepare(withTypeMeta(item as T, typeMeta), 'listed'));
       else missing += 1;
     }
     if (missing > 0) {
@@ -60,4 +62,15 @@ export class InputPreparer<T extends KubernetesObject> {
     }
     return accepted;
   }
+}
+
+/** The `apiVersion` and `kind` of the listed resource. */
+export interface TypeMeta {
+  readonly apiVersion: string;
+  readonly kind: string;
+}
+
+function withTypeMeta<T extends KubernetesObject>(item: T, typeMeta: TypeMeta): T {
+  if (item.apiVersion !== undefined && item.kind !== undefined) return item;
+  return { ...item, apiVersion: item.apiVersion ?? typeMeta.apiVersion, kind: item.kind ?? typeMeta.kind };
 }

@@ -12,7 +12,7 @@ import type { QueryParams, Transport } from '../transport/index.js';
 import { BACKOFF_RESET_MS, exponentialBackoff } from './backoff.js';
 import { decodeWatchLine, discoveryFailure, isExpired, statusFailure, timeoutFailure, toWatchFailure } from './decode.js';
 import { FAIL_FAST_CODES, ListWatchError } from './errors.js';
-import { InputPreparer } from './inputs.js';
+import { InputPreparer, type TypeMeta } from './inputs.js';
 import type { ResolvedOptions } from './options.js';
 import { RequestSlot, WatchTimers } from './plumbing.js';
 import type { BatchOutput, RequestHandlers } from './plumbing.js';
@@ -35,6 +35,7 @@ const DEAD_CONNECTION_SLACK_MS = 30_000;
  */
 export class Reflector<T extends KubernetesObject> {
   private path = '';
+  private typeMeta: TypeMeta = { apiVersion: '', kind: '' };
   private rv: string | undefined;
   private attempt = 0;
   private expiredStreak = 0;
@@ -96,6 +97,7 @@ export class Reflector<T extends KubernetesObject> {
   private useResource(resolved: ResolvedResource): void {
     try {
       this.path = collectionPath(resolved, this.opts.namespace);
+      this.typeMeta = { apiVersion: resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`, kind: resolved.kind };
     } catch (err) {
       this.fatal({ reason: 'InvalidOptions', message: messageOf(err) });
       return;
@@ -133,7 +135,7 @@ export class Reflector<T extends KubernetesObject> {
           this.fail(toWatchFailure(err), () => this.relist());
           return;
         }
-        pages.push(this.inputs.preparePage(list.items, page));
+        pages.push(this.inputs.preparePage(list.items, page, this.typeMeta));
         if (this.stopped) return;
         const next = list.metadata.continue;
         if (paginate && next) this.listPage(page + 1, next, paginate, pages);
