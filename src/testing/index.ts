@@ -1,6 +1,6 @@
 /**
- * rxkube/testing: an in-memory Kubernetes API server with fault injection, the launcher of a real kube-apiserver +
- * etcd control plane, and the PKI helpers both use.
+ * rxkube/testing: an in-memory Kubernetes API server with fault injection, marble helpers, record and replay, the
+ * launcher of a real kube-apiserver + etcd control plane, and the PKI helpers both use.
  * @packageDocumentation
  */
 import '../runtime/node-version.js';
@@ -14,3 +14,9 @@ export {
   startControlPlane, existingCluster, resolveControlPlaneAssets, controlPlaneCacheDir, CONTROL_PLANE_VERSIONS,
 } from './control-plane/index.js';
 export type { ControlPlane, ControlPlaneOptions, ControlPlaneAssets } from './control-plane/index.js';
+export {
+  watchEvent, watchMarbles, marbleSource, fakeInformer, informerEventMarbles, expectReconciles, reconcileLetter, RECONCILE_LETTERS,
+} from './marbles/index.js';
+export type {
+  MarbleDelta, MarbleHelpers, ExpectReconcilesOptions, ReconcileEventPattern, ReconcileExpectation,
+} from './marbles/index.js';
