@@ -109,7 +109,9 @@ describe('expectReconciles', () => {
 
   it('shows an event that misses a redefined letter\'s pattern as "?"', () => {
     const failures: unknown[] = [];
-    const scheduler = new TestScheduler((actual, expected) => failures.push([actual, expected]));
+    const scheduler = new TestScheduler((actual, expected) => {
+      failures.push([actual, expected]);
+    });
     scheduler.run((helpers) => {
       const events$ = helpers.cold<ReconcileEvent>('a|', {
         a: { type: 'retrying', key: 'k', attempt: 1, reasons: [], queueWaitMs: 0, time: 0, durationMs: 0, error: 1, delayMs: 20, failures: 1 },
