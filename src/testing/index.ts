@@ -20,3 +20,8 @@ export {
 export type {
   MarbleDelta, MarbleHelpers, ExpectReconcilesOptions, ReconcileEventPattern, ReconcileExpectation,
 } from './marbles/index.js';
+export { recorder, streamName, parseRecording, replay } from './record/index.js';
+export type {
+  Recorder, RecorderOptions, RecordingSink, RecordLine, RecordedReconcileEvent, ReplayContext, ReplayDecision, ReplayDivergence,
+  ReplayOptions, ReplayReport, ReplaySetup,
+} from './record/index.js';
