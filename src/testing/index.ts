@@ -1,13 +1,21 @@
 /**
- * rxkube/testing: an in-memory Kubernetes API server with fault injection, marble helpers, record and replay, the
- * launcher of a real kube-apiserver + etcd control plane, and the PKI helpers both use.
+ * rxkube/testing: an in-memory Kubernetes API server with fault injection (over HTTP, or in process in virtual time),
+ * marble helpers, record and replay, seeded simulation, the launcher of a real kube-apiserver + etcd control plane,
+ * and the PKI helpers both use.
  * @packageDocumentation
  */
 import '../runtime/node-version.js';
 export type { ClusterHandle } from './cluster.js';
 export { startTestCluster } from './apiserver/index.js';
 export { SeedError } from './apiserver/index.js';
-export type { TestCluster, TestClusterOptions, Faults, FailNextOptions, SeedOptions, StatusBody, StatusCause, StatusDetails } from './apiserver/index.js';
+export type {
+  TestCluster, TestClusterOptions, InMemoryServerOptions, Faults, FailNextOptions, ConflictNextOptions, FailWritesOptions, SeedOptions,
+  StatusBody, StatusCause, StatusDetails,
+} from './apiserver/index.js';
+export { virtualCluster } from './virtual/index.js';
+export type {
+  ConflictKeyOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults,
+} from './virtual/index.js';
 export { createCertificateAuthority, issueCertificate } from './pki/index.js';
 export type { Pem, CertificateAuthority, CertificateUsage, IssueOptions } from './pki/index.js';
 export {

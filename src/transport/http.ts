@@ -53,7 +53,11 @@ export interface KubeList<T = unknown> {
  */
 export async function getJson(kc: KubeConfig, path: string, query: QueryParams, options: RequestOptions = {}): Promise<unknown> {
   const res = await openRequest(kc, 'GET', path, query, options);
-  const body = await readBody(res, Number.POSITIVE_INFINITY);
+  return parseJsonBody(path, await readBody(res, Number.POSITIVE_INFINITY));
+}
+
+/** The decoded JSON body of a GET of `path`; `TransportError('MalformedResponse')` when it is not JSON. */
+export function parseJsonBody(path: string, body: string): unknown {
   try {
     return JSON.parse(body) as unknown;
   } catch (err) {

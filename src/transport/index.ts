@@ -8,9 +8,9 @@ export {
 } from './errors.js';
 export type { StatusCause, StatusDetails, StatusLike } from './errors.js';
 export { LineSplitter } from './lines.js';
-export { asKubeList, getJson, listPage, watchLines } from './http.js';
+export { asKubeList, getJson, listPage, parseJsonBody, watchLines } from './http.js';
 export type { KubeList, QueryParams, RequestOptions, WatchRequestOptions } from './http.js';
 export { kubeTransport, transportOf } from './transport.js';
-export { sendRequest } from './request.js';
+export { requestBodyOf, responseOf, sendRequest } from './request.js';
 export type { RequestMethod, TransportRequest, TransportResponse } from './request.js';
 export type { Connection, Transport } from './transport.js';

@@ -45,11 +45,8 @@ export interface TransportResponse {
  */
 export async function sendRequest(kc: KubeConfig, request: TransportRequest, signal?: AbortSignal): Promise<TransportResponse> {
   const { method, path } = request;
-  const body = request.body === undefined || typeof request.body === 'string' || request.body instanceof Uint8Array
-    ? request.body
-    : JSON.stringify(request.body);
   const res = await openRequest(kc, method, path, request.query ?? {}, {
-    accept: request.accept, contentType: request.contentType, body, signal,
+    accept: request.accept, contentType: request.contentType, body: requestBodyOf(request), signal,
   });
   const text = await readBody(res, Number.POSITIVE_INFINITY);
   const headers: Record<string, string> = {};
@@ -57,13 +54,26 @@ export async function sendRequest(kc: KubeConfig, request: TransportRequest, sig
     const first = headerValue(value);
     if (first !== undefined) headers[name] = first;
   }
+  return responseOf(request, res.statusCode ?? 0, headers, text);
+}
+
+/** The body of `request` as sent: strings and bytes as they are, anything else as JSON; undefined for none. */
+export function requestBodyOf(request: TransportRequest): string | Uint8Array | undefined {
+  return request.body === undefined || typeof request.body === 'string' || request.body instanceof Uint8Array
+    ? request.body
+    : JSON.stringify(request.body);
+}
+
+/**
+ * A 2xx answer to `request` as a {@link TransportResponse}: the body parsed as JSON when the server said it is
+ * JSON (or said nothing), else the text; `TransportError('MalformedResponse')` for JSON that does not parse.
+ */
+export function responseOf(request: TransportRequest, status: number, headers: Readonly<Record<string, string>>, text: string): TransportResponse {
   const contentType = headers['content-type'] ?? '';
-  if (text === '' || !(contentType === '' || contentType.includes('json'))) {
-    return { status: res.statusCode ?? 0, body: text, headers };
-  }
+  if (text === '' || !(contentType === '' || contentType.includes('json'))) return { status, body: text, headers };
   try {
-    return { status: res.statusCode ?? 0, body: JSON.parse(text) as unknown, headers };
+    return { status, body: JSON.parse(text) as unknown, headers };
   } catch (err) {
-    throw new TransportError('MalformedResponse', `${method} ${path}: response body is not JSON (${text.length} chars)`, { cause: err });
+    throw new TransportError('MalformedResponse', `${request.method} ${request.path}: response body is not JSON (${text.length} chars)`, { cause: err });
   }
 }

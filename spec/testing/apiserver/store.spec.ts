@@ -48,13 +48,13 @@ describe('in-memory API server: store snapshots and pagination (properties)', ()
       const store = new ObjectStore(1000);
       for (const op of ops) apply(store, op);
       const target = { resource: configmaps, version: 'v1', namespace: '' };
-      const full = listObjects(store, target, new URLSearchParams(), 'object')['items'] as Array<{ metadata: { namespace: string; name: string } }>;
+      const full = listObjects(0, store, target, new URLSearchParams(), 'object')['items'] as Array<{ metadata: { namespace: string; name: string } }>;
       const seen: string[] = [];
       let token = '';
       let pages = 0;
       do {
         const q = new URLSearchParams({ limit: String(limit), ...(token ? { continue: token } : {}) });
-        const page = listObjects(store, target, q, 'object');
+        const page = listObjects(0, store, target, q, 'object');
         const items = page['items'] as Array<{ metadata: { namespace: string; name: string } }>;
         seen.push(...items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`));
         const meta = page.metadata as { continue?: string; remainingItemCount?: number };

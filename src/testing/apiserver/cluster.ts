@@ -9,38 +9,18 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { createCertificateAuthority, issueCertificate } from '../pki/index.js';
 import type { ClusterHandle } from '../cluster.js';
 import { buildKubeConfig, writeKubeConfigFile } from '../kubeconfig.js';
-import { badLines, FaultState, type Faults } from './faults.js';
-import { ownerGarbageCollector } from './gc.js';
-import { crdController, namespaceController } from './lifecycle.js';
-import { timestamp } from './object.js';
-import { ResourceRegistry } from './registry.js';
-import { seedObjects, updateObjects, type SeedOptions } from './seed.js';
-import { createHandler } from './server.js';
-import { namespaceStorageKey, type ServerState } from './state.js';
-import { ObjectStore } from './store.js';
-import { WatchHub } from './watch.js';
-import { randomUUID } from 'node:crypto';
+import { createServerCore, type InMemoryServerOptions } from './core.js';
+import type { Faults } from './faults.js';
+import { createHandler } from './node-adapter.js';
+import { realRuntime } from './runtime.js';
+import type { SeedOptions } from './seed.js';
 
 /** Options of {@link startTestCluster}. */
-export interface TestClusterOptions {
+export interface TestClusterOptions extends InMemoryServerOptions {
   /** Port on 127.0.0.1; 0 (default) picks a free one. */
   readonly port?: number;
   /** Serve HTTPS with an in-process CA and serving certificate for 127.0.0.1/localhost (default false). */
   readonly tls?: boolean;
-  /** Require `Authorization: Bearer <token>` on every request (401 otherwise). */
-  readonly token?: string;
-  /** Events kept for watch resumption and list continuation (default 10000). */
-  readonly watchHistorySize?: number;
-  /** Interval of BOOKMARK events on watches that allow them (default 60000, like the real ~1 min). */
-  readonly bookmarkIntervalMs?: number;
-  /** Largest accepted request body (default 3 MiB, the real server's limit); larger is 413. */
-  readonly maxBodyBytes?: number;
-  /** Namespaces to create besides default, kube-system, kube-public and kube-node-lease. */
-  readonly namespaces?: readonly string[];
-  /** Emulate the namespace controller: deleting a namespace deletes its contents, then it (default false). */
-  readonly namespaceLifecycle?: boolean;
-  /** Emulate the garbage collector: ownerReference cascades for Background, Foreground and Orphan (default false). */
-  readonly ownerGC?: boolean;
 }
 
 /**
@@ -89,8 +69,6 @@ export interface TestCluster extends ClusterHandle {
   openWatches(): number;
 }
 
-const builtinNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
-
 /**
  * Starts an in-memory Kubernetes API server on 127.0.0.1.
  *
@@ -101,42 +79,17 @@ const builtinNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-l
  * - See `docs/in-memory-server.md` for every known difference from kube-apiserver.
  */
 export async function startTestCluster(options: TestClusterOptions = {}): Promise<TestCluster> {
-  const store = new ObjectStore(options.watchHistorySize ?? 10000);
-  const registry = new ResourceRegistry();
-  const hub = new WatchHub(store, options.bookmarkIntervalMs ?? 60000);
-  const state: ServerState = { store, registry, hub };
-  store.listen(crdController(state));
-  if (options.namespaceLifecycle === true) store.listen(namespaceController(state));
-  if (options.ownerGC === true) store.listen(ownerGarbageCollector(state));
-  for (const name of new Set([...builtinNamespaces, ...(options.namespaces ?? [])])) {
-    store.put(namespaceStorageKey, {
-      apiVersion: 'v1', kind: 'Namespace',
-      metadata: { name, uid: randomUUID(), creationTimestamp: timestamp(), labels: { 'kubernetes.io/metadata.name': name } },
-      spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' },
-    });
-  }
-
-  const faultState = new FaultState();
   const sockets = new Set<Socket>();
   let address = '127.0.0.1:0';
-  const faults: Faults = {
-    dropWatches: (o) => hub.dropAll(o?.mode ?? 'clean'),
-    compact: (rv) => store.compact(rv),
-    failNext: (o) => faultState.add(o),
-    latency: (ms) => {
-      faultState.latencyMs = Math.max(0, ms);
-    },
-    stallWatches: (ms) => hub.stall(ms),
-    injectMalformedLine: (o) => hub.inject(badLines[o?.kind ?? 'malformed']),
+  const maxBodyBytes = options.maxBodyBytes ?? 3 * 1024 * 1024;
+  const core = createServerCore({ ...options, maxBodyBytes }, realRuntime(), {
     restart: () => {
       for (const s of sockets) s.destroy();
     },
-    clear: () => faultState.clear(),
-  };
-  const handler = createHandler({
-    state, faultState, faults, token: options.token, maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
     serverAddress: () => address,
   });
+  const { faults } = core;
+  const handler = createHandler(core, maxBodyBytes);
 
   let caCertPem: string | undefined;
   let server: http.Server;
@@ -181,14 +134,14 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     kubeConfig,
     faults,
     caCertPem,
-    resourceVersion: () => String(store.resourceVersion),
-    seed: (objects, seedOptions) => seedObjects(state, objects, seedOptions),
-    update: (objects, seedOptions) => updateObjects(state, objects, seedOptions),
-    openWatches: () => hub.streams.size,
+    resourceVersion: () => core.resourceVersion(),
+    seed: (objects, seedOptions) => core.seed(objects, seedOptions),
+    update: (objects, seedOptions) => core.update(objects, seedOptions),
+    openWatches: () => core.openWatches(),
     writeKubeconfig: (path) => writeKubeConfigFile(kubeConfig, path),
     stop: () => {
       stopping ??= new Promise<void>((resolve) => {
-        hub.dropAll('abrupt');
+        core.state.hub.dropAll('abrupt');
         server.close(() => resolve());
         for (const s of sockets) s.destroy();
         server.closeAllConnections?.();

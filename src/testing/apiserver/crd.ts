@@ -2,7 +2,7 @@
  * CustomResourceDefinition handling: validating a CRD, deriving its status, and the resources it serves.
  * @module
  */
-import { isPlainObject, timestamp, type KubeObject } from './object.js';
+import { isPlainObject, type KubeObject } from './object.js';
 import type { ResourceInfo } from './resource.js';
 import { fieldInvalid, fieldRequired, type FieldError } from './status.js';
 
@@ -96,9 +96,8 @@ export function validateCrd(crd: KubeObject): FieldError[] {
 }
 
 /** The status a freshly accepted CRD gets: NamesAccepted and Established true, acceptedNames and storedVersions set. */
-export function crdStatus(crd: KubeObject, previous?: unknown): Record<string, unknown> {
+export function crdStatus(crd: KubeObject, now: string, previous?: unknown): Record<string, unknown> {
   const n = names(crd);
-  const now = timestamp();
   const old = isPlainObject(previous) ? previous : {};
   const stored = new Set(stringList(old['storedVersions']));
   for (const v of versions(crd)) if (v.storage) stored.add(v.name);

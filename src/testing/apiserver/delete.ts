@@ -90,7 +90,7 @@ export function deleteObject(state: ServerState, target: RequestTarget, options:
   if (deleting && isPod && grace === 0 && pendingGrace !== undefined && pendingGrace > 0 && finalizers.length === 0) {
     // Like the generic registry: record deletionTimestamp=now and grace 0 (MODIFIED), then remove (DELETED).
     const final = cloneJson(old) as KubeObject;
-    final.metadata.deletionTimestamp = timestamp();
+    final.metadata.deletionTimestamp = timestamp(state.runtime.now());
     final.metadata.deletionGracePeriodSeconds = 0;
     if (dryRun) return { code: 200, body: atVersion(final, apiVersion) };
     state.store.put(key, final);
@@ -102,7 +102,7 @@ export function deleteObject(state: ServerState, target: RequestTarget, options:
     const shorten = deleting && isPod && currentGrace !== undefined && grace < currentGrace;
     if (deleting && !shorten) return { code: 200, body: atVersion(old, apiVersion) };
     const next = cloneJson(old) as KubeObject;
-    next.metadata.deletionTimestamp = timestamp(Date.now() + grace * 1000);
+    next.metadata.deletionTimestamp = timestamp(state.runtime.now() + grace * 1000);
     // Namespaces are finalized by their own REST logic, which sets no grace period.
     if (!isNamespace) next.metadata.deletionGracePeriodSeconds = grace;
     if (finalizers.length > 0) next.metadata.finalizers = finalizers;

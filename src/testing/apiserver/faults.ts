@@ -2,7 +2,7 @@
  * Fault injection: what tests use to make the server misbehave the way real clusters do.
  * @module
  */
-import { ApiError, internalError, unauthorized, unknownResource } from './status.js';
+import { ApiError, conflict, internalError, unauthorized, unknownResource } from './status.js';
 
 /** Options of {@link Faults.failNext}. */
 export interface FailNextOptions {
@@ -15,6 +15,27 @@ export interface FailNextOptions {
   /** The HTTP status to answer with, e.g. 429, 500, 503, 403. */
   readonly status: number;
   /** For 429 and 503: the `Retry-After` header and `details.retryAfterSeconds` (default 1 for 429). */
+  readonly retryAfterSeconds?: number;
+}
+
+/** Options of {@link Faults.conflictNext}. */
+export interface ConflictNextOptions {
+  /**
+   * The object's path, e.g. `/api/v1/namespaces/default/configmaps/a`: the next write (PUT, PATCH or DELETE) to it
+   * or one of its subresources answers 409 Conflict.
+   */
+  readonly path: string;
+  /** How many such writes conflict (default 1). */
+  readonly count?: number;
+}
+
+/** Options of {@link Faults.failWrites}. */
+export interface FailWritesOptions {
+  /** 500 (InternalError) or 429 (TooManyRequests, with Retry-After); any other 4xx/5xx is accepted too. */
+  readonly status: number;
+  /** How many writes (POST, PUT, PATCH, DELETE) fail (default 1). */
+  readonly count?: number;
+  /** The `Retry-After` header and `details.retryAfterSeconds` (default 1 for 429). */
   readonly retryAfterSeconds?: number;
 }
 
@@ -38,15 +59,38 @@ export interface Faults {
   stallWatches(ms: number): void;
   /** Writes one bad line into every open watch; returns how many streams got it. */
   injectMalformedLine(options?: { readonly kind?: 'malformed' | 'truncated' }): number;
+  /**
+   * The next write to one object answers 409 Conflict, worded as the real optimistic-concurrency conflict
+   * (`Operation cannot be fulfilled on configmaps "a": the object has been modified; ...`); nothing is stored.
+   */
+  conflictNext(options: ConflictNextOptions): void;
+  /** The next `count` writes (any object) answer `status` (500, or 429 with Retry-After); nothing is stored. */
+  failWrites(options: FailWritesOptions): void;
   /** Destroys every connection (in-flight requests and watches) at once; the listener stays up on the same port. */
   restart(): void;
-  /** Clears pending failures and latency. */
+  /** Clears pending failures (write faults included) and latency. */
   clear(): void;
 }
 
 interface PendingFailure {
   remaining: number;
   readonly options: FailNextOptions;
+  /** Only these methods (write faults). */
+  readonly methods?: ReadonlySet<string>;
+  /** A conflict on the object at this path (and its subresources). */
+  readonly conflictPath?: string;
+}
+
+const writeMethods: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const updateMethods: ReadonlySet<string> = new Set(['PUT', 'PATCH', 'DELETE']);
+
+/** The 409 a write to `path` (an object path, `/api/v1/namespaces/ns/plural/name[/sub]`) gets. */
+function conflictFor(path: string): ApiError {
+  const parts = path.split('/').filter((p) => p !== '');
+  const group = parts[0] === 'apis' ? parts[1] ?? '' : '';
+  let rest = parts.slice(parts[0] === 'apis' ? 3 : 2);
+  if (rest[0] === 'namespaces' && rest.length >= 4) rest = rest.slice(2);
+  return conflict({ group, plural: rest[0] ?? '' }, rest[1] ?? '');
 }
 
 /**
@@ -125,16 +169,33 @@ export class FaultState {
     this.failures.push({ remaining: options.count ?? 1, options });
   }
 
+  /** Arms a failure for the next writes (POST, PUT, PATCH, DELETE) only. */
+  addWriteFailure(options: FailWritesOptions): void {
+    this.add({ ...options });
+    const armed = this.failures.pop()!;
+    this.failures.push({ ...armed, methods: writeMethods });
+  }
+
+  /** Arms a 409 Conflict for the next update or delete of the object at `options.path`. */
+  addConflict(options: ConflictNextOptions): void {
+    const path = options.path.replace(/\/+$/, '');
+    this.failures.push({ remaining: options.count ?? 1, options: { status: 409 }, methods: updateMethods, conflictPath: path });
+  }
+
   /** The failure this request must get, consuming one count, or undefined. */
   take(method: string, pathAndQuery: string): ApiError | undefined {
     const path = pathAndQuery.split('?')[0]!;
     for (const failure of this.failures) {
       const o = failure.options;
       if (o.method !== undefined && o.method.toUpperCase() !== method.toUpperCase()) continue;
+      if (failure.methods !== undefined && !failure.methods.has(method.toUpperCase())) continue;
+      const at = failure.conflictPath;
+      if (at !== undefined && path !== at && !path.startsWith(`${at}/`)) continue;
       if (typeof o.path === 'string' && !path.startsWith(o.path)) continue;
       if (o.path instanceof RegExp && !o.path.test(pathAndQuery)) continue;
       failure.remaining--;
       if (failure.remaining <= 0) this.failures = this.failures.filter((f) => f !== failure);
+      if (at !== undefined) return conflictFor(at);
       return failureFor(o, method, path, new URLSearchParams(pathAndQuery.split('?')[1] ?? ''));
     }
     return undefined;

@@ -9,7 +9,7 @@ import {
 } from './apply/index.js';
 import type { Json } from './apply/index.js';
 import { eventsApiVersion, fromEventsView, toEventsView } from './events.js';
-import { isPlainObject, objectKey, type KubeObject } from './object.js';
+import { isPlainObject, objectKey, timestamp, type KubeObject } from './object.js';
 import { hasStatus, storageKey } from './resource.js';
 import { conflict, notFound } from './status.js';
 import { crdStorageKey, type RequestTarget, type ServerState } from './state.js';
@@ -47,7 +47,7 @@ export function fieldScope(state: ServerState, target: Pick<RequestTarget, 'reso
     const obj = value as unknown as KubeObject;
     return (apiVersion === eventsApiVersion ? toEventsView(obj) : fromEventsView(obj)) as unknown as Json;
   };
-  return { group: resource.group, version: target.version, kind: resource.kind, ...(subresource ? { subresource } : {}), types: versionedTypes(at, reset, convert) };
+  return { group: resource.group, version: target.version, kind: resource.kind, ...(subresource ? { subresource } : {}), types: versionedTypes(at, reset, convert), now: () => timestamp(state.runtime.now()) };
 }
 
 /** A hook for the strategy: records the write of `manager` over `live` in the decoded object's managedFields. */
@@ -88,6 +88,6 @@ export function applyRequest(state: ServerState, target: RequestTarget, raw: str
   }
   const applied = applyObject(scope, present(target, old), config, options.manager, options.force);
   const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, applied, sub, true, keepManagedFields);
+  const next = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, applied, sub, true, keepManagedFields);
   return commitUpdate(state, target, old, next, dryRun);
 }

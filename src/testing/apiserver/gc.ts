@@ -40,7 +40,7 @@ function deleteDependent(state: ServerState, item: Located): void {
   if (object.metadata.deletionTimestamp !== undefined) return;
   if ((object.metadata.finalizers ?? []).length > 0) {
     const next = cloneJson(object) as KubeObject;
-    next.metadata.deletionTimestamp = timestamp();
+    next.metadata.deletionTimestamp = timestamp(state.runtime.now());
     next.metadata.deletionGracePeriodSeconds = 0;
     state.store.put(item.resource, next);
   } else {
@@ -104,7 +104,7 @@ export function ownerGarbageCollector(state: ServerState): (event: StoredEvent) 
       || (event.type === 'ADDED' && ownerUids(event.object).length > 0);
     if (!relevant || scheduled) return;
     scheduled = true;
-    queueMicrotask(() => {
+    state.runtime.defer(() => {
       scheduled = false;
       collect(state);
     });

@@ -2,7 +2,8 @@
  * HTTP plumbing: bounded body reading, JSON/YAML decoding, and Status/JSON responses.
  * @module
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { ApiRequest, ResponseSink } from './exchange.js';
 import { loadYaml } from '@kubernetes/client-node';
 import { prefersProtobuf } from './negotiate.js';
 import { decodeProtobuf, encodeProtobuf, protobufMediaType, ProtobufError } from './protobuf/index.js';
@@ -10,19 +11,14 @@ import { toJson } from './serialize.js';
 import { ApiError, badRequest, tooLarge, unsupportedMediaType } from './status.js';
 
 /**
- * Reads the request body, refusing more than `limit` bytes with 413 (the connection is then closed so the rest
- * of an oversized upload is never buffered).
+ * Reads a request body, refusing more than `limit` bytes (then `undefined`: the caller answers 413 and closes the
+ * connection, so the rest of an oversized upload is never buffered).
  */
-export async function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return (await readBodyBytes(req, limit)).toString('utf8');
-}
-
-/** {@link readBody} as bytes (protobuf bodies are binary). */
-export function readBodyBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBodyBytes(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? '0');
     if (declared > limit) {
-      reject(tooLarge(limit));
+      resolve(undefined);
       return;
     }
     const chunks: Buffer[] = [];
@@ -33,7 +29,7 @@ export function readBodyBytes(req: IncomingMessage, limit: number): Promise<Buff
       size += chunk.length;
       if (size > limit) {
         done = true;
-        reject(tooLarge(limit));
+        resolve(undefined);
         return;
       }
       chunks.push(chunk);
@@ -51,6 +47,12 @@ export function readBodyBytes(req: IncomingMessage, limit: number): Promise<Buff
       }
     });
   });
+}
+
+/** The request body, or 413 when the adapter refused it as too large. */
+export function requestBody(req: ApiRequest, limit: number): Buffer {
+  if (req.bodyTooLarge === true || req.body.length > limit) throw tooLarge(limit);
+  return req.body;
 }
 
 /**
@@ -102,27 +104,22 @@ export function decodeOptionalJson(raw: string): unknown {
  * Writes a JSON response (no-op when the response already started, e.g. a watch). Stored objects in the body are
  * serialized once and their text reused (see `serialize.ts`).
  */
-export function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent || res.destroyed) {
-    if (!res.writableEnded) res.end();
-    return;
-  }
+export function sendJson(res: ResponseSink, code: number, body: unknown, headers: Record<string, string> = {}, afterSent?: () => void): void {
+  if (res.started) return;
   const text = toJson(body);
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private', ...headers });
-  res.end(text);
+  res.respond(code, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), 'Cache-Control': 'no-cache, private', ...headers }, text, afterSent);
 }
 
 /**
  * Writes an object response in the format the client prefers: protobuf when its Accept header puts
  * `application/vnd.kubernetes.protobuf` first and the kind has a protobuf message, JSON otherwise.
  */
-export function sendObject(res: ServerResponse, code: number, body: unknown, accept: string | undefined, headers: Record<string, string> = {}): void {
-  if (prefersProtobuf(accept) && typeof body === 'object' && body !== null && !res.headersSent) {
+export function sendObject(res: ResponseSink, code: number, body: unknown, accept: string | undefined, headers: Record<string, string> = {}): void {
+  if (prefersProtobuf(accept) && typeof body === 'object' && body !== null && !res.started) {
     const obj = body as Record<string, unknown>;
     const encoded = typeof obj['apiVersion'] === 'string' && typeof obj['kind'] === 'string' ? encodeProtobuf(obj, obj['apiVersion'], obj['kind']) : undefined;
     if (encoded !== undefined) {
-      res.writeHead(code, { 'Content-Type': protobufMediaType, 'Content-Length': encoded.length, 'Cache-Control': 'no-cache, private', ...headers });
-      res.end(encoded);
+      res.respond(code, { 'Content-Type': protobufMediaType, 'Content-Length': String(encoded.length), 'Cache-Control': 'no-cache, private', ...headers }, encoded);
       return;
     }
   }
@@ -130,14 +127,13 @@ export function sendObject(res: ServerResponse, code: number, body: unknown, acc
 }
 
 /** Writes an `ApiError` as its Status body with its headers. */
-export function sendError(res: ServerResponse, error: ApiError, extraHeaders: Record<string, string> = {}): void {
+export function sendError(res: ResponseSink, error: ApiError, extraHeaders: Record<string, string> = {}): void {
   sendJson(res, error.status, error.body, { ...error.headers, ...extraHeaders });
 }
 
 /** Writes a plain-text response (health endpoints). */
-export function sendText(res: ServerResponse, code: number, text: string): void {
-  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Content-Type-Options': 'nosniff' });
-  res.end(text);
+export function sendText(res: ResponseSink, code: number, text: string): void {
+  res.respond(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), 'X-Content-Type-Options': 'nosniff' }, text);
 }
 
 /** True when the error is an `ApiError` (a Status the client should see). */

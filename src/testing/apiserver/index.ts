@@ -4,7 +4,14 @@
  */
 export { startTestCluster } from './cluster.js';
 export type { TestCluster, TestClusterOptions } from './cluster.js';
-export type { Faults, FailNextOptions } from './faults.js';
+export type { InMemoryServerOptions, ServerCore, CoreHooks } from './core.js';
+export { createServerCore } from './core.js';
+export type { ApiRequest, ChunkSink, ResponseHeaders, ResponseSink } from './exchange.js';
+export { realRuntime, seededRuntime, seededRandom } from './runtime.js';
+export type { ServerRuntime } from './runtime.js';
+export { storageKey, groupVersion } from './resource.js';
+export { cloneJson } from './object.js';
+export type { Faults, FailNextOptions, ConflictNextOptions, FailWritesOptions } from './faults.js';
 export { SeedError } from './seed.js';
 export type { SeedOptions } from './seed.js';
 export type { StatusBody, StatusCause, StatusDetails } from './status.js';

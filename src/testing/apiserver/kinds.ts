@@ -43,12 +43,12 @@ export function validatePodSpec(obj: KubeObject): FieldError[] {
  * start), IPv4 single-stack fields, and random node ports for NodePort/LoadBalancer ports. Headless (`None`) and
  * ExternalName services get no IP. Collisions are not checked (random, like the real allocator's choice).
  */
-export function allocateServiceAddresses(obj: KubeObject): void {
+export function allocateServiceAddresses(obj: KubeObject, random: () => number): void {
   const spec = isPlainObject(obj['spec']) ? obj['spec'] : (obj['spec'] = {});
   const type = spec['type'] ?? 'ClusterIP';
   if (type === 'ExternalName') return;
   if (spec['clusterIP'] === undefined || spec['clusterIP'] === '') {
-    spec['clusterIP'] = `10.96.${Math.floor(Math.random() * 256)}.${10 + Math.floor(Math.random() * 240)}`;
+    spec['clusterIP'] = `10.96.${Math.floor(random() * 256)}.${10 + Math.floor(random() * 240)}`;
   }
   if (spec['clusterIPs'] === undefined) spec['clusterIPs'] = [spec['clusterIP']];
   if (spec['clusterIP'] !== 'None') {
@@ -59,7 +59,7 @@ export function allocateServiceAddresses(obj: KubeObject): void {
   if (type === 'NodePort' || type === 'LoadBalancer') {
     spec['externalTrafficPolicy'] ??= 'Cluster';
     if (Array.isArray(spec['ports'])) {
-      for (const port of spec['ports'].filter(isPlainObject)) port['nodePort'] ??= 30000 + Math.floor(Math.random() * 2768);
+      for (const port of spec['ports'].filter(isPlainObject)) port['nodePort'] ??= 30000 + Math.floor(random() * 2768);
     }
   }
 }

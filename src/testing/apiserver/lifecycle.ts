@@ -42,7 +42,7 @@ export function crdController(state: ServerState): (event: StoredEvent) => void 
     state.registry.set(name, crdResources(crd));
     if (crd.metadata.deletionTimestamp === undefined || !(crd.metadata.finalizers ?? []).includes(crdCleanupFinalizer)) return;
     // Runs after the current commit's listeners: the watchers see the CRD go Terminating before its instances go.
-    queueMicrotask(() => {
+    state.runtime.defer(() => {
       const current = state.store.get(crdStorageKey, name);
       if (current === undefined || !(current.metadata.finalizers ?? []).includes(crdCleanupFinalizer)) return;
       for (const info of crdResources(current)) {
@@ -67,7 +67,7 @@ export function namespaceController(state: ServerState): (event: StoredEvent) =>
   return (event) => {
     if (event.resource !== namespaceStorageKey || event.type === 'DELETED' || event.object.metadata.deletionTimestamp === undefined) return;
     const name = event.object.metadata.name ?? '';
-    queueMicrotask(() => {
+    state.runtime.defer(() => {
       const ns = state.store.get(namespaceStorageKey, name);
       if (ns === undefined || ns.metadata.deletionTimestamp === undefined) return;
       const spec = isPlainObject(ns['spec']) ? ns['spec'] : {};

@@ -74,7 +74,7 @@ function pickSnapshot(store: ObjectStore, target: ListTarget, query: URLSearchPa
  * - `resourceVersion` unset or "0", or with `NotOlderThan`: the current state. `Exact`, or a non-zero RV with a
  *   `limit` (legacy semantics): the state at that RV, 410 when compacted. An RV ahead of the server: 504.
  */
-export function listObjects(store: ObjectStore, target: ListTarget, query: URLSearchParams, representation: Representation): KubeObject {
+export function listObjects(nowMs: number, store: ObjectStore, target: ListTarget, query: URLSearchParams, representation: Representation): KubeObject {
   validateListOptions(query, false);
   // resourceVersion=0 is served from the watch cache, which ignores limit: one page with everything.
   const fromCache = query.get('resourceVersion') === '0' && (query.get('continue') ?? '') === '';
@@ -103,7 +103,7 @@ export function listObjects(store: ObjectStore, target: ListTarget, query: URLSe
     metadata['continue'] = encodeContinue(snapshot.rv, next);
     if (filter.empty) metadata['remainingItemCount'] = snapshot.count(next, end);
   }
-  if (representation === 'table') return toTable(items, metadata, true, target.resource.kind, target.resource.custom);
+  if (representation === 'table') return toTable(nowMs, items, metadata, true, target.resource.kind, target.resource.custom);
   if (representation === 'metadata') {
     return { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: items.map((o) => represent(o, apiVersion, 'metadata')) };
   }

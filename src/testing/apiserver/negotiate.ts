@@ -78,14 +78,14 @@ export function toPartial(obj: KubeObject): KubeObject {
  * A `meta.k8s.io/v1 Table` for `objects` with the kind's printer columns (Pods and Deployments like the real
  * server, Name/Created At otherwise); each row carries the object as PartialObjectMetadata.
  */
-export function toTable(objects: readonly KubeObject[], listMeta: Record<string, unknown>, withColumns = true, kind = '', custom = true): KubeObject {
+export function toTable(nowMs: number, objects: readonly KubeObject[], listMeta: Record<string, unknown>, withColumns = true, kind = '', custom = true): KubeObject {
   const printer = printerFor(kind, custom);
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: listMeta,
     columnDefinitions: withColumns ? printer.columns : null,
-    rows: objects.map((o) => ({ cells: printer.cells(o), object: toPartial(o) })),
+    rows: objects.map((o) => ({ cells: printer.cells(o, nowMs), object: toPartial(o) })),
   };
 }
 

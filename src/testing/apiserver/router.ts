@@ -2,9 +2,9 @@
  * Resource routing: turns `/api/v1/...` and `/apis/<g>/<v>/...` paths plus the method into handler calls.
  * @module
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { deleteCollection, deleteObject, deleteOptions } from './delete.js';
-import { decodeObjectBody, decodeOptionalJson, readBodyBytes, sendJson, sendObject } from './http.js';
+import type { ApiRequest, ResponseSink } from './exchange.js';
+import { decodeObjectBody, decodeOptionalJson, requestBody, sendJson, sendObject } from './http.js';
 import { finalizeNamespace } from './lifecycle.js';
 import { listObjects } from './list.js';
 import { negotiate, represent, toTable } from './negotiate.js';
@@ -69,12 +69,12 @@ function resolve(state: ServerState, path: ResourcePath): RequestTarget {
  * # Guarantees
  * - The body is fully read and validated before any state changes.
  */
-export async function serveResource(state: ServerState, req: IncomingMessage, res: ServerResponse, path: ResourcePath, query: URLSearchParams, maxBodyBytes: number): Promise<void> {
+export function serveResource(state: ServerState, req: ApiRequest, res: ResponseSink, path: ResourcePath, query: URLSearchParams, maxBodyBytes: number): void {
   const target = resolve(state, path);
-  const method = (req.method ?? 'GET').toUpperCase();
+  const method = req.method.toUpperCase();
   const accept = req.headers.accept;
   const needsBody = method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
-  const bytes = needsBody ? await readBodyBytes(req, maxBodyBytes) : Buffer.alloc(0);
+  const bytes = needsBody ? requestBody(req, maxBodyBytes) : Buffer.alloc(0);
   // Text only where a handler reads text: a create or update decodes the bytes itself (protobuf is binary).
   const raw = (): string => bytes.toString('utf8');
   const decode = () => decodeObjectBody(bytes, req.headers['content-type'], target.resource.kind, target.resource.custom);
@@ -87,7 +87,7 @@ export async function serveResource(state: ServerState, req: IncomingMessage, re
           state.hub.serve(res, target, query, negotiate(accept, 'watch'));
           return;
         }
-        sendObject(res, 200, listObjects(state.store, target, query, negotiate(accept, 'list')), accept);
+        sendObject(res, 200, listObjects(state.runtime.now(), state.store, target, query, negotiate(accept, 'list')), accept);
         return;
       case 'POST': {
         const reply = create(state, target, decode(), query, req.headers['user-agent']);
@@ -122,7 +122,7 @@ export async function serveResource(state: ServerState, req: IncomingMessage, re
     case 'GET': {
       const obj = mustGet(state, target);
       const representation = negotiate(accept, 'get');
-      const body = representation === 'table' ? toTable([obj], { resourceVersion: obj.metadata.resourceVersion }, true, target.resource.kind, target.resource.custom) : represent(obj, apiVersion, representation);
+      const body = representation === 'table' ? toTable(state.runtime.now(), [obj], { resourceVersion: obj.metadata.resourceVersion }, true, target.resource.kind, target.resource.custom) : represent(obj, apiVersion, representation);
       sendObject(res, 200, body, accept);
       return;
     }

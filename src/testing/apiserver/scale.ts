@@ -71,7 +71,7 @@ export function serveScale(state: ServerState, target: RequestTarget, method: st
   checkPreconditions({ ...target.resource, allowUnconditionalUpdate: true }, old, scale.metadata);
   const next = cloneJson(old) as KubeObject;
   next['spec'] = { ...(isPlainObject(old['spec']) ? old['spec'] : {}), replicas };
-  const prepared = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, next, undefined);
+  const prepared = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, next, undefined);
   const reply = commitUpdate(state, target, old, prepared, dryRun);
   return { code: reply.code, body: toScale(reply.body as KubeObject) };
 }

@@ -116,7 +116,7 @@ export function updateObjects(state: ServerState, objects: readonly unknown[], o
     try {
       const target = targetOf(state, given);
       const old = mustGet(state, target);
-      const next = preserve(prepareUpdate(target, old, given, undefined), given, options);
+      const next = preserve(prepareUpdate(state.runtime, target, old, given, undefined), given, options);
       commitUpdate(state, target, old, next, false);
     } catch (error) {
       throw asSeedError(index, error);

@@ -1,12 +1,13 @@
 /**
- * The request entry point: authentication, the admin (fault) endpoint, injected failures and latency, health,
- * discovery, and dispatch to resource routing. Every exception becomes a Status; nothing crashes the process.
+ * The request entry point of the transport-agnostic core: authentication, the admin (fault) endpoint, injected
+ * failures and latency, health, discovery, and dispatch to resource routing. Every exception becomes a Status;
+ * nothing crashes the process. The node:http adapter and the virtual transport both call {@link serveRequest}.
  * @module
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiRequest, ResponseSink } from './exchange.js';
 import { groupInfo, groupList, coreVersions, resourceList, serverVersion } from './discovery.js';
 import type { FaultState, Faults } from './faults.js';
-import { decodeOptionalJson, isApiError, readBody, sendError, sendJson, sendText } from './http.js';
+import { decodeOptionalJson, isApiError, requestBody, sendError, sendJson, sendText } from './http.js';
 import { openApiGroupVersion, openApiRoot } from './openapi.js';
 import { parseResourcePath, serveResource } from './router.js';
 import { badRequest, internalError, methodNotAllowed, unauthorized, unknownResource } from './status.js';
@@ -22,21 +23,19 @@ export interface HandlerConfig {
   serverAddress(): string;
 }
 
-function authorized(req: IncomingMessage, token: string | undefined): boolean {
+function authorized(req: ApiRequest, token: string | undefined): boolean {
   if (token === undefined) return true;
-  return req.headers.authorization === `Bearer ${token}`;
+  return req.headers['authorization'] === `Bearer ${token}`;
 }
 
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-async function serveAdmin(config: HandlerConfig, req: IncomingMessage, res: ServerResponse, parts: string[]): Promise<void> {
+function serveAdmin(config: HandlerConfig, req: ApiRequest, res: ResponseSink, parts: string[]): void {
   if (parts[1] === 'resourceVersion' && parts.length === 2 && req.method === 'GET') {
     sendJson(res, 200, { resourceVersion: String(config.state.store.resourceVersion), compacted: String(config.state.store.compacted) });
     return;
   }
   if (parts[1] !== 'faults' || parts.length !== 3) throw unknownResource();
   if (req.method !== 'POST') throw methodNotAllowed();
-  const body = decodeOptionalJson(await readBody(req, config.maxBodyBytes)) ?? {};
+  const body = decodeOptionalJson(requestBody(req, config.maxBodyBytes).toString('utf8')) ?? {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('fault options must be a JSON object');
   const o = body as Record<string, unknown>;
   const f = config.faults;
@@ -79,9 +78,25 @@ async function serveAdmin(config: HandlerConfig, req: IncomingMessage, res: Serv
       if (o['kind'] !== undefined && o['kind'] !== 'malformed' && o['kind'] !== 'truncated') throw badRequest('kind must be "malformed" or "truncated"');
       result = f.injectMalformedLine({ kind: (o['kind'] as 'malformed' | 'truncated' | undefined) ?? 'malformed' });
       break;
+    case 'conflictNext': {
+      if (typeof o['path'] !== 'string' || !o['path'].startsWith('/')) throw badRequest('path must be the object path, e.g. /api/v1/namespaces/default/configmaps/a');
+      f.conflictNext({ path: o['path'], ...(o['count'] !== undefined ? { count: num(o['count'], 'count') } : {}) });
+      break;
+    }
+    case 'failWrites':
+      try {
+        f.failWrites({
+          status: num(o['status'], 'status'),
+          ...(o['count'] !== undefined ? { count: num(o['count'], 'count') } : {}),
+          ...(o['retryAfterSeconds'] !== undefined ? { retryAfterSeconds: num(o['retryAfterSeconds'], 'retryAfterSeconds') } : {}),
+        });
+      } catch (error) {
+        if (error instanceof RangeError) throw badRequest(error.message);
+        throw error;
+      }
+      break;
     case 'restart':
-      sendJson(res, 200, { fault: 'restart', result: null }, { Connection: 'close' });
-      res.on('finish', () => f.restart());
+      sendJson(res, 200, { fault: 'restart', result: null }, { Connection: 'close' }, () => f.restart());
       return;
     case 'clear':
       f.clear();
@@ -100,7 +115,7 @@ function safeRegExp(source: string): RegExp {
   }
 }
 
-async function route(config: HandlerConfig, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+function route(config: HandlerConfig, req: ApiRequest, res: ResponseSink, url: URL): void {
   let parts: string[];
   try {
     parts = url.pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
@@ -108,7 +123,7 @@ async function route(config: HandlerConfig, req: IncomingMessage, res: ServerRes
     throw badRequest(`malformed URL path: ${url.pathname}`);
   }
   const { state } = config;
-  const method = req.method ?? 'GET';
+  const method = req.method;
   const first = parts[0] ?? '';
   if (first === 'healthz' || first === 'livez' || first === 'readyz') {
     sendText(res, 200, 'ok');
@@ -154,32 +169,43 @@ async function route(config: HandlerConfig, req: IncomingMessage, res: ServerRes
 }
 
 /**
- * Builds the `(req, res)` handler for node:http / node:https.
+ * Serves one request of any adapter: the whole answer goes to `res` (now, or after the injected latency on the
+ * server's scheduler). Returns a function that cancels a pending answer (the client went away).
  *
  * # Guarantees
  * - Without the configured bearer token every request (admin endpoint included) is a 401 Status.
- * - Any exception becomes a Status (ApiError as is, anything else a 500 InternalError).
+ * - Any exception becomes a Status (ApiError as is, anything else a 500 InternalError); a 413 closes the connection.
+ * - Synchronous apart from the latency fault: everything else happens inside this call, so in virtual time a request
+ *   is served at the virtual instant it arrives.
  */
-export function createHandler(config: HandlerConfig): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    void (async () => {
-      try {
-        if (!authorized(req, config.token)) throw unauthorized();
-        const url = new URL(req.url ?? '/', 'http://in-memory');
-        const parts = url.pathname.split('/').filter((p) => p !== '');
-        if (parts[0] === '__rxkube') {
-          await serveAdmin(config, req, res, parts);
-          return;
-        }
-        const failure = config.faultState.take(req.method ?? 'GET', `${url.pathname}${url.search}`);
-        if (config.faultState.latencyMs > 0) await delay(config.faultState.latencyMs);
-        if (failure !== undefined) throw failure;
-        await route(config, req, res, url);
-      } catch (error) {
-        const apiError = isApiError(error) ? error : internalError(error instanceof Error ? error.message : String(error));
-        const closing: Record<string, string> = apiError.status === 413 ? { Connection: 'close' } : {};
-        sendError(res, apiError, closing);
-      }
-    })();
+export function serveRequest(config: HandlerConfig, req: ApiRequest, res: ResponseSink): () => void {
+  const fail = (error: unknown): void => {
+    const apiError = isApiError(error) ? error : internalError(error instanceof Error ? error.message : String(error));
+    const closing: Record<string, string> = apiError.status === 413 ? { Connection: 'close' } : {};
+    sendError(res, apiError, closing);
   };
+  try {
+    if (!authorized(req, config.token)) throw unauthorized();
+    const url = new URL(`${req.path}${req.search}`, 'http://in-memory');
+    const parts = url.pathname.split('/').filter((p) => p !== '');
+    if (parts[0] === '__rxkube') {
+      serveAdmin(config, req, res, parts);
+      return () => undefined;
+    }
+    const failure = config.faultState.take(req.method, `${url.pathname}${url.search}`);
+    const answer = (): void => {
+      try {
+        if (failure !== undefined) throw failure;
+        route(config, req, res, url);
+      } catch (error) {
+        fail(error);
+      }
+    };
+    const latency = config.faultState.latencyMs;
+    if (latency > 0) return config.state.runtime.after(latency, answer);
+    answer();
+  } catch (error) {
+    fail(error);
+  }
+  return () => undefined;
 }

@@ -6,6 +6,7 @@ import type { ObjectStore } from './store.js';
 import type { ResourceRegistry } from './registry.js';
 import type { ResourceInfo } from './resource.js';
 import type { WatchHub } from './watch.js';
+import type { ServerRuntime } from './runtime.js';
 import type { KubeObject } from './object.js';
 import { notFound } from './status.js';
 import { objectKey } from './object.js';
@@ -16,6 +17,8 @@ export interface ServerState {
   readonly store: ObjectStore;
   readonly registry: ResourceRegistry;
   readonly hub: WatchHub;
+  /** Time, timers and randomness: real for the HTTP server, seeded and virtual for the virtual cluster. */
+  readonly runtime: ServerRuntime;
 }
 
 /** A resolved API request: resource, the URL's version, namespace, object name and subresource. */

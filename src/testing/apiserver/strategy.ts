@@ -3,7 +3,6 @@
  * (system fields, status reset, generation, immutable fields, finalizer rules).
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import { crdCleanupFinalizer, crdStatus, validateCrd } from './crd.js';
 import { applyDefaults } from './defaults.js';
 import { cloneJson, isPlainObject, jsonEqual, timestamp, type KubeObject, type ObjectMeta } from './object.js';
@@ -11,6 +10,7 @@ import { groupVersion, hasStatus, type ResourceInfo } from './resource.js';
 import {
   badRequest, conflict, fieldForbidden, invalid, preconditionFailed, reasonless, type FieldError,
 } from './status.js';
+import type { ServerRuntime } from './runtime.js';
 import { validateMeta } from './validation.js';
 import { fromEventsView, normalizeCoreEvent } from './events.js';
 import { allocateServiceAddresses, keepAllocatedValues, podSpecProblems, qosClass, validateLease, validatePodSpec } from './kinds.js';
@@ -26,9 +26,9 @@ export interface WriteTarget {
 const nameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** `generateName` + 5 random characters from the real name generator's alphabet. */
-export function generateName(prefix: string): string {
+export function generateName(prefix: string, random: () => number): string {
   let suffix = '';
-  for (let i = 0; i < 5; i++) suffix += nameAlphabet[Math.floor(Math.random() * nameAlphabet.length)];
+  for (let i = 0; i < 5; i++) suffix += nameAlphabet[Math.floor(random() * nameAlphabet.length)];
   return `${prefix.slice(0, 58)}${suffix}`;
 }
 
@@ -96,7 +96,7 @@ function failIfInvalid(resource: ResourceInfo, obj: KubeObject, errors: FieldErr
 }
 
 /** Status and spec defaults a type gets on create (the strategies' PrepareForCreate). */
-function prepareCreateByKind(resource: ResourceInfo, version: string, obj: KubeObject): void {
+function prepareCreateByKind(runtime: ServerRuntime, resource: ResourceInfo, version: string, obj: KubeObject): void {
   const wipeStatus = hasStatus(resource, version);
   switch (resource.custom ? '' : resource.kind) {
     case 'Pod': {
@@ -114,11 +114,11 @@ function prepareCreateByKind(resource: ResourceInfo, version: string, obj: KubeO
       return;
     }
     case 'Service':
-      allocateServiceAddresses(obj);
+      allocateServiceAddresses(obj, runtime.random);
       obj['status'] = { loadBalancer: {} };
       return;
     case 'CustomResourceDefinition':
-      obj['status'] = crdStatus(obj);
+      obj['status'] = crdStatus(obj, timestamp(runtime.now()));
       obj.metadata.finalizers = [...new Set([...(obj.metadata.finalizers ?? []), crdCleanupFinalizer])];
       return;
     default:
@@ -144,13 +144,13 @@ function kindValidation(resource: ResourceInfo, obj: KubeObject): FieldError[] {
  * - Sets uid, creationTimestamp, generation (per type), resets status as the real strategy does.
  * - Throws an `ApiError` (400/422) and stores nothing on invalid input. `owned` as for {@link decodeBody}.
  */
-export function prepareCreate(target: WriteTarget, body: unknown, owned = false, track?: (decoded: KubeObject) => void): KubeObject {
+export function prepareCreate(runtime: ServerRuntime, target: WriteTarget, body: unknown, owned = false, track?: (decoded: KubeObject) => void): KubeObject {
   const obj = decodeBody(target, body, owned);
   // managedFields are the field manager's: computed on the decoded, defaulted body, before the strategy runs.
   if (track === undefined) delete obj.metadata['managedFields'];
   else track(obj);
   const stored = toStoredForm(target.resource, obj);
-  return finishCreate(target, stored);
+  return finishCreate(runtime, target, stored);
 }
 
 /** Events are stored in their core/v1 form, whichever API wrote them. */
@@ -159,23 +159,23 @@ function toStoredForm(resource: ResourceInfo, obj: KubeObject): KubeObject {
   return normalizeCoreEvent(resource.group === 'events.k8s.io' ? fromEventsView(obj) : obj);
 }
 
-function finishCreate(target: WriteTarget, obj: KubeObject): KubeObject {
+function finishCreate(runtime: ServerRuntime, target: WriteTarget, obj: KubeObject): KubeObject {
   const meta: ObjectMeta = obj.metadata;
   if ((meta.name ?? '') === '' && typeof meta.generateName === 'string' && meta.generateName !== '') {
-    meta.name = generateName(meta.generateName);
+    meta.name = generateName(meta.generateName, runtime.random);
   }
   if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
     throw reasonless('resourceVersion should not be set on objects to be created');
   }
-  meta.uid = randomUUID();
-  meta.creationTimestamp = timestamp();
+  meta.uid = runtime.uuid();
+  meta.creationTimestamp = timestamp(runtime.now());
   delete meta.resourceVersion;
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
   delete meta['selfLink'];
   if (target.resource.generation === 'none') delete meta.generation;
   else meta.generation = 1;
-  prepareCreateByKind(target.resource, target.version, obj);
+  prepareCreateByKind(runtime, target.resource, target.version, obj);
   failIfInvalid(target.resource, obj, [...validateMeta(meta, target.resource.nameRule, target.resource.namespaced, usesCoreMetaValidation(target.resource)), ...kindValidation(target.resource, obj)]);
   return obj;
 }
@@ -219,14 +219,14 @@ export function checkPreconditions(resource: ResourceInfo, old: KubeObject, meta
 }
 
 /** A write to the main resource: status stays as stored where the type has the subresource; per-kind resets. */
-function keepStatus(resource: ResourceInfo, version: string, old: KubeObject, next: KubeObject): KubeObject {
+function keepStatus(runtime: ServerRuntime, resource: ResourceInfo, version: string, old: KubeObject, next: KubeObject): KubeObject {
   if (hasStatus(resource, version)) {
     if (old['status'] === undefined) delete next['status'];
     else next['status'] = cloneJson(old['status']);
   }
   if (!resource.custom && resource.kind === 'Namespace') next['spec'] = cloneJson(old['spec']);
   if (!resource.custom && resource.kind === 'Service') keepAllocatedValues(old, next);
-  if (!resource.custom && resource.kind === 'CustomResourceDefinition') next['status'] = crdStatus(next, old['status']);
+  if (!resource.custom && resource.kind === 'CustomResourceDefinition') next['status'] = crdStatus(next, timestamp(runtime.now()), old['status']);
   return next;
 }
 
@@ -262,7 +262,7 @@ function keepAllButStatus(resource: ResourceInfo, old: KubeObject, incoming: Kub
  *   status changes. System metadata (uid, creationTimestamp, deletion fields) always comes from `old`.
  * - Generation follows the type's policy. New finalizers on an object being deleted are rejected (422).
  */
-export function prepareUpdate(target: WriteTarget, old: KubeObject, body: unknown, subresource: 'status' | undefined, owned = false, track?: (decoded: KubeObject) => void): KubeObject {
+export function prepareUpdate(runtime: ServerRuntime, target: WriteTarget, old: KubeObject, body: unknown, subresource: 'status' | undefined, owned = false, track?: (decoded: KubeObject) => void): KubeObject {
   const { resource, version } = target;
   const incoming = decodeBody({ ...target, name: old.metadata.name ?? '' }, body, owned);
   checkPreconditions(resource, old, incoming.metadata);
@@ -270,7 +270,7 @@ export function prepareUpdate(target: WriteTarget, old: KubeObject, body: unknow
   else track(incoming);
   if (incoming.metadata['managedFields'] === undefined) delete incoming.metadata['managedFields'];
   const stored = toStoredForm(resource, incoming);
-  const next = subresource === 'status' ? keepAllButStatus(resource, old, stored) : keepStatus(resource, version, old, stored);
+  const next = subresource === 'status' ? keepAllButStatus(resource, old, stored) : keepStatus(runtime, resource, version, old, stored);
   const meta = next.metadata;
   for (const field of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const) {
     if (old.metadata[field] === undefined) delete meta[field];

@@ -22,7 +22,7 @@ const defaultColumns: readonly ColumnDefinition[] = [
 ];
 
 /** A short age close to apimachinery's `duration.HumanDuration`: `45s`, `3m12s`, `95m`, `5h`, `2d`. */
-export function shortAge(from: string | undefined, now: number = Date.now()): string {
+export function shortAge(from: string | undefined, now: number): string {
   if (from === undefined) return '<unknown>';
   const seconds = Math.max(0, Math.floor((now - Date.parse(from)) / 1000));
   if (seconds < 120) return `${seconds}s`;
@@ -45,7 +45,8 @@ function list(value: unknown): Record<string, unknown>[] {
 /** Columns and the cells of one row. */
 export interface Printer {
   readonly columns: readonly ColumnDefinition[];
-  cells(obj: KubeObject): unknown[];
+  /** `nowMs`: the server's clock, for ages. */
+  cells(obj: KubeObject, nowMs: number): unknown[];
 }
 
 const podPrinter: Printer = {
@@ -58,14 +59,14 @@ const podPrinter: Printer = {
     column('IP', 'string', 'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', 1),
     column('Node', 'string', 'NodeName is a request to schedule this pod onto a specific node.', 1),
   ],
-  cells(obj) {
+  cells(obj, nowMs) {
     const spec = record(obj['spec']);
     const status = record(obj['status']);
     const statuses = list(status['containerStatuses']);
     const ready = statuses.filter((c) => c['ready'] === true).length;
     const restarts = statuses.reduce((n, c) => n + (typeof c['restartCount'] === 'number' ? c['restartCount'] : 0), 0);
     const phase = obj.metadata.deletionTimestamp !== undefined ? 'Terminating' : String(status['reason'] ?? status['phase'] ?? 'Unknown');
-    return [obj.metadata.name ?? '', `${ready}/${list(spec['containers']).length}`, phase, restarts, shortAge(obj.metadata.creationTimestamp),
+    return [obj.metadata.name ?? '', `${ready}/${list(spec['containers']).length}`, phase, restarts, shortAge(obj.metadata.creationTimestamp, nowMs),
       String(status['podIP'] ?? '<none>'), String(spec['nodeName'] ?? '<none>')];
   },
 };
@@ -78,11 +79,11 @@ const deploymentPrinter: Printer = {
     column('Available', 'string', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'),
     column('Age', 'string', 'CreationTimestamp is a timestamp representing the server time when this object was created.'),
   ],
-  cells(obj) {
+  cells(obj, nowMs) {
     const spec = record(obj['spec']);
     const status = record(obj['status']);
     const n = (v: unknown) => (typeof v === 'number' ? v : 0);
-    return [obj.metadata.name ?? '', `${n(status['readyReplicas'])}/${n(spec['replicas'])}`, n(status['updatedReplicas']), n(status['availableReplicas']), shortAge(obj.metadata.creationTimestamp)];
+    return [obj.metadata.name ?? '', `${n(status['readyReplicas'])}/${n(spec['replicas'])}`, n(status['updatedReplicas']), n(status['availableReplicas']), shortAge(obj.metadata.creationTimestamp, nowMs)];
   },
 };
 
@@ -94,7 +95,7 @@ const defaultPrinter: Printer = {
 /** Custom resources without additionalPrinterColumns: Name and Age (the CRD convertor renders dates as ages). */
 const customPrinter: Printer = {
   columns: [defaultColumns[0]!, column('Age', 'date', 'CreationTimestamp is a timestamp representing the server time when this object was created.')],
-  cells: (obj) => [obj.metadata.name ?? '', shortAge(obj.metadata.creationTimestamp)],
+  cells: (obj, nowMs) => [obj.metadata.name ?? '', shortAge(obj.metadata.creationTimestamp, nowMs)],
 };
 
 /** The printer for a kind: Pods and Deployments get theirs, custom resources Name/Age, the rest Name/Created At. */

@@ -3,7 +3,7 @@
  * bookmarks, streaming initial events, selector transitions and the faults tests inject into open streams.
  * @module
  */
-import type { ServerResponse } from 'node:http';
+import type { ChunkSink, ResponseSink } from './exchange.js';
 import { compileFilter, type ObjectFilter } from './filter.js';
 import { represent, toTable, type Representation } from './negotiate.js';
 import type { KubeObject } from './object.js';
@@ -11,6 +11,7 @@ import { boolParam, intParam, rvParam, validateListOptions } from './query.js';
 import { groupVersion, storageKey, type ResourceInfo } from './resource.js';
 import { expired, tooLargeResourceVersion } from './status.js';
 import { toJson } from './serialize.js';
+import type { ServerRuntime } from './runtime.js';
 import type { ObjectStore, StoredEvent } from './store.js';
 
 /** What a watch request targets. */
@@ -37,27 +38,26 @@ function eventLine(type: EventType, objectJson: string): string {
  * One open watch response.
  *
  * # Guarantees
- * - Events reach the client in resourceVersion order; a line is flushed by the end of the event-loop turn that
- *   wrote it (lines of one turn share a socket write).
- * - The initial state (synthetic ADDED) is paced by the socket: the next chunk is written only after the
+ * - Events reach the client in resourceVersion order (the adapter decides how writes leave: the node:http one
+ *   corks the lines of one event-loop turn into one socket write).
+ * - The initial state (synthetic ADDED) is paced by the consumer: the next chunk is written only after the
  *   previous one drained, so a watch of 100k objects never holds them all as pending output. Live events that
  *   commit meanwhile are held and follow the initial state, in order.
  * - Closing (any cause) removes the listener and clears every timer.
  */
 class WatchStream {
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly timers: (() => void)[] = [];
   private unlisten: () => void = () => undefined;
   /** Lines held back while `holds > 0` (a stall in progress, or the initial state still streaming). */
   private held: string[] = [];
   private holds = 0;
-  private corked = false;
   private closed = false;
   readonly apiVersion: string;
   private readonly resourceKey: string;
   private tableHeaderSent = false;
 
   constructor(
-    readonly res: ServerResponse,
+    readonly res: ChunkSink,
     private readonly hub: WatchHub,
     private readonly target: WatchTarget,
     private readonly filter: ObjectFilter,
@@ -65,17 +65,17 @@ class WatchStream {
   ) {
     this.apiVersion = groupVersion(target.resource.group, target.version);
     this.resourceKey = storageKey(target.resource);
-    res.on('close', () => this.close('gone'));
-    // Writes racing a socket teardown report errors here; the 'close' that follows ends the stream.
-    res.on('error', () => this.close('gone'));
+    res.onGone(() => this.close('gone'));
   }
 
   /** Arms bookmarks, the timeout and any stall in progress; `unlisten` detaches from the store on close. */
   start(unlisten: () => void, bookmarkMs: number | undefined, timeoutSeconds: number | undefined): void {
     this.unlisten = unlisten;
-    if (bookmarkMs !== undefined) this.timers.push(setInterval(() => this.bookmark(false), bookmarkMs));
-    if (timeoutSeconds !== undefined && timeoutSeconds > 0) this.timers.push(setTimeout(() => this.close('clean'), timeoutSeconds * 1000));
-    if (this.hub.stalledUntil > Date.now()) this.stall(this.hub.stalledUntil - Date.now());
+    const { runtime } = this.hub;
+    if (bookmarkMs !== undefined) this.timers.push(runtime.every(bookmarkMs, () => this.bookmark(false)));
+    if (timeoutSeconds !== undefined && timeoutSeconds > 0) this.timers.push(runtime.after(timeoutSeconds * 1000, () => this.close('clean')));
+    const now = runtime.now();
+    if (this.hub.stalledUntil > now) this.stall(this.hub.stalledUntil - now);
   }
 
   private inScope(obj: KubeObject | undefined): boolean {
@@ -116,7 +116,7 @@ class WatchStream {
           if (this.inScope(obj)) chunk += this.encode('ADDED', obj);
         }
         if (chunk !== '' && !this.emit(chunk)) {
-          this.res.once('drain', pump);
+          this.res.onDrain(pump);
           return;
         }
       }
@@ -142,7 +142,7 @@ class WatchStream {
   /** One watch line for `obj` in this stream's representation. */
   encode(type: EventType, obj: KubeObject): string {
     if (this.representation === 'table' && type !== 'ERROR' && type !== 'BOOKMARK') {
-      const table = toTable([obj], { resourceVersion: obj.metadata.resourceVersion }, !this.tableHeaderSent, this.target.resource.kind, this.target.resource.custom);
+      const table = toTable(this.hub.runtime.now(), [obj], { resourceVersion: obj.metadata.resourceVersion }, !this.tableHeaderSent, this.target.resource.kind, this.target.resource.custom);
       this.tableHeaderSent = true;
       return eventLine(type, toJson(table));
     }
@@ -174,32 +174,19 @@ class WatchStream {
     this.emit(line);
   }
 
-  /** Writes to the socket now; false when the socket asks to wait for 'drain' (or the stream is gone). */
+  /** Writes to the consumer now; false when it asks to wait for a drain (or the stream is gone). */
   private emit(text: string): boolean {
     if (this.closed) return false;
-    if (this.res.destroyed || this.res.writableEnded) {
+    if (!this.res.open) {
       this.close('gone');
       return false;
     }
-    if (!this.corked) {
-      // Lines committed in one event-loop turn (every request handled in it, a flush of held lines) leave in one
-      // socket write per watcher, instead of one write per event per watcher.
-      this.corked = true;
-      this.res.cork();
-      setImmediate(() => this.uncork());
-    }
     const ok = this.res.write(text);
-    if (this.res.writableLength > slowConsumerBytes) {
+    if (this.res.pendingBytes > slowConsumerBytes) {
       this.close('clean');
       return false;
     }
     return ok;
-  }
-
-  private uncork(): void {
-    if (!this.corked) return;
-    this.corked = false;
-    this.res.uncork();
   }
 
   /** Ends one hold; the last one out flushes what was held, in order. */
@@ -214,7 +201,7 @@ class WatchStream {
   /** Holds every live line for `ms`, then flushes them in order. */
   stall(ms: number): void {
     this.holds++;
-    this.timers.push(setTimeout(() => this.release(), ms));
+    this.timers.push(this.hub.runtime.after(ms, () => this.release()));
   }
 
   /** Ends the stream: `clean` finishes the chunked body, `abrupt` destroys the socket. */
@@ -223,11 +210,10 @@ class WatchStream {
     this.closed = true;
     this.held = [];
     this.unlisten();
-    for (const t of this.timers) clearTimeout(t);
+    for (const cancel of this.timers) cancel();
     this.hub.streams.delete(this);
-    this.uncork();
     if (mode === 'clean') this.res.end();
-    else if (mode === 'abrupt') this.res.socket?.destroy();
+    else if (mode === 'abrupt') this.res.abort();
   }
 }
 
@@ -242,13 +228,13 @@ export class WatchHub {
   readonly streams = new Set<WatchStream>();
   stalledUntil = 0;
 
-  constructor(readonly store: ObjectStore, private readonly bookmarkIntervalMs: number) {}
+  constructor(readonly store: ObjectStore, private readonly bookmarkIntervalMs: number, readonly runtime: ServerRuntime) {}
 
   /**
    * Serves a WATCH request on `res`. Validation errors throw before any byte is written (so they become a Status
    * response); an expired resourceVersion is a 200 with one 410 ERROR event, like the real server.
    */
-  serve(res: ServerResponse, target: WatchTarget, query: URLSearchParams, representation: Representation): void {
+  serve(res: ResponseSink, target: WatchTarget, query: URLSearchParams, representation: Representation): void {
     validateListOptions(query, true);
     const filter = compileFilter(target.resource, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined);
     const bookmarks = boolParam(query, 'allowWatchBookmarks');
@@ -266,9 +252,8 @@ export class WatchHub {
     const replay = rv === undefined || rv === 0 || initialEvents ? [] : this.store.eventsSince(key, rv);
     const synthetic = !fromNow && (rv === undefined || rv === 0 || initialEvents);
 
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
-    res.flushHeaders();
-    const stream = new WatchStream(res, this, target, filter, representation);
+    const body = res.stream(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    const stream = new WatchStream(body, this, target, filter, representation);
     if (replay === undefined) {
       const error = expired(`too old resource version: ${rv} (${this.store.compacted})`);
       stream.write(stream.encode('ERROR', error.body as unknown as KubeObject));
@@ -297,7 +282,7 @@ export class WatchHub {
 
   /** Open streams buffer everything for `ms`, then flush (watches opened meanwhile stall for the rest). */
   stall(ms: number): void {
-    this.stalledUntil = Date.now() + ms;
+    this.stalledUntil = this.runtime.now() + ms;
     for (const s of this.streams) s.stall(ms);
   }
 

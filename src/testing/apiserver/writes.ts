@@ -58,7 +58,7 @@ export function admitCreate(state: ServerState, target: RequestTarget, body: unk
   if (target.resource.namespaced && target.namespace === '') throw methodNotAllowed();
   // Read before the strategy runs: an owned body shares its metadata with the result, which gets a name.
   const generated = typeof body === 'object' && body !== null && !(body as KubeObject).metadata?.name;
-  const obj = prepareCreate({ resource: target.resource, version: target.version, namespace: target.namespace, ...(target.name !== undefined ? { name: target.name } : {}) }, body, owned, track);
+  const obj = prepareCreate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace, ...(target.name !== undefined ? { name: target.name } : {}) }, body, owned, track);
   if (target.resource.namespaced) {
     const ns = state.store.get(namespaceStorageKey, target.namespace);
     if (ns === undefined) throw notFound(namespaceResource, target.namespace);
@@ -72,7 +72,7 @@ export function admitCreate(state: ServerState, target: RequestTarget, body: unk
   const retryName = generated && obj.metadata.generateName;
   for (let attempt = 0; state.store.get(key, objectKey(obj.metadata.namespace ?? '', obj.metadata.name!)) !== undefined; attempt++) {
     if (!retryName || attempt > 8) throw alreadyExists(target.resource, obj.metadata.name!);
-    obj.metadata.name = generateName(obj.metadata.generateName!);
+    obj.metadata.name = generateName(obj.metadata.generateName!, state.runtime.random);
   }
   return obj;
 }
@@ -104,7 +104,7 @@ export function update(state: ServerState, target: RequestTarget, body: unknown,
   const dryRun = isDryRun(query);
   const old = mustGet(state, target);
   const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true, tracker(state, target, present(target, old), manager));
+  const next = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true, tracker(state, target, present(target, old), manager));
   return commitUpdate(state, target, old, next, dryRun);
 }
 
@@ -207,6 +207,6 @@ export function patch(state: ServerState, target: RequestTarget, contentType: st
     patched.metadata.resourceVersion = old.metadata.resourceVersion;
   }
   const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate({ resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true, tracker(state, target, present(target, old), manager));
+  const next = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true, tracker(state, target, present(target, old), manager));
   return commitUpdate(state, target, old, next, dryRun);
 }

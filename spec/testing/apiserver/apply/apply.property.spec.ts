@@ -5,7 +5,7 @@ import type { KubeObject } from '../../../../src/testing/apiserver/object.js';
 
 function scope(group: string, version: string, kind: string, hasStatus = false): FieldManagerScope {
   const typed = builtinTypes(group, version, kind)!;
-  return { group, version, kind, types: versionedTypes(() => typed, resetFields({ custom: false, kind, hasStatus, subresource: undefined })) };
+  return { group, version, kind, types: versionedTypes(() => typed, resetFields({ custom: false, kind, hasStatus, subresource: undefined })), now: () => '2024-01-01T00:00:00Z' };
 }
 
 const configMaps = scope('', 'v1', 'ConfigMap');

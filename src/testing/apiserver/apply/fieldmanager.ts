@@ -7,7 +7,7 @@
 import { cloneJson, isPlainObject, type KubeObject } from '../object.js';
 import { ApiError, badRequest, reasonless } from '../status.js';
 import { FieldSet } from './fieldset.js';
-import { capUpdateManagers, decodeManagedFields, emptyManaged, encodeManagedFields, managerIdentifier, ManagedFieldsError, now, type Managed } from './managed.js';
+import { capUpdateManagers, decodeManagedFields, emptyManaged, encodeManagedFields, managerIdentifier, ManagedFieldsError, type Managed } from './managed.js';
 import { fieldElement, pathToString } from './path.js';
 import { TypedValueError, type TypedError } from './typed/common.js';
 import { validate } from './typed/fieldset.js';
@@ -22,6 +22,8 @@ export interface FieldManagerScope {
   readonly kind: string;
   readonly subresource?: 'status' | 'scale';
   readonly types: VersionedTypes;
+  /** The time stamp of a write now (`metav1.Time`, seconds), from the server's clock. */
+  now(): string;
 }
 
 const currentOperation = 'current-operation';
@@ -92,7 +94,7 @@ function update(scope: FieldManagerScope, live: Json | undefined, next: Json | u
     managed.fields.delete(currentOperation);
     const previous = managed.fields.get(id);
     managed.fields.set(id, { ...written, set: previous === undefined ? written.set : written.set.union(previous.set) });
-    managed.times.set(id, now());
+    managed.times.set(id, scope.now());
   }
   capUpdateManagers(managed);
 }
@@ -249,7 +251,7 @@ export function applyObject(scope: FieldManagerScope, live: KubeObject | undefin
   let result: KubeObject;
   if (merged === undefined) result = cloneJson(base) as unknown as KubeObject;
   else {
-    managed.times.set(id, now());
+    managed.times.set(id, scope.now());
     result = asGoWouldWrite(typed, merged) as unknown as KubeObject;
   }
   if (!isPlainObject(result.metadata)) result.metadata = {};

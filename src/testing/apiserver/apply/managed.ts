@@ -176,7 +176,4 @@ export function capUpdateManagers(managed: Managed): void {
   }
 }
 
-/** The time stamp of a write now. */
-export function now(): string {
-  return timestamp();
-}
+

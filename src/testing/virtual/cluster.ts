@@ -1,0 +1,352 @@
+/**
+ * `virtualCluster()`: the in-memory API server's core served in process as a {@link Transport}, on the caller's
+ * scheduler, with seeded randomness.
+ * @module
+ */
+import { STATUS_CODES } from 'node:http';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { Observable, type SchedulerLike } from 'rxjs';
+import type { ResourceRef } from '../../resources/index.js';
+import {
+  apiErrorFromResponse, LineSplitter, parseJsonBody, requestBodyOf, responseOf, TransportError,
+  type QueryParams, type Transport, type TransportRequest, type TransportResponse, type WatchRequestOptions,
+} from '../../transport/index.js';
+import {
+  cloneJson, createServerCore, groupVersion, seededRuntime, storageKey,
+  type ApiRequest, type ConflictNextOptions, type Faults, type InMemoryServerOptions, type ResponseHeaders, type SeedOptions,
+} from '../apiserver/index.js';
+import { exchange, type CutExchange, type ExchangeEvent } from './exchange.js';
+
+/** Options of {@link virtualCluster}. */
+export interface VirtualClusterOptions extends Omit<InMemoryServerOptions, 'token'> {
+  /**
+   * Every server-side timer (watch timeouts, bookmarks, graceful deletion, latency, stalls) and every timestamp
+   * (creationTimestamp, deletionTimestamp, managedFields time) come from it: a `TestScheduler` inside `run()`, a
+   * `VirtualTimeScheduler`, or `asyncScheduler` for real time.
+   */
+  readonly scheduler: SchedulerLike;
+  /** Seeds uids, generateName suffixes and every other server choice (default 0). */
+  readonly seed?: number;
+}
+
+/** A conflict aimed at an object by its kind and key instead of its path. */
+export interface ConflictKeyOptions {
+  readonly resource: ResourceRef;
+  /** The namespace of a namespaced object (default `default`). */
+  readonly namespace?: string;
+  readonly name: string;
+  /** How many writes to it conflict (default 1). */
+  readonly count?: number;
+}
+
+/**
+ * The faults of a virtual cluster: those of the HTTP test cluster, acting at the current virtual time.
+ *
+ * # Caveats
+ * - `restart` cuts every open exchange (requests and watches fail with `TransportError('ConnectionClosed')`);
+ *   `dropWatches({ mode: 'abrupt' })` cuts watches the same way.
+ */
+export interface VirtualFaults extends Omit<Faults, 'conflictNext'> {
+  /** The next update or delete of one object (by path, or by kind and key) answers 409 Conflict. */
+  conflictNext(options: ConflictNextOptions | ConflictKeyOptions): void;
+}
+
+/**
+ * An in-process cluster. It IS a {@link Transport}, hence a `Connection`: pass it wherever a KubeConfig goes
+ * (`informer`, `informerFactory`, `listWatch`, `resourceClient`, `eventRecorder`, `leaderElection`, `manager`).
+ *
+ * # Guarantees
+ * - The Transport contract of the HTTP transport: cold, one request per subscription, unsubscribing aborts it;
+ *   non-2xx answers error with the `ApiError` the HTTP transport decodes from the same Status body.
+ * - Same seed, same options and the same requests at the same virtual times give byte-identical responses.
+ * - No sockets and no real time: with a virtual scheduler nothing happens outside its flush.
+ *
+ * # Caveats
+ * - Responses and watch chunks arrive as zero-delay actions of the scheduler, not synchronously.
+ */
+export interface VirtualCluster extends Transport {
+  readonly scheduler: SchedulerLike;
+  /**
+   * The seed of the server's randomness (`options.seed`, default 0). Named so because `seed(objects)` is the
+   * method a TestCluster already has under that name.
+   */
+  readonly randomSeed: number;
+  readonly faults: VirtualFaults;
+  /** As `TestCluster.seed`: creates objects without a request; returns the resourceVersion after. */
+  seed(objects: readonly KubernetesObject[], options?: SeedOptions): string;
+  /** As `TestCluster.update`: replaces objects without a request; returns the resourceVersion after. */
+  update(objects: readonly KubernetesObject[], options?: SeedOptions): string;
+  /** The latest committed resourceVersion. */
+  resourceVersion(): string;
+  /** How many watches are open. */
+  openWatches(): number;
+  /** Every stored object of a resource (of one namespace when given), sorted by namespace/name, as deep copies. */
+  list(resource: ResourceRef, namespace?: string): KubernetesObject[];
+  /**
+   * One raw exchange: status, headers and body text whatever the status (2xx or not), for tests that assert on
+   * exact bytes. A watch request answers with its whole stream once the stream ends.
+   */
+  exchange(request: RawExchangeRequest): Observable<RawExchangeResponse>;
+  /** Ends every open watch and request, cancels every server timer; later requests fail with a TransportError. */
+  close(): void;
+}
+
+/** A raw request of {@link VirtualCluster.exchange}. */
+export interface RawExchangeRequest {
+  readonly method: string;
+  /** Path, optionally with a query string. */
+  readonly path: string;
+  /** Request headers (any case). */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Uint8Array;
+}
+
+/** A raw answer of {@link VirtualCluster.exchange}. */
+export interface RawExchangeResponse {
+  readonly status: number;
+  readonly headers: ResponseHeaders;
+  readonly text: string;
+}
+
+function splitPath(path: string): { path: string; search: string } {
+  const q = path.indexOf('?');
+  return q < 0 ? { path, search: '' } : { path: path.slice(0, q), search: path.slice(q) };
+}
+
+/** Joins the query of a path (if any) with extra parameters, as `URL.searchParams.set` does over HTTP. */
+function withQuery(path: string, query: QueryParams): { path: string; search: string } {
+  const split = splitPath(path);
+  const params = new URLSearchParams(split.search);
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const text = params.toString();
+  return { path: split.path, search: text === '' ? '' : `?${text}` };
+}
+
+function lowerCased(headers: ResponseHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  return out;
+}
+
+function bodyText(body: string | Buffer): string {
+  return typeof body === 'string' ? body : body.toString('utf8');
+}
+
+function failure(status: number, headers: ResponseHeaders, body: string | Buffer): Error {
+  const h = lowerCased(headers);
+  return apiErrorFromResponse({ statusCode: status, statusMessage: STATUS_CODES[status], body: bodyText(body), retryAfter: h['retry-after'], date: h['date'] });
+}
+
+const ok = (status: number): boolean => status >= 200 && status < 300;
+
+/**
+ * Starts a virtual cluster on `options.scheduler`.
+ *
+ * # Guarantees
+ * - The server core is the one `startTestCluster` serves over HTTP: storage, validation, watch, write, apply and
+ *   fault semantics are the same code.
+ * - The default namespaces exist when it returns (created at the scheduler's current time).
+ *
+ * # Caveats
+ * - The `scheduler`'s clock is the server's clock: inside `TestScheduler.run()` timestamps start at the epoch.
+ */
+export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
+  const { scheduler } = options;
+  const seed = options.seed ?? 0;
+  const open = new Set<CutExchange>();
+  let closed = false;
+  const runtime = seededRuntime(scheduler, seed);
+  const cutAll = (reason: string): void => {
+    for (const cut of [...open]) cut(reason);
+  };
+  const core = createServerCore(options, runtime, {
+    restart: () => cutAll('connection reset by the restart fault'),
+    serverAddress: () => 'virtual-cluster:443',
+  });
+  const register = (cut: CutExchange): (() => void) => {
+    open.add(cut);
+    return () => open.delete(cut);
+  };
+
+  const serve = (method: string, path: string, search: string, headers: Record<string, string | undefined>, body?: string | Uint8Array): Observable<ExchangeEvent> => {
+    if (closed) {
+      return new Observable<ExchangeEvent>((subscriber) => subscriber.error(new TransportError('NetworkError', `${method} ${path}: the virtual cluster is closed`)));
+    }
+    const request: ApiRequest = {
+      method: method.toUpperCase(), path, search, headers,
+      body: body === undefined ? Buffer.alloc(0) : typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body),
+    };
+    return exchange(core, scheduler, request, register);
+  };
+
+  const whole = (events: Observable<ExchangeEvent>): Observable<{ status: number; headers: ResponseHeaders; body: string | Buffer }> =>
+    new Observable((subscriber) => {
+      let status = 0;
+      let headers: ResponseHeaders = {};
+      let text = '';
+      return events.subscribe({
+        next: (event) => {
+          if (event.kind === 'response') subscriber.next({ status: event.status, headers: event.headers, body: event.body });
+          else if (event.kind === 'head') ({ status, headers } = event);
+          else if (event.kind === 'chunk') text += event.text;
+          else subscriber.next({ status, headers, body: text });
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+    });
+
+  const get = (path: string, query: QueryParams, getOptions?: { readonly accept?: string }): Observable<unknown> => {
+    const target = withQuery(path, query);
+    return new Observable<unknown>((subscriber) => whole(serve('GET', target.path, target.search, { accept: getOptions?.accept ?? 'application/json' })).subscribe({
+      next: ({ status, headers, body }) => {
+        if (!ok(status)) {
+          subscriber.error(failure(status, headers, body));
+          return;
+        }
+        let value: unknown;
+        try {
+          value = parseJsonBody(target.path, bodyText(body));
+        } catch (error) {
+          subscriber.error(error);
+          return;
+        }
+        subscriber.next(value);
+        subscriber.complete();
+      },
+      error: (error: unknown) => subscriber.error(error),
+    }));
+  };
+
+  const request = (req: TransportRequest): Observable<TransportResponse> => {
+    const target = withQuery(req.path, req.query ?? {});
+    const body = requestBodyOf(req);
+    const headers: Record<string, string | undefined> = { accept: req.accept ?? 'application/json' };
+    if (body !== undefined) {
+      headers['content-type'] = req.contentType ?? 'application/json';
+      headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    }
+    return new Observable<TransportResponse>((subscriber) => whole(serve(req.method, target.path, target.search, headers, body)).subscribe({
+      next: ({ status, headers: responseHeaders, body: responseBody }) => {
+        if (!ok(status)) {
+          subscriber.error(failure(status, responseHeaders, responseBody));
+          return;
+        }
+        let response: TransportResponse;
+        try {
+          response = responseOf(req, status, lowerCased(responseHeaders), bodyText(responseBody));
+        } catch (error) {
+          subscriber.error(error);
+          return;
+        }
+        subscriber.next(response);
+        subscriber.complete();
+      },
+      error: (error: unknown) => subscriber.error(error),
+    }));
+  };
+
+  const watch = (path: string, query: QueryParams, watchOptions: Omit<WatchRequestOptions, 'signal'> = {}): Observable<string> => {
+    const target = withQuery(path, { ...query, watch: 'true' });
+    return new Observable<string>((subscriber) => {
+      const splitter = new LineSplitter(watchOptions.maxLineChars);
+      return serve('GET', target.path, target.search, { accept: watchOptions.accept ?? 'application/json' }).subscribe({
+        next: (event) => {
+          switch (event.kind) {
+            case 'response':
+              if (!ok(event.status)) subscriber.error(failure(event.status, event.headers, event.body));
+              else subscriber.complete();
+              return;
+            case 'head':
+              if (ok(event.status)) watchOptions.onOpen?.();
+              return;
+            case 'chunk': {
+              watchOptions.onActivity?.();
+              let lines: string[];
+              try {
+                lines = splitter.push(Buffer.from(event.text, 'utf8'));
+              } catch (error) {
+                subscriber.error(new TransportError('LineTooLong', `watch ${path}: ${(error as Error).message}`));
+                return;
+              }
+              for (const line of lines) {
+                if (subscriber.closed) return;
+                subscriber.next(line);
+              }
+              return;
+            }
+            case 'end': {
+              const last = splitter.flush();
+              if (last !== undefined) subscriber.next(last);
+              subscriber.complete();
+            }
+          }
+        },
+        error: (error: unknown) => subscriber.error(error instanceof TransportError && error.reason === 'ConnectionClosed'
+          ? new TransportError('ConnectionClosed', `watch ${path}: stream cut: ${error.message}`, { cause: error })
+          : error),
+      });
+    });
+  };
+
+  const pathOf = (key: ConflictKeyOptions): string => {
+    const [group, version] = key.resource.apiVersion.includes('/') ? key.resource.apiVersion.split('/') as [string, string] : ['', key.resource.apiVersion];
+    const info = core.state.registry.all().find((r) => r.group === group && r.kind === key.resource.kind && r.versions.includes(version));
+    if (info === undefined) throw new RangeError(`the virtual cluster serves no ${key.resource.kind} in ${key.resource.apiVersion}`);
+    const base = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+    const namespace = info.namespaced ? `/namespaces/${key.namespace ?? 'default'}` : '';
+    return `${base}${namespace}/${info.plural}/${key.name}`;
+  };
+
+  const faults: VirtualFaults = {
+    ...core.faults,
+    conflictNext: (o) => core.faults.conflictNext('path' in o ? o : { path: pathOf(o), ...(o.count !== undefined ? { count: o.count } : {}) }),
+  };
+
+  return {
+    scheduler,
+    randomSeed: seed,
+    faults,
+    get,
+    watch,
+    request,
+    seed: (objects, seedOptions) => core.seed(objects, seedOptions),
+    update: (objects, seedOptions) => core.update(objects, seedOptions),
+    list: (resource, namespace) => {
+      const [group, version] = resource.apiVersion.includes('/') ? resource.apiVersion.split('/') as [string, string] : ['', resource.apiVersion];
+      const info = core.state.registry.all().find((r) => r.group === group && r.kind === resource.kind && r.versions.includes(version));
+      if (info === undefined) throw new RangeError(`the virtual cluster serves no ${resource.kind} in ${resource.apiVersion}`);
+      const apiVersion = groupVersion(group, version);
+      return [...core.state.store.values(storageKey(info))]
+        .filter((o) => namespace === undefined || o.metadata.namespace === namespace)
+        .map((o) => ({ ...cloneJson(o), apiVersion }) as KubernetesObject)
+        .sort((a, b) => {
+          const ka = `${a.metadata?.namespace ?? ''}/${a.metadata?.name ?? ''}`;
+          const kb = `${b.metadata?.namespace ?? ''}/${b.metadata?.name ?? ''}`;
+          return ka < kb ? -1 : ka > kb ? 1 : 0;
+        });
+    },
+    exchange: (raw) => {
+      const target = splitPath(raw.path);
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(raw.headers ?? {})) headers[name.toLowerCase()] = value;
+      if (raw.body !== undefined) headers['content-length'] ??= String(typeof raw.body === 'string' ? Buffer.byteLength(raw.body) : raw.body.byteLength);
+      return new Observable<RawExchangeResponse>((subscriber) => whole(serve(raw.method, target.path, target.search, headers, raw.body)).subscribe({
+        next: ({ status, headers: h, body }) => {
+          subscriber.next({ status, headers: lowerCased(h), text: bodyText(body) });
+          subscriber.complete();
+        },
+        error: (error: unknown) => subscriber.error(error),
+      }));
+    },
+    resourceVersion: () => core.resourceVersion(),
+    openWatches: () => core.openWatches(),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      core.state.hub.dropAll('clean');
+      cutAll('the virtual cluster closed');
+      runtime.cancelAll();
+    },
+  };
+}

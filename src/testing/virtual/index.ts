@@ -1,0 +1,8 @@
+/**
+ * The virtual cluster: the in-memory API server served in process, in virtual time.
+ * @module
+ */
+export { virtualCluster } from './cluster.js';
+export type {
+  ConflictKeyOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults,
+} from './cluster.js';
