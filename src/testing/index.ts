@@ -33,3 +33,11 @@ export type {
   Recorder, RecorderOptions, RecordingSink, RecordLine, RecordedReconcileEvent, ReplayContext, ReplayDecision, ReplayDivergence,
   ReplayOptions, ReplayReport, ReplaySetup,
 } from './record/index.js';
+export { runController } from './harness/index.js';
+export type { ControllerRun, RunControllerOptions } from './harness/index.js';
+export { simulate, assertSimulation, runScenario, scenarioArbitrary, describeStep, describeEvent, FAULT_KINDS } from './simulate/index.js';
+export type {
+  SimulateOptions, SimulationFailure, SimulationReport, RunSettings, ScenarioRun, Scenario, ScenarioStep, CacheUnderTest, Check,
+  ControllerContext, ControllerHandle, ControllerSetup, FaultKind, FaultOptions, FaultStep, Invariants, SimulationWorld, Workload,
+  WorkloadStep,
+} from './simulate/index.js';
