@@ -23,6 +23,7 @@ const suites = [
   'apiserver/serve.ts',
   'informer/informer.ts',
   'client/mutate.ts',
+  'simulation/virtual-hour.ts',
 ];
 
 const wanted = process.argv.slice(2);
