@@ -47,10 +47,10 @@ export function fakeInformer<T extends KubernetesObject>(
 
 /**
  * The informer events (`added`, `updated`, `deleted`, `resync`) a watch marble produces: the `events$` of a
- * {@link fakeInformer} over it, so each event carries the snapshot it made, exactly as a live informer's would.
+ * `fakeInformer` over it, so each event carries the snapshot it made, exactly as a live informer's would.
  *
  * # Guarantees
- * - Same rules as {@link fakeInformer}'s marble overload; `relist` deltas produce the `added`/`updated`/tombstone
+ * - Same rules as `fakeInformer`'s marble overload; `relist` deltas produce the `added`/`updated`/tombstone
  *   `deleted` events the store derives from an atomic relist.
  *
  * # Caveats
