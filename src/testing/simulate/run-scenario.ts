@@ -5,7 +5,6 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { isObservable, type Observable, type Subscription } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { resourceClient } from '../../client/index.js';
 import type { ReconcileEvent } from '../../controller/index.js';
 import { messageOf } from '../../describe/index.js';
@@ -13,6 +12,7 @@ import { objectKey } from '../../objects/index.js';
 import { ApiError } from '../../transport/index.js';
 import { virtualCluster, type ConflictKeyOptions, type VirtualCluster } from '../virtual/index.js';
 import { seededRandom } from '../apiserver/index.js';
+import { GuardedTestScheduler } from './guarded-scheduler.js';
 import { describeStep, type Scenario, type ScenarioStep } from './scenario.js';
 import type {
   CacheUnderTest, Check, ControllerHandle, ControllerSetup, FaultStep, Invariants, SimulationWorld, Workload,
@@ -66,38 +66,44 @@ export function runScenario(setup: ControllerSetup, scenario: Scenario, settings
   const violations: string[] = [];
   const events: ReconcileEvent[] = [];
   const end = settings.duration + settings.settle;
-  const scheduler = new TestScheduler(() => undefined);
-  scheduler.run(() => {
-    // Bounds the flush: a controller that keeps a timer alive after it was stopped cannot hang the run.
-    scheduler.maxFrames = end;
-    const log = (line: string): void => void trace.push(`${scheduler.now()} ${line}`);
-    const cluster = virtualCluster({ scheduler, seed: scenario.seed });
-    let subscription: Subscription | undefined;
-    let handle: ControllerHandle | undefined;
-    try {
-      handle = handleOf(setup({ cluster, scheduler, random: seededRandom(scenario.seed ^ 0x5eed) }));
-      subscription = handle.events$.subscribe({
-        next: (event) => {
-          events.push(event);
-          log(describeEvent(event));
-        },
-        error: (error: unknown) => {
-          log(`controller errored: ${messageOf(error)}`);
-          violations.push(`the controller's stream errored at ${scheduler.now()} ms: ${messageOf(error)}`);
-        },
-        complete: () => log('controller completed'),
-      });
-    } catch (error) {
-      violations.push(`setup threw: ${messageOf(error)}`);
-    }
-    for (const step of scenario.steps) scheduler.schedule(() => perform(step, scenario, cluster, settings, log), step.at);
-    scheduler.schedule(() => {
-      log('check');
-      if (handle !== undefined) violations.push(...check(cluster, handle, settings, { events, trace, now: scheduler.now() }));
-      subscription?.unsubscribe();
-      cluster.close();
-    }, end);
-  });
+  const scheduler = new GuardedTestScheduler();
+  try {
+    scheduler.run(() => {
+      // Bounds the flush: a controller that keeps a timer alive after it was stopped cannot hang the run.
+      scheduler.maxFrames = end;
+      const log = (line: string): void => void trace.push(`${scheduler.now()} ${line}`);
+      const cluster = virtualCluster({ scheduler, seed: scenario.seed });
+      let subscription: Subscription | undefined;
+      let handle: ControllerHandle | undefined;
+      try {
+        handle = handleOf(setup({ cluster, scheduler, random: seededRandom(scenario.seed ^ 0x5eed) }));
+        subscription = handle.events$.subscribe({
+          next: (event) => {
+            events.push(event);
+            log(describeEvent(event));
+          },
+          error: (error: unknown) => {
+            log(`controller errored: ${messageOf(error)}`);
+            violations.push(`the controller's stream errored at ${scheduler.now()} ms: ${messageOf(error)}`);
+          },
+          complete: () => log('controller completed'),
+        });
+      } catch (error) {
+        violations.push(`setup threw: ${messageOf(error)}`);
+      }
+      for (const step of scenario.steps) scheduler.schedule(() => perform(step, scenario, cluster, settings, log), step.at);
+      scheduler.schedule(() => {
+        log('check');
+        if (handle !== undefined) violations.push(...check(cluster, handle, settings, { events, trace, now: scheduler.now() }));
+        subscription?.unsubscribe();
+        cluster.close();
+      }, end);
+    });
+  } catch (error) {
+    // Virtual time stuck, or an error thrown from a scheduled action: the run fails with it rather than hanging.
+    trace.push(`${scheduler.now()} run stopped: ${messageOf(error)}`);
+    violations.push(`the run stopped at ${scheduler.now()} ms: ${messageOf(error)}`);
+  }
   return { trace, violations, events };
 }
 

@@ -75,7 +75,8 @@ export interface SimulationReport {
  *   so the same `seed` gives the same scenarios and byte-identical traces; `{ seed, path }` of a failure replays it.
  * - A failure is shrunk by fast-check (fewer steps and faults, earlier times, simpler values) and reported with its
  *   seed, its shortened trace (steps and faults), the violations and the line that reproduces it.
- * - Nothing of the controller's can hang a run: virtual time stops at `duration + settle`.
+ * - Nothing of the controller's can hang a run: virtual time stops at `duration + settle`, and an instant at which
+ *   more than 200 000 actions run (a timer re-armed at the same time forever) fails the run instead of spinning.
  * - A controller whose stream errors, or a setup that throws, is a failure, not a crash.
  *
  * # Caveats
