@@ -32,6 +32,7 @@ const suites: readonly Suite[] = [
   { script: 'apiserver/serve.ts' },
   { script: 'informer/informer.ts', args: ['--profile'] },
   { script: 'client/mutate.ts' },
+  { script: 'simulation/virtual-hour.ts' },
 ];
 
 const wanted = process.argv.slice(2);

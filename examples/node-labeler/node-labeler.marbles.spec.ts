@@ -1,286 +1,211 @@
 /**
- * The node labeler in virtual time: a scripted informer source, a scripted transport for the writes (the label
- * patch, the conflict re-read, the Events), and one timeline of what it printed and sent.
+ * The node labeler in virtual time on a virtual cluster: the labeler unchanged (its informer, its label writes,
+ * its Events) against the in-memory API server served in process, driven by scheduled writes and faults, asserted
+ * as reconcile marbles, printed lines and server state.
  */
 import { expect } from 'chai';
-import type { V1Node } from '@kubernetes/client-node';
-import { concatMap, from, merge, NEVER, timer, type Observable } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
-import { informerFromSource, type ReconcileEvent, type TransportRequest, type TransportResponse, type WatchEvent } from '../../src/index.js';
-import { apiError, conflict, fail, ok, scriptedTransport, type SentRequest } from '../../spec/client/support/scripted-transport.js';
-import { nodeLabeler, nodeLabelerController } from './node-labeler.js';
+import type { KubernetesObject, V1Node } from '@kubernetes/client-node';
+import { timer, type Observable } from 'rxjs';
+import type { RunHelpers } from 'rxjs/testing';
+import { informer, resourceClient } from '../../src/index.js';
+import { expectReconciles, runController, virtualCluster, type ControllerRun } from '../../src/testing/index.js';
+import { virtual } from '../../spec/controller/helpers.js';
+import { NODE, nodeLabeler, nodeLabelerController } from './node-labeler.js';
 import type { NodeLabelerOptions } from './options.js';
 
-const NODES = '/api/v1/nodes';
-const EVENTS = '/apis/events.k8s.io/v1/namespaces/default/events';
 const LABEL = 'rxkube.io/cloud-node';
+const EVENT = { apiVersion: 'events.k8s.io/v1', kind: 'Event' };
 
-/** A node as a list serves it: no kind, no apiVersion. */
-function node(name: string, resourceVersion: string, providerID?: string, labels?: Record<string, string>): V1Node {
-  return {
-    metadata: { name, uid: `uid-${name}`, resourceVersion, ...(labels ? { labels } : {}) },
-    spec: providerID === undefined ? {} : { providerID },
-  };
-}
+const node = (name: string, providerID?: string, labels?: Record<string, string>): V1Node => ({
+  apiVersion: 'v1', kind: 'Node', metadata: { name, ...(labels ? { labels } : {}) }, spec: providerID === undefined ? {} : { providerID },
+});
 
-/** The node the server answers a write with: the object as given, with kind, apiVersion and a resourceVersion. */
-function written(object: V1Node, resourceVersion: string): V1Node {
-  return { apiVersion: 'v1', kind: 'Node', ...object, metadata: { ...object.metadata, resourceVersion } };
-}
-
-const initialList = (...nodes: V1Node[]): WatchEvent<V1Node>[] => [
-  { type: 'relistStarted' }, ...nodes.map((object) => ({ type: 'listed' as const, object })), { type: 'relistDone', resourceVersion: '1' },
-];
-
-/** Deltas at virtual times: `[time, ...deltas]`. The source never completes, as a watch does not. */
-function source(steps: ReadonlyArray<readonly [number, ...WatchEvent<V1Node>[]]>): Observable<WatchEvent<V1Node>> {
-  return merge(...steps.map(([at, ...deltas]) => timer(at).pipe(concatMap(() => from(deltas)))), NEVER);
-}
-
-/** Answers Event writes as the API server does: the Event back, with a resourceVersion. */
-function eventAnswer(request: TransportRequest): Observable<TransportResponse> | undefined {
-  if (!request.path.startsWith(EVENTS)) return undefined;
-  return ok({ ...(request.body as object), metadata: { ...(request.body as { metadata?: object }).metadata, resourceVersion: '100' } });
-}
-
-interface Run {
-  /** `<time> <line>`: what the labeler printed, and `<time> <METHOD> <path>` for every request, in order. */
+interface LabelerRun extends ControllerRun {
+  /** `<time> <line>`: what the labeler printed. */
   readonly lines: string[];
-  readonly requests: SentRequest[];
-  readonly events: ReconcileEvent[];
+  /** Writes as a user would, at the current virtual time. */
+  readonly nodes: ReturnType<typeof resourceClient<V1Node>>;
 }
 
-/**
- * Runs the labeler over `deltas` with node writes answered by `answer` (Events are answered by the script), stops
- * it at `stopAt` and runs virtual time to the end.
- */
-function run(
-  deltas: ReadonlyArray<readonly [number, ...WatchEvent<V1Node>[]]>,
-  answer: (request: TransportRequest, index: number) => Observable<TransportResponse>,
-  stopAt: number,
+/** Runs the labeler on a virtual cluster holding `objects` until `until`; `stop$` drains it instead when given. */
+function labeler(
+  helpers: RunHelpers & { scheduler: { now(): number } }, objects: V1Node[], until: number,
   options: Partial<NodeLabelerOptions> = {},
-): Run {
-  const scheduler = new TestScheduler((actual, expected) => {
-    expect(actual).to.deep.equal(expected);
-  });
-  let result!: Run;
-  scheduler.run(({ cold }) => {
-    let nodeWrites = 0;
-    const scripted = scriptedTransport(scheduler, (request) => eventAnswer(request) ?? answer(request, nodeWrites++));
-    const events: ReconcileEvent[] = [];
-    const { lines } = scripted;
-    nodeLabeler(scripted.transport, {
-      providerIdPrefix: 'demo://',
-      nodes: informerFromSource(source(deltas), { scheduler }),
-      scheduler,
-      random: () => 0,
-      print: (line) => lines.push(`${scheduler.now()} ${line}`),
-      stop$: cold(`${stopAt}ms a`),
-      ...options,
-    }).subscribe({
-      next: (event) => events.push(event),
-      error: (error: unknown) => lines.push(`${scheduler.now()} error ${String(error)}`),
-      complete: () => lines.push(`${scheduler.now()} complete`),
-    });
-    scheduler.flush();
-    result = { lines, requests: scripted.requests, events };
-  });
-  return result;
+): LabelerRun {
+  const lines: string[] = [];
+  const run = runController(({ cluster, scheduler }) => nodeLabeler(cluster, {
+    providerIdPrefix: 'demo://',
+    // Jitter-free conflict retries, so their times are exact.
+    nodes: informer<V1Node>(cluster, NODE, { scheduler, random: () => 0 }),
+    scheduler, random: () => 0,
+    print: (line) => lines.push(`${scheduler.now()} ${line}`),
+    ...options,
+  }), { scheduler: helpers.scheduler as never, until, objects });
+  timer(until - 1, helpers.scheduler as never).subscribe(() => resourceClient<KubernetesObject>(run.cluster, EVENT, { namespace: 'default' }).list()
+    .subscribe((list) => events.set(run.cluster, list.items as KubernetesObject[])));
+  return { ...run, lines, nodes: resourceClient<V1Node>(run.cluster, NODE) };
 }
 
-const START = ['0 Starting node controller', '0 Node cache synced; starting workers'];
-const added = (time: number, name: string): string[] => [`${time} controller: Add event, nodes [${name}]`, `${time} working queue add node ${name}`];
-const STOP = (time: number): string[] => [`${time} complete`, `${time} Shutting down node controller`];
-const kinds = (events: ReconcileEvent[]): string[] => events.map((e) => `${e.time} ${e.type}${'key' in e ? ` ${e.key}` : ''}`);
+/** At virtual time `at`, subscribes `write()`. */
+function at(helpers: { scheduler: never }, time: number, write: () => Observable<unknown>): void {
+  timer(time, helpers.scheduler).subscribe(() => write().subscribe());
+}
 
-describe('the node-labeler example (marbles)', () => {
-  it('labels a matching node from the initial list with one guarded JSON Patch, then records a Normal Event about it', () => {
-    const cloud1 = node('cloud-1', '5', 'demo://zone-a/cloud-1');
-    const { lines, requests } = run([[0, ...initialList(cloud1)]], () => ok(written(node('cloud-1', '', 'demo://zone-a/cloud-1', { [LABEL]: 'true' }), '6')), 1000);
-    expect(lines).to.deep.equal([
-      ...START,
-      ...added(0, 'cloud-1'),
-      `0 PATCH ${NODES}/cloud-1`,
-      '1 Labeled node cloud-1 rxkube.io/cloud-node=true (providerID demo://zone-a/cloud-1)',
-      `1 POST ${EVENTS}`,
-      ...STOP(1000),
+const labelOf = (run: ControllerRun, name: string): string | undefined =>
+  (run.cluster.list(NODE).find((n) => n.metadata?.name === name) as V1Node | undefined)?.metadata?.labels?.[LABEL];
+/** The Events as a client reads them through the API (events.k8s.io/v1), fetched just before the run ends. */
+const events = new WeakMap<object, KubernetesObject[]>();
+const eventsOf = (run: ControllerRun): KubernetesObject[] => events.get(run.cluster) ?? [];
+const START = ['0 Starting node controller', '0 Node cache synced; starting workers'];
+
+describe('the node-labeler example (marbles, virtual cluster)', () => {
+  it('labels a matching node from the initial list at once and records a Normal Event about it', () => {
+    let run!: LabelerRun;
+    virtual((helpers) => {
+      run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 1000);
+      expectReconciles(helpers, run.events$).toBe('(sS) 996ms |');
+    });
+    expect(run.lines).to.deep.equal([
+      ...START, '0 controller: Add event, nodes [cloud-1]', '0 working queue add node cloud-1',
+      '0 Labeled node cloud-1 rxkube.io/cloud-node=true (providerID demo://zone-a/cloud-1)', '1000 Shutting down node controller',
     ]);
-    expect(requests[0]!.contentType).to.equal('application/json-patch+json');
-    expect(requests[0]!.body).to.deep.equal([
-      { op: 'test', path: '/metadata/resourceVersion', value: '5' },
-      { op: 'add', path: '/metadata/labels', value: { [LABEL]: 'true' } },
-    ]);
-    expect(requests[0]!.query).to.include({ fieldManager: 'rxkube-node-labeler' });
-    // The listed node had no kind: the Event still names a Node, at the version the patch wrote.
-    expect(requests[1]!.body).to.deep.include({
+    const [stored] = run.cluster.list(NODE) as V1Node[];
+    expect(stored!.metadata?.labels).to.deep.equal({ [LABEL]: 'true' });
+    expect(eventsOf(run)).to.have.length(1);
+    expect(eventsOf(run)[0]).to.deep.include({
       type: 'Normal', reason: 'Labeled', action: 'AddLabel', reportingController: 'rxkube.io/node-labeler',
       note: 'Added label rxkube.io/cloud-node=true: providerID demo://zone-a/cloud-1 starts with demo://',
-      regarding: { apiVersion: 'v1', kind: 'Node', name: 'cloud-1', uid: 'uid-cloud-1', resourceVersion: '6' },
     });
+    expect((eventsOf(run)[0] as { regarding?: object }).regarding).to.deep.include({ apiVersion: 'v1', kind: 'Node', name: 'cloud-1' });
   });
 
   it('re-checks a node without a spec.providerID every 30 s (requeueAfter, no failure), and labels it at the first re-check after it got one', () => {
-    const { lines, events } = run([
-      [0, ...initialList()],
-      [1000, { type: 'added', object: node('cloud-2', '7') }],
+    let run!: LabelerRun;
+    virtual((helpers) => {
+      run = labeler(helpers, [], 100_000);
+      at(helpers as never, 1000, () => run.nodes.create(node('cloud-2')));
       // The provider sets the providerID: an update, which triggers nothing (the seed has no UpdateFunc).
-      [45_000, { type: 'modified', object: node('cloud-2', '8', 'demo://zone-b/cloud-2') }],
-    ], () => ok(written(node('cloud-2', '', 'demo://zone-b/cloud-2', { [LABEL]: 'true' }), '9')), 100_000);
-    expect(lines).to.deep.equal([
-      ...START,
-      ...added(1000, 'cloud-2'),
+      at(helpers as never, 45_000, () => run.nodes.patch('cloud-2', { type: 'merge', body: { spec: { providerID: 'demo://zone-b/cloud-2' } } }));
+      expectReconciles(helpers, run.events$).toBe('1000ms (sSq) 29995ms (sSq) 29995ms (sS) 38996ms |', {
+        q: { type: 'requeued', delayMs: 30_000 },
+      });
+    });
+    expect(run.lines.filter((line) => /re-checking|Labeled/.test(line))).to.deep.equal([
       '1000 Node cloud-2 has no spec.providerID yet; re-checking in 30 s',
       '31000 Node cloud-2 has no spec.providerID yet; re-checking in 30 s',
-      `61000 PATCH ${NODES}/cloud-2`,
-      '61001 Labeled node cloud-2 rxkube.io/cloud-node=true (providerID demo://zone-b/cloud-2)',
-      `61001 POST ${EVENTS}`,
-      ...STOP(100_000),
+      '61000 Labeled node cloud-2 rxkube.io/cloud-node=true (providerID demo://zone-b/cloud-2)',
     ]);
-    expect(kinds(events)).to.deep.equal([
-      '1000 started cloud-2', '1000 succeeded cloud-2', '1000 requeued cloud-2',
-      '31000 started cloud-2', '31000 succeeded cloud-2', '31000 requeued cloud-2',
-      '61000 started cloud-2', '61001 succeeded cloud-2',
-    ]);
-    expect(events.filter((e) => e.type === 'requeued').map((e) => (e as { delayMs: number }).delayMs)).to.deep.equal([30_000, 30_000]);
   });
 
   it('takes the re-check delay from recheckAfterMs', () => {
-    const { lines } = run([[0, ...initialList(node('cloud-2', '7'))]], () => fail(new Error('no write expected')), 2500, { recheckAfterMs: 1000 });
-    expect(lines.filter((line) => line.includes('re-checking'))).to.deep.equal(
+    let run!: LabelerRun;
+    virtual((helpers) => {
+      run = labeler(helpers, [node('cloud-2')], 2500, { recheckAfterMs: 1000 });
+      expectReconciles(helpers, run.events$).toBe('(sSq) 995ms (sSq) 995ms (sSq) 495ms |');
+    });
+    expect(run.lines.filter((line) => line.includes('re-checking'))).to.deep.equal(
       [0, 1000, 2000].map((t) => `${t} Node cloud-2 has no spec.providerID yet; re-checking in 1 s`),
     );
   });
 
   it('rides out a conflict inside one run: mutate waits 10 ms, re-reads, runs the recipe again and writes against the new version', () => {
-    const cloud1 = node('cloud-1', '5', 'demo://zone-a/cloud-1');
-    // Another writer annotated the node after the cache read it at version 5.
-    const annotated = written({ ...cloud1, metadata: { ...cloud1.metadata, annotations: { owner: 'ops' } } }, '9');
-    const answers = [fail(conflict()), ok(annotated), ok(written(node('cloud-1', '', 'demo://zone-a/cloud-1', { [LABEL]: 'true' }), '10'))];
-    const { lines, requests, events } = run([[0, ...initialList(cloud1)]], (_, i) => answers[i]!, 1000);
-    expect(lines).to.deep.equal([
-      ...START,
-      ...added(0, 'cloud-1'),
-      `0 PATCH ${NODES}/cloud-1`,
-      `11 GET ${NODES}/cloud-1`,
-      `12 PATCH ${NODES}/cloud-1`,
-      '13 Labeled node cloud-1 rxkube.io/cloud-node=true (providerID demo://zone-a/cloud-1)',
-      `13 POST ${EVENTS}`,
-      ...STOP(1000),
-    ]);
-    expect((requests[2]!.body as unknown[])[0]).to.deep.equal({ op: 'test', path: '/metadata/resourceVersion', value: '9' });
-    expect(kinds(events)).to.deep.equal(['0 started cloud-1', '13 succeeded cloud-1']);
+    let run!: LabelerRun;
+    virtual((helpers) => {
+      run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 1000);
+      run.cluster.faults.conflictNext({ resource: NODE, name: 'cloud-1' });
+      expectReconciles(helpers, run.events$).toBe('s 9ms S 989ms |');
+    });
+    expect(labelOf(run, 'cloud-1')).to.equal('true');
+    expect(eventsOf(run).map((event) => (event as { reason?: string }).reason)).to.deep.equal(['Labeled']);
   });
 
   it('records no Event when the re-read after a conflict shows another writer already set the label', () => {
-    const cloud1 = node('cloud-1', '5', 'demo://zone-a/cloud-1');
-    const answers = [fail(conflict()), ok(written(node('cloud-1', '', 'demo://zone-a/cloud-1', { [LABEL]: 'true' }), '9'))];
-    const { lines } = run([[0, ...initialList(cloud1)]], (_, i) => answers[i]!, 1000);
-    expect(lines.slice(START.length + 2)).to.deep.equal([
-      `0 PATCH ${NODES}/cloud-1`,
-      `11 GET ${NODES}/cloud-1`,
-      '12 Node cloud-1 already has rxkube.io/cloud-node=true (set by another writer)',
-      ...STOP(1000),
-    ]);
+    let run!: LabelerRun;
+    virtual((helpers) => {
+      run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 1000);
+      run.cluster.faults.conflictNext({ resource: NODE, name: 'cloud-1' });
+      at(helpers as never, 5, () => run.nodes.patch('cloud-1', { type: 'merge', body: { metadata: { labels: { [LABEL]: 'true' } } } }));
+      expectReconciles(helpers, run.events$).toBe('s 9ms S 989ms |');
+    });
+    expect(run.lines).to.include('10 Node cloud-1 already has rxkube.io/cloud-node=true (set by another writer)');
+    expect(eventsOf(run)).to.deep.equal([]);
   });
 
   it('retries a failed write with the operator backoff (5 ms doubling), printing the seed\'s error line and recording a Warning', () => {
-    const cloud1 = node('cloud-1', '5', 'demo://zone-a/cloud-1');
-    const boom = apiError(500, 'InternalError', 'etcd is unhappy');
-    const answers = [fail(boom), fail(boom), ok(written(node('cloud-1', '', 'demo://zone-a/cloud-1', { [LABEL]: 'true' }), '6'))];
-    const { lines, requests, events } = run([[0, ...initialList(cloud1)]], (_, i) => answers[i]!, 1000);
-    expect(lines).to.deep.equal([
-      ...START,
-      ...added(0, 'cloud-1'),
-      `0 PATCH ${NODES}/cloud-1`,
-      '1 controller: error syncing node, etcd is unhappy',
-      '1 Retrying node cloud-1 in 5 ms (failure 1)',
-      `1 POST ${EVENTS}`,
-      `6 PATCH ${NODES}/cloud-1`,
-      '7 controller: error syncing node, etcd is unhappy',
-      '7 Retrying node cloud-1 in 10 ms (failure 2)',
-      // The second identical Warning joins the first one's series (count 2), written at once.
-      `7 PATCH ${EVENTS}/${(requests[1]!.body as { metadata: { name: string } }).metadata.name}`,
-      `17 PATCH ${NODES}/cloud-1`,
-      '18 Labeled node cloud-1 rxkube.io/cloud-node=true (providerID demo://zone-a/cloud-1)',
-      `18 POST ${EVENTS}`,
-      ...STOP(1000),
-    ]);
-    expect(requests[1]!.body).to.deep.include({
-      type: 'Warning', reason: 'LabelFailed', action: 'AddLabel', note: 'Adding label rxkube.io/cloud-node=true failed: etcd is unhappy',
-      regarding: { apiVersion: 'v1', kind: 'Node', name: 'cloud-1', uid: 'uid-cloud-1', resourceVersion: '5' },
+    let run!: LabelerRun;
+    virtual((helpers) => {
+      run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 1000);
+      run.cluster.faults.failNext({ method: 'PATCH', path: '/api/v1/nodes/', status: 500, count: 2 });
+      expectReconciles(helpers, run.events$).toBe('(sfr) 0ms (sfR) 5ms (sS) 981ms |', {
+        r: { type: 'retrying', delayMs: 5, failures: 1 }, R: { type: 'retrying', delayMs: 10, failures: 2 },
+      });
     });
-    expect(kinds(events).filter((line) => !line.includes('started'))).to.deep.equal([
-      '1 failed cloud-1', '1 retrying cloud-1', '7 failed cloud-1', '7 retrying cloud-1', '18 succeeded cloud-1',
+    expect(run.lines.filter((line) => /error syncing|Retrying/.test(line))).to.deep.equal([
+      '0 controller: error syncing node, Internal error occurred: injected fault', '0 Retrying node cloud-1 in 5 ms (failure 1)',
+      '5 controller: error syncing node, Internal error occurred: injected fault', '5 Retrying node cloud-1 in 10 ms (failure 2)',
     ]);
+    // The second identical Warning joined the first one's series.
+    const reasons = eventsOf(run).map((event) => [(event as { reason?: string }).reason, (event as { series?: { count?: number } }).series?.count]);
+    expect(reasons).to.deep.equal([['LabelFailed', 2], ['Labeled', undefined]]);
   });
 
   it('keeps retrying a write that keeps failing, with the backoff capped at the 30 s re-check delay', () => {
-    const { events } = run(
-      [[0, ...initialList(node('cloud-1', '5', 'demo://zone-a/cloud-1'))]],
-      () => fail(apiError(503, 'ServiceUnavailable', 'try later')), 300_000,
-    );
-    const delays = events.filter((e) => e.type === 'retrying').map((e) => (e as { delayMs: number }).delayMs);
+    let run!: LabelerRun;
+    virtual((helpers) => {
+      run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 300_000);
+      run.cluster.faults.failNext({ method: 'PATCH', path: '/api/v1/nodes/', status: 503, count: 10_000 });
+    });
+    const delays = run.events.filter((e) => e.type === 'retrying').map((e) => (e as { delayMs: number }).delayMs);
     expect(delays.slice(0, 14)).to.deep.equal([5, 10, 20, 40, 80, 160, 320, 640, 1280, 2560, 5120, 10240, 20480, 30000]);
     expect(delays.slice(14).every((delay) => delay === 30_000)).to.equal(true);
-    expect(events.some((e) => e.type === 'dropped')).to.equal(false);
+    expect(run.events.some((e) => e.type === 'dropped')).to.equal(false);
   });
 
-  it('leaves alone, without a request, a node that joined another way and one that already has the label', () => {
-    const { lines } = run([[0, ...initialList(
-      node('onprem-1', '3', 'baremetal://rack-7/onprem-1'),
-      node('cloud-3', '4', 'demo://zone-c/cloud-3', { [LABEL]: 'true' }),
-    )]], () => fail(new Error('no write expected')), 1000, { workers: 1 });
-    expect(lines).to.deep.equal([
-      ...START,
-      ...added(0, 'onprem-1'),
-      '0 Node onprem-1 did not join through demo:// (providerID baremetal://rack-7/onprem-1); leaving it alone',
-      ...added(0, 'cloud-3'),
+  it('leaves alone, without a write, a node that joined another way and one that already has the label', () => {
+    let run!: LabelerRun;
+    virtual((helpers) => {
+      run = labeler(helpers, [node('cloud-3', 'demo://zone-c/cloud-3', { [LABEL]: 'true' }), node('onprem-1', 'baremetal://rack-7/onprem-1')], 1000, { workers: 1 });
+      expectReconciles(helpers, run.events$).toBe('(sSsS) 994ms |');
+    });
+    expect(run.lines.slice(START.length)).to.deep.equal([
+      '0 controller: Add event, nodes [cloud-3]', '0 working queue add node cloud-3',
       '0 Node cloud-3 already has rxkube.io/cloud-node=true',
-      ...STOP(1000),
+      '0 controller: Add event, nodes [onprem-1]', '0 working queue add node onprem-1',
+      '0 Node onprem-1 did not join through demo:// (providerID baremetal://rack-7/onprem-1); leaving it alone',
+      '1000 Shutting down node controller',
     ]);
+    expect(labelOf(run, 'onprem-1')).to.equal(undefined);
+    expect(eventsOf(run)).to.deep.equal([]);
   });
 
   it('prints the seed\'s Delete event and "Node has been deleted" for a deleted node, and stops re-checking it', () => {
-    const cloud2 = node('cloud-2', '7');
-    const { lines } = run([
-      [0, ...initialList(cloud2)],
-      [10_000, { type: 'deleted', object: cloud2 }],
-    ], () => fail(new Error('no write expected')), 100_000);
-    expect(lines).to.deep.equal([
-      ...START,
-      ...added(0, 'cloud-2'),
-      '0 Node cloud-2 has no spec.providerID yet; re-checking in 30 s',
-      '10000 controller: Delete event, nodes [cloud-2]',
-      '10000 working queue add node cloud-2',
+    let run!: LabelerRun;
+    virtual((helpers) => {
+      run = labeler(helpers, [node('cloud-2')], 100_000);
+      at(helpers as never, 10_000, () => run.nodes.delete('cloud-2'));
       // The fresh trigger takes the place of the re-check asked for at 0: nothing runs at 30 000.
-      '10000 Node has been deleted cloud-2',
-      ...STOP(100_000),
+      expectReconciles(helpers, run.events$).toBe('(sSq) 9995ms (sS) 89996ms |');
+    });
+    expect(run.lines.slice(-4)).to.deep.equal([
+      '10000 controller: Delete event, nodes [cloud-2]', '10000 working queue add node cloud-2', '10000 Node has been deleted cloud-2',
+      '100000 Shutting down node controller',
     ]);
-  });
-
-  it('takes a 404 on the write for a node deleted meanwhile: no failure, no Warning', () => {
-    const { lines, events } = run(
-      [[0, ...initialList(node('cloud-1', '5', 'demo://zone-a/cloud-1'))]],
-      () => fail(apiError(404, 'NotFound', 'nodes "cloud-1" not found')), 1000,
-    );
-    expect(lines.slice(START.length + 2)).to.deep.equal([`0 PATCH ${NODES}/cloud-1`, '1 Node has been deleted cloud-1', ...STOP(1000)]);
-    expect(kinds(events)).to.deep.equal(['0 started cloud-1', '1 succeeded cloud-1']);
   });
 
   it('on stop$ lets the write in flight finish and writes its Event before completing', () => {
-    const slow = (): Observable<TransportResponse> => ok(written(node('cloud-1', '', 'demo://zone-a/cloud-1', { [LABEL]: 'true' }), '6'), 100);
-    const { lines } = run([[0, ...initialList(node('cloud-1', '5', 'demo://zone-a/cloud-1'))]], slow, 50);
-    expect(lines.slice(START.length + 2)).to.deep.equal([
-      `0 PATCH ${NODES}/cloud-1`,
-      '100 Labeled node cloud-1 rxkube.io/cloud-node=true (providerID demo://zone-a/cloud-1)',
-      `100 POST ${EVENTS}`,
-      ...STOP(101),
-    ]);
+    let run!: LabelerRun;
+    virtual((helpers) => {
+      run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 10_000, { stop$: timer(50, helpers.scheduler) });
+      run.cluster.faults.latency(100);
+      expectReconciles(helpers, run.events$).toBe('s 99ms S 99ms |');
+    });
+    expect(run.lines.slice(-2)).to.deep.equal(['100 Labeled node cloud-1 rxkube.io/cloud-node=true (providerID demo://zone-a/cloud-1)', '200 Shutting down node controller']);
+    expect(eventsOf(run).map((event) => (event as { reason?: string }).reason)).to.deep.equal(['Labeled']);
   });
 });
 
 describe('the node-labeler example: options', () => {
-  const transport = scriptedTransport(new TestScheduler(() => undefined), () => NEVER).transport;
+  const cluster = virtualCluster({ scheduler: { now: () => 0, schedule: () => ({ unsubscribe: () => undefined }) } as never });
   const cases: ReadonlyArray<readonly [string, Partial<NodeLabelerOptions>, string | RegExp]> = [
     ['an empty providerID prefix', { providerIdPrefix: '' }, 'nodeLabeler: providerIdPrefix must be a non-empty string, got ""'],
     ['a label key the API server refuses', { label: { key: 'bad key', value: 'x' } }, /^nodeLabeler: invalid label bad key=x: /],
@@ -291,7 +216,7 @@ describe('the node-labeler example: options', () => {
   ];
   for (const [what, options, message] of cases) {
     it(`refuses ${what} when it is built, not on the first node`, () => {
-      expect(() => nodeLabeler(transport, { providerIdPrefix: 'demo://', ...options })).to.throw(message);
+      expect(() => nodeLabeler(cluster, { providerIdPrefix: 'demo://', ...options })).to.throw(message);
       expect(() => nodeLabelerController({ providerIdPrefix: 'demo://', ...options })).to.throw(message);
     });
   }

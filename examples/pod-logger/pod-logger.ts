@@ -9,10 +9,10 @@
  *   retries prints `Dropping pod "<key>" out of the queue: <error>`, exactly as the Go controller does.
  * @module
  */
-import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { defer, finalize, Observable, tap, type SchedulerLike } from 'rxjs';
 import {
-  informer, reconcile, toKeys, type ContextReconcile, type Informer, type ManagedController, type ReconcileEvent, type ReconcileRequest,
+  informer, reconcile, toKeys, type Connection, type ContextReconcile, type Informer, type ManagedController, type ReconcileEvent, type ReconcileRequest,
 } from '../../src/index.js';
 import { healthLines, messageOf } from '../shared/health.js';
 
@@ -35,6 +35,8 @@ export interface PodLoggerOptions {
   readonly stop$?: Observable<unknown>;
   /** Scheduler for every delay (tests use virtual time). Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
+  /** Uniform samples in [0, 1) for the watch's jitter and timeout choice (tests pass a seeded one). Default `Math.random`. */
+  readonly random?: () => number;
   /** Replaces the pod informer, e.g. one fed by a scripted source in tests. */
   readonly pods?: Informer<V1Pod>;
 }
@@ -79,8 +81,9 @@ export function syncToStdout(request: ReconcileRequest<V1Pod>, print: (line: str
 }
 
 /**
- * Runs the pod logger. Subscribing starts the watch and the workers; unsubscribing stops both at once; `stop$`
- * drains gracefully. The returned stream is the controller's {@link ReconcileEvent}s, for metrics or tests.
+ * Runs the pod logger on `connection` (a KubeConfig, or any Transport such as a virtual cluster). Subscribing starts
+ * the watch and the workers; unsubscribing stops both at once; `stop$` drains gracefully. The returned stream is the
+ * controller's {@link ReconcileEvent}s, for metrics or tests.
  *
  * # Guarantees
  * - One pod key is never synced concurrently with itself; triggers for a waiting key are coalesced.
@@ -92,12 +95,13 @@ export function syncToStdout(request: ReconcileRequest<V1Pod>, print: (line: str
  *   failure, which prints one `Dropping pod` line instead; the key's failure count then resets, as `queue.Forget`
  *   does in the seed.
  */
-export function podLogger(kubeConfig: KubeConfig | undefined, options: PodLoggerOptions = {}): Observable<ReconcileEvent> {
+export function podLogger(connection: Connection | undefined, options: PodLoggerOptions = {}): Observable<ReconcileEvent> {
   const print = options.print ?? ((line: string) => console.log(line));
   return defer(() => {
-    const pods = options.pods ?? informer<V1Pod>(requireConfig(kubeConfig), { apiVersion: 'v1', kind: 'Pod' }, {
+    const pods = options.pods ?? informer<V1Pod>(requireConnection(connection), { apiVersion: 'v1', kind: 'Pod' }, {
       namespace: options.namespace ?? 'default',
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+      ...(options.random ? { random: options.random } : {}),
     });
     return podPipeline(pods, print, reconcile, {
       ...(options.stop$ ? { stop$: options.stop$ } : {}),
@@ -146,7 +150,7 @@ function podPipeline(
   return run$.pipe(finalize(() => print('Stopping Pod controller')));
 }
 
-function requireConfig(kubeConfig: KubeConfig | undefined): KubeConfig {
-  if (kubeConfig === undefined) throw new TypeError('podLogger: a KubeConfig is required unless options.pods is given');
-  return kubeConfig;
+function requireConnection(connection: Connection | undefined): Connection {
+  if (connection === undefined) throw new TypeError('podLogger: a connection (a KubeConfig or a Transport) is required unless options.pods is given');
+  return connection;
 }

@@ -1,6 +1,7 @@
 /**
- * rxkube/testing: an in-memory Kubernetes API server with fault injection (over HTTP, or in process in virtual time), the launcher of a real kube-apiserver +
- * etcd control plane, and the PKI helpers both use.
+ * rxkube/testing: an in-memory Kubernetes API server with fault injection (over HTTP, or in process in virtual time),
+ * marble helpers, record and replay, seeded simulation, the launcher of a real kube-apiserver + etcd control plane,
+ * and the PKI helpers both use.
  * @module rxkube/testing
  * @packageDocumentation
  */
@@ -28,3 +29,22 @@ export {
   startControlPlane, existingCluster, resolveControlPlaneAssets, controlPlaneCacheDir, CONTROL_PLANE_VERSIONS,
 } from './control-plane/index.js';
 export type { ControlPlane, ControlPlaneOptions, ControlPlaneAssets } from './control-plane/index.js';
+export {
+  watchEvent, watchMarbles, marbleSource, fakeInformer, informerEventMarbles, expectReconciles, reconcileLetter, RECONCILE_LETTERS,
+} from './marbles/index.js';
+export type {
+  MarbleDelta, MarbleHelpers, ExpectReconcilesOptions, ReconcileEventPattern, ReconcileExpectation,
+} from './marbles/index.js';
+export { recorder, streamName, parseRecording, replay } from './record/index.js';
+export type {
+  Recorder, RecorderOptions, RecordingSink, RecordLine, RecordedReconcileEvent, ReplayContext, ReplayDecision, ReplayDivergence,
+  ReplayOptions, ReplayReport, ReplaySetup,
+} from './record/index.js';
+export { runController } from './harness/index.js';
+export type { ControllerRun, RunControllerOptions } from './harness/index.js';
+export { simulate, assertSimulation, runScenario, scenarioArbitrary, describeStep, describeEvent, FAULT_KINDS } from './simulate/index.js';
+export type {
+  SimulateOptions, SimulationFailure, SimulationReport, RunSettings, ScenarioRun, Scenario, ScenarioStep, CacheUnderTest, Check,
+  ControllerContext, ControllerHandle, ControllerSetup, FaultKind, FaultOptions, FaultStep, Invariants, SimulationWorld, Workload,
+  WorkloadStep,
+} from './simulate/index.js';

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { VirtualTimeScheduler } from 'rxjs';
 import { virtual } from '../../controller/helpers.js';
 import { pod, setup } from './fake-events.js';
 
@@ -187,5 +188,37 @@ describe('eventRecorder: series and spam filter (marbles)', () => {
     expect(lines[3]).to.equal('0 rejected action: can have at most 128 characters, got 129');
     expect(lines[4]).to.equal('0 rejected regarding: must be an object or an object reference');
     expect(lines[5]).to.match(/^0 rejected details: must be an object/);
+  });
+});
+
+describe('eventRecorder: series timers at fractional times', () => {
+  /** A virtual scheduler that fails instead of spinning when one instant runs too many actions. */
+  class SpinGuard extends VirtualTimeScheduler {
+    override flush(): void {
+      const self = this as unknown as { actions: Array<{ delay: number; state: unknown; execute(state: unknown, delay: number): unknown }>; frame: number };
+      let last = -1;
+      let count = 0;
+      for (let action = self.actions[0]; action !== undefined && action.delay <= this.maxFrames; action = self.actions[0]) {
+        self.actions.shift();
+        self.frame = action.delay;
+        count = self.frame === last ? count + 1 : 0;
+        last = self.frame;
+        if (count > 10_000) throw new Error(`more than 10000 actions at ${self.frame}`);
+        const error = action.execute(action.state, action.delay);
+        if (error) throw error;
+      }
+    }
+  }
+
+  it('ends a series at the end of its window even when the window\'s end is one rounding step past the timer', () => {
+    // At this time, `t + ((t + 6 min) - t)` lands one rounding step short of `t + 6 min`.
+    const t = 1917962.0546838094;
+    const scheduler = new SpinGuard(undefined, t + 30 * MINUTE);
+    const { server, recorder, at } = setup(scheduler);
+    at(t, () => recorder.event(pod(), normal('Started')));
+    at(t + 1000, () => recorder.event(pod(), normal('Started')));
+    expect(() => scheduler.flush()).not.to.throw();
+    // The repeat's count was written when the series ended, 6 min after it.
+    expect(server.calls.map((call) => call.method)).to.deep.equal(['POST', 'PATCH']);
   });
 });

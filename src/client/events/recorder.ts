@@ -98,17 +98,20 @@ export function eventRecorder(connection: Connection, options: EventRecorderOpti
     series.timer?.unsubscribe();
     const endsAt = series.lastObservedMs + settings.seriesWindowMs;
     const refreshAt = series.count >= 2 ? series.lastWriteRequestMs + settings.seriesRefreshMs : Number.POSITIVE_INFINITY;
-    series.timer = scheduler.schedule(() => check(series), Math.max(0, Math.min(endsAt, refreshAt) - scheduler.now()));
+    const dueAt = Math.min(endsAt, refreshAt);
+    series.timer = scheduler.schedule(() => check(series, dueAt), Math.max(0, dueAt - scheduler.now()));
   }
 
-  function check(series: Series): void {
+  function check(series: Series, dueAt: number): void {
     series.timer = undefined;
-    const now = scheduler.now();
-    if (now - series.lastObservedMs >= settings.seriesWindowMs) {
+    // A scheduler adds the delay to its clock, which at fractional times can land one rounding step short of `dueAt`;
+    // the check is due all the same, or it would re-arm at that same instant forever.
+    const now = Math.max(scheduler.now(), dueAt);
+    if (now >= series.lastObservedMs + settings.seriesWindowMs) {
       finish(series);
       return;
     }
-    if (series.count >= 2 && now - series.lastWriteRequestMs >= settings.seriesRefreshMs) {
+    if (series.count >= 2 && now >= series.lastWriteRequestMs + settings.seriesRefreshMs) {
       // client-go's refreshExistingEventSeries: a long series gets its count written now and then.
       if (isDirty(series)) writer.request(series);
       else series.lastWriteRequestMs = now;

@@ -1,0 +1,5 @@
+/**
+ * The harness that runs a controller on a virtual cluster inside `TestScheduler.run()`.
+ * @module
+ */
+export { runController, type ControllerRun, type RunControllerOptions } from './run-controller.js';

@@ -1,0 +1,217 @@
+/**
+ * One simulated run: a scenario played against a controller on a fresh virtual cluster, in its own
+ * `TestScheduler.run()`, then checked.
+ * @module
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { isObservable, type Observable, type Subscription } from 'rxjs';
+import { resourceClient } from '../../client/index.js';
+import type { ReconcileEvent } from '../../controller/index.js';
+import { messageOf } from '../../describe/index.js';
+import { objectKey } from '../../objects/index.js';
+import { ApiError } from '../../transport/index.js';
+import { virtualCluster, type ConflictKeyOptions, type VirtualCluster } from '../virtual/index.js';
+import { seededRandom } from '../apiserver/index.js';
+import { GuardedTestScheduler } from './guarded-scheduler.js';
+import { describeStep, type Scenario, type ScenarioStep } from './scenario.js';
+import type {
+  CacheUnderTest, Check, ControllerHandle, ControllerSetup, FaultStep, Invariants, SimulationWorld, Workload,
+} from './types.js';
+
+/** What one run of a scenario produced. */
+export interface ScenarioRun {
+  /** Every line of the run: steps, their outcomes, faults and the controller's decisions, each with its time. */
+  readonly trace: readonly string[];
+  /** The invariants that did not hold, each with its reason; empty when the run passed. */
+  readonly violations: readonly string[];
+  readonly events: readonly ReconcileEvent[];
+}
+
+/** How a scenario is run. */
+export interface RunSettings {
+  readonly duration: number;
+  readonly settle: number;
+  readonly workloads: readonly Workload<KubernetesObject>[];
+  readonly invariants: Invariants;
+}
+
+/** The handle of what `setup` returned. */
+export function handleOf(started: Observable<ReconcileEvent> | ControllerHandle): ControllerHandle {
+  if (isObservable(started)) return { events$: started as Observable<ReconcileEvent> };
+  if (started === null || typeof started !== 'object' || !isObservable((started as ControllerHandle).events$)) {
+    throw new TypeError('simulate: setup must return an Observable of ReconcileEvents or { events$, caches? }');
+  }
+  return started;
+}
+
+/** One line per ReconcileEvent: `started n1#1`, `requeued n1 +30000`, `failed n1: <message>`, `retrying n1 +5`. */
+export function describeEvent(event: ReconcileEvent): string {
+  switch (event.type) {
+    case 'started': return `started ${event.key}#${event.attempt}`;
+    case 'succeeded': return `succeeded ${event.key}`;
+    case 'requeued': return `requeued ${event.key} +${event.delayMs}`;
+    case 'failed': return `failed ${event.key}${event.terminal ? ' terminal' : ''}: ${messageOf(event.error)}`;
+    case 'retrying': return `retrying ${event.key} +${event.delayMs}`;
+    case 'dropped': return `dropped ${event.key}`;
+    case 'rejected': return `rejected: ${event.error.message}`;
+  }
+}
+
+/**
+ * Plays `scenario` against `setup`'s controller: workload steps and faults at their times, then `settle` quiet ms,
+ * then the invariants. Deterministic: the same scenario gives the same trace, byte for byte.
+ */
+export function runScenario(setup: ControllerSetup, scenario: Scenario, settings: RunSettings): ScenarioRun {
+  const trace: string[] = [];
+  const violations: string[] = [];
+  const events: ReconcileEvent[] = [];
+  const end = settings.duration + settings.settle;
+  const scheduler = new GuardedTestScheduler();
+  try {
+    scheduler.run(() => {
+      // Bounds the flush: a controller that keeps a timer alive after it was stopped cannot hang the run.
+      scheduler.maxFrames = end;
+      const log = (line: string): void => void trace.push(`${scheduler.now()} ${line}`);
+      const cluster = virtualCluster({ scheduler, seed: scenario.seed });
+      let subscription: Subscription | undefined;
+      let handle: ControllerHandle | undefined;
+      try {
+        handle = handleOf(setup({ cluster, scheduler, random: seededRandom(scenario.seed ^ 0x5eed) }));
+        subscription = handle.events$.subscribe({
+          next: (event) => {
+            events.push(event);
+            log(describeEvent(event));
+          },
+          error: (error: unknown) => {
+            log(`controller errored: ${messageOf(error)}`);
+            violations.push(`the controller's stream errored at ${scheduler.now()} ms: ${messageOf(error)}`);
+          },
+          complete: () => log('controller completed'),
+        });
+      } catch (error) {
+        violations.push(`setup threw: ${messageOf(error)}`);
+      }
+      for (const step of scenario.steps) scheduler.schedule(() => perform(step, scenario, cluster, settings, log), step.at);
+      scheduler.schedule(() => {
+        log('check');
+        if (handle !== undefined) violations.push(...check(cluster, handle, settings, { events, trace, now: scheduler.now() }));
+        subscription?.unsubscribe();
+        cluster.close();
+      }, end);
+    });
+  } catch (error) {
+    // Virtual time stuck, or an error thrown from a scheduled action: the run fails with it rather than hanging.
+    trace.push(`${scheduler.now()} run stopped: ${messageOf(error)}`);
+    violations.push(`the run stopped at ${scheduler.now()} ms: ${messageOf(error)}`);
+  }
+  return { trace, violations, events };
+}
+
+function perform(step: ScenarioStep, scenario: Scenario, cluster: VirtualCluster, settings: RunSettings, log: (line: string) => void): void {
+  log(describeStep(step));
+  if ('fault' in step) {
+    injectFault(step.fault, scenario, cluster, settings, log);
+    return;
+  }
+  const workload = settings.workloads[step.workload]!;
+  const client = resourceClient<KubernetesObject>(cluster, workload.resource, { scheduler: cluster.scheduler });
+  const { step: work } = step;
+  const scoped = work.op === 'create' ? client : work.namespace ? client.inNamespace(work.namespace) : client;
+  const request$: Observable<unknown> = work.op === 'create' ? scoped.create(work.object)
+    : work.op === 'update' ? scoped.patch(work.name, { type: 'merge', body: work.patch })
+      : scoped.delete(work.name);
+  request$.subscribe({
+    next: () => log(`  -> ok ${work.op}`),
+    error: (error: unknown) => log(`  -> ${error instanceof ApiError ? `${error.code} ${error.reason}` : messageOf(error)} ${work.op}`),
+  });
+}
+
+function injectFault(fault: FaultStep, scenario: Scenario, cluster: VirtualCluster, settings: RunSettings, log: (line: string) => void): void {
+  const { faults } = cluster;
+  switch (fault.fault) {
+    case 'dropWatches': faults.dropWatches({ mode: fault.mode }); return;
+    case 'compact': faults.compact(); return;
+    case 'conflict': {
+      // The target is picked among the objects the scenario's workload steps name, stored yet or not, so a conflict
+      // can be armed before the object exists, and shrinking the pick keeps it meaningful.
+      const targets = targetsOf(scenario, settings);
+      if (targets.length === 0) {
+        log('  -> no object to conflict on');
+        return;
+      }
+      const target = targets[fault.pick % targets.length]!;
+      faults.conflictNext(target);
+      log(`  -> the next write to ${target.namespace ? `${target.namespace}/` : ''}${target.name} conflicts`);
+      return;
+    }
+    case 'failWrites': faults.failWrites({ status: fault.status, count: fault.count }); return;
+    case 'latency':
+      faults.latency(fault.ms);
+      cluster.scheduler.schedule(() => {
+        log('latency back to 0');
+        faults.latency(0);
+      }, fault.forMs);
+      return;
+    case 'stallWatches': faults.stallWatches(fault.ms); return;
+    case 'malformedLine': faults.injectMalformedLine(); return;
+    case 'restart': faults.restart(); return;
+  }
+}
+
+/** The objects a scenario's workload steps name, by resource, namespace and name, each once, sorted. */
+function targetsOf(scenario: Scenario, settings: RunSettings): ConflictKeyOptions[] {
+  const targets = new Map<string, ConflictKeyOptions>();
+  for (const step of scenario.steps) {
+    if ('fault' in step) continue;
+    const { resource } = settings.workloads[step.workload]!;
+    const work = step.step;
+    const name = work.op === 'create' ? work.object.metadata?.name : work.name;
+    const namespace = work.op === 'create' ? work.object.metadata?.namespace : work.namespace;
+    if (name === undefined) continue;
+    const id = JSON.stringify([resource.apiVersion, resource.kind, namespace ?? '', name]);
+    targets.set(id, { resource, name, ...(namespace ? { namespace } : {}) });
+  }
+  return [...targets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, target]) => target);
+}
+
+/** Every invariant that does not hold, with its reason. */
+function check(cluster: VirtualCluster, handle: ControllerHandle, settings: RunSettings, seen: Omit<SimulationWorld, 'server'>): string[] {
+  const world: SimulationWorld = { ...seen, server: (resource, namespace) => cluster.list(resource, namespace) };
+  const violations: string[] = [];
+  const { invariants } = settings;
+  if (invariants.cachesMatchServer !== false) {
+    for (const cache of handle.caches ?? []) {
+      const difference = cacheDifference(cache, cluster);
+      if (difference !== undefined) violations.push(difference);
+    }
+  }
+  const run = (name: string, invariant: Check | undefined): void => {
+    if (invariant === undefined) return;
+    let verdict: boolean | string | void;
+    try {
+      verdict = invariant(world);
+    } catch (error) {
+      verdict = `threw ${messageOf(error)}`;
+    }
+    if (verdict === false) violations.push(`${name} does not hold`);
+    else if (typeof verdict === 'string') violations.push(`${name} does not hold: ${verdict}`);
+  };
+  run('desired state', invariants.desired);
+  for (const [name, invariant] of Object.entries(invariants.checks ?? {})) run(name, invariant);
+  return violations;
+}
+
+/** How an informer's cache differs from the server, or `undefined` when it holds the same objects at the same versions. */
+export function cacheDifference(cache: CacheUnderTest, cluster: VirtualCluster): string | undefined {
+  const server = new Map(cluster.list(cache.resource, cache.namespace).map((object) => [objectKey(object), object.metadata?.resourceVersion]));
+  const cached = new Map(cache.informer.current().list().map((object) => [objectKey(object), object.metadata?.resourceVersion]));
+  const problems: string[] = [];
+  for (const [key, version] of server) {
+    if (!cached.has(key)) problems.push(`missing ${key} (server rv ${version})`);
+    else if (cached.get(key) !== version) problems.push(`stale ${key} (cache rv ${cached.get(key)}, server rv ${version})`);
+  }
+  for (const [key, version] of cached) if (!server.has(key)) problems.push(`extra ${key} (cache rv ${version})`);
+  if (problems.length === 0) return undefined;
+  const { apiVersion, kind } = cache.resource;
+  return `the cache of ${apiVersion}/${kind} differs from the server: ${problems.join(', ')}`;
+}

@@ -1,0 +1,151 @@
+/**
+ * `simulate`: a seeded property runner that plays random workloads and faults against a controller on a virtual
+ * cluster, checks convergence and invariants, and shrinks a failure to a short trace.
+ * @module
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import * as fc from 'fast-check';
+import { runScenario, type ScenarioRun } from './run-scenario.js';
+import { describeStep, scenarioArbitrary, type Scenario } from './scenario.js';
+import type { ControllerSetup, FaultOptions, Invariants, Workload } from './types.js';
+
+/** Options of {@link simulate}. */
+export interface SimulateOptions {
+  /** The fast-check seed. Omitted: a fresh one, printed on failure. Same seed (and path) => same runs, byte for byte. */
+  readonly seed?: number;
+  /** With `seed`: replays exactly that counterexample (as printed on failure), without shrinking further. */
+  readonly path?: string;
+  /** How many random scenarios to try (default 10). */
+  readonly runs?: number;
+  /** Virtual ms during which workload steps and faults happen. */
+  readonly duration: number;
+  /** Quiet virtual ms after `duration` before the checks: the controller's time to converge (default 300 000). */
+  readonly settle?: number;
+  /** Where the workload steps come from: one workload or several. */
+  readonly workload: Workload<any> | readonly Workload<any>[];
+  /** Which faults to draw (default: all kinds, at most 20 per run); `false` for none. */
+  readonly faults?: FaultOptions | false;
+  /** What must hold at the end (default: the caches match the server). */
+  readonly invariants?: Invariants;
+  /** Skip shrinking (report the first failing scenario as found). Default false. */
+  readonly noShrink?: boolean;
+  /** Where the failure text goes as well as into the report (e.g. `console.error`). Default: nowhere. */
+  readonly log?: (text: string) => void;
+}
+
+/** A failing scenario, shrunk. */
+export interface SimulationFailure {
+  readonly seed: number;
+  /** fast-check's path to the counterexample: `simulate(setup, { ...options, seed, path })` replays it. */
+  readonly path: string;
+  /** The shrunk scenario. */
+  readonly scenario: Scenario;
+  /** The shortened trace: its workload steps and faults, one line each, `<ms> <step>`. */
+  readonly steps: readonly string[];
+  readonly violations: readonly string[];
+  /** Everything the shrunk run did: steps, outcomes, faults, decisions. */
+  readonly trace: readonly string[];
+  /** How many shrinking steps fast-check took. */
+  readonly shrinks: number;
+  /** The seed, the shortened trace, the violations and how to reproduce, as printed. */
+  readonly message: string;
+}
+
+/** The outcome of {@link simulate}. */
+export interface SimulationReport {
+  readonly ok: boolean;
+  readonly seed: number;
+  /** How many scenarios ran (shrinking runs excluded). */
+  readonly runs: number;
+  readonly failure?: SimulationFailure;
+  /** The trace of the last scenario run when all passed (the failing one's is in `failure`). */
+  readonly trace: readonly string[];
+}
+
+/**
+ * Runs `setup`'s controller against a virtual cluster under random workloads and faults, `runs` times, and checks
+ * after each run that it converged and that the invariants hold.
+ *
+ * Each run is one scenario: a seed (the cluster's and `random`'s), the user's workload steps and the drawn faults at
+ * virtual times in `[0, duration)`; then `settle` quiet ms; then the checks: every cache in the controller's handle
+ * equals the server (`cachesMatchServer`), `invariants.desired` holds, and every `invariants.checks` holds.
+ *
+ * # Guarantees
+ * - Deterministic: each run is its own `TestScheduler.run()` with a cluster and `random` seeded from the scenario,
+ *   so the same `seed` gives the same scenarios and byte-identical traces; `{ seed, path }` of a failure replays it.
+ * - A failure is shrunk by fast-check (fewer steps and faults, earlier times, simpler values) and reported with its
+ *   seed, its shortened trace (steps and faults), the violations and the line that reproduces it.
+ * - Nothing of the controller's can hang a run: virtual time stops at `duration + settle`, and an instant at which
+ *   more than 200 000 actions run (a timer re-armed at the same time forever) fails the run instead of spinning.
+ * - A controller whose stream errors, or a setup that throws, is a failure, not a crash.
+ *
+ * # Caveats
+ * - The controller must take its time from `context.scheduler` and its chance from `context.random`: a
+ *   `setTimeout`, a real Promise delay or `Math.random` inside it breaks determinism (and real time does not pass
+ *   during a run).
+ * - Call it outside `TestScheduler.run()` (runs cannot nest).
+ * - Shrinking re-runs the controller many times: keep `duration`, `settle` and the step counts as small as the
+ *   property allows.
+ */
+export function simulate(setup: ControllerSetup, options: SimulateOptions): SimulationReport {
+  const workloads = (Array.isArray(options.workload) ? options.workload : [options.workload]) as readonly Workload<KubernetesObject>[];
+  const duration = positive('duration', options.duration);
+  const settle = options.settle === undefined ? 300_000 : nonNegative('settle', options.settle);
+  const settings = { duration, settle, workloads, invariants: options.invariants ?? {} };
+  const arbitrary = scenarioArbitrary(duration, workloads, options.faults ?? {});
+  let last: ScenarioRun | undefined;
+  const property = fc.property(arbitrary, (scenario) => {
+    last = runScenario(setup, scenario, settings);
+    if (last.violations.length > 0) throw new Error(last.violations.join('\n'));
+  });
+  const details = fc.check(property, {
+    numRuns: options.runs ?? 10,
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(options.path !== undefined ? { path: options.path } : {}),
+    ...(options.noShrink || options.path !== undefined ? { endOnFailure: true } : {}),
+  });
+  if (!details.failed || details.counterexample === null) {
+    return { ok: true, seed: details.seed, runs: details.numRuns, trace: last?.trace ?? [] };
+  }
+  const [scenario] = details.counterexample;
+  // Run the counterexample once more: its trace, and a check that it fails the same way.
+  const run = runScenario(setup, scenario, settings);
+  const path = details.counterexamplePath ?? '';
+  const steps = scenario.steps.map((step) => `${step.at} ${describeStep(step)}`);
+  const message = [
+    `simulate: the controller failed after ${details.numRuns} run(s) (${details.numShrinks} shrinks); seed ${details.seed}, path "${path}"`,
+    `scenario seed ${scenario.seed}; steps (${steps.length}):`,
+    ...steps.map((line) => `  ${line}`),
+    'violations:',
+    ...run.violations.map((line) => `  ${line}`),
+    `reproduce: simulate(setup, { ...options, seed: ${details.seed}, path: ${JSON.stringify(path)} })`,
+  ].join('\n');
+  options.log?.(message);
+  return {
+    ok: false, seed: details.seed, runs: details.numRuns, trace: run.trace,
+    failure: { seed: details.seed, path, scenario, steps, violations: run.violations, trace: run.trace, shrinks: details.numShrinks, message },
+  };
+}
+
+/**
+ * {@link simulate}, throwing an `Error` whose message is the failure's (seed, shortened trace, violations,
+ * reproduction) when a scenario fails: the one-liner of a spec.
+ *
+ * # Guarantees
+ * - Returns the report when every run passed; throws only for a failing scenario or invalid options.
+ */
+export function assertSimulation(setup: ControllerSetup, options: SimulateOptions): SimulationReport {
+  const report = simulate(setup, options);
+  if (report.failure !== undefined) throw new Error(report.failure.message);
+  return report;
+}
+
+function positive(name: string, value: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new RangeError(`simulate: ${name} must be a finite number of ms > 0, got ${String(value)}`);
+  return value;
+}
+
+function nonNegative(name: string, value: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new RangeError(`simulate: ${name} must be a finite number of ms >= 0, got ${String(value)}`);
+  return value;
+}

@@ -1,0 +1,127 @@
+/**
+ * The vocabulary of simulations: what a controller under test is given and returns, the workload, the faults and
+ * the invariants.
+ * @module
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Arbitrary } from 'fast-check';
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { ReconcileEvent } from '../../controller/index.js';
+import type { Informer } from '../../informer/index.js';
+import type { ResourceRef } from '../../resources/index.js';
+import type { VirtualCluster } from '../virtual/index.js';
+
+/** What a controller under test is built from: pass these wherever the controller takes a connection or a scheduler. */
+export interface ControllerContext {
+  /** The virtual cluster: a `Connection` (informers, clients, recorders, leader election, manager). */
+  readonly cluster: VirtualCluster;
+  /** The virtual clock: pass it to every operator, informer, client and recorder. */
+  readonly scheduler: SchedulerLike;
+  /** Uniform samples in [0, 1), seeded: pass it as `random` so jitter is part of the seed. */
+  readonly random: () => number;
+}
+
+/** An informer whose cache must equal the server at the end of a simulation. */
+export interface CacheUnderTest {
+  readonly resource: ResourceRef;
+  readonly informer: Informer<KubernetesObject>;
+  /** The informer's namespace, when it watches one. */
+  readonly namespace?: string;
+}
+
+/** A running controller: its ReconcileEvents and the caches to check. */
+export interface ControllerHandle {
+  readonly events$: Observable<ReconcileEvent>;
+  /** Informers whose `current()` must hold exactly what the server holds at the end (`cachesMatchServer`). */
+  readonly caches?: readonly CacheUnderTest[];
+}
+
+/**
+ * The user's controller, unchanged, as a function of where it runs: returns its ReconcileEvents, or a handle that
+ * also names the informers to check. Subscribing starts it; unsubscribing stops it.
+ */
+export type ControllerSetup = (context: ControllerContext) => Observable<ReconcileEvent> | ControllerHandle;
+
+/**
+ * One thing a user does to the cluster:
+ * - `create` an object (a taken name answers 409, which the trace shows);
+ * - `update` one by a JSON merge patch (`null` deletes a field; a missing object answers 404);
+ * - `delete` one.
+ */
+export type WorkloadStep<T extends KubernetesObject = KubernetesObject> =
+  | { readonly op: 'create'; readonly object: T }
+  | { readonly op: 'update'; readonly name: string; readonly namespace?: string; readonly patch: Readonly<Record<string, unknown>> }
+  | { readonly op: 'delete'; readonly name: string; readonly namespace?: string };
+
+/** Where a workload's steps come from. */
+export interface Workload<T extends KubernetesObject = KubernetesObject> {
+  readonly resource: ResourceRef;
+  /** The user's generator of steps (a fast-check arbitrary): draw names from a small pool so steps meet. */
+  readonly step: Arbitrary<WorkloadStep<T>>;
+  /** At most this many steps per run (default 50); at least `minSteps` (default 0). */
+  readonly maxSteps?: number;
+  readonly minSteps?: number;
+}
+
+/**
+ * The faults a simulation draws, each at a random virtual time:
+ * - `dropWatches`: every open watch ends (cleanly, or cut);
+ * - `compact`: history is compacted, so resumed watches get 410 and relist;
+ * - `conflict`: the next update or delete of one object the workload steps name (stored yet or not) answers 409;
+ * - `failWrites`: the next 1–3 writes answer 500 or 429 (with Retry-After);
+ * - `latency`: every answer is delayed for a while;
+ * - `stallWatches`: open watches send nothing for a while, then flush;
+ * - `malformedLine`: a bad line is written into every open watch;
+ * - `restart`: every connection is cut.
+ */
+export type FaultKind = 'dropWatches' | 'compact' | 'conflict' | 'failWrites' | 'latency' | 'stallWatches' | 'malformedLine' | 'restart';
+
+/** Every fault kind. */
+export const FAULT_KINDS: readonly FaultKind[] = Object.freeze([
+  'dropWatches', 'compact', 'conflict', 'failWrites', 'latency', 'stallWatches', 'malformedLine', 'restart',
+]);
+
+/** Which faults a simulation draws, and how many. */
+export interface FaultOptions {
+  /** Default: all of {@link FAULT_KINDS}. */
+  readonly kinds?: readonly FaultKind[];
+  /** At most this many faults per run (default 20); at least `min` (default 0). */
+  readonly max?: number;
+  readonly min?: number;
+}
+
+/** One fault of a scenario, as drawn. */
+export type FaultStep =
+  | { readonly fault: 'dropWatches'; readonly mode: 'clean' | 'abrupt' }
+  | { readonly fault: 'compact' }
+  | { readonly fault: 'conflict'; readonly pick: number }
+  | { readonly fault: 'failWrites'; readonly status: 500 | 429; readonly count: number }
+  | { readonly fault: 'latency'; readonly ms: number; readonly forMs: number }
+  | { readonly fault: 'stallWatches'; readonly ms: number }
+  | { readonly fault: 'malformedLine' }
+  | { readonly fault: 'restart' };
+
+/** What the invariants see at the end of a run. */
+export interface SimulationWorld {
+  /** Server state: every stored object of a resource (of one namespace when given), sorted by key. */
+  server(resource: ResourceRef, namespace?: string): KubernetesObject[];
+  /** The controller's ReconcileEvents, in order. */
+  readonly events: readonly ReconcileEvent[];
+  /** The run's trace so far: workload steps, faults, their outcomes and the controller's decisions. */
+  readonly trace: readonly string[];
+  /** The virtual time of the check, ms. */
+  readonly now: number;
+}
+
+/** A check: `true`/`undefined` holds; `false`, a string (the reason) or a throw is a violation. */
+export type Check = (world: SimulationWorld) => boolean | string | void;
+
+/** What must hold at the end of a run. */
+export interface Invariants {
+  /** Every `caches` informer's cache holds exactly the server's objects, at the same resourceVersions. Default true. */
+  readonly cachesMatchServer?: boolean;
+  /** The desired state is reached (convergence). */
+  readonly desired?: Check;
+  /** More named checks over the server state and the trace. */
+  readonly checks?: Readonly<Record<string, Check>>;
+}
