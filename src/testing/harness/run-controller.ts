@@ -26,6 +26,10 @@ export interface RunControllerOptions extends Omit<VirtualClusterOptions, 'sched
 
 /** A controller running on a virtual cluster; see {@link runController}. */
 export interface ControllerRun {
+  /**
+   * The virtual cluster the controller runs on, seeded with `objects`: drive it (writes, `cluster.faults`) from
+   * scheduled callbacks and read it with `cluster.list()`. It is closed at `until` (or `stop()`).
+   */
   readonly cluster: VirtualCluster;
   /** Every ReconcileEvent so far, in order (read it after the flush, or from scheduled callbacks). */
   readonly events: readonly ReconcileEvent[];

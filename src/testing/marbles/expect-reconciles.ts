@@ -24,7 +24,28 @@ import type { ReconcileEvent } from '../../controller/index.js';
  * a terminal failure is `(st)` (`t` replaces `f`, it is not added to it).
  */
 export const RECONCILE_LETTERS = Object.freeze({
-  started: 's', succeeded: 'S', requeued: 'q', failed: 'f', terminal: 't', retrying: 'r', dropped: 'd', rejected: 'x',
+  /** `s`: a run of a key began. */
+  started: 's',
+  /** `S`: the run returned success (followed by `q` in the same frame when it asked for a requeue). */
+  succeeded: 'S',
+  /** `q`: the successful run asked for `{ requeueAfter }`; always in the frame of its `S`. */
+  requeued: 'q',
+  /**
+   * `f`: the run failed with a retriable error (anything but a `TerminalError`); followed by `r` or `d`, or alone
+   * while draining.
+   */
+  failed: 'f',
+  /**
+   * `t`: the run failed with a `TerminalError` (`failed` with `terminal: true`); it replaces `f` and is never
+   * retried.
+   */
+  terminal: 't',
+  /** `r`: the failed key will be retried after a delay; always in the frame of its `f`. */
+  retrying: 'r',
+  /** `d`: `maxRetries` is exhausted and the key is not retried; always in the frame of its `f`. */
+  dropped: 'd',
+  /** `x`: an input that is not a key was rejected; it belongs to no key, so a `key` filter leaves it out. */
+  rejected: 'x',
 } as const);
 
 /** The default letter of one event (see {@link RECONCILE_LETTERS}). */
@@ -37,7 +58,13 @@ export function reconcileLetter(event: ReconcileEvent): string {
  * A pattern a letter of {@link ReconcileExpectation.toBe}'s `values` stands for: the event's `type` and any other
  * fields that must be equal (`key`, `attempt`, `delayMs`, `failures`, `reasons`…).
  */
-export type ReconcileEventPattern = { readonly type: ReconcileEvent['type'] } & Readonly<Record<string, unknown>>;
+export type ReconcileEventPattern = {
+  /**
+   * The event type that must match (`'started'`, `'failed'`…); a terminal failure is `'failed'` here, so pin
+   * `terminal: true` to tell it from a retriable one.
+   */
+  readonly type: ReconcileEvent['type'];
+} & Readonly<Record<string, unknown>>;
 
 /** What {@link expectReconciles} returns. */
 export interface ReconcileExpectation {

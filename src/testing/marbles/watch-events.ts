@@ -33,10 +33,24 @@ export type MarbleHelpers = Pick<RunHelpers, 'cold'>;
  * - The objects are used as given: give them the `metadata.resourceVersion` the store should see.
  */
 export const watchEvent = Object.freeze({
+  /**
+   * A watch `ADDED` of `object`. Use it to force `added` where a plain object would read as `modified` (its key is
+   * already cached at that point of the marble).
+   */
   added: <T extends KubernetesObject>(object: T): WatchEvent<T> => ({ type: 'added', object }),
+  /** A watch `MODIFIED` of `object`, whether or not its key is cached at that point of the marble. */
   modified: <T extends KubernetesObject>(object: T): WatchEvent<T> => ({ type: 'modified', object }),
+  /**
+   * A watch `DELETED` of `object` (its last known state). A plain object never stands for a delete (it is an
+   * upsert): write deletes with this.
+   */
   deleted: <T extends KubernetesObject>(object: T): WatchEvent<T> => ({ type: 'deleted', object }),
+  /** A watch `BOOKMARK` at `resourceVersion`: it only advances the resourceVersion and carries no object. */
   bookmark: <T extends KubernetesObject>(resourceVersion: string): WatchEvent<T> => ({ type: 'bookmark', resourceVersion }),
+  /**
+   * A change of the connection's health to `status`; it never changes the cache. For the usual "watch accepted"
+   * status, `watchEvent.watching` is shorter.
+   */
   status: <T extends KubernetesObject>(status: WatchStatus): WatchEvent<T> => ({ type: 'status', status }),
   /** The status the reflector reports once the server accepted its watch. */
   watching: <T extends KubernetesObject>(resourceVersion = '1'): WatchEvent<T> => ({ type: 'status', status: { state: 'watching', resourceVersion } }),

@@ -12,13 +12,27 @@ import type { WatchEvent } from '../../watch/index.js';
  * message. Durations and queue waits are left out: they measure the machine, not the controller.
  */
 export interface RecordedReconcileEvent {
+  /** The event's type, as on the ReconcileEvent (a terminal failure is `failed` with `terminal: true`). */
   readonly type: ReconcileEvent['type'];
+  /** The key the event is about; absent on `rejected` events, which belong to no key. */
   readonly key?: string;
+  /** The attempt number of the run the event belongs to; absent on `rejected` events. */
   readonly attempt?: number;
+  /** The run's coalesced trigger reasons, copied; absent on `rejected` events. */
   readonly reasons?: readonly string[];
+  /**
+   * The effective delay before the key runs again, ms, on `requeued` and `retrying` only. It was measured on the
+   * recorder's scheduler (wall time by default), so a delay cut short by a fresh trigger shows as 0.
+   */
   readonly delayMs?: number;
+  /** Consecutive failures of the key, on `retrying` (so far) and `dropped` (the last one included) only. */
   readonly failures?: number;
+  /** On `failed` only: whether the error was a `TerminalError` (the key is not retried). */
   readonly terminal?: boolean;
+  /**
+   * The error's message only (not its class, stack or cause), on `failed`, `retrying`, `dropped` and `rejected`:
+   * a recording is JSON, and two errors with the same message read as the same.
+   */
   readonly error?: string;
 }
 
@@ -31,8 +45,27 @@ export interface RecordedReconcileEvent {
  * `t` is milliseconds since the recorder was created, on its scheduler.
  */
 export type RecordLine =
-  | { readonly t: number; readonly kind: 'watch'; readonly stream: string; readonly event: WatchEvent<KubernetesObject> }
-  | { readonly t: number; readonly kind: 'reconcile'; readonly event: RecordedReconcileEvent };
+  | {
+    /** When the event passed, ms since the recorder was created, on the recorder's scheduler (wall time by default). */
+    readonly t: number;
+    /** Discriminates the line: a reflector delta. */
+    readonly kind: 'watch';
+    /**
+     * The stream the delta belongs to: `apiVersion/kind`, plus `/namespace` for a namespaced watch, when recorded by
+     * `Recorder.source` (the name `replay` serves it under); whatever name was given to `Recorder.watchEvents`.
+     */
+    readonly stream: string;
+    /** The delta, with its object whole (as the informer received it, after its `transform`). */
+    readonly event: WatchEvent<KubernetesObject>;
+  }
+  | {
+    /** When the event passed, ms since the recorder was created, on the recorder's scheduler (wall time by default). */
+    readonly t: number;
+    /** Discriminates the line: one of the controller's events. */
+    readonly kind: 'reconcile';
+    /** The event's decision, without durations or queue waits. */
+    readonly event: RecordedReconcileEvent;
+  };
 
 /** The recorded form of a ReconcileEvent. */
 export function recordReconcileEvent(event: ReconcileEvent): RecordedReconcileEvent {

@@ -11,7 +11,13 @@ import { listWatch, type ListWatchOptions, type ResourceRef, type WatchEvent } f
 import { recordReconcileEvent, type RecordLine } from './format.js';
 
 /** Where a recorder writes: a function given one JSON line at a time (no newline), or a Node.js writable stream. */
-export type RecordingSink = ((line: string) => void) | { write(chunk: string): unknown };
+export type RecordingSink = ((line: string) => void) | {
+  /**
+   * Given one line at a time, with its trailing newline, synchronously as the event passes. Its return value is
+   * ignored, so backpressure (`false` from a Node.js stream) is not honoured; a throw errors the tapped stream.
+   */
+  write(chunk: string): unknown;
+};
 
 /** Options of {@link recorder}. */
 export interface RecorderOptions {

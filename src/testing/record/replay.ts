@@ -38,7 +38,15 @@ export interface ReplayOptions {
 
 /** One decision of a controller: what its events say it did with a key. */
 export interface ReplayDecision {
+  /**
+   * When the decision was made, ms: the recorded time (since the recorder was created) for a recorded decision,
+   * the replay's virtual time for a replayed one; both count from the start of the recording.
+   */
   readonly t: number;
+  /**
+   * The key decided on; `''` for a `rejected` input, and for the `error <message>` decision of a controller whose
+   * stream errored.
+   */
   readonly key: string;
   /** `succeeded`, `requeued +30000`, `failed`, `failed terminal`, `retrying +10`, `dropped`, `rejected`. */
   readonly decision: string;
@@ -46,6 +54,7 @@ export interface ReplayDecision {
 
 /** Where a replay first departs from the recording. */
 export interface ReplayDivergence {
+  /** The key whose decisions differ; `''` for rejected inputs or a stream error (the message says `(none)`). */
   readonly key: string;
   /** The index of the decision among that key's decisions. */
   readonly index: number;
@@ -55,14 +64,25 @@ export interface ReplayDivergence {
   readonly recorded?: string;
   /** The replayed decision; `undefined` when the replay made one fewer. */
   readonly replayed?: string;
+  /** One line for a test failure: the key, the decision's 1-based number, its time in ms, and both decisions. */
   readonly message: string;
 }
 
 /** The outcome of {@link replay}. */
 export interface ReplayReport {
+  /**
+   * Whether every key got the same decisions in the same order (times are not compared, nor the interleaving of
+   * different keys); `divergence` is absent exactly when this is true.
+   */
   readonly identical: boolean;
+  /** The earliest difference in recorded time; absent when `identical`. */
   readonly divergence?: ReplayDivergence;
+  /** The recording's decisions, in recorded order (`started` events are not decisions and are left out). */
   readonly recorded: readonly ReplayDecision[];
+  /**
+   * The replayed controller's decisions, in the order it made them, up to `settleMs` of virtual time after the last
+   * recorded line; an error of its stream is the last one (`error <message>`, key `''`).
+   */
   readonly replayed: readonly ReplayDecision[];
 }
 

@@ -24,14 +24,19 @@ export interface ScenarioRun {
   readonly trace: readonly string[];
   /** The invariants that did not hold, each with its reason; empty when the run passed. */
   readonly violations: readonly string[];
+  /** Every ReconcileEvent the controller emitted during the run, in order (what the invariants saw as `events`). */
   readonly events: readonly ReconcileEvent[];
 }
 
 /** How a scenario is run. */
 export interface RunSettings {
+  /** Virtual ms during which the scenario's steps happen (the steps' `at` are in `[0, duration)`). */
   readonly duration: number;
+  /** Quiet virtual ms after `duration` before the checks; virtual time stops at `duration + settle`. */
   readonly settle: number;
+  /** The workloads the scenario's steps refer to, by index (`ScenarioStep.workload`). */
   readonly workloads: readonly Workload<KubernetesObject>[];
+  /** What is checked at `duration + settle`. */
   readonly invariants: Invariants;
 }
 

@@ -9,12 +9,29 @@ import { FAULT_KINDS, type FaultKind, type FaultOptions, type FaultStep, type Wo
 
 /** One step of a scenario: a workload step (of workload `workload`) or a fault, at virtual time `at`. */
 export type ScenarioStep =
-  | { readonly at: number; readonly workload: number; readonly step: WorkloadStep<KubernetesObject> }
-  | { readonly at: number; readonly fault: FaultStep };
+  | {
+    /** When the step happens, virtual ms since the start of the run, in `[0, duration)`. */
+    readonly at: number;
+    /** The index of the workload the step belongs to, in the run's workloads (the order `simulate` was given them). */
+    readonly workload: number;
+    /** The request to send: its outcome (`ok`, or an error code) goes into the trace, never fails the run by itself. */
+    readonly step: WorkloadStep<KubernetesObject>;
+  }
+  | {
+    /**
+     * When the fault is injected, virtual ms since the start of the run, in `[0, duration)`; after any workload step
+     * at the same time.
+     */
+    readonly at: number;
+    /** The fault to inject. */
+    readonly fault: FaultStep;
+  };
 
 /** One simulated run: the seed of the cluster and of `random`, and its steps in time order. */
 export interface Scenario {
+  /** Seeds the virtual cluster's randomness and, derived from it, the controller's `random` (drawn by fast-check). */
   readonly seed: number;
+  /** The steps, sorted by `at`; at equal times workload steps come before faults, otherwise in drawing order. */
   readonly steps: readonly ScenarioStep[];
 }
 

@@ -35,6 +35,7 @@ export interface SimulateOptions {
 
 /** A failing scenario, shrunk. */
 export interface SimulationFailure {
+  /** The fast-check seed of the failing `simulate` call (as `SimulationReport.seed`), not the scenario's own seed. */
   readonly seed: number;
   /** fast-check's path to the counterexample: `simulate(setup, { ...options, seed, path })` replays it. */
   readonly path: string;
@@ -42,6 +43,7 @@ export interface SimulationFailure {
   readonly scenario: Scenario;
   /** The shortened trace: its workload steps and faults, one line each, `<ms> <step>`. */
   readonly steps: readonly string[];
+  /** The invariants the shrunk scenario broke, each with its reason, from one more run of it. */
   readonly violations: readonly string[];
   /** Everything the shrunk run did: steps, outcomes, faults, decisions. */
   readonly trace: readonly string[];
@@ -53,10 +55,16 @@ export interface SimulationFailure {
 
 /** The outcome of {@link simulate}. */
 export interface SimulationReport {
+  /** Whether every scenario passed; `failure` is absent exactly when this is true. */
   readonly ok: boolean;
+  /**
+   * The fast-check seed used (`options.seed`, or the one fast-check drew): pass it back as `seed` to run the same
+   * scenarios.
+   */
   readonly seed: number;
   /** How many scenarios ran (shrinking runs excluded). */
   readonly runs: number;
+  /** The first failing scenario, shrunk (unless `noShrink` or `path`); absent when `ok`. */
   readonly failure?: SimulationFailure;
   /** The trace of the last scenario run when all passed (the failing one's is in `failure`). */
   readonly trace: readonly string[];

@@ -23,7 +23,12 @@ export interface ControllerContext {
 
 /** An informer whose cache must equal the server at the end of a simulation. */
 export interface CacheUnderTest {
+  /** The kind the informer watches: the server's objects of it (in `namespace`, when given) are the reference. */
   readonly resource: ResourceRef;
+  /**
+   * The informer whose `current()` is compared with the server, key by key and resourceVersion by resourceVersion,
+   * after the settle time. Give the `namespace` it watches, or objects of other namespaces count as missing.
+   */
   readonly informer: Informer<KubernetesObject>;
   /** The informer's namespace, when it watches one. */
   readonly namespace?: string;
@@ -31,6 +36,10 @@ export interface CacheUnderTest {
 
 /** A running controller: its ReconcileEvents and the caches to check. */
 export interface ControllerHandle {
+  /**
+   * The controller's ReconcileEvents: subscribing starts the controller, unsubscribing (at the end of the run) stops
+   * it. An error of this stream is a violation; its completion is only traced.
+   */
   readonly events$: Observable<ReconcileEvent>;
   /** Informers whose `current()` must hold exactly what the server holds at the end (`cachesMatchServer`). */
   readonly caches?: readonly CacheUnderTest[];
@@ -49,17 +58,46 @@ export type ControllerSetup = (context: ControllerContext) => Observable<Reconci
  * - `delete` one.
  */
 export type WorkloadStep<T extends KubernetesObject = KubernetesObject> =
-  | { readonly op: 'create'; readonly object: T }
-  | { readonly op: 'update'; readonly name: string; readonly namespace?: string; readonly patch: Readonly<Record<string, unknown>> }
-  | { readonly op: 'delete'; readonly name: string; readonly namespace?: string };
+  | {
+    /** Create an object (`POST`). */
+    readonly op: 'create';
+    /** The object to create, namespace included for a namespaced kind (it is sent as given). */
+    readonly object: T;
+  }
+  | {
+    /** Update an object by a JSON merge patch (`PATCH`). */
+    readonly op: 'update';
+    /** The object's `metadata.name`. */
+    readonly name: string;
+    /**
+     * The object's namespace: required for a namespaced kind (without it the step fails, as the trace shows); omit
+     * for a cluster-scoped one.
+     */
+    readonly namespace?: string;
+    /** The JSON merge patch (RFC 7386): `null` deletes a field, arrays are replaced whole. */
+    readonly patch: Readonly<Record<string, unknown>>;
+  }
+  | {
+    /** Delete an object (`DELETE`). */
+    readonly op: 'delete';
+    /** The object's `metadata.name`. */
+    readonly name: string;
+    /**
+     * The object's namespace: required for a namespaced kind (without it the step fails, as the trace shows); omit
+     * for a cluster-scoped one.
+     */
+    readonly namespace?: string;
+  };
 
 /** Where a workload's steps come from. */
 export interface Workload<T extends KubernetesObject = KubernetesObject> {
+  /** The kind every step of this workload is sent to. */
   readonly resource: ResourceRef;
   /** The user's generator of steps (a fast-check arbitrary): draw names from a small pool so steps meet. */
   readonly step: Arbitrary<WorkloadStep<T>>;
   /** At most this many steps per run (default 50); at least `minSteps` (default 0). */
   readonly maxSteps?: number;
+  /** At least this many steps per run (default 0); shrinking never goes below it. Keep it at most `maxSteps`. */
   readonly minSteps?: number;
 }
 
@@ -87,19 +125,64 @@ export interface FaultOptions {
   readonly kinds?: readonly FaultKind[];
   /** At most this many faults per run (default 20); at least `min` (default 0). */
   readonly max?: number;
+  /** At least this many faults per run (default 0); shrinking never goes below it. Ignored when `kinds` is empty. */
   readonly min?: number;
 }
 
 /** One fault of a scenario, as drawn. */
 export type FaultStep =
-  | { readonly fault: 'dropWatches'; readonly mode: 'clean' | 'abrupt' }
-  | { readonly fault: 'compact' }
-  | { readonly fault: 'conflict'; readonly pick: number }
-  | { readonly fault: 'failWrites'; readonly status: 500 | 429; readonly count: number }
-  | { readonly fault: 'latency'; readonly ms: number; readonly forMs: number }
-  | { readonly fault: 'stallWatches'; readonly ms: number }
-  | { readonly fault: 'malformedLine' }
-  | { readonly fault: 'restart' };
+  | {
+    /** Every open watch ends. */
+    readonly fault: 'dropWatches';
+    /** `clean` finishes the watch's response; `abrupt` cuts the connection mid-stream. */
+    readonly mode: 'clean' | 'abrupt';
+  }
+  | {
+    /** History is compacted up to now: resumed watches get 410 Gone and relist. */
+    readonly fault: 'compact';
+  }
+  | {
+    /** The next update or delete of one object answers 409 Conflict; nothing is stored. */
+    readonly fault: 'conflict';
+    /**
+     * Which object, as an index (0 to 1000) into the sorted, distinct objects the scenario's workload steps name,
+     * taken modulo their number; with no such object the fault does nothing (the trace says so).
+     */
+    readonly pick: number;
+  }
+  | {
+    /** The next `count` writes to any object fail; nothing is stored. */
+    readonly fault: 'failWrites';
+    /** The HTTP status they answer: 500, or 429 Too Many Requests with a Retry-After. */
+    readonly status: 500 | 429;
+    /** How many writes fail: 1 to 3. */
+    readonly count: number;
+  }
+  | {
+    /** Every answer of the cluster is delayed for a while. */
+    readonly fault: 'latency';
+    /** The delay of each answer, virtual ms (1 to 500). */
+    readonly ms: number;
+    /**
+     * How long the latency lasts, virtual ms (1 to 60 000); then it is set back to 0, which also ends any later
+     * latency fault still in force.
+     */
+    readonly forMs: number;
+  }
+  | {
+    /** Open watches send nothing for a while, then flush what they held, in order. */
+    readonly fault: 'stallWatches';
+    /** How long the watches stall, virtual ms (1 to 60 000). */
+    readonly ms: number;
+  }
+  | {
+    /** One malformed line is written into every open watch. */
+    readonly fault: 'malformedLine';
+  }
+  | {
+    /** Every connection (in-flight requests and watches) is cut at once. */
+    readonly fault: 'restart';
+  };
 
 /** What the invariants see at the end of a run. */
 export interface SimulationWorld {
