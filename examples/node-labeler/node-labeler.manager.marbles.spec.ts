@@ -1,133 +1,165 @@
 /**
- * The node labeler as a manager's controller, in virtual time: the Node informer fed by a cold marble, the Lease
- * served by a VirtualLeaseServer, the label writes and Events answered by a script, and one timeline of what the
- * labeler printed and sent.
+ * The node labeler as a manager's controller, in virtual time on a virtual cluster: the real `manager(...)` with
+ * leader election (a real Lease object in the cluster), the labeler unchanged (its informer, its label writes, its
+ * Events through the manager's recorder), driven by seeded objects, signals and faults, asserted as the manager's
+ * timeline, what the labeler printed and sent, and the server's state read through the API.
  */
 import { expect } from 'chai';
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { defer, EMPTY, type Observable } from 'rxjs';
-import type { ManagedController, ManagerOptions, Transport, TransportRequest, TransportResponse, WatchEvent } from '../../src/index.js';
-import { apiError, fail, ok, scriptedTransport } from '../../spec/client/support/scripted-transport.js';
+import type { KubernetesObject, V1Node, V1Pod } from '@kubernetes/client-node';
+import { defer, EMPTY, timer } from 'rxjs';
+import type { RunHelpers, TestScheduler } from 'rxjs/testing';
+import { manager, resourceClient, type ManagedController, type ManagerOptions, type Transport } from '../../src/index.js';
+import { virtualCluster, type VirtualCluster } from '../../src/testing/index.js';
 import { virtual } from '../../spec/controller/helpers.js';
-import { VirtualLeaseServer } from '../../spec/leader/lease-server.js';
-import { scriptedSource, startVirtualManager, type VirtualManager } from '../../spec/manager/harness.js';
-import { nodeLabelerController } from './node-labeler.js';
-import { DEFAULT_REPORTING_CONTROLLER, type NodeLabelerControllerOptions } from './options.js';
+import { recordingLogger, subscribeTimeline, virtualManagerOptions } from '../../spec/manager/harness.js';
+import { NODE, nodeLabelerController } from './node-labeler.js';
+import { DEFAULT_REPORTING_CONTROLLER } from './options.js';
 
 const NODES = '/api/v1/nodes';
 const EVENTS = '/apis/events.k8s.io/v1/namespaces/default/events';
 const LABEL = 'rxkube.io/cloud-node';
+const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' };
+const EVENT = { apiVersion: 'events.k8s.io/v1', kind: 'Event' };
 const labeledAt = (time: number): string => `${time} Labeled node cloud-1 rxkube.io/cloud-node=true (providerID demo://zone-a/cloud-1)`;
 
-/** cloud-1 (a node of the demo provider) listed at frame 2, then `watching`: synced at frame 2. */
-const LISTED_CLOUD_1 = 'a-(bc)d';
-const cloud1: V1Node = { metadata: { name: 'cloud-1', uid: 'uid-cloud-1', resourceVersion: '5' }, spec: { providerID: 'demo://zone-a/cloud-1' } };
-const listedCloud1: Record<string, WatchEvent | WatchEvent[]> = {
-  a: { type: 'status', status: { state: 'listing', page: 1 } },
-  b: [{ type: 'relistStarted' }, { type: 'listed', object: cloud1 }],
-  c: { type: 'relistDone', resourceVersion: '5' },
-  d: { type: 'status', status: { state: 'watching', resourceVersion: '5' } },
-};
+const cloud1: V1Node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'cloud-1' }, spec: { providerID: 'demo://zone-a/cloud-1' } };
 
-/** What the labeler prints up to cloud-1's key going on the queue. */
-const STARTED = ['0 Starting node controller', '2 Node cache synced; starting workers', '2 controller: Add event, nodes [cloud-1]', '2 working queue add node cloud-1'];
-
-/** cloud-1 as the label patch writes it, with `metadata` changed by `meta`. */
-function labeled(meta: Record<string, unknown> = {}): V1Node {
-  return { apiVersion: 'v1', kind: 'Node', ...cloud1, metadata: { ...cloud1.metadata, labels: { [LABEL]: 'true' }, resourceVersion: '6', ...meta } };
-}
-
-/** What the script answers: node writes and Event writes; Lease requests go to the lease server. */
-interface Script {
-  readonly node: (request: TransportRequest) => Observable<TransportResponse>;
-  readonly event?: (request: TransportRequest) => Observable<TransportResponse>;
-}
-
-/** Answers an Event write as the API server does: the Event back, with a resourceVersion, after 1 ms. */
-const eventCreated = (request: TransportRequest): Observable<TransportResponse> =>
-  ok({ ...(request.body as object), metadata: { ...(request.body as { metadata?: object }).metadata, resourceVersion: '100' } });
+/** What the labeler prints up to cloud-1's key going on the queue: the initial list syncs the cache at frame 0. */
+const STARTED = ['0 Starting node controller', '0 Node cache synced; starting workers', '0 controller: Add event, nodes [cloud-1]', '0 working queue add node cloud-1'];
 
 interface Run {
-  readonly manager: VirtualManager;
-  /** `<time> <line>` for what the labeler printed, and `<time> <METHOD> <path>` for every node or Event request. */
+  readonly cluster: VirtualCluster;
+  /** `<time> <line>` for what the labeler printed, and `<time> <METHOD> <path>` for every node or Event write. */
   readonly lines: string[];
+  /** `<time> <event>` for what the manager emitted, then `complete` or `error`. */
+  readonly timeline: string[];
+  /** `<time> <level> <msg>` for what the manager logged. */
+  readonly logger: ReturnType<typeof recordingLogger>;
+  /** `<time> exit <code>` for every exit the manager asked for. */
+  readonly exits: string[];
+  /** The Events as a client reads them through the API (events.k8s.io/v1), fetched just before `until`. */
+  readonly events: KubernetesObject[];
 }
 
-/** Runs the labeler (and `others`) under a virtual manager until `until`, when it is unsubscribed. */
+/**
+ * Runs the labeler (and `others`) under a manager with leader election as `me` on a virtual cluster holding
+ * cloud-1 (and `objects`), until `until`, when the manager is unsubscribed and the cluster closed.
+ */
 function run(
-  helpers: Parameters<Parameters<typeof virtual>[0]>[0], script: Script, until: number,
-  overrides: Partial<ManagerOptions> = {}, server?: VirtualLeaseServer, others: readonly ManagedController[] = [],
-  options: Partial<NodeLabelerControllerOptions> = {},
+  helpers: RunHelpers & { scheduler: TestScheduler }, until: number, setup: {
+    readonly overrides?: Partial<ManagerOptions>; readonly objects?: readonly KubernetesObject[];
+    readonly others?: readonly ManagedController[];
+    readonly faults?: (cluster: VirtualCluster) => void;
+  } = {},
 ): Run {
-  const { scheduler, cold } = helpers;
-  const leases = server ?? new VirtualLeaseServer(scheduler);
-  const scripted = scriptedTransport(scheduler, (request) =>
-    request.path.startsWith(NODES) ? script.node(request) : (script.event ?? eventCreated)(request));
-  const lease = leases.transport('me');
+  const { scheduler } = helpers;
+  const cluster = virtualCluster({ scheduler, seed: 0 });
+  cluster.seed([cloud1, ...(setup.objects ?? [])]);
+  setup.faults?.(cluster);
+  const lines: string[] = [];
+  const timeline: string[] = [];
+  const exits: string[] = [];
+  const events: KubernetesObject[] = [];
+  const logger = recordingLogger(scheduler);
+  // The cluster itself, with every node and Event write logged as it is sent.
   const connection: Transport = {
-    get: (path, query, requestOptions) => lease.get(path, query, requestOptions),
-    watch: (path, query, requestOptions) => lease.watch(path, query, requestOptions),
-    request: (request) => (request.path.startsWith('/apis/coordination.k8s.io/') ? lease.request(request) : scripted.transport.request(request)),
+    get: (path, query, options) => cluster.get(path, query, options),
+    watch: (path, query, options) => cluster.watch(path, query, options),
+    request: (request) => {
+      if (request.path.startsWith(NODES) || request.path.startsWith(EVENTS)) lines.push(`${scheduler.now()} ${request.method} ${request.path}`);
+      return cluster.request(request);
+    },
   };
-  const { lines } = scripted;
-  const labeler = nodeLabelerController({ providerIdPrefix: 'demo://', random: () => 0, print: (line) => lines.push(`${scheduler.now()} ${line}`), ...options });
-  const manager = startVirtualManager(scheduler, [labeler, ...others], {
+  const labeler = nodeLabelerController({ providerIdPrefix: 'demo://', random: () => 0, print: (line) => lines.push(`${scheduler.now()} ${line}`) });
+  const subscription = subscribeTimeline(manager({
     connection,
-    informers: { source: scriptedSource({ cold }, LISTED_CLOUD_1, listedCloud1) },
+    controllers: [labeler, ...(setup.others ?? [])],
+    // Lease `lock` as `me`; metrics, health (they bind ports) and process signals off.
+    ...virtualManagerOptions(scheduler, logger, exits),
     events: { reportingController: DEFAULT_REPORTING_CONTROLLER },
-    ...overrides,
-  }, leases);
-  scheduler.schedule(() => manager.subscription!.unsubscribe(), until);
-  return { manager, lines };
+    ...setup.overrides,
+  }), scheduler, timeline);
+  // Faults cleared first, so a latency fault cannot hold the read past `until`.
+  timer(until - 1, scheduler).subscribe(() => {
+    cluster.faults.clear();
+    resourceClient<KubernetesObject>(cluster, EVENT, { namespace: 'default' }).list()
+      .subscribe((list) => events.push(...(list.items as KubernetesObject[])));
+  });
+  // Unsubscribing releases the Lease: the cluster closes a frame later, once that write is answered.
+  timer(until, scheduler).subscribe(() => subscription.unsubscribe());
+  timer(until + 1, scheduler).subscribe(() => cluster.close());
+  return { cluster, lines, timeline, logger, exits, events };
 }
 
-describe('the node-labeler example under the manager (marbles)', () => {
+const holderOf = (cluster: VirtualCluster): string | undefined =>
+  (cluster.list(LEASE, 'default')[0] as { spec?: { holderIdentity?: string } } | undefined)?.spec?.holderIdentity;
+const labelOf = (cluster: VirtualCluster): string | undefined => (cluster.list(NODE)[0] as V1Node).metadata?.labels?.[LABEL];
+
+const FORBIDDEN = 'events.events.k8s.io is forbidden: User "system:serviceaccount:default:rxkube-test" cannot create resource "events" in API group "events.k8s.io" in the namespace "default"';
+
+describe('the node-labeler example under the manager (marbles, virtual cluster)', () => {
   it('is named "nodes", keeps a warm cache while another replica leads, and labels from it the moment it leads', () => {
+    let labeler!: Run;
     virtual((helpers) => {
-      const server = new VirtualLeaseServer(helpers.scheduler);
-      // Another replica renewed the Lease just before we started, and then died: it expires at 15 010 by our clock.
-      server.put({ metadata: {}, spec: { holderIdentity: 'other', leaseDurationSeconds: 15, renewTime: '2026-01-01T00:00:00.000000Z', leaseTransitions: 0 } });
-      const { manager, lines } = run(helpers, { node: () => ok(labeled()) }, 20_000, {}, server);
-      helpers.flush();
-      expect(lines).to.deep.equal([
-        ...STARTED,
-        `15030 PATCH ${NODES}/cloud-1`,
-        labeledAt(15031),
-        `15031 POST ${EVENTS}`,
-        '20000 Shutting down node controller',
-      ]);
-      expect(manager.timeline).to.deep.equal([
-        '0 started', '2 synced', '2 ready true', '15030 leading true', '15030 nodes: started cloud-1#1', '15031 nodes: succeeded cloud-1',
-      ]);
+      // Another replica renewed the Lease just before we started, and then died: it expires 15 s after we saw it.
+      labeler = run(helpers, 20_000, {
+        objects: [{ ...LEASE, metadata: { name: 'lock', namespace: 'default' }, spec: { holderIdentity: 'other', leaseDurationSeconds: 15, renewTime: '1970-01-01T00:00:00.000000Z', leaseTransitions: 0 } } as KubernetesObject],
+      });
     });
+    expect(labeler.lines).to.deep.equal([
+      ...STARTED,
+      `15000 PATCH ${NODES}/cloud-1`,
+      labeledAt(15000),
+      `15000 POST ${EVENTS}`,
+      '20000 Shutting down node controller',
+    ]);
+    expect(labeler.timeline).to.deep.equal([
+      '0 started', '0 synced', '0 ready true', '15000 leading true', '15000 nodes: started cloud-1#1', '15000 nodes: succeeded cloud-1',
+    ]);
+    expect(labelOf(labeler.cluster)).to.equal('true');
+    expect(labeler.events).to.have.length(1);
+    expect(labeler.events[0]).to.deep.include({
+      type: 'Normal', reason: 'Labeled', action: 'AddLabel', reportingController: DEFAULT_REPORTING_CONTROLLER,
+      note: 'Added label rxkube.io/cloud-node=true: providerID demo://zone-a/cloud-1 starts with demo://',
+    });
+    expect((labeler.events[0] as { regarding?: object }).regarding).to.deep.include({ apiVersion: 'v1', kind: 'Node', name: 'cloud-1' });
+    // Unsubscribed at 20 000, it released the Lease it took over.
+    expect(labeler.logger.lines.slice(-2)).to.deep.equal(['20000 info lease holder observed', '20000 info lease released']);
+    expect(holderOf(labeler.cluster)).to.equal('');
   });
 
   it('on SIGTERM lets the label write in flight finish, writes its Event, releases the Lease and exits 0', () => {
+    let labeler!: Run;
     virtual((helpers) => {
-      const { manager, lines } = run(helpers, { node: () => ok(labeled(), 500) }, 10_000, {
-        signals: { source: helpers.hot('100ms s', { s: 'SIGTERM' }) },
+      labeler = run(helpers, 10_000, {
+        // Every answer of the server takes 500 ms: the label write sent at 1000 is in flight at the signal.
+        faults: (cluster) => cluster.faults.latency(500),
+        overrides: { signals: { source: helpers.hot('1200ms s', { s: 'SIGTERM' }) } },
       });
-      helpers.flush();
-      expect(lines).to.deep.equal([
-        ...STARTED,
-        `20 PATCH ${NODES}/cloud-1`,
-        labeledAt(520),
-        '520 Shutting down node controller',
-        // The manager flushes the Event after the drain, before it releases the Lease.
-        `520 POST ${EVENTS}`,
-      ]);
-      expect(manager.timeline).to.deep.equal([
-        '0 started', '2 synced', '2 ready true', '20 leading true', '20 nodes: started cloud-1#1',
-        '100 stopping (signal SIGTERM)', '100 ready false',
-        '520 nodes: succeeded cloud-1', '520 drained clean cancelled=0', '521 leading false', '541 stopped', '541 complete',
-      ]);
-      expect(manager.exits).to.deep.equal(['541 exit 0']);
-      expect(manager.logger.lines.filter((line) => line.endsWith('events flushed'))).to.deep.equal(['521 info events flushed']);
-      expect(manager.server.writes().at(-1)).to.equal('541 me ');
     });
+    expect(labeler.lines).to.deep.equal([
+      '0 Starting node controller',
+      ...STARTED.slice(1).map((line) => line.replace(/^0 /, '500 ')),
+      `1000 PATCH ${NODES}/cloud-1`,
+      labeledAt(1500),
+      '1500 Shutting down node controller',
+      // The manager flushes the Event after the drain, before it releases the Lease.
+      `1500 POST ${EVENTS}`,
+    ]);
+    expect(labeler.timeline).to.deep.equal([
+      '0 started', '500 synced', '500 ready true', '1000 leading true', '1000 nodes: started cloud-1#1',
+      '1200 stopping (signal SIGTERM)', '1200 ready false',
+      '1500 nodes: succeeded cloud-1', '1500 drained clean cancelled=0', '2000 leading false', '3000 stopped', '3000 complete',
+    ]);
+    expect(labeler.exits).to.deep.equal(['3000 exit 0']);
+    expect(labeler.logger.lines.filter((line) => /events flushed|lease released/.test(line))).to.deep.equal(['2000 info events flushed', '3000 info lease released']);
+    expect(holderOf(labeler.cluster)).to.equal('');
+    expect(labelOf(labeler.cluster)).to.equal('true');
+    expect(labeler.events.map((event) => (event as { reason?: string }).reason)).to.deep.equal(['Labeled']);
   });
 
-  it('prints its own Events the manager\'s recorder lost or refused, and none of another controller\'s', () => {
+  it('prints its own Events the manager\'s recorder lost, and none of another controller\'s', () => {
+    let labeler!: Run;
     virtual((helpers) => {
       const pod: V1Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default', uid: 'uid-web' } };
       // Another controller of the same manager records an Event the server refuses, and one the recorder refuses.
@@ -140,32 +172,42 @@ describe('the node-labeler example under the manager (marbles)', () => {
           return EMPTY;
         }),
       };
-      const forbidden = apiError(403, 'Forbidden', 'events.events.k8s.io is forbidden: User "labeler" cannot create resource "events"');
-      // The first label write fails (a Warning the server forbids); the second answers with a uid that is not a
-      // string, so the Normal Event about it is refused when recorded.
-      const answers = [fail(apiError(500, 'InternalError', 'etcd is unhappy')), ok(labeled({ uid: 42 }))];
-      let write = 0;
-      const { lines } = run(helpers, { node: () => answers[write++] ?? fail(new Error('no more writes')), event: () => fail(forbidden) }, 1000, {}, undefined, [other]);
-      helpers.flush();
-      expect(lines.filter((line) => line.includes('Event'))).to.deep.equal([
-        `22 Event LabelFailed for node cloud-1 not written: ${forbidden.message}`,
-        '27 Event refused: regarding.uid: must be a string, got number',
-      ]);
+      labeler = run(helpers, 1000, {
+        others: [other],
+        faults: (cluster) => {
+          // The first label write fails (a Warning); the server forbids every Event write.
+          cluster.faults.failNext({ method: 'PATCH', path: NODES, status: 500 });
+          cluster.faults.failNext({ method: 'POST', path: EVENTS, status: 403, count: 100 });
+        },
+      });
     });
+    expect(labeler.lines.filter((line) => line.includes('Event'))).to.deep.equal([
+      `0 Event LabelFailed for node cloud-1 not written: ${FORBIDDEN}`,
+      `5 Event Labeled for node cloud-1 not written: ${FORBIDDEN}`,
+    ]);
+    // Three Event writes reached the server (the other controller's Seen, then the labeler's two); none was stored.
+    expect(labeler.lines.filter((line) => line.includes(`POST ${EVENTS}`))).to.have.length(3);
+    expect(labeler.logger.lines.filter((line) => /event (rejected|write failed)/.test(line))).to.deep.equal([
+      '0 warn event rejected', '0 error event write failed', '0 error event write failed', '5 error event write failed',
+    ]);
+    expect(labeler.events).to.deep.equal([]);
+    expect(labelOf(labeler.cluster)).to.equal('true');
   });
 
   it('under a manager with events: false labels without recording, and says so when it starts', () => {
+    let labeler!: Run;
     virtual((helpers) => {
-      const { lines } = run(helpers, { node: () => ok(labeled()) }, 1000, { events: false });
-      helpers.flush();
-      expect(lines).to.deep.equal([
-        STARTED[0],
-        '0 Recording no Events: the manager has no event recorder (events: false)',
-        ...STARTED.slice(1),
-        `20 PATCH ${NODES}/cloud-1`,
-        labeledAt(21),
-        '1000 Shutting down node controller',
-      ]);
+      labeler = run(helpers, 1000, { overrides: { events: false } });
     });
+    expect(labeler.lines).to.deep.equal([
+      STARTED[0],
+      '0 Recording no Events: the manager has no event recorder (events: false)',
+      ...STARTED.slice(1),
+      `0 PATCH ${NODES}/cloud-1`,
+      labeledAt(0),
+      '1000 Shutting down node controller',
+    ]);
+    expect(labelOf(labeler.cluster)).to.equal('true');
+    expect(labeler.events).to.deep.equal([]);
   });
 });

@@ -90,6 +90,18 @@ export function describeEvent(event: ManagerEvent): string | undefined {
   }
 }
 
+/** Subscribes `manager$`, pushing `describeEvent` lines to `timeline`, then `<time> complete` or `<time> error <message>`. */
+export function subscribeTimeline(manager$: Observable<ManagerEvent>, scheduler: TestScheduler, timeline: string[]): Subscription {
+  return manager$.subscribe({
+    next: (event) => {
+      const line = describeEvent(event);
+      if (line !== undefined) timeline.push(line);
+    },
+    error: (error: unknown) => timeline.push(`${scheduler.now()} error ${(error as Error).message}`),
+    complete: () => timeline.push(`${scheduler.now()} complete`),
+  });
+}
+
 /** A virtual manager's handles: its timeline, logs, Event writes, exits, the Lease server and the subscription. */
 export interface VirtualManager {
   readonly timeline: string[];
@@ -98,6 +110,25 @@ export interface VirtualManager {
   readonly exits: string[];
   readonly server: VirtualLeaseServer;
   subscription: Subscription | undefined;
+}
+
+/**
+ * The options of a manager in virtual time: Lease `lock` in `default` as candidate `me` (standby when lost), no
+ * metrics or health server (they bind ports), no process signals, `logger`, and exits recorded as `<time> exit <code>`.
+ */
+export function virtualManagerOptions(
+  scheduler: TestScheduler, logger: ManagerLogger, exits: string[],
+): Omit<ManagerOptions, 'connection' | 'controllers'> {
+  return {
+    name: 'lock',
+    leaderElection: { namespace: 'default', identity: 'me', random: () => 0.5, onLost: 'standby' },
+    metrics: false,
+    health: false,
+    signals: false,
+    logger,
+    scheduler,
+    exit: (code) => void exits.push(`${scheduler.now()} exit ${code}`),
+  };
 }
 
 /** Subscribes a manager at frame 0 with the virtual connection, no servers, and `overrides`. */
@@ -112,24 +143,10 @@ export function startVirtualManager(
   const handle: VirtualManager = { timeline, logger, eventWrites, exits, server, subscription: undefined };
   const manager$ = manager({
     connection: virtualConnection(scheduler, server, eventWrites),
-    name: 'lock',
     controllers,
-    leaderElection: { namespace: 'default', identity: 'me', random: () => 0.5, onLost: 'standby' },
-    metrics: false,
-    health: false,
-    signals: false,
-    logger,
-    scheduler,
-    exit: (code) => void exits.push(`${scheduler.now()} exit ${code}`),
+    ...virtualManagerOptions(scheduler, logger, exits),
     ...overrides,
   });
-  handle.subscription = manager$.subscribe({
-    next: (event) => {
-      const line = describeEvent(event);
-      if (line !== undefined) timeline.push(line);
-    },
-    error: (error: unknown) => timeline.push(`${scheduler.now()} error ${(error as Error).message}`),
-    complete: () => timeline.push(`${scheduler.now()} complete`),
-  });
+  handle.subscription = subscribeTimeline(manager$, scheduler, timeline);
   return handle;
 }
