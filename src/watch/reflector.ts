@@ -4,7 +4,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, Subscription } from 'rxjs';
 import { messageOf } from '../describe/index.js';
-import { hasName, objectKey, splitApiVersion } from '../objects/index.js';
+import { hasName, joinApiVersion, objectKey, splitApiVersion } from '../objects/index.js';
 import { collectionPath, resolveResource$ } from '../resources/index.js';
 import type { ResolvedResource } from '../resources/index.js';
 import { ApiError, asKubeList } from '../transport/index.js';
@@ -97,7 +97,7 @@ export class Reflector<T extends KubernetesObject> {
   private useResource(resolved: ResolvedResource): void {
     try {
       this.path = collectionPath(resolved, this.opts.namespace);
-      this.typeMeta = { apiVersion: resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`, kind: resolved.kind };
+      this.typeMeta = { apiVersion: joinApiVersion(resolved.group, resolved.version), kind: resolved.kind };
     } catch (err) {
       this.fatal({ reason: 'InvalidOptions', message: messageOf(err) });
       return;

@@ -2,6 +2,7 @@
  * What the manager logs about runs, informers and leadership: one record each, with its level and message.
  */
 import type { EventReport } from '../../client/index.js';
+import { keyFor } from '../../objects/index.js';
 import type { LeaderEvent } from '../../leader/index.js';
 import type { WatchStatus } from '../../watch/index.js';
 import type { RunOutcome } from '../outcomes.js';
@@ -125,6 +126,5 @@ export function logEventReport(logger: ManagerLogger, report: EventReport): void
 }
 
 function describeReference(reference: { readonly kind?: string; readonly namespace?: string; readonly name?: string }): string {
-  const name = reference.namespace === undefined || reference.namespace === '' ? reference.name : `${reference.namespace}/${reference.name}`;
-  return `${reference.kind ?? '?'} ${name ?? '?'}`;
+  return `${reference.kind ?? '?'} ${reference.name === undefined ? '?' : keyFor(reference.name, reference.namespace)}`;
 }

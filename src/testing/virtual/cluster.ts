@@ -6,7 +6,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, type SchedulerLike } from 'rxjs';
-import type { ResourceRef } from '../../resources/index.js';
+import { splitApiVersion } from '../../objects/index.js';
+import { collectionPath, type ResourceRef } from '../../resources/index.js';
 import {
   apiErrorFromResponse, LineSplitter, parseJsonBody, requestBodyOf, responseOf, TransportError,
   type QueryParams, type Transport, type TransportRequest, type TransportResponse, type WatchRequestOptions,
@@ -307,12 +308,11 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
   };
 
   const pathOf = (key: ConflictKeyOptions): string => {
-    const [group, version] = key.resource.apiVersion.includes('/') ? key.resource.apiVersion.split('/') as [string, string] : ['', key.resource.apiVersion];
+    const { group, version } = splitApiVersion(key.resource.apiVersion);
     const info = core.state.registry.all().find((r) => r.group === group && r.kind === key.resource.kind && r.versions.includes(version));
     if (info === undefined) throw new RangeError(`the virtual cluster serves no ${key.resource.kind} in ${key.resource.apiVersion}`);
-    const base = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-    const namespace = info.namespaced ? `/namespaces/${key.namespace ?? 'default'}` : '';
-    return `${base}${namespace}/${info.plural}/${key.name}`;
+    const resource = { group, version, kind: info.kind, plural: info.plural, namespaced: info.namespaced };
+    return `${collectionPath(resource, info.namespaced ? key.namespace ?? 'default' : undefined)}/${key.name}`;
   };
 
   const faults: VirtualFaults = {
