@@ -3,7 +3,8 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-n
 import { Subject, type Subscription } from 'rxjs';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import type { ReconcileEvent } from '../../src/index.js';
-import { FAIL_ANNOTATION, podLogger } from './pod-logger.js';
+import { podLogger } from './pod-logger.js';
+import { demoLines } from './spec-helpers.js';
 import { runDemoWorkload } from './workload.js';
 import { waitFor } from '../../spec/support/wait.js';
 import { firstLinesUnreachable, jsonRecords, servedUrls, spawnExample } from '../shared/spec-support.js';
@@ -29,21 +30,7 @@ describe('the pod-logger example', function () {
     await runDemoWorkload(cluster.kubeConfig, 'default', () => undefined, new AbortController().signal);
     await waitFor(() => lines.includes('Pod default/web-2 does not exist anymore'), 'the delete of web-2', 10000);
 
-    const failure = (attempt: number, mode: string): string =>
-      `simulated failure of attempt ${attempt} (annotation ${FAIL_ANNOTATION}=${mode})`;
-    const retryIn = (n: number): string => `(retrying in ${5 * 2 ** (n - 1)} ms)`;
-    expect(lines).to.deep.equal([
-      'Starting Pod controller',
-      'Pod cache synced; starting workers',
-      'Sync/Add/Update for Pod web-1',
-      'Sync/Add/Update for Pod web-2',
-      'Sync/Add/Update for Pod web-1',
-      ...[1, 2, 3].map((n) => `Error syncing pod default/flaky: ${failure(n, '3')} ${retryIn(n)}`),
-      'Sync/Add/Update for Pod flaky',
-      ...[1, 2, 3, 4, 5].map((n) => `Error syncing pod default/doomed: ${failure(n, 'always')} ${retryIn(n)}`),
-      `Dropping pod "default/doomed" out of the queue: ${failure(6, 'always')}`,
-      'Pod default/web-2 does not exist anymore',
-    ]);
+    expect(lines).to.deep.equal(demoLines());
   });
 
   it('logs each change exactly once through dropped watches, a 410 relist and a server restart', async () => {

@@ -141,14 +141,5 @@ export function statusLine(code: number, reason: string, message = reason): stri
   return line('ERROR', { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });
 }
 
-/** A deterministic PRNG (mulberry32) for seeded jitter. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic PRNG (mulberry32) for seeded jitter: the one the in-memory server seeds its runtime with. */
+export { seededRandom as seeded } from '../../src/testing/apiserver/runtime.js';
