@@ -1,7 +1,7 @@
 /**
  * Cost of one MODIFIED delta and of one listed object in the store, against floors measured in the same run: a plain
  * `Map.set` on a Map of the same size (store alone), and `JSON.parse(line)` + `Map.set` (what a minimal client does
- * per watch line) against `JSON.parse(line)` + the store. The store has a second index beside the built-in namespace
+ * per watch line) against `JSON.parse(line)` + the deep freeze listWatch applies to a decoded line + the store. The store has a second index beside the built-in namespace
  * index, so index maintenance is included, and so is deep-freezing every incoming object.
  *
  * Two kinds of objects: realistic pods (~1.8 KB of JSON) at 1k, 10k and 100k objects, and small ConfigMaps (~300 B)
@@ -15,16 +15,18 @@
  * Run: `npx tsx --expose-gc bench/store/cost-per-delta.ts` (the 1M rows need `--max-old-space-size=12288`, which
  * `npm run bench` passes); writes `bench/results/store.md`.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freezeJsonTree } from '../../src/objects/index.js';
 import { Store, applyWatchBatch, applyWatchEvents, initialStoreState, type StoreState } from '../../src/store/index.js';
 import type { WatchEvent } from '../../src/watch/index.js';
 import { realisticPods, smallConfigMaps, type BenchObject, type ObjectKind } from './objects.js';
 
 const DELTAS = 10_000;
-const ROUNDS = 5;
+const ROUNDS = 7;
 const CHUNK_BYTES = 64 * 1024;
 const gc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc;
 const median = (xs: readonly number[]) => (xs.length === 0 ? Number.NaN : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
@@ -51,8 +53,13 @@ function timed<I>(input: () => I, count: number, run: (input: I) => void, repeat
 /** Thread CPU time is accounted in ticks of a few ms: short runs are repeated up to ~100k items. */
 const repeatsFor = (items: number) => Math.max(1, Math.round(100_000 / items));
 
-/** Applies `events` in consecutive batches of `size`, each in as few exact steps as `applyWatchBatch` takes. */
+/**
+ * Applies `events` in consecutive batches of `size`, each in as few exact steps as `applyWatchBatch` takes. Each
+ * object is deep-frozen first as listWatch freezes a decoded watch line (`freezeJsonTree`), so that the store's own
+ * freeze finds it done, exactly as in the informer.
+ */
 function applyInBatches(state: StoreState<BenchObject>, events: readonly Modified[], size: number): StoreState<BenchObject> {
+  for (const event of events) freezeJsonTree(event.object);
   for (let start = 0; start < events.length; start += size) {
     const batch = size === 1 ? [events[start]!] : events.slice(start, start + size);
     for (let from = 0; from < batch.length;) {
@@ -160,24 +167,56 @@ function measureRound(s: Subject): void {
   }));
 }
 
-// Warm the JIT on a small store so that the first row does not pay for compilation.
-for (const kind of [realisticPods, smallConfigMaps]) measureRound(subject(kind, 500));
-
 const plan: [ObjectKind, number][] = [
   [realisticPods, 1_000], [realisticPods, 10_000], [realisticPods, 100_000], [realisticPods, 1_000_000],
   [smallConfigMaps, 1_000], [smallConfigMaps, 10_000], [smallConfigMaps, 100_000], [smallConfigMaps, 1_000_000],
 ];
-const subjects = plan.map(([kind, n]) => subject(kind, n));
+const kinds = [realisticPods, smallConfigMaps];
 
-// Rounds interleave the sizes and the measures, so that load from other processes on a shared machine hits all alike.
-for (let round = 0; round < ROUNDS; round++) {
-  for (const s of subjects) measureRound(s);
-  console.error(`round ${round + 1}/${ROUNDS}, load ${os.loadavg()[0]!.toFixed(1)}`);
+/** What one row's process reports: the median of each measure, and the deltas per chunk. */
+interface RowResult {
+  readonly kind: number;
+  readonly n: number;
+  readonly chunk: number;
+  readonly medians: Record<Measure, number>;
 }
+
+/**
+ * One row, in this process: warm the JIT on a small store, then measure every round. Each row has a process of its
+ * own so that its garbage collections are those of its own heap: beside the million-object rows, a 100k row paid
+ * for marking several GB it did not allocate, and which row paid depended on when a major collection fell.
+ */
+function runRow(kindIndex: number, n: number): RowResult {
+  const kind = kinds[kindIndex]!;
+  measureRound(subject(kind, 500));
+  const s = subject(kind, n);
+  for (let round = 0; round < ROUNDS; round++) measureRound(s);
+  return { kind: kindIndex, n, chunk: s.chunk, medians: Object.fromEntries(measures.map((m) => [m, median(s.samples[m])])) as Record<Measure, number> };
+}
+
+const rowArg = process.argv.indexOf('--row');
+if (rowArg >= 0) {
+  const [kindIndex, n] = process.argv[rowArg + 1]!.split(':').map(Number) as [number, number];
+  process.stdout.write(`${JSON.stringify(runRow(kindIndex, n))}\n`);
+  process.exit(0);
+}
+
+const results: RowResult[] = plan.map(([kind, n]) => {
+  const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--row', `${kinds.indexOf(kind)}:${n}`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
+  if (child.status !== 0) throw new Error(`store bench row ${kind.label} × ${n} exited with ${child.status ?? child.signal}`);
+  console.error(`${kind.label} × ${n.toLocaleString('en')} done, load ${os.loadavg()[0]!.toFixed(1)}`);
+  const row = JSON.parse(child.stdout.trim().split('\n').pop()!) as RowResult;
+  // JSON carries a measure a row skips (NaN) as null.
+  for (const m of measures) row.medians[m] ??= Number.NaN;
+  return row;
+});
 
 const fmt = (x: number) => (Number.isNaN(x) ? 'n/a' : x.toFixed(1));
 const ratio = (x: number) => `${x.toFixed(2)}×`;
-const rows = subjects.map((s) => ({ s, m: Object.fromEntries(measures.map((m) => [m, median(s.samples[m])])) as Record<Measure, number> }));
+const rows = results.map((r) => ({ s: { kind: kinds[r.kind]!, n: r.n, chunk: r.chunk }, m: r.medians }));
 const rowsOf = (kind: ObjectKind) => rows.filter((r) => r.s.kind === kind);
 
 function growth(kind: ObjectKind, measure: Measure): { from: number; to: number; factor: number } {
@@ -202,7 +241,8 @@ const table = [
   '## store: cost per MODIFIED delta and per listed object',
   '',
   `\`npm run bench -- store\` (\`bench/store/cost-per-delta.ts\`). ${DELTAS.toLocaleString('en')} deltas per size, each to a different`,
-  `object; namespace index + one more index; median of ${ROUNDS} interleaved rounds; main-thread CPU time (not wall time);`,
+  `object; namespace index + one more index; each row in its own process, median of ${ROUNDS} rounds interleaving the measures;\n` +
+  `main-thread CPU time (not wall time);`,
   `Node ${process.version}, ${os.availableParallelism()} CPUs (shared; load average at the end ${load}).`,
   '"per produce": one `applyWatchBatch` step (one snapshot) per delta, as the informer did before issue 14;',
   '"per chunk": one step per 64 KiB of watch lines (the deltas one network chunk carries), as the informer does now.',

@@ -7,6 +7,8 @@ import type { WatchEvent } from '../../src/watch/index.js';
 import { FakeTransport, bookmark, kc, line, page, pod, PODS, statusLine } from './fake-transport.js';
 import { backoffDelays, errorReasons, scenario, summary } from './harness.js';
 import type { QueryParams } from '../../src/transport/index.js';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { everythingFrozen } from '../store/fixtures.js';
 
 /** Drops undefined query values, which the transport leaves out anyway. */
 function defined(query: QueryParams): Record<string, unknown> {
@@ -314,6 +316,20 @@ describe('listWatch: options', () => {
     listed({ transform: (obj) => (seen.push(obj), { ...obj, kind: 'Transformed' }) });
     expect(seen).to.deep.equal([pod('a', '1')]);
     expect(withFields.metadata.managedFields, 'the input object is not mutated').to.have.length(1);
+  });
+
+  it('emits every object deep-frozen: listed, watched, deleted and transformed, and a failed transform\'s fallback too', () => {
+    const events = (options: Parameters<typeof scenario>[1]): WatchEvent<KubernetesObject>[] =>
+      scenario((fake, { cold }) => {
+        fake
+          .onGet(of(page([pod('a', '1', { labels: { app: 'web' } })], '10')))
+          .onWatch(cold('ab', { a: line('MODIFIED', pod('a', '11', { labels: { app: 'db' } })), b: line('DELETED', pod('a', '12')) }));
+      }, options).deltas().map(({ e }) => e);
+    for (const options of [{}, { transform: (obj: KubernetesObject) => ({ ...obj, spec: { added: [{}] } }) }, { transform: (): never => { throw new Error('no'); } }]) {
+      const objects = events(options).flatMap((e) => ('object' in e ? [e.object] : []));
+      expect(objects.map((o) => o.metadata?.resourceVersion)).to.deep.equal(['1', '11', '12']);
+      for (const object of objects) expect(everythingFrozen(object), JSON.stringify(object)).to.equal(true);
+    }
   });
 
   it('resolves a custom kind through discovery and lists its plural', () => {

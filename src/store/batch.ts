@@ -5,7 +5,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { WatchEvent } from '../watch/index.js';
-import { deepFreeze } from './deep-freeze.js';
+import { deepFreeze } from '../objects/index.js';
 import { trieForEach, trieGet } from './hash-trie.js';
 import { objectKey } from '../objects/index.js';
 import { storeDataOf, storeIndexersOf, type Store } from './store.js';

@@ -1,10 +1,10 @@
 /**
  * What the reflector does with each object it receives: strip, transform (falling back to the untransformed object
- * when the user's transform throws), and count the bad ones.
+ * when the user's transform throws), deep-freeze, and count the bad ones.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { messageOf } from '../describe/index.js';
-import { hasName, objectKey } from '../objects/index.js';
+import { deepFreeze, freezeJsonTree, hasName, objectKey } from '../objects/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { WatchProblem, WatchProblemReason } from './types.js';
 
@@ -14,6 +14,9 @@ import type { WatchProblem, WatchProblemReason } from './types.js';
  * # Guarantees
  * - `prepare` never throws and never loses an object it was given: a transform that throws yields the stripped,
  *   untransformed object plus a `TransformFailed` problem.
+ * - Every object it returns is deep-frozen, so the store's own freeze finds it done. An object decoded from a watch
+ *   line by `JSON.parse` and not transformed is a plain tree, frozen with the cheaper {@link freezeJsonTree}; anything
+ *   else (a list page from a transport, a transform's result) goes through the general {@link deepFreeze}.
  * - Counts are running totals per reason for the life of the subscription.
  */
 export class InputPreparer<T extends KubernetesObject> {
@@ -30,17 +33,21 @@ export class InputPreparer<T extends KubernetesObject> {
     return { reason, message: `${message} (${count} so far)`, count, ...(key === undefined ? {} : { key }) };
   }
 
-  /** The object as the cache should hold it; reports (and survives) a failing transform. */
-  prepare(raw: T, what: string): T {
+  /**
+   * The object as the cache should hold it, deep-frozen; reports (and survives) a failing transform. `parsedTree`
+   * says that `raw` came straight from `JSON.parse` (plain objects and arrays, nothing shared).
+   */
+  prepare(raw: T, what: string, parsedTree = false): T {
     const stripped = this.opts.strip(raw);
     const transform = this.opts.transform;
-    if (transform === undefined) return stripped;
+    // Stripping copies the top and metadata by spreading, so a parsed tree stays a tree.
+    if (transform === undefined) return parsedTree ? freezeJsonTree(stripped) : deepFreeze(stripped);
     try {
-      return transform(stripped);
+      return deepFreeze(transform(stripped));
     } catch (err) {
       const key = objectKey(raw);
       this.report(this.problem('TransformFailed', `transform threw for ${what} ${key}, kept untransformed: ${messageOf(err)}`, key));
-      return stripped;
+      return deepFreeze(stripped);
     }
   }
 

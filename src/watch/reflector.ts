@@ -268,7 +268,8 @@ export class Reflector<T extends KubernetesObject> {
     }
     this.sawEvent = true;
     this.expiredStreak = 0;
-    const object = this.inputs.prepare(raw as T, type);
+    // decodeWatchLine built `raw` with JSON.parse.
+    const object = this.inputs.prepare(raw as T, type, true);
     if (this.stopped) return;
     if (this.initial !== undefined) {
       if (type === 'DELETED') this.initial.delete(objectKey(raw));

@@ -1,5 +1,6 @@
 /**
- * Deep-freezing for the objects entering the store.
+ * Deep-freezing: the general walk for any object a cache may hold, and a cheaper one for trees fresh from
+ * `JSON.parse`.
  * @internal
  */
 import { freeze } from 'immer';
@@ -120,6 +121,51 @@ function freezeInstance(value: object, visit: (child: object) => void): void {
   for (const key of Object.keys(value)) {
     const child: unknown = (value as Record<string, unknown>)[key];
     if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) visit(child);
+  }
+  Object.freeze(value);
+}
+
+/**
+ * Deep-freezes a tree of plain objects and arrays, as `JSON.parse` builds it, in place, and returns it.
+ *
+ * It is {@link deepFreeze} without the questions a JSON tree answers by construction: it does not ask whether a
+ * child is frozen already, nor whether an object is a plain one (which, over the many shapes of a Kubernetes object,
+ * costs a megamorphic property load per object). On a realistic pod that is about a third of the freeze's cost, and
+ * this runs once per watch event.
+ *
+ * # Guarantees
+ * - An object is frozen only after everything below it is, as in {@link deepFreeze}.
+ * - Stays correct on inputs that break the precondition in the two ways a caller could plausibly get wrong: a
+ *   subtree shared or frozen already is walked again (wasted work, same result), and nesting deeper than
+ *   256 levels, or a cycle, hands the rest to {@link deepFreeze}'s cycle-safe walk.
+ *
+ * # Caveats
+ * - Only for plain objects and arrays: a Map or a Set would be frozen without its mutating methods disabled, and
+ *   a class instance would have its inherited enumerable properties walked. Anything else goes to {@link deepFreeze}.
+ */
+export function freezeJsonTree<V>(value: V): V {
+  if (typeof value !== 'object' || value === null) return value;
+  try {
+    freezeTree(value, 0);
+  } catch (error) {
+    if (error !== TOO_DEEP) throw error;
+    freezeSafely(value, new Set());
+  }
+  return value;
+}
+
+function freezeTree(value: object, depth: number): void {
+  if (depth > FAST_DEPTH) throw TOO_DEEP;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child: unknown = value[i];
+      if (typeof child === 'object' && child !== null) freezeTree(child, depth + 1);
+    }
+  } else {
+    for (const key in value) {
+      const child: unknown = (value as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null) freezeTree(child, depth + 1);
+    }
   }
   Object.freeze(value);
 }
