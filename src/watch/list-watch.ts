@@ -24,6 +24,8 @@ import type { ResourceRef, WatchEvent } from './types.js';
  *   in one synchronous burst once the list is complete, so a list that fails half-way emits nothing. Tombstones
  *   (`deleted` with `stateUnknown`) for objects missing from a relist are computed by the store at `relistDone`, not
  *   here.
+ * - **Frozen objects.** Every object emitted (listed, added, modified, deleted; transformed or not) is deep-frozen.
+ *   A `transform` receives the object unfrozen (managedFields already stripped) and its result is frozen.
  * - **Watch.** `allowWatchBookmarks=true`, `timeoutSeconds` uniform in [300, 600] from `random`. A clean close
  *   resumes from the last seen resourceVersion (bookmarks included) with no relist and no delay; a clean close
  *   within 1 s with no event at all counts as a failure, so a misbehaving server cannot make it spin.
@@ -73,7 +75,7 @@ export function listWatch<T extends KubernetesObject = KubernetesObject>(
 /**
  * {@link listWatch}, one emission per batch of events that arrived together: a whole relist (`relistStarted`, every
  * `listed`, `relistDone`), or the events of the lines of one watch chunk (when the transport has `watchChunks`, as
- * the HTTP transport does). Everything else (status, problems, a line of a transport without chunks) is a batch of
+ * the HTTP transport and the virtual cluster do). Everything else (status, problems, a line of a transport without chunks) is a batch of
  * one. The informer reads it, so that one batch is one store `produce` and one snapshot.
  *
  * # Guarantees

@@ -28,7 +28,8 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
   /**
    * Applied to every listed and watched object before it is emitted. Runs after `managedFields` are stripped
    * (unless `keepManagedFields`). A throw is reported as a `TransformFailed` problem and the object is emitted
-   * untransformed (managedFields still stripped), so the cache never keeps a version the server has left.
+   * untransformed (managedFields still stripped), so the cache never keeps a version the server has left. It gets
+   * the object unfrozen and may change it in place; what it returns is deep-frozen before it is emitted.
    */
   readonly transform?: (object: T) => T;
   /** Keep `metadata.managedFields` (stripped by default: it is large and controllers rarely read it). */

@@ -81,6 +81,18 @@ describe('virtualCluster faults (marbles)', () => {
     });
   });
 
+  it('watchChunks delivers the lines a stall held back as one array, where watch gives them one by one', () => {
+    marbles((cluster, { expectObservable, at }) => {
+      at(1, () => cluster.faults.stallWatches(10));
+      at(2, () => cluster.seed([cm('a')]));
+      at(5, () => cluster.seed([cm('b')]));
+      at(16, () => cluster.seed([cm('c')]));
+      const names = (batch: readonly string[]): string => batch.map((line) => (JSON.parse(line) as { object: { metadata: { name: string } } }).object.metadata.name).join('+');
+      const chunks = cluster.watchChunks!(PATH, { resourceVersion: cluster.resourceVersion() }).pipe(map(names));
+      expectObservable(chunks, '^ 20ms !').toBe('-----------x----y', { x: 'a+b', y: 'c' });
+    });
+  });
+
   it('injectMalformedLine writes one bad line into every open watch at its frame', () => {
     marbles((cluster, { expectObservable, at }) => {
       at(3, () => cluster.faults.injectMalformedLine());

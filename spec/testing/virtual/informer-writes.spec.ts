@@ -48,6 +48,25 @@ describe('virtualCluster: informers and writes in virtual time', () => {
     expect(log).to.deep.equal(['0:added:a', '0:added:b', '1000:added:c', '2000:updated:a', '3000:deleted:b']);
   });
 
+  it('applies the lines of one chunk as one store batch: two writes a stall held back make one snapshot', () => {
+    const snapshots: string[] = [];
+    const testScheduler = scheduler();
+    testScheduler.run(({ flush }) => {
+      const cluster = virtualCluster({ scheduler: testScheduler, seed: 1 });
+      const configMaps = informer<V1ConfigMap>(cluster, CONFIG_MAPS, { scheduler: cluster.scheduler, random: () => 0.5 });
+      configMaps.store$.pipe(takeUntil(timer(60_000, cluster.scheduler))).subscribe((store) => {
+        snapshots.push(`${cluster.scheduler.now()}:${[...store.keys()].join(',')}`);
+      });
+      timer(1000, cluster.scheduler).subscribe(() => cluster.faults.stallWatches(500));
+      timer(1100, cluster.scheduler).subscribe(() => cluster.seed([configMap('a')]));
+      timer(1200, cluster.scheduler).subscribe(() => cluster.seed([configMap('b')]));
+      flush();
+      cluster.close();
+    });
+    // The empty store, the synced empty list, then a and b together (line by line it would be a, then a and b).
+    expect(snapshots).to.deep.equal(['0:', '0:', '1500:default/a,default/b']);
+  });
+
   it('gives byte-identical objects for the same seed and different uids for another seed', () => {
     const run = (seed: number): string => {
       let out = '';

@@ -68,6 +68,10 @@ export interface VirtualFaults extends Omit<Faults, 'conflictNext'> {
  * - Same seed, same options and the same requests at the same virtual times give byte-identical responses.
  * - No sockets and no real time: with a virtual scheduler nothing happens outside its flush.
  *
+ * - `watchChunks` is implemented: the lines of one chunk the server core wrote (the lines a stall or the initial
+ *   state held back, flushed together) arrive as one array, so an informer applies them as one store batch, as it
+ *   does a network chunk over HTTP.
+ *
  * # Caveats
  * - Responses and watch chunks arrive as zero-delay actions of the scheduler, not synchronously.
  */
@@ -256,9 +260,10 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
     return decoded(serve(req.method, target.path, target.search, headers, body), (status, responseHeaders, text): TransportResponse => responseOf(req, status, lowerCased(responseHeaders), text));
   };
 
-  const watch = (path: string, query: QueryParams, watchOptions: Omit<WatchRequestOptions, 'signal'> = {}): Observable<string> => {
+  /** The watch as the lines of each chunk the server core wrote, so that lines written together arrive together. */
+  const watchChunks = (path: string, query: QueryParams, watchOptions: Omit<WatchRequestOptions, 'signal'> = {}): Observable<readonly string[]> => {
     const target = withQuery(path, { ...query, watch: 'true' });
-    return new Observable<string>((subscriber) => {
+    return new Observable<readonly string[]>((subscriber) => {
       const splitter = new LineSplitter(watchOptions.maxLineChars);
       return serve('GET', target.path, target.search, { accept: watchOptions.accept ?? 'application/json' }).subscribe({
         next: (event) => {
@@ -279,15 +284,12 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
                 subscriber.error(new TransportError('LineTooLong', `watch ${path}: ${(error as Error).message}`));
                 return;
               }
-              for (const line of lines) {
-                if (subscriber.closed) return;
-                subscriber.next(line);
-              }
+              if (lines.length > 0) subscriber.next(lines);
               return;
             }
             case 'end': {
               const last = splitter.flush();
-              if (last !== undefined) subscriber.next(last);
+              if (last !== undefined) subscriber.next([last]);
               subscriber.complete();
             }
           }
@@ -298,6 +300,18 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
       });
     });
   };
+
+  const watch = (path: string, query: QueryParams, watchOptions?: Omit<WatchRequestOptions, 'signal'>): Observable<string> =>
+    new Observable<string>((subscriber) => watchChunks(path, query, watchOptions).subscribe({
+      next: (lines) => {
+        for (const line of lines) {
+          if (subscriber.closed) return;
+          subscriber.next(line);
+        }
+      },
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => subscriber.complete(),
+    }));
 
   const serveRaw = (raw: RawExchangeRequest): Observable<ExchangeEvent> => {
     const target = splitPath(raw.path);
@@ -326,6 +340,7 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
     faults,
     get,
     watch,
+    watchChunks,
     request,
     seed: (objects, seedOptions) => core.seed(objects, seedOptions),
     update: (objects, seedOptions) => core.update(objects, seedOptions),
