@@ -93,6 +93,18 @@ describe('virtualCluster faults (marbles)', () => {
     });
   });
 
+  it('writes made in one synchronous run arrive as one chunk, as bytes waiting in a socket are read together', () => {
+    marbles((cluster, { expectObservable, at }) => {
+      at(3, () => cluster.seed([cm('a'), cm('b')]));
+      at(3, () => cluster.seed([cm('c')]));
+      at(6, () => cluster.seed([cm('d')]));
+      const names = (batch: readonly string[]): string => batch.map((line) => (JSON.parse(line) as { object: { metadata: { name: string } } }).object.metadata.name).join('+');
+      const chunks = cluster.watchChunks!(PATH, { resourceVersion: cluster.resourceVersion() }).pipe(map(names));
+      // c is written at frame 3 too, before the consumer has read a and b, so it joins their chunk.
+      expectObservable(chunks, '^ 9ms !').toBe('---x--y', { x: 'a+b+c', y: 'd' });
+    });
+  });
+
   it('injectMalformedLine writes one bad line into every open watch at its frame', () => {
     marbles((cluster, { expectObservable, at }) => {
       at(3, () => cluster.faults.injectMalformedLine());

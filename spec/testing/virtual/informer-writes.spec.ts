@@ -67,6 +67,24 @@ describe('virtualCluster: informers and writes in virtual time', () => {
     expect(snapshots).to.deep.equal(['0:', '0:', '1500:default/a,default/b']);
   });
 
+  it('applies a burst of writes made in one synchronous run as one store batch, in their order', () => {
+    const snapshots: string[] = [];
+    const log: string[] = [];
+    const testScheduler = scheduler();
+    testScheduler.run(({ flush }) => {
+      const cluster = virtualCluster({ scheduler: testScheduler, seed: 1 });
+      const configMaps = informer<V1ConfigMap>(cluster, CONFIG_MAPS, { scheduler: cluster.scheduler, random: () => 0.5 });
+      const until = timer(60_000, cluster.scheduler);
+      configMaps.store$.pipe(takeUntil(until)).subscribe((store) => snapshots.push(`${cluster.scheduler.now()}:${[...store.keys()].join(',')}`));
+      configMaps.events$.pipe(takeUntil(until)).subscribe((event) => log.push(`${event.type}:${event.object.metadata?.name}`));
+      timer(1000, cluster.scheduler).subscribe(() => cluster.seed([configMap('a'), configMap('b'), configMap('c')]));
+      flush();
+      cluster.close();
+    });
+    expect(snapshots).to.deep.equal(['0:', '0:', '1000:default/a,default/b,default/c']);
+    expect(log).to.deep.equal(['added:a', 'added:b', 'added:c']);
+  });
+
   it('gives byte-identical objects for the same seed and different uids for another seed', () => {
     const run = (seed: number): string => {
       let out = '';

@@ -68,9 +68,9 @@ export interface VirtualFaults extends Omit<Faults, 'conflictNext'> {
  * - Same seed, same options and the same requests at the same virtual times give byte-identical responses.
  * - No sockets and no real time: with a virtual scheduler nothing happens outside its flush.
  *
- * - `watchChunks` is implemented: the lines of one chunk the server core wrote (the lines a stall or the initial
- *   state held back, flushed together) arrive as one array, so an informer applies them as one store batch, as it
- *   does a network chunk over HTTP.
+ * - `watchChunks` is implemented: what the server core wrote to a watch before the consumer read it (a burst of
+ *   writes in one synchronous run, the lines a stall held back) arrives as one array, so an informer applies it as
+ *   one store batch, as it does a network chunk over HTTP.
  *
  * # Caveats
  * - Responses and watch chunks arrive as zero-delay actions of the scheduler, not synchronously.

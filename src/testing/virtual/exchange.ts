@@ -53,6 +53,9 @@ export type CutExchange = (reason: string) => void;
  *   cut stream errors with `TransportError('ConnectionClosed')`.
  * - Unsubscribing cancels pending deliveries and tells the core the consumer is gone (its watch stops).
  * - Every delivery, a cut included, is a zero-delay action of `scheduler`, in the order the core produced them.
+ * - What the core writes to a stream before its pending chunk is delivered joins that chunk, as bytes waiting in a
+ *   socket are read together: a burst of writes in one synchronous run (a `seed` of several objects, a commit that
+ *   several watches see) arrives as one chunk, so an informer applies it as one store batch.
  * - `register` sees the exchange while it is open, so the cluster can cut it.
  */
 export function exchange(
@@ -63,6 +66,8 @@ export function exchange(
     const goneListeners: (() => void)[] = [];
     let started = false;
     let finished = false;
+    /** The chunk scheduled for delivery and not yet delivered. */
+    let unread: { text: string } | undefined;
     const deliver = (work: () => void): void => {
       let done = false;
       let action: Subscription | undefined;
@@ -85,7 +90,19 @@ export function exchange(
       pendingBytes: 0,
       write(text) {
         if (finished) return false;
-        deliver(() => subscriber.next({ kind: 'chunk', text }));
+        // Bytes written before the consumer reads are read together, as from a socket's buffer: a write joins the
+        // chunk still waiting for delivery. Nothing else can be waiting behind that chunk (end, abort and cuts
+        // finish the stream, after which nothing is written), so the order holds.
+        if (unread !== undefined) {
+          unread.text += text;
+          return true;
+        }
+        const chunk = { text };
+        unread = chunk;
+        deliver(() => {
+          unread = undefined;
+          subscriber.next({ kind: 'chunk', text: chunk.text });
+        });
         return true;
       },
       onDrain() {
