@@ -1,4 +1,4 @@
-/** What the pod logger's specs share: the lines its demo workload makes it print, in order. */
+/** What the pod logger's specs share: the lines the demo workload and the fault scenario make it print, in order. */
 import { FAIL_ANNOTATION } from './pod-logger.js';
 
 /** The failure a pod annotated `FAIL_ANNOTATION=<mode>` simulates on attempt `attempt`. */
@@ -23,5 +23,20 @@ export function demoLines(): string[] {
     ...[1, 2, 3, 4, 5].map((n) => `Error syncing pod default/doomed: ${simulatedFailure(n, 'always')} ${retryIn(n)}`),
     `Dropping pod "default/doomed" out of the queue: ${simulatedFailure(6, 'always')}`,
     'Pod default/web-2 does not exist anymore',
+  ];
+}
+
+/**
+ * The lines of the fault scenario both specs run (pods a and b created, watches dropped, a deleted, a 410 relist,
+ * a server restart, b updated): each change logged exactly once, watch errors left out.
+ */
+export function faultScenarioLines(): string[] {
+  return [
+    'Starting Pod controller',
+    'Pod cache synced; starting workers',
+    'Sync/Add/Update for Pod a',
+    'Sync/Add/Update for Pod b',
+    'Pod default/a does not exist anymore',
+    'Sync/Add/Update for Pod b',
   ];
 }

@@ -35,13 +35,21 @@ const TOO_DEEP: unique symbol = Symbol('too deep');
  */
 export function deepFreeze<V>(value: V): V {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  walkOrFallBack(value, freezeFast);
+  return value;
+}
+
+/**
+ * Runs a recursive freezing `walk` from `root`; when it gives up too deep, the cycle-safe walk finishes the job (what
+ * the recursive one froze is deep-frozen already, so it is skipped).
+ */
+function walkOrFallBack(root: object, walk: (value: object, depth: number) => void): void {
   try {
-    freezeFast(value, 0);
+    walk(root, 0);
   } catch (error) {
     if (error !== TOO_DEEP) throw error;
-    freezeSafely(value, new Set());
+    freezeSafely(root, new Set());
   }
-  return value;
 }
 
 /** Children first, recursively; gives up with {@link TOO_DEEP} past {@link FAST_DEPTH}. */
@@ -145,12 +153,7 @@ function freezeInstance(value: object, visit: (child: object) => void): void {
  */
 export function freezeJsonTree<V>(value: V): V {
   if (typeof value !== 'object' || value === null) return value;
-  try {
-    freezeTree(value, 0);
-  } catch (error) {
-    if (error !== TOO_DEEP) throw error;
-    freezeSafely(value, new Set());
-  }
+  walkOrFallBack(value, freezeTree);
   return value;
 }
 

@@ -38,6 +38,11 @@ function lines(watch$: Observable<string>): Observable<string> {
   );
 }
 
+/** The object names of each chunk of a `watchChunks` stream, joined with `+` (one value per chunk). */
+function chunkNames(chunks$: Observable<readonly string[]>): Observable<string> {
+  return chunks$.pipe(map((chunk) => chunk.map((line) => (JSON.parse(line) as { object: { metadata: { name: string } } }).object.metadata.name).join('+')));
+}
+
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } });
 
 describe('virtualCluster faults (marbles)', () => {
@@ -87,8 +92,7 @@ describe('virtualCluster faults (marbles)', () => {
       at(2, () => cluster.seed([cm('a')]));
       at(5, () => cluster.seed([cm('b')]));
       at(16, () => cluster.seed([cm('c')]));
-      const names = (batch: readonly string[]): string => batch.map((line) => (JSON.parse(line) as { object: { metadata: { name: string } } }).object.metadata.name).join('+');
-      const chunks = cluster.watchChunks!(PATH, { resourceVersion: cluster.resourceVersion() }).pipe(map(names));
+      const chunks = chunkNames(cluster.watchChunks!(PATH, { resourceVersion: cluster.resourceVersion() }));
       expectObservable(chunks, '^ 20ms !').toBe('-----------x----y', { x: 'a+b', y: 'c' });
     });
   });
@@ -98,8 +102,7 @@ describe('virtualCluster faults (marbles)', () => {
       at(3, () => cluster.seed([cm('a'), cm('b')]));
       at(3, () => cluster.seed([cm('c')]));
       at(6, () => cluster.seed([cm('d')]));
-      const names = (batch: readonly string[]): string => batch.map((line) => (JSON.parse(line) as { object: { metadata: { name: string } } }).object.metadata.name).join('+');
-      const chunks = cluster.watchChunks!(PATH, { resourceVersion: cluster.resourceVersion() }).pipe(map(names));
+      const chunks = chunkNames(cluster.watchChunks!(PATH, { resourceVersion: cluster.resourceVersion() }));
       // c is written at frame 3 too, before the consumer has read a and b, so it joins their chunk.
       expectObservable(chunks, '^ 9ms !').toBe('---x--y', { x: 'a+b+c', y: 'd' });
     });

@@ -30,6 +30,27 @@ function recordEvents(cluster: VirtualCluster, until: number, log: string[]): Su
   });
 }
 
+/**
+ * Runs `act` on a fresh virtual cluster with a ConfigMap informer for a virtual minute: each store snapshot as
+ * `t:key,key…` (`t` in virtual ms), and each informer event as `type:name`.
+ */
+function recordBatches(act: (cluster: VirtualCluster) => void): { snapshots: string[]; events: string[] } {
+  const snapshots: string[] = [];
+  const events: string[] = [];
+  const testScheduler = scheduler();
+  testScheduler.run(({ flush }) => {
+    const cluster = virtualCluster({ scheduler: testScheduler, seed: 1 });
+    const configMaps = informer<V1ConfigMap>(cluster, CONFIG_MAPS, { scheduler: cluster.scheduler, random: () => 0.5 });
+    const until = timer(60_000, cluster.scheduler);
+    configMaps.store$.pipe(takeUntil(until)).subscribe((store) => snapshots.push(`${cluster.scheduler.now()}:${[...store.keys()].join(',')}`));
+    configMaps.events$.pipe(takeUntil(until)).subscribe((event) => events.push(`${event.type}:${event.object.metadata?.name}`));
+    act(cluster);
+    flush();
+    cluster.close();
+  });
+  return { snapshots, events };
+}
+
 describe('virtualCluster: informers and writes in virtual time', () => {
   it('syncs an informer from seeded objects and delivers later writes at their virtual times', () => {
     const log: string[] = [];
@@ -49,40 +70,21 @@ describe('virtualCluster: informers and writes in virtual time', () => {
   });
 
   it('applies the lines of one chunk as one store batch: two writes a stall held back make one snapshot', () => {
-    const snapshots: string[] = [];
-    const testScheduler = scheduler();
-    testScheduler.run(({ flush }) => {
-      const cluster = virtualCluster({ scheduler: testScheduler, seed: 1 });
-      const configMaps = informer<V1ConfigMap>(cluster, CONFIG_MAPS, { scheduler: cluster.scheduler, random: () => 0.5 });
-      configMaps.store$.pipe(takeUntil(timer(60_000, cluster.scheduler))).subscribe((store) => {
-        snapshots.push(`${cluster.scheduler.now()}:${[...store.keys()].join(',')}`);
-      });
+    const { snapshots } = recordBatches((cluster) => {
       timer(1000, cluster.scheduler).subscribe(() => cluster.faults.stallWatches(500));
       timer(1100, cluster.scheduler).subscribe(() => cluster.seed([configMap('a')]));
       timer(1200, cluster.scheduler).subscribe(() => cluster.seed([configMap('b')]));
-      flush();
-      cluster.close();
     });
     // The empty store, the synced empty list, then a and b together (line by line it would be a, then a and b).
     expect(snapshots).to.deep.equal(['0:', '0:', '1500:default/a,default/b']);
   });
 
   it('applies a burst of writes made in one synchronous run as one store batch, in their order', () => {
-    const snapshots: string[] = [];
-    const log: string[] = [];
-    const testScheduler = scheduler();
-    testScheduler.run(({ flush }) => {
-      const cluster = virtualCluster({ scheduler: testScheduler, seed: 1 });
-      const configMaps = informer<V1ConfigMap>(cluster, CONFIG_MAPS, { scheduler: cluster.scheduler, random: () => 0.5 });
-      const until = timer(60_000, cluster.scheduler);
-      configMaps.store$.pipe(takeUntil(until)).subscribe((store) => snapshots.push(`${cluster.scheduler.now()}:${[...store.keys()].join(',')}`));
-      configMaps.events$.pipe(takeUntil(until)).subscribe((event) => log.push(`${event.type}:${event.object.metadata?.name}`));
+    const { snapshots, events } = recordBatches((cluster) => {
       timer(1000, cluster.scheduler).subscribe(() => cluster.seed([configMap('a'), configMap('b'), configMap('c')]));
-      flush();
-      cluster.close();
     });
     expect(snapshots).to.deep.equal(['0:', '0:', '1000:default/a,default/b,default/c']);
-    expect(log).to.deep.equal(['added:a', 'added:b', 'added:c']);
+    expect(events).to.deep.equal(['added:a', 'added:b', 'added:c']);
   });
 
   it('gives byte-identical objects for the same seed and different uids for another seed', () => {
