@@ -3,7 +3,7 @@ import { storeDataOf } from '../../src/store/store.js';
 import fc from 'fast-check';
 import { objectKey } from '../../src/objects/index.js';
 import { Store, applyWatchBatch, applyWatchEvents, initialStoreState, type StoreChange, type StoreState } from '../../src/store/index.js';
-import { everythingFrozen, type TestPod } from './fixtures.js';
+import { everythingFrozen, pod, type TestPod } from './fixtures.js';
 import { batches, opsArb, podArb, toEvents, type Op } from './arbitraries.js';
 
 /** The reference model: a plain Map, plus the tombstones a relist must produce. */
@@ -139,6 +139,31 @@ describe('the store, as a property', () => {
 
   it('stays equal to the model when the trie splits and collapses under many keys', () => {
     fc.assert(fc.property(opsArb(120), fc.array(fc.nat(), { maxLength: 4 }), checkRun), { numRuns: 40 });
+  });
+
+  it('files every object under its own namespace even when keys collide across namespaces', () => {
+    // `a/p0` is both p0 in namespace a and a cluster-scoped object named a/p0; `p0` is both p0 without a namespace
+    // and p0 in the empty namespace. The store may not derive a replaced object's namespace from the key then.
+    const irregular = fc.record({
+      name: fc.constantFrom('p0', 'a/p0', 'p1'),
+      ns: fc.constantFrom('a', '', undefined),
+      rv: fc.integer({ min: 1, max: 3 }),
+    }).map(({ name, ns, rv }) => pod(name, String(rv), { namespace: ns }));
+    const opArb: fc.Arbitrary<Op> = fc.oneof(
+      { weight: 4, arbitrary: fc.record({ kind: fc.constant('upsert' as const), type: fc.constantFrom('added' as const, 'modified' as const), object: irregular }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), object: irregular }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('relist' as const), items: fc.array(irregular, { maxLength: 4 }), rv: fc.constant('9') }) },
+    );
+    fc.assert(fc.property(fc.array(opArb, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 6 }), (ops, cuts) => {
+      const { store } = applyInBatches(toEvents(ops), cuts, true);
+      const objects = [...model(ops).objects.values()];
+      const namespaces = new Set(objects.map((p) => p.metadata!.namespace).filter((ns) => typeof ns === 'string'));
+      expect(store.indexValues('namespace').sort()).to.deep.equal([...namespaces].sort());
+      for (const ns of ['a', '']) {
+        const want = objects.filter((p) => p.metadata!.namespace === ns).map(comparable).sort();
+        expect(store.byIndex('namespace', ns).map(comparable).sort(), `namespace "${ns}"`).to.deep.equal(want);
+      }
+    }), { numRuns: 300 });
   });
 
   it('emits tombstones for exactly the objects that vanished in a relist', () => {
