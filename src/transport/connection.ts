@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { apiErrorFromResponse, TransportError, type ApiError } from './errors.js';
 import type { QueryParams } from './http.js';
+import { warningHeaderValues } from './warnings.js';
 
 /** How much of an error response body is read for its `Status`. */
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -81,6 +82,7 @@ export async function openRequest(
       const failed = (body: string): ApiError => apiErrorFromResponse({
         statusCode: code, statusMessage: res.statusMessage, body,
         retryAfter: headerValue(res.headers['retry-after']), date: headerValue(res.headers.date),
+        warningHeaders: warningHeaderValues(res.headersDistinct),
       });
       readBody(res, ERROR_BODY_LIMIT).then((body) => reject(failed(body)), () => reject(failed('')));
     });

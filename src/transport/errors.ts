@@ -2,6 +2,7 @@
  * Typed failures of the HTTP transport, so the reflector can decide between relist, resume, backoff and fail-fast
  * without parsing messages.
  */
+import { parseWarningHeaders } from './warnings.js';
 
 /** One cause of a failure `Status`: which field and why (`details.causes` in Kubernetes). */
 export interface StatusCause {
@@ -54,6 +55,11 @@ export class ApiError extends Error {
     readonly retryAfterSeconds?: number,
     /** The decoded `Status` object, when the body was one. */
     readonly status?: unknown,
+    /**
+     * The API server's warnings on this answer (`Warning: 299` headers): a refused write can still say, for
+     * instance, which unknown fields it would have dropped. Empty when it sent none.
+     */
+    readonly warnings: readonly string[] = [],
   ) {
     super(message);
   }
@@ -177,6 +183,8 @@ export interface ErrorResponse {
   readonly retryAfter?: string | undefined;
   /** The `Date` header, if any: the reference for an HTTP-date `Retry-After`. */
   readonly date?: string | undefined;
+  /** The `Warning` header field values, one per header line, as received (see `parseWarningHeaders`). */
+  readonly warningHeaders?: readonly string[];
 }
 
 /**
@@ -191,7 +199,7 @@ export function apiErrorFromResponse(response: ErrorResponse): ApiError {
     (typeof status?.details?.retryAfterSeconds === 'number' ? status.details.retryAfterSeconds : undefined);
   const reason = status?.reason || statusMessage || `HTTP${statusCode}`;
   const message = status?.message || body.slice(0, 512) || statusMessage || `HTTP ${statusCode}`;
-  return new ApiError(statusCode, reason, message, retryAfter, status);
+  return new ApiError(statusCode, reason, message, retryAfter, status, parseWarningHeaders(response.warningHeaders ?? []));
 }
 
 /** The subset of `metav1.Status` the transport reads. */

@@ -15,3 +15,4 @@ export { kubeTransport, transportOf } from './transport.js';
 export { requestBodyOf, responseOf, sendRequest } from './request.js';
 export type { RequestMethod, TransportRequest, TransportResponse } from './request.js';
 export type { Connection, Transport } from './transport.js';
+export { API_WARNING_CODE, parseWarningHeaders } from './warnings.js';

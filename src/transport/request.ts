@@ -6,6 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { headerValue, openRequest, readBody } from './connection.js';
 import { TransportError } from './errors.js';
 import type { QueryParams } from './http.js';
+import { parseWarningHeaders, warningHeaderValues } from './warnings.js';
 
 /** The HTTP methods the API server serves. */
 export type RequestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -34,6 +35,11 @@ export interface TransportResponse {
   readonly body: unknown;
   /** Response headers, lower-cased names, first value only. */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The API server's warnings (`Warning: 299` headers, see `parseWarningHeaders`), in order; empty when it sent
+   * none. A transport written before warnings existed may leave it out: read a missing list as empty.
+   */
+  readonly warnings?: readonly string[];
 }
 
 /**
@@ -56,7 +62,7 @@ export async function sendRequest(kc: KubeConfig, request: TransportRequest, sig
     const first = headerValue(value);
     if (first !== undefined) headers[name] = first;
   }
-  return responseOf(request, res.statusCode ?? 0, headers, text);
+  return responseOf(request, res.statusCode ?? 0, headers, text, parseWarningHeaders(warningHeaderValues(res.headersDistinct)));
 }
 
 /** The body of `request` as sent: strings and bytes as they are, anything else as JSON; undefined for none. */
@@ -69,12 +75,15 @@ export function requestBodyOf(request: TransportRequest): string | Uint8Array | 
 /**
  * A 2xx answer to `request` as a {@link TransportResponse}: the body parsed as JSON when the server said it is
  * JSON (or said nothing), else the text; `TransportError('MalformedResponse')` for JSON that does not parse.
+ * `warnings` are the API warnings the answer carried (`parseWarningHeaders`).
  */
-export function responseOf(request: TransportRequest, status: number, headers: Readonly<Record<string, string>>, text: string): TransportResponse {
+export function responseOf(
+  request: TransportRequest, status: number, headers: Readonly<Record<string, string>>, text: string, warnings: readonly string[] = [],
+): TransportResponse {
   const contentType = headers['content-type'] ?? '';
-  if (text === '' || !(contentType === '' || contentType.includes('json'))) return { status, body: text, headers };
+  if (text === '' || !(contentType === '' || contentType.includes('json'))) return { status, body: text, headers, warnings };
   try {
-    return { status, body: JSON.parse(text) as unknown, headers };
+    return { status, body: JSON.parse(text) as unknown, headers, warnings };
   } catch (err) {
     throw new TransportError('MalformedResponse', `${request.method} ${request.path}: response body is not JSON (${text.length} chars)`, { cause: err });
   }

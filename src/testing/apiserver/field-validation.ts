@@ -77,17 +77,22 @@ export function checkFields(state: ServerState, target: RequestTarget, obj: Kube
 }
 
 /**
- * The HTTP `Warning` header of warnings, as kube-apiserver writes them: `299 - "<text>"`, each text once, in order.
+ * The HTTP `Warning` header of warnings, as kube-apiserver writes them: `299 - "<text>"`, each text once, in order,
+ * the text a quoted-string of UTF-8 bytes (a backslash before each double quote and each backslash).
  *
  * # Caveats
- * - One header line with the values joined by `, ` (RFC 9110 list syntax; node:http clients read kube-apiserver's
- *   one-line-per-warning answer as the same string). Characters outside printable ASCII are written as `\uXXXX`
- *   (Go writes UTF-8 bytes; Node refuses them in a header).
+ * - One header line with the values joined by `, ` (RFC 9110 list syntax, which clients read as kube-apiserver's
+ *   one line per warning); a `ResponseHeaders` value is a single string.
+ * - Control characters, which kube-apiserver refuses in a warning, are written as U+FFFD.
+ * - The UTF-8 bytes are written as the Latin-1 characters of the same codes, because Node writes header strings
+ *   byte per character; over HTTP the wire holds the UTF-8 bytes Go would write.
  */
 export function warningHeaders(warnings: readonly string[] | undefined): Record<string, string> {
   if (warnings === undefined || warnings.length === 0) return {};
-  const quote = (text: string) => JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return { Warning: [...new Set(warnings)].map((text) => `299 - ${quote(text)}`).join(', ') };
+  // eslint-disable-next-line no-control-regex
+  const quote = (text: string) => `"${text.replace(/[\x00-\x1f\x7f-\x9f]/g, '\ufffd').replace(/["\\]/g, '\\$&')}"`;
+  const asBytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+  return { Warning: asBytes([...new Set(warnings)].map((text) => `299 - ${quote(text)}`).join(', ')) };
 }
 
 /**

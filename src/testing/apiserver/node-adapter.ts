@@ -82,7 +82,9 @@ function httpSink(res: ServerResponse): ResponseSink {
       }
       res.writeHead(status, headers);
       if (afterSent !== undefined) res.on('finish', afterSent);
-      res.end(body);
+      // A string body makes Node send the head with it as UTF-8, which would encode a header's bytes (a warning's
+      // UTF-8 text, see `warningHeaders`) a second time; with bytes, the head goes out one byte per character.
+      res.end(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
     },
     stream(status: number, headers: ResponseHeaders): ChunkSink {
       res.writeHead(status, headers);

@@ -9,7 +9,7 @@ import { Observable, type SchedulerLike } from 'rxjs';
 import { splitApiVersion } from '../../objects/index.js';
 import { collectionPath, type ResourceRef } from '../../resources/index.js';
 import {
-  apiErrorFromResponse, LineSplitter, parseJsonBody, requestBodyOf, responseOf, TransportError,
+  apiErrorFromResponse, LineSplitter, parseJsonBody, parseWarningHeaders, requestBodyOf, responseOf, TransportError,
   type QueryParams, type Transport, type TransportRequest, type TransportResponse, type WatchRequestOptions,
 } from '../../transport/index.js';
 import {
@@ -157,7 +157,16 @@ function bodyText(body: string | Buffer): string {
 
 function failure(status: number, headers: ResponseHeaders, body: string | Buffer): Error {
   const h = lowerCased(headers);
-  return apiErrorFromResponse({ statusCode: status, statusMessage: STATUS_CODES[status], body: bodyText(body), retryAfter: h['retry-after'], date: h['date'] });
+  return apiErrorFromResponse({
+    statusCode: status, statusMessage: STATUS_CODES[status], body: bodyText(body), retryAfter: h['retry-after'], date: h['date'],
+    warningHeaders: warningLines(h),
+  });
+}
+
+/** The `Warning` header of an answer, as the lines the HTTP transport would read (the core writes one at most). */
+function warningLines(lowerCasedHeaders: Readonly<Record<string, string>>): readonly string[] {
+  const value = lowerCasedHeaders['warning'];
+  return value === undefined ? [] : [value];
 }
 
 const ok = (status: number): boolean => status >= 200 && status < 300;
@@ -257,7 +266,10 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
       headers['content-type'] = req.contentType ?? 'application/json';
       headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
     }
-    return decoded(serve(req.method, target.path, target.search, headers, body), (status, responseHeaders, text): TransportResponse => responseOf(req, status, lowerCased(responseHeaders), text));
+    return decoded(serve(req.method, target.path, target.search, headers, body), (status, responseHeaders, text): TransportResponse => {
+      const h = lowerCased(responseHeaders);
+      return responseOf(req, status, h, text, parseWarningHeaders(warningLines(h)));
+    });
   };
 
   /** The watch as the lines of each chunk the server core wrote, so that lines written together arrive together. */

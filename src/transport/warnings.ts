@@ -1,0 +1,113 @@
+/**
+ * The API server's warnings: the `Warning` response header (RFC 7234 §5.5) as kube-apiserver writes it.
+ *
+ * No maintained npm package parses this header with its quoted-pair escapes (the one published splits on a regular
+ * expression and keeps the backslashes), and client-go parses it by hand too; the grammar is small.
+ */
+
+/** The warn-code kube-apiserver gives every warning it sends: "miscellaneous persistent warning". */
+export const API_WARNING_CODE = 299;
+
+/**
+ * The texts of the API warnings in `Warning` header field values, in order.
+ *
+ * # Guarantees
+ * - Takes each field value as a comma-separated list (RFC 9110 §5.6.1), so one header line per warning (what
+ *   kube-apiserver writes) and one line for all of them (what a proxy may join them into) read the same.
+ * - A quoted text is unescaped (`\"` is `"`, `\\` is `\`), and its bytes are read as UTF-8, which is how
+ *   kube-apiserver writes them (Node's HTTP parser hands header bytes out as Latin-1 characters).
+ * - Loses nothing: a field value that does not parse is returned whole, as its raw text, in its place.
+ *
+ * # Caveats
+ * - Warnings with another code than 299 (HTTP caches' 1xx and 2xx codes) are not API warnings and are left out.
+ */
+export function parseWarningHeaders(values: readonly string[]): string[] {
+  const texts: string[] = [];
+  for (const raw of values) {
+    const value = utf8OfLatin1(raw);
+    const parsed = parseWarningList(value);
+    if (parsed === undefined) texts.push(value);
+    else for (const { code, text } of parsed) if (code === API_WARNING_CODE) texts.push(text);
+  }
+  return texts;
+}
+
+/**
+ * The `Warning` header field values of a Node response's headers, one per header line (`headersDistinct` keeps
+ * the lines apart; the plain `headers` join them or keep only the first).
+ */
+export function warningHeaderValues(headersDistinct: Readonly<Record<string, readonly string[] | undefined>> | undefined): readonly string[] {
+  return headersDistinct?.['warning'] ?? [];
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** `raw`'s characters read as bytes, decoded as UTF-8; `raw` itself when they are not bytes or not UTF-8. */
+function utf8OfLatin1(raw: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(raw) || /[^\x00-\xff]/.test(raw)) return raw;
+  try {
+    return utf8.decode(Buffer.from(raw, 'latin1'));
+  } catch {
+    return raw;
+  }
+}
+
+interface WarningValue {
+  readonly code: number;
+  readonly text: string;
+}
+
+const isSpace = (c: string | undefined) => c === ' ' || c === '\t';
+
+/** `1#warning-value`: warn-code SP warn-agent SP warn-text [SP warn-date], comma-separated; undefined if malformed. */
+function parseWarningList(value: string): WarningValue[] | undefined {
+  const result: WarningValue[] = [];
+  let at = 0;
+  const skipSpaces = () => {
+    while (isSpace(value[at])) at++;
+  };
+  for (;;) {
+    // Empty list elements (", ,") are allowed by the list syntax.
+    while (isSpace(value[at]) || value[at] === ',') at++;
+    if (at >= value.length) return result;
+    if (!/^[0-9]{3} /.test(value.slice(at, at + 4))) return undefined;
+    const code = Number(value.slice(at, at + 3));
+    at += 4;
+    const agentStart = at;
+    while (at < value.length && !isSpace(value[at]) && value[at] !== ',' && value[at] !== '"') at++;
+    if (at === agentStart || value[at] !== ' ') return undefined;
+    at++;
+    const text = quotedString(value, at);
+    if (text === undefined) return undefined;
+    at = text.end;
+    skipSpaces();
+    if (value[at] === '"') {
+      // warn-date: a quoted HTTP-date; it carries nothing a client acts on.
+      const date = quotedString(value, at);
+      if (date === undefined) return undefined;
+      at = date.end;
+      skipSpaces();
+    }
+    if (at < value.length && value[at] !== ',') return undefined;
+    result.push({ code, text: text.text });
+  }
+}
+
+/** The quoted-string starting at `at` (which must be `"`), unescaped, and where it ends; undefined if unterminated. */
+function quotedString(value: string, at: number): { text: string; end: number } | undefined {
+  if (value[at] !== '"') return undefined;
+  let text = '';
+  for (let i = at + 1; i < value.length; i++) {
+    const c = value[i]!;
+    if (c === '"') return { text, end: i + 1 };
+    if (c === '\\') {
+      i++;
+      if (i >= value.length) return undefined;
+      text += value[i];
+    } else {
+      text += c;
+    }
+  }
+  return undefined;
+}
