@@ -27,8 +27,8 @@ export type { BackoffPolicy } from './backoff/index.js';
 
 // The network seam and its errors.
 export {
-  ApiError, TransportError, isAlreadyExists, isBadRequest, isConflict, isExpired, isForbidden, isInvalid, isNotFound,
-  isServerError, isTooManyRequests, isUnauthorized, kubeTransport, transportOf,
+  API_WARNING_CODE, ApiError, TransportError, isAlreadyExists, isBadRequest, isConflict, isExpired, isForbidden, isInvalid, isNotFound,
+  isServerError, isTooManyRequests, isUnauthorized, kubeTransport, parseWarningHeaders, transportOf,
 } from './transport/index.js';
 export type {
   Connection, QueryParams, RequestMethod, RequestOptions, StatusCause, StatusDetails, Transport, TransportRequest, TransportResponse,
@@ -95,13 +95,14 @@ export type {
 // The write path: the typed resource client, mutate, server-side apply, owner references and finalizers.
 export {
   AlreadyOwnedError, ClientScopeError, DEFAULT_RETRY, FinalizerNameError, OwnerReferenceError, applyConflicts,
-  compareResourceVersions, controllerOf, controllerReference, finalizer, isControlledBy, resourceClient, setControllerReference,
+  compareResourceVersions, controllerOf, controllerReference, finalizer, isControlledBy, printWarningOnce, resourceClient,
+  setControllerReference,
 } from './client/index.js';
 export type {
-  ApplyConflict, ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation,
+  ApiWarning, ApplyConflict, ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation,
   FinalizerHandler, FinalizerHandlers, FinalizerRequest, GetOptions, JsonPatchOperation, MutateOptions, ObjectList, ObjectRef,
   Ownable, Owner, PartialObject, Patch, PropagationPolicy, Recipe, ResourceClient, ResourceClientOptions, RetryPolicy,
-  StatusObject, StoreSource, WriteOptions,
+  StatusObject, StoreSource, WarningHandler, WriteOptions,
 } from './client/index.js';
 
 // The manager: many controllers, one cache, leader election, probes, metrics, logs, graceful stop.

@@ -2,10 +2,10 @@
  * The resource client over a scripted transport: the request each call sends, coldness, cancellation and scope.
  */
 import { expect } from 'chai';
-import { asyncScheduler, firstValueFrom, lastValueFrom, of, throwError } from 'rxjs';
+import { asyncScheduler, firstValueFrom, lastValueFrom, map, of, throwError, timer } from 'rxjs';
 import type { V1Pod } from '@kubernetes/client-node';
-import { ClientScopeError, resourceClient } from '../../src/client/resource/index.js';
-import { TransportError } from '../../src/transport/index.js';
+import { ClientScopeError, resourceClient, type ApiWarning } from '../../src/client/resource/index.js';
+import { ApiError, TransportError } from '../../src/transport/index.js';
 import type { TransportRequest, TransportResponse } from '../../src/transport/index.js';
 import type { Observable } from 'rxjs';
 import { apiError, fail, ok, scriptedTransport } from './support/scripted-transport.js';
@@ -185,5 +185,61 @@ describe('client: resourceClient requests', () => {
     const transport = { ...scripted.transport, get: () => throwError(() => apiError(404, 'NotFound', 'not found')) };
     const error = await firstValueFrom(resourceClient(transport, { apiVersion: 'nope.io/v1', kind: 'Nope' }).list()).catch((e: unknown) => e);
     expect((error as Error).name).to.equal('UnknownResourceError');
+  });
+});
+
+describe('client: the API server warnings', () => {
+  const warned = (texts: string[]) => () => timer(0).pipe(map((): TransportResponse => ({ status: 200, body: pod, headers: {}, warnings: texts })));
+
+  /** The process warnings emitted while `run` runs, as `type: message`. */
+  async function processWarnings(run: () => Promise<unknown>): Promise<string[]> {
+    const seen: string[] = [];
+    const listener = (warning: Error) => seen.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', listener);
+    try {
+      await run();
+      // Process warnings are delivered on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', listener);
+    }
+    return seen;
+  }
+
+  it('hands each warning of an answer to onWarning with the request it answered, refused requests included', async () => {
+    const seen: ApiWarning[] = [];
+    const refusal = new ApiError(422, 'Invalid', 'nope', undefined, undefined, ['unknown field "spec.colour"']);
+    const scripted = scriptedTransport(asyncScheduler, (_request, index) => (index === 0 ? warned(['a', 'b'])() : fail(refusal, 0)));
+    const client = resourceClient<V1Pod>(scripted.transport, { apiVersion: 'v1', kind: 'Pod' }, { namespace: 'ns', onWarning: (w) => seen.push(w) });
+    await firstValueFrom(client.create(pod));
+    const error = await firstValueFrom(client.replace(pod)).catch((e: unknown) => e);
+    expect(error).to.equal(refusal);
+    expect(seen).to.deep.equal([
+      { text: 'a', method: 'POST', path: '/api/v1/namespaces/ns/pods' },
+      { text: 'b', method: 'POST', path: '/api/v1/namespaces/ns/pods' },
+      { text: 'unknown field "spec.colour"', method: 'PUT', path: '/api/v1/namespaces/ns/pods/web' },
+    ]);
+  });
+
+  it('prints each distinct warning once per process by default', async () => {
+    const text = `deprecated ${Math.random()}`;
+    const scripted = scriptedTransport(asyncScheduler, warned([text, text]));
+    const client = resourceClient<V1Pod>(scripted.transport, { apiVersion: 'v1', kind: 'Pod' }, { namespace: 'ns' });
+    const printed = await processWarnings(async () => {
+      await firstValueFrom(client.get('web'));
+      await firstValueFrom(client.inNamespace('other').get('web'));
+    });
+    expect(printed).to.deep.equal([`KubernetesWarning: ${text}`]);
+  });
+
+  it('reports a handler that throws as a process warning and still completes the call', async () => {
+    const scripted = scriptedTransport(asyncScheduler, warned(['x']));
+    const client = resourceClient<V1Pod>(scripted.transport, { apiVersion: 'v1', kind: 'Pod' }, {
+      namespace: 'ns', onWarning: () => { throw new Error('handler broke'); },
+    });
+    let result: unknown;
+    const printed = await processWarnings(async () => { result = await firstValueFrom(client.get('web')); });
+    expect(result).to.deep.equal(pod);
+    expect(printed).to.deep.equal(['Error: handler broke']);
   });
 });

@@ -4,7 +4,10 @@
  * and for custom resources (pruned by their CRD's structural schema).
  */
 import { expect } from 'chai';
-import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { firstValueFrom } from 'rxjs';
+import { resourceClient } from '../../src/client/index.js';
+import { isConflict, type ApiError } from '../../src/transport/index.js';
 import { contractTargets, suffix, useContractSession, type RawResponse } from './support/index.js';
 
 /** The `Warning` header values of an answer, one per warning (Node joins repeated headers with `, `). */
@@ -42,6 +45,22 @@ for (const target of contractTargets()) {
       });
       expect(warningsOf(answer)).to.deep.equal([]);
       expect((await raw('GET', `${configMaps()}/${body.metadata.name}`)).status).to.equal(404);
+    });
+
+    it('hands the resource client every warning, of a successful and of a refused write, non-ASCII text intact', async () => {
+      const { connection, namespace } = session();
+      const seen: string[] = [];
+      const client = resourceClient<V1ConfigMap>(connection, { apiVersion: 'v1', kind: 'ConfigMap' }, {
+        namespace, onWarning: ({ method, text }) => seen.push(`${method} ${text}`),
+      });
+      const created = await firstValueFrom(client.create({ ...configMap(`client-${suffix()}`), colour: 'blue', 'zählwerk': 1 } as V1ConfigMap));
+      expect(seen).to.deep.equal(['POST unknown field "colour"', 'POST unknown field "zählwerk"']);
+      seen.length = 0;
+      await firstValueFrom(client.replace({ ...created, data: { a: '2' } }));
+      // At the version the first write produced, the update is refused (409); its answer still carries the warning.
+      const refused = await firstValueFrom(client.replace({ ...created, colour: 'red' } as V1ConfigMap)).catch((e: unknown) => e);
+      expect([isConflict(refused), (refused as ApiError).warnings]).to.deep.equal([true, ['unknown field "colour"']]);
+      expect(seen).to.deep.equal(['PUT unknown field "colour"']);
     });
 
     it('drops unknown fields and warns once per field by default and under Warn; Ignore drops them silently', async () => {

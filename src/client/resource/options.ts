@@ -5,6 +5,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { SchedulerLike } from 'rxjs';
 import type { JsonPatchOperation } from '../patch/index.js';
+import type { WarningHandler } from './warnings.js';
 
 /** What every call accepts. */
 export interface CallOptions {
@@ -184,6 +185,13 @@ export interface ResourceClientOptions {
   readonly scheduler?: SchedulerLike;
   /** The jitter source of retry delays, uniform in [0, 1); default `Math.random`. */
   readonly random?: () => number;
+  /**
+   * Receives every warning the API server attaches to an answer (`Warning: 299`): the unknown fields a write
+   * dropped under `fieldValidation: 'Warn'` (the server's default), deprecated API versions, and others. Called
+   * for refused requests too, before the error reaches the subscriber. A handler that throws is reported as a
+   * process warning. Default: `printWarningOnce`.
+   */
+  readonly onWarning?: WarningHandler;
 }
 
 /**

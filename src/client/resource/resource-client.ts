@@ -2,10 +2,10 @@
  * `resourceClient`: the typed client of one kind, every call one request through the transport seam.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Observable, defer, map, of, switchMap } from 'rxjs';
+import { Observable, defer, map, of, switchMap, tap } from 'rxjs';
 import type { ResourceRef, ResolvedResource } from '../../resources/index.js';
 import { collectionPath, resolveResource$ } from '../../resources/index.js';
-import { TransportError, transportOf } from '../../transport/index.js';
+import { ApiError, TransportError, transportOf } from '../../transport/index.js';
 import type { Connection, QueryParams, TransportRequest } from '../../transport/index.js';
 import { mutate } from '../mutate/index.js';
 import { withSignal } from './abortable.js';
@@ -16,6 +16,7 @@ import type {
 } from './options.js';
 import { hasStatusSubresource$ } from './status-subresource.js';
 import { namespaceOf, objectPath, targetOf } from './target.js';
+import { deliverWarnings, printWarningOnce } from './warnings.js';
 
 /** The content type of server-side apply; the body is JSON, which is YAML. */
 export const APPLY_PATCH = 'application/apply-patch+yaml';
@@ -34,6 +35,8 @@ const patchContentTypes: Readonly<Record<Patch['type'], string>> = {
  * - See {@link ResourceClient}: cold Observables, one request per subscription, aborted on unsubscribe or by a
  *   `signal`, typed `ApiError`s, no retries except conflicts inside `mutate`.
  * - Every request goes through the connection's `Transport.request`, never around it.
+ * - The API server's warnings (unknown fields a write dropped, deprecated APIs) go to `options.onWarning`, from
+ *   successful and refused requests alike; by default each distinct text is printed once per process.
  * - The kind is resolved to its URL (built-in table, else discovery, cached per connection) on first use, not at
  *   creation, so a client of a CRD that is not installed yet can be created; its calls fail with
  *   `UnknownResourceError` until it is.
@@ -54,6 +57,7 @@ export function resourceClient<T extends KubernetesObject>(
   const resolved$ = (): Observable<ResolvedResource> => defer(() => resolveResource$(transport, resource));
   const namespace = options.namespace === '' ? undefined : options.namespace;
   const fieldManager = options.fieldManager;
+  const onWarning = options.onWarning ?? printWarningOnce;
 
   /** One request, built once the kind is resolved; its JSON body is the result. */
   const send = <R>(signal: AbortSignal | undefined, build: (r: ResolvedResource) => TransportRequest): Observable<R> =>
@@ -62,7 +66,11 @@ export function resourceClient<T extends KubernetesObject>(
         // A request that cannot be built (no name, no namespace) errors here, at subscription, never at call time.
         switchMap((r) => {
           const request = build(r);
-          return transport.request(request).pipe(map((response) => objectBody<R>(request, response.body)));
+          const warn = (texts: readonly string[] | undefined) => deliverWarnings(onWarning, request.method, request.path, texts);
+          return transport.request(request).pipe(
+            tap({ next: (response) => warn(response.warnings), error: (error: unknown) => warn(error instanceof ApiError ? error.warnings : []) }),
+            map((response) => objectBody<R>(request, response.body)),
+          );
         }),
       ),
       signal,
