@@ -62,7 +62,7 @@ export async function sendRequest(kc: KubeConfig, request: TransportRequest, sig
     const first = headerValue(value);
     if (first !== undefined) headers[name] = first;
   }
-  return responseOf(request, res.statusCode ?? 0, headers, text, parseWarningHeaders(warningHeaderValues(res.headersDistinct)));
+  return responseOf(request, res.statusCode ?? 0, headers, text, warningHeaderValues(res.headersDistinct));
 }
 
 /** The body of `request` as sent: strings and bytes as they are, anything else as JSON; undefined for none. */
@@ -75,11 +75,13 @@ export function requestBodyOf(request: TransportRequest): string | Uint8Array | 
 /**
  * A 2xx answer to `request` as a {@link TransportResponse}: the body parsed as JSON when the server said it is
  * JSON (or said nothing), else the text; `TransportError('MalformedResponse')` for JSON that does not parse.
- * `warnings` are the API warnings the answer carried (`parseWarningHeaders`).
+ * `warningHeaders` are the answer's `Warning` header field values, one per header line, as received; they are
+ * parsed here (`parseWarningHeaders`), as `apiErrorFromResponse` parses those of an error answer.
  */
 export function responseOf(
-  request: TransportRequest, status: number, headers: Readonly<Record<string, string>>, text: string, warnings: readonly string[] = [],
+  request: TransportRequest, status: number, headers: Readonly<Record<string, string>>, text: string, warningHeaders: readonly string[] = [],
 ): TransportResponse {
+  const warnings = parseWarningHeaders(warningHeaders);
   const contentType = headers['content-type'] ?? '';
   if (text === '' || !(contentType === '' || contentType.includes('json'))) return { status, body: text, headers, warnings };
   try {

@@ -9,7 +9,7 @@ import { Observable, type SchedulerLike } from 'rxjs';
 import { splitApiVersion } from '../../objects/index.js';
 import { collectionPath, type ResourceRef } from '../../resources/index.js';
 import {
-  apiErrorFromResponse, LineSplitter, parseJsonBody, parseWarningHeaders, requestBodyOf, responseOf, TransportError,
+  apiErrorFromResponse, LineSplitter, parseJsonBody, requestBodyOf, responseOf, TransportError,
   type QueryParams, type Transport, type TransportRequest, type TransportResponse, type WatchRequestOptions,
 } from '../../transport/index.js';
 import {
@@ -268,7 +268,7 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
     }
     return decoded(serve(req.method, target.path, target.search, headers, body), (status, responseHeaders, text): TransportResponse => {
       const h = lowerCased(responseHeaders);
-      return responseOf(req, status, h, text, parseWarningHeaders(warningLines(h)));
+      return responseOf(req, status, h, text, warningLines(h));
     });
   };
 
