@@ -221,6 +221,12 @@ describe('client: the API server warnings', () => {
     ]);
   });
 
+  it('refuses an onWarning that is not a function where the client is made', () => {
+    const scripted = scriptedTransport(asyncScheduler, warned([]));
+    expect(() => resourceClient<V1Pod>(scripted.transport, { apiVersion: 'v1', kind: 'Pod' }, { onWarning: 'log' as never }))
+      .to.throw(TypeError, 'resourceClient: onWarning must be a function');
+  });
+
   it('prints each distinct warning once per process by default', async () => {
     const text = `deprecated ${Math.random()}`;
     const scripted = scriptedTransport(asyncScheduler, warned([text, text]));

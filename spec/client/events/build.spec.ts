@@ -68,6 +68,7 @@ describe('eventRecorder: building Events', () => {
     const server = new FakeEventsServer(asyncScheduler);
     expect(() => eventRecorder(server, {} as never)).to.throw(TypeError, /reportingController is required/);
     expect(() => eventRecorder(server, { reportingController: 'Bad Name' })).to.throw(RangeError, /qualified name/);
+    expect(() => eventRecorder(server, { reportingController: 'a', onWarning: 'log' as never })).to.throw(TypeError, /onWarning must be a function/);
     expect(() => eventRecorder(server, { reportingController: 'a', reportingInstance: 'x'.repeat(129) })).to.throw(RangeError, /reportingInstance/);
     expect(() => eventRecorder(server, { reportingController: 'a', maxPending: 0 })).to.throw(RangeError, /maxPending must be an integer >= 1, got 0/);
     expect(() => eventRecorder(server, { reportingController: 'a', spamFilter: { qps: -1 } })).to.throw(RangeError, /spamFilter\.qps/);

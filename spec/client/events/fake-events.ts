@@ -26,6 +26,8 @@ export class FakeEventsServer implements Transport {
   readonly calls: FakeCall[] = [];
   readonly objects = new Map<string, RecordedEvent>();
   latencyMs = 1;
+  /** The `Warning: 299` texts every successful answer carries. */
+  warnings: readonly string[] = [];
   private readonly failures: Failure[] = [];
   private version = 0;
 
@@ -92,7 +94,7 @@ export class FakeEventsServer implements Transport {
     }
     const existing = this.objects.get(request.path);
     if (existing === undefined) throw apiError(404, 'NotFound', `events.events.k8s.io "${request.path.split('/').pop()}" not found`);
-    if (request.method === 'GET') return { status: 200, body: existing, headers: {} };
+    if (request.method === 'GET') return { status: 200, body: existing, headers: {}, warnings: this.warnings };
     if (request.method === 'PATCH') return this.store(request.path, { ...existing, ...body }, 200);
     throw apiError(405, 'MethodNotAllowed', `${request.method} is not served here`);
   }
@@ -100,7 +102,7 @@ export class FakeEventsServer implements Transport {
   private store(path: string, object: RecordedEvent, status: number): TransportResponse {
     const stored = { ...object, metadata: { ...object.metadata, resourceVersion: String(++this.version) } };
     this.objects.set(path, stored);
-    return { status, body: stored, headers: {} };
+    return { status, body: stored, headers: {}, warnings: this.warnings };
   }
 }
 

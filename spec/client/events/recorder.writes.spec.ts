@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TimeoutError } from 'rxjs';
 import { virtual } from '../../controller/helpers.js';
-import { TransportError } from '../../../src/transport/index.js';
+import { ApiError, TransportError } from '../../../src/transport/index.js';
 import type { EventFlushResult, EventReport } from '../../../src/client/events/index.js';
 import { apiError, pod, setup } from './fake-events.js';
 
@@ -30,6 +30,23 @@ describe('eventRecorder: retries, queue bound, flush and close (marbles)', () =>
       return lines;
     });
     expect(lines[0]).to.equal('1 retrying Synced +1250');
+  });
+
+  it('hands the warnings of its writes to onWarning, those of a refused write included', () => {
+    const seen = virtual(({ scheduler }) => {
+      const seen: string[] = [];
+      const { server, recorder, at } = setup(scheduler, { onWarning: (w) => seen.push(`${scheduler.now()} ${w.method} ${w.path} ${w.text}`) });
+      const refusal = new ApiError(500, 'InternalError', 'try again', undefined, undefined, ['etcd is slow']);
+      server.failNext(refusal);
+      at(0, () => recorder.event(pod(), normal('Synced')));
+      at(2000, () => { server.warnings = ['events.k8s.io/v1 Event is fine']; });
+      at(3000, () => recorder.event(pod(), normal('Synced')));
+      return seen;
+    });
+    expect(seen).to.deep.equal([
+      '1 POST /apis/events.k8s.io/v1/namespaces/default/events etcd is slow',
+      '3001 PATCH /apis/events.k8s.io/v1/namespaces/default/events/web.0 events.k8s.io/v1 Event is fine',
+    ]);
   });
 
   it('gives a write up after maxAttempts tries and reports it failed', () => {

@@ -5,6 +5,7 @@
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { BackoffPolicy } from '../../backoff/index.js';
 import type { InvalidEventError } from './build.js';
+import type { WarningHandler } from '../resource/index.js';
 
 /** The two event types the API accepts. */
 export type EventType = 'Normal' | 'Warning';
@@ -150,6 +151,12 @@ export interface EventRecorderOptions {
   readonly maxSeries?: number;
   /** Default time limit of {@link EventRecorder.flush} and {@link EventRecorder.close}, ms. Default 10 000. */
   readonly drainTimeoutMs?: number;
+  /**
+   * Receives every warning the API server attaches to the recorder's writes (`Warning: 299`), refused ones
+   * included; a handler that throws is reported as a process warning. Default: `printWarningOnce`, as the
+   * resource client's `onWarning`.
+   */
+  readonly onWarning?: WarningHandler;
 }
 
 /** Options of the per-object spam filter (client-go's `EventSourceObjectSpamFilter`). */

@@ -11,6 +11,8 @@ import {
   ApiError, TransportError, isAlreadyExists, isConflict, isNotFound, isServerError, isTooManyRequests,
 } from '../../transport/index.js';
 import type { Transport, TransportRequest } from '../../transport/index.js';
+import { requestWithWarnings } from '../resource/index.js';
+import type { WarningHandler } from '../resource/index.js';
 import { microTime } from './build.js';
 import type { EventNamer } from './build.js';
 import type { EventReport, RecordedEvent } from './types.js';
@@ -65,6 +67,7 @@ export interface WriterSettings {
   readonly retryBackoff: BackoffPolicy;
   readonly requestTimeoutMs: number;
   readonly nameFor: EventNamer;
+  readonly onWarning: WarningHandler;
 }
 
 /** What the writer tells the recorder. */
@@ -323,7 +326,7 @@ export class EventWriter {
   }
 
   private send(request: TransportRequest): Observable<RecordedEvent> {
-    return this.settings.transport.request(request).pipe(map((response) => response.body as RecordedEvent));
+    return requestWithWarnings(this.settings.transport, request, this.settings.onWarning).pipe(map((response) => response.body as RecordedEvent));
   }
 }
 

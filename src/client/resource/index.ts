@@ -10,7 +10,7 @@ export { applyConflicts } from './apply-conflicts.js';
 export type { ApplyConflict } from './apply-conflicts.js';
 export { withSignal } from './abortable.js';
 export { DEFAULT_RETRY } from './options.js';
-export { printWarningOnce } from './warnings.js';
+export { printWarningOnce, requestWithWarnings } from './warnings.js';
 export type { ApiWarning, WarningHandler } from './warnings.js';
 export type {
   ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation, GetOptions, MutateOptions,

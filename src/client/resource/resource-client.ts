@@ -2,10 +2,10 @@
  * `resourceClient`: the typed client of one kind, every call one request through the transport seam.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Observable, defer, map, of, switchMap, tap } from 'rxjs';
+import { Observable, defer, map, of, switchMap } from 'rxjs';
 import type { ResourceRef, ResolvedResource } from '../../resources/index.js';
 import { collectionPath, resolveResource$ } from '../../resources/index.js';
-import { ApiError, TransportError, transportOf } from '../../transport/index.js';
+import { TransportError, transportOf } from '../../transport/index.js';
 import type { Connection, QueryParams, TransportRequest } from '../../transport/index.js';
 import { mutate } from '../mutate/index.js';
 import { withSignal } from './abortable.js';
@@ -16,7 +16,7 @@ import type {
 } from './options.js';
 import { hasStatusSubresource$ } from './status-subresource.js';
 import { namespaceOf, objectPath, targetOf } from './target.js';
-import { deliverWarnings, printWarningOnce } from './warnings.js';
+import { printWarningOnce, requestWithWarnings } from './warnings.js';
 
 /** The content type of server-side apply; the body is JSON, which is YAML. */
 export const APPLY_PATCH = 'application/apply-patch+yaml';
@@ -57,6 +57,7 @@ export function resourceClient<T extends KubernetesObject>(
   const resolved$ = (): Observable<ResolvedResource> => defer(() => resolveResource$(transport, resource));
   const namespace = options.namespace === '' ? undefined : options.namespace;
   const fieldManager = options.fieldManager;
+  if (options.onWarning !== undefined && typeof options.onWarning !== 'function') throw new TypeError('resourceClient: onWarning must be a function');
   const onWarning = options.onWarning ?? printWarningOnce;
 
   /** One request, built once the kind is resolved; its JSON body is the result. */
@@ -66,11 +67,7 @@ export function resourceClient<T extends KubernetesObject>(
         // A request that cannot be built (no name, no namespace) errors here, at subscription, never at call time.
         switchMap((r) => {
           const request = build(r);
-          const warn = (texts: readonly string[] | undefined) => deliverWarnings(onWarning, request.method, request.path, texts);
-          return transport.request(request).pipe(
-            tap({ next: (response) => warn(response.warnings), error: (error: unknown) => warn(error instanceof ApiError ? error.warnings : []) }),
-            map((response) => objectBody<R>(request, response.body)),
-          );
+          return requestWithWarnings(transport, request, onWarning).pipe(map((response) => objectBody<R>(request, response.body)));
         }),
       ),
       signal,

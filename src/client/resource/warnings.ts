@@ -1,7 +1,10 @@
 /**
  * Where the resource client sends the API server's warnings.
  */
-import type { RequestMethod } from '../../transport/index.js';
+import { tap } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { ApiError } from '../../transport/index.js';
+import type { RequestMethod, Transport, TransportRequest, TransportResponse } from '../../transport/index.js';
 
 /** One API warning (a `Warning: 299` header), with the request it answered. */
 export interface ApiWarning {
@@ -44,4 +47,16 @@ export function deliverWarnings(handler: WarningHandler, method: RequestMethod, 
       process.emitWarning(error instanceof Error ? error : new Error(String(error)), { type: 'KubernetesWarningHandlerError' });
     }
   }
+}
+
+/**
+ * `transport.request(request)`, with the warnings of its answer handed to `handler` (through `deliverWarnings`)
+ * before the answer, or the `ApiError` of a refusal, reaches the subscriber. Every writer of the client layer sends
+ * through it, so no warning is dropped on the way.
+ */
+export function requestWithWarnings(transport: Transport, request: TransportRequest, handler: WarningHandler): Observable<TransportResponse> {
+  const warn = (texts: readonly string[] | undefined): void => deliverWarnings(handler, request.method, request.path, texts);
+  return transport.request(request).pipe(
+    tap({ next: (response) => warn(response.warnings), error: (error: unknown) => warn(error instanceof ApiError ? error.warnings : []) }),
+  );
 }
