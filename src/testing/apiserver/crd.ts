@@ -23,6 +23,8 @@ interface CrdVersion {
   served: boolean;
   storage: boolean;
   status: boolean;
+  deprecated: boolean;
+  deprecationWarning: string | undefined;
 }
 
 function asString(value: unknown): string {
@@ -55,6 +57,8 @@ function versions(crd: KubeObject): CrdVersion[] {
     served: v['served'] === true,
     storage: v['storage'] === true,
     status: isPlainObject(v['subresources']) && isPlainObject(v['subresources']['status']),
+    deprecated: v['deprecated'] === true,
+    deprecationWarning: typeof v['deprecationWarning'] === 'string' ? v['deprecationWarning'] : undefined,
   }));
 }
 
@@ -116,15 +120,55 @@ export function crdStatus(crd: KubeObject, now: string, previous?: unknown): Rec
   };
 }
 
+/**
+ * apiextensions-apiserver's warning for a deprecated version without its own `deprecationWarning`:
+ * `<group>/<version> <Kind> is deprecated`, followed by `; use <group>/<newest> <Kind>` when a served, not deprecated
+ * version newer than it exists (the newest of them, in Kubernetes' version order).
+ */
+function defaultDeprecationWarning(group: string, kind: string, deprecated: string, all: readonly CrdVersion[]): string {
+  const message = `${group}/${deprecated} ${kind} is deprecated`;
+  const newer = all.filter((v) => v.served && !v.deprecated && compareKubeVersions(deprecated, v.name) < 0).map((v) => v.name);
+  if (newer.length === 0) return message;
+  newer.sort((a, b) => compareKubeVersions(b, a));
+  return `${message}; use ${group}/${newer[0]} ${kind}`;
+}
+
+const kubeVersion = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+const versionLevel: Readonly<Record<string, number>> = { alpha: 0, beta: 1, '': 2 };
+
+/**
+ * Kubernetes' version order (apimachinery's `CompareKubeAwareVersionStrings`): GA above beta above alpha, then by
+ * major and minor number; a name of another form sorts below every Kubernetes version, and those among themselves
+ * in reverse lexical order. Negative when `a` is older.
+ */
+export function compareKubeVersions(a: string, b: string): number {
+  if (a === b) return 0;
+  const pa = kubeVersion.exec(a);
+  const pb = kubeVersion.exec(b);
+  if (pa === null && pb === null) return b < a ? -1 : 1;
+  if (pa === null) return -1;
+  if (pb === null) return 1;
+  const levelA = versionLevel[pa[2] ?? '']!;
+  const levelB = versionLevel[pb[2] ?? '']!;
+  if (levelA !== levelB) return levelA - levelB;
+  if (pa[1] !== pb[1]) return Number(pa[1]) - Number(pb[1]);
+  return Number(pa[3] ?? 0) - Number(pb[3] ?? 0);
+}
+
 /** The resource a CRD serves (its served versions, storage version first), or none when nothing is served. */
 export function crdResources(crd: KubeObject): ResourceInfo[] {
   const spec = isPlainObject(crd['spec']) ? crd['spec'] : {};
   const n = names(crd);
-  const vs = versions(crd).filter((v) => v.served);
+  const all = versions(crd);
+  const vs = all.filter((v) => v.served);
   if (vs.length === 0) return [];
   vs.sort((a, b) => Number(b.storage) - Number(a.storage));
+  const group = asString(spec['group']);
+  const deprecations: Record<string, string> = {};
+  for (const v of vs) if (v.deprecated) deprecations[v.name] = v.deprecationWarning ?? defaultDeprecationWarning(group, n.kind, v.name, all);
   return [{
-    group: asString(spec['group']),
+    group,
+    ...(Object.keys(deprecations).length > 0 ? { deprecations } : {}),
     versions: vs.map((v) => v.name),
     plural: n.plural,
     singular: n.singular,

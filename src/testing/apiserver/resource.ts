@@ -60,6 +60,11 @@ export interface ResourceInfo {
   readonly storedAs?: string;
   /** Field labels of the view → the stored fields they select. */
   readonly fieldLabelMap?: Readonly<Record<string, string>>;
+  /**
+   * Deprecated versions → the warning every answer to a request for that version carries (a CRD version marked
+   * `deprecated`, with its `deprecationWarning` or apiextensions' default text).
+   */
+  readonly deprecations?: Readonly<Record<string, string>>;
 }
 
 /** The kind a resource serves at `version` (`Pod`), with its API version (`v1`). */
