@@ -28,11 +28,11 @@ export type { BackoffPolicy } from './backoff/index.js';
 // The network seam and its errors.
 export {
   API_WARNING_CODE, ApiError, TransportError, isAlreadyExists, isBadRequest, isConflict, isExpired, isForbidden, isInvalid, isNotFound,
-  isServerError, isTooManyRequests, isUnauthorized, kubeTransport, parseWarningHeaders, transportOf,
+  isServerError, isTooManyRequests, isUnauthorized, kubeTransport, parseWarningHeaders, printWarningOnce, transportOf,
 } from './transport/index.js';
 export type {
-  Connection, QueryParams, RequestMethod, RequestOptions, StatusCause, StatusDetails, Transport, TransportRequest, TransportResponse,
-  WatchRequestOptions,
+  ApiWarning, Connection, QueryParams, RequestMethod, RequestOptions, StatusCause, StatusDetails, Transport, TransportRequest, TransportResponse,
+  WarningHandler, WatchRequestOptions,
 } from './transport/index.js';
 export { UnknownResourceError, resolveResource } from './resources/index.js';
 export type { ResolvedResource, ResourceRef } from './resources/index.js';
@@ -95,14 +95,14 @@ export type {
 // The write path: the typed resource client, mutate, server-side apply, owner references and finalizers.
 export {
   AlreadyOwnedError, ClientScopeError, DEFAULT_RETRY, FinalizerNameError, OwnerReferenceError, applyConflicts,
-  compareResourceVersions, controllerOf, controllerReference, finalizer, isControlledBy, printWarningOnce, resourceClient,
+  compareResourceVersions, controllerOf, controllerReference, finalizer, isControlledBy, resourceClient,
   setControllerReference,
 } from './client/index.js';
 export type {
-  ApiWarning, ApplyConflict, ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation,
+  ApplyConflict, ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation,
   FinalizerHandler, FinalizerHandlers, FinalizerRequest, GetOptions, JsonPatchOperation, MutateOptions, ObjectList, ObjectRef,
   Ownable, Owner, PartialObject, Patch, PropagationPolicy, Recipe, ResourceClient, ResourceClientOptions, RetryPolicy,
-  StatusObject, StoreSource, WarningHandler, WriteOptions,
+  StatusObject, StoreSource, WriteOptions,
 } from './client/index.js';
 
 // The manager: many controllers, one cache, leader election, probes, metrics, logs, graceful stop.

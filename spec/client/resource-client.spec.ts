@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import { asyncScheduler, firstValueFrom, lastValueFrom, map, of, throwError, timer } from 'rxjs';
 import type { V1Pod } from '@kubernetes/client-node';
-import { ClientScopeError, resourceClient, type ApiWarning } from '../../src/client/resource/index.js';
+import { ClientScopeError, resourceClient } from '../../src/client/resource/index.js';
+import type { ApiWarning } from '../../src/transport/index.js';
 import { ApiError, TransportError } from '../../src/transport/index.js';
 import type { TransportRequest, TransportResponse } from '../../src/transport/index.js';
 import type { Observable } from 'rxjs';

@@ -3,6 +3,7 @@ import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { map } from 'rxjs';
 import { TestScheduler, type RunHelpers } from 'rxjs/testing';
 import type { ListWatchOptions, ResourceRef, WatchEvent } from '../../src/watch/index.js';
+import type { WarningHandler } from '../../src/transport/index.js';
 import { informerFactory, type DeltaSource } from '../../src/informer/index.js';
 import { pod, type TestPod } from '../store/fixtures.js';
 
@@ -23,16 +24,18 @@ function testScheduler(): TestScheduler {
 type Cold = RunHelpers['cold'];
 
 /** A factory whose every watch is the same cold marble, recording which watches were started. */
-function scripted(helpers: { cold: Cold }, marble = 'a-b-c') {
+function scripted(helpers: { cold: Cold }, marble = 'a-b-c', factoryOptions: { onWarning?: WarningHandler } = {}) {
   const started: string[] = [];
   const sources: ReturnType<Cold>[] = [];
+  const given: ListWatchOptions<KubernetesObject>[] = [];
   const source: DeltaSource = <T extends KubernetesObject>(resource: ResourceRef, options: ListWatchOptions<T>) => {
     started.push(`${resource.kind} ns=${options.namespace ?? '*'}`);
+    given.push(options as unknown as ListWatchOptions<KubernetesObject>);
     const cold = helpers.cold<E>(marble, values);
     sources.push(cold);
     return cold as never;
   };
-  return { factory: informerFactory(new KubeConfig(), { source }), started, sources };
+  return { factory: informerFactory(new KubeConfig(), { source, ...factoryOptions }), started, sources, given };
 }
 
 describe('informerFactory', () => {
@@ -147,6 +150,20 @@ describe('informerFactory', () => {
     const other = new TestScheduler(() => undefined);
     factory.for<TestPod>(pods, { scheduler: new TestScheduler(() => undefined) });
     expect(() => factory.for<TestPod>(pods, { scheduler: other })).to.throw(TypeError, /option "scheduler" differs/);
+  });
+
+  it('gives every watch the factory\'s onWarning unless a view names its own, and refuses two handlers for one watch', () => {
+    testScheduler().run(({ cold, flush }) => {
+      const factoryHandler: WarningHandler = () => undefined;
+      const ownHandler: WarningHandler = () => undefined;
+      const { factory, given } = scripted({ cold }, 'a-b-c', { onWarning: factoryHandler });
+      factory.for<TestPod>(pods).synced$.subscribe();
+      factory.for<TestPod>(pods, { namespace: 'own', onWarning: ownHandler }).synced$.subscribe();
+      flush();
+      expect(given.map((options) => options.onWarning)).to.deep.equal([factoryHandler, ownHandler]);
+      expect(() => factory.for<TestPod>(pods, { namespace: 'own', onWarning: () => undefined })).to.throw(TypeError, /option "onWarning" differs/);
+    });
+    expect(() => informerFactory(new KubeConfig(), { onWarning: 'log' as never })).to.throw(TypeError, 'informerFactory: onWarning must be a function');
   });
 
   it('compares a backoff policy by value, and accepts a later view that leaves it out', () => {

@@ -5,7 +5,7 @@
 import { asyncScheduler, map, NEVER, Observable } from 'rxjs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
-import type { QueryParams, Transport, TransportRequest, TransportResponse, WatchRequestOptions } from '../../src/transport/index.js';
+import type { QueryParams, RequestOptions, Transport, TransportRequest, TransportResponse, WatchRequestOptions } from '../../src/transport/index.js';
 import type { ResolvedResource } from '../../src/resources/index.js';
 
 export interface FakeCall {
@@ -28,6 +28,8 @@ export class FakeTransport implements Transport {
   /** Requests whose kind did not match the next script (a spec bug or a reflector bug). */
   readonly unexpected: string[] = [];
   private readonly scripts: Script[] = [];
+  /** The API warnings every accepted GET and watch carries (handed to `onWarnings` as it is accepted). */
+  warnings: readonly string[] = [];
 
   /** Scripts the next GET (list page or discovery). */
   onGet(respond: Observable<unknown> | ((call: FakeCall) => Observable<unknown>)): this {
@@ -41,8 +43,8 @@ export class FakeTransport implements Transport {
     return this;
   }
 
-  get(path: string, query: QueryParams, options?: { readonly accept?: string }): Observable<unknown> {
-    return this.serve('get', path, query, options?.accept);
+  get(path: string, query: QueryParams, options?: Pick<RequestOptions, 'accept' | 'onWarnings'>): Observable<unknown> {
+    return this.serve('get', path, query, options?.accept, undefined, options?.onWarnings);
   }
 
   /**
@@ -50,7 +52,7 @@ export class FakeTransport implements Transport {
    * HTTP error status would.
    */
   watch(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<string> {
-    return this.serve('watch', path, query, options?.accept, options?.onOpen) as Observable<string>;
+    return this.serve('watch', path, query, options?.accept, options?.onOpen, options?.onWarnings) as Observable<string>;
   }
 
   /** Reflector specs make no writes: a write is a spec bug, reported as an unexpected request. */
@@ -64,7 +66,10 @@ export class FakeTransport implements Transport {
     return this.calls.filter((c) => c.kind === kind);
   }
 
-  private serve(kind: 'get' | 'watch', path: string, query: QueryParams, accept: string | undefined, onOpen?: () => void): Observable<unknown> {
+  private serve(
+    kind: 'get' | 'watch', path: string, query: QueryParams, accept: string | undefined, onOpen?: () => void,
+    onWarnings?: (texts: readonly string[]) => void,
+  ): Observable<unknown> {
     return new Observable<unknown>((subscriber) => {
       const call: FakeCall = { kind, path, query, accept, at: asyncScheduler.now(), aborted: false, done: false };
       this.calls.push(call);
@@ -78,8 +83,17 @@ export class FakeTransport implements Transport {
         source = script.respond(call);
       }
       let failed = false;
+      let accepted = false;
+      const markAccepted = (): void => {
+        if (accepted) return;
+        accepted = true;
+        if (this.warnings.length > 0) onWarnings?.(this.warnings);
+      };
       const inner = source.subscribe({
-        next: (value) => subscriber.next(value),
+        next: (value) => {
+          markAccepted();
+          subscriber.next(value);
+        },
         error: (err: unknown) => {
           call.done = true;
           failed = true;
@@ -90,7 +104,10 @@ export class FakeTransport implements Transport {
           subscriber.complete();
         },
       });
-      if (!failed && !subscriber.closed) onOpen?.();
+      if (!failed && !subscriber.closed && kind === 'watch') {
+        markAccepted();
+        onOpen?.();
+      }
       return () => {
         if (!call.done) {
           call.aborted = true;

@@ -393,6 +393,27 @@ describe('listWatch: options', () => {
     expect(errorReasons(o)).to.deep.equal(['NetworkError']);
   });
 
+  it('hands the warnings of its list pages and watches to onWarning, those of a refused request too', () => {
+    const seen: string[] = [];
+    const refusal = new ApiError(500, 'InternalError', 'etcd is slow', undefined, undefined, ['v1 Pod is fine, etcd is not']);
+    const o = scenario((fake, { cold }) => {
+      fake.warnings = ['deprecated'];
+      fake.onGet(throwError(() => refusal)).onGet(of(page([], '10'))).onWatch(cold('-'));
+    }, { onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`) });
+    expect(summary(o)).to.deep.equal(['relistStarted', 'relistDone:10']);
+    expect(seen).to.deep.equal(['GET /api/v1/pods v1 Pod is fine, etcd is not', 'GET /api/v1/pods deprecated', 'GET /api/v1/pods deprecated']);
+  });
+
+  it('keeps listing and watching when onWarning throws, and refuses an onWarning that is not a function', () => {
+    const o = scenario((fake, { cold }) => {
+      fake.warnings = ['deprecated'];
+      fake.onGet(of(page([pod('a', '1')], '10'))).onWatch(cold('a', { a: line('ADDED', pod('b', '11')) }));
+    }, { onWarning: () => { throw new Error('handler broke'); } });
+    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'relistDone:10', 'added:b']);
+    const refused = scenario(() => {}, { onWarning: 'log' as never });
+    expect((refused.error as Error).message).to.equal('listWatch: onWarning must be a function');
+  });
+
   it('errors at once for a malformed apiVersion, which no retry can fix', () => {
     const o = scenario(() => {}, {}, 1000, { apiVersion: 'a/b/c', kind: 'Widget' });
     expect((o.error as Error).message).to.include('malformed apiVersion "a/b/c"');

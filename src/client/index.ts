@@ -4,12 +4,12 @@
  * @packageDocumentation
  */
 export {
-  APPLY_PATCH, ClientScopeError, DEFAULT_RETRY, applyConflicts, printWarningOnce, resourceClient, withSignal,
+  APPLY_PATCH, ClientScopeError, DEFAULT_RETRY, applyConflicts, resourceClient, withSignal,
 } from './resource/index.js';
 export type {
-  ApiWarning, ApplyConflict, ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation, GetOptions,
+  ApplyConflict, ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation, GetOptions,
   MutateOptions, ObjectList, ObjectRef, PartialObject, Patch, PropagationPolicy, ResourceClient, ResourceClientOptions,
-  RetryPolicy, StatusObject, StoreSource, WarningHandler, WriteOptions,
+  RetryPolicy, StatusObject, StoreSource, WriteOptions,
 } from './resource/index.js';
 export { compareResourceVersions } from './mutate/index.js';
 export { escapePointerToken, jsonPointer, recipeChanges } from './patch/index.js';

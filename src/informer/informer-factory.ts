@@ -5,7 +5,8 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, type SchedulerLike } from 'rxjs';
 import { Store, type Indexer } from '../store/index.js';
 import { listWatchBatches, type ListWatchOptions, type ResourceRef, type WatchEvent } from '../watch/index.js';
-import type { Connection } from '../transport/index.js';
+import { checkWarningHandler } from '../transport/index.js';
+import type { Connection, WarningHandler } from '../transport/index.js';
 import { informerFromSource } from './informer-from-source.js';
 import type { InformerWatchOptions } from './informer.js';
 import type { Informer } from './types.js';
@@ -30,6 +31,11 @@ export interface InformerFactoryOptions {
   readonly random?: () => number;
   /** Replaces `listWatch(connection, …)` as the delta source, e.g. with scripted streams in tests. */
   readonly source?: DeltaSource;
+  /**
+   * Default receiver of the API server's warnings on every informer's lists and watches (see
+   * `ListWatchOptions.onWarning`); a `for()` call may still pass its own. Default: `printWarningOnce`.
+   */
+  readonly onWarning?: WarningHandler;
 }
 
 /** Hands out shared informers; see {@link informerFactory}. */
@@ -67,14 +73,15 @@ interface Entry {
  *
  * # Caveats
  * - `resyncPeriod` is the shortest one declared for a key, as in client-go.
- * - Options that cannot differ between views of one watch (`scheduler`, `random`, `backoff`, `transport`) throw a
- *   `TypeError` when a later `for()` gives another value than the first one for that key: another function or
- *   object (a `backoff` policy is compared by value). Omitting one in a later `for()` is fine.
+ * - Options that cannot differ between views of one watch (`scheduler`, `random`, `backoff`, `transport`,
+ *   `onWarning`) throw a `TypeError` when a later `for()` gives another value than the first one for that key:
+ *   another function or object (a `backoff` policy is compared by value). Omitting one in a later `for()` is fine.
  * - Pass the same `transform` function to share a watch; an inline arrow written twice is two transforms.
  * - Declaring a new indexer name while the shared informer is running throws (its store cannot grow an index
  *   retroactively); declare indexes before subscribing. Two different functions under one name also throw.
  */
 export function informerFactory(connection: Connection, factoryOptions: InformerFactoryOptions = {}): InformerFactory {
+  checkWarningHandler('informerFactory', factoryOptions.onWarning);
   const source: DeltaSource = factoryOptions.source
     ?? (<T extends KubernetesObject>(resource: ResourceRef, options: ListWatchOptions<T>) => listWatchBatches<T>(connection, resource, options));
   const declarations = new Map<string, Declaration>();
@@ -88,6 +95,7 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
         ...declaration.options,
         scheduler: declaration.options.scheduler ?? factoryOptions.scheduler,
         ...((declaration.options.random ?? factoryOptions.random) !== undefined ? { random: declaration.options.random ?? factoryOptions.random } : {}),
+        ...((declaration.options.onWarning ?? factoryOptions.onWarning) !== undefined ? { onWarning: declaration.options.onWarning ?? factoryOptions.onWarning } : {}),
         indexers: Object.fromEntries(declaration.indexers),
         resyncPeriod: declaration.resyncPeriod,
       };
@@ -160,7 +168,7 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
 }
 
 /** Options one watch can have only one value of, and that are not part of what it delivers. */
-const UNSHAREABLE = ['scheduler', 'random', 'backoff', 'transport'] as const;
+const UNSHAREABLE = ['scheduler', 'random', 'backoff', 'transport', 'onWarning'] as const;
 
 /** The same function or object, or (for a plain value like a backoff policy) equal JSON. */
 function sameOption(a: unknown, b: unknown): boolean {

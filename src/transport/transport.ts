@@ -4,7 +4,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import { getJson, watchLineChunks, watchLines } from './http.js';
-import type { QueryParams, WatchRequestOptions } from './http.js';
+import type { QueryParams, RequestOptions, WatchRequestOptions } from './http.js';
 import { sendRequest, type TransportRequest, type TransportResponse } from './request.js';
 
 /**
@@ -22,10 +22,12 @@ import { sendRequest, type TransportRequest, type TransportResponse } from './re
  *   (an implementation that cannot tell may skip it: the reflector then takes the first line as the sign).
  * - `watchChunks`, when implemented, is `watch` with the lines grouped as they arrived (one non-empty array per
  *   network chunk, or per write of an in-process server): the same lines, order, completion, errors and teardown.
+ * - `onWarnings` (of `get` and of a watch) receives the API warnings of an accepted answer before anything is
+ *   emitted; an implementation that cannot see headers may never call it. A refusal's are on its `ApiError`.
  */
 export interface Transport {
   /** One GET of `path` (a list page, a discovery document): emits the decoded JSON body, then completes. */
-  get(path: string, query: QueryParams, options?: { readonly accept?: string }): Observable<unknown>;
+  get(path: string, query: QueryParams, options?: Pick<RequestOptions, 'accept' | 'onWarnings'>): Observable<unknown>;
   /** One watch of `path`: emits the stream's raw lines in arrival order; completes on a clean server close. */
   watch(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<string>;
   /**
@@ -64,7 +66,7 @@ export function kubeTransport(kc: KubeConfig): Transport {
   let transport = transports.get(kc);
   if (transport === undefined) {
     transport = {
-      get: (path, query, options) => fromAbortable((signal) => getJson(kc, path, query, { accept: options?.accept, signal })),
+      get: (path, query, options) => fromAbortable((signal) => getJson(kc, path, query, { ...options, signal })),
       watch: (path, query, options) => watchLines(kc, path, query, options),
       watchChunks: (path, query, options) => watchLineChunks(kc, path, query, options),
       request: (request) => fromAbortable((signal) => sendRequest(kc, request, signal)),

@@ -4,7 +4,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { asyncScheduler } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
-import type { Transport } from '../transport/index.js';
+import { checkWarningHandler, printWarningOnce } from '../transport/index.js';
+import type { Transport, WarningHandler } from '../transport/index.js';
 import type { BackoffPolicy } from '../backoff/index.js';
 import { DEFAULT_WATCH_BACKOFF } from './backoff.js';
 
@@ -56,6 +57,12 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
   readonly transport?: Transport;
   /** Backoff shape; default 800 ms × 2, cap 30 s. */
   readonly backoff?: BackoffPolicy;
+  /**
+   * Receives the API server's warnings on the list pages and watches (a deprecated API version, for one), those of
+   * refused requests included. A handler that throws is reported as a process warning. Default:
+   * `printWarningOnce`, each distinct text once per process.
+   */
+  readonly onWarning?: WarningHandler;
 }
 
 /** Default {@link ListWatchOptions.listTimeout}: kube-apiserver's 60 s request timeout plus 10 s. */
@@ -79,6 +86,7 @@ export interface ResolvedOptions<T extends KubernetesObject> {
   readonly random: () => number;
   readonly pageSize: number;
   readonly backoff: BackoffPolicy;
+  readonly onWarning: WarningHandler;
 }
 
 /** Fills the defaults in and validates `pageSize`, `listTimeout` and `transform`, naming the bad option. */
@@ -89,6 +97,7 @@ export function resolveOptions<T extends KubernetesObject>(options: ListWatchOpt
   if (typeof listTimeout !== 'number' || !(listTimeout > 0)) {
     throw new RangeError(`listWatch: listTimeout must be a number of ms > 0, got ${String(listTimeout)}`);
   }
+  checkWarningHandler('listWatch', options.onWarning);
   if (options.transform !== undefined && typeof options.transform !== 'function') {
     throw new TypeError('listWatch: transform must be a function (object) => object');
   }
@@ -107,6 +116,7 @@ export function resolveOptions<T extends KubernetesObject>(options: ListWatchOpt
     random: options.random ?? Math.random,
     pageSize,
     backoff: options.backoff ?? DEFAULT_WATCH_BACKOFF,
+    onWarning: options.onWarning ?? printWarningOnce,
   };
 }
 

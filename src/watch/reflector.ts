@@ -7,7 +7,7 @@ import { messageOf } from '../describe/index.js';
 import { hasName, joinApiVersion, objectKey, splitApiVersion } from '../objects/index.js';
 import { collectionPath, resolveResource$ } from '../resources/index.js';
 import type { ResolvedResource } from '../resources/index.js';
-import { ApiError, asKubeList } from '../transport/index.js';
+import { ApiError, asKubeList, deliverWarnings } from '../transport/index.js';
 import type { QueryParams, Transport } from '../transport/index.js';
 import { BACKOFF_RESET_MS, exponentialBackoff } from './backoff.js';
 import { decodeWatchLine, discoveryFailure, isExpired, statusFailure, timeoutFailure, toWatchFailure } from './decode.js';
@@ -126,7 +126,7 @@ export class Reflector<T extends KubernetesObject> {
       labelSelector: this.opts.labelSelector,
       fieldSelector: this.opts.fieldSelector,
     };
-    this.send(this.transport.get(this.path, query, accept(this.opts.listAccept)), {
+    this.send(this.transport.get(this.path, query, { ...accept(this.opts.listAccept), onWarnings: this.warn }), {
       next: (body) => {
         let list;
         try {
@@ -142,6 +142,7 @@ export class Reflector<T extends KubernetesObject> {
         else this.emitRelist(pages, list.metadata.resourceVersion ?? '', true);
       },
       error: (err) => {
+        this.warnOfRefusal(err);
         if (token !== undefined && isExpired(err)) {
           // The snapshot behind the continue token was compacted: one unpaginated list gets a consistent snapshot.
           if (this.status({ state: 'error', cause: toWatchFailure(err) })) this.startList(false);
@@ -199,6 +200,7 @@ export class Reflector<T extends KubernetesObject> {
       ...accept(this.opts.watchAccept),
       onActivity: () => this.timers.touch(),
       onOpen: () => this.announceAccepted(),
+      onWarnings: this.warn,
     };
     const onLines = (lines: readonly string[]): void => {
       this.timers.touch();
@@ -213,6 +215,7 @@ export class Reflector<T extends KubernetesObject> {
       next: (lines) => onLines(typeof lines === 'string' ? [lines] : lines),
       error: (err) => {
         this.timers.stop();
+        this.warnOfRefusal(err);
         this.onWatchError(err);
       },
       complete: () => {
@@ -378,6 +381,14 @@ export class Reflector<T extends KubernetesObject> {
     this.connection += 1;
     this.request.abort();
     this.timers.stop();
+  }
+
+  /** Hands the API warnings of an answer to a list page or a watch of this path to `onWarning`. */
+  private readonly warn = (texts: readonly string[]): void => deliverWarnings(this.opts.onWarning, 'GET', this.path, texts);
+
+  /** The warnings a refused list page or watch carried. */
+  private warnOfRefusal(err: unknown): void {
+    if (err instanceof ApiError) this.warn(err.warnings);
   }
 
   private send<V>(source: Observable<V>, handlers: RequestHandlers<V>, timeoutMs?: number): void {

@@ -5,8 +5,8 @@
 import { asyncScheduler } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import type { BackoffPolicy } from '../../backoff/index.js';
-import { printWarningOnce } from '../resource/index.js';
-import type { WarningHandler } from '../resource/index.js';
+import { checkWarningHandler, printWarningOnce } from '../../transport/index.js';
+import type { WarningHandler } from '../../transport/index.js';
 import { qualifiedNameProblem } from './build.js';
 import { DEFAULT_SPAM_BURST, DEFAULT_SPAM_OBJECTS, DEFAULT_SPAM_QPS } from './spam-filter.js';
 import type { EventRecorderOptions, SpamFilterOptions } from './types.js';
@@ -84,7 +84,7 @@ export function resolveRecorderOptions(options: EventRecorderOptions, host: () =
   check('retryBackoff.factor', backoff.factor, (v) => v >= 1, 'a number >= 1');
   check('retryBackoff.capMs', backoff.capMs, (v) => v >= 0, 'a number of ms >= 0');
   if (options.random !== undefined && typeof options.random !== 'function') throw new TypeError('eventRecorder: random must be a function');
-  if (options.onWarning !== undefined && typeof options.onWarning !== 'function') throw new TypeError('eventRecorder: onWarning must be a function');
+  checkWarningHandler('eventRecorder', options.onWarning);
   const spam = options.spamFilter;
   if (spam !== undefined && spam !== false) {
     check('spamFilter.burst', spam.burst, atLeastOne, 'an integer >= 1');

@@ -5,7 +5,7 @@
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { BackoffPolicy } from '../../backoff/index.js';
 import type { InvalidEventError } from './build.js';
-import type { WarningHandler } from '../resource/index.js';
+import type { WarningHandler } from '../../transport/index.js';
 
 /** The two event types the API accepts. */
 export type EventType = 'Normal' | 'Warning';

@@ -5,7 +5,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { SchedulerLike } from 'rxjs';
 import type { JsonPatchOperation } from '../patch/index.js';
-import type { WarningHandler } from './warnings.js';
+import type { WarningHandler } from '../../transport/index.js';
 
 /** What every call accepts. */
 export interface CallOptions {

@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, defer, map, of, switchMap } from 'rxjs';
 import type { ResourceRef, ResolvedResource } from '../../resources/index.js';
 import { collectionPath, resolveResource$ } from '../../resources/index.js';
-import { TransportError, transportOf } from '../../transport/index.js';
+import { TransportError, checkWarningHandler, printWarningOnce, transportOf } from '../../transport/index.js';
 import type { Connection, QueryParams, TransportRequest } from '../../transport/index.js';
 import { mutate } from '../mutate/index.js';
 import { withSignal } from './abortable.js';
@@ -16,7 +16,7 @@ import type {
 } from './options.js';
 import { hasStatusSubresource$ } from './status-subresource.js';
 import { namespaceOf, objectPath, targetOf } from './target.js';
-import { printWarningOnce, requestWithWarnings } from './warnings.js';
+import { requestWithWarnings } from './warnings.js';
 
 /** The content type of server-side apply; the body is JSON, which is YAML. */
 export const APPLY_PATCH = 'application/apply-patch+yaml';
@@ -57,7 +57,7 @@ export function resourceClient<T extends KubernetesObject>(
   const resolved$ = (): Observable<ResolvedResource> => defer(() => resolveResource$(transport, resource));
   const namespace = options.namespace === '' ? undefined : options.namespace;
   const fieldManager = options.fieldManager;
-  if (options.onWarning !== undefined && typeof options.onWarning !== 'function') throw new TypeError('resourceClient: onWarning must be a function');
+  checkWarningHandler('resourceClient', options.onWarning);
   const onWarning = options.onWarning ?? printWarningOnce;
 
   /** One request, built once the kind is resolved; its JSON body is the result. */

@@ -9,8 +9,8 @@ import { Observable, type SchedulerLike } from 'rxjs';
 import { splitApiVersion } from '../../objects/index.js';
 import { collectionPath, type ResourceRef } from '../../resources/index.js';
 import {
-  apiErrorFromResponse, LineSplitter, parseJsonBody, requestBodyOf, responseOf, TransportError,
-  type QueryParams, type Transport, type TransportRequest, type TransportResponse, type WatchRequestOptions,
+  apiErrorFromResponse, LineSplitter, parseJsonBody, parseWarningHeaders, requestBodyOf, responseOf, TransportError,
+  type QueryParams, type RequestOptions, type Transport, type TransportRequest, type TransportResponse, type WatchRequestOptions,
 } from '../../transport/index.js';
 import {
   atVersion, cloneJson, createServerCore, groupVersion, seededRuntime, storageKey,
@@ -169,6 +169,13 @@ function warningLines(lowerCasedHeaders: Readonly<Record<string, string>>): read
   return value === undefined ? [] : [value];
 }
 
+/** Hands the API warnings of an accepted answer to `onWarnings`, when it has any, as the HTTP transport does. */
+function reportWarnings(headers: ResponseHeaders, onWarnings: ((texts: readonly string[]) => void) | undefined): void {
+  if (onWarnings === undefined) return;
+  const texts = parseWarningHeaders(warningLines(lowerCased(headers)));
+  if (texts.length > 0) onWarnings(texts);
+}
+
 const ok = (status: number): boolean => status >= 200 && status < 300;
 
 /**
@@ -253,9 +260,12 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
       error: (error: unknown) => subscriber.error(error),
     }));
 
-  const get = (path: string, query: QueryParams, getOptions?: { readonly accept?: string }): Observable<unknown> => {
+  const get = (path: string, query: QueryParams, getOptions?: Pick<RequestOptions, 'accept' | 'onWarnings'>): Observable<unknown> => {
     const target = withQuery(path, query);
-    return decoded(serve('GET', target.path, target.search, { accept: getOptions?.accept ?? 'application/json' }), (_status, _headers, text) => parseJsonBody(target.path, text));
+    return decoded(serve('GET', target.path, target.search, { accept: getOptions?.accept ?? 'application/json' }), (_status, headers, text) => {
+      reportWarnings(headers, getOptions?.onWarnings);
+      return parseJsonBody(target.path, text);
+    });
   };
 
   const request = (req: TransportRequest): Observable<TransportResponse> => {
@@ -282,10 +292,16 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
           switch (event.kind) {
             case 'response':
               if (!ok(event.status)) subscriber.error(failure(event.status, event.headers, event.body));
-              else subscriber.complete();
+              else {
+                reportWarnings(event.headers, watchOptions.onWarnings);
+                subscriber.complete();
+              }
               return;
             case 'head':
-              if (ok(event.status)) watchOptions.onOpen?.();
+              if (ok(event.status)) {
+                reportWarnings(event.headers, watchOptions.onWarnings);
+                watchOptions.onOpen?.();
+              }
               return;
             case 'chunk': {
               watchOptions.onActivity?.();
