@@ -267,6 +267,28 @@ describe('listWatch: bad input', () => {
     expect(errorReasons(o)).to.deep.equal([]);
   });
 
+  it('says why a transform failed when it returns no object, or one that cannot be frozen, and keeps the object untransformed', () => {
+    // A getter on a nested object: the deep freeze reads it, the transform itself never does.
+    const unfreezable = (obj: KubernetesObject) => ({ ...obj, spec: Object.defineProperty({}, 'broken', { enumerable: true, get: () => { throw new Error('getter broke'); } }) });
+    const o = scenario(
+      (fake, { cold }) => fake.onGet(of(page([pod('nothing', '1'), pod('getter', '2'), pod('fine', '3')], '10'))).onWatch(cold('-')),
+      {
+        transform: (obj) => {
+          if (obj.metadata?.name === 'nothing') return undefined as never;
+          if (obj.metadata?.name === 'getter') return unfreezable(obj) as never;
+          return obj;
+        },
+      },
+    );
+    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:nothing', 'listed:getter', 'listed:fine', 'relistDone:10']);
+    const listed = o.deltas().flatMap(({ e }) => (e.type === 'listed' ? [e.object] : []));
+    expect(listed.slice(0, 2)).to.deep.equal([pod('nothing', '1'), pod('getter', '2')]);
+    expect(o.problems().map(([, p]) => p.message)).to.deep.equal([
+      'transform returned undefined, not an object; listed default/nothing kept untransformed (1 so far)',
+      'the object transform returned cannot be deep-frozen: getter broke; listed default/getter kept untransformed (2 so far)',
+    ]);
+  });
+
   it('applies a watched MODIFIED and DELETED whose transform throws, so the cache never keeps a stale or deleted object', () => {
     const o = scenario(
       (fake, { cold }) => fake.onGet(of(page([pod('a', '1')], '10'))).onWatch(cold('a b', {

@@ -42,13 +42,27 @@ export class InputPreparer<T extends KubernetesObject> {
     const transform = this.opts.transform;
     // Stripping copies the top and metadata by spreading, so a parsed tree stays a tree.
     if (transform === undefined) return parsedTree ? freezeJsonTree(stripped) : deepFreeze(stripped);
+    let result: T;
     try {
-      return deepFreeze(transform(stripped));
+      result = transform(stripped);
     } catch (err) {
-      const key = objectKey(raw);
-      this.report(this.problem('TransformFailed', `transform threw for ${what} ${key}, kept untransformed: ${messageOf(err)}`, key));
-      return deepFreeze(stripped);
+      return this.untransformed(raw, stripped, what, `transform threw: ${messageOf(err)}`);
     }
+    if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+      return this.untransformed(raw, stripped, what, `transform returned ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}, not an object`);
+    }
+    try {
+      return deepFreeze(result);
+    } catch (err) {
+      return this.untransformed(raw, stripped, what, `the object transform returned cannot be deep-frozen: ${messageOf(err)}`);
+    }
+  }
+
+  /** Reports why the transform of `raw` failed and gives the object as stripped, frozen. */
+  private untransformed(raw: T, stripped: T, what: string, why: string): T {
+    const key = objectKey(raw);
+    this.report(this.problem('TransformFailed', `${why}; ${what} ${key} kept untransformed`, key));
+    return deepFreeze(stripped);
   }
 
   /**

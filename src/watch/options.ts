@@ -28,9 +28,10 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
   readonly metadataOnly?: boolean;
   /**
    * Applied to every listed and watched object before it is emitted. Runs after `managedFields` are stripped
-   * (unless `keepManagedFields`). A throw is reported as a `TransformFailed` problem and the object is emitted
-   * untransformed (managedFields still stripped), so the cache never keeps a version the server has left. It gets
-   * the object unfrozen and may change it in place; what it returns is deep-frozen before it is emitted.
+   * (unless `keepManagedFields`). A throw, a result that is not an object, or one that cannot be deep-frozen is
+   * reported as a `TransformFailed` problem and the object is emitted untransformed (managedFields still
+   * stripped), so the cache never keeps a version the server has left. It gets the object unfrozen and may change
+   * it in place; what it returns is deep-frozen before it is emitted.
    */
   readonly transform?: (object: T) => T;
   /** Keep `metadata.managedFields` (stripped by default: it is large and controllers rarely read it). */

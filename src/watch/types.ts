@@ -149,7 +149,8 @@ export type WatchProblemReason = 'MalformedLine' | 'MissingName' | 'TransformFai
  *   resourceVersion.
  * - `MissingName`: an object without `metadata.name` (no key to cache it under); a listed one is skipped, a watched
  *   one makes the watch resume from the last good resourceVersion.
- * - `TransformFailed`: the user's `transform` threw; the object is used untransformed (a deletion is still a
+ * - `TransformFailed`: the user's `transform` threw, returned no object, or returned one that cannot be deep-frozen
+ *   (a getter that throws); the message says which. The object is used untransformed (a deletion is still a
  *   deletion), so the cache never claims a state the server has left.
  */
 export interface WatchProblem {
