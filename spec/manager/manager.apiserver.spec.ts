@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CoreV1Api, type V1ConfigMap, type V1Pod, type V1Secret } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CoreV1Api, type V1ConfigMap, type V1Pod, type V1Secret } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
 import {
@@ -176,6 +176,35 @@ describe('manager against the in-memory API server', function () {
     const everything = lines.join('\n');
     for (const secret of [TOKEN, password, Buffer.from(password).toString('base64')]) expect(everything).to.not.contain(secret);
     expect(everything).to.contain('[REDACTED]');
+  });
+
+  it('logs each distinct API warning once on its own log, a deprecated version warning on every list and watch', async () => {
+    const extensions = cluster.kubeConfig.makeApiClient(ApiextensionsV1Api);
+    const schema = { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } };
+    await extensions.createCustomResourceDefinition({ body: {
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gadgets.example.com' },
+      spec: {
+        group: 'example.com', scope: 'Namespaced', names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+        versions: [{ name: 'v1alpha1', served: true, storage: false, deprecated: true, schema }, { name: 'v1', served: true, storage: true, schema }],
+      },
+    } });
+    const gadgets: ManagedController = {
+      name: 'gadgets',
+      start: (context) => {
+        const informer = context.informers.for({ apiVersion: 'example.com/v1alpha1', kind: 'Gadget' }, { namespace: 'default' });
+        return informer.events$.pipe(toKeys(), context.reconcile(() => undefined, { lookup: informer }));
+      },
+    };
+    start([gadgets]);
+    const warned = (): Record<string, unknown>[] =>
+      lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((r) => r.msg === 'the API server sent a warning');
+    await waitFor(() => warned().length > 0 && events.some((e) => e.type === 'informer' && e.status.state === 'watching'), 'the warning and the watch', 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(warned()).to.have.length(1);
+    expect(warned()[0]).to.include({
+      level: 'warn', manager: 'spec-manager', method: 'GET', path: '/apis/example.com/v1alpha1/namespaces/default/gadgets',
+      warning: 'example.com/v1alpha1 Gadget is deprecated; use example.com/v1 Gadget',
+    });
   });
 
   it('answers /readyz as informers sync, fail past the threshold and recover, and with its custom checks', async () => {

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ApiError, parseWarningHeaders, sendRequest } from '../../src/transport/index.js';
+import { ApiError, deduplicateWarnings, parseWarningHeaders, sendRequest } from '../../src/transport/index.js';
 import { warningHeaders } from '../../src/testing/apiserver/field-validation.js';
 
 /** A header value as Node hands it out: each byte one Latin-1 character. */
@@ -75,5 +75,36 @@ describe('transport: warnings over HTTP', () => {
     const error = await sendRequest(kc, { method: 'PUT', path: '/fail', body: {} }).then(() => undefined, (e: unknown) => e);
     expect(error).to.be.instanceOf(ApiError);
     expect([(error as ApiError).code, (error as ApiError).warnings]).to.deep.equal([409, ['first', 'zweite Warnung: Größe, 字段']]);
+  });
+});
+
+describe('transport: deduplicateWarnings', () => {
+  it('passes each distinct text on once, the first request that received it with it', () => {
+    const passed: string[] = [];
+    const handler = deduplicateWarnings(({ text, path }) => passed.push(`${path} ${text}`));
+    handler({ text: 'deprecated', method: 'GET', path: '/a' });
+    handler({ text: 'deprecated', method: 'GET', path: '/b' });
+    handler({ text: 'unknown field "x"', method: 'POST', path: '/a' });
+    expect(passed).to.deep.equal(['/a deprecated', '/a unknown field "x"']);
+  });
+
+  it('remembers at most 1024 texts, then starts over, so unique texts cannot grow it forever', () => {
+    let passed = 0;
+    const handler = deduplicateWarnings(() => void (passed += 1));
+    for (let i = 0; i < 1024; i++) handler({ text: `t${i}`, method: 'GET', path: '/' });
+    handler({ text: 't0', method: 'GET', path: '/' });
+    expect(passed).to.equal(1024);
+    handler({ text: 'one more', method: 'GET', path: '/' });
+    handler({ text: 't0', method: 'GET', path: '/' });
+    expect(passed).to.equal(1026);
+  });
+
+  it('gives two handlers their own memory', () => {
+    const passed: string[] = [];
+    const one = deduplicateWarnings(({ text }) => passed.push(`one ${text}`));
+    const two = deduplicateWarnings(({ text }) => passed.push(`two ${text}`));
+    one({ text: 'x', method: 'GET', path: '/' });
+    two({ text: 'x', method: 'GET', path: '/' });
+    expect(passed).to.deep.equal(['one x', 'two x']);
   });
 });

@@ -6,7 +6,7 @@ import type { EventRecorder } from '../client/events/index.js';
 import { InformerHealthError, type ContextReconcile } from '../controller/builder/index.js';
 import { reconcile, type Lookup, type ReconcileFn, type ReconcileOptions, type ReconcileTrigger } from '../controller/index.js';
 import type { InformerFactory } from '../informer/index.js';
-import type { Connection } from '../transport/index.js';
+import type { Connection, WarningHandler } from '../transport/index.js';
 import type { ManagerLogger } from './logging/index.js';
 import type { ControllerMetrics } from './metrics/index.js';
 import type { ManagerContext } from './types.js';
@@ -20,6 +20,7 @@ export interface SharedContext {
   readonly stop$: Observable<void>;
   readonly drainTimeout: number;
   readonly recorder: EventRecorder | undefined;
+  readonly onWarning: WarningHandler;
 }
 
 /**

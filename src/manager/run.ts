@@ -10,6 +10,7 @@ import { eventRecorder, type EventRecorder } from '../client/events/index.js';
 import { ReconcileCancelledError, type ReconcileEvent } from '../controller/index.js';
 import type { InformerFactory } from '../informer/index.js';
 import { leaderElection } from '../leader/index.js';
+import { deduplicateWarnings, type WarningHandler } from '../transport/index.js';
 import { controllerContext, type SharedContext } from './context.js';
 import { credentialLiterals } from './credentials.js';
 import { Readiness, runChecks, type CheckResult } from './health/index.js';
@@ -36,6 +37,8 @@ export class ManagerRun {
   private readonly teardown = new Subscription();
   private readonly log: ManagerLogger;
   private readonly redact: (value: unknown) => unknown;
+  /** The API server's warnings, each distinct text logged once (as controller-runtime's manager logs them). */
+  private readonly onWarning: WarningHandler;
   private readonly metrics: ManagerMetrics | undefined;
   private readonly readiness: Readiness;
   private readonly tracked = new Map<string, TrackedInformer>();
@@ -73,8 +76,13 @@ export class ManagerRun {
     this.metrics = settings.metrics === undefined ? undefined : createManagerMetrics(settings.metrics.registry ?? new Registry(), settings.metrics.processMetrics);
     this.readiness = new Readiness(settings.health.failureThreshold);
     this.leading = new BehaviorSubject<boolean>(settings.leader === undefined);
-    this.recorder = settings.events === undefined ? undefined : eventRecorder(connection, { reportingController: settings.name, scheduler, ...settings.events });
-    this.factory = managerInformers(connection, { scheduler, ...settings.informers }, (informer) => this.track(informer));
+    this.onWarning = deduplicateWarnings(({ text, method, path }) => this.log.warn({ warning: text, method, path }, 'the API server sent a warning'));
+    this.recorder = settings.events === undefined ? undefined : eventRecorder(connection, {
+      reportingController: settings.name, scheduler, ...settings.events, onWarning: settings.events.onWarning ?? this.onWarning,
+    });
+    this.factory = managerInformers(connection, {
+      scheduler, ...settings.informers, onWarning: settings.informers.onWarning ?? this.onWarning,
+    }, (informer) => this.track(informer));
   }
 
   start(): void {
@@ -83,7 +91,7 @@ export class ManagerRun {
     const shared: SharedContext = {
       connection: this.settings.connection, informers: this.factory, scheduler: this.settings.scheduler,
       leader$: this.leading.pipe(distinctUntilChanged()), stop$: this.drain$.asObservable(),
-      drainTimeout: this.settings.shutdownTimeout, recorder: this.recorder,
+      drainTimeout: this.settings.shutdownTimeout, recorder: this.recorder, onWarning: this.onWarning,
     };
     for (const definition of this.settings.controllers) {
       const metrics = this.metrics === undefined ? undefined : new ControllerMetrics(this.metrics, this.settings.scheduler, definition.name);

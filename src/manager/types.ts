@@ -8,7 +8,7 @@ import type { ControllerContext } from '../controller/builder/index.js';
 import type { ReconcileEvent } from '../controller/index.js';
 import type { InformerFactoryOptions } from '../informer/index.js';
 import type { LeaderElectionOptions } from '../leader/index.js';
-import type { Connection } from '../transport/index.js';
+import type { Connection, WarningHandler } from '../transport/index.js';
 import type { WatchStatus } from '../watch/index.js';
 import type { ManagerLogger } from './logging/index.js';
 
@@ -64,6 +64,12 @@ export interface ManagerContext extends ControllerContext {
   readonly recorder: EventRecorder | undefined;
   /** The manager's logger (redacting), with `controller` set. */
   readonly logger: ManagerLogger;
+  /**
+   * The manager's handler of the API server's warnings: each distinct text logged once, at `warn`, on the manager's
+   * log (`warning`, `method`, `path`). The manager's informers and event recorder use it unless their options name
+   * another; give it to the resource clients a reconcile writes through, so their warnings land there too.
+   */
+  readonly onWarning: WarningHandler;
 }
 
 /** Leader election as the manager runs it: `leaderElection`'s options, with the Lease name defaulted. */
@@ -157,9 +163,12 @@ export interface ManagerOptions {
   readonly signals?: SignalOptions | false;
   /** Starts the graceful stop on its first value, as a signal would, without exiting the process afterwards. */
   readonly stop$?: Observable<unknown>;
-  /** The event recorder's options (`reportingController` defaults to the manager's name); `false`: no recorder. */
+  /**
+   * The event recorder's options (`reportingController` defaults to the manager's name, `onWarning` to the
+   * manager's log); `false`: no recorder.
+   */
   readonly events?: Partial<EventRecorderOptions> | false;
-  /** Options of the shared informer factory (a scripted `source` in tests). */
+  /** Options of the shared informer factory (a scripted `source` in tests); `onWarning` defaults to the manager's log. */
   readonly informers?: InformerFactoryOptions;
   /** Every timer and timestamp of the manager, its informers, elector and controllers. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;

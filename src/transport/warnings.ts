@@ -20,25 +20,41 @@ export interface ApiWarning {
 /** Receives each warning the requests it was given to receive, successful or refused. */
 export type WarningHandler = (warning: ApiWarning) => void;
 
-/** Distinct texts the default handler has printed; bounded, so a stream of unique texts cannot grow it forever. */
-const printed = new Set<string>();
-const PRINTED_MAX = 1024;
+/** Distinct texts a deduplicating handler remembers at most; past it, it starts over. */
+const REMEMBERED_MAX = 1024;
+
+/**
+ * A {@link WarningHandler} that passes each distinct text to `handler` once, as controller-runtime's deduplicating
+ * warning logger does: an API deprecation repeats on every list and watch, and once is enough to act on it.
+ *
+ * # Caveats
+ * - Deduplicates by text only (the first request that received it is the one `handler` sees).
+ * - Remembers at most 1024 distinct texts, then starts over, so a stream of unique texts cannot grow it forever; a
+ *   text may then be passed on again.
+ */
+export function deduplicateWarnings(handler: WarningHandler): WarningHandler {
+  const seen = new Set<string>();
+  return (warning) => {
+    if (seen.has(warning.text)) return;
+    if (seen.size >= REMEMBERED_MAX) seen.clear();
+    seen.add(warning.text);
+    handler(warning);
+  };
+}
 
 /**
  * The default {@link WarningHandler} of every rxkube part that talks to the API server (resource clients, informers,
- * the event recorder), as controller-runtime's: each distinct text once per process, as a process warning of type
- * `KubernetesWarning` (printed on stderr; `process.on('warning')` receives it).
+ * the event recorder) outside a manager, which logs them instead: each distinct text once per process
+ * ({@link deduplicateWarnings}), as a process warning of type `KubernetesWarning` (printed on stderr;
+ * `process.on('warning')` receives it).
  *
  * # Caveats
  * - Deduplicates by text across every client of the process; after 1024 distinct texts it starts over, so a text
  *   may then be printed again.
  */
-export const printWarningOnce: WarningHandler = (warning) => {
-  if (printed.has(warning.text)) return;
-  if (printed.size >= PRINTED_MAX) printed.clear();
-  printed.add(warning.text);
+export const printWarningOnce: WarningHandler = deduplicateWarnings((warning) => {
   process.emitWarning(warning.text, { type: 'KubernetesWarning', detail: `${warning.method} ${warning.path}` });
-};
+});
 
 /**
  * Hands `texts` to `handler`; a handler that throws is reported as a process warning (type
