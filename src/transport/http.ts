@@ -8,7 +8,7 @@ import { ignore, openRequest, readBody } from './connection.js';
 import { TransportError } from './errors.js';
 import { eachOf } from './batches.js';
 import { LineSplitter } from './lines.js';
-import { parseWarningHeaders, warningHeaderValues } from './warnings.js';
+import { reportWarnings, warningHeaderValues } from './warnings.js';
 
 /** Query parameters; `undefined` values are left out. */
 export type QueryParams = Readonly<Record<string, string | number | boolean | undefined>>;
@@ -61,15 +61,8 @@ export interface KubeList<T = unknown> {
  */
 export async function getJson(kc: KubeConfig, path: string, query: QueryParams, options: RequestOptions = {}): Promise<unknown> {
   const res = await openRequest(kc, 'GET', path, query, options);
-  reportWarnings(res, options.onWarnings);
+  reportWarnings(warningHeaderValues(res.headersDistinct), options.onWarnings);
   return parseJsonBody(path, await readBody(res, Number.POSITIVE_INFINITY));
-}
-
-/** Hands the API warnings of an accepted answer to `onWarnings`, when it has any. */
-function reportWarnings(res: IncomingMessage, onWarnings: ((texts: readonly string[]) => void) | undefined): void {
-  if (onWarnings === undefined) return;
-  const texts = parseWarningHeaders(warningHeaderValues(res.headersDistinct));
-  if (texts.length > 0) onWarnings(texts);
 }
 
 /** The decoded JSON body of a GET of `path`; `TransportError('MalformedResponse')` when it is not JSON. */
@@ -181,7 +174,7 @@ export function watchLineChunks(
         }
         response = res;
         res.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
-        reportWarnings(res, options.onWarnings);
+        reportWarnings(warningHeaderValues(res.headersDistinct), options.onWarnings);
         options.onOpen?.();
       },
       (err: unknown) => subscriber.error(err),

@@ -15,5 +15,7 @@ export { kubeTransport, transportOf } from './transport.js';
 export { requestBodyOf, responseOf, sendRequest } from './request.js';
 export type { RequestMethod, TransportRequest, TransportResponse } from './request.js';
 export type { Connection, Transport } from './transport.js';
-export { API_WARNING_CODE, checkWarningHandler, deduplicateWarnings, deliverWarnings, parseWarningHeaders, printWarningOnce } from './warnings.js';
+export {
+  API_WARNING_CODE, checkWarningHandler, deduplicateWarnings, deliverWarnings, parseWarningHeaders, printWarningOnce, reportWarnings,
+} from './warnings.js';
 export type { ApiWarning, WarningHandler } from './warnings.js';

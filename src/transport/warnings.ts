@@ -110,6 +110,16 @@ export function warningHeaderValues(headersDistinct: Readonly<Record<string, rea
   return headersDistinct?.['warning'] ?? [];
 }
 
+/**
+ * Hands the API warnings in an accepted answer's `Warning` header lines to `onWarnings` (a transport's
+ * `RequestOptions.onWarnings`), when it is given and there are any.
+ */
+export function reportWarnings(headerLines: readonly string[], onWarnings: ((texts: readonly string[]) => void) | undefined): void {
+  if (onWarnings === undefined) return;
+  const texts = parseWarningHeaders(headerLines);
+  if (texts.length > 0) onWarnings(texts);
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** `raw`'s characters read as bytes, decoded as UTF-8; `raw` itself when they are not bytes or not UTF-8. */

@@ -105,8 +105,16 @@ export function keepingWarnings<T>(warnings: readonly string[], write: () => T):
   } catch (error) {
     if (!(error instanceof ApiError) || warnings.length === 0) throw error;
     const { body } = error;
-    throw new ApiError(error.status, body.reason ?? '', body.message ?? '', body.details, { ...error.headers, ...warningHeaders(warnings) }, body.metadata);
+    throw new ApiError(error.status, body.reason ?? '', body.message ?? '', body.details, withWarnings(error.headers, warnings), body.metadata);
   }
+}
+
+/** `headers` with `warnings` first among their warnings (any already there come after them). */
+export function withWarnings(headers: Readonly<Record<string, string>>, warnings: readonly string[]): Record<string, string> {
+  const own = warningHeaders(warnings)['Warning'];
+  const theirs = headers['Warning'];
+  if (own === undefined) return { ...headers };
+  return { ...headers, Warning: theirs === undefined ? own : `${own}, ${theirs}` };
 }
 
 /** `spec.containers[0].colour`: the path printed as the Go decoders print it. */

@@ -4,7 +4,7 @@
  */
 import { deleteCollection, deleteObject, deleteOptions } from './delete.js';
 import type { ApiRequest, ResponseSink } from './exchange.js';
-import { warningHeaders } from './field-validation.js';
+import { keepingWarnings, warningHeaders, withWarnings } from './field-validation.js';
 import { decodeObjectBody, decodeOptionalJson, requestBody, sendJson, sendObject } from './http.js';
 import { finalizeNamespace } from './lifecycle.js';
 import { listObjects } from './list.js';
@@ -12,7 +12,7 @@ import { negotiate, represent, toTable } from './negotiate.js';
 import { boolParam } from './query.js';
 import { scalableKinds, serveScale } from './scale.js';
 import { groupVersion, hasStatus } from './resource.js';
-import { ApiError, methodNotAllowed, unknownResource } from './status.js';
+import { methodNotAllowed, unknownResource } from './status.js';
 import { mustGet, type RequestTarget, type ServerState } from './state.js';
 import { create, isDryRun, patch, update } from './writes.js';
 
@@ -78,27 +78,14 @@ export function serveResource(state: ServerState, req: ApiRequest, res: Response
     return;
   }
   // apiextensions-apiserver adds the warning before it handles the request, so every answer carries it, refusals too.
-  try {
-    serveTarget(state, req, warningOnEveryAnswer(res, deprecation), path, target, query, maxBodyBytes);
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    const { body } = error;
-    throw new ApiError(error.status, body.reason ?? '', body.message ?? '', body.details, withWarning(error.headers, deprecation), body.metadata);
-  }
-}
-
-/** `headers` with `text` as the first of their warnings (the warnings a handler added come after it). */
-function withWarning(headers: Readonly<Record<string, string>>, text: string): Record<string, string> {
-  const own = warningHeaders([text])['Warning']!;
-  const theirs = headers['Warning'];
-  return { ...headers, Warning: theirs === undefined ? own : `${own}, ${theirs}` };
+  keepingWarnings([deprecation], () => serveTarget(state, req, warningOnEveryAnswer(res, deprecation), path, target, query, maxBodyBytes));
 }
 
 /** A sink that adds the `text` warning to whatever answer goes out through it, whole or streamed. */
 function warningOnEveryAnswer(res: ResponseSink, text: string): ResponseSink {
   return {
-    respond: (status, headers, body, afterSent) => res.respond(status, withWarning(headers, text), body, afterSent),
-    stream: (status, headers) => res.stream(status, withWarning(headers, text)),
+    respond: (status, headers, body, afterSent) => res.respond(status, withWarnings(headers, [text]), body, afterSent),
+    stream: (status, headers) => res.stream(status, withWarnings(headers, [text])),
     get started() {
       return res.started;
     },

@@ -9,7 +9,7 @@ import { Observable, type SchedulerLike } from 'rxjs';
 import { splitApiVersion } from '../../objects/index.js';
 import { collectionPath, type ResourceRef } from '../../resources/index.js';
 import {
-  apiErrorFromResponse, LineSplitter, parseJsonBody, parseWarningHeaders, requestBodyOf, responseOf, TransportError,
+  apiErrorFromResponse, LineSplitter, parseJsonBody, reportWarnings, requestBodyOf, responseOf, TransportError,
   type QueryParams, type RequestOptions, type Transport, type TransportRequest, type TransportResponse, type WatchRequestOptions,
 } from '../../transport/index.js';
 import {
@@ -169,13 +169,6 @@ function warningLines(lowerCasedHeaders: Readonly<Record<string, string>>): read
   return value === undefined ? [] : [value];
 }
 
-/** Hands the API warnings of an accepted answer to `onWarnings`, when it has any, as the HTTP transport does. */
-function reportWarnings(headers: ResponseHeaders, onWarnings: ((texts: readonly string[]) => void) | undefined): void {
-  if (onWarnings === undefined) return;
-  const texts = parseWarningHeaders(warningLines(lowerCased(headers)));
-  if (texts.length > 0) onWarnings(texts);
-}
-
 const ok = (status: number): boolean => status >= 200 && status < 300;
 
 /**
@@ -263,7 +256,7 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
   const get = (path: string, query: QueryParams, getOptions?: Pick<RequestOptions, 'accept' | 'onWarnings'>): Observable<unknown> => {
     const target = withQuery(path, query);
     return decoded(serve('GET', target.path, target.search, { accept: getOptions?.accept ?? 'application/json' }), (_status, headers, text) => {
-      reportWarnings(headers, getOptions?.onWarnings);
+      reportWarnings(warningLines(lowerCased(headers)), getOptions?.onWarnings);
       return parseJsonBody(target.path, text);
     });
   };
@@ -293,13 +286,13 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
             case 'response':
               if (!ok(event.status)) subscriber.error(failure(event.status, event.headers, event.body));
               else {
-                reportWarnings(event.headers, watchOptions.onWarnings);
+                reportWarnings(warningLines(lowerCased(event.headers)), watchOptions.onWarnings);
                 subscriber.complete();
               }
               return;
             case 'head':
               if (ok(event.status)) {
-                reportWarnings(event.headers, watchOptions.onWarnings);
+                reportWarnings(warningLines(lowerCased(event.headers)), watchOptions.onWarnings);
                 watchOptions.onOpen?.();
               }
               return;
