@@ -153,4 +153,5 @@ function writeRoots<T extends KubernetesObject>(draft: Mutable<StoreData<T>>, ba
   }
   if (batch.resourceVersion !== base.resourceVersion) draft.resourceVersion = batch.resourceVersion;
   if (batch.synced !== base.synced) draft.synced = batch.synced;
+  if (work.namespacesFollowKeys !== base.namespacesFollowKeys) draft.namespacesFollowKeys = work.namespacesFollowKeys;
 }

@@ -24,6 +24,12 @@ export interface StoreData<T> {
   readonly indexes: Readonly<Record<string, TrieNode<IndexBucket> | null>>;
   readonly resourceVersion: string;
   readonly synced: boolean;
+  /**
+   * True while the namespace index files every cached object under the namespace its key spells (see
+   * `writes.ts`); it then never needs to read a cached object to move it between namespaces. Turns false, for good,
+   * when an object whose namespace its key does not spell enters (an empty namespace, or one with a '/').
+   */
+  readonly namespacesFollowKeys: boolean;
 }
 
 /** Filters for {@link Store.list}. */
@@ -91,7 +97,7 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
     }
     const indexes: Record<string, null> = {};
     for (const name of Object.keys(indexers)) indexes[name] = null;
-    const data: StoreData<T> = { objects: null, size: 0, indexes, resourceVersion: '', synced: false };
+    const data: StoreData<T> = { objects: null, size: 0, indexes, resourceVersion: '', synced: false, namespacesFollowKeys: true };
     return new Store(freeze(data, true), Object.freeze(indexers));
   }
 

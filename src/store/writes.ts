@@ -3,7 +3,7 @@
  * @internal
  */
 import { freezeFresh, hashKey, trieDelete, trieGet, trieSet, type TrieNode } from './hash-trie.js';
-import type { IndexBucket, StoreData } from './store.js';
+import { NAMESPACE_INDEX, type IndexBucket, type StoreData } from './store.js';
 import type { Indexer, Indexers } from './types.js';
 
 /**
@@ -16,6 +16,8 @@ export interface WorkingData<T> {
   objects: TrieNode<T> | null;
   size: number;
   indexes: Record<string, TrieNode<IndexBucket> | null>;
+  /** See `StoreData.namespacesFollowKeys`. */
+  namespacesFollowKeys: boolean;
 }
 
 /** The indexers as a list, built once per batch. */
@@ -28,7 +30,10 @@ export function indexerList<T>(indexers: Indexers<T>): IndexerList<T> {
 
 /** A working copy of `data`; its trie roots are shared until written. */
 export function workingCopy<T>(data: StoreData<T>): WorkingData<T> {
-  return { fresh: [], objects: data.objects, size: data.size, indexes: { ...data.indexes } };
+  return {
+    fresh: [], objects: data.objects, size: data.size, indexes: { ...data.indexes },
+    namespacesFollowKeys: data.namespacesFollowKeys,
+  };
 }
 
 /** Freezes what a batch created under `work`: new trie nodes and new index buckets. */
@@ -63,15 +68,40 @@ export interface IndexFailure {
 }
 
 /**
+ * The namespace a key spells: the text before its first '/', or `undefined` (filed nowhere) for a key without one.
+ * `objectKey` makes it the object's namespace whenever that namespace is missing or a non-empty string without '/',
+ * which is every object an API server serves.
+ */
+function namespaceSpelledBy(key: string): string | undefined {
+  const slash = key.indexOf('/');
+  return slash < 0 ? undefined : key.slice(0, slash);
+}
+
+/** Whether `filed`, what the namespace index files an object under, is what its `key` spells; reads no string. */
+function followsKey(key: string, filed: IndexValues | Error): boolean {
+  if (filed === undefined) return key.indexOf('/') < 0;
+  return typeof filed === 'string' && key.indexOf('/') === filed.length && key.startsWith(filed);
+}
+
+/**
  * Puts `object` under `key` and moves the key between index buckets. Returns the object held there before
  * (`undefined`: the key is new); indexes whose indexer threw on `object` are pushed on `failures`.
+ *
+ * The namespace index does not read the object held before while every cached object, and `object`, follow their
+ * keys (see {@link namespaceSpelledBy}): same key, same namespace. In a large cache the old object is cold memory,
+ * and reading its namespace was a cache miss or two per update.
  */
 export function putObject<T>(work: WorkingData<T>, indexers: IndexerList<T>, key: string, object: T, failures: IndexFailure[]): T | undefined {
   const old = trieSet(work, 'objects', key, object, work.fresh);
   if (old === undefined) work.size += 1;
+  const cachedFollowKeys = work.namespacesFollowKeys;
   for (const [name, indexer] of indexers) {
     const next = indexValuesOf(indexer, object);
     if (next instanceof Error) failures.push({ name, error: next });
+    if (name === NAMESPACE_INDEX) {
+      if (!followsKey(key, next)) work.namespacesFollowKeys = false;
+      else if (old !== undefined && cachedFollowKeys) continue;
+    }
     // An indexer that threw on the old object filed it nowhere (indexers are pure), so there is nothing to remove.
     const before = old === undefined ? undefined : indexValuesOf(indexer, old);
     moveKey(work, name, key, before instanceof Error ? undefined : before, next instanceof Error ? undefined : next);
@@ -83,7 +113,7 @@ export function putObject<T>(work: WorkingData<T>, indexers: IndexerList<T>, key
 export function removeObject<T>(work: WorkingData<T>, indexers: IndexerList<T>, key: string, old: T): void {
   if (trieDelete(work, 'objects', key, work.fresh)) work.size -= 1;
   for (const [name, indexer] of indexers) {
-    const before = indexValuesOf(indexer, old);
+    const before = name === NAMESPACE_INDEX && work.namespacesFollowKeys ? namespaceSpelledBy(key) : indexValuesOf(indexer, old);
     if (!(before instanceof Error)) moveKey(work, name, key, before, undefined);
   }
 }
