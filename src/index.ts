@@ -36,7 +36,7 @@ export type {
   WarningHandler, WatchRequestOptions,
 } from './transport/index.js';
 export { UnknownResourceError, resolveResource } from './resources/index.js';
-export type { ResolvedResource, ResourceRef } from './resources/index.js';
+export type { ResolveResourceOptions, ResolvedResource, ResourceRef } from './resources/index.js';
 
 // The reflector.
 export { DEFAULT_WATCH_BACKOFF, ListWatchError, listWatch } from './watch/index.js';
@@ -51,7 +51,7 @@ export type {
 } from './store/index.js';
 
 // Informers.
-export { informer, informerFactory, informerFromSource } from './informer/index.js';
+export { coalesceBursts, informer, informerFactory, informerFromSource } from './informer/index.js';
 export type {
   DeltaSource, Informer, InformerEvent, InformerFactory, InformerFactoryOptions, InformerOptions, InformerProblem,
   InformerProblemReason, InformerWatchOptions,

@@ -3,6 +3,7 @@
  */
 export type { Informer, InformerEvent, InformerOptions, InformerProblem, InformerProblemReason } from './types.js';
 export { informerFromSource } from './informer-from-source.js';
+export { coalesceBursts } from './coalesce-bursts.js';
 export { informer, type InformerWatchOptions } from './informer.js';
 export {
   informerFactory, type InformerFactory, type InformerFactoryOptions, type DeltaSource,

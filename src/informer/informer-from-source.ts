@@ -30,7 +30,9 @@ interface Listener<T extends KubernetesObject> {
  * `source$` may emit single deltas or arrays of deltas that arrived together (`listWatchBatches` emits a relist, or
  * the lines of one network chunk, as one array). Each array is a batch: one `produce`, one snapshot and one `store$`
  * emission, cut only where one snapshot could not show every change of the batch exactly (a key changed twice, a
- * relist swap); `status` and `problem` events inside it are published in their place between the events.
+ * relist swap); `status` and `problem` events inside it are published in their place between the events. A source
+ * that emits single deltas in synchronous bursts gets one snapshot per delta; pipe it through {@link coalesceBursts}
+ * to make each burst one batch.
  *
  * Everything in {@link Informer}'s guarantees holds; in addition:
  * - `source$` is subscribed when the first subscriber arrives and unsubscribed when the last one leaves.
