@@ -149,6 +149,29 @@ describe('leaderElection: failures, reporting, sharing and options', () => {
       it(`requires ${what}`, () => expect(call(options)).to.throw(RangeError, message));
     }
 
+    it('refuses an onWarning that is not a function', () => {
+      expect(call({ onWarning: 'log' as never })).to.throw(TypeError, 'leaderElection: onWarning must be a function');
+    });
+
+    it('hands the API warnings of its Lease reads and writes to onWarning', () => {
+      election(({ scheduler, server }) => {
+        server.warnings = ['coordination.k8s.io/v1 Lease is fine; this is a test'];
+        const seen: string[] = [];
+        const sub = leaderElection(server.transport('a'), {
+          ...base, identity: 'a', scheduler, onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`),
+        }).subscribe();
+        scheduler.schedule(() => {
+          const lease = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
+          // The first GET answers 404 (no Lease yet), with no warning; then the create, and the renewal's replace.
+          expect(seen).to.deep.equal([
+            `POST ${lease} coordination.k8s.io/v1 Lease is fine; this is a test`,
+            `PUT ${lease}/lock coordination.k8s.io/v1 Lease is fine; this is a test`,
+          ]);
+          sub.unsubscribe();
+        }, 2100);
+      });
+    });
+
     it("defaults to client-go's 15 s / 10 s / 2 s and a hostname_uuid identity", () => {
       election(({ scheduler, server }) => {
         const sub = leaderElection(server.transport('a'), { namespace: 'default', name: 'lock', scheduler }).subscribe();

@@ -33,6 +33,8 @@ const COLLECTION = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
 
 export class VirtualLeaseServer {
   readonly log: Served[] = [];
+  /** The API warnings every successful answer carries. */
+  warnings: readonly string[] = [];
   private stored: LeaseObject | undefined;
   private version = 100;
   private readonly standing = new Map<string, Fault>();
@@ -110,7 +112,7 @@ export class VirtualLeaseServer {
           this.log.push({ at, candidate, method: request.method, outcome: 'ok', ...(spec === undefined ? {} : { spec }) });
           if (fault === 'lostAnswer') subscriber.error(new TransportError('ConnectionClosed', 'response lost'));
           else {
-            subscriber.next({ status: 200, body, headers: {} });
+            subscriber.next({ status: 200, body, headers: {}, warnings: this.warnings });
             subscriber.complete();
           }
         } catch (error) {

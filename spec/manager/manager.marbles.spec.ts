@@ -44,6 +44,23 @@ describe('manager (virtual time)', () => {
     });
   });
 
+  it('logs the API warnings of its Lease writes once per text, on its own log', () => {
+    virtual(({ scheduler, cold, flush }) => {
+      const server = new VirtualLeaseServer(scheduler);
+      server.warnings = ['coordination.k8s.io/v1 Lease: a test warning'];
+      const run = startVirtualManager(scheduler, [slowPods(0)], { informers: { source: scriptedSource({ cold }, LISTED, listed('web')) } }, server);
+      scheduler.schedule(() => run.subscription!.unsubscribe(), 10_000);
+      flush();
+      const warned = run.logger.records.filter((record) => record.msg === 'the API server sent a warning');
+      // The create at 20 and every renewal after it carry the warning; the manager logs the text once.
+      expect(server.writes().length).to.be.greaterThan(2);
+      expect(warned).to.deep.equal([{
+        manager: 'lock', msg: 'the API server sent a warning', warning: 'coordination.k8s.io/v1 Lease: a test warning',
+        method: 'POST', path: '/apis/coordination.k8s.io/v1/namespaces/default/leases',
+      }]);
+    });
+  });
+
   it('runs a controller that opted out of leader election on every replica, before any lease', () => {
     virtual(({ scheduler, cold, flush }) => {
       const server = new VirtualLeaseServer(scheduler);

@@ -52,10 +52,10 @@ describe('resources', () => {
       server = undefined;
     });
 
-    const serveDiscovery = async (): Promise<TestServer> => {
+    const serveDiscovery = async (warning?: string): Promise<TestServer> => {
       server = await startServer((req, res) => {
         if (req.url === '/apis/example.com/v1') {
-          res.writeHead(200, { 'content-type': 'application/json' });
+          res.writeHead(200, { 'content-type': 'application/json', ...(warning === undefined ? {} : { warning: `299 - "${warning}"` }) });
           res.end(
             JSON.stringify({
               kind: 'APIResourceList',
@@ -86,6 +86,18 @@ describe('resources', () => {
       });
       expect(await resolveResource(s.kc, { apiVersion: 'example.com/v1', kind: 'Gizmo' })).to.include({ plural: 'gizmos', namespaced: false });
       expect(s.requests).to.have.length(1);
+    });
+
+    it('hands the warnings of a discovery answer to onWarning, and refuses an onWarning that is not a function', async () => {
+      const s = await serveDiscovery('example.com/v1 is deprecated; use example.com/v2');
+      const seen: string[] = [];
+      const resolved = await resolveResource(s.kc, { apiVersion: 'example.com/v1', kind: 'Widget' }, {
+        onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`),
+      });
+      expect(resolved).to.include({ plural: 'widgets' });
+      expect(seen).to.deep.equal(['GET /apis/example.com/v1 example.com/v1 is deprecated; use example.com/v2']);
+      expect(() => resolveResource(s.kc, { apiVersion: 'example.com/v1', kind: 'Widget' }, { onWarning: 'log' as never }))
+        .to.throw(TypeError, 'resolveResource: onWarning must be a function');
     });
 
     it('names the kind and apiVersion when discovery does not know it', async () => {

@@ -426,6 +426,27 @@ describe('listWatch: options', () => {
     expect(seen).to.deep.equal(['GET /api/v1/pods v1 Pod is fine, etcd is not', 'GET /api/v1/pods deprecated', 'GET /api/v1/pods deprecated']);
   });
 
+  it('hands the warnings of its discovery request to onWarning, before those of the list and the watch', () => {
+    const seen: string[] = [];
+    scenario(
+      (fake, { cold }) => {
+        fake.warnings = ['example.com/v1 Widget is deprecated'];
+        fake
+          .onGet(of({ groupVersion: 'example.com/v1', resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }] }))
+          .onGet(of(page([], '5')))
+          .onWatch(cold('-'));
+      },
+      { onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`) },
+      1000,
+      { apiVersion: 'example.com/v1', kind: 'Widget' },
+    );
+    expect(seen).to.deep.equal([
+      'GET /apis/example.com/v1 example.com/v1 Widget is deprecated',
+      'GET /apis/example.com/v1/widgets example.com/v1 Widget is deprecated',
+      'GET /apis/example.com/v1/widgets example.com/v1 Widget is deprecated',
+    ]);
+  });
+
   it('keeps listing and watching when onWarning throws, and refuses an onWarning that is not a function', () => {
     const o = scenario((fake, { cold }) => {
       fake.warnings = ['deprecated'];

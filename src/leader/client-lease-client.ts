@@ -4,7 +4,7 @@
  */
 import { catchError, of, throwError } from 'rxjs';
 import { resourceClient } from '../client/index.js';
-import { isNotFound, type Connection } from '../transport/index.js';
+import { isNotFound, type Connection, type WarningHandler } from '../transport/index.js';
 import type { LeaseClient } from './lease-client.js';
 import type { LeaseObject } from './types.js';
 
@@ -14,9 +14,10 @@ import type { LeaseObject } from './types.js';
  * # Guarantees
  * - Keeps the {@link LeaseClient} contract: 404 on `get` is `undefined`; every other error passes through as the
  *   client typed it (409 `AlreadyExists` on create, 409 `Conflict` on a stale replace); nothing is retried here.
+ * - The API server's warnings on these requests go to `onWarning`.
  */
-export function clientLeaseClient(connection: Connection, namespace: string, name: string): LeaseClient {
-  const leases = resourceClient<LeaseObject>(connection, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, { namespace });
+export function clientLeaseClient(connection: Connection, namespace: string, name: string, onWarning: WarningHandler): LeaseClient {
+  const leases = resourceClient<LeaseObject>(connection, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, { namespace, onWarning });
   return {
     describe: `${namespace}/${name}`,
     get: () => leases.get({ metadata: { name } }).pipe(

@@ -47,7 +47,7 @@ import type { LeaderElectionOptions } from './types.js';
  */
 export function leaderElection(connection: Connection, options: LeaderElectionOptions): Observable<boolean> {
   const resolved = resolveLeaderOptions(options);
-  const client = clientLeaseClient(connection, resolved.namespace, resolved.name);
+  const client = clientLeaseClient(connection, resolved.namespace, resolved.name, resolved.onWarning);
   return new Observable<boolean>((subscriber) => {
     const elector = new Elector(client, resolved, subscriber);
     elector.start();

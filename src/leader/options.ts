@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
 import type { LeaderElectionOptions, LeaderEvent } from './types.js';
+import { printWarningOnce, type WarningHandler } from '../transport/index.js';
 
 /** client-go's `LeaseDuration` default (core components): 15 s. */
 export const DEFAULT_LEASE_DURATION_MS = 15_000;
@@ -29,6 +30,7 @@ export interface ResolvedLeaderOptions {
   readonly exit: (code: number) => void;
   readonly stop$: Observable<unknown> | undefined;
   readonly onEvent: ((event: LeaderEvent) => void) | undefined;
+  readonly onWarning: WarningHandler;
 }
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -65,7 +67,7 @@ export function resolveLeaderOptions(options: LeaderElectionOptions): ResolvedLe
   }
   const onLost = options.onLost ?? 'stop';
   if (onLost !== 'stop' && onLost !== 'exit') fail(`onLost must be 'stop' or 'exit', got ${JSON.stringify(onLost)}`);
-  for (const key of ['random', 'exit', 'onEvent'] as const) {
+  for (const key of ['random', 'exit', 'onEvent', 'onWarning'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'function') throw new TypeError(`leaderElection: ${key} must be a function`);
   }
   return {
@@ -75,6 +77,7 @@ export function resolveLeaderOptions(options: LeaderElectionOptions): ResolvedLe
     exit: options.exit ?? ((code) => process.exit(code)),
     stop$: options.stop$,
     onEvent: options.onEvent,
+    onWarning: options.onWarning ?? printWarningOnce,
   };
 }
 

@@ -3,6 +3,7 @@
  * reports besides its boolean.
  */
 import type { Observable, SchedulerLike } from 'rxjs';
+import type { WarningHandler } from '../transport/index.js';
 
 /**
  * `coordination.k8s.io/v1` LeaseSpec as JSON. Times are `MicroTime` strings (RFC 3339 with microseconds, UTC).
@@ -153,4 +154,6 @@ export interface LeaderElectionOptions {
    * warning unless RxJS's `config.onUnhandledError` is set), the first of each run of failures only.
    */
   readonly onEvent?: (event: LeaderEvent) => void;
+  /** Receives the API server's warnings on the Lease requests. Default `printWarningOnce`; a manager passes its log. */
+  readonly onWarning?: WarningHandler;
 }

@@ -181,6 +181,7 @@ export class ManagerRun {
     const { standby, ...options } = leader!;
     const election$ = leaderElection(connection, {
       ...options, identity: this.identity!, scheduler, exit, stop$: this.release$, onEvent: (event) => logLeaderEvent(this.log, event),
+      onWarning: options.onWarning ?? this.onWarning,
     });
     // 'standby' campaigns again after a loss; a release (graceful stop) ends it for good.
     const leading$ = standby ? election$.pipe(repeat({ delay: () => (this.phase === 'running' ? timer(0, scheduler) : EMPTY) })) : election$;

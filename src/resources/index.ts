@@ -6,4 +6,4 @@ export { builtinResource } from './builtin.js';
 export type { ResolvedResource } from './builtin.js';
 export { collectionPath, groupVersionPath } from './paths.js';
 export { resolveResource, resolveResource$, UnknownResourceError } from './resolve.js';
-export type { ResourceRef } from './resolve.js';
+export type { ResolveResourceOptions, ResourceRef } from './resolve.js';

@@ -1,8 +1,8 @@
 /**
  * Resource resolution: kind to plural and scope, via the built-in table or discovery (cached).
  */
-import { ApiError, TransportError, transportOf } from '../transport/index.js';
-import type { Connection, Transport } from '../transport/index.js';
+import { ApiError, TransportError, checkWarningHandler, deliverWarnings, printWarningOnce, transportOf } from '../transport/index.js';
+import type { Connection, Transport, WarningHandler } from '../transport/index.js';
 import { firstValueFrom, Observable, of } from 'rxjs';
 import { splitApiVersion } from '../objects/index.js';
 import { builtinResource } from './builtin.js';
@@ -54,8 +54,13 @@ const discoveryCache = new WeakMap<Transport, Map<string, ReadonlyMap<string, Re
  *   lacks the kind), or with the transport's error for anything else (retryable).
  * - Discovery results are cached per transport, and {@link kubeTransport} is one per KubeConfig. A kind the cache
  *   does not know is always asked for again, so a CRD installed after the first lookup is found on the next one.
+ * - The API server's warnings on a discovery answer go to `onWarning` (default: {@link printWarningOnce}), as
+ *   `GET` of the group/version path; a handler that throws is reported with `process.emitWarning`, never to the
+ *   caller.
  */
-export function resolveResource$(transport: Transport, ref: ResourceRef): Observable<ResolvedResource> {
+export function resolveResource$(
+  transport: Transport, ref: ResourceRef, onWarning: WarningHandler = printWarningOnce,
+): Observable<ResolvedResource> {
   const builtin = builtinResource(ref.apiVersion, ref.kind);
   if (builtin !== undefined) return of(builtin);
   let groupVersion: { group: string; version: string };
@@ -70,8 +75,10 @@ export function resolveResource$(transport: Transport, ref: ResourceRef): Observ
   if (known !== undefined) return of(known);
   // A cached group/version without this kind may be out of date (a CRD added a kind since): ask again.
   const { group, version } = groupVersion;
+  const path = groupVersionPath(group, version);
+  const onWarnings = (texts: readonly string[]): void => deliverWarnings(onWarning, 'GET', path, texts);
   return new Observable<ResolvedResource>((subscriber) =>
-    transport.get(groupVersionPath(group, version), {}).subscribe({
+    transport.get(path, {}, { onWarnings }).subscribe({
       next: (body) => {
         try {
           const kinds = indexDiscovery(body, group, version);
@@ -88,15 +95,24 @@ export function resolveResource$(transport: Transport, ref: ResourceRef): Observ
   );
 }
 
+/** Options of {@link resolveResource}. */
+export interface ResolveResourceOptions {
+  /** Receives the API server's warnings on a discovery answer. Default: {@link printWarningOnce}. */
+  readonly onWarning?: WarningHandler;
+}
+
 /**
  * Resolves `{ apiVersion, kind }` to `{ group, version, plural, namespaced, kind }` on a connection (a KubeConfig,
  * or any Transport such as a virtual cluster).
  *
  * # Guarantees
  * See `resolveResource$`; the discovery cache is per KubeConfig or transport (held weakly).
+ *
+ * Throws a `TypeError` at once when `options.onWarning` is given and is not a function.
  */
-export function resolveResource(connection: Connection, ref: ResourceRef): Promise<ResolvedResource> {
-  return firstValueFrom(resolveResource$(transportOf(connection), ref));
+export function resolveResource(connection: Connection, ref: ResourceRef, options: ResolveResourceOptions = {}): Promise<ResolvedResource> {
+  checkWarningHandler('resolveResource', options.onWarning);
+  return firstValueFrom(resolveResource$(transportOf(connection), ref, options.onWarning));
 }
 
 function pick(kinds: ReadonlyMap<string, ResolvedResource>, ref: ResourceRef): ResolvedResource {

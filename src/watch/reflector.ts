@@ -79,7 +79,7 @@ export class Reflector<T extends KubernetesObject> {
       return;
     }
     // An unknown kind (a CRD not installed yet) is retried like any failure, asking discovery again each time.
-    this.send(resolveResource$(this.transport, ref), {
+    this.send(resolveResource$(this.transport, ref, this.opts.onWarning), {
       next: (resolved) => this.useResource(resolved),
       error: (err) => this.fail(discoveryFailure(err), () => this.start()),
       timeout: () => this.fail(timeoutFailure('discovery', this.opts.listTimeout), () => this.start()),

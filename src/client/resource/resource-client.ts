@@ -54,11 +54,11 @@ export function resourceClient<T extends KubernetesObject>(
   connection: Connection, resource: ResourceRef, options: ResourceClientOptions = {},
 ): ResourceClient<T> {
   const transport = transportOf(connection);
-  const resolved$ = (): Observable<ResolvedResource> => defer(() => resolveResource$(transport, resource));
-  const namespace = options.namespace === '' ? undefined : options.namespace;
-  const fieldManager = options.fieldManager;
   checkWarningHandler('resourceClient', options.onWarning);
   const onWarning = options.onWarning ?? printWarningOnce;
+  const resolved$ = (): Observable<ResolvedResource> => defer(() => resolveResource$(transport, resource, onWarning));
+  const namespace = options.namespace === '' ? undefined : options.namespace;
+  const fieldManager = options.fieldManager;
 
   /** One request, built once the kind is resolved; its JSON body is the result. */
   const send = <R>(signal: AbortSignal | undefined, build: (r: ResolvedResource) => TransportRequest): Observable<R> =>
