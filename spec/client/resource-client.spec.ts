@@ -222,6 +222,28 @@ describe('client: the API server warnings', () => {
     ]);
   });
 
+  it('hands the warnings of the discovery answers it needed to onWarning: the kind and its status subresource', async () => {
+    const seen: string[] = [];
+    const scripted = scriptedTransport(asyncScheduler, () => ok({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', resourceVersion: '6' } }, 0));
+    const discovery = { resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }, { name: 'widgets/status', kind: 'Widget', namespaced: true }] };
+    const transport = {
+      ...scripted.transport,
+      get: (path: string, _query: unknown, options?: { onWarnings?: (texts: readonly string[]) => void }) => {
+        options?.onWarnings?.([`${path} is deprecated`]);
+        return of(discovery);
+      },
+    };
+    const widgets = resourceClient<V1Pod>(transport, { apiVersion: 'example.com/v1', kind: 'Widget' }, {
+      namespace: 'ns', onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`),
+    });
+    await firstValueFrom(widgets.mutate({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', resourceVersion: '5' } } as V1Pod, (draft) => {
+      draft.status = { phase: 'Running' };
+    }));
+    // One discovery answer resolves the kind, another says whether it has a status subresource.
+    expect(seen).to.deep.equal(['GET /apis/example.com/v1 /apis/example.com/v1 is deprecated', 'GET /apis/example.com/v1 /apis/example.com/v1 is deprecated']);
+    expect(scripted.requests.map((request) => `${request.method} ${request.path}`)).to.deep.equal(['PATCH /apis/example.com/v1/namespaces/ns/widgets/w/status']);
+  });
+
   it('refuses an onWarning that is not a function where the client is made', () => {
     const scripted = scriptedTransport(asyncScheduler, warned([]));
     expect(() => resourceClient<V1Pod>(scripted.transport, { apiVersion: 'v1', kind: 'Pod' }, { onWarning: 'log' as never }))

@@ -149,7 +149,7 @@ export function resourceClient<T extends KubernetesObject>(
         resource: resolved$,
         hasStatusSubresource: () => options.statusSubresource !== undefined
           ? of(options.statusSubresource)
-          : resolved$().pipe(switchMap((r) => hasStatusSubresource$(transport, r))),
+          : resolved$().pipe(switchMap((r) => hasStatusSubresource$(transport, r, onWarning))),
         retry: o?.retry ?? options.retry ?? DEFAULT_RETRY,
         scheduler: options.scheduler,
         random: options.random,
