@@ -69,15 +69,15 @@ export interface IndexFailure {
 
 /**
  * The namespace a key spells: the text before its first '/', or `undefined` (filed nowhere) for a key without one.
- * `objectKey` makes it the object's namespace whenever that namespace is missing or a non-empty string without '/',
- * which is every object an API server serves.
+ * `objectKey` makes it the object's namespace whenever that namespace is a non-empty string without '/', or is
+ * missing and the name holds no '/': every object an API server serves.
  */
 function namespaceSpelledBy(key: string): string | undefined {
   const slash = key.indexOf('/');
   return slash < 0 ? undefined : key.slice(0, slash);
 }
 
-/** Whether `filed`, what the namespace index files an object under, is what its `key` spells; reads no string. */
+/** Whether `filed`, what the namespace index files an object under, is what its `key` spells; allocates nothing. */
 function followsKey(key: string, filed: IndexValues | Error): boolean {
   if (filed === undefined) return key.indexOf('/') < 0;
   return typeof filed === 'string' && key.indexOf('/') === filed.length && key.startsWith(filed);
