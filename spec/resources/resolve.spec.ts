@@ -68,7 +68,7 @@ describe('resources', () => {
             }),
           );
         } else {
-          res.writeHead(404, { 'content-type': 'application/json' });
+          res.writeHead(404, { 'content-type': 'application/json', ...(warning === undefined ? {} : { warning: `299 - "${warning}"` }) });
           res.end(JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' }));
         }
       });
@@ -98,6 +98,16 @@ describe('resources', () => {
       expect(seen).to.deep.equal(['GET /apis/example.com/v1 example.com/v1 is deprecated; use example.com/v2']);
       expect(() => resolveResource(s.kc, { apiVersion: 'example.com/v1', kind: 'Widget' }, { onWarning: 'log' as never }))
         .to.throw(TypeError, 'resolveResource: onWarning must be a function');
+    });
+
+    it('hands the warnings of a refused discovery request to onWarning before it rejects', async () => {
+      const s = await serveDiscovery('nope.io/v1 was removed');
+      const seen: string[] = [];
+      const error = await resolveResource(s.kc, { apiVersion: 'nope.io/v1', kind: 'Foo' }, {
+        onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`),
+      }).catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(UnknownResourceError);
+      expect(seen).to.deep.equal(['GET /apis/nope.io/v1 nope.io/v1 was removed']);
     });
 
     it('names the kind and apiVersion when discovery does not know it', async () => {

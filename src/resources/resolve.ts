@@ -1,7 +1,7 @@
 /**
  * Resource resolution: kind to plural and scope, via the built-in table or discovery (cached).
  */
-import { ApiError, TransportError, checkWarningHandler, deliverWarnings, printWarningOnce, transportOf } from '../transport/index.js';
+import { ApiError, TransportError, checkWarningHandler, getWithWarnings, printWarningOnce, transportOf } from '../transport/index.js';
 import type { Connection, Transport, WarningHandler } from '../transport/index.js';
 import { firstValueFrom, Observable, of } from 'rxjs';
 import { splitApiVersion } from '../objects/index.js';
@@ -54,8 +54,8 @@ const discoveryCache = new WeakMap<Transport, Map<string, ReadonlyMap<string, Re
  *   lacks the kind), or with the transport's error for anything else (retryable).
  * - Discovery results are cached per transport, and {@link kubeTransport} is one per KubeConfig. A kind the cache
  *   does not know is always asked for again, so a CRD installed after the first lookup is found on the next one.
- * - The API server's warnings on a discovery answer go to `onWarning` (default: {@link printWarningOnce}), as
- *   `GET` of the group/version path; a handler that throws is reported with `process.emitWarning`, never to the
+ * - The API server's warnings on a discovery answer, a refusal's included, go to `onWarning` (default:
+ *   {@link printWarningOnce}), as `GET` of the group/version path; a handler that throws is reported with `process.emitWarning`, never to the
  *   caller.
  */
 export function resolveResource$(
@@ -75,10 +75,8 @@ export function resolveResource$(
   if (known !== undefined) return of(known);
   // A cached group/version without this kind may be out of date (a CRD added a kind since): ask again.
   const { group, version } = groupVersion;
-  const path = groupVersionPath(group, version);
-  const onWarnings = (texts: readonly string[]): void => deliverWarnings(onWarning, 'GET', path, texts);
   return new Observable<ResolvedResource>((subscriber) =>
-    transport.get(path, {}, { onWarnings }).subscribe({
+    getWithWarnings(transport, groupVersionPath(group, version), {}, onWarning).subscribe({
       next: (body) => {
         try {
           const kinds = indexDiscovery(body, group, version);

@@ -5,9 +5,8 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { WatchEvent } from '../watch/index.js';
-import { deepFreeze } from '../objects/index.js';
+import { deepFreeze, objectKey } from '../objects/index.js';
 import { trieForEach, trieGet } from './hash-trie.js';
-import { objectKey } from '../objects/index.js';
 import { storeDataOf, storeIndexersOf, type Store } from './store.js';
 import type { StoreChange, StoreProblem } from './types.js';
 import { indexerList, putObject, removeObject, workingCopy, type IndexFailure, type IndexerList, type WorkingData } from './writes.js';

@@ -19,3 +19,4 @@ export {
   API_WARNING_CODE, checkWarningHandler, deduplicateWarnings, deliverWarnings, parseWarningHeaders, printWarningOnce, reportWarnings,
 } from './warnings.js';
 export type { ApiWarning, WarningHandler } from './warnings.js';
+export { getWithWarnings, requestWithWarnings } from './with-warnings.js';

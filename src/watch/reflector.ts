@@ -7,7 +7,7 @@ import { messageOf } from '../describe/index.js';
 import { hasName, joinApiVersion, objectKey, splitApiVersion } from '../objects/index.js';
 import { collectionPath, resolveResource$ } from '../resources/index.js';
 import type { ResolvedResource } from '../resources/index.js';
-import { ApiError, asKubeList, deliverWarnings } from '../transport/index.js';
+import { ApiError, asKubeList, deliverWarnings, getWithWarnings } from '../transport/index.js';
 import type { QueryParams, Transport } from '../transport/index.js';
 import { BACKOFF_RESET_MS, exponentialBackoff } from './backoff.js';
 import { decodeWatchLine, discoveryFailure, isExpired, statusFailure, timeoutFailure, toWatchFailure } from './decode.js';
@@ -126,7 +126,7 @@ export class Reflector<T extends KubernetesObject> {
       labelSelector: this.opts.labelSelector,
       fieldSelector: this.opts.fieldSelector,
     };
-    this.send(this.transport.get(this.path, query, { ...accept(this.opts.listAccept), onWarnings: this.warn }), {
+    this.send(getWithWarnings(this.transport, this.path, query, this.opts.onWarning, this.opts.listAccept), {
       next: (body) => {
         let list;
         try {
@@ -142,7 +142,6 @@ export class Reflector<T extends KubernetesObject> {
         else this.emitRelist(pages, list.metadata.resourceVersion ?? '', true);
       },
       error: (err) => {
-        this.warnOfRefusal(err);
         if (token !== undefined && isExpired(err)) {
           // The snapshot behind the continue token was compacted: one unpaginated list gets a consistent snapshot.
           if (this.status({ state: 'error', cause: toWatchFailure(err) })) this.startList(false);
@@ -383,10 +382,10 @@ export class Reflector<T extends KubernetesObject> {
     this.timers.stop();
   }
 
-  /** Hands the API warnings of an answer to a list page or a watch of this path to `onWarning`. */
+  /** Hands the API warnings of an answer to a watch of this path to `onWarning`. */
   private readonly warn = (texts: readonly string[]): void => deliverWarnings(this.opts.onWarning, 'GET', this.path, texts);
 
-  /** The warnings a refused list page or watch carried. */
+  /** The warnings a refused watch carried. */
   private warnOfRefusal(err: unknown): void {
     if (err instanceof ApiError) this.warn(err.warnings);
   }

@@ -11,8 +11,7 @@ import {
   ApiError, TransportError, isAlreadyExists, isConflict, isNotFound, isServerError, isTooManyRequests,
 } from '../../transport/index.js';
 import type { Transport, TransportRequest } from '../../transport/index.js';
-import { requestWithWarnings } from '../resource/index.js';
-import type { WarningHandler } from '../../transport/index.js';
+import { requestWithWarnings, type WarningHandler } from '../../transport/index.js';
 import { microTime } from './build.js';
 import type { EventNamer } from './build.js';
 import type { EventReport, RecordedEvent } from './types.js';

@@ -5,7 +5,7 @@
 import { Observable, map, of } from 'rxjs';
 import type { ResolvedResource } from '../../resources/index.js';
 import { groupVersionPath } from '../../resources/index.js';
-import { deliverWarnings, type Transport, type WarningHandler } from '../../transport/index.js';
+import { getWithWarnings, type Transport, type WarningHandler } from '../../transport/index.js';
 
 /** Subresource names (`pods/status`) per group/version, per transport; only successful answers are kept. */
 const known = new WeakMap<Transport, Map<string, ReadonlySet<string>>>();
@@ -16,7 +16,7 @@ const known = new WeakMap<Transport, Map<string, ReadonlySet<string>>>();
  * # Guarantees
  * - One discovery GET per transport and group/version; a failed one is not cached, so the next call asks again.
  * - Errors with the transport's error when discovery fails.
- * - The API server's warnings on the discovery answer go to `onWarning`.
+ * - The API server's warnings on the discovery answer go to `onWarning`, a refusal's included.
  *
  * # Caveats
  * - The answer is kept for the transport's lifetime: a CRD whose status subresource is added or removed later is
@@ -29,8 +29,7 @@ export function hasStatusSubresource$(transport: Transport, resource: ResolvedRe
   known.set(transport, cache);
   const names = cache.get(groupVersion);
   if (names !== undefined && names.has(resource.plural)) return of(names.has(`${resource.plural}/status`));
-  const onWarnings = (texts: readonly string[]): void => deliverWarnings(onWarning, 'GET', groupVersion, texts);
-  return transport.get(groupVersion, {}, { onWarnings }).pipe(
+  return getWithWarnings(transport, groupVersion, {}, onWarning).pipe(
     map((body) => {
       const resources = (body as { resources?: unknown } | null)?.resources;
       const listed = new Set<string>();
