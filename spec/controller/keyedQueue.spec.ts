@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { TestScheduler } from 'rxjs/testing';
-import { KeyedQueue, SWEEP_SLACK } from '../../src/controller/keyedQueue.js';
+import { KeyedQueue } from '../../src/controller/keyedQueue.js';
 import { MinHeap, Ring } from '../../src/controller/structures.js';
 
 describe('the keyed queue', () => {
@@ -56,17 +56,63 @@ describe('the keyed queue', () => {
     expect(queue.heapSize).to.be.at.most(2 * 2 + 1024 + 1);
   });
 
-  it('sweeps idle key records once they pile up, keeping memory proportional to the keys in use', () => {
+  it('drops a key record as soon as its run ends with nothing left to remember, so the table holds only keys in use', () => {
     const queue = new KeyedQueue(new TestScheduler(() => {}), () => {});
     let most = 0;
     for (let i = 0; i < 100_000; i += 1) {
       queue.trigger(`churn-${i}`, undefined);
+      most = Math.max(most, queue.recordCount);
       const state = queue.take()!;
       queue.finish(state, 0, true);
-      queue.release();
-      most = Math.max(most, queue.recordCount);
+      queue.release(state);
     }
-    expect(most).to.be.at.most(SWEEP_SLACK + 1);
+    expect(most).to.equal(1);
+    expect(queue.recordCount).to.equal(0);
+  });
+
+  it('keeps the record of a key that is dirty, failing or delayed when its run ends', () => {
+    const queue = new KeyedQueue(new TestScheduler(() => {}), () => {});
+    queue.trigger('failing', undefined);
+    const failing = queue.take()!;
+    queue.finish(failing, 0, true);
+    failing.failures = 1;
+    queue.release(failing);
+    queue.trigger('delayed', undefined);
+    const delayed = queue.take()!;
+    queue.finish(delayed, 0, true);
+    queue.delay(delayed, 50, 0, 'requeue');
+    queue.release(delayed);
+    queue.trigger('dirty', undefined);
+    const dirty = queue.take()!;
+    queue.trigger('dirty', 'again'); // arrives during the run
+    queue.finish(dirty, 0, true);
+    queue.release(dirty);
+    expect(queue.recordCount).to.equal(3);
+    // The dirty key runs again with its reason, on the record it kept.
+    const again = queue.take()!;
+    expect(again).to.equal(dirty);
+    expect(queue.takeReasons(again)).to.deep.equal(['again']);
+  });
+
+  it('forgets waiting keys and their records when intake stops, but keeps running and failing keys', () => {
+    const queue = new KeyedQueue(new TestScheduler(() => {}), () => {});
+    queue.trigger('running', undefined);
+    const running = queue.take()!;
+    queue.trigger('running', 'next'); // dirty: its next run is dropped by the stop
+    queue.trigger('waiting', 'why');
+    queue.trigger('failing', undefined);
+    const failing = queue.take()!;
+    queue.finish(failing, 0, true);
+    failing.failures = 1;
+    queue.delay(failing, 100, 0, 'retry');
+    queue.release(failing);
+    queue.clearPending();
+    expect(queue.pendingCount).to.equal(0);
+    expect(queue.recordCount).to.equal(2); // running and failing
+    queue.finish(running, 0, false);
+    queue.release(running);
+    expect(queue.recordCount).to.equal(1);
+    expect(queue.take()).to.equal(undefined);
   });
 
   it('folds reasons beyond 32 distinct ones into a single marker', () => {

@@ -24,16 +24,14 @@ const NO_REASONS: readonly string[] = Object.freeze([]);
 /** How many distinct single-reason arrays one queue shares at most. */
 const MAX_SHARED_SINGLES = 256;
 
-/** Idle key records tolerated beyond twice the table size at the last sweep. */
-export const SWEEP_SLACK = 10_000;
-
 function isIdle(state: KeyState): boolean {
   return !state.running && state.pending === IDLE && state.failures === 0 && state.reasons.length === 0;
 }
 
 /**
- * Bookkeeping of one key. Records of idle keys (nothing running, waiting or remembered) are kept for reuse and
- * swept in bulk, so a key triggered again allocates nothing.
+ * Bookkeeping of one key. A record lives while its key runs, waits, or has failures or reasons to remember; it is
+ * dropped when a run ends with none of these, so the table holds only the keys in use and stays small and
+ * cache-resident (a key triggered again gets a fresh record).
  *
  * # Invariants
  * - `running` and `pending` together give at most one running and one pending run per key.
@@ -79,7 +77,6 @@ export class KeyedQueue {
   /** Frozen one-element reason arrays, shared by every run with that single reason (see `addReason`). */
   private readonly singles = new Map<string, readonly string[]>();
   private waiting = 0;
-  private sweepAt = SWEEP_SLACK;
   /** How many keys are DELAYED, i.e. how many heap entries are live. */
   private delayedLive = 0;
   private timer: Subscription | undefined;
@@ -177,26 +174,26 @@ export class KeyedQueue {
   }
 
   /**
-   * Called when a run ended. Idle records are kept (reusing them saves an allocation and two Map writes per run),
-   * but once the table has grown past twice its size at the last sweep (plus {@link SWEEP_SLACK}), every idle
-   * record is dropped in one pass: memory follows the keys in use, at amortised O(1) per run.
+   * Called when the run of `state` ended and its outcome was handled: drops the record if nothing about the key is
+   * left to remember (not running, not waiting, no failures, no reasons). Keeping idle records for reuse was measured
+   * slower: with many distinct keys, a large table makes every trigger a cache miss.
    */
-  release(): void {
-    if (this.states.size <= this.sweepAt) return;
-    for (const [key, state] of this.states) if (isIdle(state)) this.states.delete(key);
-    this.sweepAt = 2 * this.states.size + SWEEP_SLACK;
+  release(state: KeyState): void {
+    if (isIdle(state)) this.states.delete(state.key);
   }
 
-  /** How many key records exist, idle ones included (a diagnostic for the memory bound). */
+  /** How many key records exist (a diagnostic for the memory bound). */
   get recordCount(): number {
     return this.states.size;
   }
 
-  /** Forgets every waiting key (used when intake stops); running keys keep their records. */
+  /** Forgets every waiting key (used when intake stops); running and failing keys keep their records. */
   clearPending(): void {
-    for (const state of this.states.values()) {
+    for (const [key, state] of this.states) {
       state.pending = IDLE;
       state.dirty = false;
+      state.reasons = NO_REASONS; // they were for the next run, which will not happen
+      if (isIdle(state)) this.states.delete(key);
     }
     this.ready.clear();
     this.delayed.clear();

@@ -52,9 +52,9 @@ type Outcome = typeof OK | typeof FAILED;
  * Drives one subscription. Every public method is safe to call after `dispose`.
  *
  * Hot-path notes (the per-trigger and per-run cost is what the throughput benchmark measures): a synchronous run
- * allocates only its request and its two events; the clock is read once when a key's wait starts (reused for a
- * start in the same call) and once when a run ends, never for a coalesced trigger; events are object literals
- * with one fixed shape per type.
+ * allocates only its request, its two events and, for a key with no record, the record (dropped again when the run
+ * ends); the clock is read once when a key's wait starts (reused for a start in the same call) and once when a run
+ * ends, never for a coalesced trigger; events are object literals with one fixed shape per type.
  */
 export class Runner<T> {
   private readonly queue: KeyedQueue;
@@ -279,7 +279,7 @@ export class Runner<T> {
     const now = this.scheduler.now();
     this.queue.finish(run.state, now, !this.stopping);
     if (run.retryAt !== undefined && !this.stopping) this.queue.delay(run.state, run.retryAt, now, RETRY_REASON);
-    this.queue.release();
+    this.queue.release(run.state);
     this.pump();
   }
 
@@ -324,7 +324,7 @@ export class Runner<T> {
     this.queue.finish(state, now, !this.stopping);
     if (outcome === OK) this.outcomes.succeeded(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail as number | undefined);
     else this.outcomes.failed(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);
-    this.queue.release();
+    this.queue.release(state);
     this.pump();
   }
 
