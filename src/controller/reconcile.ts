@@ -43,6 +43,8 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  * 12. Output: per key, events follow `started ( succeeded requeued? | failed ( retrying | dropped )? )`, each
  *     carrying key, attempt, coalesced reasons (plus `'retry'` / `'requeue'` for runs those scheduled), queue wait
  *     and duration. Invalid input values are reported as `rejected` events.
+ * 13. Memory: the operator keeps state for a key only while it runs, waits, is backing off or has a requeue
+ *     scheduled; a key whose run ended with nothing more to do costs nothing, however many keys were ever seen.
  *
  * # Caveats
  * - Results: `{ requeueAfter: ms }` requeues; any other value (the object an API call returned, `null`, a string)
