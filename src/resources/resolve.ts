@@ -55,8 +55,8 @@ const discoveryCache = new WeakMap<Transport, Map<string, ReadonlyMap<string, Re
  * - Discovery results are cached per transport, and {@link kubeTransport} is one per KubeConfig. A kind the cache
  *   does not know is always asked for again, so a CRD installed after the first lookup is found on the next one.
  * - The API server's warnings on a discovery answer, a refusal's included, go to `onWarning` (default:
- *   {@link printWarningOnce}), as `GET` of the group/version path; a handler that throws is reported with `process.emitWarning`, never to the
- *   caller.
+ *   {@link printWarningOnce}), as `GET` of the group/version path; a handler that throws is reported with
+ *   `process.emitWarning`, never to the caller.
  */
 export function resolveResource$(
   transport: Transport, ref: ResourceRef, onWarning: WarningHandler = printWarningOnce,

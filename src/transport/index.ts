@@ -19,4 +19,5 @@ export {
   API_WARNING_CODE, checkWarningHandler, deduplicateWarnings, deliverWarnings, parseWarningHeaders, printWarningOnce, reportWarnings,
 } from './warnings.js';
 export type { ApiWarning, WarningHandler } from './warnings.js';
-export { getWithWarnings, requestWithWarnings } from './with-warnings.js';
+export { getWithWarnings, requestWithWarnings, warningsOfRequest } from './with-warnings.js';
+export type { RequestWarnings } from './with-warnings.js';

@@ -10,16 +10,27 @@ import type { RequestMethod, TransportRequest, TransportResponse } from './reque
 import type { Transport } from './transport.js';
 import { deliverWarnings, type WarningHandler } from './warnings.js';
 
-/** Delivers the warnings of a refusal (an `ApiError`) with `warn`; other errors carry none. */
-function warningsOfRefusal(warn: (texts: readonly string[]) => void): (error: unknown) => void {
-  return (error) => {
-    if (error instanceof ApiError) warn(error.warnings);
-  };
+/**
+ * Delivers the API warnings of the answers to one request (`method` on `path`) to `handler`, through
+ * `deliverWarnings`: `accepted` takes an accepted answer's texts (a transport's `onWarnings`), `refused` takes
+ * whatever the request failed with and delivers the warnings an `ApiError` carries (other errors carry none).
+ */
+export interface RequestWarnings {
+  /** Delivers the texts of an accepted answer's warnings. */
+  readonly accepted: (texts: readonly string[]) => void;
+  /** Delivers the warnings on the error a request failed with, if it is an `ApiError`; never throws. */
+  readonly refused: (error: unknown) => void;
 }
 
-/** `(texts) => deliverWarnings(handler, method, path, texts)`: the warnings of answers to one request. */
-function warningsFor(handler: WarningHandler, method: RequestMethod, path: string): (texts: readonly string[]) => void {
-  return (texts) => deliverWarnings(handler, method, path, texts);
+/** The {@link RequestWarnings} of one request; for a request sent some other way than the helpers below (a watch). */
+export function warningsOfRequest(handler: WarningHandler, method: RequestMethod, path: string): RequestWarnings {
+  const accepted = (texts: readonly string[]): void => deliverWarnings(handler, method, path, texts);
+  return {
+    accepted,
+    refused: (error) => {
+      if (error instanceof ApiError) accepted(error.warnings);
+    },
+  };
 }
 
 /**
@@ -27,8 +38,8 @@ function warningsFor(handler: WarningHandler, method: RequestMethod, path: strin
  * before the answer, or the `ApiError` of a refusal, reaches the subscriber.
  */
 export function requestWithWarnings(transport: Transport, request: TransportRequest, handler: WarningHandler): Observable<TransportResponse> {
-  const warn = warningsFor(handler, request.method, request.path);
-  return transport.request(request).pipe(tap({ next: (response) => warn(response.warnings ?? []), error: warningsOfRefusal(warn) }));
+  const warnings = warningsOfRequest(handler, request.method, request.path);
+  return transport.request(request).pipe(tap({ next: (response) => warnings.accepted(response.warnings ?? []), error: warnings.refused }));
 }
 
 /**
@@ -39,6 +50,7 @@ export function requestWithWarnings(transport: Transport, request: TransportRequ
 export function getWithWarnings(
   transport: Transport, path: string, query: QueryParams, handler: WarningHandler, accept?: string,
 ): Observable<unknown> {
-  const warn = warningsFor(handler, 'GET', path);
-  return transport.get(path, query, { ...(accept === undefined ? {} : { accept }), onWarnings: warn }).pipe(tap({ error: warningsOfRefusal(warn) }));
+  const warnings = warningsOfRequest(handler, 'GET', path);
+  return transport.get(path, query, { ...(accept === undefined ? {} : { accept }), onWarnings: warnings.accepted })
+    .pipe(tap({ error: warnings.refused }));
 }

@@ -7,7 +7,7 @@ import { messageOf } from '../describe/index.js';
 import { hasName, joinApiVersion, objectKey, splitApiVersion } from '../objects/index.js';
 import { collectionPath, resolveResource$ } from '../resources/index.js';
 import type { ResolvedResource } from '../resources/index.js';
-import { ApiError, asKubeList, deliverWarnings, getWithWarnings } from '../transport/index.js';
+import { ApiError, asKubeList, getWithWarnings, warningsOfRequest } from '../transport/index.js';
 import type { QueryParams, Transport } from '../transport/index.js';
 import { BACKOFF_RESET_MS, exponentialBackoff } from './backoff.js';
 import { decodeWatchLine, discoveryFailure, isExpired, statusFailure, timeoutFailure, toWatchFailure } from './decode.js';
@@ -195,11 +195,12 @@ export class Reflector<T extends KubernetesObject> {
     this.timers.start(timeoutSeconds * 1000 + DEAD_CONNECTION_SLACK_MS, (idleMs) => this.onDead(idleMs), BACKOFF_RESET_MS, () => {
       this.attempt = 0;
     });
+    const warnings = warningsOfRequest(this.opts.onWarning, 'GET', this.path);
     const watchOptions = {
       ...accept(this.opts.watchAccept),
       onActivity: () => this.timers.touch(),
       onOpen: () => this.announceAccepted(),
-      onWarnings: this.warn,
+      onWarnings: warnings.accepted,
     };
     const onLines = (lines: readonly string[]): void => {
       this.timers.touch();
@@ -214,7 +215,7 @@ export class Reflector<T extends KubernetesObject> {
       next: (lines) => onLines(typeof lines === 'string' ? [lines] : lines),
       error: (err) => {
         this.timers.stop();
-        this.warnOfRefusal(err);
+        warnings.refused(err);
         this.onWatchError(err);
       },
       complete: () => {
@@ -380,14 +381,6 @@ export class Reflector<T extends KubernetesObject> {
     this.connection += 1;
     this.request.abort();
     this.timers.stop();
-  }
-
-  /** Hands the API warnings of an answer to a watch of this path to `onWarning`. */
-  private readonly warn = (texts: readonly string[]): void => deliverWarnings(this.opts.onWarning, 'GET', this.path, texts);
-
-  /** The warnings a refused watch carried. */
-  private warnOfRefusal(err: unknown): void {
-    if (err instanceof ApiError) this.warn(err.warnings);
   }
 
   private send<V>(source: Observable<V>, handlers: RequestHandlers<V>, timeoutMs?: number): void {
