@@ -40,6 +40,7 @@ for (const target of contractTargets()) {
           versions: [
             version('v1alpha1', { deprecated: true }),
             version('v1beta1', { deprecated: true, deprecationWarning: custom }),
+            version('v1beta2', { deprecated: true, deprecationWarning: 'unknown field "colour"' }),
             version('v1', { storage: true }),
           ],
         },
@@ -72,6 +73,14 @@ for (const target of contractTargets()) {
       const current = await raw('GET', gadgets('v1'));
       expect(current.status).to.equal(200);
       expect(warningTexts(current)).to.deep.equal([]);
+    });
+
+    it('writes a text once when the deprecation and the request give the same warning', async () => {
+      const { raw, namespace } = session();
+      const body = { apiVersion: `${group}/v1beta2`, kind: 'Gadget', metadata: { name: `twice-${suffix()}`, namespace }, colour: 'red', size: 'L' };
+      const answer = await raw('POST', `${gadgets('v1beta2')}?fieldValidation=Warn`, { body });
+      expect(answer.status).to.equal(201);
+      expect(warningTexts(answer)).to.deep.equal(['unknown field "colour"', 'unknown field "size"']);
     });
 
     it('hands an informer\'s warnings to onWarning, for its list and for its watch', async function () {

@@ -79,6 +79,17 @@ for (const target of contractTargets()) {
       expect((await raw('GET', `${configMaps()}/${name}`)).json).to.not.have.property('colour');
     });
 
+    it('stops writing warnings past 4096 characters, as kube-apiserver\'s recorder does', async () => {
+      const { raw } = session();
+      // 120 texts of 56 characters: 73 fit in 4096; the 74th overflows, so the recorder writes the 74 it has
+      // (each under the 256-character cut) and, having passed 4096, no more.
+      const fields = Array.from({ length: 120 }, (_, i) => `f${String(i).padStart(3, '0')}${'x'.repeat(36)}`);
+      const extra = Object.fromEntries(fields.map((field) => [field, 'v']));
+      const answer = await raw('POST', configMaps(), { body: configMap(`many-${suffix()}`, extra) });
+      expect(answer.status).to.equal(201);
+      expect(warningsOf(answer)).to.deep.equal(fields.slice(0, 74).map(unknown));
+    });
+
     it('names nested unknown fields by their Go path, list items by index', async () => {
       const { raw, namespace } = session();
       const deployment = (name: string) => ({

@@ -32,12 +32,12 @@ describe('transport: parseWarningHeaders', () => {
     expect(parseWarningHeaders([])).to.deep.equal([]);
   });
 
-  it('reads back every text the in-memory server writes, in order and once each, as a property', () => {
+  it('reads back every non-empty text the in-memory server writes, in order and once each, as a property', () => {
     fc.assert(fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 12 }), { minLength: 1, maxLength: 5 }), (texts) => {
-      const header = warningHeaders(texts)['Warning']!;
+      const header = warningHeaders(texts)['Warning'];
       // eslint-disable-next-line no-control-regex
-      const expected = [...new Set(texts)].map((text) => text.replace(/[\x00-\x1f\x7f-\x9f]/g, '\ufffd'));
-      expect(parseWarningHeaders([header])).to.deep.equal(expected);
+      const expected = [...new Set(texts)].filter((text) => text !== '').map((text) => text.replace(/[\x00-\x1f\x7f-\x9f]/g, '\ufffd'));
+      expect(header === undefined ? [] : parseWarningHeaders([header])).to.deep.equal(expected);
     }), { numRuns: 300 });
   });
 });
