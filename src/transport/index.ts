@@ -7,6 +7,7 @@ export {
   isNotFound, isServerError, isTooManyRequests, isUnauthorized, parseRetryAfter,
 } from './errors.js';
 export type { StatusCause, StatusDetails, StatusLike } from './errors.js';
+export { expectBackslashKeys, parseJson } from './json.js';
 export { LineSplitter } from './lines.js';
 export { asKubeList, getJson, listPage, parseJsonBody, watchLineChunks, watchLines } from './http.js';
 export { eachOf } from './batches.js';

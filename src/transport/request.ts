@@ -7,6 +7,7 @@ import { headerValue, openRequest, readBody } from './connection.js';
 import { TransportError } from './errors.js';
 import type { QueryParams } from './http.js';
 import { parseWarningHeaders, warningHeaderValues } from './warnings.js';
+import { parseJson } from './json.js';
 
 /** The HTTP methods the API server serves. */
 export type RequestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -85,7 +86,7 @@ export function responseOf(
   const contentType = headers['content-type'] ?? '';
   if (text === '' || !(contentType === '' || contentType.includes('json'))) return { status, body: text, headers, warnings };
   try {
-    return { status, body: JSON.parse(text) as unknown, headers, warnings };
+    return { status, body: parseJson(text) as unknown, headers, warnings };
   } catch (err) {
     throw new TransportError('MalformedResponse', `${request.method} ${request.path}: response body is not JSON (${text.length} chars)`, { cause: err });
   }

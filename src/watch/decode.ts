@@ -3,7 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { UnknownResourceError } from '../resources/index.js';
-import { ApiError, TransportError } from '../transport/index.js';
+import { ApiError, parseJson, TransportError } from '../transport/index.js';
 import type { StatusLike } from '../transport/index.js';
 import type { WatchFailure } from './types.js';
 
@@ -26,7 +26,7 @@ export function decodeWatchLine(line: string): DecodedLine {
   if (line.trim() === '') return { kind: 'blank' };
   let event: unknown;
   try {
-    event = JSON.parse(line);
+    event = parseJson(line);
   } catch (err) {
     return malformed(`not JSON (${(err as Error).message})`, line);
   }

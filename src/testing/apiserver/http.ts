@@ -9,6 +9,7 @@ import { prefersProtobuf } from './negotiate.js';
 import { decodeProtobuf, encodeProtobuf, protobufMediaType, ProtobufError } from './protobuf/index.js';
 import { toJson } from './serialize.js';
 import { ApiError, badRequest, tooLarge, unsupportedMediaType } from './status.js';
+import { parseJson } from '../../transport/index.js';
 
 /**
  * Reads a request body, refusing more than `limit` bytes (then `undefined`: the caller answers 413 and closes the
@@ -73,7 +74,7 @@ export function decodeObjectBody(bytes: Buffer | string, contentType: string | u
   if (raw.trim() === '') throw badRequest("Object 'Kind' is missing in ''");
   if (type === 'application/json' || type === '' || type === '*/*') {
     try {
-      return JSON.parse(raw);
+      return parseJson(raw);
     } catch (error) {
       // The real wording around the parser's own message (which is JavaScript's here, Go's there).
       throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${(error as Error).message} (${raw.slice(0, 100)})`);
@@ -94,7 +95,7 @@ export function decodeObjectBody(bytes: Buffer | string, contentType: string | u
 export function decodeOptionalJson(raw: string): unknown {
   if (raw.trim() === '') return undefined;
   try {
-    return JSON.parse(raw);
+    return parseJson(raw);
   } catch (error) {
     throw badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`);
   }

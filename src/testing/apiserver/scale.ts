@@ -8,6 +8,7 @@ import { invalid, badRequest } from './status.js';
 import { mustGet, type RequestTarget, type ServerState } from './state.js';
 import { commitUpdate, isDryRun, patchDocument, type Reply } from './writes.js';
 import { checkPreconditions, prepareUpdate } from './strategy.js';
+import { parseJson } from '../../transport/index.js';
 
 /** Kinds that serve `/scale`. */
 export const scalableKinds: ReadonlySet<string> = new Set(['Deployment', 'ReplicaSet', 'StatefulSet']);
@@ -55,7 +56,7 @@ export function serveScale(state: ServerState, target: RequestTarget, method: st
   } else {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(raw);
+      parsed = parseJson(raw);
     } catch (error) {
       throw badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`);
     }

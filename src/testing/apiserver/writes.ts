@@ -12,6 +12,7 @@ import { groupVersion, storageKey } from './resource.js';
 import { alreadyExists, ApiError, badRequest, forbidden, methodNotAllowed, notFound, unknownPatchType, unsupportedMediaType } from './status.js';
 import { generateName, isNoop, prepareCreate, prepareUpdate } from './strategy.js';
 import { mustGet, namespaceResource, namespaceStorageKey, type RequestTarget, type ServerState } from './state.js';
+import { parseJson } from '../../transport/index.js';
 
 /** A handler's answer: HTTP code and JSON body. */
 export interface Reply {
@@ -169,7 +170,7 @@ export function patchDocument(target: RequestTarget, contentType: string, raw: s
 
 function parsePatch(raw: string): unknown {
   try {
-    return JSON.parse(raw);
+    return parseJson(raw);
   } catch (error) {
     throw badRequest(`error decoding patch: ${(error as Error).message}`);
   }

@@ -6,6 +6,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ReconcileEvent } from '../../controller/index.js';
 import { messageOf } from '../../describe/index.js';
 import type { WatchEvent } from '../../watch/index.js';
+import { parseJson } from '../../transport/index.js';
 
 /**
  * A ReconcileEvent as recorded: its decision (type, key, attempt, reasons, delays, failure count) and the error's
@@ -94,7 +95,7 @@ export function parseRecording(recording: string | readonly string[]): RecordLin
     if (text.trim() === '') return;
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseJson(text);
     } catch (error) {
       throw new SyntaxError(`recording line ${index + 1} is not JSON: ${messageOf(error)}`);
     }

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { FieldSet } from '../../../../src/testing/apiserver/apply/index.js';
 import { fieldElement, keyElement, pathToString, type Path, type PathElement } from '../../../../src/testing/apiserver/apply/path.js';
 import { managerFromUserAgent } from '../../../../src/testing/apiserver/apply/index.js';
+import { expectBackslashKeys, parseJson } from '../../../../src/transport/index.js';
 
 const element: fc.Arbitrary<PathElement> = fc.oneof(
   fc.constantFrom('a', 'b', 'spec', 'metadata', 'x.y', 'with space').map(fieldElement),
@@ -18,10 +19,13 @@ const model = (ps: readonly Path[]) => new Set(ps.map(key));
 const members = (set: FieldSet) => new Set(set.paths().map(key));
 
 describe('FieldSet (structured-merge-diff fieldpath.Set)', () => {
+  // Value elements hold backslashes and quotes, which fast-check writes into keys outside parseJson.
+  before(() => expectBackslashKeys());
+
   it('reads back exactly what it writes in FieldsV1 form', () => {
     fc.assert(fc.property(paths, (ps) => {
       const set = FieldSet.of(ps);
-      const again = FieldSet.fromFieldsV1(JSON.parse(JSON.stringify(set.toFieldsV1())));
+      const again = FieldSet.fromFieldsV1(parseJson(JSON.stringify(set.toFieldsV1())) as Record<string, unknown>);
       expect(again.equals(set)).to.equal(true);
       expect(members(again)).to.deep.equal(model(ps));
     }));

@@ -2,12 +2,13 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { parse as parseYaml } from 'yaml';
 import { parseApplyBody } from '../../../../src/testing/apiserver/apply/index.js';
+import { expectBackslashKeys, parseJson } from '../../../../src/transport/index.js';
 
 /** What the YAML parser alone makes of a body (the reference the JSON shortcut must agree with). */
 function throughYaml(raw: string): unknown {
   try {
     const parsed: unknown = parseYaml(raw, { version: '1.1', uniqueKeys: true, maxAliasCount: 100 });
-    return { value: parsed === null || parsed === undefined ? {} : JSON.parse(JSON.stringify(parsed)) };
+    return { value: parsed === null || parsed === undefined ? {} : parseJson(JSON.stringify(parsed)) };
   } catch {
     return 'refused';
   }
@@ -34,6 +35,9 @@ const jsonObjectText = fc.tuple(
 });
 
 describe('apply bodies (application/apply-patch+yaml)', () => {
+  // The YAML parser writes generated keys (backslashes among them) outside parseJson.
+  before(() => expectBackslashKeys());
+
   it('reads a JSON body exactly as the YAML parser reads it, duplicate keys refused included', () => {
     fc.assert(fc.property(jsonObjectText, (raw) => {
       const server = throughServer(raw);

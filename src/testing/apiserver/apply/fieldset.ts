@@ -6,6 +6,7 @@
 import {
   comparePathElements, deserializePathElement, equalPathElements, serializePathElement, type Path, type PathElement,
 } from './path.js';
+import { parseJson } from '../../../transport/index.js';
 
 /** A child subtree under one path element. */
 interface Child {
@@ -221,7 +222,7 @@ export class FieldSet {
 
   /** The FieldsV1 JSON object (`{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`). */
   toFieldsV1(): Record<string, unknown> {
-    return JSON.parse(this.toFieldsV1Text()) as Record<string, unknown>;
+    return parseJson(this.toFieldsV1Text()) as Record<string, unknown>;
   }
 
   /** `JSON.stringify(this.toFieldsV1())`, written directly. */

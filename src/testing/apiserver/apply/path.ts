@@ -4,6 +4,7 @@
  * @module
  */
 import { compareStrings, compareValues, equalValues, goJson, valueToString, type Json } from './value.js';
+import { parseJson as parseJsonText } from '../../../transport/index.js';
 
 /** One step of a field path. Key fields are sorted by name. */
 export type PathElement =
@@ -131,7 +132,7 @@ export function deserializePathElement(text: string): PathElement | undefined {
 
 function parseJson(text: string): Json {
   try {
-    return JSON.parse(text) as Json;
+    return parseJsonText(text) as Json;
   } catch (error) {
     throw new PathElementError((error as Error).message);
   }

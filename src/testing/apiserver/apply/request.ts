@@ -7,6 +7,7 @@
 import { parse as parseYaml } from 'yaml';
 import { badRequest, fieldForbidden, fieldInvalid, fieldRequired, invalid, type FieldError } from '../status.js';
 import type { JsonMap } from './value.js';
+import { expectBackslashKeys, parseJson } from '../../../transport/index.js';
 
 /** Longest field manager name (`FieldManagerMaxLength`). */
 export const fieldManagerMaxLength = 128;
@@ -94,6 +95,8 @@ export function writeOptions(query: URLSearchParams, verb: 'create' | 'update' |
 export function parseApplyBody(raw: string): JsonMap {
   const json = plainJsonObject(raw);
   if (json !== undefined) return json;
+  // The YAML parser builds objects by property writes, which can make keys holding a backslash outside parseJson.
+  expectBackslashKeys();
   let parsed: unknown;
   try {
     parsed = parseYaml(raw, { version: '1.1', uniqueKeys: true, maxAliasCount: 100 });
@@ -105,7 +108,7 @@ export function parseApplyBody(raw: string): JsonMap {
     const type = Array.isArray(parsed) ? 'array' : typeof parsed === 'boolean' ? 'bool' : typeof parsed;
     throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${type} into Go value of type map[string]interface {}`);
   }
-  return JSON.parse(JSON.stringify(parsed)) as JsonMap;
+  return parseJson(JSON.stringify(parsed)) as JsonMap;
 }
 
 /** Nesting the YAML parser is known to read as JSON.parse does (it runs out of stack in the high hundreds). */
@@ -129,7 +132,7 @@ function plainJsonObject(raw: string): JsonMap | undefined {
   if (start < 0 || raw.charCodeAt(start) !== 0x7b /* { */) return undefined;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(raw);
+    parsed = parseJson(raw);
   } catch {
     return undefined;
   }
@@ -148,7 +151,7 @@ function plainJsonObject(raw: string): JsonMap | undefined {
     else if (c === 0x7d || c === 0x5d /* } ] */) depth--;
   }
   if (deepest > jsonFastPathDepth || countKeys(parsed) !== colons) return undefined;
-  return JSON.parse(JSON.stringify(parsed)) as JsonMap;
+  return parseJson(JSON.stringify(parsed)) as JsonMap;
 }
 
 function countKeys(value: unknown): number {
