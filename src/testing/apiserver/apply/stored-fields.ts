@@ -8,6 +8,7 @@
 import { deepFreeze } from '../object.js';
 import { FieldSet } from './fieldset.js';
 import type { ManagedFieldsEntry } from './managed.js';
+import { parseJson } from '../../../transport/index.js';
 
 /** Shared frozen values by a text that identifies them; an entry goes when nothing stores its value any more. */
 class Interned<T extends object> {
@@ -92,7 +93,7 @@ export function storedFieldsV1(set: FieldSet): object {
   }
   const text = set.toFieldsV1Text();
   const fieldsV1 = byText.get(text, () => {
-    const made = JSON.parse(text) as object;
+    const made = parseJson(text) as object;
     fieldsIds.set(made, nextFieldsId++);
     return made;
   });

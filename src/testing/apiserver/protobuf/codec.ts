@@ -8,6 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
+import { parseJson } from '../../../transport/index.js';
 
 /** The protobuf media type. */
 export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
@@ -86,7 +87,7 @@ function messageToJson(type: protobuf.Type, message: Record<string, unknown>): u
     case special.fieldsV1:
     case special.rawExtension: {
       const raw = message[type.fullName === special.fieldsV1 ? 'Raw' : 'raw'] as Uint8Array | undefined;
-      return raw === undefined || raw.length === 0 ? undefined : JSON.parse(Buffer.from(raw).toString('utf8'));
+      return raw === undefined || raw.length === 0 ? undefined : parseJson(Buffer.from(raw).toString('utf8'));
     }
     case special.duration: return message['duration'] === undefined ? undefined : `${long(message['duration']) / 1e9}s`;
     default: break;
