@@ -38,6 +38,17 @@ describe('transport: parseJson', () => {
     expect(keys).to.deep.equal([['h', '"'], ['h', '\n'], ['h', '/']]);
   });
 
+  for (const spelling of ['\\u005c', '\\u005C']) {
+    it(`reads an escaped key as written after a key spelt ${spelling} was read`, function () {
+      this.timeout(30_000);
+      const keys = inFreshProcess(`
+        parseJson('{"h":[],"${spelling.replace(/\\/g, '\\\\')}":0}');
+        return keysOf(parseJson('{"h":1,"\\\\"":2}'));
+      `);
+      expect(keys).to.deep.equal(['h', '"']);
+    });
+  }
+
   it('reads escaped keys as written after expectBackslashKeys, when code outside it made the backslash key', function () {
     this.timeout(30_000);
     const keys = inFreshProcess(`

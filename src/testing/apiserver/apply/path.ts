@@ -4,7 +4,7 @@
  * @module
  */
 import { compareStrings, compareValues, equalValues, goJson, valueToString, type Json } from './value.js';
-import { parseJson as parseJsonText } from '../../../transport/index.js';
+import { parseJson } from '../../../transport/index.js';
 
 /** One step of a field path. Key fields are sorted by name. */
 export type PathElement =
@@ -116,9 +116,9 @@ export function deserializePathElement(text: string): PathElement | undefined {
   const rest = text.slice(2);
   switch (text[0]) {
     case 'f': return fieldElement(rest);
-    case 'v': return { kind: 'value', value: parseJson(rest) };
+    case 'v': return { kind: 'value', value: parseElementJson(rest) };
     case 'k': {
-      const parsed = parseJson(rest);
+      const parsed = parseElementJson(rest);
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new PathElementError(`key element is not a JSON object: ${rest}`);
       return keyElement(Object.entries(parsed));
     }
@@ -130,9 +130,9 @@ export function deserializePathElement(text: string): PathElement | undefined {
   }
 }
 
-function parseJson(text: string): Json {
+function parseElementJson(text: string): Json {
   try {
-    return parseJsonText(text) as Json;
+    return parseJson(text) as Json;
   } catch (error) {
     throw new PathElementError((error as Error).message);
   }

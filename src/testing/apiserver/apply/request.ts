@@ -95,8 +95,9 @@ export function writeOptions(query: URLSearchParams, verb: 'create' | 'update' |
 export function parseApplyBody(raw: string): JsonMap {
   const json = plainJsonObject(raw);
   if (json !== undefined) return json;
-  // The YAML parser builds objects by property writes, which can make keys holding a backslash outside parseJson.
-  expectBackslashKeys();
+  // The YAML parser builds objects by property writes, outside parseJson, and may throw before the round trip
+  // below would show parseJson a backslash key; a YAML text can hold one only if it holds a backslash.
+  if (raw.includes('\\')) expectBackslashKeys();
   let parsed: unknown;
   try {
     parsed = parseYaml(raw, { version: '1.1', uniqueKeys: true, maxAliasCount: 100 });
