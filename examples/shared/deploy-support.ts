@@ -5,10 +5,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubernetesObject, V1Container, V1Deployment } from '@kubernetes/client-node';
+import { build } from 'esbuild';
 import { parseAllDocuments } from 'yaml';
 
 /** The repository's `examples/` folder. */
@@ -118,4 +120,30 @@ export function buildImageFiles(): string {
   copyFileSync(join(repoRoot, 'package.json'), join(app, 'package.json'));
   symlinkSync(join(repoRoot, 'node_modules'), join(app, 'node_modules'), 'dir');
   return app;
+}
+
+/**
+ * The packages (`name` or `@scope/name`, sorted) that the JavaScript files under `dirs` of `root` import, statically or
+ * with `import('literal')`; Node's built-in modules and relative imports are left out.
+ *
+ * esbuild parses and resolves every file, so an import written across lines, after a comment or inside a template
+ * is found as Node would find it, and a relative import of a file the image lacks fails the build with esbuild's
+ * message rather than passing unseen. An `import()` of a computed specifier names no package and is not listed.
+ */
+export async function packagesImportedBy(root: string, dirs: readonly string[]): Promise<string[]> {
+  const entryPoints = dirs.flatMap((dir) => readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.js'))
+    .map((path) => join(root, dir, path)));
+  const { metafile } = await build({
+    entryPoints, absWorkingDir: root, outdir: join(root, 'esbuild-out'), write: false, bundle: true, metafile: true,
+    platform: 'node', format: 'esm', packages: 'external', logLevel: 'silent',
+  });
+  const packages = new Set<string>();
+  for (const input of Object.values(metafile.inputs)) {
+    for (const { path, external } of input.imports) {
+      if (external !== true || isBuiltin(path) || path.startsWith('.')) continue;
+      packages.add(path.startsWith('@') ? path.split('/').slice(0, 2).join('/') : path.split('/')[0]!);
+    }
+  }
+  return [...packages].sort();
 }
