@@ -6,6 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { noteKeepAlive, pooledAgent, replayOnNewConnection } from './agents.js';
 import { apiErrorFromResponse, TransportError, type ApiError } from './errors.js';
 import type { QueryParams } from './http.js';
 import { warningHeaderValues } from './warnings.js';
@@ -30,6 +31,11 @@ export function ignore(): void {}
  *
  * # Guarantees
  * - Aborting `signal` destroys the request (or, after the headers, the response) and rejects with its reason.
+ * - Connections are pooled per host and TLS options and kept open between exchanges (idle ones close after 30 s,
+ *   `IDLE_CONNECTION_MS`); a cluster with a `proxy-url` goes through client-node's proxy agent instead.
+ * - A GET or HEAD that fails because the server closed the pooled connection it went out on is sent once more, on a
+ *   new connection. Any other method fails with `NetworkError`: it is not replayed, because the server may have
+ *   applied it.
  */
 export async function openRequest(
   kc: KubeConfig, method: string, path: string, query: QueryParams, options: ExchangeOptions,
@@ -42,6 +48,8 @@ export async function openRequest(
   }
   const requestOptions: https.RequestOptions = { method, headers: {} };
   await kc.applyToHTTPSOptions(requestOptions);
+  // client-node's agent opens a connection per request; its proxy agents are kept, since only they reach the proxy.
+  if (!cluster.proxyUrl) requestOptions.agent = pooledAgent(url);
   const headers: Record<string, string | number> = { Accept: options.accept ?? 'application/json' };
   if (options.body !== undefined) {
     headers['Content-Type'] = options.contentType ?? 'application/json';
@@ -53,18 +61,25 @@ export async function openRequest(
 
   return new Promise<IncomingMessage>((resolve, reject) => {
     const send = url.protocol === 'http:' ? http.request : https.request;
-    const req = send(url, requestOptions);
+    let req = send(url, requestOptions);
     const onAbort = (): void => {
       req.destroy();
       reject(signal?.reason ?? new Error('aborted'));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (err) => {
+    const onError = (err: Error): void => {
+      if (replayOnNewConnection(method, req.reusedSocket, err)) {
+        // `agent: false` gives the second try a connection of its own, not another pooled one that may be as stale.
+        req = send(url, { ...requestOptions, agent: false });
+        listen();
+        return;
+      }
       signal?.removeEventListener('abort', onAbort);
       reject(new TransportError('NetworkError', `${method} ${url.pathname}: ${err.message}`, { cause: err }));
-    });
-    req.on('response', (res) => {
+    };
+    const onResponse = (res: IncomingMessage): void => {
       signal?.removeEventListener('abort', onAbort);
+      noteKeepAlive(res);
       // Tie the body's lifetime to the signal, so aborting mid-body also frees the socket.
       if (signal !== undefined) {
         const onBodyAbort = (): void => {
@@ -85,8 +100,13 @@ export async function openRequest(
         warningHeaders: warningHeaderValues(res.headersDistinct),
       });
       readBody(res, ERROR_BODY_LIMIT).then((body) => reject(failed(body)), () => reject(failed('')));
-    });
-    req.end(options.body);
+    };
+    const listen = (): void => {
+      req.on('error', onError);
+      req.on('response', onResponse);
+      req.end(options.body);
+    };
+    listen();
   });
 }
 

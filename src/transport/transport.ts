@@ -61,6 +61,11 @@ const transports = new WeakMap<KubeConfig, Transport>();
 /**
  * The HTTP {@link Transport} for a KubeConfig; one instance per KubeConfig, so caches keyed by transport (such as
  * discovery) are per KubeConfig too.
+ *
+ * Connections are kept open and reused across requests (one pool per protocol for the process, keyed by host, port
+ * and TLS options; idle connections close after 30 s, sooner if the server announces a shorter keep-alive, and never
+ * keep the process alive). A GET that fails because the server closed its pooled connection is sent once more on a
+ * new connection; a write is never sent twice. A cluster with a `proxy-url` uses client-node's proxy agent instead.
  */
 export function kubeTransport(kc: KubeConfig): Transport {
   let transport = transports.get(kc);
