@@ -26,6 +26,7 @@ interface Suite {
 /** The benchmarks, in run order. */
 const suites: readonly Suite[] = [
   { script: 'transport/lines.ts' },
+  { script: 'transport/requests.ts' },
   // A million objects and their floor side by side need more than the default heap.
   { script: 'store/cost-per-delta.ts', nodeOptions: ['--max-old-space-size=12288'] },
   { script: 'controller/throughput.ts' },

@@ -6,19 +6,16 @@
  *
  * Run: `npm run bench -- client` (or `node --import tsx bench/client/mutate.ts`); writes `bench/results/client.md`.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { firstValueFrom } from 'rxjs';
 import { resourceClient } from '../../src/client/index.js';
 import { recipeChanges, toJsonPatch } from '../../src/client/patch/index.js';
 import type { Recipe } from '../../src/client/patch/index.js';
 import { makePod } from '../apiserver/pods.js';
+import { testClusterProcess } from '../support/test-cluster-process.js';
 
 const objects = 100;
 const rounds = 20;
@@ -26,30 +23,6 @@ const rounds = 20;
 interface Labelled extends KubernetesObject {
   metadata?: KubernetesObject['metadata'] & { labels?: Record<string, string> };
   data?: Record<string, string>;
-}
-
-/** Starts `rxkube-test-cluster` in a child process and returns its kubeconfig and a stop function. */
-async function serverProcess(): Promise<{ kubeConfig: KubeConfig; stop: () => void }> {
-  const dir = mkdtempSync(join(tmpdir(), 'rxkube-bench-client-'));
-  const kubeconfigPath = join(dir, 'kubeconfig');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/testing/cli/test-cluster.ts', '--port', '0', '--kubeconfig', kubeconfigPath], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.startsWith('ready ')) resolve();
-    });
-    child.on('exit', (code) => reject(new Error(`test cluster exited with ${code}`)));
-  });
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
-  return {
-    kubeConfig,
-    stop: () => {
-      child.kill('SIGTERM');
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** A ConfigMap of `keys` entries, for a large object (~40 B per entry). */
@@ -94,7 +67,7 @@ async function timeRounds(
   return times;
 }
 
-const server = await serverProcess();
+const server = await testClusterProcess();
 const rows: string[] = [];
 try {
   const cases: Array<{ what: string; make: (i: number) => Labelled; apiVersion: string; kind: string }> = [
