@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { IDLE_CONNECTION_MS, pooledAgent } from '../../src/transport/agents.js';
 import { kubeTransport, TransportError, type Transport } from '../../src/transport/index.js';
-import { startServer, type Handler, type TestServer } from './server.js';
+import { closed, startServer, tick, type Handler, type TestServer } from './server.js';
 
 const okJson: Handler = (_req, res) => {
   res.setHeader('content-type', 'application/json');
@@ -100,6 +100,22 @@ describe('transport: connections are pooled and kept open between requests', () 
     expect(body).to.deep.include({ kind: 'ConfigMap' });
     expect(server.requests).to.have.length(3);
     expect(connectionsOf(server)).to.equal(2);
+  });
+
+  it('sends nothing more when a GET on a pooled connection is aborted', async () => {
+    const held: http.ServerResponse[] = [];
+    server = await startServer((req, res) => {
+      if (server!.requests.length === 1) okJson(req, res);
+      else held.push(res);
+    });
+    const transport = kubeTransport(server.kc);
+    await firstValueFrom(transport.get('/api/v1/namespaces/default/configmaps/a', {}));
+    const subscription = transport.get('/api/v1/namespaces/default/configmaps/a', {}).subscribe({ error: () => undefined });
+    while (server.requests.length < 2) await tick();
+    subscription.unsubscribe();
+    await closed(server.requests[1]!);
+    await tick(50);
+    expect(server.requests).to.have.length(2);
   });
 
   it('never sends a write twice: a POST on a pooled connection the server closed fails with NetworkError', async () => {

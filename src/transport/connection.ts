@@ -68,7 +68,7 @@ export async function openRequest(
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     const onError = (err: Error): void => {
-      if (replayOnNewConnection(method, req.reusedSocket, err)) {
+      if (signal?.aborted !== true && replayOnNewConnection(method, req.reusedSocket, err)) {
         // `agent: false` gives the second try a connection of its own, not another pooled one that may be as stale.
         req = send(url, { ...requestOptions, agent: false });
         listen();
