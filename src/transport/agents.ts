@@ -41,16 +41,14 @@ function idleFor(socket: Duplex, kept: boolean): boolean {
   return true;
 }
 
-class PooledHttpAgent extends http.Agent {
-  override keepSocketAlive(socket: Duplex): boolean {
-    return idleFor(socket, super.keepSocketAlive(socket) as unknown as boolean);
-  }
-}
-
-class PooledHttpsAgent extends https.Agent {
-  override keepSocketAlive(socket: Duplex): boolean {
-    return idleFor(socket, super.keepSocketAlive(socket) as unknown as boolean);
-  }
+/** `base` with `idleFor` applied to every connection going back to its pool; one definition for HTTP and HTTPS. */
+// A mixin's base must be constructible with any arguments (TS2545), hence `any[]`.
+function closingIdle<Base extends new (...args: any[]) => http.Agent>(base: Base) {
+  return class extends base {
+    override keepSocketAlive(socket: Duplex): boolean {
+      return idleFor(socket, super.keepSocketAlive(socket) as unknown as boolean);
+    }
+  };
 }
 
 /**
@@ -58,7 +56,7 @@ class PooledHttpsAgent extends https.Agent {
  * certificate and key, server name, verification), so two KubeConfigs, or a client certificate that an exec plugin
  * rotated, never share a connection. Idle connections do not keep the process alive.
  */
-const pools = { http: new PooledHttpAgent({ keepAlive: true }), https: new PooledHttpsAgent({ keepAlive: true }) };
+const pools = { http: new (closingIdle(http.Agent))({ keepAlive: true }), https: new (closingIdle(https.Agent))({ keepAlive: true }) };
 
 /** The pooled agent for `url`'s protocol. */
 export function pooledAgent(url: URL): http.Agent {
