@@ -61,12 +61,18 @@ interface Observed {
   readonly lastStart: Map<string, number>;
   readonly completed: boolean;
   readonly errored: boolean;
+  /** Each `requeued` event's delay, beside the `requeueAfter` its run asked for. */
+  readonly requeues: { readonly asked: number; readonly delayMs: number }[];
 }
 
 /** Plays a scenario in virtual time until nothing is left to do. Calls after `outcomes` run out succeed. */
 function play(scenario: Scenario): Observed {
   const scheduler = new VirtualTimeScheduler();
-  const observed: Observed = { events: [], overlaps: [], maxActive: 0, lastTrigger: new Map(), lastStart: new Map(), completed: false, errored: false };
+  const observed: Observed = {
+    events: [], overlaps: [], maxActive: 0, lastTrigger: new Map(), lastStart: new Map(), completed: false, errored: false, requeues: [],
+  };
+  /** The `requeueAfter` the latest run of each key asked for (runs of a key never overlap). */
+  const asked = new Map<string, number>();
   const running = new Set<string>();
   let sequence = 0;
   let calls = 0;
@@ -79,6 +85,7 @@ function play(scenario: Scenario): Observed {
     active += 1;
     (observed as { maxActive: number }).maxActive = Math.max(observed.maxActive, active);
     const outcome: Outcome = scenario.outcomes[calls++] ?? { kind: 'ok', duration: 1, after: 0, sync: false, retrigger: false, promise: false };
+    asked.set(key, outcome.after);
     const release = (): void => {
       running.delete(key);
       active -= 1;
@@ -141,7 +148,10 @@ function play(scenario: Scenario): Observed {
       }),
     )
     .subscribe({
-      next: (event) => observed.events.push(event),
+      next: (event) => {
+        observed.events.push(event);
+        if (event.type === 'requeued') observed.requeues.push({ asked: asked.get(event.key)!, delayMs: event.delayMs });
+      },
       error: () => ((observed as { errored: boolean }).errored = true),
       complete: () => ((observed as { completed: boolean }).completed = true),
     });
@@ -227,6 +237,10 @@ describe('reconcile: properties over random schedules of triggers, durations, fa
       }),
       runs,
     );
+  });
+
+  it('never delays a requeue beyond what its run asked for, whatever the bucket: a requeue takes no token', () => {
+    fc.assert(fc.property(scenarios, (scenario) => play(scenario).requeues.every(({ asked, delayMs }) => delayMs <= asked)), runs);
   });
 
   it('detects a malformed sequence (the grammar checker itself can fail)', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { map } from 'rxjs';
+import { concat, from, map, timer } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { reconcile, tokenBucketRateLimiter } from '../../src/controller/index.js';
 import type { ReconcileResult, ReconcileTrigger } from '../../src/controller/index.js';
@@ -66,7 +66,7 @@ describe('reconcile: coalescing, backoff, rate limit, requeue and ordering (marb
     expect(starts.map((event) => `${event.time} ${event.reasons.join(',')}`)).to.deep.equal(['0 added', '5 retry', '6 requeue,updated']);
   });
 
-  it('spreads a burst of requeues by the token bucket but never limits fresh triggers', () => {
+  it('never spreads requeues by the token bucket: a requested requeue is a schedule, not a retry', () => {
     const lines = virtual(({ hot, cold, scheduler }) => {
       const seen = new Set<string>();
       const fn = ({ key }: { key: string }): Observable<ReconcileResult> => {
@@ -82,11 +82,38 @@ describe('reconcile: coalescing, backoff, rate limit, requeue and ordering (marb
     expect(lines).to.deep.equal([
       '0 started a#1', '0 started b#1', '0 started c#1', '0 started d#1',
       '0 succeeded a', '0 requeued a +1', '0 succeeded b', '0 requeued b +1',
-      '0 succeeded c', '0 requeued c +10', '0 succeeded d', '0 requeued d +20',
-      '1 started a#1', '1 started b#1', '1 succeeded a', '1 succeeded b',
-      '10 started c#1', '10 succeeded c',
-      '20 started d#1', '20 succeeded d',
+      '0 succeeded c', '0 requeued c +1', '0 succeeded d', '0 requeued d +1',
+      '1 started a#1', '1 started b#1', '1 started c#1', '1 started d#1',
+      '1 succeeded a', '1 succeeded b', '1 succeeded c', '1 succeeded d',
     ]);
+  });
+
+  it('retries a first failure after 5 ms however many requeues were scheduled before it (default limiters)', () => {
+    // 2000 periodic resyncs used to drain the default bucket (10 qps, burst 100): the requeues stretched to 190 s and
+    // a retry queued behind them.
+    const keys = Array.from({ length: 2000 }, (_, i) => `ns/k${i}`);
+    const lines = virtual(({ scheduler }) => {
+      const triggers = concat(from(keys), timer(10, scheduler).pipe(map(() => 'ns/failing')));
+      let failed = false;
+      const resynced = new Set<string>();
+      const out$ = triggers.pipe(reconcile(({ key }) => {
+        if (key !== 'ns/failing') {
+          if (resynced.has(key)) return undefined;
+          resynced.add(key);
+          return { requeueAfter: 60_000 };
+        }
+        if (failed) return undefined;
+        failed = true;
+        throw new Error('first failure');
+      }));
+      return timeline(out$, scheduler);
+    });
+    expect(lines.filter((line) => line.includes('ns/failing'))).to.deep.equal([
+      '10 started ns/failing#1', '10 failed ns/failing', '10 retrying ns/failing +5',
+      '15 started ns/failing#2', '15 succeeded ns/failing',
+    ]);
+    const requeueDelays = new Set(lines.filter((line) => line.includes(' requeued ')).map((line) => line.split(' +')[1]));
+    expect(requeueDelays).to.deep.equal(new Set(['60000']));
   });
 
   it('waits for the larger of the per-key delay and the bucket delay on retries', () => {

@@ -33,8 +33,8 @@ export interface ReconcileOptions {
   /** Per-key retry delay. Default `exponentialRateLimiter()` (5 ms · 2^n, cap 1000 s), one per subscription. */
   readonly rateLimiter?: RateLimiter;
   /**
-   * Shared limiter for retries and requeues (not for fresh triggers). Default `tokenBucketRateLimiter()` (10 qps,
-   * burst 100), one per subscription. `false` turns it off.
+   * Shared limiter for failure retries (not for fresh triggers, nor for `{ requeueAfter }` requeues, which are
+   * schedules). Default `tokenBucketRateLimiter()` (10 qps, burst 100), one per subscription. `false` turns it off.
    */
   readonly globalRateLimiter?: RateLimiter | false;
 }

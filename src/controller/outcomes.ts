@@ -34,7 +34,10 @@ export class Outcomes {
     private readonly runner: RunnerState,
   ) {}
 
-  /** A success; `requeueAfter` (ms) schedules the key again unless the runner is stopping. */
+  /**
+   * A success; `requeueAfter` (ms) schedules the key again unless the runner is stopping. Neither limiter is asked:
+   * only failure retries are rate limited.
+   */
   succeeded(
     state: KeyState, attempt: number, reasons: readonly string[], queueWaitMs: number, durationMs: number, now: number,
     requeueAfter: number | undefined,
@@ -43,13 +46,10 @@ export class Outcomes {
     if (state.failures !== 0) this.forget(state); // the limiters saw this key only if it failed
     this.out.next({ type: 'succeeded', key, attempt, reasons, queueWaitMs, durationMs, time: now });
     if (requeueAfter === undefined || this.runner.stopping || this.runner.closed) return;
-    const delay = combineDelays({ ms: requeueAfter }, this.bucket && askLimiter(this.bucket, key, now));
-    const delayMs = this.queue.delay(state, now + delay.ms, now, REQUEUE_REASON) - now;
-    this.out.next(
-      delay.limiterError === undefined
-        ? { type: 'requeued', key, attempt, reasons, queueWaitMs, durationMs, time: now, delayMs }
-        : { type: 'requeued', key, attempt, reasons, queueWaitMs, durationMs, time: now, delayMs, limiterError: delay.limiterError },
-    );
+    // A requested requeue is a schedule, not a retry (controller-runtime's `AddAfter`): it takes no token from the
+    // global bucket, so periodic resyncs can neither be stretched by it nor make failure retries wait behind them.
+    const delayMs = this.queue.delay(state, now + requeueAfter, now, REQUEUE_REASON) - now;
+    this.out.next({ type: 'requeued', key, attempt, reasons, queueWaitMs, durationMs, time: now, delayMs });
   }
 
   /**

@@ -9,7 +9,7 @@ import { backoffCeiling } from '../backoff/index.js';
 import { describeValue } from '../describe/index.js';
 
 /**
- * Decides how long a key waits before it is retried (or requeued).
+ * Decides how long a key waits before it is retried after a failure (a `{ requeueAfter }` requeue asks no limiter).
  *
  * Anyone can implement it; `reconcile` calls only these two methods. The operator counts each key's failures
  * itself (for `attempt`, `maxRetries` and the events), so a limiter need not report them.

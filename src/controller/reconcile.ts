@@ -24,10 +24,12 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  * 5. Retries: a failure is retried after the per-key limiter's delay (default 5 ms · 2^n, cap 1000 s). The count
  *    resets only on success (or a drop, or a terminal failure). Past `maxRetries` the key is `dropped`. A
  *    {@link TerminalError} is not retried.
- * 6. Global rate limit: retries and requeues also wait for the global limiter (default token bucket 10 qps,
- *    burst 100; `false` disables it); the delay is the larger of the two. Fresh triggers are not limited.
- * 7. Requeue: `{ requeueAfter: ms }` schedules the key again with no failure counted; the earliest scheduled time
- *    wins; a fresh trigger makes the key ready at once (this also cuts a retry backoff short, as in client-go).
+ * 6. Global rate limit: failure retries also wait for the global limiter (default token bucket 10 qps, burst 100;
+ *    `false` disables it); the delay is the larger of the two. Fresh triggers and requeues are not limited.
+ * 7. Requeue: `{ requeueAfter: ms }` schedules the key again after exactly that delay, with no failure counted and
+ *    no token taken (controller-runtime's `AddAfter`): a requested requeue is a schedule, not a retry, so any number
+ *    of periodic requeues neither stretch each other nor delay a retry. The earliest scheduled time wins; a fresh
+ *    trigger makes the key ready at once (this also cuts a retry backoff short, as in client-go).
  * 8. Gating: nothing starts while `gate`'s latest value is not `true`; triggers meanwhile are deduplicated and held.
  * 9. Shutdown: on `stop$`, intake stops, waiting keys are dropped, in-flight runs may finish for up to
  *    `drainTimeout` (then they are cancelled and reported `failed` with a `ReconcileCancelledError`), and the output

@@ -125,16 +125,20 @@ export interface ReconcileSucceeded extends ReconcileEventBase {
   readonly durationMs: number;
 }
 
-/** Follows `succeeded` when the result was `{ requeueAfter }`. `delayMs` is the effective delay. */
+/**
+ * Follows `succeeded` when the result was `{ requeueAfter }`. `delayMs` is the effective delay: no rate limiter is
+ * asked, a requeue is a schedule.
+ */
 export interface ReconcileRequeued extends ReconcileEventBase {
   /** Discriminates the event. */
   readonly type: 'requeued';
   /** How long the run took, ms. */
   readonly durationMs: number;
-  /** Effective delay: max(requested, global bucket), or 0 if a fresh trigger already made the key ready. */
+  /**
+   * Effective delay: the requested one, or less when the key was already scheduled earlier (the earliest time
+   * wins), or 0 if a fresh trigger already made the key ready.
+   */
   readonly delayMs: number;
-  /** Set when the global limiter misbehaved (threw or returned a bad delay). */
-  readonly limiterError?: unknown;
 }
 
 /** The run failed: a throw, rejection, Observable error, timeout, invalid result or drain cancellation. */
