@@ -1,9 +1,15 @@
 import { expect } from 'chai';
-import { BehaviorSubject, Subject } from 'rxjs';
-import type { Observable } from 'rxjs';
-import { ReconcileCancelledError, ReconcileTimeoutError, reconcile } from '../../src/controller/index.js';
-import type { ReconcileEvent, ReconcileRequest, ReconcileResult } from '../../src/controller/index.js';
+import { BehaviorSubject, Observable, Subject } from 'rxjs';
+import {
+  ReconcileAbortedError, ReconcileCancelledError, ReconcileTimeoutError, reconcile, tokenBucketRateLimiter,
+} from '../../src/controller/index.js';
+import type { RateLimiter, ReconcileEvent, ReconcileRequest, ReconcileResult, ReconcileTrigger } from '../../src/controller/index.js';
 import { collect, record, timeline, virtual } from './helpers.js';
+
+/** A per-key limiter that always answers `ms`. */
+function fixedDelay(ms: number): RateLimiter {
+  return { when: () => ms, forget: () => undefined };
+}
 
 describe('reconcile: gate, latest state, shutdown, timeouts and cancellation (marbles)', () => {
   it('holds and deduplicates triggers until the gate opens', () => {
@@ -24,6 +30,35 @@ describe('reconcile: gate, latest state, shutdown, timeouts and cancellation (ma
       return timeline(hot('a--b').pipe(reconcile(() => cold<never>('---|'), { gate })), scheduler);
     });
     expect(lines).to.deep.equal(['0 started a#1', '3 succeeded a', '6 started b#1', '9 succeeded b']);
+  });
+
+  it('counts no failure for a run aborted because the gate closed: the key runs again, same attempt and reasons, when it reopens', () => {
+    const events = virtual(({ hot, cold }) => {
+      const gate = hot('t------f-----------t', { t: true, f: false });
+      let call = 0;
+      // The first run honours its signal: it ends, rejecting with the abort reason, when the gate closes.
+      const fn = ({ signal }: { signal: AbortSignal }): Observable<ReconcileResult> | undefined => call++ === 0
+        ? new Observable<never>((subscriber) => signal.addEventListener('abort', () => subscriber.error(signal.reason)))
+        : cold<never>('--|');
+      // maxRetries: 0 would drop the key at its first counted failure.
+      return collect(hot<ReconcileTrigger>('a', { a: { key: 'a', reason: 'added' } }).pipe(reconcile(fn, { gate, maxRetries: 0 })));
+    });
+    expect(events.map((event) => `${event.time} ${event.type}${event.type === 'rejected' ? '' : ` #${event.attempt} ${event.reasons.join(',')}`}`))
+      .to.deep.equal(['0 started #1 added', '7 failed #1 added', '19 started #1 added', '21 succeeded #1 added']);
+    const failed = events[1]!;
+    expect(failed.type === 'failed' && failed.error).to.be.instanceOf(ReconcileAbortedError);
+    expect(failed.type === 'failed' && failed.gateClosed).to.equal(true);
+  });
+
+  it('takes no backoff and no token for a run the gate closure aborted, whatever it failed with', () => {
+    const lines = virtual(({ hot, cold, scheduler }) => {
+      const gate = hot('t-f-t', { t: true, f: false });
+      let call = 0;
+      // This run ignores its signal and fails on its own after the gate closed: still not the reconcile's failure.
+      const fn = (): Observable<never> => cold<never>(call++ === 0 ? '---#' : '|');
+      return timeline(hot('a').pipe(reconcile(fn, { gate, globalRateLimiter: tokenBucketRateLimiter({ qps: 1, burst: 1 }), rateLimiter: fixedDelay(1_000) })), scheduler);
+    });
+    expect(lines).to.deep.equal(['0 started a#1', '3 failed a', '4 started a#1', '4 succeeded a']);
   });
 
   it('passes the object the lookup returns when the run starts, not when the key was triggered', () => {

@@ -159,7 +159,10 @@ function play(scenario: Scenario): Observed {
   return observed;
 }
 
-/** Checks each key's events against `started ( succeeded requeued? | failed ( retrying | dropped )? )`. */
+/**
+ * Checks each key's events against `started ( succeeded requeued? | failed ( retrying | dropped )? )`, where a
+ * `failed` marked `gateClosed` stands alone and leaves the attempt number as it was.
+ */
 function grammarViolation(events: readonly ReconcileEvent[]): string | undefined {
   const phases = new Map<string, { phase: 'idle' | 'running' | 'succeeded' | 'failed'; attempt: number }>();
   for (const event of events) {
@@ -186,6 +189,12 @@ function grammarViolation(events: readonly ReconcileEvent[]): string | undefined
         break;
       case 'failed':
         problem = expectPhase('running');
+        if (event.gateClosed === true) {
+          // Not counted: nothing follows, and the key's next run has the same attempt number.
+          if (event.terminal) problem ??= `${event.key}: a terminal failure marked gateClosed`;
+          key.phase = 'idle';
+          break;
+        }
         key.phase = event.terminal ? 'idle' : 'failed';
         key.attempt = 1;
         break;

@@ -174,6 +174,19 @@ export class KeyedQueue {
   }
 
   /**
+   * Puts back the work of a run that did not count (its gate closed while it ran): `reasons` go first among the
+   * next run's reasons, and `state` (not running) is ready now unless it already is. Its place in the FIFO is by
+   * this time, as for any key that becomes ready.
+   */
+  restore(state: KeyState, reasons: readonly string[], now: number): void {
+    const later = state.reasons;
+    state.reasons = NO_REASONS;
+    for (const reason of reasons) addReason(state, reason, this.singles);
+    for (const reason of later) addReason(state, reason, this.singles);
+    if (state.pending !== READY) this.makeReady(state, now, now);
+  }
+
+  /**
    * Called when the run of `state` ended and its outcome was handled: drops the record if nothing about the key is
    * left to remember (not running, not waiting, no failures, no reasons). Keeping idle records for reuse was measured
    * slower: with many distinct keys, a large table makes every trigger a cache miss.

@@ -19,7 +19,8 @@ export interface ReconcileOptions {
    * Runs start only while the latest value is `true` (before its first value: closed). Triggers meanwhile are
    * deduplicated and held. Default: always open. Typically an informer's `synced$` or a leader election's `isLeader$`.
    * Closing it again pauses starts and aborts the `signal` of every run in flight; those runs end as they choose
-   * (a reconcile that honours its signal stops at once).
+   * (a reconcile that honours its signal stops at once). A failure they end with is not counted: the key runs
+   * again, same attempt, when the gate reopens (see `ReconcileFailed.gateClosed`).
    */
   readonly gate?: Observable<boolean>;
   /** On its first value: stop intake, drop waiting keys, drain in-flight runs, then complete. */

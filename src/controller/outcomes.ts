@@ -88,6 +88,26 @@ export class Outcomes {
     return retryAt;
   }
 
+  /**
+   * A failure of a run whose gate closed while it was in flight (lost leadership): not the reconcile's own failure.
+   * It is reported as `failed` with `gateClosed: true` and nothing follows it: no failure is counted (the next run
+   * has the same attempt number, and `maxRetries` is not charged), no limiter is asked, and the key is ready again
+   * at once with the run's reasons, so it runs as soon as the gate is open. For a `held` run (an abandoned Promise)
+   * the key is still running: the runner makes it ready once the Promise settles. While draining it is an ordinary
+   * failure.
+   */
+  interrupted(
+    state: KeyState, attempt: number, reasons: readonly string[], queueWaitMs: number, durationMs: number, now: number,
+    error: unknown, held: boolean,
+  ): void {
+    if (this.runner.stopping) {
+      this.failed(state, attempt, reasons, queueWaitMs, durationMs, now, error, held);
+      return;
+    }
+    if (!held) this.queue.restore(state, reasons, now);
+    this.out.next({ type: 'failed', key: state.key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false, gateClosed: true });
+  }
+
   private forget(state: KeyState): void {
     state.failures = 0;
     try {

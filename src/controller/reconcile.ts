@@ -31,6 +31,10 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  *    of periodic requeues neither stretch each other nor delay a retry. The earliest scheduled time wins; a fresh
  *    trigger makes the key ready at once (this also cuts a retry backoff short, as in client-go).
  * 8. Gating: nothing starts while `gate`'s latest value is not `true`; triggers meanwhile are deduplicated and held.
+ *    Closing the gate aborts the signal of every run in flight. A run that then fails, whatever with, is not the
+ *    reconcile's failure: it is reported `failed` with `gateClosed: true` and nothing after it, no failure is
+ *    counted (no backoff, no token, no charge against `maxRetries`), and the key waits, ready, with the run's
+ *    reasons and attempt number, to run as soon as the gate opens again. A run that succeeds is a success.
  * 9. Shutdown: on `stop$`, intake stops, waiting keys are dropped, in-flight runs may finish for up to
  *    `drainTimeout` (then they are cancelled and reported `failed` with a `ReconcileCancelledError`), and the output
  *    completes. Unsubscribing instead cancels everything at once: in-flight Observables are unsubscribed,

@@ -16,6 +16,7 @@ import {
   ReconcileAbortedError,
   ReconcileCancelledError,
   ReconcileTimeoutError,
+  TerminalError,
   isThenable,
   parseResult,
 } from './types.js';
@@ -40,13 +41,20 @@ interface Run {
    */
   held: boolean;
   retryAt: number | undefined;
+  /**
+   * The gate closed while the run was in flight (its signal was aborted for it): a failure is then not the
+   * reconcile's own, and the key runs again, as it was, once the gate is open.
+   */
+  gateClosed: boolean;
   work: Unsubscribable | undefined;
   deadline: Subscription | undefined;
 }
 
 const OK = 0;
 const FAILED = 1;
-type Outcome = typeof OK | typeof FAILED;
+/** A failure of a run whose gate closed while it was in flight: not counted, the key waits for the gate. */
+const INTERRUPTED = 2;
+type Outcome = typeof OK | typeof FAILED | typeof INTERRUPTED;
 
 /**
  * Drives one subscription. Every public method is safe to call after `dispose`.
@@ -224,7 +232,8 @@ export class Runner<T> {
       return;
     }
     const run: Run = {
-      state, attempt, reasons, queueWaitMs, startedAt: now, request, done: false, held: false, retryAt: undefined, work: undefined, deadline: undefined,
+      state, attempt, reasons, queueWaitMs, startedAt: now, request, done: false, held: false, retryAt: undefined, gateClosed: false,
+      work: undefined, deadline: undefined,
     };
     this.inFlight.add(run);
     if (observable) {
@@ -267,7 +276,9 @@ export class Runner<T> {
     run.held = true;
     this.held.add(run);
     const now = this.scheduler.now();
-    run.retryAt = this.outcomes.failed(run.state, run.attempt, run.reasons, run.queueWaitMs, now - run.startedAt, now, error, true);
+    const durationMs = now - run.startedAt;
+    if (run.gateClosed) this.outcomes.interrupted(run.state, run.attempt, run.reasons, run.queueWaitMs, durationMs, now, error, true);
+    else run.retryAt = this.outcomes.failed(run.state, run.attempt, run.reasons, run.queueWaitMs, durationMs, now, error, true);
   }
 
   /** An abandoned Promise settled: its key and slot are free again, and its retry (if any) may start. */
@@ -278,14 +289,23 @@ export class Runner<T> {
     this.active -= 1;
     const now = this.scheduler.now();
     this.queue.finish(run.state, now, !this.stopping);
-    if (run.retryAt !== undefined && !this.stopping) this.queue.delay(run.state, run.retryAt, now, RETRY_REASON);
+    if (!this.stopping) {
+      if (run.gateClosed) this.queue.restore(run.state, run.reasons, now);
+      else if (run.retryAt !== undefined) this.queue.delay(run.state, run.retryAt, now, RETRY_REASON);
+    }
     this.queue.release(run.state);
     this.pump();
   }
 
-  /** Aborts the signal of every run in flight (they go on and report as they end). */
+  /**
+   * Aborts the signal of every run in flight (they go on and report as they end) and marks them, so that a failure
+   * they end with is not counted against their key.
+   */
   private abortInFlight(why: 'gate closed'): void {
-    for (const run of this.inFlight) abortRequest(run.request, new ReconcileAbortedError(run.state.key, why));
+    for (const run of this.inFlight) {
+      run.gateClosed = true;
+      abortRequest(run.request, new ReconcileAbortedError(run.state.key, why));
+    }
   }
 
   private settleSync(state: KeyState, attempt: number, reasons: readonly string[], queueWaitMs: number, startedAt: number, value: unknown): void {
@@ -305,6 +325,8 @@ export class Runner<T> {
     if (run.done || this.closed) return;
     cancel(run);
     this.inFlight.delete(run);
+    // A TerminalError stays terminal: the reconcile itself said that running again cannot help.
+    if (outcome === FAILED && run.gateClosed && !(detail instanceof TerminalError)) outcome = INTERRUPTED;
     this.finish(run.state, run.attempt, run.reasons, run.queueWaitMs, run.startedAt, outcome, detail);
   }
 
@@ -323,6 +345,7 @@ export class Runner<T> {
     const now = this.scheduler.now();
     this.queue.finish(state, now, !this.stopping);
     if (outcome === OK) this.outcomes.succeeded(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail as number | undefined);
+    else if (outcome === INTERRUPTED) this.outcomes.interrupted(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);
     else this.outcomes.failed(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);
     this.queue.release(state);
     this.pump();

@@ -151,6 +151,14 @@ export interface ReconcileFailed extends ReconcileEventBase {
   readonly error: unknown;
   /** True when `error` is a {@link TerminalError}: the key is not retried. */
   readonly terminal: boolean;
+  /**
+   * Present when the `gate` closed while the run was in flight (lost leadership) and the run then failed, whatever
+   * with (typically the {@link ReconcileAbortedError} of its signal): this is not the reconcile's own failure. No
+   * event follows it, no failure is counted (no backoff, no token, no charge against `maxRetries`), and the key is
+   * ready again with the run's reasons and attempt number, so it runs once the gate is open. Never set while
+   * draining, nor for a {@link TerminalError}.
+   */
+  readonly gateClosed?: true;
 }
 
 /** Follows `failed` when the key will be retried. `delayMs` is the effective delay. */
@@ -191,7 +199,8 @@ export interface ReconcileDropped extends ReconcileEventBase {
  * run := started ( succeeded requeued? | failed ( retrying | dropped )? )
  * ```
  *
- * `failed` stands alone when the error is terminal, or while draining after `stop$` (no retry is scheduled then).
+ * `failed` stands alone when the error is terminal, while draining after `stop$` (no retry is scheduled then), and
+ * when the gate closed during the run (`gateClosed: true`: the key is ready again and runs once the gate opens).
  */
 export type ReconcileKeyEvent =
   | ReconcileStarted
@@ -246,7 +255,8 @@ export class ReconcileTimeoutError extends Error {
 /**
  * The abort reason of a run whose subscriber unsubscribed (`why: 'unsubscribed'`) or whose gate closed while it
  * ran (`why: 'gate closed'`, e.g. lost leadership). A gate closing does not end the run by itself: the reconcile
- * function sees its signal aborted and decides; whatever it returns is reported as usual.
+ * function sees its signal aborted and decides. A success is reported as usual; a failure is reported with
+ * `gateClosed: true` and not counted, and the key runs again once the gate opens.
  */
 export class ReconcileAbortedError extends Error {
   constructor(

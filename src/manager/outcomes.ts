@@ -26,6 +26,8 @@ export interface RunOutcome {
   readonly retryInMs?: number;
   readonly failures?: number;
   readonly dropped?: boolean;
+  /** For `error`: the gate closed during the run (lost leadership); not counted, the key runs again when it opens. */
+  readonly gateClosed?: true;
 }
 
 type Completion = ReconcileSucceeded | ReconcileFailed;
@@ -119,5 +121,5 @@ function base(event: ReconcileEventBase & { readonly durationMs: number }): Omit
 function outcomeOf(event: Completion): RunOutcome {
   return event.type === 'succeeded'
     ? { ...base(event), result: 'success' }
-    : { ...base(event), result: 'error', error: event.error, terminal: event.terminal };
+    : { ...base(event), result: 'error', error: event.error, terminal: event.terminal, ...(event.gateClosed === true ? { gateClosed: true as const } : {}) };
 }

@@ -11,7 +11,8 @@ import type { LogFields, ManagerLogger } from './logger.js';
 /**
  * One record per reconcile outcome: `reconciled` (info) for a success or a requeue, `reconcile failed` (error)
  * for a failure, with controller, key, reasons, attempt, durationMs, queueWaitMs, result and, for a failure, the
- * error (with its stack), whether it is terminal, and the retry delay or the drop.
+ * error (with its stack), whether it is terminal, and the retry delay, the drop or `gateClosed` (the gate closed
+ * during the run: not counted, the key runs again when it opens).
  */
 export function logOutcome(logger: ManagerLogger, controller: string, outcome: RunOutcome): void {
   const fields: Record<string, unknown> = {
@@ -28,6 +29,7 @@ export function logOutcome(logger: ManagerLogger, controller: string, outcome: R
   if (outcome.retryInMs !== undefined) fields.retryInMs = outcome.retryInMs;
   if (outcome.failures !== undefined) fields.failures = outcome.failures;
   if (outcome.dropped === true) fields.dropped = true;
+  if (outcome.gateClosed === true) fields.gateClosed = true;
   logger.error(fields, 'reconcile failed');
 }
 

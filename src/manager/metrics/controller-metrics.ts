@@ -70,6 +70,8 @@ export class ControllerMetrics {
       case 'succeeded':
       case 'failed':
         this.model.ended(event.key);
+        // A run the gate closure interrupted leaves its key ready again at once.
+        if (event.type === 'failed' && event.gateClosed === true) this.model.delayed(event.key, 0);
         this.inFlight.delete(event.key);
         this.metrics.activeWorkers.set(this.labels, this.inFlight.size);
         this.metrics.workDuration.observe(this.queueLabels, event.durationMs / 1000);
