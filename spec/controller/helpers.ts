@@ -22,6 +22,8 @@ export function fmt(event: ReconcileEvent): string {
       return `retrying ${event.key} +${event.delayMs}`;
     case 'dropped':
       return `dropped ${event.key}`;
+    case 'released':
+      return `released ${event.key}`;
     case 'rejected':
       return 'rejected';
   }

@@ -8,7 +8,7 @@ import { record, settleLater, timeline, virtual } from './helpers.js';
 import { waitFor } from '../support/wait.js';
 
 describe('reconcile: abandoned Promises never overlap their own retry', () => {
-  it('reports a timed-out Promise as failed at the deadline but retries the key only after the Promise settled', () => {
+  it('reports a timed-out Promise as failed and held at the deadline, released when it settles, and retries only then', () => {
     const lines = virtual(({ hot, scheduler }) => {
       let calls = 0;
       const out$ = hot('a').pipe(reconcile(() => (calls++ === 0 ? settleLater(scheduler, 200, { value: undefined }) : undefined), {
@@ -18,8 +18,29 @@ describe('reconcile: abandoned Promises never overlap their own retry', () => {
     });
     expect(lines).to.deep.equal([
       '0 started a#1', '50 failed a', '50 retrying a +5',
-      '200 started a#2', '200 succeeded a',
+      '200 released a', '200 started a#2', '200 succeeded a',
     ]);
+  });
+
+  it('marks the failure of a Promise that outlived its timeout as held, and reports how long it held its key on released', () => {
+    const events = virtual(({ hot, scheduler }) => {
+      const out$ = hot('a').pipe(reconcile(() => settleLater(scheduler, 200, { value: undefined }), {
+        timeout: 50, scheduler, globalRateLimiter: false, maxRetries: 0,
+      }));
+      return record(out$, scheduler).events;
+    });
+    expect(events.map((event) => event.type)).to.deep.equal(['started', 'failed', 'dropped', 'released']);
+    const [, failed, , released] = events;
+    expect(failed).to.include({ held: true, durationMs: 50, time: 50 });
+    expect(released).to.include({ key: 'a', attempt: 1, durationMs: 200, time: 200 });
+  });
+
+  it('marks no Observable as held: it is unsubscribed at its timeout, and nothing is released', () => {
+    const events = virtual(({ hot, scheduler }) => record(hot('a').pipe(reconcile(() => NEVER, {
+      timeout: 50, scheduler, globalRateLimiter: false, maxRetries: 0,
+    })), scheduler).events);
+    expect(events.map((event) => event.type)).to.deep.equal(['started', 'failed', 'dropped']);
+    expect(events[1]).to.not.have.property('held');
   });
 
   it('keeps the concurrency slot of an abandoned Promise until it settles', () => {
@@ -31,7 +52,7 @@ describe('reconcile: abandoned Promises never overlap their own retry', () => {
     });
     expect(lines).to.deep.equal([
       '0 started a#1', '20 failed a', '20 dropped a',
-      '100 started b#1', '100 succeeded b',
+      '100 released a', '100 started b#1', '100 succeeded b',
     ]);
   });
 
@@ -43,7 +64,7 @@ describe('reconcile: abandoned Promises never overlap their own retry', () => {
       }));
       return timeline(out$, scheduler);
     });
-    expect(lines).to.deep.equal(['0 started a#1', '30 failed a', '30 retrying a +5', '150 started a#2', '150 succeeded a']);
+    expect(lines).to.deep.equal(['0 started a#1', '30 failed a', '30 retrying a +5', '150 released a', '150 started a#2', '150 succeeded a']);
   });
 
   it('never runs a key concurrently with itself when a real async reconcile outlives its timeout', async function () {

@@ -160,14 +160,15 @@ function play(scenario: Scenario): Observed {
 }
 
 /**
- * Checks each key's events against `started ( succeeded requeued? | failed ( retrying | dropped )? )`, where a
- * `failed` marked `gateClosed` stands alone and leaves the attempt number as it was.
+ * Checks each key's events against `started ( succeeded requeued? | failed ( retrying | dropped )? released? )`,
+ * where a `failed` marked `gateClosed` stands alone and leaves the attempt number as it was, and `released` comes
+ * exactly after a `failed` marked `held`, before the key's next start.
  */
 function grammarViolation(events: readonly ReconcileEvent[]): string | undefined {
-  const phases = new Map<string, { phase: 'idle' | 'running' | 'succeeded' | 'failed'; attempt: number }>();
+  const phases = new Map<string, { phase: 'idle' | 'running' | 'succeeded' | 'failed'; attempt: number; held: boolean }>();
   for (const event of events) {
     if (event.type === 'rejected') return 'unexpected rejected event';
-    const key = phases.get(event.key) ?? { phase: 'idle' as const, attempt: 1 };
+    const key = phases.get(event.key) ?? { phase: 'idle' as const, attempt: 1, held: false };
     phases.set(event.key, key);
     const expectPhase = (...allowed: (typeof key.phase)[]): string | undefined =>
       allowed.includes(key.phase) ? undefined : `${event.key}: ${event.type} after ${key.phase}`;
@@ -175,6 +176,7 @@ function grammarViolation(events: readonly ReconcileEvent[]): string | undefined
     switch (event.type) {
       case 'started':
         problem = expectPhase('idle', 'succeeded');
+        if (key.held) problem ??= `${event.key}: started while its abandoned Promise still holds it`;
         if (event.attempt !== key.attempt) problem ??= `${event.key}: attempt ${event.attempt}, expected ${key.attempt}`;
         key.phase = 'running';
         break;
@@ -189,6 +191,7 @@ function grammarViolation(events: readonly ReconcileEvent[]): string | undefined
         break;
       case 'failed':
         problem = expectPhase('running');
+        key.held = event.held === true;
         if (event.gateClosed === true) {
           // Not counted: nothing follows, and the key's next run has the same attempt number.
           if (event.terminal) problem ??= `${event.key}: a terminal failure marked gateClosed`;
@@ -207,10 +210,17 @@ function grammarViolation(events: readonly ReconcileEvent[]): string | undefined
         problem = expectPhase('failed');
         key.phase = 'idle';
         break;
+      case 'released':
+        if (!key.held) problem = `${event.key}: released without a held failure`;
+        key.held = false;
+        break;
     }
     if (problem !== undefined) return problem;
   }
-  for (const [key, { phase }] of phases) if (phase === 'running' || phase === 'failed') return `${key} ended ${phase}`;
+  for (const [key, { phase, held }] of phases) {
+    if (phase === 'running' || phase === 'failed') return `${key} ended ${phase}`;
+    if (held) return `${key} ended held, never released`;
+  }
   return undefined;
 }
 
@@ -258,5 +268,9 @@ describe('reconcile: properties over random schedules of triggers, durations, fa
     expect(grammarViolation([{ type: 'started', ...base }, { type: 'failed', ...base, durationMs: 0, error: 1, terminal: false }])).to.match(
       /ended failed/,
     );
+    const held = [{ type: 'started', ...base }, { type: 'failed', ...base, durationMs: 0, error: 1, terminal: false, held: true }, { type: 'dropped', ...base, durationMs: 0, error: 1, failures: 1 }] as const;
+    expect(grammarViolation(held)).to.match(/never released/);
+    expect(grammarViolation([...held, { type: 'started', ...base }])).to.match(/still holds it/);
+    expect(grammarViolation([{ type: 'released', ...base, durationMs: 0 }])).to.match(/without a held failure/);
   });
 });

@@ -36,6 +36,7 @@ export type {
   ReconcileKeyEvent,
   ReconcileOutput,
   ReconcileRejected,
+  ReconcileReleased,
   ReconcileRequest,
   ReconcileRequeued,
   ReconcileResult,

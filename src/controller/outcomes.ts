@@ -20,7 +20,8 @@ export interface RunnerState {
  * duration, the time it ended) come as separate arguments, not as an object: one outcome per run is the hot path.
  *
  * # Guarantees
- * - Per run, the events follow `succeeded requeued? | failed ( retrying | dropped )?`.
+ * - Per run, the events follow `succeeded requeued? | failed ( retrying | dropped )?`; a `failed` of a `held` run
+ *   (an abandoned Promise) is marked `held`, and the runner reports its `released` when it settles.
  * - Nothing is emitted after an emission closed the runner (a consumer that unsubscribed from inside a callback).
  * - The per-key limiter is told to forget a key after a success (if it had failed), a drop or a terminal failure.
  */
@@ -65,20 +66,20 @@ export class Outcomes {
     const terminal = error instanceof TerminalError;
     if (terminal || this.runner.stopping) {
       if (terminal) this.forget(state);
-      this.out.next({ type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal });
+      this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, terminal, held);
       return undefined;
     }
     const failures = (state.failures += 1);
     if (failures > this.maxRetries) {
       this.forget(state);
-      this.out.next({ type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false });
+      this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, false, held);
       if (!this.runner.closed) this.out.next({ type: 'dropped', key, attempt, reasons, queueWaitMs, durationMs, time: now, failures, error });
       return undefined;
     }
     const delay = combineDelays(askLimiter(this.limiter, key, now), this.bucket && askLimiter(this.bucket, key, now));
     const retryAt = now + delay.ms;
     const delayMs = held ? delay.ms : this.queue.delay(state, retryAt, now, RETRY_REASON) - now;
-    this.out.next({ type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false });
+    this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, false, held);
     if (this.runner.closed) return undefined;
     this.out.next(
       delay.limiterError === undefined
@@ -105,7 +106,21 @@ export class Outcomes {
       return;
     }
     if (!held) this.queue.restore(state, reasons, now);
-    this.out.next({ type: 'failed', key: state.key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false, gateClosed: true });
+    const { key } = state;
+    this.out.next(held
+      ? { type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false, gateClosed: true, held: true }
+      : { type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false, gateClosed: true });
+  }
+
+  /** Reports a failed run; a `held` one (an abandoned Promise) is marked so, until its `released` event. */
+  private emitFailed(
+    state: KeyState, attempt: number, reasons: readonly string[], queueWaitMs: number, durationMs: number, now: number,
+    error: unknown, terminal: boolean, held: boolean,
+  ): void {
+    const { key } = state;
+    this.out.next(held
+      ? { type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal, held: true }
+      : { type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal });
   }
 
   private forget(state: KeyState): void {

@@ -43,10 +43,12 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  *     deadline, and its `signal` is aborted. An Observable is unsubscribed at once. A Promise cannot be cancelled:
  *     it keeps holding its key and its concurrency slot until it settles (as a Go worker stays blocked on a
  *     reconcile that ignores its context), so the key never runs concurrently with itself; its retry starts once
- *     both the backoff has passed and the Promise has settled, and whatever it settles with is ignored.
+ *     both the backoff has passed and the Promise has settled, and whatever it settles with is ignored. Its
+ *     `failed` event is marked `held`, and a `released` event reports when it settles: until then it is a run in
+ *     flight, for metrics as for the concurrency bound.
  * 11. Panics: a synchronous throw, a rejection, an Observable error, a malformed `requeueAfter` or a misbehaving limiter
  *     is a failure (or is reported on the event), never an error of the output Observable.
- * 12. Output: per key, events follow `started ( succeeded requeued? | failed ( retrying | dropped )? )`, each
+ * 12. Output: per key, events follow `started ( succeeded requeued? | failed ( retrying | dropped )? released? )`, each
  *     carrying key, attempt, coalesced reasons (plus `'retry'` / `'requeue'` for runs those scheduled), queue wait
  *     and duration. Invalid input values are reported as `rejected` events.
  * 13. Memory: the operator keeps state for a key only while it runs, waits, is backing off or has a requeue

@@ -281,13 +281,21 @@ export class Runner<T> {
     else run.retryAt = this.outcomes.failed(run.state, run.attempt, run.reasons, run.queueWaitMs, durationMs, now, error, true);
   }
 
-  /** An abandoned Promise settled: its key and slot are free again, and its retry (if any) may start. */
+  /**
+   * An abandoned Promise settled: reports `released`, then its key and slot are free again, and its retry (if any)
+   * may start.
+   */
   private release(run: Run): void {
     if (!run.held || this.closed) return;
     run.held = false;
     this.held.delete(run);
     this.active -= 1;
     const now = this.scheduler.now();
+    const { state } = run;
+    this.out.next({
+      type: 'released', key: state.key, attempt: run.attempt, reasons: run.reasons, queueWaitMs: run.queueWaitMs, durationMs: now - run.startedAt, time: now,
+    });
+    if (this.closed) return;
     this.queue.finish(run.state, now, !this.stopping);
     if (!this.stopping) {
       if (run.gateClosed) this.queue.restore(run.state, run.reasons, now);

@@ -159,6 +159,13 @@ export interface ReconcileFailed extends ReconcileEventBase {
    * draining, nor for a {@link TerminalError}.
    */
   readonly gateClosed?: true;
+  /**
+   * Present when the run returned a Promise that outlived its `timeout`: the failure is reported at the deadline,
+   * but the Promise cannot be cancelled, so the run still holds its key and its concurrency slot. It counts as a
+   * run in flight until the `released` event of its key, which follows once the Promise settles (it never follows
+   * if the Promise never settles, or the stream ends first).
+   */
+  readonly held?: true;
 }
 
 /** Follows `failed` when the key will be retried. `delayMs` is the effective delay. */
@@ -193,11 +200,26 @@ export interface ReconcileDropped extends ReconcileEventBase {
 }
 
 /**
+ * A Promise that outlived its `timeout` settled: its key and concurrency slot are free again. It follows, at the time
+ * the Promise settled, the `failed` event (marked `held`) that reported the run at its deadline, and comes before
+ * the key's next `started`. Whatever the Promise settled with is ignored.
+ */
+export interface ReconcileReleased extends ReconcileEventBase {
+  /** Discriminates the event. */
+  readonly type: 'released';
+  /** How long the run held its key and slot, from its start until the Promise settled, ms. */
+  readonly durationMs: number;
+}
+
+/**
  * Events about one key. Per key they follow this grammar (one line per run, runs strictly one after another):
  *
  * ```
- * run := started ( succeeded requeued? | failed ( retrying | dropped )? )
+ * run := started ( succeeded requeued? | failed ( retrying | dropped )? released? )
  * ```
+ *
+ * `released` follows exactly the `failed` events marked `held` (a Promise that outlived its `timeout`), once that
+ * Promise settles; events of other keys may come in between.
  *
  * `failed` stands alone when the error is terminal, while draining after `stop$` (no retry is scheduled then), and
  * when the gate closed during the run (`gateClosed: true`: the key is ready again and runs once the gate opens).
@@ -208,7 +230,8 @@ export type ReconcileKeyEvent =
   | ReconcileRequeued
   | ReconcileFailed
   | ReconcileRetrying
-  | ReconcileDropped;
+  | ReconcileDropped
+  | ReconcileReleased;
 
 /**
  * An input value that is not a non-empty string nor a `{ key: string }` object. It is reported, not dropped

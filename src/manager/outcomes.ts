@@ -53,6 +53,7 @@ export class OutcomeFolder {
   next(event: ReconcileEvent): void {
     switch (event.type) {
       case 'rejected':
+      case 'released': // not a run of its own: the held run's outcome was its `failed` at the deadline
         return;
       case 'started':
         this.settle(event.key);

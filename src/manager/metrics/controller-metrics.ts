@@ -18,13 +18,22 @@ const RESULTS = ['success', 'error', 'requeue', 'requeue_after'] as const;
  *   `reconcile_time_seconds`; failures in `reconcile_errors_total` (terminal ones also in
  *   `terminal_reconcile_errors_total`, timeouts also in `reconcile_timeouts_total`); `active_workers` counts runs
  *   in flight.
+ * - A run whose Promise outlived its `timeout` (`failed` marked `held`) is in flight until its `released` event:
+ *   it counts in `active_workers`, `unfinished_work_seconds` and `longest_running_processor_seconds` while it holds
+ *   its key and slot, its work duration is observed when it settles, and its retry enters the queue model only
+ *   then. These gauges exist to reveal stuck workers, and a held run is one.
  * - `workqueue_*` follow client-go: `queue_duration_seconds` observes each run's queue wait, `work_duration_seconds`
- *   each run's duration, `retries_total` each retry scheduled; `depth` and `adds_total` come from a
- *   {@link QueueModel}; `unfinished_work_seconds` and `longest_running_processor_seconds` are computed at scrape
- *   time from the runs in flight.
+ *   each run's duration (until `released` for a held run), `retries_total` each retry scheduled; `depth` and
+ *   `adds_total` come from a {@link QueueModel}; `unfinished_work_seconds` and `longest_running_processor_seconds`
+ *   are computed at scrape time from the runs in flight.
  */
 export class ControllerMetrics {
   private readonly inFlight = new Map<string, number>();
+  /**
+   * Keys whose run is a Promise that outlived its timeout (a `failed` marked `held`), until its `released`: when its
+   * retry (or, after a gate closure, its next run) becomes due, if it has one.
+   */
+  private readonly held = new Map<string, number | undefined>();
   private readonly model: QueueModel;
   private readonly labels: { readonly controller: string };
   private readonly queueLabels: { readonly name: string; readonly controller: string };
@@ -67,18 +76,31 @@ export class ControllerMetrics {
         this.metrics.activeWorkers.set(this.labels, this.inFlight.size);
         this.metrics.queueDuration.observe(this.queueLabels, event.queueWaitMs / 1000);
         return;
-      case 'succeeded':
       case 'failed':
-        this.model.ended(event.key);
+        if (event.held === true) {
+          // Reported at its deadline, but the Promise still holds the key and a worker: in flight until `released`.
+          this.held.set(event.key, event.gateClosed === true ? event.time : undefined);
+          return;
+        }
+        this.ended(event.key, event.durationMs);
         // A run the gate closure interrupted leaves its key ready again at once.
-        if (event.type === 'failed' && event.gateClosed === true) this.model.delayed(event.key, 0);
-        this.inFlight.delete(event.key);
-        this.metrics.activeWorkers.set(this.labels, this.inFlight.size);
-        this.metrics.workDuration.observe(this.queueLabels, event.durationMs / 1000);
+        if (event.gateClosed === true) this.model.delayed(event.key, 0);
         return;
+      case 'succeeded':
+        this.ended(event.key, event.durationMs);
+        return;
+      case 'released': {
+        const readyAt = this.held.get(event.key);
+        this.held.delete(event.key);
+        this.ended(event.key, event.durationMs);
+        if (readyAt !== undefined) this.model.delayed(event.key, Math.max(0, readyAt - event.time));
+        return;
+      }
       case 'retrying':
         this.metrics.retries.inc(this.queueLabels);
-        this.model.delayed(event.key, event.delayMs);
+        // A held run's retry waits for its Promise too: it is queued when the run is released.
+        if (this.held.has(event.key)) this.held.set(event.key, event.time + event.delayMs);
+        else this.model.delayed(event.key, event.delayMs);
         return;
       case 'requeued':
         this.model.delayed(event.key, event.delayMs);
@@ -106,10 +128,19 @@ export class ControllerMetrics {
   dispose(): void {
     this.model.dispose();
     this.inFlight.clear();
+    this.held.clear();
     this.metrics.activeWorkers.set(this.labels, 0);
     this.collectInFlight();
     this.metrics.unfinishedWork.sources.delete(this.collect);
     this.metrics.longestRunning.sources.delete(this.collect);
+  }
+
+  /** A run is over: its worker is free, and its work duration is observed (as client-go's `Done`). */
+  private ended(key: string, durationMs: number): void {
+    this.model.ended(key);
+    this.inFlight.delete(key);
+    this.metrics.activeWorkers.set(this.labels, this.inFlight.size);
+    this.metrics.workDuration.observe(this.queueLabels, durationMs / 1000);
   }
 
   private collectInFlight(): void {

@@ -26,8 +26,8 @@ interface KeyModel {
  * # Caveats
  * - A key the model never saw triggered (a pipeline that does not pass its triggers through) counts one add when
  *   it starts, and no depth.
- * - A Promise abandoned at its `timeout` is taken as finished when its failure is reported, though the operator
- *   holds its key until it settles.
+ * - It is told when runs end; for a Promise abandoned at its `timeout`, that is its `released` event, not its
+ *   `failed` one (see `ControllerMetrics`).
  */
 export class QueueModel {
   private readonly keys = new Map<string, KeyModel>();

@@ -19,6 +19,7 @@ import type { ReconcileEvent } from '../../controller/index.js';
  * | `r` | `retrying` (follows `f` in the same frame) |
  * | `d` | `dropped` (follows `f` in the same frame) |
  * | `x` | `rejected` (an input that is not a key) |
+ * | `l` | `released` (a Promise that outlived its `timeout` settled) |
  *
  * A run that succeeds at once is `(sS)`; one that asks for a requeue is `(sSq)`; a failure retried later is `(sfr)`;
  * a terminal failure is `(st)` (`t` replaces `f`, it is not added to it).
@@ -46,6 +47,11 @@ export const RECONCILE_LETTERS = Object.freeze({
   dropped: 'd',
   /** `x`: an input that is not a key was rejected; it belongs to no key, so a `key` filter leaves it out. */
   rejected: 'x',
+  /**
+   * `l`: a Promise that outlived its `timeout` settled, freeing its key and concurrency slot; in the frame it
+   * settled, after its run's `f` (and `r` or `d`) at the deadline.
+   */
+  released: 'l',
 } as const);
 
 /** The default letter of one event (see {@link RECONCILE_LETTERS}). */

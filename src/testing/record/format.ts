@@ -73,7 +73,7 @@ export function recordReconcileEvent(event: ReconcileEvent): RecordedReconcileEv
   if (event.type === 'rejected') return { type: 'rejected', error: event.error.message };
   const base = { type: event.type, key: event.key, attempt: event.attempt, reasons: [...event.reasons] };
   switch (event.type) {
-    case 'started': case 'succeeded': return base;
+    case 'started': case 'succeeded': case 'released': return base;
     case 'requeued': return { ...base, delayMs: event.delayMs };
     case 'failed': return { ...base, terminal: event.terminal, error: messageOf(event.error) };
     case 'retrying': return { ...base, delayMs: event.delayMs, failures: event.failures, error: messageOf(event.error) };

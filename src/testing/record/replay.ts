@@ -153,10 +153,13 @@ export function replay(recording: string | readonly string[], setup: ReplaySetup
   return { identical: divergence === undefined, ...(divergence ? { divergence } : {}), recorded, replayed };
 }
 
-/** The decision an event states; `started` states none. */
+/**
+ * The decision an event states; `started` states none, nor does `released` (when an abandoned Promise settled is
+ * the Promise's timing, not the controller's decision).
+ */
 function decisionOf(event: RecordedReconcileEvent): string | undefined {
   switch (event.type) {
-    case 'started': return undefined;
+    case 'started': case 'released': return undefined;
     case 'requeued': case 'retrying': return `${event.type} +${event.delayMs}`;
     case 'failed': return event.terminal ? 'failed terminal' : 'failed';
     default: return event.type;

@@ -58,6 +58,7 @@ export function describeEvent(event: ReconcileEvent): string {
     case 'failed': return `failed ${event.key}${event.terminal ? ' terminal' : ''}: ${messageOf(event.error)}`;
     case 'retrying': return `retrying ${event.key} +${event.delayMs}`;
     case 'dropped': return `dropped ${event.key}`;
+    case 'released': return `released ${event.key}`;
     case 'rejected': return `rejected: ${event.error.message}`;
   }
 }
