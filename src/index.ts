@@ -67,8 +67,9 @@ export {
 export type {
   ExponentialOptions, FastSlowOptions, Lookup, RateLimiter, ReconcileDropped, ReconcileEvent, ReconcileEventBase,
   ReconcileFailed, ReconcileFn, ReconcileKeyEvent, ReconcileKeyFn, ReconcileKeyRequest, ReconcileLookupOptions,
-  ReconcileOptions, ReconcileOutput, ReconcileRejected, ReconcileRequest, ReconcileRequeued, ReconcileResult,
-  ReconcileRetrying, ReconcileStarted, ReconcileSucceeded, ReconcileTrigger, RequeueAfter, TokenBucketOptions,
+  ReconcileOptions, ReconcileOutput, ReconcileRejected, ReconcileReleased, ReconcileRequest, ReconcileRequeued,
+  ReconcileResult, ReconcileRetrying, ReconcileStarted, ReconcileSucceeded, ReconcileTrigger, RequeueAfter,
+  TokenBucketOptions,
 } from './controller/index.js';
 
 // Triggers and predicates.

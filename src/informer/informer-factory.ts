@@ -2,10 +2,11 @@
  * `informerFactory`: one shared informer per (resource, namespace, selectors, metadataOnly), ref-counted.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Observable, type SchedulerLike } from 'rxjs';
+import { defer, Observable, type SchedulerLike } from 'rxjs';
+import { resolveResource$, type ResolvedResource } from '../resources/index.js';
 import { Store, type Indexer } from '../store/index.js';
 import { listWatchBatches, type ListWatchOptions, type ResourceRef, type WatchEvent } from '../watch/index.js';
-import { checkWarningHandler } from '../transport/index.js';
+import { checkWarningHandler, transportOf } from '../transport/index.js';
 import type { Connection, WarningHandler } from '../transport/index.js';
 import { informerFromSource } from './informer-from-source.js';
 import type { InformerWatchOptions } from './informer.js';
@@ -44,6 +45,14 @@ export interface InformerFactory {
   for<T extends KubernetesObject = KubernetesObject>(resource: ResourceRef, options?: InformerWatchOptions<T>): Informer<T>;
   /** How many shared informers are running now (have at least one subscriber). */
   readonly active: number;
+  /**
+   * Resolves `resource` (plural and scope) the way an informer of this factory with these options does: the built-in
+   * table, then discovery on the same connection (or the options' `transport`), cached per transport. Emits once and
+   * completes, or errors (an `UnknownResourceError`, or the transport's error). Nothing is sent until subscribed.
+   * `controller()` asks it for the scope of its owner kind. Optional, so that a factory written by hand still
+   * satisfies the interface; `informerFactory()` always has it.
+   */
+  resolve?(resource: ResourceRef, options?: Pick<InformerWatchOptions, 'transport' | 'onWarning'>): Observable<ResolvedResource>;
 }
 
 /** What a key's `for()` calls declared; the next start of the shared informer uses all of it. */
@@ -164,6 +173,8 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
     get active() {
       return entries.size;
     },
+    resolve: (resource, options = {}) => defer(() =>
+      resolveResource$(options.transport ?? transportOf(connection), resource, options.onWarning ?? factoryOptions.onWarning)),
   };
 }
 

@@ -41,5 +41,6 @@ export function managerInformers(
     get active() {
       return factory.active;
     },
+    resolve: factory.resolve,
   };
 }

@@ -75,3 +75,20 @@ const table = new Map<string, ResolvedResource>(
 export function builtinResource(apiVersion: string, kind: string): ResolvedResource | undefined {
   return table.get(`${apiVersion}|${kind}`);
 }
+
+const scopesByKind = new Map<string, Map<string, boolean>>();
+for (const { group, kind, namespaced } of table.values()) {
+  const groups = scopesByKind.get(kind) ?? new Map<string, boolean>();
+  groups.set(group, namespaced);
+  scopesByKind.set(kind, groups);
+}
+const NO_SCOPES: ReadonlyMap<string, boolean> = new Map();
+
+/**
+ * The scope of a built-in kind in each API group that has it (`''` for the core group), whatever the version (a
+ * kind's scope does not change between versions): `true` when namespaced. Empty when the table does not know the
+ * kind. `Event` is in `''` and `events.k8s.io`; a custom resource is in none.
+ */
+export function builtinScopes(kind: string): ReadonlyMap<string, boolean> {
+  return scopesByKind.get(kind) ?? NO_SCOPES;
+}

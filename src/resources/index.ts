@@ -2,7 +2,7 @@
  * Resource resolution (kind to plural and scope) and collection paths.
  * @packageDocumentation
  */
-export { builtinResource } from './builtin.js';
+export { builtinResource, builtinScopes } from './builtin.js';
 export type { ResolvedResource } from './builtin.js';
 export { collectionPath, groupVersionPath } from './paths.js';
 export { resolveResource, resolveResource$, UnknownResourceError } from './resolve.js';

@@ -45,7 +45,8 @@ describe('toOwnerKeys', () => {
     const foreign = owned('q', ownerRef('ReplicaSet', 'x', { apiVersion: 'example.com/v1' }));
     expect(keys(run({ kind: 'ReplicaSet', apiVersion: 'apps/v1' }, [added(pod), added(foreign)])))
       .to.deep.equal(['default/web']);
-    expect(keys(run({ kind: 'ReplicaSet' }, [added(pod), added(foreign)]))).to.deep.equal(['default/web', 'default/x']);
+    // Any group: the example.com ReplicaSet is not built in, so clusterScoped must say its scope.
+    expect(keys(run({ kind: 'ReplicaSet', clusterScoped: false }, [added(pod), added(foreign)]))).to.deep.equal(['default/web', 'default/x']);
   });
 
   it('matches the core group for apiVersion v1', () => {
@@ -53,10 +54,40 @@ describe('toOwnerKeys', () => {
     expect(keys(run({ kind: 'Node', apiVersion: 'v1', clusterScoped: true }, [added(pod)]))).to.deep.equal(['n1']);
   });
 
-  it('keys a cluster-scoped owner by name alone when clusterScoped is set', () => {
+  it('keys a custom owner by name alone when clusterScoped is true, and in the child namespace when it is false', () => {
     const pod = owned('p', ownerRef('Tenant', 't1', { apiVersion: 'example.com/v1' }));
     expect(keys(run({ kind: 'Tenant', clusterScoped: true }, [added(pod)]))).to.deep.equal(['t1']);
-    expect(keys(run({ kind: 'Tenant' }, [added(pod)]))).to.deep.equal(['default/t1']);
+    expect(keys(run({ kind: 'Tenant', apiVersion: 'example.com/v1', clusterScoped: false }, [added(pod)]))).to.deep.equal(['default/t1']);
+  });
+
+  it('keys a namespaced child of a built-in cluster-scoped owner by the owner name alone, unasked (a ConfigMap of its Namespace)', () => {
+    const configMap = obj('settings', { namespace: 'team-a', ownerReferences: [ownerRef('Namespace', 'team-a')] }, 'ConfigMap');
+    expect(keys(run({ kind: 'Namespace' }, [added(configMap)]))).to.deep.equal(['team-a']);
+    expect(keys(run({ kind: 'Namespace', apiVersion: 'v1' }, [added(configMap)]))).to.deep.equal(['team-a']);
+    const pod = owned('p', ownerRef('ClusterRole', 'admin', { apiVersion: 'rbac.authorization.k8s.io/v1' }));
+    expect(keys(run({ kind: 'ClusterRole', apiVersion: 'rbac.authorization.k8s.io/v1' }, [added(pod)]))).to.deep.equal(['admin']);
+  });
+
+  it('refuses, when it is built, an owner kind whose scope it cannot know, or a clusterScoped that contradicts a built-in kind', () => {
+    expect(() => toOwnerKeys({ kind: 'Tenant' }))
+      .to.throw(TypeError, 'toOwnerKeys: cannot tell whether Tenant is cluster-scoped: it is not a built-in kind; pass clusterScoped: true or false');
+    expect(() => toOwnerKeys({ kind: 'Tenant', apiVersion: 'example.com/v1' }))
+      .to.throw(TypeError, 'toOwnerKeys: cannot tell whether Tenant (example.com/v1) is cluster-scoped');
+    expect(() => toOwnerKeys({ kind: 'ReplicaSet', apiVersion: 'example.com/v1' })).to.throw(TypeError, /cannot tell whether ReplicaSet/);
+    expect(() => toOwnerKeys({ kind: 'Namespace', apiVersion: 'v1', clusterScoped: false }))
+      .to.throw(TypeError, 'toOwnerKeys: Namespace (v1) is cluster-scoped, but clusterScoped is false');
+    expect(() => toOwnerKeys({ kind: 'Pod', apiVersion: 'v1', clusterScoped: true }))
+      .to.throw(TypeError, 'toOwnerKeys: Pod (v1) is namespaced, but clusterScoped is true');
+    expect(() => toOwnerKeys({ kind: 'Tenant', clusterScoped: 'yes' as never })).to.throw(TypeError, /clusterScoped must be a boolean/);
+  });
+
+  it('reports, and keys nothing for, an owner reference of a group whose scope is unknown when apiVersion is left open', () => {
+    const sink = errorSink();
+    const pod = owned('p', ownerRef('ReplicaSet', 'web'), ownerRef('ReplicaSet', 'x', { apiVersion: 'example.com/v1', controller: false }));
+    expect(keys(run({ kind: 'ReplicaSet', allOwners: true, onError: sink.onError }, [added(pod)]))).to.deep.equal(['default/web']);
+    expect(sink.errors.map((e) => e.message)).to.deep.equal([
+      'cannot tell whether ReplicaSet of example.com/v1 is cluster-scoped; pass apiVersion to match one group, or clusterScoped (added default/p)',
+    ]);
   });
 
   it('keys the owner of a cluster-scoped object by name alone', () => {

@@ -11,8 +11,9 @@ import { reportError } from '../predicates/index.js';
 import type { ReconcileOptions } from '../options.js';
 import { reconcile } from '../reconcile.js';
 import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from '../types.js';
-import { mapKeys, toKeys, toOwnerKeys, type KeyMapping } from '../triggers/index.js';
+import { mapKeys, toKeys, type KeyMapping } from '../triggers/index.js';
 import type { ContextReconcile, ControllerContext } from './context.js';
+import { ownedTriggers } from './owner-scope.js';
 import {
   healthOf, problemsOf, reportHealth, watchSyncTimeout, type InformerHealth, type LabelledProblem, type NamedInformer,
 } from './health.js';
@@ -58,7 +59,10 @@ export interface ControllerOptions<T extends KubernetesObject> extends Reconcile
   readonly for: WatchSource<T>;
   /** Filters primary events before keying, e.g. `generationChanged()`. */
   readonly forFilter?: OperatorFunction<InformerEvent<T>, InformerEvent<T>>;
-  /** Owned resources: their events trigger the key of their controller owner of the primary kind. */
+  /**
+   * Owned resources: their events trigger the key of their controller owner of the primary kind, keyed by that kind's
+   * scope (the built-in table, else the informer factory's discovery).
+   */
   readonly owns?: readonly WatchSource[];
   /** Any other resources, with their own key mapping. */
   readonly watches?: readonly WatchesSpec<KubernetesObject>[];
@@ -107,11 +111,17 @@ export interface Controller extends Observable<ReconcileEvent> {
  *   expose every informer's state; `syncTimeout` bounds how long the caches may take.
  * - Subscribing starts the watches; unsubscribing stops them. Building the controller starts nothing. After
  *   `stop$` (or the host's shutdown) the stream completes once the drain is over.
+ * - Owned objects key their owner by the owner kind's real scope, as controller-runtime asks its RESTMapper: a
+ *   ConfigMap owned by its Namespace, or by a cluster-scoped custom resource, wakes `ownerName`, never
+ *   `namespace/ownerName`. A built-in kind's scope is known at once; another kind's is asked of the informer
+ *   factory's discovery once the primary has synced, and until it answers no run starts and no owned event is
+ *   mapped (failures are reported to `onError` and asked again with backoff); the owned caches are then replayed.
  * - With a `context` (a manager's), informers come from its shared factory, runs wait for its gate (leadership)
  *   as well as for the caches, its shutdown drains the controller, and errors go to its `reportError`.
  * - Bad options (`owns` without a primary resource reference, a resource reference without `kubeConfig`,
- *   `informers` or `context`, `context` together with `kubeConfig` or `informers`, a bad `syncTimeout`) throw a
- *   `TypeError` or `RangeError` when `controller()` is called.
+ *   `informers` or `context`, `context` together with `kubeConfig` or `informers`, a bad `syncTimeout`, `owns` of a
+ *   custom kind with an informer factory that cannot resolve resources) throw a `TypeError` or `RangeError` when
+ *   `controller()` is called.
  *
  * # Caveats
  * - Owned resources are keyed by their controller owner reference whose kind (and group) is the primary's; owners of
@@ -139,15 +149,20 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   const primary = resolve(options.for);
   const primaryRef = isInformer(options.for) ? undefined : 'resource' in options.for ? options.for.resource : options.for;
   const owned = (options.owns ?? []).map((source) => resolve(source));
-  if (owned.length > 0 && primaryRef === undefined) {
-    throw new TypeError('controller: `owns` needs `for` given as a resource reference, to know the owner kind');
-  }
   const watched = (options.watches ?? []).map((spec) => ({ spec, informer: resolve(spec.source) }));
+  const report = (error: Error): void => reportError(error, options.onError ?? context?.reportError);
+  // The owner's scope decides its key, as controller-runtime asks its RESTMapper: never guessed, waited for if need be.
+  const owners = ownedTriggers(primaryRef, owned, {
+    resolve$: primaryRef === undefined ? undefined : factory?.resolve?.(primaryRef, 'resource' in options.for ? options.for.options : undefined),
+    primarySynced$: primary.synced$,
+    scheduler: options.scheduler ?? context?.scheduler ?? asyncScheduler,
+    report,
+  });
 
   const forEvents = options.forFilter ? primary.events$.pipe(options.forFilter) : primary.events$;
   const triggers: Observable<ReconcileTrigger>[] = [
     forEvents.pipe(toKeys()),
-    ...owned.map((informer) => informer.events$.pipe(toOwnerKeys({ kind: primaryRef!.kind, apiVersion: primaryRef!.apiVersion }))),
+    owners.triggers$,
     ...watched.map(({ spec, informer }) => (spec.filter ? informer.events$.pipe(spec.filter) : informer.events$).pipe(mapKeys(spec.map))),
   ];
   const named: NamedInformer[] = [
@@ -155,8 +170,7 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
     ...(options.owns ?? []).map((source, i) => ({ name: describeSource(source, `owned #${i + 1}`), informer: owned[i]! })),
     ...(options.watches ?? []).map((spec, i) => ({ name: describeSource(spec.source, `watched #${i + 1}`), informer: watched[i]!.informer })),
   ];
-  const gate = options.gate ?? combineLatest(named.map(({ informer }) => informer.synced$)).pipe(map((synced) => synced.every(Boolean)));
-  const report = (error: Error): void => reportError(error, options.onError ?? context?.reportError);
+  const gate = owners.gate(options.gate ?? combineLatest(named.map(({ informer }) => informer.synced$)).pipe(map((synced) => synced.every(Boolean))));
 
   const {
     for: _for, forFilter: _forFilter, owns: _owns, watches: _watches, reconcile: fn, connection: _connection, kubeConfig: _kc, informers: _inf,

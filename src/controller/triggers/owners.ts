@@ -11,7 +11,20 @@ export interface OwnerMatch {
   /** The API group to match (`''` for the core group); `undefined` matches any group. */
   readonly group: string | undefined;
   readonly allOwners: boolean;
-  readonly clusterScoped: boolean;
+  /** The scope of the kind in the groups the built-in table knows it in (`true`: namespaced). */
+  readonly builtin: ReadonlyMap<string, boolean>;
+  /** What the caller said about the scope of the kind in any other group; `undefined`: nothing. */
+  readonly clusterScoped: boolean | undefined;
+}
+
+/**
+ * Whether the owner a reference points at is namespaced: the built-in table's answer for its group, else what the
+ * caller said; `undefined` when neither knows, so that no key is ever guessed.
+ */
+function ownerNamespaced(match: OwnerMatch, apiVersion: unknown): boolean | undefined {
+  const group = match.group ?? (typeof apiVersion === 'string' ? groupOfApiVersion(apiVersion) : undefined);
+  const builtin = group === undefined ? undefined : match.builtin.get(group);
+  return builtin ?? (match.clusterScoped === undefined ? undefined : !match.clusterScoped);
 }
 
 const CORE_VERSION = /^v\d+(?:(?:alpha|beta)\d+)?$/;
@@ -32,8 +45,9 @@ export function groupOf(apiVersion: string): string {
 /**
  * The keys of the owners of `object` that match, appended to `keys` (a Set, so an owner named twice counts once).
  *
- * Owners live in the namespace of a namespaced dependent (cross-namespace owner references are not allowed), so
- * the key is `namespace/name`; a cluster-scoped dependent, or `match.clusterScoped`, gives `name` alone.
+ * A namespaced owner lives in the namespace of its namespaced dependent (cross-namespace owner references are not
+ * allowed), so its key is `namespace/name`; a cluster-scoped owner, or the owner of a cluster-scoped dependent (which
+ * can only be cluster-scoped), is keyed `name` alone. An owner whose scope is unknown is complained about and skipped.
  */
 export function addOwnerKeys(
   object: KubernetesObject | undefined,
@@ -62,6 +76,19 @@ export function addOwnerKeys(
       complain(`a matching ${match.kind} owner reference has no name`, { value: ref });
       continue;
     }
-    keys.add(match.clusterScoped ? name : keyFor(name, object?.metadata?.namespace));
+    const namespace = object?.metadata?.namespace;
+    if (namespace === undefined || namespace === '') {
+      keys.add(name);
+      continue;
+    }
+    const namespaced = ownerNamespaced(match, apiVersion);
+    if (namespaced === undefined) {
+      complain(
+        `cannot tell whether ${match.kind} of ${String(apiVersion)} is cluster-scoped; pass apiVersion to match one group, or clusterScoped`,
+        { value: ref },
+      );
+      continue;
+    }
+    keys.add(namespaced ? keyFor(name, namespace) : name);
   }
 }

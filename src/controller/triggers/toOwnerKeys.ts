@@ -2,7 +2,9 @@
  * Each informer event to the key of the object's owner: children trigger their parent.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { describeValue } from '../../describe/index.js';
 import type { InformerEvent } from '../../informer/index.js';
+import { builtinScopes } from '../../resources/index.js';
 import { eventReason } from './describe.js';
 import { keyMapper } from './keyMapper.js';
 import { addOwnerKeys, groupOf } from './owners.js';
@@ -21,8 +23,10 @@ export interface ToOwnerKeysOptions extends TriggerOptions {
   /** Follow every matching owner reference, not just the one with `controller: true`. Default `false`. */
   readonly allOwners?: boolean;
   /**
-   * The owner kind is cluster-scoped: keys are the owner's `name` alone even for a namespaced dependent (a
-   * namespaced Pod owned by a cluster-scoped custom resource). Default `false`.
+   * Whether the owner kind is cluster-scoped, for a kind the built-in table does not know (a custom resource):
+   * `true` keys a namespaced dependent's owner by its `name` alone, `false` by `namespace/name`. Required for such
+   * a kind, so that a key is never guessed: `controller()` finds it through discovery. A built-in kind (Namespace,
+   * Node, ClusterRole, ReplicaSet…) always gets its real scope; a value that contradicts it throws.
    */
   readonly clusterScoped?: boolean;
 }
@@ -33,21 +37,27 @@ export interface ToOwnerKeysOptions extends TriggerOptions {
  * # Guarantees
  * - By default only the controller reference (`controller: true`) of the given kind (and API group, when
  *   `apiVersion` is given) is followed; `allOwners: true` follows every reference of that kind.
- * - Keys: `namespace/ownerName` for a namespaced dependent (owner references cannot cross namespaces);
- *   `ownerName` for a cluster-scoped dependent, or when `clusterScoped` says the owner kind is cluster-scoped.
+ * - Keys are the owner's store key, never a guess: `namespace/ownerName` for a namespaced owner (owner references
+ *   cannot cross namespaces), `ownerName` for a cluster-scoped one (a ConfigMap owned by its Namespace triggers
+ *   `team-a`). The owner's scope comes from the built-in table for the reference's group and kind, else from
+ *   `clusterScoped`; the owner of a cluster-scoped dependent is cluster-scoped.
  * - On `updated`, the owners of both `old` and `object` are triggered, each once: an adopted or orphaned child
  *   wakes both its former and its new owner.
  * - `deleted` events, tombstones included, trigger the owners recorded on the last known state.
  * - Reasons name the child event: `deleted Pod default/web-7x2` on the ReplicaSet's run.
  * - Malformed owner references (not an array, not an object, a matching one without a name) are reported as
- *   `KeyMappingError`s to `options.onError` (default: `reportError`); the other references still trigger.
+ *   `KeyMappingError`s to `options.onError` (default: `reportError`); the other references still trigger. So is a
+ *   matching reference whose owner scope is unknown (no `apiVersion` given, a group the table does not know, no
+ *   `clusterScoped`): it triggers nothing rather than a wrong key.
  *
  * # Caveats
  * - With the default (`allOwners: false`), an object with several owner references of the kind but none marked
  *   `controller` triggers nothing; that is the controller-runtime rule, set `allOwners` to follow them all.
  * - Nothing checks that the owner exists or has the `uid` in the reference; the reconcile function reads the store
  *   and sees the truth.
- * - Throws a `TypeError` at once for a missing `kind` or an `apiVersion` like `'apps'` (meant `apps/v1`).
+ * - Throws a `TypeError` at once for a missing `kind`, an `apiVersion` like `'apps'` (meant `apps/v1`), an owner
+ *   kind whose scope is unknown (not built in, for the given group or any, and no `clusterScoped`), and a
+ *   `clusterScoped` that contradicts the built-in kind of the given `apiVersion`.
  */
 export function toOwnerKeys(options: ToOwnerKeysOptions): TriggerOperator {
   const match = resolveMatch(options);
@@ -64,7 +74,7 @@ export function toOwnerKeys(options: ToOwnerKeysOptions): TriggerOperator {
 }
 
 function resolveMatch(options: ToOwnerKeysOptions): OwnerMatch {
-  const { kind, apiVersion, allOwners = false, clusterScoped = false } = options ?? ({} as ToOwnerKeysOptions);
+  const { kind, apiVersion, allOwners = false, clusterScoped } = options ?? ({} as ToOwnerKeysOptions);
   if (typeof kind !== 'string' || kind === '') throw new TypeError('toOwnerKeys: kind must be a non-empty string');
   if (apiVersion !== undefined && (typeof apiVersion !== 'string' || apiVersion === '')) {
     throw new TypeError('toOwnerKeys: apiVersion must be a non-empty string when given');
@@ -75,5 +85,19 @@ function resolveMatch(options: ToOwnerKeysOptions): OwnerMatch {
   } catch (error) {
     throw new TypeError(`toOwnerKeys: ${(error as Error).message}`);
   }
-  return { kind, group, allOwners: allOwners === true, clusterScoped: clusterScoped === true };
+  if (clusterScoped !== undefined && typeof clusterScoped !== 'boolean') {
+    throw new TypeError(`toOwnerKeys: clusterScoped must be a boolean when given, got ${describeValue(clusterScoped)}`);
+  }
+  const builtin = builtinScopes(kind);
+  const named = apiVersion === undefined ? kind : `${kind} (${apiVersion})`;
+  // With no group given, a built-in kind is known in its groups; references of other groups are judged one by one.
+  const builtIn = group === undefined ? builtin.size > 0 : builtin.has(group);
+  if (!builtIn && clusterScoped === undefined) {
+    throw new TypeError(`toOwnerKeys: cannot tell whether ${named} is cluster-scoped: it is not a built-in kind; pass clusterScoped: true or false`);
+  }
+  const namespaced = group === undefined ? undefined : builtin.get(group);
+  if (namespaced !== undefined && clusterScoped !== undefined && namespaced === clusterScoped) {
+    throw new TypeError(`toOwnerKeys: ${named} is ${namespaced ? 'namespaced' : 'cluster-scoped'}, but clusterScoped is ${String(clusterScoped)}`);
+  }
+  return { kind, group, allOwners: allOwners === true, builtin, clusterScoped };
 }
