@@ -41,10 +41,7 @@ interface Run {
    */
   held: boolean;
   retryAt: number | undefined;
-  /**
-   * The gate closed while the run was in flight (its signal was aborted for it): a failure is then not the
-   * reconcile's own, and the key runs again, as it was, once the gate is open.
-   */
+  /** The gate closed while the run was in flight: a failure is then not counted, the key runs again as it was. */
   gateClosed: boolean;
   work: Unsubscribable | undefined;
   deadline: Subscription | undefined;
@@ -291,10 +288,8 @@ export class Runner<T> {
     this.held.delete(run);
     this.active -= 1;
     const now = this.scheduler.now();
-    const { state } = run;
-    this.out.next({
-      type: 'released', key: state.key, attempt: run.attempt, reasons: run.reasons, queueWaitMs: run.queueWaitMs, durationMs: now - run.startedAt, time: now,
-    });
+    const { state, attempt, reasons, queueWaitMs } = run;
+    this.out.next({ type: 'released', key: state.key, attempt, reasons, queueWaitMs, durationMs: now - run.startedAt, time: now });
     if (this.closed) return;
     this.queue.finish(run.state, now, !this.stopping);
     if (!this.stopping) {
