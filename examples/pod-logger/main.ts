@@ -19,7 +19,7 @@
  */
 import { connectExample } from '../shared/cli.js';
 import { checkedArgs, exampleArgs, managerFlagOptions, runExampleManager } from '../shared/manager-cli.js';
-import { podLoggerController } from './pod-logger.js';
+import { podLogger } from './pod-logger.js';
 import { runDemoWorkload } from './workload.js';
 
 const NAME = 'pod-logger';
@@ -37,7 +37,7 @@ const target = await connectExample(NAME, kubeconfig, `, namespace ${namespace}`
 runExampleManager(NAME, target, {
   connection: target.kubeConfig,
   name: NAME,
-  controllers: [podLoggerController({ namespace })],
+  controllers: [podLogger({ namespace })],
   ...managerOptions,
 }, {
   play: (kubeConfig, narrate, signal) => runDemoWorkload(kubeConfig, namespace, narrate, signal),

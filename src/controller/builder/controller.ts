@@ -1,18 +1,17 @@
 /**
  * `controller()`: controller-runtime's builder shape (`For`, `Owns`, `Watches`) as a thin layer over the operators.
  */
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { combineLatest, defer, map, merge, Subject, takeUntil, tap, type Observable, type OperatorFunction } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
-import { informerFactory, type Informer, type InformerEvent, type InformerFactory, type InformerWatchOptions } from '../../informer/index.js';
-import type { Connection } from '../../transport/index.js';
+import type { Informer, InformerEvent, InformerWatchOptions } from '../../informer/index.js';
 import type { ResourceRef } from '../../watch/index.js';
 import { reportError } from '../predicates/index.js';
 import type { ReconcileOptions } from '../options.js';
 import { reconcile } from '../reconcile.js';
 import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from '../types.js';
 import { mapKeys, toKeys, toOwnerKeys, type KeyMapping } from '../triggers/index.js';
-import type { ContextReconcile, ControllerContext } from './context.js';
+import type { ContextReconcile, ControllerContext } from '../context/index.js';
 import {
   healthOf, problemsOf, reportHealth, watchSyncTimeout, type InformerHealth, type LabelledProblem, type NamedInformer,
 } from './health.js';
@@ -41,17 +40,10 @@ export interface WatchesSpec<S extends KubernetesObject = KubernetesObject> {
 /** Options of {@link controller}. */
 export interface ControllerOptions<T extends KubernetesObject> extends ReconcileOptions {
   /**
-   * Where informers come from: a `KubeConfig` or any `Transport` (a virtual cluster), as every other entry point
-   * takes it; or pass one `informerFactory` as `informers` to share watches across controllers.
-   */
-  readonly connection?: Connection;
-  /** @deprecated The same as `connection` (a KubeConfig), kept for existing callers; pass `connection`. */
-  readonly kubeConfig?: KubeConfig;
-  /** The informer factory to take informers from; one is made from `kubeConfig` when omitted. */
-  readonly informers?: InformerFactory;
-  /**
-   * The host this controller runs in (the manager's context): its shared informers, its gate (leadership) and
-   * shutdown, its scheduler and its error reporting. Excludes `kubeConfig` and `informers`.
+   * Where the controller runs: the context its host (the manager, `startController`, the test kit) gave it. Resources
+   * given by reference are watched through its shared informers; runs wait for its gate (leadership) as well as for
+   * the caches; its shutdown drains the controller; its scheduler and error reporting are the defaults. Required to
+   * watch a resource by reference; a controller over informers given as they are can do without.
    */
   readonly context?: ControllerContext;
   /** The primary resource: its own events trigger its own keys, and reconciles read it from its store. */
@@ -99,19 +91,19 @@ export interface Controller extends Observable<ReconcileEvent> {
  *
  * # Guarantees
  * - All the guarantees of `reconcile` (never concurrent per key, coalescing, backoff, rate limits, drain).
- * - Informers come from one factory, so a resource watched by several controllers built on the same `informers`
- *   is watched once.
+ * - Informers come from the context's factory, so a resource watched by several controllers of one host is watched
+ *   once.
  * - Unless `gate` is given, no reconcile starts before every informer this controller uses has synced.
  * - Nothing fails silently: while the controller runs, an informer that cannot reach the cluster or is refused
  *   (ECONNREFUSED, 401, 403, an unknown kind) is reported to `onError` by default, and `health$` and `problems$`
  *   expose every informer's state; `syncTimeout` bounds how long the caches may take.
  * - Subscribing starts the watches; unsubscribing stops them. Building the controller starts nothing. After
  *   `stop$` (or the host's shutdown) the stream completes once the drain is over.
- * - With a `context` (a manager's), informers come from its shared factory, runs wait for its gate (leadership)
- *   as well as for the caches, its shutdown drains the controller, and errors go to its `reportError`.
- * - Bad options (`owns` without a primary resource reference, a resource reference without `kubeConfig`,
- *   `informers` or `context`, `context` together with `kubeConfig` or `informers`, a bad `syncTimeout`) throw a
- *   `TypeError` or `RangeError` when `controller()` is called.
+ * - With a `context`, runs wait for its gate (leadership) as well as for the caches, its shutdown drains the
+ *   controller, and errors go to its `reportError`.
+ * - Bad options (`owns` without a primary resource reference, a resource reference without a `context`, the old
+ *   `connection`, `kubeConfig` or `informers` options, a bad `syncTimeout`) throw a `TypeError` or `RangeError` when
+ *   `controller()` is called.
  *
  * # Caveats
  * - Owned resources are keyed by their controller owner reference whose kind (and group) is the primary's; owners of
@@ -119,17 +111,14 @@ export interface Controller extends Observable<ReconcileEvent> {
  */
 export function controller<T extends KubernetesObject>(options: ControllerOptions<T>): Controller {
   const { context } = options;
-  if (options.connection !== undefined && options.kubeConfig !== undefined) {
-    throw new TypeError('controller: pass connection or kubeConfig (its old name), not both');
+  const replaced = REPLACED_OPTIONS.filter((name) => name in options);
+  if (replaced.length > 0) {
+    throw new TypeError(`controller: ${replaced.join(', ')} ${replaced.length > 1 ? 'are' : 'is'} no longer an option; pass the host's context as \`context\` (startController(definition, { connection }) runs a controller alone)`);
   }
-  const connection = options.connection ?? options.kubeConfig;
-  if (context !== undefined && (options.informers !== undefined || connection !== undefined)) {
-    throw new TypeError('controller: pass either context or connection/informers; a context brings its own informers');
-  }
-  const factory = context?.informers ?? options.informers ?? (connection ? informerFactory(connection) : undefined);
+  const factory = context?.informers;
   const resolve = <S extends KubernetesObject>(source: WatchSource<S>): Informer<S> => {
     if (isInformer(source)) return source;
-    if (!factory) throw new TypeError('controller: pass connection, informers or context to watch a resource by reference');
+    if (!factory) throw new TypeError('controller: pass a context to watch a resource by reference');
     return 'resource' in source ? factory.for<S>(source.resource, source.options) : factory.for<S>(source);
   };
   const { syncTimeout } = options;
@@ -159,7 +148,7 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   const report = (error: Error): void => reportError(error, options.onError ?? context?.reportError);
 
   const {
-    for: _for, forFilter: _forFilter, owns: _owns, watches: _watches, reconcile: fn, connection: _connection, kubeConfig: _kc, informers: _inf,
+    for: _for, forFilter: _forFilter, owns: _owns, watches: _watches, reconcile: fn,
     context: _context, syncTimeout: _syncTimeout, failFast = false, onError: _onError, ...reconcileOptions
   } = options;
   const operator: ContextReconcile = context?.reconcile ?? reconcile;
@@ -176,6 +165,9 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   });
   return Object.assign(run$, { health$: healthOf(named), problems$: problemsOf(named) });
 }
+
+/** How the cluster used to be given, before the context was the one way. */
+const REPLACED_OPTIONS = ['connection', 'kubeConfig', 'informers'] as const;
 
 function isInformer<S extends KubernetesObject>(source: WatchSource<S>): source is Informer<S> {
   return typeof (source as Informer<S>).current === 'function' && 'events$' in source;
