@@ -20,6 +20,8 @@ export interface RunControllerOptions extends Omit<VirtualClusterOptions, 'sched
   readonly until: number;
   /** Seeds the cluster's and `random`'s randomness (default 0). */
   readonly seed?: number;
+  /** The context's `random`, e.g. `() => 0` for jitter-free retries whose times are exact. Default: seeded by `seed`. */
+  readonly random?: () => number;
   /** Objects stored before the controller starts (as `cluster.seed`). */
   readonly objects?: readonly KubernetesObject[];
   /** Its first value starts the controller's graceful stop (`context.stop$`): intake stops, runs in flight drain. */
@@ -62,7 +64,7 @@ export interface ControllerRun {
  * - `events$` replays every event: subscribe it at frame 0 (as `expectObservable` does) to see each at its time.
  */
 export function runController(definition: ControllerDefinition, options: RunControllerOptions): ControllerRun {
-  const { scheduler, until, seed = 0, objects, stop$, onError, ...clusterOptions } = options;
+  const { scheduler, until, seed = 0, objects, random, stop$, onError, ...clusterOptions } = options;
   if (typeof until !== 'number' || !Number.isFinite(until) || until < 0) {
     throw new RangeError(`runController: until must be a finite number of ms >= 0, got ${String(until)}`);
   }
@@ -71,7 +73,7 @@ export function runController(definition: ControllerDefinition, options: RunCont
   const events: ReconcileEvent[] = [];
   const events$ = new ReplaySubject<ReconcileEvent>();
   const started$ = hostController(definition, {
-    connection: cluster, scheduler, random: seededRandom(seed ^ 0x5eed), ...(stop$ ? { stop$ } : {}), ...(onError ? { onError } : {}),
+    connection: cluster, scheduler, random: random ?? seededRandom(seed ^ 0x5eed), ...(stop$ ? { stop$ } : {}), ...(onError ? { onError } : {}),
   });
   const subscription = started$.subscribe({
     next: (event) => {
