@@ -20,6 +20,8 @@ export type {
   Transport, QueryParams, RequestMethod, RequestOptions, TransportRequest, TransportResponse, WatchRequestOptions,
 } from '../transport/index.js';
 export type { ResourceRef } from '../resources/index.js';
+// Re-exported from `rxkube`: runController, simulate and replay take it.
+export type { ControllerDefinition } from '../controller/context/index.js';
 export type {
   ExchangeEvent, ConflictKeyOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults,
 } from './virtual/index.js';

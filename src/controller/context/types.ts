@@ -77,7 +77,7 @@ export interface ControllerContext {
 }
 
 /**
- * A controller written once: a name and a function of its {@link ControllerContext} that returns its
+ * A controller written once: a name and a function of its `ControllerContext` that returns its
  * `ReconcileEvent`s. Subscribing to what `start` returns starts the controller; unsubscribing stops it at once.
  * Run it under `manager({ controllers: [it] })`, alone with `startController(it, { connection })`, and in tests
  * with `runController(it, …)` and `simulate(it, …)` from `rxkube/testing`.
