@@ -63,6 +63,41 @@ describe('simulate', function () {
     );
   });
 
+  describe('replaying a failure with { seed, path }', () => {
+    /** Fails whenever a ConfigMap `b` exists at the end. */
+    const noB = { invariants: { desired: (world: { server: (r: typeof CONFIG_MAP, ns?: string) => V1ConfigMap[] }) =>
+      !world.server(CONFIG_MAP, 'default').some((c) => c.metadata?.name === 'b') || 'b exists' } };
+    const failing = { ...quick, runs: 20, ...noB };
+    const found = () => simulate(idle, failing).failure!;
+
+    it('replays the failure its seed and path were printed for', () => {
+      const failure = found();
+      const again = simulate(idle, { ...failing, seed: failure.seed, path: failure.path });
+      expect(again.failure?.trace.join('\n')).to.equal(failure.trace.join('\n'));
+      expect(failure.message).to.contain(`reproduce: simulate(controller, { ...options, seed: ${failure.seed}, path: ${JSON.stringify(failure.path)} })`);
+    });
+
+    it('refuses a path printed for another seed, saying that they do not belong together', () => {
+      const failure = found();
+      expect(() => simulate(idle, { ...failing, seed: failure.seed + 1, path: failure.path })).to.throw(
+        TypeError, new RegExp(`^simulate: seed ${failure.seed + 1} and path "${failure.path}" do not belong together: `),
+      );
+    });
+
+    it('refuses a path printed for another scenario of the same seed (other options), instead of passing it silently', () => {
+      const failure = found();
+      const other = { ...failing, workload: { ...workload, minSteps: 3, maxSteps: 3 } };
+      expect(() => simulate(idle, { ...other, seed: failure.seed, path: failure.path })).to.throw(
+        TypeError, new RegExp(`^simulate: seed ${failure.seed} and path "${failure.path}" do not belong together: `),
+      );
+    });
+
+    it('refuses a path without its seed, and a path that is not one', () => {
+      expect(() => simulate(idle, { ...failing, seed: undefined, path: found().path })).to.throw(TypeError, /^simulate: path .* needs the seed it was printed with/);
+      expect(() => simulate(idle, { ...failing, seed: 1, path: 'x:y' })).to.throw(TypeError, /^simulate: seed 1 and path "x:y" do not belong together: /);
+    });
+  });
+
   it('refuses bad options at once', () => {
     expect(() => simulate(idle, { ...quick, duration: 0 })).to.throw(RangeError, 'simulate: duration must be a finite number of ms > 0, got 0');
     expect(() => simulate(idle, { ...quick, settle: -1 })).to.throw(RangeError, 'simulate: settle must be a finite number of ms >= 0, got -1');

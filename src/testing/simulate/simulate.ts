@@ -6,6 +6,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import * as fc from 'fast-check';
 import type { ControllerContext, ControllerDefinition } from '../../controller/context/index.js';
+import { fingerprint, notTogether, printReplayPath, readReplayPath } from './replay-path.js';
 import { runScenario, type ScenarioRun } from './run-scenario.js';
 import { describeStep, scenarioArbitrary, type Scenario } from './scenario.js';
 import type { CacheUnderTest, FaultOptions, Invariants, Workload } from './types.js';
@@ -14,7 +15,11 @@ import type { CacheUnderTest, FaultOptions, Invariants, Workload } from './types
 export interface SimulateOptions {
   /** The fast-check seed. Omitted: a fresh one, printed on failure. Same seed (and path) => same runs, byte for byte. */
   readonly seed?: number;
-  /** With `seed`: replays exactly that counterexample (as printed on failure), without shrinking further. */
+  /**
+   * With `seed`: replays exactly that counterexample (as printed on failure), without shrinking further. A printed
+   * path ends with the fingerprint of its scenario (`6:0:4:2#1f0c9a3e`), so a path given with another seed or other
+   * options (workload, faults, duration) is refused with a clear error instead of replaying something else.
+   */
   readonly path?: string;
   /** How many random scenarios to try (default 10). */
   readonly runs?: number;
@@ -44,7 +49,10 @@ export interface SimulateOptions {
 export interface SimulationFailure {
   /** The fast-check seed of the failing `simulate` call (as `SimulationReport.seed`), not the scenario's own seed. */
   readonly seed: number;
-  /** fast-check's path to the counterexample: `simulate(definition, { ...options, seed, path })` replays it. */
+  /**
+   * The path to the counterexample: fast-check's, then `#` and the scenario's fingerprint.
+   * `simulate(definition, { ...options, seed, path })` replays it.
+   */
   readonly path: string;
   /** The shrunk scenario. */
   readonly scenario: Scenario;
@@ -89,7 +97,10 @@ export interface SimulationReport {
  *
  * # Guarantees
  * - Deterministic: each run is its own `TestScheduler.run()` with a cluster and `random` seeded from the scenario,
- *   so the same `seed` gives the same scenarios and byte-identical traces; `{ seed, path }` of a failure replays it.
+ *   so the same `seed` gives the same scenarios and byte-identical traces; `{ seed, path }` of a failure replays it,
+ *   and only it (`runs` is 1; a replay that passes means the controller no longer fails there).
+ * - `{ seed, path }` that do not belong together (a path printed for another seed, or for other options, or no path
+ *   at all) throw a `TypeError` that says so, rather than replaying another scenario or passing.
  * - A failure is shrunk by fast-check (fewer steps and faults, earlier times, simpler values) and reported with its
  *   seed, its shortened trace (steps and faults), the violations and the line that reproduces it.
  * - Nothing of the controller's can hang a run: virtual time stops at `duration + settle`, and an instant at which
@@ -110,24 +121,46 @@ export function simulate(definition: ControllerDefinition, options: SimulateOpti
   const settle = options.settle === undefined ? 300_000 : nonNegative('settle', options.settle);
   const settings = { duration, settle, workloads, invariants: options.invariants ?? {}, ...(options.caches ? { caches: options.caches } : {}) };
   const arbitrary = scenarioArbitrary(duration, workloads, options.faults ?? {});
+  const replay = options.path === undefined ? undefined : readReplayPath(options.path, options.seed);
   let last: ScenarioRun | undefined;
+  let replayed: Scenario | undefined;
   const property = fc.property(arbitrary, (scenario) => {
+    if (replay !== undefined) {
+      // Only the scenario the path leads to, and only if it is the one the path was printed for.
+      if (replayed !== undefined) return;
+      replayed = scenario;
+      if (replay.fingerprint !== undefined && fingerprint(scenario) !== replay.fingerprint) return;
+    }
     last = runScenario(definition, scenario, settings);
     if (last.violations.length > 0) throw new Error(last.violations.join('\n'));
   });
-  const details = fc.check(property, {
-    numRuns: options.runs ?? 10,
-    ...(options.seed !== undefined ? { seed: options.seed } : {}),
-    ...(options.path !== undefined ? { path: options.path } : {}),
-    ...(options.noShrink || options.path !== undefined ? { endOnFailure: true } : {}),
-  });
+  let details: fc.RunDetails<[Scenario]>;
+  try {
+    details = fc.check(property, {
+      numRuns: options.runs ?? 10,
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(replay !== undefined ? { path: replay.fastCheck } : {}),
+      ...(options.noShrink || replay !== undefined ? { endOnFailure: true } : {}),
+    });
+  } catch (error) {
+    // fast-check cannot follow the path from this seed: "Unable to replay, got wrong path".
+    if (replay !== undefined && error instanceof Error && /replay/i.test(error.message)) {
+      throw notTogether(options.seed!, replay.text, `the path does not lead anywhere from seed ${options.seed} (${error.message})`);
+    }
+    throw error;
+  }
+  if (replay?.fingerprint !== undefined && (replayed === undefined || fingerprint(replayed) !== replay.fingerprint)) {
+    throw notTogether(options.seed!, replay.text, replayed === undefined
+      ? `the path leads to no scenario from seed ${options.seed}`
+      : `the path leads from seed ${options.seed} to another scenario (scenario seed ${replayed.seed}, ${replayed.steps.length} steps) than the one it was printed for`);
+  }
   if (!details.failed || details.counterexample === null) {
-    return { ok: true, seed: details.seed, runs: details.numRuns, trace: last?.trace ?? [] };
+    return { ok: true, seed: details.seed, runs: replay === undefined ? details.numRuns : 1, trace: last?.trace ?? [] };
   }
   const [scenario] = details.counterexample;
   // Run the counterexample once more: its trace, and a check that it fails the same way.
   const run = runScenario(definition, scenario, settings);
-  const path = details.counterexamplePath ?? '';
+  const path = replay?.text ?? printReplayPath(details.counterexamplePath ?? '', scenario);
   const steps = scenario.steps.map((step) => `${step.at} ${describeStep(step)}`);
   const message = [
     `simulate: the controller failed after ${details.numRuns} run(s) (${details.numShrinks} shrinks); seed ${details.seed}, path "${path}"`,
