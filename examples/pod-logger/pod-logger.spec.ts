@@ -115,4 +115,25 @@ describe('npm start (examples/pod-logger/main.ts)', function () {
       child.kill('SIGKILL');
     }
   });
+
+  it('with --log-format text writes human lines: each failure on one line with its cause, no stacks, no JSON', async () => {
+    const { child, stdout, stderr, exited } = spawnExample(
+      'examples/pod-logger/main.ts', '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--log-format', 'text',
+    );
+    try {
+      await waitFor(() => stdout().includes('Pod default/web-2 does not exist anymore'), () => `the workload to finish; output so far:\n${stdout()}\n${stderr()}`, 40000);
+      child.kill('SIGINT');
+      const [code] = await exited;
+      expect(code).to.equal(0);
+      const lines = stderr().split('\n').filter((line) => line !== '');
+      const failures = lines.filter((line) => / ERROR reconcile failed /.test(line));
+      expect(failures).to.have.length(9);
+      expect(failures[0]).to.match(/^\d\d:\d\d:\d\d\.\d{3} ERROR reconcile failed controller=pods key=default\/flaky .*error="simulated failure of attempt 1 \(annotation demo\.rxkube\.io\/fail-attempts=3\)"$/);
+      expect(lines.filter((line) => line.startsWith('{') || /^\s+at /.test(line))).to.deep.equal([]);
+      // Successes and milestones are on stdout; the log says what went wrong.
+      expect(lines.filter((line) => / INFO  /.test(line))).to.deep.equal([]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
 });
