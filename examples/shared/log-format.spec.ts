@@ -35,6 +35,7 @@ describe('the examples\' logs', () => {
       .to.equal('outer (cause: ApiError: inner)');
     expect(describeError(new Error('manager: controller pods failed: boom', { cause: new Error('boom') }))).to.equal('manager: controller pods failed: boom');
     expect(describeError('just text')).to.equal('just text');
+    expect(describeError(new RangeError('workers must be an integer >= 1, got 0'))).to.equal('workers must be an integer >= 1, got 0');
   });
 
   it('adds the stacks only on request: --log-stacks, or RXKUBE_LOG_STACKS=1', () => {

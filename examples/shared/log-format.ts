@@ -94,7 +94,10 @@ export function textLogger(options: { level: LogLevel; stacks: boolean; write: (
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }
 
-/** An error (or the plain fields the manager's redaction makes of one) as one line: `Name: message (cause: …)`. */
+/**
+ * An error (or the plain fields the manager's redaction makes of one) as one line: `Name: message (cause: …)`, the
+ * name left out for JavaScript's own (`TypeError`, `RangeError`…).
+ */
 export function describeError(error: unknown): string {
   const seen = new Set<unknown>();
   const parts: string[] = [];
@@ -105,7 +108,8 @@ export function describeError(error: unknown): string {
       break;
     }
     const { name, message } = current;
-    const text = name === undefined || name === 'Error' ? message : `${name}: ${message}`;
+    // JavaScript's own error names say nothing a message does not; rxkube's (`NetworkError`, `ApiError`) do.
+    const text = name === undefined || BUILT_IN_ERRORS.has(name) ? message : `${name}: ${message}`;
     // A wrapper that already says its cause's message ("controller pods failed: <cause>") need not say it twice.
     if (parts.length === 0 || !parts[parts.length - 1]!.includes(message)) parts.push(oneLine(text));
   }
@@ -119,6 +123,8 @@ export function describeError(error: unknown): string {
 function isNoise(key: string, value: unknown): boolean {
   return key === 'manager' || key === 'result' || value === false || (value === 0 && key.endsWith('Ms'));
 }
+
+const BUILT_IN_ERRORS = new Set(['Error', 'TypeError', 'RangeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError', 'AggregateError']);
 
 function isErrorLike(value: unknown): value is { name?: string; message: string; stack?: string; cause?: unknown } {
   return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string' &&
