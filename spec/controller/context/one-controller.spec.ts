@@ -148,7 +148,9 @@ describe('startController', () => {
     expect(() => startController(idle, {} as never)).to.throw(TypeError, 'startController: options.connection (a KubeConfig or a Transport) is required');
     expect(() => startController({ name: 'x' } as never, { connection: cluster })).to.throw(TypeError, /^startController: the controller must be \{ name, start\(context\) \}/);
     expect(() => startController({ name: '', start: () => EMPTY }, { connection: cluster })).to.throw(TypeError, /the controller's name must be a non-empty string/);
-    expect(() => startController({ name: 'not a qualified name', start: () => EMPTY }, { connection: cluster })).to.throw(/reportingController/);
+    expect(() => startController({ name: 'not a qualified name', start: () => EMPTY }, { connection: cluster }))
+      .to.throw(TypeError, /^startController: the controller's name "not a qualified name" is the reportingController of its Events, and .*; give it a qualified name/);
+    expect(() => startController({ name: 'not a qualified name', start: () => EMPTY }, { connection: cluster, events: false })).to.not.throw();
     expect(() => startController(idle, { connection: cluster, drainTimeout: -1 })).to.throw(RangeError, 'startController: drainTimeout must be a finite number of ms >= 0, got -1');
     cluster.close();
   });

@@ -89,7 +89,18 @@ export function hostController(
     reportingController: definition.name, scheduler, random, onWarning, ...options.events,
   };
   // Built once here so that bad recorder options throw now, not at subscription.
-  if (recorderOptions !== undefined) eventRecorder(connection, recorderOptions);
+  if (recorderOptions !== undefined) {
+    try {
+      eventRecorder(connection, recorderOptions);
+    } catch (error) {
+      if (options.events && options.events.reportingController !== undefined) throw error;
+      throw new TypeError(
+        `startController: the controller's name ${JSON.stringify(definition.name)} is the reportingController of its Events, and ` +
+        `${messageOf(error)}; give it a qualified name (such as example.com/pods), or pass events: { reportingController }`,
+        { cause: error },
+      );
+    }
+  }
   const gate = options.gate ?? of(true);
   return new Observable<ReconcileEvent>((subscriber) => {
     const recorder = recorderOptions === undefined ? undefined : eventRecorder(connection, recorderOptions);
