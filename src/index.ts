@@ -87,11 +87,14 @@ export {
 } from './leader/index.js';
 export type { LeaderElectionOptions, LeaderEvent, LeaderPhase } from './leader/index.js';
 
+// A controller written once against one context, and its host on its own.
+export { startController } from './controller/context/index.js';
+export type { ContextReconcile, ControllerContext, ControllerDefinition, StartControllerOptions } from './controller/context/index.js';
+
 // The controller-runtime-shaped builder.
 export { InformerHealthError, SyncTimeoutError, controller } from './controller/builder/index.js';
 export type {
-  ContextReconcile, Controller, ControllerContext, ControllerOptions, InformerHealth, LabelledProblem, UnsyncedInformer,
-  WatchSource, WatchesSpec,
+  Controller, ControllerOptions, InformerHealth, LabelledProblem, UnsyncedInformer, WatchSource, WatchesSpec,
 } from './controller/builder/index.js';
 
 // The write path: the typed resource client, mutate, server-side apply, owner references and finalizers.
@@ -113,7 +116,7 @@ export {
   DEFAULT_SHUTDOWN_TIMEOUT_MS, MANAGER_METRIC_NAMES, REDACTED, STOP_SIGNALS, jsonLogger, manager, processSignals, silentLogger,
 } from './manager/index.js';
 export type {
-  HealthCheck, HealthOptions, JsonLoggerOptions, ListenOptions, LogFields, LogLevel, ManagedController, ManagerContext,
+  HealthCheck, HealthOptions, JsonLoggerOptions, ListenOptions, LogFields, LogLevel,
   ManagerEvent, ManagerEventBase, ManagerLeaderElection, ManagerLogger, ManagerOptions, MetricsOptions, ServerAddress,
   SignalOptions,
 } from './manager/index.js';

@@ -1,6 +1,6 @@
 /**
  * `npm run example -- node-labeler`: the node labeler at work, under the manager (leader election on the Lease
- * `node-labeler`, `/metrics`, `/healthz`, `/readyz`, JSON logs on stderr, graceful stop).
+ * `node-labeler`, `/metrics`, `/healthz`, `/readyz`, logs on stderr, graceful stop).
  *
  * - With no kubeconfig, it starts the embedded in-memory cluster and plays a small simulated workload against it.
  * - `--kubeconfig <path>`, or a `KUBECONFIG` environment variable, runs it against that cluster instead (no
@@ -16,7 +16,7 @@
  * @module
  */
 import { connectExample } from '../shared/cli.js';
-import { checkedArgs, exampleArgs, managerFlagOptions, runExampleManager } from '../shared/manager-cli.js';
+import { checkedArgs, exampleArgs, exampleManagerOptions, runExampleManager } from '../shared/manager-cli.js';
 import { formatDelay } from './handle-node.js';
 import { nodeLabelerController } from './node-labeler.js';
 import { DEFAULT_LABEL, DEFAULT_RECHECK_AFTER_MS, DEFAULT_REPORTING_CONTROLLER, DEFAULT_WORKERS, resolveOptions } from './options.js';
@@ -43,7 +43,7 @@ const { kubeconfig, options, managerOptions } = checkedArgs(NAME, () => {
   };
   resolveOptions(labelerOptions);
   // Nodes are cluster-scoped: the Lease lives in `default` unless the flag says otherwise.
-  return { kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG, options: labelerOptions, managerOptions: managerFlagOptions(values, 'default') };
+  return { kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG, options: labelerOptions, managerOptions: exampleManagerOptions(values, 'default') };
 });
 
 function number(option: string, text: string): number {

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { KubernetesObject, V1Node, V1Pod } from '@kubernetes/client-node';
 import { defer, EMPTY, timer } from 'rxjs';
 import type { RunHelpers, TestScheduler } from 'rxjs/testing';
-import { manager, resourceClient, type ManagedController, type ManagerOptions, type Transport } from '../../src/index.js';
+import { manager, resourceClient, type ControllerDefinition, type ManagerOptions, type Transport } from '../../src/index.js';
 import { virtualCluster, type VirtualCluster } from '../../src/testing/index.js';
 import { virtual } from '../../spec/controller/helpers.js';
 import { recordingLogger, subscribeTimeline, virtualManagerOptions } from '../../spec/manager/harness.js';
@@ -48,7 +48,7 @@ interface Run {
 function run(
   helpers: RunHelpers & { scheduler: TestScheduler }, until: number, setup: {
     readonly overrides?: Partial<ManagerOptions>; readonly objects?: readonly KubernetesObject[];
-    readonly others?: readonly ManagedController[];
+    readonly others?: readonly ControllerDefinition[];
     readonly faults?: (cluster: VirtualCluster) => void;
   } = {},
 ): Run {
@@ -163,7 +163,7 @@ describe('the node-labeler example under the manager (marbles, virtual cluster)'
     virtual((helpers) => {
       const pod: V1Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default', uid: 'uid-web' } };
       // Another controller of the same manager records an Event the server refuses, and one the recorder refuses.
-      const other: ManagedController = {
+      const other: ControllerDefinition = {
         name: 'other',
         needLeaderElection: false,
         start: (context) => defer(() => {

@@ -33,14 +33,17 @@ function labeler(
   options: Partial<NodeLabelerOptions> = {},
 ): LabelerRun {
   const lines: string[] = [];
-  const run = runController(({ cluster, scheduler }) => nodeLabeler(cluster, {
-    providerIdPrefix: 'demo://',
-    // Jitter-free conflict retries, so their times are exact.
-    nodes: informer<V1Node>(cluster, NODE, { scheduler, random: () => 0 }),
-    scheduler, random: () => 0,
-    print: (line) => lines.push(`${scheduler.now()} ${line}`),
-    ...options,
-  }), { scheduler: helpers.scheduler as never, until, objects });
+  const run = runController({
+    name: 'nodes',
+    start: ({ connection, scheduler }) => nodeLabeler(connection, {
+      providerIdPrefix: 'demo://',
+      // Jitter-free conflict retries, so their times are exact.
+      nodes: informer<V1Node>(connection, NODE, { scheduler, random: () => 0 }),
+      scheduler, random: () => 0,
+      print: (line) => lines.push(`${scheduler.now()} ${line}`),
+      ...options,
+    }),
+  }, { scheduler: helpers.scheduler as never, until, objects });
   timer(until - 1, helpers.scheduler as never).subscribe(() => resourceClient<KubernetesObject>(run.cluster, EVENT, { namespace: 'default' }).list()
     .subscribe((list) => events.set(run.cluster, list.items as KubernetesObject[])));
   return { ...run, lines, nodes: resourceClient<V1Node>(run.cluster, NODE) };

@@ -5,9 +5,11 @@
 import { expect } from 'chai';
 import type { V1Node } from '@kubernetes/client-node';
 import * as fc from 'fast-check';
-import { catchError, of, throwError } from 'rxjs';
-import { eventType, informer, isConflict, reconcile, resourceClient, toKeys } from '../../src/index.js';
-import { simulate, type ControllerSetup, type SimulationWorld, type Workload, type WorkloadStep } from '../../src/testing/index.js';
+import { catchError, of, throwError, type Observable } from 'rxjs';
+import {
+  eventType, isConflict, reconcile, toKeys, type ControllerContext, type ControllerDefinition, type ReconcileEvent,
+} from '../../src/index.js';
+import { simulate, type CacheUnderTest, type SimulationWorld, type Workload, type WorkloadStep } from '../../src/testing/index.js';
 import { NODE, nodeLabeler } from './node-labeler.js';
 
 const LABEL = 'rxkube.io/cloud-node';
@@ -17,13 +19,13 @@ const JOINED = ['n0', 'n1', 'n2', 'n3'];
 const LATE: Readonly<Record<string, string>> = { p0: 'demo://zone-c/p0', p1: 'metal://rack-2/p1', p2: 'demo://zone-c/p2' };
 
 /** The labeler as the user runs it, on the simulation's cluster, clock and chance. */
-const labeler: ControllerSetup = ({ cluster, scheduler, random }) => {
-  const nodes = informer<V1Node>(cluster, NODE, { scheduler, random });
-  return {
-    events$: nodeLabeler(cluster, { providerIdPrefix: 'demo://', nodes, scheduler, random, print: () => undefined }),
-    caches: [{ resource: NODE, informer: nodes }],
-  };
+const labeler: ControllerDefinition = {
+  name: 'nodes',
+  start: ({ connection, informers, scheduler, random }) =>
+    nodeLabeler(connection, { providerIdPrefix: 'demo://', nodes: informers.for<V1Node>(NODE), scheduler, random, print: () => undefined }),
 };
+/** The Node informer both labelers watch through: the context's factory hands out the very same one. */
+const caches = ({ informers }: ControllerContext): CacheUnderTest[] => [{ resource: NODE, informer: informers.for(NODE) }];
 
 const node = (name: string, providerID?: string): V1Node =>
   ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: providerID === undefined ? {} : { providerID } });
@@ -63,7 +65,7 @@ describe('the node-labeler example (simulation)', function () {
     const report = simulate(labeler, {
       seed: 12, runs: 1, duration: 3_600_000, settle: 300_000,
       workload: nodes(1000), faults: { max: 100, min: 100 },
-      invariants: { desired: everyDemoNodeLabeled, checks: { 'no foreign node labeled': noForeignNodeLabeled } },
+      invariants: { desired: everyDemoNodeLabeled, checks: { 'no foreign node labeled': noForeignNodeLabeled } }, caches,
     });
     expect(report.failure?.message).to.equal(undefined);
     expect(report.trace.filter((line) => /^\d+ (create|update|delete) /.test(line))).to.have.length(1000);
@@ -71,7 +73,7 @@ describe('the node-labeler example (simulation)', function () {
   });
 
   it('gives the same trace, byte for byte, for the same seed', () => {
-    const options = { seed: 7, runs: 1, duration: 600_000, settle: 120_000, workload: nodes(100), faults: { max: 20 } } as const;
+    const options = { seed: 7, runs: 1, duration: 600_000, settle: 120_000, workload: nodes(100), faults: { max: 20 }, caches } as const;
     const first = simulate(labeler, options);
     const second = simulate(labeler, options);
     expect(first.trace.length).to.be.greaterThan(100);
@@ -81,7 +83,7 @@ describe('the node-labeler example (simulation)', function () {
   it('catches a planted bug (a labeler that forgets to requeue after a conflict) and shrinks it to a short trace', () => {
     const options = {
       seed: 3, runs: 20, duration: 600_000, settle: 120_000, workload: { ...nodes(0), maxSteps: 30 }, faults: { kinds: ['conflict', 'dropWatches'], max: 5 },
-      invariants: { desired: everyDemoNodeLabeled },
+      invariants: { desired: everyDemoNodeLabeled }, caches,
     } as const;
     const report = simulate(forgetfulLabeler, options);
     expect(report.ok).to.equal(false);
@@ -101,10 +103,13 @@ describe('the node-labeler example (simulation)', function () {
  * The planted bug: a labeler that writes the label with a guarded JSON Patch and, on a 409, gives up as if it had
  * succeeded, instead of asking to be requeued (or re-reading, as `mutate` does).
  */
-const forgetfulLabeler: ControllerSetup = ({ cluster, scheduler, random }) => {
-  const nodes = informer<V1Node>(cluster, NODE, { scheduler, random });
-  const client = resourceClient<V1Node>(cluster, NODE, { scheduler, random });
-  const events$ = nodes.events$.pipe(
+const forgetfulLabeler: ControllerDefinition = { name: 'forgetful', start: (context) => forgetful(context) };
+
+function forgetful(context: ControllerContext): Observable<ReconcileEvent> {
+  const { scheduler } = context;
+  const nodes = context.informers.for<V1Node>(NODE);
+  const client = context.client<V1Node>(NODE);
+  return nodes.events$.pipe(
     eventType('added'),
     toKeys(),
     reconcile(({ object }) => {
@@ -115,5 +120,4 @@ const forgetfulLabeler: ControllerSetup = ({ cluster, scheduler, random }) => {
       ] }).pipe(catchError((error: unknown) => (isConflict(error) ? of(undefined) : throwError(() => error))));
     }, { lookup: nodes, gate: nodes.synced$, scheduler }),
   );
-  return { events$, caches: [{ resource: NODE, informer: nodes }] };
-};
+}

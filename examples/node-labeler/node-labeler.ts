@@ -16,7 +16,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { concat, defer, finalize, Observable, tap, type SchedulerLike } from 'rxjs';
 import {
   eventRecorder, eventType, exponentialRateLimiter, informer, reconcile, resourceClient, toKeys, type Connection,
-  type ContextReconcile, type Informer, type ManagedController, type ReconcileEvent, type ResourceClient, type ResourceRef,
+  type ContextReconcile, type Informer, type ControllerDefinition, type ReconcileEvent, type ResourceClient, type ResourceRef,
 } from '../../src/index.js';
 import { healthLines, messageOf } from '../shared/health.js';
 import { callerEvents, managerEvents, NO_EVENTS, ownEvents, printLostEvent, type LabelerEvents } from './events.js';
@@ -97,7 +97,7 @@ export function nodeLabeler(connection: Connection, options: NodeLabelerOptions)
  *   name); pass {@link DEFAULT_REPORTING_CONTROLLER} there to keep the standalone labeler's.
  * - Under a manager with `events: false` it records no Event, and says so when it starts.
  */
-export function nodeLabelerController(options: NodeLabelerControllerOptions): ManagedController {
+export function nodeLabelerController(options: NodeLabelerControllerOptions): ControllerDefinition {
   const settings = resolveOptions(options);
   return {
     name: NODE_LABELER_CONTROLLER,

@@ -1,6 +1,6 @@
 /**
  * `npm start` (or `npm run example -- pod-logger`): the pod logger at work, under the manager (leader election,
- * `/metrics`, `/healthz`, `/readyz`, JSON logs on stderr, graceful stop).
+ * `/metrics`, `/healthz`, `/readyz`, logs on stderr, graceful stop).
  *
  * - With no kubeconfig, it starts the embedded in-memory cluster and plays a small simulated workload against it.
  * - `npm start -- --kubeconfig <path>`, or a `KUBECONFIG` environment variable, runs it against that cluster instead
@@ -13,13 +13,15 @@
  *   `--lease-duration`, `--renew-deadline`, `--retry-period` (ms) and `--identity` tune it; `--shutdown-timeout`
  *   (ms) bounds the drain (see `MANAGER_FLAGS`).
  * - `--stop-on-stdin-eof`: stop gracefully when stdin ends (test harnesses hold it open as a lifeline).
+ * - `--log-format text|json`, `--log-level`, `--log-stacks` (or `RXKUBE_LOG_STACKS=1`): the manager's logs, human
+ *   lines on a terminal and JSON lines elsewhere by default (see `exampleLogger`).
  * A bad option exits with code 2 and says why, before anything starts. Ctrl-C (SIGINT) or SIGTERM drains in-flight
  * reconciles, releases the Lease and exits 0; a second signal exits at once.
  * @module
  */
 import { connectExample } from '../shared/cli.js';
-import { checkedArgs, exampleArgs, managerFlagOptions, runExampleManager } from '../shared/manager-cli.js';
-import { podLoggerController } from './pod-logger.js';
+import { checkedArgs, exampleArgs, exampleManagerOptions, runExampleManager } from '../shared/manager-cli.js';
+import { podLogger } from './pod-logger.js';
 import { runDemoWorkload } from './workload.js';
 
 const NAME = 'pod-logger';
@@ -29,7 +31,7 @@ const { kubeconfig, namespace, managerOptions } = checkedArgs(NAME, () => {
     kubeconfig: { type: 'string' },
     namespace: { type: 'string', default: 'default' },
   });
-  return { kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG, namespace: values.namespace, managerOptions: managerFlagOptions(values, values.namespace) };
+  return { kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG, namespace: values.namespace, managerOptions: exampleManagerOptions(values, values.namespace) };
 });
 
 const target = await connectExample(NAME, kubeconfig, `, namespace ${namespace}`);
@@ -37,7 +39,7 @@ const target = await connectExample(NAME, kubeconfig, `, namespace ${namespace}`
 runExampleManager(NAME, target, {
   connection: target.kubeConfig,
   name: NAME,
-  controllers: [podLoggerController({ namespace })],
+  controllers: [podLogger({ namespace })],
   ...managerOptions,
 }, {
   play: (kubeConfig, narrate, signal) => runDemoWorkload(kubeConfig, namespace, narrate, signal),

@@ -28,9 +28,10 @@ type Helpers = Parameters<Parameters<typeof virtual>[0]>[0];
 /** Runs the pod logger on a virtual cluster holding `objects` until `until`. */
 function podRun(helpers: Helpers, objects: V1Pod[], until: number, stop$?: Observable<unknown>): PodRun {
   const lines: string[] = [];
-  const run = runController(({ cluster, scheduler, random }) => podLogger(cluster, {
-    scheduler, random, print: (line) => lines.push(`${scheduler.now()} ${line}`), ...(stop$ ? { stop$ } : {}),
-  }), { scheduler: helpers.scheduler, until, objects });
+  const { scheduler } = helpers;
+  const run = runController(podLogger({ print: (line) => lines.push(`${scheduler.now()} ${line}`) }), {
+    scheduler, until, objects, ...(stop$ ? { stop$ } : {}),
+  });
   return { ...run, lines, pods: resourceClient<V1Pod>(run.cluster, POD, { namespace: 'default' }) };
 }
 

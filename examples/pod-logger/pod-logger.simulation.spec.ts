@@ -5,18 +5,17 @@
 import { expect } from 'chai';
 import type { V1Pod } from '@kubernetes/client-node';
 import * as fc from 'fast-check';
-import { informer } from '../../src/index.js';
-import { assertSimulation, type ControllerSetup, type SimulationWorld, type WorkloadStep } from '../../src/testing/index.js';
+import type { ControllerContext } from '../../src/index.js';
+import { assertSimulation, type CacheUnderTest, type SimulationWorld, type WorkloadStep } from '../../src/testing/index.js';
 import { FAIL_ANNOTATION, podLogger } from './pod-logger.js';
 
 const POD = { apiVersion: 'v1', kind: 'Pod' };
 const NAMES = ['p0', 'p1', 'p2', 'p3'];
 
-/** The pod logger as the user runs it, on the simulation's cluster, clock and chance. */
-const logger: ControllerSetup = ({ cluster, scheduler, random }) => {
-  const pods = informer<V1Pod>(cluster, POD, { namespace: 'default', scheduler, random });
-  return { events$: podLogger(cluster, { pods, scheduler, print: () => undefined }), caches: [{ resource: POD, informer: pods, namespace: 'default' }] };
-};
+/** The pod logger as the manager runs it; the simulation gives it its cluster, clock and chance. */
+const logger = podLogger({ print: () => undefined });
+/** The informer the logger watches through: the context's factory hands out the very same one. */
+const caches = ({ informers }: ControllerContext): CacheUnderTest[] => [{ resource: POD, informer: informers.for<V1Pod>(POD, { namespace: 'default' }), namespace: 'default' }];
 
 const name = fc.constantFrom(...NAMES);
 const failing = fc.constantFrom(undefined, '1', '3', 'always');
@@ -49,7 +48,7 @@ describe('the pod-logger example (simulation)', function () {
     const report = assertSimulation(logger, {
       seed: 21, runs: 5, duration: 600_000, settle: 120_000,
       workload: { resource: POD, step: podStep, minSteps: 100, maxSteps: 200 }, faults: { max: 30 },
-      invariants: { desired: everyKeySettled },
+      invariants: { desired: everyKeySettled }, caches,
     });
     expect(report.runs).to.equal(5);
     expect(report.trace.some((line) => / fault /.test(line))).to.equal(true);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { Subject, type Subscription } from 'rxjs';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
-import type { ReconcileEvent } from '../../src/index.js';
+import { startController, type ReconcileEvent } from '../../src/index.js';
 import { podLogger } from './pod-logger.js';
 import { demoLines, faultScenarioLines } from './spec-helpers.js';
 import { runDemoWorkload } from './workload.js';
@@ -26,7 +26,7 @@ describe('the pod-logger example', function () {
 
   it('prints what the seed controller prints for the demo workload, over TLS with a token', async () => {
     const lines: string[] = [];
-    subscription = podLogger(cluster.kubeConfig, { print: (line) => lines.push(line) }).subscribe();
+    subscription = startController(podLogger({ print: (line) => lines.push(line) }), { connection: cluster.kubeConfig }).subscribe();
     await runDemoWorkload(cluster.kubeConfig, 'default', () => undefined, new AbortController().signal);
     await waitFor(() => lines.includes('Pod default/web-2 does not exist anymore'), 'the delete of web-2', 10000);
 
@@ -37,7 +37,7 @@ describe('the pod-logger example', function () {
     const lines: string[] = [];
     const core = cluster.kubeConfig.makeApiClient(CoreV1Api);
     const events: ReconcileEvent[] = [];
-    subscription = podLogger(cluster.kubeConfig, { print: (line) => lines.push(line) }).subscribe((e) => events.push(e));
+    subscription = startController(podLogger({ print: (line) => lines.push(line) }), { connection: cluster.kubeConfig }).subscribe((e) => events.push(e));
     const body = (name: string) => ({ metadata: { name }, spec: { containers: [{ name: 'app', image: 'demo:1' }] } });
 
     await core.createNamespacedPod({ namespace: 'default', body: body('a') });
@@ -70,7 +70,7 @@ describe('the pod-logger example', function () {
     const lines: string[] = [];
     const stop$ = new Subject<void>();
     let completed = false;
-    subscription = podLogger(cluster.kubeConfig, { print: (line) => lines.push(line), stop$ }).subscribe({ complete: () => (completed = true) });
+    subscription = startController(podLogger({ print: (line) => lines.push(line) }), { connection: cluster.kubeConfig, stop$ }).subscribe({ complete: () => (completed = true) });
     await waitFor(() => lines.length === 2, 'start', 10000);
     stop$.next();
     await waitFor(() => completed, 'completion after stop$', 10000);
@@ -82,7 +82,7 @@ describe('the pod-logger example against a cluster it cannot reach', function ()
   this.timeout(20000);
 
   it('says so, with the cause and the retry delay, instead of printing nothing', async () => {
-    const [first, second] = await firstLinesUnreachable((kubeConfig, print) => podLogger(kubeConfig, { print }).subscribe());
+    const [first, second] = await firstLinesUnreachable((kubeConfig, print) => startController(podLogger({ print }), { connection: kubeConfig }).subscribe());
     expect(first).to.equal('Starting Pod controller');
     expect(second).to.match(/^Error watching pods: NetworkError: .*ECONNREFUSED.* \(retrying in \d+\.\d s\)$/);
   });
@@ -111,6 +111,27 @@ describe('npm start (examples/pod-logger/main.ts)', function () {
       const records = jsonRecords(stderr());
       expect(records.filter((r) => r.msg === 'reconcile failed')).to.have.length(9);
       expect(records.map((r) => r.msg)).to.include.members(['manager started', 'leading', 'stopping', 'drained', 'lease released', 'stopped']);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('with --log-format text writes human lines: each failure on one line with its cause, no stacks, no JSON', async () => {
+    const { child, stdout, stderr, exited } = spawnExample(
+      'examples/pod-logger/main.ts', '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--log-format', 'text',
+    );
+    try {
+      await waitFor(() => stdout().includes('Pod default/web-2 does not exist anymore'), () => `the workload to finish; output so far:\n${stdout()}\n${stderr()}`, 40000);
+      child.kill('SIGINT');
+      const [code] = await exited;
+      expect(code).to.equal(0);
+      const lines = stderr().split('\n').filter((line) => line !== '');
+      const failures = lines.filter((line) => / ERROR reconcile failed /.test(line));
+      expect(failures).to.have.length(9);
+      expect(failures[0]).to.match(/^\d\d:\d\d:\d\d\.\d{3} ERROR reconcile failed controller=pods key=default\/flaky .*error="simulated failure of attempt 1 \(annotation demo\.rxkube\.io\/fail-attempts=3\)"$/);
+      expect(lines.filter((line) => line.startsWith('{') || /^\s+at /.test(line))).to.deep.equal([]);
+      // Successes and milestones are on stdout; the log says what went wrong.
+      expect(lines.filter((line) => / INFO  /.test(line))).to.deep.equal([]);
     } finally {
       child.kill('SIGKILL');
     }

@@ -1,6 +1,7 @@
 /**
- * The pod logger: client-go's workqueue example (the seed controller) as an rxkube pipeline, standalone
- * (`podLogger`) or as a controller of a manager (`podLoggerController`, what `npm start` runs).
+ * The pod logger: client-go's workqueue example (the seed controller) as an rxkube controller, written once
+ * (`podLogger`) and run unchanged under the manager (`npm start`), alone (`startController`) and in tests
+ * (`runController`, `simulate`).
  *
  * It watches pods in one namespace and, for each key, reads the latest pod from the informer's store:
  * - present: prints `Sync/Add/Update for Pod <name>`;
@@ -10,10 +11,8 @@
  * @module
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { defer, finalize, Observable, tap, type SchedulerLike } from 'rxjs';
-import {
-  informer, reconcile, toKeys, type Connection, type ContextReconcile, type Informer, type ManagedController, type ReconcileEvent, type ReconcileRequest,
-} from '../../src/index.js';
+import { finalize, Observable, tap } from 'rxjs';
+import { controller, InformerHealthError, type ControllerDefinition, type ReconcileEvent, type ReconcileRequest } from '../../src/index.js';
 import { healthLines, messageOf } from '../shared/health.js';
 
 /** The annotation the demo uses to make a pod's reconcile fail: a count of failing attempts, or `always`. */
@@ -25,20 +24,15 @@ export const SLEEP_ANNOTATION = 'demo.rxkube.io/sleep-ms';
 /** The seed's retry budget: `NumRequeues(key) < 5` retries, then drop. */
 export const MAX_RETRIES = 5;
 
+/** The resource the pod logger watches. */
+const POD = { apiVersion: 'v1', kind: 'Pod' };
+
 /** Options of {@link podLogger}. */
 export interface PodLoggerOptions {
   /** Namespace to watch. Default `default`. */
   readonly namespace?: string;
   /** Where the controller's lines go. Default `console.log`. */
   readonly print?: (line: string) => void;
-  /** Stops intake and drains in-flight reconciles, then the stream completes. */
-  readonly stop$?: Observable<unknown>;
-  /** Scheduler for every delay (tests use virtual time). Default `asyncScheduler`. */
-  readonly scheduler?: SchedulerLike;
-  /** Uniform samples in [0, 1) for the watch's jitter and timeout choice (tests pass a seeded one). Default `Math.random`. */
-  readonly random?: () => number;
-  /** Replaces the pod informer, e.g. one fed by a scripted source in tests. */
-  readonly pods?: Informer<V1Pod>;
 }
 
 /**
@@ -81,9 +75,10 @@ export function syncToStdout(request: ReconcileRequest<V1Pod>, print: (line: str
 }
 
 /**
- * Runs the pod logger on `connection` (a KubeConfig, or any Transport such as a virtual cluster). Subscribing starts
- * the watch and the workers; unsubscribing stops both at once; `stop$` drains gracefully. The returned stream is the
- * controller's {@link ReconcileEvent}s, for metrics or tests.
+ * The pod logger, named `pods`: a controller written once against its context. Under the manager it gets the
+ * manager's shared informers, leadership gate, graceful stop and metrics (on a standby replica the cache is warm and
+ * `Pod cache synced` is printed, but nothing is synced until it leads); alone (`startController(podLogger(), {
+ * connection })`) and under the test kit it gets the same context over its own informers, an open gate and `stop$`.
  *
  * # Guarantees
  * - One pod key is never synced concurrently with itself; triggers for a waiting key are coalesced.
@@ -95,62 +90,31 @@ export function syncToStdout(request: ReconcileRequest<V1Pod>, print: (line: str
  *   failure, which prints one `Dropping pod` line instead; the key's failure count then resets, as `queue.Forget`
  *   does in the seed.
  */
-export function podLogger(connection: Connection | undefined, options: PodLoggerOptions = {}): Observable<ReconcileEvent> {
+export function podLogger(options: PodLoggerOptions = {}): ControllerDefinition {
   const print = options.print ?? ((line: string) => console.log(line));
-  return defer(() => {
-    const pods = options.pods ?? informer<V1Pod>(requireConnection(connection), { apiVersion: 'v1', kind: 'Pod' }, {
-      namespace: options.namespace ?? 'default',
-      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
-      ...(options.random ? { random: options.random } : {}),
-    });
-    return podPipeline(pods, print, reconcile, {
-      ...(options.stop$ ? { stop$: options.stop$ } : {}),
-      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
-    });
-  });
-}
-
-/**
- * The pod logger as a controller of a manager (named `pods`): the same lines and guarantees as {@link podLogger},
- * with the manager's shared informers, leadership gate, graceful stop and metrics. It needs leadership: on a
- * standby replica the cache is warm and `Pod cache synced` is printed, but nothing is synced until it leads.
- */
-export function podLoggerController(options: Pick<PodLoggerOptions, 'namespace' | 'print'> = {}): ManagedController {
-  const print = options.print ?? ((line: string) => console.log(line));
+  const watch = { resource: POD, options: { namespace: options.namespace ?? 'default' } };
   return {
     name: 'pods',
-    start: (context) => podPipeline(
-      context.informers.for<V1Pod>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: options.namespace ?? 'default' }), print, context.reconcile, {},
-    ),
+    start: (context) => {
+      print('Starting Pod controller');
+      const controller$ = controller<V1Pod>({
+        context, for: watch, maxRetries: MAX_RETRIES,
+        reconcile: (request) => syncToStdout(request, print),
+        // The `Error watching pods` lines below say what an InformerHealthError would.
+        onError: (error) => (error instanceof InformerHealthError ? undefined : context.reportError(error)),
+      }).pipe(tap((event) => {
+        if (event.type === 'retrying') print(`Error syncing pod ${event.key}: ${messageOf(event.error)} (retrying in ${event.delayMs} ms)`);
+        else if (event.type === 'dropped') print(`Dropping pod "${event.key}" out of the queue: ${messageOf(event.error)}`);
+        else if (event.type === 'rejected') print(`Rejected trigger: ${event.error.message}`);
+      }));
+      // The health lines are subscribed first, so they come before anything the workers print; they stop when the
+      // controller completes (after a drain).
+      const run$ = new Observable<ReconcileEvent>((subscriber) => {
+        const subscription = healthLines(context.informers.for<V1Pod>(watch.resource, watch.options), { kind: 'Pod', plural: 'pods' }, print).subscribe();
+        subscription.add(controller$.subscribe(subscriber));
+        return subscription;
+      });
+      return run$.pipe(finalize(() => print('Stopping Pod controller')));
+    },
   };
-}
-
-/** The controller itself, over `pods`, with `operator` (plain `reconcile`, or a manager context's). */
-function podPipeline(
-  pods: Informer<V1Pod>, print: (line: string) => void, operator: ContextReconcile,
-  options: { readonly stop$?: Observable<unknown>; readonly scheduler?: SchedulerLike },
-): Observable<ReconcileEvent> {
-  print('Starting Pod controller');
-  const controller$ = pods.events$.pipe(
-    toKeys(),
-    operator((request) => syncToStdout(request, print), { lookup: pods, gate: pods.synced$, maxRetries: MAX_RETRIES, ...options }),
-    tap((event) => {
-      if (event.type === 'retrying') print(`Error syncing pod ${event.key}: ${messageOf(event.error)} (retrying in ${event.delayMs} ms)`);
-      else if (event.type === 'dropped') print(`Dropping pod "${event.key}" out of the queue: ${messageOf(event.error)}`);
-      else if (event.type === 'rejected') print(`Rejected trigger: ${event.error.message}`);
-    }),
-  );
-  // The health lines are subscribed first, so they come before anything the workers print; they stop when the
-  // controller completes (after a drain).
-  const run$ = new Observable<ReconcileEvent>((subscriber) => {
-    const subscription = healthLines(pods, { kind: 'Pod', plural: 'pods' }, print).subscribe();
-    subscription.add(controller$.subscribe(subscriber));
-    return subscription;
-  });
-  return run$.pipe(finalize(() => print('Stopping Pod controller')));
-}
-
-function requireConnection(connection: Connection | undefined): Connection {
-  if (connection === undefined) throw new TypeError('podLogger: a connection (a KubeConfig or a Transport) is required unless options.pods is given');
-  return connection;
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run example -- replica-set`: the PodSet controller at work, under the manager (leader election on the Lease
- * `replica-set`, `/metrics`, `/healthz`, `/readyz`, JSON logs on stderr, graceful stop).
+ * `replica-set`, `/metrics`, `/healthz`, `/readyz`, logs on stderr, graceful stop).
  *
  * - With no kubeconfig, it starts the embedded in-memory cluster (with its garbage collector on), installs the
  *   PodSet CRD, and plays a small workload: a PodSet of 3, scaled to 5, a Pod deleted by hand and replaced, scaled
@@ -19,7 +19,7 @@
  */
 import { connectExample } from '../shared/cli.js';
 import { installExampleCrd } from '../shared/crd.js';
-import { checkedArgs, exampleArgs, managerFlagOptions, runExampleManager } from '../shared/manager-cli.js';
+import { checkedArgs, exampleArgs, exampleManagerOptions, runExampleManager } from '../shared/manager-cli.js';
 import { DEFAULT_WORKERS, resolveOptions } from './options.js';
 import { PODSET, podSetCrd } from './podset.js';
 import { replicaSetController } from './replica-set.js';
@@ -42,7 +42,7 @@ const { kubeconfig, installCrd, options, managerOptions } = checkedArgs(NAME, ()
     kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG,
     installCrd: values['install-crd'],
     options: controllerOptions,
-    managerOptions: managerFlagOptions(values, values.namespace ?? 'default'),
+    managerOptions: exampleManagerOptions(values, values.namespace ?? 'default'),
   };
 });
 

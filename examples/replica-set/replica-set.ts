@@ -17,7 +17,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { combineLatest, defer, filter, finalize, map, merge, Observable, take, tap, type SchedulerLike } from 'rxjs';
 import {
   informerFactory, mapKeys, reconcile, resourceClient, toKeys, type Connection, type ContextReconcile, type EventRecorder,
-  type EventReport, type Informer, type InformerFactory, type ManagedController, type ReconcileEvent,
+  type EventReport, type Informer, type InformerFactory, type ControllerDefinition, type ReconcileEvent,
 } from '../../src/index.js';
 import { messageOf, watchErrorLines } from '../shared/health.js';
 import { Expectations } from './expectations.js';
@@ -85,7 +85,7 @@ export function replicaSet(connection: Connection, options: ReplicaSetOptions = 
  * # Caveats
  * - Expectations live in the process: a new leader starts without them and counts from its freshly synced cache.
  */
-export function replicaSetController(options: ReplicaSetControllerOptions = {}): ManagedController {
+export function replicaSetController(options: ReplicaSetControllerOptions = {}): ControllerDefinition {
   const settings = resolveOptions(options);
   return {
     name: REPLICA_SET_CONTROLLER,

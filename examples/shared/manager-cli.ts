@@ -9,7 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { fromEvent, take } from 'rxjs';
 import { manager, type ListenOptions, type ManagerOptions } from '../../src/index.js';
 import type { ExampleTarget } from './cli.js';
-import { messageOf } from './health.js';
+import { describeError, exampleLogger, LOG_FLAGS, type LogFlagValues } from './log-format.js';
 
 /**
  * The manager's flags, for `node:util` `parseArgs`, with controller-runtime's names where it has them:
@@ -40,11 +40,22 @@ type FlagValue<O> = O extends { type: 'boolean' } ? boolean : string;
 export type ManagerFlagValues = { readonly [K in keyof typeof MANAGER_FLAGS]?: FlagValue<(typeof MANAGER_FLAGS)[K]> };
 
 /**
- * Parses the command line with the example's own `options` and {@link MANAGER_FLAGS}: strict (an unknown flag
- * throws), `--no-<flag>` allowed. Call it inside {@link checkedArgs}.
+ * Parses the command line with the example's own `options`, {@link MANAGER_FLAGS} and the logging flags
+ * (`--log-format text|json`, `--log-level`, `--log-stacks`; see `exampleLogger`): strict (an unknown flag throws),
+ * `--no-<flag>` allowed. Call it inside {@link checkedArgs}.
  */
 export function exampleArgs<O extends NonNullable<ParseArgsConfig['options']>>(options: O) {
-  return parseArgs({ options: { ...options, ...MANAGER_FLAGS }, allowNegative: true, strict: true }).values;
+  return parseArgs({ options: { ...options, ...MANAGER_FLAGS, ...LOG_FLAGS }, allowNegative: true, strict: true }).values;
+}
+
+/**
+ * {@link managerFlagOptions} and the manager's logger the logging flags ask for: human lines on a terminal (or with
+ * `--log-format text`), the manager's JSON lines otherwise.
+ */
+export function exampleManagerOptions(values: ManagerFlagValues & LogFlagValues, leaseNamespace: string): Pick<
+  ManagerOptions, 'metrics' | 'health' | 'leaderElection' | 'shutdownTimeout' | 'stop$' | 'logger'
+> {
+  return { ...managerFlagOptions(values, leaseNamespace), logger: exampleLogger(values) };
 }
 
 /**
@@ -55,7 +66,7 @@ export function checkedArgs<R>(name: string, read: () => R): R {
   try {
     return read();
   } catch (error) {
-    console.error(`${name}: ${messageOf(error)}`);
+    console.error(`${name}: ${describeError(error)}`);
     process.exit(2);
   }
 }
@@ -116,8 +127,9 @@ export interface ExampleWorkload {
 
 /**
  * Runs `options` (the example's manager) until it stops, printing `<name>: metrics on …, probes on …`,
- * `<name>: leading` / `not leading` and `<name>: stopping (…)` on stdout, while the manager's JSON logs go to
- * stderr. On the embedded cluster it plays `workload` too, and aborts it when the manager stops.
+ * `<name>: leading` / `not leading` and `<name>: stopping (…)` on stdout, while the manager's logs go to stderr
+ * (human lines on a terminal, JSON lines otherwise; see `exampleManagerOptions`). Errors are one line with their
+ * causes. On the embedded cluster it plays `workload` too, and aborts it when the manager stops.
  *
  * # Guarantees
  * - After SIGINT/SIGTERM the manager drains, flushes Events, releases the Lease and exits itself (0 after a clean
@@ -131,7 +143,7 @@ export function runExampleManager(name: string, target: ExampleTarget, options: 
   try {
     manager$ = manager(options);
   } catch (error) {
-    console.error(`${name}: ${messageOf(error)}`);
+    console.error(`${name}: ${describeError(error)}`);
     exit(2);
     return;
   }
@@ -155,7 +167,7 @@ export function runExampleManager(name: string, target: ExampleTarget, options: 
       }
     },
     error: (error: unknown) => {
-      console.error(`${name}: ${messageOf(error)}`);
+      console.error(`${name}: ${describeError(error)}`);
       exit(1);
     },
     // After a signal the manager has exited the process already (0 after a clean drain); after stdin's end, we do.
@@ -164,7 +176,7 @@ export function runExampleManager(name: string, target: ExampleTarget, options: 
   if (target.cluster && workload) {
     workload.play(target.kubeConfig, (line) => console.log(line), workloadAbort.signal).then(
       () => { if (!workloadAbort.signal.aborted) console.log(workload.done); },
-      (error: unknown) => console.error(`workload: failed: ${messageOf(error)}`),
+      (error: unknown) => console.error(`workload: failed: ${describeError(error)}`),
     );
   }
 }

@@ -7,7 +7,7 @@
 import type { KubernetesObject, V1ConfigMap, V1Deployment, V1Service } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import {
-  controller, generationChanged, or, predicate, resourceClient, type Indexer, type ManagedController,
+  controller, generationChanged, or, predicate, resourceClient, type Indexer, type ControllerDefinition,
   type ReconcileEvent, type ReconcileTrigger, type Store,
 } from '../../src/index.js';
 import { defaultsConfigMapOf } from './defaults.js';
@@ -77,7 +77,7 @@ export function websitesUsing(websites: Store<Website>, configMap: KubernetesObj
  * - Caches every Deployment, Service and ConfigMap in scope, as controller-runtime's `Owns` does; the RBAC must let
  *   it list and watch them.
  */
-export function websiteController(options: WebsiteOperatorOptions = {}): ManagedController {
+export function websiteController(options: WebsiteOperatorOptions = {}): ControllerDefinition {
   const settings = resolveOptions(options);
   return {
     name: WEBSITE_CONTROLLER,

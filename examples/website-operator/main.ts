@@ -1,6 +1,6 @@
 /**
  * `npm run example -- website-operator`: the website operator under the manager (leader election on the Lease
- * `website-operator`, `/metrics`, `/healthz`, `/readyz`, JSON logs on stderr, graceful stop).
+ * `website-operator`, `/metrics`, `/healthz`, `/readyz`, logs on stderr, graceful stop).
  *
  * - With no kubeconfig, it starts the embedded in-memory cluster (with its garbage collector on) and plays the demo
  *   workload against it: CRD, defaults, three Websites, changes, rollouts, a deletion.
@@ -23,7 +23,7 @@
 import { existsSync } from 'node:fs';
 import { connectExample } from '../shared/cli.js';
 import { installExampleCrd } from '../shared/crd.js';
-import { checkedArgs, exampleArgs, managerFlagOptions, runExampleManager } from '../shared/manager-cli.js';
+import { checkedArgs, exampleArgs, exampleManagerOptions, runExampleManager } from '../shared/manager-cli.js';
 import { websiteController } from './controller.js';
 import { websiteCrd } from './crd.js';
 import { DEFAULT_DOMAIN, DEFAULT_RECORDS_DIRECTORY, DEFAULT_RESYNC_PERIOD_MS, DEFAULT_WORKERS, resolveOptions } from './options.js';
@@ -55,7 +55,7 @@ const { kubeconfig, installCrd, options, managerOptions } = checkedArgs(NAME, ()
     kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG,
     installCrd: values['install-crd'],
     options: { ...operatorOptions, recordsDirectory: values['records-dir'] },
-    managerOptions: managerFlagOptions(values, values.namespace || 'default'),
+    managerOptions: exampleManagerOptions(values, values.namespace || 'default'),
   };
 });
 

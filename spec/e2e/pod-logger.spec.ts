@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import { FAIL_ANNOTATION, podLogger } from '../../examples/pod-logger/pod-logger.js';
+import { startController } from '../../src/index.js';
 import { e2eCluster, isE2eRun, ownsControlPlane, type E2eCluster } from './support/cluster.js';
 import { waitFor } from '../support/wait.js';
 
@@ -26,7 +27,7 @@ if (isE2eRun()) {
 
     it('prints what the seed controller prints: syncs, retries then success, a drop after 5 retries, a delete', async () => {
       const lines: string[] = [];
-      subscription = podLogger(cluster.handle.kubeConfig, { namespace, print: (line) => lines.push(line) }).subscribe();
+      subscription = startController(podLogger({ namespace, print: (line) => lines.push(line) }), { connection: cluster.handle.kubeConfig }).subscribe();
       await core.createNamespacedPod({ namespace, body: body('web') });
       await waitFor(() => lines.includes('Sync/Add/Update for Pod web'), 'web', 30000);
       await core.createNamespacedPod({ namespace, body: body('flaky', { [FAIL_ANNOTATION]: '2' }) });
@@ -60,7 +61,7 @@ if (isE2eRun()) {
     if (ownsControlPlane) it('keeps logging after kube-apiserver restarts, without repeating itself', async () => {
       const lines: string[] = [];
       subscription?.unsubscribe();
-      subscription = podLogger(cluster.handle.kubeConfig, { namespace, print: (line) => lines.push(line) }).subscribe();
+      subscription = startController(podLogger({ namespace, print: (line) => lines.push(line) }), { connection: cluster.handle.kubeConfig }).subscribe();
       await waitFor(() => lines.some((line) => line.startsWith('Dropping pod')), 'the initial sync to settle', 30000);
       const initial = lines.length;
       await cluster.controlPlane!.restartApiServer();

@@ -6,7 +6,8 @@
 import { Observable, type Subscription } from 'rxjs';
 import type { RunHelpers, TestScheduler } from 'rxjs/testing';
 import type { DeltaSource } from '../../src/informer/index.js';
-import { manager, type LogFields, type ManagedController, type ManagerEvent, type ManagerLogger, type ManagerOptions } from '../../src/manager/index.js';
+import type { ControllerDefinition } from '../../src/controller/context/index.js';
+import { manager, type LogFields, type ManagerEvent, type ManagerLogger, type ManagerOptions } from '../../src/manager/index.js';
 import type { Transport, TransportRequest, TransportResponse } from '../../src/transport/index.js';
 import type { WatchEvent } from '../../src/watch/index.js';
 import { fmt } from '../controller/helpers.js';
@@ -133,7 +134,7 @@ export function virtualManagerOptions(
 
 /** Subscribes a manager at frame 0 with the virtual connection, no servers, and `overrides`. */
 export function startVirtualManager(
-  scheduler: TestScheduler, controllers: readonly ManagedController[], overrides: Partial<ManagerOptions>,
+  scheduler: TestScheduler, controllers: readonly ControllerDefinition[], overrides: Partial<ManagerOptions>,
   server = new VirtualLeaseServer(scheduler),
 ): VirtualManager {
   const eventWrites: string[] = [];

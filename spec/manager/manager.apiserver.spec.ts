@@ -3,7 +3,7 @@ import { ApiextensionsV1Api, CoreV1Api, type V1ConfigMap, type V1Pod, type V1Sec
 import { Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
 import {
-  MANAGER_METRIC_NAMES, TerminalError, controller, jsonLogger, manager, toKeys, type ManagedController, type ManagerEvent,
+  MANAGER_METRIC_NAMES, TerminalError, controller, jsonLogger, manager, toKeys, type ControllerDefinition, type ManagerEvent,
   type ManagerOptions, type ReconcileEvent, type ServerAddress,
 } from '../../src/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
@@ -14,7 +14,7 @@ const FAIL = 'spec.rxkube.io/fail-attempts';
 const TOKEN = 'manager-spec-token-0123456789';
 
 /** Pods: a `fail-attempts` annotation fails that many attempts (`terminal`: a TerminalError); `requeue` requeues once. */
-const pods: ManagedController = {
+const pods: ControllerDefinition = {
   name: 'pods',
   start: (context) => {
     const requeued = new Set<string>();
@@ -35,7 +35,7 @@ const pods: ManagedController = {
 };
 
 /** ConfigMaps, hand-written with the context's informers and reconcile, two at a time. */
-const configMaps: ManagedController = {
+const configMaps: ControllerDefinition = {
   name: 'configmaps',
   start: (context) => {
     const informer = context.informers.for<V1ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default' });
@@ -69,7 +69,7 @@ describe('manager against the in-memory API server', function () {
     await cluster.stop();
   });
 
-  function start(controllers: readonly ManagedController[], overrides: Partial<ManagerOptions> = {}): void {
+  function start(controllers: readonly ControllerDefinition[], overrides: Partial<ManagerOptions> = {}): void {
     registry = new Registry();
     subscription = manager({
       connection: cluster.kubeConfig,
@@ -143,7 +143,7 @@ describe('manager against the in-memory API server', function () {
 
   it('logs one JSON line per reconcile outcome, and never the token or a Secret\'s data', async () => {
     const password = 'hunter2-correct-horse-battery';
-    const secrets: ManagedController = {
+    const secrets: ControllerDefinition = {
       name: 'secrets',
       start: (context) => controller<V1Secret>({
         context, for: { resource: { apiVersion: 'v1', kind: 'Secret' }, options: { namespace: 'default' } }, maxRetries: 0,
@@ -188,7 +188,7 @@ describe('manager against the in-memory API server', function () {
         versions: [{ name: 'v1alpha1', served: true, storage: false, deprecated: true, schema }, { name: 'v1', served: true, storage: true, schema }],
       },
     } });
-    const gadgets: ManagedController = {
+    const gadgets: ControllerDefinition = {
       name: 'gadgets',
       start: (context) => {
         const informer = context.informers.for({ apiVersion: 'example.com/v1alpha1', kind: 'Gadget' }, { namespace: 'default' });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { throwError, timer } from 'rxjs';
 import { ApiError, controller, ReconcileAbortedError, type Transport } from '../../src/index.js';
-import type { ManagedController } from '../../src/manager/index.js';
+import type { ControllerDefinition } from '../../src/controller/context/index.js';
 import { virtual } from '../controller/helpers.js';
 import { VirtualLeaseServer } from '../leader/lease-server.js';
 import { pod } from '../store/fixtures.js';
@@ -10,7 +10,7 @@ import { LISTED, listed, scriptedSource, startVirtualManager } from './harness.j
 const PODS = { apiVersion: 'v1', kind: 'Pod' } as const;
 
 /** A pods controller whose reconcile takes `ms` (a cold timer) and records its signal's aborts. */
-function slowPods(ms: number, aborts: string[] = [], needLeaderElection = true): ManagedController {
+function slowPods(ms: number, aborts: string[] = [], needLeaderElection = true): ControllerDefinition {
   return {
     name: 'pods',
     needLeaderElection,
@@ -99,7 +99,7 @@ describe('manager (virtual time)', () => {
     const withLate = { ...listed('web'), e: { type: 'added', object: pod('late', '9') } } as const;
 
     /** Reconciles take `ms` and record an Event for their pod first. */
-    function recordingPods(ms: number): ManagedController {
+    function recordingPods(ms: number): ControllerDefinition {
       return {
         name: 'pods',
         start: (context) => controller({
@@ -162,7 +162,7 @@ describe('manager (virtual time)', () => {
 
     it('logs every Event it loses as it happens: a refused write and a rejected call, each when it happens', () => {
       virtual(({ scheduler, cold, hot, flush }) => {
-        const refusing: ManagedController = {
+        const refusing: ControllerDefinition = {
           name: 'pods',
           start: (context) => controller({
             context, for: PODS, reconcile: ({ object }) => {

@@ -2,9 +2,10 @@ import { expect } from 'chai';
 import { KubeConfig } from '@kubernetes/client-node';
 import { EMPTY, type Subscription } from 'rxjs';
 import { Registry } from 'prom-client';
-import { manager, type ManagedController, type ManagerOptions } from '../../src/manager/index.js';
+import type { ControllerDefinition } from '../../src/controller/context/index.js';
+import { manager, type ManagerOptions } from '../../src/manager/index.js';
 
-const noop: ManagedController = { name: 'noop', start: () => EMPTY };
+const noop: ControllerDefinition = { name: 'noop', start: () => EMPTY };
 const valid: ManagerOptions = { connection: new KubeConfig(), name: 'spec', controllers: [noop], signals: false };
 
 describe('manager options', () => {
@@ -38,7 +39,7 @@ describe('manager options', () => {
   });
 
   it('errors the manager, naming the controller, when a controller cannot be built', async () => {
-    const broken: ManagedController = { name: 'broken', start: () => { throw new Error('no CRD client'); } };
+    const broken: ControllerDefinition = { name: 'broken', start: () => { throw new Error('no CRD client'); } };
     const error = await new Promise<Error>((resolve) => manager({ ...valid, controllers: [broken], metrics: false, health: false, logger: silent() }).subscribe({ error: resolve }));
     expect(error.message).to.equal('manager: controller broken could not be built: no CRD client');
   });

@@ -11,6 +11,6 @@ export { MANAGER_METRIC_NAMES } from './metrics/index.js';
 export { REDACTED, jsonLogger, silentLogger, type JsonLoggerOptions, type LogFields, type LogLevel, type ManagerLogger } from './logging/index.js';
 export { processSignals, STOP_SIGNALS } from './signals.js';
 export type {
-  HealthCheck, HealthOptions, ListenOptions, ManagedController, ManagerContext, ManagerEvent, ManagerEventBase,
+  HealthCheck, HealthOptions, ListenOptions, ManagerEvent, ManagerEventBase,
   ManagerLeaderElection, ManagerOptions, MetricsOptions, ServerAddress, SignalOptions,
 } from './types.js';

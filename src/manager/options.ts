@@ -9,7 +9,8 @@ import type { InformerFactoryOptions } from '../informer/index.js';
 import type { LeaderElectionOptions } from '../leader/index.js';
 import type { Connection } from '../transport/index.js';
 import { jsonLogger, type ManagerLogger } from './logging/index.js';
-import type { HealthCheck, ManagedController, ManagerOptions } from './types.js';
+import type { ControllerDefinition } from '../controller/context/index.js';
+import type { HealthCheck, ManagerOptions } from './types.js';
 
 /** controller-runtime's `GracefulShutdownTimeout`. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
@@ -31,7 +32,7 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 export interface ManagerSettings {
   readonly connection: Connection;
   readonly name: string;
-  readonly controllers: readonly ManagedController[];
+  readonly controllers: readonly ControllerDefinition[];
   readonly leader: (Omit<LeaderElectionOptions, 'scheduler' | 'stop$' | 'exit'> & { readonly standby: boolean }) | undefined;
   readonly metrics: { readonly serve: boolean; readonly host: string | undefined; readonly port: number; readonly registry: Registry | undefined; readonly processMetrics: boolean } | undefined;
   readonly health: {
@@ -47,6 +48,7 @@ export interface ManagerSettings {
   readonly events: Partial<EventRecorderOptions> | undefined;
   readonly informers: InformerFactoryOptions;
   readonly scheduler: SchedulerLike;
+  readonly random: () => number;
   readonly exit: (code: number) => void;
 }
 
@@ -89,6 +91,7 @@ export function resolveManagerOptions(options: ManagerOptions, processSignals: (
       if (typeof check !== 'function') throw new TypeError(`manager: health.${key}.${checkName} must be a function`);
     }
   }
+  if (options.random !== undefined && typeof options.random !== 'function') throw new TypeError('manager: random must be a function () => number in [0, 1)');
   for (const key of ['exit', 'scheduler'] as const) {
     if (options[key] !== undefined && (typeof options[key] !== (key === 'exit' ? 'function' : 'object') || options[key] === null)) {
       throw new TypeError(`manager: ${key} must be a ${key === 'exit' ? 'function' : 'SchedulerLike'}`);
@@ -119,6 +122,7 @@ export function resolveManagerOptions(options: ManagerOptions, processSignals: (
     events: options.events === false ? undefined : options.events ?? {},
     informers: options.informers ?? {},
     scheduler: options.scheduler ?? asyncScheduler,
+    random: options.random ?? Math.random,
     exit: options.exit ?? ((code) => process.exit(code)),
   };
 }

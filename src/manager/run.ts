@@ -8,10 +8,11 @@ import {
 } from 'rxjs';
 import { eventRecorder, type EventRecorder } from '../client/events/index.js';
 import { ReconcileCancelledError, type ReconcileEvent } from '../controller/index.js';
+import type { ControllerDefinition } from '../controller/context/index.js';
 import type { InformerFactory } from '../informer/index.js';
 import { leaderElection } from '../leader/index.js';
 import { deduplicateWarnings, type WarningHandler } from '../transport/index.js';
-import { controllerContext, type SharedContext } from './context.js';
+import { managerControllerContext, type SharedContext } from './context.js';
 import { credentialLiterals } from './credentials.js';
 import { Readiness, runChecks, type CheckResult } from './health/index.js';
 import { metricsRoutes, probeRoutes, serve } from './http/index.js';
@@ -20,10 +21,10 @@ import { logEventReport, logInformerStatus, logLeaderEvent, logOutcome, redactin
 import { ControllerMetrics, createManagerMetrics, ReflectorMetrics, type ManagerMetrics } from './metrics/index.js';
 import type { ManagerSettings } from './options.js';
 import { OutcomeFolder } from './outcomes.js';
-import type { ManagedController, ManagerEvent, ServerAddress } from './types.js';
+import type { ManagerEvent, ServerAddress } from './types.js';
 
 interface RunningController {
-  readonly definition: ManagedController;
+  readonly definition: ControllerDefinition;
   readonly metrics: ControllerMetrics | undefined;
   readonly folder: OutcomeFolder;
   stream: Observable<ReconcileEvent> | undefined;
@@ -78,10 +79,10 @@ export class ManagerRun {
     this.leading = new BehaviorSubject<boolean>(settings.leader === undefined);
     this.onWarning = deduplicateWarnings(({ text, method, path }) => this.log.warn({ warning: text, method, path }, 'the API server sent a warning'));
     this.recorder = settings.events === undefined ? undefined : eventRecorder(connection, {
-      reportingController: settings.name, scheduler, ...settings.events, onWarning: settings.events.onWarning ?? this.onWarning,
+      reportingController: settings.name, scheduler, random: settings.random, ...settings.events, onWarning: settings.events.onWarning ?? this.onWarning,
     });
     this.factory = managerInformers(connection, {
-      scheduler, ...settings.informers, onWarning: settings.informers.onWarning ?? this.onWarning,
+      scheduler, random: settings.random, ...settings.informers, onWarning: settings.informers.onWarning ?? this.onWarning,
     }, (informer) => this.track(informer));
   }
 
@@ -89,7 +90,7 @@ export class ManagerRun {
     const recorder = this.recorder;
     if (recorder !== undefined) this.teardown.add(recorder.reports$.subscribe((report) => logEventReport(this.log, report)));
     const shared: SharedContext = {
-      connection: this.settings.connection, informers: this.factory, scheduler: this.settings.scheduler,
+      connection: this.settings.connection, informers: this.factory, scheduler: this.settings.scheduler, random: this.settings.random,
       leader$: this.leading.pipe(distinctUntilChanged()), stop$: this.drain$.asObservable(),
       drainTimeout: this.settings.shutdownTimeout, recorder: this.recorder, onWarning: this.onWarning,
     };
@@ -104,7 +105,7 @@ export class ManagerRun {
       };
       this.controllers.push(running);
       const logger = redactingLogger(this.settings.logger, this.redact, { manager: this.settings.name, controller: definition.name });
-      const context = controllerContext(shared, definition.name, definition.needLeaderElection !== false, logger, metrics);
+      const context = managerControllerContext(shared, definition.name, definition.needLeaderElection !== false, logger, metrics);
       try {
         running.stream = definition.start(context);
         if (!(running.stream instanceof Observable)) throw new TypeError(`start() returned ${typeof running.stream}, not an Observable`);

@@ -1,76 +1,16 @@
 /**
- * The manager's vocabulary: its options, what each controller receives, and the events it emits.
+ * The manager's vocabulary: its options and the events it emits.
  */
 import type { Registry } from 'prom-client';
 import type { Observable, SchedulerLike } from 'rxjs';
-import type { EventRecorder, EventRecorderOptions } from '../client/events/index.js';
-import type { ControllerContext } from '../controller/builder/index.js';
+import type { EventRecorderOptions } from '../client/events/index.js';
+import type { ControllerDefinition } from '../controller/context/index.js';
 import type { ReconcileEvent } from '../controller/index.js';
 import type { InformerFactoryOptions } from '../informer/index.js';
 import type { LeaderElectionOptions } from '../leader/index.js';
-import type { Connection, WarningHandler } from '../transport/index.js';
+import type { Connection } from '../transport/index.js';
 import type { WatchStatus } from '../watch/index.js';
 import type { ManagerLogger } from './logging/index.js';
-
-/**
- * One controller the manager runs: a name and a function of the manager's context that returns the controller's
- * `ReconcileEvent`s (what `controller({ context, … })` returns, or a hand-written pipeline built with
- * `context.reconcile`).
- *
- * ```ts
- * const pods: ManagedController = {
- *   name: 'pods',
- *   start: (context) => controller({ context, for: { apiVersion: 'v1', kind: 'Pod' }, reconcile: ({ key }) => console.log(key) }),
- * };
- * ```
- */
-export interface ManagedController {
-  /** Unique within the manager; the `controller` label of its metrics and the `controller` field of its logs. */
-  readonly name: string;
-  /**
-   * Whether runs wait for this replica to lead (controller-runtime's `NeedLeaderElection`). Default true; a
-   * controller that opts out runs on every replica. Without leader election, every controller runs.
-   */
-  readonly needLeaderElection?: boolean;
-  /**
-   * Builds the controller; called once per manager subscription. Build with `context.informers` and
-   * `context.reconcile` (or pass `context` to `controller()`), so the controller shares the caches, waits for
-   * leadership, drains on shutdown and is measured.
-   */
-  readonly start: (context: ManagerContext) => Observable<ReconcileEvent>;
-}
-
-/**
- * What each controller gets from the manager.
- *
- * # Guarantees
- * - `informers` is one factory for the whole manager: one watch per resource and options, warm before leadership.
- * - `reconcile` is the `reconcile` operator with this controller's gate (leadership, unless it opted out), the
- *   manager's shutdown (`stop$`, `drainTimeout`), its scheduler, and the workqueue instrumentation behind
- *   `workqueue_depth` and `workqueue_adds_total`.
- */
-export interface ManagerContext extends ControllerContext {
-  /** The manager's connection: a KubeConfig or a Transport, for writes from reconciles. */
-  readonly connection: Connection;
-  /** Open while this controller may run: leadership, or always open for a controller that opted out. */
-  readonly gate: Observable<boolean>;
-  /** Whether this replica leads (replays the latest value); always `true` without leader election. */
-  readonly leader$: Observable<boolean>;
-  /** Emits once when the manager starts its graceful stop: stop intake and drain. */
-  readonly stop$: Observable<void>;
-  /** How long in-flight runs may drain after `stop$`, ms (the manager's `shutdownTimeout`). */
-  readonly drainTimeout: number;
-  /** The manager's event recorder (flushed on shutdown), unless events are turned off. */
-  readonly recorder: EventRecorder | undefined;
-  /** The manager's logger (redacting), with `controller` set. */
-  readonly logger: ManagerLogger;
-  /**
-   * The manager's handler of the API server's warnings: each distinct text logged once, at `warn`, on the manager's
-   * log (`warning`, `method`, `path`). The manager's informers and event recorder use it unless their options name
-   * another; give it to the resource clients a reconcile writes through, so their warnings land there too.
-   */
-  readonly onWarning: WarningHandler;
-}
 
 /** Leader election as the manager runs it: `leaderElection`'s options, with the Lease name defaulted. */
 export interface ManagerLeaderElection extends Omit<LeaderElectionOptions, 'scheduler' | 'stop$' | 'onLost' | 'exit' | 'name' | 'namespace'> {
@@ -142,8 +82,12 @@ export interface ManagerOptions {
   readonly connection: Connection;
   /** The manager's name: a DNS-1123 subdomain; the default Lease name and the default `reportingController` of events. */
   readonly name: string;
-  /** The controllers to run, over one shared cache; their names must be unique. */
-  readonly controllers: readonly ManagedController[];
+  /**
+   * The controllers to run, over one shared cache; their names must be unique. Each gets a `ControllerContext` whose
+   * `informers` are the manager's, whose `gate` is leadership (unless it opted out with `needLeaderElection: false`),
+   * whose `stop$` is the manager's graceful stop, whose `recorder` is the manager's, and whose `reportError` logs.
+   */
+  readonly controllers: readonly ControllerDefinition[];
   /** Off by default, as in controller-runtime; an object turns it on. */
   readonly leaderElection?: ManagerLeaderElection | false;
   /** Metrics served as `/metrics` on port 8080 by default; `false`: no metrics at all. */
@@ -172,6 +116,11 @@ export interface ManagerOptions {
   readonly informers?: InformerFactoryOptions;
   /** Every timer and timestamp of the manager, its informers, elector and controllers. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * Uniform samples in [0, 1): the jitter of the informers, the event recorder and the controllers' clients, and
+   * `context.random`. Default `Math.random`; `informers.random` and `events.random` still override it.
+   */
+  readonly random?: () => number;
   /** How the process is exited (second signal, exit after a signal, lost leadership). Default `process.exit`. */
   readonly exit?: (code: number) => void;
 }

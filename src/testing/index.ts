@@ -20,6 +20,8 @@ export type {
   Transport, QueryParams, RequestMethod, RequestOptions, TransportRequest, TransportResponse, WatchRequestOptions,
 } from '../transport/index.js';
 export type { ResourceRef } from '../resources/index.js';
+// Re-exported from `rxkube`: runController, simulate and replay take it.
+export type { ControllerDefinition } from '../controller/context/index.js';
 export type {
   ExchangeEvent, ConflictKeyOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults,
 } from './virtual/index.js';
@@ -37,14 +39,13 @@ export type {
 } from './marbles/index.js';
 export { recorder, streamName, parseRecording, replay } from './record/index.js';
 export type {
-  Recorder, RecorderOptions, RecordingSink, RecordLine, RecordedReconcileEvent, ReplayContext, ReplayDecision, ReplayDivergence,
-  ReplayOptions, ReplayReport, ReplaySetup,
+  Recorder, RecorderOptions, RecordingSink, RecordLine, RecordedReconcileEvent, ReplayDecision, ReplayDivergence, ReplayOptions,
+  ReplayReport,
 } from './record/index.js';
 export { runController } from './harness/index.js';
 export type { ControllerRun, RunControllerOptions } from './harness/index.js';
 export { simulate, assertSimulation, runScenario, scenarioArbitrary, describeStep, describeEvent, FAULT_KINDS } from './simulate/index.js';
 export type {
   SimulateOptions, SimulationFailure, SimulationReport, RunSettings, ScenarioRun, Scenario, ScenarioStep, CacheUnderTest, Check,
-  ControllerContext, ControllerHandle, ControllerSetup, FaultKind, FaultOptions, FaultStep, Invariants, SimulationWorld, Workload,
-  WorkloadStep,
+  FaultKind, FaultOptions, FaultStep, Invariants, SimulationWorld, Workload, WorkloadStep,
 } from './simulate/index.js';

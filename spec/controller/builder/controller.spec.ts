@@ -4,9 +4,10 @@ import {
 } from '@kubernetes/client-node';
 import { asyncScheduler, concat, NEVER, of, Subject, takeUntil, timer, type MonoTypeOperatorFunction, type Observable, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { controller, InformerHealthError, SyncTimeoutError, type ControllerContext } from '../../../src/controller/builder/index.js';
+import { controller, InformerHealthError, SyncTimeoutError } from '../../../src/controller/builder/index.js';
+import { controllerContext, startController } from '../../../src/controller/context/index.js';
 import { informerFactory, informerFromSource } from '../../../src/informer/index.js';
-import { reconcile, type ReconcileEvent, type ReconcileOptions } from '../../../src/controller/index.js';
+import type { ReconcileEvent } from '../../../src/controller/index.js';
 import type { WatchEvent } from '../../../src/watch/index.js';
 import { startTestCluster, type TestCluster } from '../../../src/testing/index.js';
 import { waitFor } from '../../support/wait.js';
@@ -71,27 +72,29 @@ describe('controller()', () => {
     });
   });
 
-  it('takes its informers, gate, shutdown and error reporting from a context, and refuses a context beside informers', () => {
+  it('takes its informers, gate, shutdown and error reporting from a context, and refuses the old ways to say where the cluster is', () => {
     new TestScheduler((actual, expected) => { expect(actual).to.deep.equal(expected); }).run(({ cold, hot, expectObservable }) => {
       const rsSource = cold<WatchEvent<V1ReplicaSet>>('a(bc)', {
         a: { type: 'relistStarted' }, b: { type: 'listed', object: replicaSet('web') }, c: { type: 'relistDone', resourceVersion: '1' },
       });
       const factory = informerFactory(new KubeConfig(), { source: (() => rsSource) as never });
       const gate = hot('g---o', { g: false, o: true });
-      const context: ControllerContext = {
-        name: 'rs', informers: factory, scheduler: asyncScheduler, reportError: () => undefined,
-        reconcile: ((fn: never, options: ReconcileOptions) => reconcile(fn, { ...options, gate })) as never,
-      };
+      const context = controllerContext({
+        name: 'rs', connection: new KubeConfig(), informers: factory, scheduler: asyncScheduler, random: Math.random, reportError: () => undefined,
+        gate, leader$: gate, stop$: NEVER, drainTimeout: 30_000, recorder: undefined, onWarning: () => undefined,
+      });
       const run$ = controller<V1ReplicaSet>({ context, for: { apiVersion: 'apps/v1', kind: 'ReplicaSet' }, reconcile: () => undefined });
       expectObservable(run$.pipe(mapType()), '^ 10ms !').toBe('----(ab)', { a: 'started', b: 'succeeded' });
-      expect(() => controller<V1ReplicaSet>({ context, informers: factory, for: { apiVersion: 'apps/v1', kind: 'ReplicaSet' }, reconcile: () => undefined }))
-        .to.throw(TypeError, /either context or connection\/informers/);
+      expect(() => controller<V1ReplicaSet>({ context, informers: factory, for: { apiVersion: 'apps/v1', kind: 'ReplicaSet' }, reconcile: () => undefined } as never))
+        .to.throw(TypeError, /^controller: informers is no longer an option; pass the host's context as `context`/);
+      expect(() => controller<V1ReplicaSet>({ kubeConfig: new KubeConfig(), connection: new KubeConfig(), for: { apiVersion: 'apps/v1', kind: 'ReplicaSet' }, reconcile: () => undefined } as never))
+        .to.throw(TypeError, /^controller: connection, kubeConfig are no longer an option/);
     });
   });
 
   it('rejects owns without a primary resource reference with a clear error', () => {
     expect(() => controller({ for: informerFromSource(new Subject<WatchEvent>()), owns: [{ apiVersion: 'v1', kind: 'Pod' }], reconcile: () => undefined }))
-      .to.throw(TypeError, 'controller: pass connection, informers or context to watch a resource by reference');
+      .to.throw(TypeError, 'controller: pass a context to watch a resource by reference');
     expect(() => controller({ for: informerFromSource(new Subject<WatchEvent>()), owns: [informerFromSource(new Subject<WatchEvent>())], reconcile: () => undefined }))
       .to.throw(TypeError, 'controller: `owns` needs `for` given as a resource reference, to know the owner kind');
   });
@@ -164,9 +167,9 @@ describe('controller(): unreachable and refusing clusters', function () {
       clusters: [{ name: 'closed', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
       users: [{ name: 'u' }], contexts: [{ name: 'c', cluster: 'closed', user: 'u' }], currentContext: 'c',
     });
-    const subscription = controller<V1Pod>({
-      kubeConfig, for: { apiVersion: 'v1', kind: 'Pod' }, reconcile: () => undefined, onError: (e) => reported.push(e),
-    }).subscribe();
+    const subscription = startController({
+      name: 'pods', start: (context) => controller<V1Pod>({ context, for: { apiVersion: 'v1', kind: 'Pod' }, reconcile: () => undefined, onError: (e) => reported.push(e) }),
+    }, { connection: kubeConfig }).subscribe();
     try {
       await waitFor(() => reported.length > 0, 'a report of the refused connection');
       expect(reported[0]).to.be.instanceOf(InformerHealthError);
@@ -184,9 +187,9 @@ describe('controller(): unreachable and refusing clusters', function () {
       clusters: [{ name: 'test', server: cluster.url, skipTLSVerify: true }],
       users: [{ name: 'u', token: 'wrong' }], contexts: [{ name: 'c', cluster: 'test', user: 'u' }], currentContext: 'c',
     });
-    const subscription = controller<V1Pod>({
-      kubeConfig, for: { apiVersion: 'v1', kind: 'Pod' }, reconcile: () => undefined, onError: (e) => reported.push(e),
-    }).subscribe();
+    const subscription = startController({
+      name: 'pods', start: (context) => controller<V1Pod>({ context, for: { apiVersion: 'v1', kind: 'Pod' }, reconcile: () => undefined, onError: (e) => reported.push(e) }),
+    }, { connection: kubeConfig }).subscribe();
     try {
       await waitFor(() => reported.length > 0, 'a report of the refused token');
       expect(reported[0]!.message).to.match(/^informer Pod v1: 401 Unauthorized/);
@@ -201,10 +204,13 @@ describe('controller(): unreachable and refusing clusters', function () {
     const reported: Error[] = [];
     const reconciled: string[] = [];
     let failed: unknown;
-    const subscription = controller<KubernetesObject>({
-      kubeConfig: cluster.kubeConfig, for: { apiVersion: 'example.com/v1', kind: 'Widget' },
-      reconcile: ({ key }) => void reconciled.push(key), onError: (e) => reported.push(e),
-    }).subscribe({ error: (e: unknown) => (failed = e) });
+    const subscription = startController({
+      name: 'widgets',
+      start: (context) => controller<KubernetesObject>({
+        context, for: { apiVersion: 'example.com/v1', kind: 'Widget' },
+        reconcile: ({ key }) => void reconciled.push(key), onError: (e) => reported.push(e),
+      }),
+    }, { connection: cluster.kubeConfig }).subscribe({ error: (e: unknown) => (failed = e) });
     try {
       await waitFor(() => reported.some((e) => /UnknownResource/.test(e.message)), 'the unknown kind to be reported');
       const ext = cluster.kubeConfig.makeApiClient(ApiextensionsV1Api);
@@ -244,14 +250,17 @@ describe('controller() against the in-memory API server', function () {
   it('reconciles a ReplicaSet when a pod it controls changes, reading the ReplicaSet from the store', async () => {
     const reconciled: Array<{ key: string; name: string | undefined }> = [];
     const events: ReconcileEvent[] = [];
-    subscription = controller<V1ReplicaSet>({
-      kubeConfig: cluster.kubeConfig,
-      for: { apiVersion: 'apps/v1', kind: 'ReplicaSet' },
-      owns: [{ apiVersion: 'v1', kind: 'Pod' }],
-      reconcile: ({ key, object }) => {
-        reconciled.push({ key, name: object?.metadata?.name });
-      },
-    }).subscribe((event) => events.push(event));
+    subscription = startController({
+      name: 'replicasets',
+      start: (context) => controller<V1ReplicaSet>({
+        context,
+        for: { apiVersion: 'apps/v1', kind: 'ReplicaSet' },
+        owns: [{ apiVersion: 'v1', kind: 'Pod' }],
+        reconcile: ({ key, object }) => {
+          reconciled.push({ key, name: object?.metadata?.name });
+        },
+      }),
+    }, { connection: cluster.kubeConfig }).subscribe((event) => events.push(event));
 
     const apps = cluster.kubeConfig.makeApiClient(AppsV1Api);
     const core = cluster.kubeConfig.makeApiClient(CoreV1Api);

@@ -2,9 +2,10 @@ import { expect } from 'chai';
 import {
   ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, type KubernetesObject, type V1ConfigMap, type V1Namespace,
 } from '@kubernetes/client-node';
-import { Observable, throwError, type Subscription } from 'rxjs';
+import { asyncScheduler, NEVER, Observable, of, throwError, type SchedulerLike, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { controller } from '../../../src/controller/builder/index.js';
+import { controllerContext, startController, type ControllerContext } from '../../../src/controller/context/index.js';
 import type { ReconcileEvent } from '../../../src/controller/index.js';
 import { informerFactory, type DeltaSource, type InformerFactory } from '../../../src/informer/index.js';
 import { ApiError, type Transport } from '../../../src/transport/index.js';
@@ -17,6 +18,14 @@ const namespace = (name: string): V1Namespace => ({ apiVersion: 'v1', kind: 'Nam
 const configMap = (name: string, ns: string, ownerReferences: ReturnType<typeof owner>[]): V1ConfigMap => ({
   apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, resourceVersion: '2', ownerReferences },
 });
+
+/** A context over `informers`, always open, never stopping. */
+function contextOf(informers: InformerFactory, scheduler: SchedulerLike = asyncScheduler): ControllerContext {
+  return controllerContext({
+    name: 'owners', connection: new KubeConfig(), informers, scheduler, random: Math.random, reportError: () => undefined,
+    gate: of(true), leader$: of(true), stop$: NEVER, drainTimeout: 30_000, recorder: undefined, onWarning: () => undefined,
+  });
+}
 
 /** A delta source playing one cold marble per kind. */
 function byKind(helpers: { cold: TestScheduler['createColdObservable'] }, marbles: Record<string, [string, Record<string, WatchEvent>]>): DeltaSource {
@@ -55,7 +64,7 @@ describe('controller({ for, owns }): the owner kind\'s scope', () => {
         }),
       });
       const subscription = controller<V1Namespace>({
-        informers, for: { apiVersion: 'v1', kind: 'Namespace' }, owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }], reconcile: runs(seen, scheduler),
+        context: contextOf(informers, scheduler), for: { apiVersion: 'v1', kind: 'Namespace' }, owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }], reconcile: runs(seen, scheduler),
       }).subscribe();
       scheduler.schedule(() => subscription.unsubscribe(), 100);
       flush();
@@ -91,7 +100,7 @@ describe('controller({ for, owns }): the owner kind\'s scope', () => {
         }),
       });
       const subscription = controller<KubernetesObject>({
-        informers, scheduler, for: { apiVersion: 'example.com/v1', kind: 'Tenant' }, owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
+        context: contextOf(informers, scheduler), for: { apiVersion: 'example.com/v1', kind: 'Tenant' }, owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
         reconcile: runs(seen, scheduler), onError: (error) => reported.push(`${scheduler.now()} ${error.message}`),
       }).subscribe();
       scheduler.schedule(() => subscription.unsubscribe(), 10_000);
@@ -110,10 +119,10 @@ describe('controller({ for, owns }): the owner kind\'s scope', () => {
     const factory = informerFactory(new KubeConfig());
     const handMade: InformerFactory = { for: (resource, options) => factory.for(resource, options), active: 0 };
     expect(() => controller({
-      informers: handMade, for: { apiVersion: 'example.com/v1', kind: 'Tenant' }, owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }], reconcile: () => undefined,
+      context: contextOf(handMade), for: { apiVersion: 'example.com/v1', kind: 'Tenant' }, owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }], reconcile: () => undefined,
     })).to.throw(TypeError, /cannot tell whether Tenant example\.com\/v1 is cluster-scoped .* no resolve\(\)/);
     expect(() => controller({
-      informers: handMade, for: { apiVersion: 'apps', kind: 'ReplicaSet' }, owns: [{ apiVersion: 'v1', kind: 'Pod' }], reconcile: () => undefined,
+      context: contextOf(handMade), for: { apiVersion: 'apps', kind: 'ReplicaSet' }, owns: [{ apiVersion: 'v1', kind: 'Pod' }], reconcile: () => undefined,
     })).to.throw(TypeError, /neither group\/version nor a core version/);
   });
 });
@@ -146,10 +155,13 @@ describe('controller({ for, owns }) with a cluster-scoped custom owner, against 
     }) as KubernetesObject;
     const seen: string[] = [];
     const events: ReconcileEvent[] = [];
-    subscription = controller<KubernetesObject>({
-      kubeConfig: cluster.kubeConfig, for: { apiVersion: 'example.com/v1', kind: 'Tenant' }, owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
-      reconcile: ({ key, object }) => void seen.push(`${key} ${object === undefined ? 'deleted' : 'found'}`),
-    }).subscribe((event) => events.push(event));
+    subscription = startController({
+      name: 'tenants',
+      start: (context) => controller<KubernetesObject>({
+        context, for: { apiVersion: 'example.com/v1', kind: 'Tenant' }, owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
+        reconcile: ({ key, object }) => void seen.push(`${key} ${object === undefined ? 'deleted' : 'found'}`),
+      }),
+    }, { connection: cluster.kubeConfig, events: false }).subscribe((event) => events.push(event));
     await waitFor(() => seen.length === 1, 'the Tenant reconcile', 10_000);
     await cluster.kubeConfig.makeApiClient(CoreV1Api).createNamespacedConfigMap({ namespace: 'default', body: {
       metadata: { name: 'quota', ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Tenant', name: 't1', uid: tenant.metadata!.uid!, controller: true }] },

@@ -108,16 +108,71 @@ describe('expectReconciles', () => {
   });
 
   it('shows an event that misses a redefined letter\'s pattern as "?"', () => {
-    const failures: unknown[] = [];
-    const scheduler = new TestScheduler((actual, expected) => {
-      failures.push([actual, expected]);
-    });
-    scheduler.run((helpers) => {
-      const events$ = helpers.cold<ReconcileEvent>('a|', {
-        a: { type: 'retrying', key: 'k', attempt: 1, reasons: [], queueWaitMs: 0, time: 0, durationMs: 0, error: 1, delayMs: 20, failures: 1 },
-      });
+    const failure = failureOf((helpers) => {
+      const events$ = helpers.cold<ReconcileEvent>('a|', { a: retrying('k', 20) });
       expectReconciles(helpers, events$).toBe('r|', { r: { type: 'retrying', delayMs: 10 } });
     });
-    expect(JSON.stringify(failures)).to.contain('"?"');
+    expect(failure.actual).to.equal('? |');
+  });
+
+  it('prints a mismatch as the expected and the actual marble with the legend of their letters, not as frames of JSON', () => {
+    const failure = failureOf((helpers) => {
+      const events$ = helpers.cold<ReconcileEvent>('a 9ms (bc) 3ms (de|)', {
+        a: started('k', 1), b: failed('k', 1), c: retrying('k', 5), d: started('k', 2), e: failed('k', 2),
+      });
+      expectReconciles(helpers, events$).toBe('s 9ms (fr) 3ms (sS|)');
+    });
+    expect(failure.message).to.equal([
+      'expectReconciles: the reconcile marbles differ',
+      '  expected: s 9ms (fr) 3ms (sS|)',
+      '  actual:   s 9ms (fr) 3ms (sf|)',
+      '  first difference: expected S at 17 ms, got f at 17 ms (failed k: boom 2)',
+      '  letters: S = succeeded, f = failed, r = retrying, s = started, | = complete',
+    ].join('\n'));
+    expect(failure.expected).to.equal('s 9ms (fr) 3ms (sS|)');
+    expect(failure.showDiff).to.equal(true);
+    // The detail behind the letters stays available.
+    expect(failure.actualEvents).to.deep.equal([
+      '0 ms s started k#1', '10 ms f failed k: boom 1', '10 ms r retrying k +5', '17 ms s started k#2', '17 ms f failed k: boom 2', '17 ms | complete',
+    ]);
+  });
+
+  it('draws both marbles the same way, so they differ only where the events do, and names a pattern letter by its pattern', () => {
+    const failure = failureOf((helpers) => {
+      const events$ = helpers.cold<ReconcileEvent>('200ms a', { a: retrying('k', 5) });
+      // `0ms` and `-` are other ways to write the same frames; an expected letter that never came is "nothing more".
+      expectReconciles(helpers, events$).toBe('100ms - 0ms 99ms R 5ms R', { R: { type: 'retrying', delayMs: 5 } });
+    });
+    expect(failure.expected).to.equal('200ms R 5ms R');
+    expect(failure.actual).to.equal('200ms R');
+    expect(failure.message).to.contain('  first difference: expected R at 206 ms, got nothing more\n');
+    expect(failure.message).to.contain('  letters: R = {"type":"retrying","delayMs":5}');
+  });
+
+  it('matches an error of the stream with #, and says the error', () => {
+    virtual((helpers) => {
+      expectReconciles(helpers, helpers.cold<ReconcileEvent>('a #', { a: started('k', 1) }, new Error('gone'))).toBe('s #');
+    });
+    const failure = failureOf((helpers) => {
+      expectReconciles(helpers, helpers.cold<ReconcileEvent>('a #', { a: started('k', 1) }, new Error('gone'))).toBe('s |');
+    });
+    expect(failure.message).to.contain('first difference: expected | at 1 ms, got # at 1 ms (error: gone)');
   });
 });
+
+/** The error a run of `body` fails with; fails the spec when it passes. */
+function failureOf(body: Parameters<TestScheduler['run']>[0]): Error & { actual: string; expected: string; showDiff: boolean; actualEvents: string[] } {
+  try {
+    new TestScheduler((actual, expected) => void expect(actual).to.deep.equal(expected)).run(body);
+  } catch (error) {
+    return error as never;
+  }
+  throw new Error('expected the run to fail');
+}
+
+const base = (key: string, attempt: number) => ({ key, attempt, reasons: [], queueWaitMs: 0, time: 0, durationMs: 0 });
+const started = (key: string, attempt: number): ReconcileEvent => ({ type: 'started', ...base(key, attempt) }) as ReconcileEvent;
+const failed = (key: string, attempt: number): ReconcileEvent =>
+  ({ type: 'failed', ...base(key, attempt), error: new Error(`boom ${attempt}`), terminal: false }) as ReconcileEvent;
+const retrying = (key: string, delayMs: number): ReconcileEvent =>
+  ({ type: 'retrying', ...base(key, 1), error: 1, delayMs, failures: 1 }) as ReconcileEvent;

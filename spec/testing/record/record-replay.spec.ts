@@ -6,11 +6,9 @@ import type { V1Node } from '@kubernetes/client-node';
 import { PassThrough } from 'node:stream';
 import { of, takeUntil, timer, type Observable } from 'rxjs';
 import {
-  informerFactory, reconcile, toKeys, type ReconcileEvent, type ReconcileKeyRequest,
+  informerFactory, reconcile, toKeys, type ControllerContext, type ControllerDefinition, type ReconcileEvent, type ReconcileKeyRequest,
 } from '../../../src/index.js';
-import {
-  marbleSource, parseRecording, recorder, replay, watchEvent, type ReplayContext,
-} from '../../../src/testing/index.js';
+import { marbleSource, parseRecording, recorder, replay, watchEvent } from '../../../src/testing/index.js';
 import { virtual } from '../../controller/helpers.js';
 
 const NODE = { apiVersion: 'v1', kind: 'Node' };
@@ -18,7 +16,7 @@ const node = (name: string, resourceVersion: string, ready = true): V1Node =>
   ({ metadata: { name, resourceVersion, labels: { ready: String(ready) } } });
 
 /** A controller that requeues a node until it is ready, and fails once on `flaky`. */
-function controller(context: Pick<ReplayContext, 'informers' | 'scheduler'>, requeueMs = 1000): Observable<ReconcileEvent> {
+function controller(context: Pick<ControllerContext, 'informers' | 'scheduler'>, requeueMs = 1000): Observable<ReconcileEvent> {
   const nodes = context.informers.for<V1Node>(NODE);
   const failed = new Set<string>();
   return nodes.events$.pipe(
@@ -52,6 +50,11 @@ function recordRun(): string[] {
   return lines;
 }
 
+/** `start` as the controller named `nodes`. */
+function nodes(start: ControllerDefinition['start']): ControllerDefinition {
+  return { name: 'nodes', start };
+}
+
 describe('record and replay', () => {
   it('records WatchEvents and ReconcileEvents as JSON lines, stamped with the scheduler\'s time', () => {
     const records = parseRecording(recordRun());
@@ -74,7 +77,7 @@ describe('record and replay', () => {
   });
 
   it('replays a recording to the same controller without a difference', () => {
-    const report = replay(recordRun(), (context) => controller(context));
+    const report = replay(recordRun(), nodes((context) => controller(context)));
     expect(report.divergence).to.equal(undefined);
     expect(report.identical).to.equal(true);
     expect(report.replayed.map((d) => `${d.t} ${d.key} ${d.decision}`).slice(0, 4)).to.deep.equal([
@@ -83,7 +86,7 @@ describe('record and replay', () => {
   });
 
   it('reports the first decision a changed controller makes differently', () => {
-    const report = replay(recordRun(), (context) => controller(context, 500));
+    const report = replay(recordRun(), nodes((context) => controller(context, 500)));
     expect(report.identical).to.equal(false);
     expect(report.divergence).to.deep.include({ key: 'n2', index: 1, t: 0, recorded: 'requeued +1000', replayed: 'requeued +500' });
     expect(report.divergence!.message).to.equal('key n2, decision 2, recorded at 0 ms: recorded requeued +1000, replayed requeued +500');
@@ -96,7 +99,7 @@ describe('record and replay', () => {
   });
 
   it('fails the controller\'s informer loudly when the recording lacks its stream', () => {
-    const report = replay(recordRun(), (context) => controller({ ...context, informers: { ...context.informers, for: (_r, o) => context.informers.for({ apiVersion: 'v1', kind: 'Pod' }, o) } }));
+    const report = replay(recordRun(), nodes((context) => controller({ ...context, informers: { ...context.informers, for: (_r, o) => context.informers.for({ apiVersion: 'v1', kind: 'Pod' }, o) } })));
     expect(report.replayed.at(-1)?.decision).to.equal('error replay: the recording has no stream v1/Pod; it has v1/Node');
   });
 });

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { lastValueFrom, takeUntil, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { eventRecorder } from '../../../src/client/index.js';
-import { controller } from '../../../src/index.js';
+import { controller, startController } from '../../../src/index.js';
 import { informerFactory } from '../../../src/informer/index.js';
 import { leaderElection } from '../../../src/leader/index.js';
 import { manager } from '../../../src/manager/index.js';
@@ -163,8 +163,9 @@ describe('virtualCluster: every entry point takes it as its connection', () => {
     const log: string[] = [];
     inVirtualTime((cluster, scheduler) => {
       cluster.seed([configMap('a')]);
-      controller<V1ConfigMap>({ connection: cluster, for: CONFIG_MAPS, scheduler, reconcile: ({ key }) => void log.push(`${scheduler.now()} ${key}`) })
-        .pipe(takeUntil(timer(5000, scheduler))).subscribe();
+      startController({
+        name: 'configmaps', start: (context) => controller<V1ConfigMap>({ context, for: CONFIG_MAPS, reconcile: ({ key }) => void log.push(`${scheduler.now()} ${key}`) }),
+      }, { connection: cluster, scheduler }).pipe(takeUntil(timer(5000, scheduler))).subscribe();
     });
     expect(log).to.deep.equal(['0 default/a']);
   });

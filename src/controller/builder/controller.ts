@@ -1,18 +1,17 @@
 /**
  * `controller()`: controller-runtime's builder shape (`For`, `Owns`, `Watches`) as a thin layer over the operators.
  */
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { combineLatest, defer, map, merge, Subject, takeUntil, tap, type Observable, type OperatorFunction } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
-import { informerFactory, type Informer, type InformerEvent, type InformerFactory, type InformerWatchOptions } from '../../informer/index.js';
-import type { Connection } from '../../transport/index.js';
+import type { Informer, InformerEvent, InformerWatchOptions } from '../../informer/index.js';
 import type { ResourceRef } from '../../watch/index.js';
 import { reportError } from '../predicates/index.js';
 import type { ReconcileOptions } from '../options.js';
 import { reconcile } from '../reconcile.js';
 import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from '../types.js';
 import { mapKeys, toKeys, type KeyMapping } from '../triggers/index.js';
-import type { ContextReconcile, ControllerContext } from './context.js';
+import type { ContextReconcile, ControllerContext } from '../context/index.js';
 import { ownedTriggers } from './owner-scope.js';
 import {
   healthOf, problemsOf, reportHealth, watchSyncTimeout, type InformerHealth, type LabelledProblem, type NamedInformer,
@@ -42,17 +41,10 @@ export interface WatchesSpec<S extends KubernetesObject = KubernetesObject> {
 /** Options of {@link controller}. */
 export interface ControllerOptions<T extends KubernetesObject> extends ReconcileOptions {
   /**
-   * Where informers come from: a `KubeConfig` or any `Transport` (a virtual cluster), as every other entry point
-   * takes it; or pass one `informerFactory` as `informers` to share watches across controllers.
-   */
-  readonly connection?: Connection;
-  /** @deprecated The same as `connection` (a KubeConfig), kept for existing callers; pass `connection`. */
-  readonly kubeConfig?: KubeConfig;
-  /** The informer factory to take informers from; one is made from `kubeConfig` when omitted. */
-  readonly informers?: InformerFactory;
-  /**
-   * The host this controller runs in (the manager's context): its shared informers, its gate (leadership) and
-   * shutdown, its scheduler and its error reporting. Excludes `kubeConfig` and `informers`.
+   * Where the controller runs: the context its host (the manager, `startController`, the test kit) gave it. Resources
+   * given by reference are watched through its shared informers; runs wait for its gate (leadership) as well as for
+   * the caches; its shutdown drains the controller; its scheduler and error reporting are the defaults. Required to
+   * watch a resource by reference; a controller over informers given as they are can do without.
    */
   readonly context?: ControllerContext;
   /** The primary resource: its own events trigger its own keys, and reconciles read it from its store. */
@@ -103,8 +95,8 @@ export interface Controller extends Observable<ReconcileEvent> {
  *
  * # Guarantees
  * - All the guarantees of `reconcile` (never concurrent per key, coalescing, backoff, rate limits, drain).
- * - Informers come from one factory, so a resource watched by several controllers built on the same `informers`
- *   is watched once.
+ * - Informers come from the context's factory, so a resource watched by several controllers of one host is watched
+ *   once.
  * - Unless `gate` is given, no reconcile starts before every informer this controller uses has synced.
  * - Nothing fails silently: while the controller runs, an informer that cannot reach the cluster or is refused
  *   (ECONNREFUSED, 401, 403, an unknown kind) is reported to `onError` by default, and `health$` and `problems$`
@@ -113,14 +105,14 @@ export interface Controller extends Observable<ReconcileEvent> {
  *   `stop$` (or the host's shutdown) the stream completes once the drain is over.
  * - Owned objects key their owner by the owner kind's real scope, as controller-runtime asks its RESTMapper: a
  *   ConfigMap owned by its Namespace, or by a cluster-scoped custom resource, wakes `ownerName`, never
- *   `namespace/ownerName`. A built-in kind's scope is known at once; another kind's is asked of the informer
- *   factory's discovery once the primary has synced, and until it answers no run starts and no owned event is
- *   mapped (failures are reported to `onError` and asked again with backoff); the owned caches are then replayed.
- * - With a `context` (a manager's), informers come from its shared factory, runs wait for its gate (leadership)
- *   as well as for the caches, its shutdown drains the controller, and errors go to its `reportError`.
- * - Bad options (`owns` without a primary resource reference, a resource reference without `kubeConfig`,
- *   `informers` or `context`, `context` together with `kubeConfig` or `informers`, a bad `syncTimeout`, `owns` of a
- *   custom kind with an informer factory that cannot resolve resources) throw a `TypeError` or `RangeError` when
+ *   `namespace/ownerName`. A built-in kind's scope is known at once; another kind's is asked of the context's
+ *   informer factory (discovery) once the primary has synced, and until it answers no run starts and no owned event
+ *   is mapped (failures are reported to `onError` and asked again with backoff); the owned caches are then replayed.
+ * - With a `context`, runs wait for its gate (leadership) as well as for the caches, its shutdown drains the
+ *   controller, and errors go to its `reportError`.
+ * - Bad options (`owns` without a primary resource reference, a resource reference without a `context`, the old
+ *   `connection`, `kubeConfig` or `informers` options, a bad `syncTimeout`, `owns` of a custom kind with an informer
+ *   factory that cannot resolve resources) throw a `TypeError` or `RangeError` when
  *   `controller()` is called.
  *
  * # Caveats
@@ -129,17 +121,14 @@ export interface Controller extends Observable<ReconcileEvent> {
  */
 export function controller<T extends KubernetesObject>(options: ControllerOptions<T>): Controller {
   const { context } = options;
-  if (options.connection !== undefined && options.kubeConfig !== undefined) {
-    throw new TypeError('controller: pass connection or kubeConfig (its old name), not both');
+  const replaced = REPLACED_OPTIONS.filter((name) => name in options);
+  if (replaced.length > 0) {
+    throw new TypeError(`controller: ${replaced.join(', ')} ${replaced.length > 1 ? 'are' : 'is'} no longer an option; pass the host's context as \`context\` (startController(definition, { connection }) runs a controller alone)`);
   }
-  const connection = options.connection ?? options.kubeConfig;
-  if (context !== undefined && (options.informers !== undefined || connection !== undefined)) {
-    throw new TypeError('controller: pass either context or connection/informers; a context brings its own informers');
-  }
-  const factory = context?.informers ?? options.informers ?? (connection ? informerFactory(connection) : undefined);
+  const factory = context?.informers;
   const resolve = <S extends KubernetesObject>(source: WatchSource<S>): Informer<S> => {
     if (isInformer(source)) return source;
-    if (!factory) throw new TypeError('controller: pass connection, informers or context to watch a resource by reference');
+    if (!factory) throw new TypeError('controller: pass a context to watch a resource by reference');
     return 'resource' in source ? factory.for<S>(source.resource, source.options) : factory.for<S>(source);
   };
   const { syncTimeout } = options;
@@ -173,7 +162,7 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   const gate = owners.gate(options.gate ?? combineLatest(named.map(({ informer }) => informer.synced$)).pipe(map((synced) => synced.every(Boolean))));
 
   const {
-    for: _for, forFilter: _forFilter, owns: _owns, watches: _watches, reconcile: fn, connection: _connection, kubeConfig: _kc, informers: _inf,
+    for: _for, forFilter: _forFilter, owns: _owns, watches: _watches, reconcile: fn,
     context: _context, syncTimeout: _syncTimeout, failFast = false, onError: _onError, ...reconcileOptions
   } = options;
   const operator: ContextReconcile = context?.reconcile ?? reconcile;
@@ -190,6 +179,9 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   });
   return Object.assign(run$, { health$: healthOf(named), problems$: problemsOf(named) });
 }
+
+/** How the cluster used to be given, before the context was the one way. */
+const REPLACED_OPTIONS = ['connection', 'kubeConfig', 'informers'] as const;
 
 function isInformer<S extends KubernetesObject>(source: WatchSource<S>): source is Informer<S> {
   return typeof (source as Informer<S>).current === 'function' && 'events$' in source;

@@ -4,7 +4,6 @@
 export {
   controller, describeWatch, type Controller, type ControllerOptions, type WatchesSpec, type WatchSource,
 } from './controller.js';
-export type { ContextReconcile, ControllerContext } from './context.js';
 export {
   InformerHealthError, SyncTimeoutError, type InformerHealth, type LabelledProblem, type UnsyncedInformer,
 } from './health.js';

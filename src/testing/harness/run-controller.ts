@@ -4,9 +4,9 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ReplaySubject, type Observable, type SchedulerLike } from 'rxjs';
+import { hostController, type ControllerDefinition } from '../../controller/context/index.js';
 import type { ReconcileEvent } from '../../controller/index.js';
 import { seededRandom } from '../apiserver/index.js';
-import { handleOf, type CacheUnderTest, type ControllerSetup } from '../simulate/index.js';
 import { virtualCluster, type VirtualCluster, type VirtualClusterOptions } from '../virtual/index.js';
 
 /** Options of {@link runController}. */
@@ -20,8 +20,14 @@ export interface RunControllerOptions extends Omit<VirtualClusterOptions, 'sched
   readonly until: number;
   /** Seeds the cluster's and `random`'s randomness (default 0). */
   readonly seed?: number;
+  /** The context's `random`, e.g. `() => 0` for jitter-free retries whose times are exact. Default: seeded by `seed`. */
+  readonly random?: () => number;
   /** Objects stored before the controller starts (as `cluster.seed`). */
   readonly objects?: readonly KubernetesObject[];
+  /** Its first value starts the controller's graceful stop (`context.stop$`): intake stops, runs in flight drain. */
+  readonly stop$?: Observable<unknown>;
+  /** Receives what the controller survives (`context.reportError`). Default `reportError` (a process warning). */
+  readonly onError?: (error: Error) => void;
 }
 
 /** A controller running on a virtual cluster; see {@link runController}. */
@@ -38,28 +44,27 @@ export interface ControllerRun {
    * virtual time (a late subscriber first gets the earlier ones), completing at `until`.
    */
   readonly events$: Observable<ReconcileEvent>;
-  /** The informers the setup named as caches, if it returned a handle. */
-  readonly caches: readonly CacheUnderTest[];
   /** Stops the controller now (as reaching `until` does). */
   stop(): void;
 }
 
 /**
- * Starts `setup`'s controller on a new virtual cluster at the current virtual time and stops it at `until`.
+ * Starts `definition`'s controller on a new virtual cluster at the current virtual time and stops it at `until`.
  * Call it inside `TestScheduler.run()`; drive the cluster (writes, `cluster.faults`) from scheduled callbacks or
  * cold marbles; assert on `events$` with `expectReconciles`, or on `events` and `cluster.list()` after the flush.
  *
  * # Guarantees
- * - The controller gets the same context as under `simulate` (cluster, scheduler, seeded `random`), so one setup
- *   function serves marble tests, simulations and (with a real connection) production.
+ * - The controller gets a `ControllerContext` as under `simulate`, the manager and `startController`: the cluster as
+ *   its connection, the run's scheduler, a seeded `random`, an always-open gate and `stop$`. So the one definition
+ *   serves marble tests, simulations and production.
  * - At `until` the controller is unsubscribed and the cluster closed, so `TestScheduler.run()` returns.
  * - An error of the controller's stream errors `events$` (so the marble shows `#`); nothing is swallowed.
  *
  * # Caveats
  * - `events$` replays every event: subscribe it at frame 0 (as `expectObservable` does) to see each at its time.
  */
-export function runController(setup: ControllerSetup, options: RunControllerOptions): ControllerRun {
-  const { scheduler, until, seed = 0, objects, ...clusterOptions } = options;
+export function runController(definition: ControllerDefinition, options: RunControllerOptions): ControllerRun {
+  const { scheduler, until, seed = 0, objects, random, stop$, onError, ...clusterOptions } = options;
   if (typeof until !== 'number' || !Number.isFinite(until) || until < 0) {
     throw new RangeError(`runController: until must be a finite number of ms >= 0, got ${String(until)}`);
   }
@@ -67,8 +72,10 @@ export function runController(setup: ControllerSetup, options: RunControllerOpti
   if (objects !== undefined && objects.length > 0) cluster.seed(objects);
   const events: ReconcileEvent[] = [];
   const events$ = new ReplaySubject<ReconcileEvent>();
-  const handle = handleOf(setup({ cluster, scheduler, random: seededRandom(seed ^ 0x5eed) }));
-  const subscription = handle.events$.subscribe({
+  const started$ = hostController(definition, {
+    connection: cluster, scheduler, random: random ?? seededRandom(seed ^ 0x5eed), ...(stop$ ? { stop$ } : {}), ...(onError ? { onError } : {}),
+  });
+  const subscription = started$.subscribe({
     next: (event) => {
       events.push(event);
       events$.next(event);
@@ -83,5 +90,5 @@ export function runController(setup: ControllerSetup, options: RunControllerOpti
   };
   const timer = scheduler.schedule(stop, Math.max(0, until - scheduler.now()));
   subscription.add(timer);
-  return { cluster, events, events$: events$.asObservable(), caches: handle.caches ?? [], stop };
+  return { cluster, events, events$: events$.asObservable(), stop };
 }

@@ -2,9 +2,10 @@
  * `expectReconciles`: marble assertions over a controller's {@link ReconcileEvent}s, one letter per event kind.
  * @module
  */
-import { filter, map, type Observable } from 'rxjs';
-import type { RunHelpers } from 'rxjs/testing';
+import { asyncScheduler, filter, map, type Observable, type Subscription } from 'rxjs';
+import { TestScheduler, type RunHelpers } from 'rxjs/testing';
 import type { ReconcileEvent } from '../../controller/index.js';
+import { describeEntries, firstDifference, legend, renderMarble, sameMarble, type MarbleEntry } from './marble-text.js';
 
 /**
  * The letter of each {@link ReconcileEvent} kind in a reconcile marble:
@@ -94,18 +95,40 @@ export interface ExpectReconcilesOptions {
  * Marble assertions over reconcile events, inside `TestScheduler.run()`:
  * `expectReconciles(helpers, events$).toBe('(sS)--(sfr)-(sS)')`.
  *
+ * A mismatch fails the run with an `Error` that says, as RxJS users read them, the two marbles and the legend of
+ * their letters:
+ *
+ * ```text
+ * expectReconciles: the reconcile marbles differ
+ *   expected: 1600ms (sfr) 15ms (sS)
+ *   actual:   1600ms (sfr) 15ms (sf)
+ *   first difference: expected S at 1620 ms, got f at 1620 ms (failed default/flaky: again)
+ *   letters: S = succeeded, f = failed, r = retrying, s = started
+ * ```
+ *
+ * and keeps the detail: `actual` and `expected` (the two marbles, which mocha shows as a diff), `actualEvents`
+ * (every event behind the actual letters, `<ms> <letter> <event>`, with its key, attempt and error), and
+ * `actualEntries`/`expectedEntries` (frame and symbol of each).
+ *
  * # Guarantees
- * - It is `expectObservable` over the events mapped to letters: frames are the scheduler's milliseconds, events of
- *   one frame form a group `(…)`, and a failure shows both marbles as `TestScheduler` reports them, after the run.
+ * - It records like `expectObservable`: the subscription marble, frames in the scheduler's milliseconds, events of one
+ *   frame in a group `(…)`. It compares marbles: the same letters at the same frames; an error matches `#`.
+ * - Both marbles in a failure are drawn from what they mean, the same way, so their text differs only where they do.
  * - With `values`, a letter can pin fields: `{ R: { type: 'retrying', delayMs: 10 } }`.
  *
  * # Caveats
+ * - The comparison runs after everything else the run scheduled, so the run's clock ends far in the future; read
+ *   times you need before the run ends.
  * - A controller that keeps requeueing never completes: end its stream (for example with `takeUntil`, `stop$` or a
  *   subscription marble) or the expected marble must not end with `|`.
+ * - Call it inside `TestScheduler.run()`: it schedules through the run's delegation of `asyncScheduler`.
  */
 export function expectReconciles(
   helpers: Pick<RunHelpers, 'expectObservable'>, events$: Observable<ReconcileEvent>, options: ExpectReconcilesOptions = {},
 ): ReconcileExpectation {
+  if (typeof helpers?.expectObservable !== 'function') {
+    throw new TypeError('expectReconciles: pass the helpers of TestScheduler.run(), and call it inside the run');
+  }
   const { key } = options;
   const wanted = key === undefined ? undefined : typeof key === 'string' ? (k: string) => k === key : key;
   return {
@@ -115,14 +138,70 @@ export function expectReconciles(
       const letters$ = events$.pipe(
         filter((event) => wanted === undefined || (event.type !== 'rejected' && wanted(event.key))),
         map((event) => {
-          for (const [letter, pattern] of patterns) if (matches(event, pattern)) return letter;
+          for (const [letter, pattern] of patterns) if (matches(event, pattern)) return { letter, event };
           const letter = reconcileLetter(event);
-          return redefined.has(letter) ? '?' : letter;
+          return { letter: redefined.has(letter) ? '?' : letter, event };
         }),
       );
-      helpers.expectObservable(letters$, options.subscription).toBe(marble);
+      const expected: MarbleEntry[] = TestScheduler.parseMarbles(marble, undefined, undefined, true, true).map(({ frame, notification }) => ({
+        frame, symbol: notification.kind === 'N' ? String(notification.value) : notification.kind === 'C' ? '|' : '#',
+      }));
+      const actual = record(letters$, options.subscription);
+      // Last of all the run's actions: every event has been recorded by then.
+      asyncScheduler.schedule(() => {
+        if (sameMarble(actual, expected)) return;
+        throw new ReconcileMarbleError(actual, expected, values);
+      }, COMPARE_AFTER);
     },
   };
+}
+
+/** How far in the future, in frames, the comparison runs: after every action a run can schedule. */
+const COMPARE_AFTER = Number.MAX_SAFE_INTEGER / 4;
+
+/** Subscribes `letters$` as `expectObservable` does (at the subscription marble's frames) and records it. */
+function record(letters$: Observable<{ letter: string; event: ReconcileEvent }>, subscriptionMarble: string | undefined): MarbleEntry[] {
+  const entries: MarbleEntry[] = [];
+  const { subscribedFrame, unsubscribedFrame } = TestScheduler.parseMarblesAsSubscriptions(subscriptionMarble ?? null, true);
+  let subscription: Subscription | undefined;
+  asyncScheduler.schedule(() => {
+    subscription = letters$.subscribe({
+      next: ({ letter, event }) => entries.push({ frame: asyncScheduler.now(), symbol: letter, event }),
+      error: (error: unknown) => entries.push({ frame: asyncScheduler.now(), symbol: '#', error }),
+      complete: () => entries.push({ frame: asyncScheduler.now(), symbol: '|' }),
+    });
+  }, subscribedFrame === Infinity ? 0 : subscribedFrame);
+  if (unsubscribedFrame !== Infinity) asyncScheduler.schedule(() => subscription?.unsubscribe(), unsubscribedFrame);
+  return entries;
+}
+
+/** The failure of {@link expectReconciles}: the two marbles, their legend, and every actual event behind the letters. */
+class ReconcileMarbleError extends Error {
+  /** The actual marble, as mocha's diff shows it. */
+  readonly actual: string;
+  /** The expected marble, drawn the same way. */
+  readonly expected: string;
+  /** Tells mocha to show `expected` and `actual` as a diff. */
+  readonly showDiff = true;
+  /** Every actual entry: `<ms> ms <letter> <event>`, with the event's key, attempt, delay and error. */
+  readonly actualEvents: readonly string[];
+
+  constructor(readonly actualEntries: readonly MarbleEntry[], readonly expectedEntries: readonly MarbleEntry[], values: Readonly<Record<string, object>>) {
+    const actual = renderMarble(actualEntries);
+    const expected = renderMarble(expectedEntries);
+    const symbols = [...actualEntries, ...expectedEntries].map((entry) => entry.symbol);
+    super([
+      'expectReconciles: the reconcile marbles differ',
+      `  expected: ${expected}`,
+      `  actual:   ${actual}`,
+      `  ${firstDifference(actualEntries, expectedEntries) ?? ''}`,
+      `  letters: ${legend(symbols, RECONCILE_LETTERS, values)}`,
+    ].join('\n'));
+    this.name = 'ReconcileMarbleError';
+    this.actual = actual;
+    this.expected = expected;
+    this.actualEvents = describeEntries(actualEntries);
+  }
 }
 
 function matches(event: ReconcileEvent, pattern: ReconcileEventPattern): boolean {

@@ -6,5 +6,5 @@
 export { recorder, streamName, type Recorder, type RecorderOptions, type RecordingSink } from './recorder.js';
 export { parseRecording, type RecordLine, type RecordedReconcileEvent } from './format.js';
 export {
-  replay, type ReplayContext, type ReplayDecision, type ReplayDivergence, type ReplayOptions, type ReplayReport, type ReplaySetup,
+  replay, type ReplayDecision, type ReplayDivergence, type ReplayOptions, type ReplayReport,
 } from './replay.js';

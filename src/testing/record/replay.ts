@@ -5,28 +5,14 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { concatMap, from, merge, NEVER, Observable, throwError, timer, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { ReconcileEvent } from '../../controller/index.js';
+import { hostController, type ControllerDefinition } from '../../controller/context/index.js';
 import { messageOf } from '../../describe/index.js';
-import { informerFactory, type DeltaSource, type InformerFactory } from '../../informer/index.js';
+import type { DeltaSource } from '../../informer/index.js';
 import { TransportError, type Connection, type Transport } from '../../transport/index.js';
 import type { WatchEvent } from '../../watch/index.js';
+import { seededRandom } from '../apiserver/index.js';
 import { parseRecording, recordReconcileEvent, type RecordedReconcileEvent } from './format.js';
 import { streamName } from './recorder.js';
-
-/** What a controller set up for replay is given. */
-export interface ReplayContext {
-  /** The virtual clock: pass it to every operator, informer and client of the controller. */
-  readonly scheduler: SchedulerLike;
-  /** Informers fed by the recording: `for(resource, { namespace })` plays the stream recorded under that name. */
-  readonly informers: InformerFactory;
-  /** The recording as a DeltaSource, for controllers that build their own factory or `informerFromSource`. */
-  readonly source: DeltaSource;
-  /** Where writes go: `options.connection`, or a transport that refuses every request (a replay has no server). */
-  readonly connection: Connection;
-}
-
-/** The controller under replay: builds it from the context and returns its ReconcileEvents. */
-export type ReplaySetup = (context: ReplayContext) => Observable<ReconcileEvent>;
 
 /** Options of {@link replay}. */
 export interface ReplayOptions {
@@ -87,9 +73,10 @@ export interface ReplayReport {
 }
 
 /**
- * Replays a recording (from `recorder`) against `setup`'s controller: each recorded WatchEvent is delivered to the
- * controller's informers at its recorded time, in virtual time, and the controller's decisions are compared with
- * the recorded ones.
+ * Replays a recording (from `recorder`) against `definition`'s controller: each recorded WatchEvent is delivered to
+ * the informers of its context (`context.informers.for(resource, { namespace })` plays the stream recorded under
+ * that name) at its recorded time, in virtual time, and the controller's decisions are compared with the recorded
+ * ones.
  *
  * # Guarantees
  * - Deterministic: it runs in its own `TestScheduler.run()`, so the same recording and the same controller give the
@@ -108,7 +95,7 @@ export interface ReplayReport {
  * - Decisions that depend on wall time in the recording (a retry pulled forward to 0 ms by a fresh trigger) can
  *   differ in virtual time; the report says where.
  */
-export function replay(recording: string | readonly string[], setup: ReplaySetup, options: ReplayOptions = {}): ReplayReport {
+export function replay(recording: string | readonly string[], definition: ControllerDefinition, options: ReplayOptions = {}): ReplayReport {
   const records = parseRecording(recording);
   const settleMs = options.settleMs ?? 60_000;
   const streams = new Map<string, Map<number, WatchEvent<KubernetesObject>[]>>();
@@ -140,7 +127,8 @@ export function replay(recording: string | readonly string[], setup: ReplaySetup
       ).subscribe(subscriber));
     }) as DeltaSource;
     const connection = options.connection?.(scheduler) ?? noServer;
-    const subscription = setup({ scheduler, source, connection, informers: informerFactory(connection, { scheduler, source }) }).subscribe({
+    const started$ = hostController(definition, { connection, scheduler, random: seededRandom(0), informers: { source } });
+    const subscription = started$.subscribe({
       next: (event) => {
         const decision = decisionOf(recordReconcileEvent(event));
         if (decision !== undefined) replayed.push({ t: scheduler.now(), key: event.type === 'rejected' ? '' : event.key, decision });

@@ -4,9 +4,10 @@
  * @module
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { isObservable, type Observable, type Subscription } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
 import { resourceClient } from '../../client/index.js';
 import type { ReconcileEvent } from '../../controller/index.js';
+import { hostController, type ControllerContext, type ControllerDefinition } from '../../controller/context/index.js';
 import { messageOf } from '../../describe/index.js';
 import { objectKey } from '../../objects/index.js';
 import { ApiError } from '../../transport/index.js';
@@ -14,9 +15,7 @@ import { virtualCluster, type ConflictKeyOptions, type VirtualCluster } from '..
 import { seededRandom } from '../apiserver/index.js';
 import { GuardedTestScheduler } from './guarded-scheduler.js';
 import { describeStep, type Scenario, type ScenarioStep } from './scenario.js';
-import type {
-  CacheUnderTest, Check, ControllerHandle, ControllerSetup, FaultStep, Invariants, SimulationWorld, Workload,
-} from './types.js';
+import type { CacheUnderTest, Check, FaultStep, Invariants, SimulationWorld, Workload } from './types.js';
 
 /** What one run of a scenario produced. */
 export interface ScenarioRun {
@@ -38,15 +37,8 @@ export interface RunSettings {
   readonly workloads: readonly Workload<KubernetesObject>[];
   /** What is checked at `duration + settle`. */
   readonly invariants: Invariants;
-}
-
-/** The handle of what `setup` returned. */
-export function handleOf(started: Observable<ReconcileEvent> | ControllerHandle): ControllerHandle {
-  if (isObservable(started)) return { events$: started as Observable<ReconcileEvent> };
-  if (started === null || typeof started !== 'object' || !isObservable((started as ControllerHandle).events$)) {
-    throw new TypeError('simulate: setup must return an Observable of ReconcileEvents or { events$, caches? }');
-  }
-  return started;
+  /** The informers whose caches `invariants.cachesMatchServer` compares with the server, from the run's context. */
+  readonly caches?: (context: ControllerContext) => readonly CacheUnderTest[];
 }
 
 /** One line per ReconcileEvent: `started n1#1`, `requeued n1 +30000`, `failed n1: <message>`, `retrying n1 +5`. */
@@ -64,10 +56,10 @@ export function describeEvent(event: ReconcileEvent): string {
 }
 
 /**
- * Plays `scenario` against `setup`'s controller: workload steps and faults at their times, then `settle` quiet ms,
- * then the invariants. Deterministic: the same scenario gives the same trace, byte for byte.
+ * Plays `scenario` against `definition`'s controller: workload steps and faults at their times, then `settle` quiet
+ * ms, then the invariants. Deterministic: the same scenario gives the same trace, byte for byte.
  */
-export function runScenario(setup: ControllerSetup, scenario: Scenario, settings: RunSettings): ScenarioRun {
+export function runScenario(definition: ControllerDefinition, scenario: Scenario, settings: RunSettings): ScenarioRun {
   const trace: string[] = [];
   const violations: string[] = [];
   const events: ReconcileEvent[] = [];
@@ -80,10 +72,14 @@ export function runScenario(setup: ControllerSetup, scenario: Scenario, settings
       const log = (line: string): void => void trace.push(`${scheduler.now()} ${line}`);
       const cluster = virtualCluster({ scheduler, seed: scenario.seed });
       let subscription: Subscription | undefined;
-      let handle: ControllerHandle | undefined;
+      let context: ControllerContext | undefined;
+      let caches: readonly CacheUnderTest[] | undefined;
       try {
-        handle = handleOf(setup({ cluster, scheduler, random: seededRandom(scenario.seed ^ 0x5eed) }));
-        subscription = handle.events$.subscribe({
+        const events$ = hostController(definition, {
+          connection: cluster, scheduler, random: seededRandom(scenario.seed ^ 0x5eed),
+          onError: (error) => log(`controller reported: ${messageOf(error)}`),
+        }, (built) => (context = built));
+        subscription = events$.subscribe({
           next: (event) => {
             events.push(event);
             log(describeEvent(event));
@@ -94,13 +90,14 @@ export function runScenario(setup: ControllerSetup, scenario: Scenario, settings
           },
           complete: () => log('controller completed'),
         });
+        caches = context === undefined ? [] : settings.caches?.(context) ?? [];
       } catch (error) {
-        violations.push(`setup threw: ${messageOf(error)}`);
+        violations.push(`the controller could not be started: ${messageOf(error)}`);
       }
       for (const step of scenario.steps) scheduler.schedule(() => perform(step, scenario, cluster, settings, log), step.at);
       scheduler.schedule(() => {
         log('check');
-        if (handle !== undefined) violations.push(...check(cluster, handle, settings, { events, trace, now: scheduler.now() }));
+        if (caches !== undefined) violations.push(...check(cluster, caches, settings, { events, trace, now: scheduler.now() }));
         subscription?.unsubscribe();
         cluster.close();
       }, end);
@@ -181,12 +178,12 @@ function targetsOf(scenario: Scenario, settings: RunSettings): ConflictKeyOption
 }
 
 /** Every invariant that does not hold, with its reason. */
-function check(cluster: VirtualCluster, handle: ControllerHandle, settings: RunSettings, seen: Omit<SimulationWorld, 'server'>): string[] {
+function check(cluster: VirtualCluster, caches: readonly CacheUnderTest[], settings: RunSettings, seen: Omit<SimulationWorld, 'server'>): string[] {
   const world: SimulationWorld = { ...seen, server: (resource, namespace) => cluster.list(resource, namespace) };
   const violations: string[] = [];
   const { invariants } = settings;
   if (invariants.cachesMatchServer !== false) {
-    for (const cache of handle.caches ?? []) {
+    for (const cache of caches) {
       const difference = cacheDifference(cache, cluster);
       if (difference !== undefined) violations.push(difference);
     }

@@ -5,15 +5,21 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import * as fc from 'fast-check';
+import type { ControllerContext, ControllerDefinition } from '../../controller/context/index.js';
+import { fingerprint, notTogether, printReplayPath, readReplayPath } from './replay-path.js';
 import { runScenario, type ScenarioRun } from './run-scenario.js';
 import { describeStep, scenarioArbitrary, type Scenario } from './scenario.js';
-import type { ControllerSetup, FaultOptions, Invariants, Workload } from './types.js';
+import type { CacheUnderTest, FaultOptions, Invariants, Workload } from './types.js';
 
 /** Options of {@link simulate}. */
 export interface SimulateOptions {
   /** The fast-check seed. Omitted: a fresh one, printed on failure. Same seed (and path) => same runs, byte for byte. */
   readonly seed?: number;
-  /** With `seed`: replays exactly that counterexample (as printed on failure), without shrinking further. */
+  /**
+   * With `seed`: replays exactly that counterexample (as printed on failure), without shrinking further. A printed
+   * path ends with the fingerprint of its scenario (`6:0:4:2#1f0c9a3e`), so a path given with another seed or other
+   * options (workload, faults, duration) is refused with a clear error instead of replaying something else.
+   */
   readonly path?: string;
   /** How many random scenarios to try (default 10). */
   readonly runs?: number;
@@ -27,6 +33,12 @@ export interface SimulateOptions {
   readonly faults?: FaultOptions | false;
   /** What must hold at the end (default: the caches match the server). */
   readonly invariants?: Invariants;
+  /**
+   * The informers whose caches must hold exactly what the server holds at the end (`invariants.cachesMatchServer`),
+   * taken from each run's context, e.g. `({ informers }) => [{ resource: POD, namespace: 'default', informer:
+   * informers.for(POD, { namespace: 'default' }) }]`: the factory hands out the very informer the controller uses.
+   */
+  readonly caches?: (context: ControllerContext) => readonly CacheUnderTest[];
   /** Skip shrinking (report the first failing scenario as found). Default false. */
   readonly noShrink?: boolean;
   /** Where the failure text goes as well as into the report (e.g. `console.error`). Default: nowhere. */
@@ -37,7 +49,10 @@ export interface SimulateOptions {
 export interface SimulationFailure {
   /** The fast-check seed of the failing `simulate` call (as `SimulationReport.seed`), not the scenario's own seed. */
   readonly seed: number;
-  /** fast-check's path to the counterexample: `simulate(setup, { ...options, seed, path })` replays it. */
+  /**
+   * The path to the counterexample: fast-check's, then `#` and the scenario's fingerprint.
+   * `simulate(definition, { ...options, seed, path })` replays it.
+   */
   readonly path: string;
   /** The shrunk scenario. */
   readonly scenario: Scenario;
@@ -71,21 +86,26 @@ export interface SimulationReport {
 }
 
 /**
- * Runs `setup`'s controller against a virtual cluster under random workloads and faults, `runs` times, and checks
+ * Runs `definition`'s controller against a virtual cluster under random workloads and faults, `runs` times, and checks
  * after each run that it converged and that the invariants hold.
  *
  * Each run is one scenario: a seed (the cluster's and `random`'s), the user's workload steps and the drawn faults at
- * virtual times in `[0, duration)`; then `settle` quiet ms; then the checks: every cache in the controller's handle
- * equals the server (`cachesMatchServer`), `invariants.desired` holds, and every `invariants.checks` holds.
+ * virtual times in `[0, duration)`; then `settle` quiet ms; then the checks: every cache `caches` names equals the
+ * server (`cachesMatchServer`), `invariants.desired` holds, and every `invariants.checks` holds. The controller gets
+ * a `ControllerContext` over the run's cluster, with its virtual clock and a seeded `random`; what it reports
+ * (`context.reportError`) goes into the trace.
  *
  * # Guarantees
  * - Deterministic: each run is its own `TestScheduler.run()` with a cluster and `random` seeded from the scenario,
- *   so the same `seed` gives the same scenarios and byte-identical traces; `{ seed, path }` of a failure replays it.
+ *   so the same `seed` gives the same scenarios and byte-identical traces; `{ seed, path }` of a failure replays it,
+ *   and only it (`runs` is 1; a replay that passes means the controller no longer fails there).
+ * - `{ seed, path }` that do not belong together (a path printed for another seed, or for other options, or no path
+ *   at all) throw a `TypeError` that says so, rather than replaying another scenario or passing.
  * - A failure is shrunk by fast-check (fewer steps and faults, earlier times, simpler values) and reported with its
  *   seed, its shortened trace (steps and faults), the violations and the line that reproduces it.
  * - Nothing of the controller's can hang a run: virtual time stops at `duration + settle`, and an instant at which
  *   more than 200 000 actions run (a timer re-armed at the same time forever) fails the run instead of spinning.
- * - A controller whose stream errors, or a setup that throws, is a failure, not a crash.
+ * - A controller whose stream errors, or whose `start` throws, is a failure, not a crash.
  *
  * # Caveats
  * - The controller must take its time from `context.scheduler` and its chance from `context.random`: a
@@ -95,30 +115,52 @@ export interface SimulationReport {
  * - Shrinking re-runs the controller many times: keep `duration`, `settle` and the step counts as small as the
  *   property allows.
  */
-export function simulate(setup: ControllerSetup, options: SimulateOptions): SimulationReport {
+export function simulate(definition: ControllerDefinition, options: SimulateOptions): SimulationReport {
   const workloads = (Array.isArray(options.workload) ? options.workload : [options.workload]) as readonly Workload<KubernetesObject>[];
   const duration = positive('duration', options.duration);
   const settle = options.settle === undefined ? 300_000 : nonNegative('settle', options.settle);
-  const settings = { duration, settle, workloads, invariants: options.invariants ?? {} };
+  const settings = { duration, settle, workloads, invariants: options.invariants ?? {}, ...(options.caches ? { caches: options.caches } : {}) };
   const arbitrary = scenarioArbitrary(duration, workloads, options.faults ?? {});
+  const replay = options.path === undefined ? undefined : readReplayPath(options.path, options.seed);
   let last: ScenarioRun | undefined;
+  let replayed: Scenario | undefined;
   const property = fc.property(arbitrary, (scenario) => {
-    last = runScenario(setup, scenario, settings);
+    if (replay !== undefined) {
+      // Only the scenario the path leads to, and only if it is the one the path was printed for.
+      if (replayed !== undefined) return;
+      replayed = scenario;
+      if (replay.fingerprint !== undefined && fingerprint(scenario) !== replay.fingerprint) return;
+    }
+    last = runScenario(definition, scenario, settings);
     if (last.violations.length > 0) throw new Error(last.violations.join('\n'));
   });
-  const details = fc.check(property, {
-    numRuns: options.runs ?? 10,
-    ...(options.seed !== undefined ? { seed: options.seed } : {}),
-    ...(options.path !== undefined ? { path: options.path } : {}),
-    ...(options.noShrink || options.path !== undefined ? { endOnFailure: true } : {}),
-  });
+  let details: fc.RunDetails<[Scenario]>;
+  try {
+    details = fc.check(property, {
+      numRuns: options.runs ?? 10,
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(replay !== undefined ? { path: replay.fastCheck } : {}),
+      ...(options.noShrink || replay !== undefined ? { endOnFailure: true } : {}),
+    });
+  } catch (error) {
+    // fast-check cannot follow the path from this seed: "Unable to replay, got wrong path".
+    if (replay !== undefined && error instanceof Error && /replay/i.test(error.message)) {
+      throw notTogether(options.seed!, replay.text, `the path does not lead anywhere from seed ${options.seed} (${error.message})`);
+    }
+    throw error;
+  }
+  if (replay?.fingerprint !== undefined && (replayed === undefined || fingerprint(replayed) !== replay.fingerprint)) {
+    throw notTogether(options.seed!, replay.text, replayed === undefined
+      ? `the path leads to no scenario from seed ${options.seed}`
+      : `the path leads from seed ${options.seed} to another scenario (scenario seed ${replayed.seed}, ${replayed.steps.length} steps) than the one it was printed for`);
+  }
   if (!details.failed || details.counterexample === null) {
-    return { ok: true, seed: details.seed, runs: details.numRuns, trace: last?.trace ?? [] };
+    return { ok: true, seed: details.seed, runs: replay === undefined ? details.numRuns : 1, trace: last?.trace ?? [] };
   }
   const [scenario] = details.counterexample;
   // Run the counterexample once more: its trace, and a check that it fails the same way.
-  const run = runScenario(setup, scenario, settings);
-  const path = details.counterexamplePath ?? '';
+  const run = runScenario(definition, scenario, settings);
+  const path = replay?.text ?? printReplayPath(details.counterexamplePath ?? '', scenario);
   const steps = scenario.steps.map((step) => `${step.at} ${describeStep(step)}`);
   const message = [
     `simulate: the controller failed after ${details.numRuns} run(s) (${details.numShrinks} shrinks); seed ${details.seed}, path "${path}"`,
@@ -126,7 +168,7 @@ export function simulate(setup: ControllerSetup, options: SimulateOptions): Simu
     ...steps.map((line) => `  ${line}`),
     'violations:',
     ...run.violations.map((line) => `  ${line}`),
-    `reproduce: simulate(setup, { ...options, seed: ${details.seed}, path: ${JSON.stringify(path)} })`,
+    `reproduce: simulate(controller, { ...options, seed: ${details.seed}, path: ${JSON.stringify(path)} })`,
   ].join('\n');
   options.log?.(message);
   return {
@@ -142,8 +184,8 @@ export function simulate(setup: ControllerSetup, options: SimulateOptions): Simu
  * # Guarantees
  * - Returns the report when every run passed; throws only for a failing scenario or invalid options.
  */
-export function assertSimulation(setup: ControllerSetup, options: SimulateOptions): SimulationReport {
-  const report = simulate(setup, options);
+export function assertSimulation(definition: ControllerDefinition, options: SimulateOptions): SimulationReport {
+  const report = simulate(definition, options);
   if (report.failure !== undefined) throw new Error(report.failure.message);
   return report;
 }

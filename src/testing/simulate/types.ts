@@ -1,25 +1,12 @@
 /**
- * The vocabulary of simulations: what a controller under test is given and returns, the workload, the faults and
- * the invariants.
+ * The vocabulary of simulations: the caches to check, the workload, the faults and the invariants.
  * @module
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Arbitrary } from 'fast-check';
-import type { Observable, SchedulerLike } from 'rxjs';
 import type { ReconcileEvent } from '../../controller/index.js';
 import type { Informer } from '../../informer/index.js';
 import type { ResourceRef } from '../../resources/index.js';
-import type { VirtualCluster } from '../virtual/index.js';
-
-/** What a controller under test is built from: pass these wherever the controller takes a connection or a scheduler. */
-export interface ControllerContext {
-  /** The virtual cluster: a `Connection` (informers, clients, recorders, leader election, manager). */
-  readonly cluster: VirtualCluster;
-  /** The virtual clock: pass it to every operator, informer, client and recorder. */
-  readonly scheduler: SchedulerLike;
-  /** Uniform samples in [0, 1), seeded: pass it as `random` so jitter is part of the seed. */
-  readonly random: () => number;
-}
 
 /** An informer whose cache must equal the server at the end of a simulation. */
 export interface CacheUnderTest {
@@ -33,23 +20,6 @@ export interface CacheUnderTest {
   /** The informer's namespace, when it watches one. */
   readonly namespace?: string;
 }
-
-/** A running controller: its ReconcileEvents and the caches to check. */
-export interface ControllerHandle {
-  /**
-   * The controller's ReconcileEvents: subscribing starts the controller, unsubscribing (at the end of the run) stops
-   * it. An error of this stream is a violation; its completion is only traced.
-   */
-  readonly events$: Observable<ReconcileEvent>;
-  /** Informers whose `current()` must hold exactly what the server holds at the end (`cachesMatchServer`). */
-  readonly caches?: readonly CacheUnderTest[];
-}
-
-/**
- * The user's controller, unchanged, as a function of where it runs: returns its ReconcileEvents, or a handle that
- * also names the informers to check. Subscribing starts it; unsubscribing stops it.
- */
-export type ControllerSetup = (context: ControllerContext) => Observable<ReconcileEvent> | ControllerHandle;
 
 /**
  * One thing a user does to the cluster:

@@ -1,0 +1,66 @@
+/**
+ * `controllerContext`: what every host builds its controllers' contexts with, so that the gate, the shutdown and the
+ * clients work the same under the manager, alone and in tests.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { combineLatest, distinctUntilChanged, map, merge, type Observable } from 'rxjs';
+import { resourceClient, type ResourceClientOptions } from '../../client/index.js';
+import type { ResourceRef } from '../../watch/index.js';
+import type { Lookup, ReconcileOptions } from '../options.js';
+import { reconcile } from '../reconcile.js';
+import type { ReconcileFn, ReconcileTrigger } from '../types.js';
+import type { ContextReconcile, ControllerContext } from './types.js';
+
+/** What a host watches of the reconcile operators its controllers build (the manager's workqueue metrics). */
+export interface ReconcileInstrument {
+  /** Every trigger the operator receives, before it. */
+  trigger(trigger: ReconcileTrigger | string): void;
+  /** The `concurrency` of each operator built. */
+  concurrency(workers: number): void;
+}
+
+/** What a host knows; {@link controllerContext} adds `reconcile` and `client()`. */
+export type ContextHost = Omit<ControllerContext, 'reconcile' | 'client'> & {
+  /** Sees every operator built with the context's `reconcile`. */
+  readonly instrument?: ReconcileInstrument;
+};
+
+/**
+ * The context of one controller of `host`.
+ *
+ * # Guarantees
+ * - `reconcile` applies the host's `gate` (AND the options' own), its `stop$` (OR the options' own), and defaults
+ *   `scheduler` and `drainTimeout` to the host's; `instrument` sees every trigger first.
+ * - `client()` passes the host's `scheduler`, `random` and `onWarning` unless `options` name others.
+ */
+export function controllerContext(host: ContextHost): ControllerContext {
+  const { instrument, ...context } = host;
+  const wrapped = <T>(fn: ReconcileFn<T>, options: ReconcileOptions & { readonly lookup?: Lookup<T> }) => {
+    const operator = reconcile<T>(fn, {
+      ...options,
+      lookup: options.lookup as Lookup<T>,
+      gate: options.gate === undefined ? host.gate : both(host.gate, options.gate),
+      stop$: options.stop$ === undefined ? host.stop$ : merge(host.stop$, options.stop$),
+      scheduler: options.scheduler ?? host.scheduler,
+      drainTimeout: options.drainTimeout ?? host.drainTimeout,
+    });
+    instrument?.concurrency(options.concurrency ?? 1);
+    return (source: Observable<ReconcileTrigger | string>) =>
+      operator(instrument === undefined ? source : source.pipe(map((trigger) => {
+        instrument.trigger(trigger);
+        return trigger;
+      })));
+  };
+  return {
+    ...context,
+    reconcile: wrapped as ContextReconcile,
+    client: <T extends KubernetesObject>(resource: ResourceRef, options: ResourceClientOptions = {}) => resourceClient<T>(host.connection, resource, {
+      scheduler: host.scheduler, random: host.random, onWarning: host.onWarning, ...options,
+    }),
+  };
+}
+
+/** Open while both are open; closed until both have said. */
+function both(a: Observable<boolean>, b: Observable<boolean>): Observable<boolean> {
+  return combineLatest([a, b]).pipe(map(([x, y]) => x === true && y === true), distinctUntilChanged());
+}

@@ -1,0 +1,114 @@
+/**
+ * The one context a controller is written against, and a controller written once as a function of it: every host
+ * (the manager, `startController`, `runController`, `simulate`) provides the same context.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
+import type { EventRecorder, ResourceClient, ResourceClientOptions } from '../../client/index.js';
+import type { InformerFactory } from '../../informer/index.js';
+import type { Connection, WarningHandler } from '../../transport/index.js';
+import type { ResourceRef } from '../../watch/index.js';
+import type { ReconcileLookupOptions, ReconcileOptions } from '../options.js';
+import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } from '../types.js';
+
+/**
+ * `reconcile` with the host's gate, shutdown, scheduler and instrumentation applied; same overloads as `reconcile`.
+ *
+ * # Guarantees
+ * - The options' own `gate` still applies: runs start only while both it and the host's gate are open.
+ * - The options' own `stop$` still applies: either it or the host's shutdown starts the drain.
+ * - `scheduler` and `drainTimeout` default to the host's.
+ */
+export interface ContextReconcile {
+  /** `reconcile` with a `lookup`: the reconcile function receives the latest object of its key. */
+  <T>(fn: ReconcileFn<T>, options: ReconcileLookupOptions<T>): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
+  /** `reconcile` without a `lookup`: the reconcile function receives the key only. */
+  (fn: ReconcileKeyFn, options?: ReconcileOptions & { readonly lookup?: undefined }): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
+}
+
+/**
+ * Where a controller runs, as one value: the cluster, the shared caches, the clock and chance, the gate and the
+ * shutdown, and where to report what the controller survives. The manager, `startController`, and the test kit's
+ * `runController` and `simulate` each give a controller one of these, so a controller built only from its context
+ * runs in all of them unchanged (`controller({ context, … })` takes it whole).
+ *
+ * # Guarantees (every host keeps them)
+ * - `informers`, `client()` and `recorder` already use `scheduler`, `random` and `onWarning`: nothing needs
+ *   threading through constructors.
+ * - `informers` is shared by every controller of the host: one watch per resource and options.
+ * - `reconcile` keeps every guarantee of `reconcile` and adds only the host's `gate`, `stop$`, `drainTimeout`,
+ *   `scheduler` and instrumentation.
+ * - `gate` is open while this controller may run: leadership under a manager with leader election (unless the
+ *   controller opted out), always open elsewhere. `stop$` emits once when the host starts its graceful stop.
+ */
+export interface ControllerContext {
+  /** The controller's name, unique within its host: the `controller` label of its metrics and logs. */
+  readonly name: string;
+  /** Where the cluster is: a client-node `KubeConfig` or any `Transport` (the test kit's virtual cluster). */
+  readonly connection: Connection;
+  /** The host's informer factory, shared by every controller it runs. */
+  readonly informers: InformerFactory;
+  /** A resource client on `connection` with the host's `scheduler`, `random` and `onWarning`; `options` add to them. */
+  client<T extends KubernetesObject>(resource: ResourceRef, options?: ResourceClientOptions): ResourceClient<T>;
+  /**
+   * The host's event recorder: under a manager, the manager's (its `reportingController` is the manager's name);
+   * elsewhere one whose `reportingController` is the controller's name. Flushed when the host stops. `undefined`
+   * when the host records no Events (`events: false`).
+   */
+  readonly recorder: EventRecorder | undefined;
+  /** The `reconcile` operator to build with: the host's gate, shutdown and instrumentation added. */
+  readonly reconcile: ContextReconcile;
+  /** The scheduler every timer of the controller runs on: virtual time under the test kit. */
+  readonly scheduler: SchedulerLike;
+  /** Uniform samples in [0, 1) for jitter: seeded under the test kit, so chance is part of the seed. */
+  readonly random: () => number;
+  /** Open while this controller may run (leadership, or always open). */
+  readonly gate: Observable<boolean>;
+  /** Whether this replica leads (replays the latest value); always `true` without leader election. */
+  readonly leader$: Observable<boolean>;
+  /** Emits once when the host starts its graceful stop: stop intake and drain. */
+  readonly stop$: Observable<void>;
+  /** How long in-flight runs may drain after `stop$`, ms. */
+  readonly drainTimeout: number;
+  /** The host's handler of the API server's warnings (already given to `informers`, `client()` and `recorder`). */
+  readonly onWarning: WarningHandler;
+  /** Receives errors the controller survives (an informer in trouble, a sync timeout): the host's logs or handler. */
+  readonly reportError: (error: Error) => void;
+}
+
+/**
+ * A controller written once: a name and a function of its `ControllerContext` that returns its
+ * `ReconcileEvent`s. Subscribing to what `start` returns starts the controller; unsubscribing stops it at once.
+ * Run it under `manager({ controllers: [it] })`, alone with `startController(it, { connection })`, and in tests
+ * with `runController(it, …)` and `simulate(it, …)` from `rxkube/testing`.
+ *
+ * ```ts
+ * const pods: ControllerDefinition = {
+ *   name: 'pods',
+ *   start: (context) => controller({ context, for: { apiVersion: 'v1', kind: 'Pod' }, reconcile: ({ key }) => console.log(key) }),
+ * };
+ * ```
+ *
+ * # Caveats
+ * - Take everything from the context (informers, clients, the recorder, `scheduler`, `random`): a controller that
+ *   builds its own informer from a `KubeConfig`, or reads the wall clock, does not follow its host (no shared cache,
+ *   no virtual time, no leadership).
+ */
+export interface ControllerDefinition {
+  /**
+   * Unique within a manager: the `controller` label of its metrics and the `controller` field of its logs; outside a
+   * manager, the `reportingController` of its Events (so it must be a qualified name, such as `pods` or
+   * `example.com/pods`, when it records any).
+   */
+  readonly name: string;
+  /**
+   * Whether runs wait for this replica to lead (controller-runtime's `NeedLeaderElection`). Default true; a
+   * controller that opts out runs on every replica. Only a manager with leader election reads it.
+   */
+  readonly needLeaderElection?: boolean;
+  /**
+   * Builds the controller from its host's context; called once per run of the host. Build with `context.informers`,
+   * `context.client()` and `context.reconcile` (or pass `context` to `controller()`).
+   */
+  readonly start: (context: ControllerContext) => Observable<ReconcileEvent>;
+}
