@@ -90,7 +90,7 @@ export function listWatchBatches<T extends KubernetesObject = KubernetesObject>(
   return new Observable<readonly WatchEvent<T>[]>((subscriber) => {
     let resolved;
     try {
-      resolved = resolveOptions(options);
+      resolved = resolveOptions(options, connection);
     } catch (err) {
       subscriber.error(err);
       return undefined;
