@@ -81,7 +81,8 @@ export class ManagerRun {
       reportingController: settings.name, scheduler, ...settings.events, onWarning: settings.events.onWarning ?? this.onWarning,
     });
     this.factory = managerInformers(connection, {
-      scheduler, ...settings.informers, onWarning: settings.informers.onWarning ?? this.onWarning,
+      // The manager logs every informer's status itself (`tap`), so the informers' own health reports stay quiet.
+      scheduler, ...settings.informers, onWarning: settings.informers.onWarning ?? this.onWarning, onHealth: settings.informers.onHealth ?? quiet,
     }, (informer) => this.track(informer));
   }
 
@@ -388,3 +389,6 @@ function tagged<K extends string>(tag: K, address$: Observable<ServerAddress>): 
     error: (error: unknown) => subscriber.error(error),
   }));
 }
+
+/** A health handler that says nothing: for informers whose status the manager logs itself. */
+function quiet(): void {}
