@@ -156,6 +156,19 @@ describe('listWatch: failures no retry can fix', () => {
     }
   });
 
+  for (const [code, reason] of [[401, 'Unauthorized'], [403, 'Forbidden'], [404, 'NotFound']] as const) {
+    it(`retries a ${code} to a streaming list as a streaming list, instead of taking it for a server without streaming lists`, () => {
+      const o = scenario((fake, { cold }) => {
+        fake.onWatch(cold('#', undefined, new ApiError(code, reason, `${reason} by the server`)));
+        fake.onWatch(cold('a b', { a: line('ADDED', pod('x', '21')), b: bookmark('25', true) }));
+      }, { streamingList: true });
+      expect(errorReasons(o)).to.deep.equal([reason]);
+      expect(o.fake.of('get')).to.deep.equal([]);
+      expect(o.fake.of('watch').map((c) => c.query.sendInitialEvents)).to.deep.equal([true, true]);
+      expect(summary(o)).to.deep.equal(['relistStarted', 'listed:x', 'relistDone:25']);
+    });
+  }
+
   it('falls back to list and watch when a streaming list\'s first request gets a 400 or 422, instead of stopping', () => {
     const o = scenario((fake, { cold }) => {
       fake.onWatch(cold('#', undefined, new ApiError(422, 'Invalid', 'sendInitialEvents is forbidden')));

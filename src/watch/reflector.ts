@@ -11,7 +11,7 @@ import { ApiError, asKubeList, getWithWarnings, warningsOfRequest } from '../tra
 import type { QueryParams, Transport } from '../transport/index.js';
 import { BACKOFF_RESET_MS, exponentialBackoff } from './backoff.js';
 import { decodeWatchLine, discoveryFailure, isExpired, statusFailure, timeoutFailure, toWatchFailure } from './decode.js';
-import { isTerminal, ListWatchError } from './errors.js';
+import { isTerminal, ListWatchError, TERMINAL_CODES } from './errors.js';
 import { describeWatch, HealthReporter, isResolved } from './health.js';
 import { InputPreparer, type TypeMeta } from './inputs.js';
 import type { ResolvedOptions } from './options.js';
@@ -298,7 +298,9 @@ export class Reflector<T extends KubernetesObject> {
   private onWatchError(err: unknown): void {
     if (isExpired(err)) {
       this.onExpired(toWatchFailure(err));
-    } else if (this.initial !== undefined && err instanceof ApiError && err.code >= 400 && err.code < 500 && err.code !== 429) {
+    } else if (this.initial !== undefined && err instanceof ApiError && TERMINAL_CODES.has(err.code)) {
+      // How a server without streaming lists refuses the request (kube-apiserver: 422 on sendInitialEvents). A 401,
+      // 403 or 404 says nothing about streaming: it is retried like any failure, streaming again.
       this.streamingUnsupported(`the server rejected the streaming list: ${err.code} ${err.reason}: ${err.message}`);
     } else {
       this.fail(toWatchFailure(err), () => this.resume());
