@@ -52,7 +52,7 @@ export type {
 } from './store/index.js';
 
 // Informers.
-export { coalesceBursts, informer, informerFactory, informerFromSource } from './informer/index.js';
+export { claimHealth, coalesceBursts, informer, informerFactory, informerFromSource } from './informer/index.js';
 export type {
   DeltaSource, Informer, InformerEvent, InformerFactory, InformerFactoryOptions, InformerOptions, InformerProblem,
   InformerProblemReason, InformerWatchOptions,

@@ -47,12 +47,16 @@ export function registerHealthClaims(informer: object, claims: HealthClaims): vo
 }
 
 /**
- * Takes over the health reporting of `informer` for a host that reports it its own way (a controller routing it
- * to `onError`): until the returned function is called, the informer's own handler stays quiet, so the user hears
- * each cause once. An informer that reports nothing by itself (one fed by a custom source) is unaffected.
+ * Takes over the health reporting of `informer` for a host that reports it its own way (`controller()` routing it
+ * to `onError`, a program that prints its informers' `status$` in its own words): until the returned function is
+ * called, the informer's own `onHealth` stays quiet, so the user hears each cause once.
+ *
+ * # Guarantees
+ * - Claims nest: the informer reports again once every claim is released; releasing twice is harmless.
+ * - An informer that reports nothing by itself (one fed by a custom source) is unaffected.
  *
  * # Caveats
- * - Internal to rxkube: claims are per watch, so a claim on one view of a shared informer quiets every view.
+ * - Claims are per watch: a claim on one view of a shared informer (`informerFactory`) quiets every view.
  */
 export function claimHealth(informer: Informer<KubernetesObject> | object): () => void {
   return registry.get(informer)?.claim() ?? (() => {});
