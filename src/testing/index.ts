@@ -20,6 +20,7 @@ export type {
   Transport, QueryParams, RequestMethod, RequestOptions, TransportRequest, TransportResponse, WatchRequestOptions,
 } from '../transport/index.js';
 export type { ResourceRef } from '../resources/index.js';
+export type { HealthRoutingConnection, WatchFailure, WatchHealthHandler, WatchHealthReport } from '../watch/index.js';
 export type {
   ExchangeEvent, ConflictKeyOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults,
 } from './virtual/index.js';

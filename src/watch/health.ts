@@ -10,7 +10,7 @@ import type { ResourceRef, WatchFailure, WatchStatus } from './types.js';
 /**
  * One piece of news about a watch's health, for people and for routing:
  * - `failing`: a list, watch or discovery request failed with `cause` and will be retried; said once per distinct
- *   cause (see {@link watchFailureKey}) until the watch recovers.
+ *   cause (its HTTP status, reason and Node error code) until the watch recovers.
  * - `recovered`: the server accepted the watch again after the `causes` said before.
  * - `stopped`: the watch stopped for good on `cause` (a failure no retry can fix, or `failFast`); the Observable
  *   errors with a `ListWatchError` next.
