@@ -25,6 +25,8 @@ export type InformerWatchOptions<T extends KubernetesObject = KubernetesObject> 
  *   process warning on stderr (`KubernetesWatchHealth`), or the connection's own handler (a virtual cluster collects
  *   them for its test). A `controller()` that routes health to its `onError` takes it over while it runs, so each
  *   cause is said once.
+ * - A failure no retry can fix (a 400 or 422 from the server, see `TERMINAL_CODES`) ends it: `status$` says `failed`,
+ *   then every stream errors with the `ListWatchError`. Other failures are retried for as long as it runs.
  * - Bad options throw here, not at the first subscription: selector text the server would refuse (a `RangeError`
  *   naming the selector and the character where it goes wrong), an `onHealth`, `onWarning` or `transform` that is
  *   not a function.
