@@ -17,10 +17,10 @@ import './runtime/node-version.js';
 // Object identity and selectors.
 export { MissingNameError, keyFor, objectKey } from './objects/index.js';
 export {
-  SelectorParseError, escapeFieldValue, formatFieldSelector, formatLabelSelector, labelSelectorFromObject, matchesFields,
-  matchesLabels, parseFieldSelector, parseLabelSelector,
+  SelectorParseError, checkSelectors, escapeFieldValue, formatFieldSelector, formatLabelSelector, labelSelectorFromObject,
+  matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector,
 } from './selectors/index.js';
-export type { FieldRequirement, FieldSelector, LabelRequirement, LabelSelector } from './selectors/index.js';
+export type { FieldRequirement, FieldSelector, LabelRequirement, LabelSelector, SelectorOptions } from './selectors/index.js';
 
 // Backoff arithmetic (the shape of the `backoff` option).
 export type { BackoffPolicy } from './backoff/index.js';
@@ -39,9 +39,10 @@ export { UnknownResourceError, resolveResource } from './resources/index.js';
 export type { ResolveResourceOptions, ResolvedResource, ResourceRef } from './resources/index.js';
 
 // The reflector.
-export { DEFAULT_WATCH_BACKOFF, ListWatchError, listWatch } from './watch/index.js';
+export { DEFAULT_WATCH_BACKOFF, ListWatchError, TERMINAL_CODES, WATCH_HEALTH_WARNING, listWatch, printWatchHealth } from './watch/index.js';
 export type {
-  ListWatchOptions, WatchDelta, WatchEvent, WatchFailure, WatchProblem, WatchProblemReason, WatchStatus,
+  HealthRoutingConnection, ListWatchOptions, WatchDelta, WatchEvent, WatchFailure, WatchHealthHandler, WatchHealthReport,
+  WatchProblem, WatchProblemReason, WatchStatus,
 } from './watch/index.js';
 
 // The store.
@@ -51,7 +52,7 @@ export type {
 } from './store/index.js';
 
 // Informers.
-export { coalesceBursts, informer, informerFactory, informerFromSource } from './informer/index.js';
+export { claimHealth, coalesceBursts, informer, informerFactory, informerFromSource } from './informer/index.js';
 export type {
   DeltaSource, Informer, InformerEvent, InformerFactory, InformerFactoryOptions, InformerOptions, InformerProblem,
   InformerProblemReason, InformerWatchOptions,

@@ -4,8 +4,8 @@
  * @module
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { filter, ignoreElements, merge, take, tap, type Observable } from 'rxjs';
-import type { Informer } from '../../src/index.js';
+import { defer, filter, finalize, ignoreElements, merge, take, tap, type Observable } from 'rxjs';
+import { claimHealth, type Informer } from '../../src/index.js';
 
 /** How the lines name the watched resource. */
 export interface HealthNames {
@@ -38,12 +38,14 @@ export function healthLines<T extends KubernetesObject>(
  *
  * # Guarantees
  * - Never emits and never errors; one line per distinct connection failure until the watch is up again.
+ * - While subscribed it claims the informer's own health reporting (`claimHealth`), so the failure is printed once,
+ *   in this line, and not also as a `KubernetesWatchHealth` warning.
  */
 export function watchErrorLines<T extends KubernetesObject>(
   informer: Pick<Informer<T>, 'status$'>, plural: string, print: (line: string) => void,
 ): Observable<never> {
   const reported = new Set<string>();
-  return informer.status$.pipe(
+  return defer(() => informer.status$.pipe(finalize(claimHealth(informer)))).pipe(
     tap((status) => {
       if (status.state === 'watching') reported.clear();
       if (status.state !== 'backingOff' || reported.has(status.cause.reason)) return;

@@ -7,6 +7,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
 import type { QueryParams, RequestOptions, Transport, TransportRequest, TransportResponse, WatchRequestOptions } from '../../src/transport/index.js';
 import type { ResolvedResource } from '../../src/resources/index.js';
+import type { HealthRoutingConnection, WatchHealthReport } from '../../src/watch/index.js';
 
 export interface FakeCall {
   readonly kind: 'get' | 'watch';
@@ -23,8 +24,13 @@ export interface FakeCall {
 
 type Script = { kind: 'get' | 'watch'; respond: (call: FakeCall) => Observable<unknown> };
 
-export class FakeTransport implements Transport {
+export class FakeTransport implements Transport, HealthRoutingConnection {
   readonly calls: FakeCall[] = [];
+  /** The health reports of the watches over it (its `onHealth` is their default), so none reaches stderr. */
+  readonly health: WatchHealthReport[] = [];
+  readonly onHealth = (report: WatchHealthReport): void => {
+    this.health.push(report);
+  };
   /** Requests whose kind did not match the next script (a spec bug or a reflector bug). */
   readonly unexpected: string[] = [];
   private readonly scripts: Script[] = [];

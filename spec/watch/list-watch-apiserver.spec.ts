@@ -27,7 +27,7 @@ describe('listWatch against the in-memory API server (TLS + token)', () => {
     await api.createNamespacedPod({ namespace: 'default', body: { metadata: { name }, spec: { containers: [{ name: 'c', image: 'x' }] } } });
   };
   const start = (options: ListWatchOptions = {}): void => {
-    sub = listWatch(cluster.kubeConfig, { apiVersion: 'v1', kind: 'Pod' }, { random: () => 0.01, ...options }).subscribe({
+    sub = listWatch(cluster.kubeConfig, { apiVersion: 'v1', kind: 'Pod' }, { random: () => 0.01, onHealth: () => {}, ...options }).subscribe({
       next: (e) => events.push(e),
     });
   };

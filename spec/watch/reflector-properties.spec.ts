@@ -28,6 +28,8 @@ class ScriptedServer implements Transport {
   readonly requests: Array<{ kind: 'get' | 'watch'; resourceVersion: unknown }> = [];
   /** Object resourceVersions sent after a bad line on the same connection: they must never be emitted. */
   readonly poisoned = new Set<string>();
+  /** The watches' health reports: the scripted faults are expected, so they are not printed. */
+  readonly onHealth = (): void => {};
 
   constructor(private readonly behaviours: Behaviour[]) {}
 

@@ -113,7 +113,8 @@ describe('listWatch: backoff and timers in virtual time', () => {
       failFast: true,
     });
     expect(o.error).to.be.instanceOf(ListWatchError);
-    expect((o.error as Error).message).to.equal('listWatch /api/v1/pods: 403 Forbidden: pods is forbidden: User "x" cannot list');
+    expect((o.error as Error).message).to.equal('listWatch /api/v1/pods: 403 Forbidden: pods is forbidden: User "x" cannot list; stopped, not retried');
+    expect(o.statuses().map(([, s]) => s.state)).to.deep.equal(['connecting', 'listing', 'failed']);
     expect(o.fake.calls).to.have.length(1);
     expect(backoffDelays(o)).to.deep.equal([]);
   });

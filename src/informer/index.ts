@@ -8,3 +8,4 @@ export { informer, type InformerWatchOptions } from './informer.js';
 export {
   informerFactory, type InformerFactory, type InformerFactoryOptions, type DeltaSource,
 } from './informer-factory.js';
+export { claimHealth } from './health.js';

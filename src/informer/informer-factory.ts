@@ -5,9 +5,13 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { defer, Observable, type SchedulerLike } from 'rxjs';
 import { resolveResource$, type ResolvedResource } from '../resources/index.js';
 import { Store, type Indexer } from '../store/index.js';
-import { listWatchBatches, type ListWatchOptions, type ResourceRef, type WatchEvent } from '../watch/index.js';
+import {
+  checkHealthHandler, checkWatchOptions, describeWatch, listWatchBatches, type ListWatchOptions, type ResourceRef, type WatchEvent,
+  type WatchHealthHandler,
+} from '../watch/index.js';
 import { checkWarningHandler, transportOf } from '../transport/index.js';
 import type { Connection, WarningHandler } from '../transport/index.js';
+import { HealthClaims, healthClaimsFor, registerHealthClaims } from './health.js';
 import { informerFromSource } from './informer-from-source.js';
 import type { InformerWatchOptions } from './informer.js';
 import type { Informer } from './types.js';
@@ -37,6 +41,12 @@ export interface InformerFactoryOptions {
    * `ListWatchOptions.onWarning`); a `for()` call may still pass its own. Default: `printWarningOnce`.
    */
   readonly onWarning?: WarningHandler;
+  /**
+   * Default receiver of every informer's health news (see `ListWatchOptions.onHealth`); a `for()` call may still
+   * pass its own. Default: the connection's own handler when it routes health (a virtual cluster), else a process
+   * warning on stderr. A manager passes its own, since it logs every informer's status itself.
+   */
+  readonly onHealth?: WatchHealthHandler;
 }
 
 /** Hands out shared informers; see {@link informerFactory}. */
@@ -60,6 +70,8 @@ interface Declaration {
   readonly indexers: Map<string, Indexer<KubernetesObject>>;
   resyncPeriod: number;
   readonly options: InformerWatchOptions<KubernetesObject>;
+  /** The watch's health reporting, shared by every view, claimable by a host. */
+  readonly health: HealthClaims;
 }
 
 interface Entry {
@@ -79,11 +91,15 @@ interface Entry {
  * - Ref-counted: the shared informer starts with its first subscriber across all views, and when the last one
  *   leaves its entry is dropped and the watch stopped; the next subscriber creates a fresh one.
  * - Indexers declared by any `for()` call for a key are all available on the shared store.
+ * - Each shared watch says its health news once, however many views it has (see `informer()`), to the `onHealth`
+ *   of its first `for()`, else the factory's, else the connection's default.
+ * - `for()` throws at once for selector text the server would refuse (a `RangeError` naming the selector and where
+ *   it goes wrong) and for handlers that are not functions.
  *
  * # Caveats
  * - `resyncPeriod` is the shortest one declared for a key, as in client-go.
  * - Options that cannot differ between views of one watch (`scheduler`, `random`, `backoff`, `transport`,
- *   `onWarning`) throw a `TypeError` when a later `for()` gives another value than the first one for that key:
+ *   `onWarning`, `onHealth`) throw a `TypeError` when a later `for()` gives another value than the first one for that key:
  *   another function or object (a `backoff` policy is compared by value). Omitting one in a later `for()` is fine.
  * - Pass the same `transform` function to share a watch; an inline arrow written twice is two transforms.
  * - Declaring a new indexer name while the shared informer is running throws (its store cannot grow an index
@@ -91,6 +107,7 @@ interface Entry {
  */
 export function informerFactory(connection: Connection, factoryOptions: InformerFactoryOptions = {}): InformerFactory {
   checkWarningHandler('informerFactory', factoryOptions.onWarning);
+  checkHealthHandler('informerFactory', factoryOptions.onHealth);
   const source: DeltaSource = factoryOptions.source
     ?? (<T extends KubernetesObject>(resource: ResourceRef, options: ListWatchOptions<T>) => listWatchBatches<T>(connection, resource, options));
   const declarations = new Map<string, Declaration>();
@@ -105,6 +122,7 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
         scheduler: declaration.options.scheduler ?? factoryOptions.scheduler,
         ...((declaration.options.random ?? factoryOptions.random) !== undefined ? { random: declaration.options.random ?? factoryOptions.random } : {}),
         ...((declaration.options.onWarning ?? factoryOptions.onWarning) !== undefined ? { onWarning: declaration.options.onWarning ?? factoryOptions.onWarning } : {}),
+        onHealth: declaration.health.handler,
         indexers: Object.fromEntries(declaration.indexers),
         resyncPeriod: declaration.resyncPeriod,
       };
@@ -117,7 +135,8 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
   const declare = (key: string, options: InformerWatchOptions<KubernetesObject>): Declaration => {
     let declaration = declarations.get(key);
     if (declaration === undefined) {
-      declaration = { indexers: new Map(), resyncPeriod: 0, options };
+      const health = healthClaimsFor({ ...options, onHealth: options.onHealth ?? factoryOptions.onHealth }, connection);
+      declaration = { indexers: new Map(), resyncPeriod: 0, options, health };
       declarations.set(key, declaration);
     }
     for (const name of UNSHAREABLE) {
@@ -147,8 +166,9 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
 
   return {
     for<T extends KubernetesObject = KubernetesObject>(resource: ResourceRef, options: InformerWatchOptions<T> = {}): Informer<T> {
+      checkWatchOptions(`informerFactory.for(${describeWatch(resource, options)})`, options);
       const key = sharingKey(resource, options as ListWatchOptions<KubernetesObject>);
-      declare(key, options as InformerWatchOptions<KubernetesObject>);
+      const declaration = declare(key, options as InformerWatchOptions<KubernetesObject>);
       const idle = Store.empty<T>({ indexers: options.indexers ?? {} });
       const view = <V>(pick: (informer: Informer<KubernetesObject>) => Observable<unknown>): Observable<V> =>
         new Observable<V>((subscriber) => {
@@ -161,7 +181,7 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
             if (entry.subscribers === 0 && entries.get(key) === entry) entries.delete(key);
           };
         });
-      return {
+      const informer: Informer<T> = {
         events$: view((i) => i.events$),
         store$: view((i) => i.store$),
         synced$: view((i) => i.synced$),
@@ -169,6 +189,8 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
         problems$: view((i) => i.problems$),
         current: () => (entries.get(key)?.informer.current() as Store<T> | undefined) ?? idle,
       };
+      registerHealthClaims(informer, declaration.health);
+      return informer;
     },
     get active() {
       return entries.size;
@@ -179,7 +201,7 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
 }
 
 /** Options one watch can have only one value of, and that are not part of what it delivers. */
-const UNSHAREABLE = ['scheduler', 'random', 'backoff', 'transport', 'onWarning'] as const;
+const UNSHAREABLE = ['scheduler', 'random', 'backoff', 'transport', 'onWarning', 'onHealth'] as const;
 
 /** The same function or object, or (for a plain value like a backoff policy) equal JSON. */
 function sameOption(a: unknown, b: unknown): boolean {

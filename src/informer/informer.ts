@@ -3,7 +3,8 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Connection } from '../transport/index.js';
-import { listWatchBatches, type ListWatchOptions, type ResourceRef } from '../watch/index.js';
+import { checkWatchOptions, listWatchBatches, type ListWatchOptions, type ResourceRef } from '../watch/index.js';
+import { healthClaimsFor, registerHealthClaims } from './health.js';
 import { informerFromSource } from './informer-from-source.js';
 import type { Informer, InformerOptions } from './types.js';
 
@@ -19,6 +20,16 @@ export type InformerWatchOptions<T extends KubernetesObject = KubernetesObject> 
  *   replay, `current()` as the Lister.
  * - The same `scheduler` drives the watch's backoff and timeouts and the informer's resync, so the whole informer
  *   runs in virtual time under `TestScheduler.run()`.
+ * - Never silent: while it runs, its health news goes to `onHealth` (see `ListWatchOptions.onHealth`): each
+ *   distinct cause of failure once, on the first failure that shows it, then its recovery. By default that is a
+ *   process warning on stderr (`KubernetesWatchHealth`), or the connection's own handler (a virtual cluster collects
+ *   them for its test). A `controller()` that routes health to its `onError` takes it over while it runs, so each
+ *   cause is said once.
+ * - A failure no retry can fix (a 400 or 422 from the server, see `TERMINAL_CODES`) ends it: `status$` says `failed`,
+ *   then every stream errors with the `ListWatchError`. Other failures are retried for as long as it runs.
+ * - Bad options throw here, not at the first subscription: selector text the server would refuse (a `RangeError`
+ *   naming the selector and the character where it goes wrong), an `onHealth`, `onWarning` or `transform` that is
+ *   not a function.
  *
  * # Caveats
  * - Each call creates an independent watch; use `informerFactory` to share one per resource and selectors.
@@ -26,5 +37,9 @@ export type InformerWatchOptions<T extends KubernetesObject = KubernetesObject> 
 export function informer<T extends KubernetesObject = KubernetesObject>(
   connection: Connection, resource: ResourceRef, options: InformerWatchOptions<T> = {},
 ): Informer<T> {
-  return informerFromSource(listWatchBatches<T>(connection, resource, options), options);
+  checkWatchOptions('informer', options);
+  const health = healthClaimsFor(options, connection);
+  const result = informerFromSource(listWatchBatches<T>(connection, resource, { ...options, onHealth: health.handler }), options);
+  registerHealthClaims(result, health);
+  return result;
 }

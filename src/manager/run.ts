@@ -82,7 +82,9 @@ export class ManagerRun {
       reportingController: settings.name, scheduler, random: settings.random, ...settings.events, onWarning: settings.events.onWarning ?? this.onWarning,
     });
     this.factory = managerInformers(connection, {
+      // The manager logs every informer's status itself (`tap`), so the informers' own health reports stay quiet.
       scheduler, random: settings.random, ...settings.informers, onWarning: settings.informers.onWarning ?? this.onWarning,
+      onHealth: settings.informers.onHealth ?? quiet,
     }, (informer) => this.track(informer));
   }
 
@@ -389,3 +391,6 @@ function tagged<K extends string>(tag: K, address$: Observable<ServerAddress>): 
     error: (error: unknown) => subscriber.error(error),
   }));
 }
+
+/** A health handler that says nothing: for informers whose status the manager logs itself. */
+function quiet(): void {}

@@ -112,7 +112,10 @@ export interface ManagerOptions {
    * manager's log); `false`: no recorder.
    */
   readonly events?: Partial<EventRecorderOptions> | false;
-  /** Options of the shared informer factory (a scripted `source` in tests); `onWarning` defaults to the manager's log. */
+  /**
+   * Options of the shared informer factory (a scripted `source` in tests); `onWarning` defaults to the manager's log,
+   * `onHealth` to nothing, since the manager logs every informer's status itself (`informer <state>` records).
+   */
   readonly informers?: InformerFactoryOptions;
   /** Every timer and timestamp of the manager, its informers, elector and controllers. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;

@@ -14,10 +14,16 @@ export interface FieldRequirement {
 /** AND of requirements; empty selector matches everything. */
 export type FieldSelector = readonly FieldRequirement[];
 
+/** One term of a field selector and where it starts in the text. */
+interface Term {
+  readonly text: string;
+  readonly start: number;
+}
+
 /** Splits on commas not preceded by a backslash escape, keeping escapes in place (Go's `splitTerms`). */
-function splitTerms(text: string): string[] {
+function splitTerms(text: string): Term[] {
   if (text.length === 0) return [];
-  const terms: string[] = [];
+  const terms: Term[] = [];
   let start = 0;
   let inSlash = false;
   for (let i = 0; i < text.length; i++) {
@@ -25,11 +31,11 @@ function splitTerms(text: string): string[] {
     if (inSlash) inSlash = false;
     else if (c === '\\') inSlash = true;
     else if (c === ',') {
-      terms.push(text.slice(start, i));
+      terms.push({ text: text.slice(start, i), start });
       start = i + 1;
     }
   }
-  terms.push(text.slice(start));
+  terms.push({ text: text.slice(start), start });
   return terms;
 }
 
@@ -79,15 +85,16 @@ export function escapeFieldValue(value: string): string {
 export function parseFieldSelector(text: string): FieldSelector {
   if (typeof text !== 'string') throw new SelectorParseError(`a field selector must be a string, got ${typeof text}`, String(text));
   const out: FieldRequirement[] = [];
-  for (const part of splitTerms(text).sort()) {
+  for (const { text: part, start } of splitTerms(text).sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0))) {
     if (part === '') continue;
     const m = /!=|==|=/.exec(part);
-    if (m === null) throw new SelectorParseError(`invalid selector: '${text}'; can't understand '${part}'`, text);
+    if (m === null) throw new SelectorParseError(`invalid selector: '${text}'; can't understand '${part}'`, text, start);
     let value: string;
+    const valueStart = m.index + m[0].length;
     try {
-      value = unescapeValue(part.slice(m.index + m[0].length));
+      value = unescapeValue(part.slice(valueStart));
     } catch (err) {
-      throw new SelectorParseError((err as Error).message, text);
+      throw new SelectorParseError((err as Error).message, text, start + valueStart);
     }
     out.push({ field: part.slice(0, m.index), operator: m[0] === '!=' ? '!=' : '=', value });
   }

@@ -14,3 +14,5 @@ export {
   escapeFieldValue,
 } from './fieldSelector.js';
 export type { FieldRequirement, FieldSelector } from './fieldSelector.js';
+export { checkSelectors } from './check.js';
+export type { SelectorOptions } from './check.js';

@@ -22,6 +22,7 @@ export type {
 export type { ResourceRef } from '../resources/index.js';
 // Re-exported from `rxkube`: runController, simulate and replay take it.
 export type { ControllerDefinition } from '../controller/context/index.js';
+export type { HealthRoutingConnection, WatchFailure, WatchHealthHandler, WatchHealthReport } from '../watch/index.js';
 export type {
   ExchangeEvent, ConflictKeyOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults,
 } from './virtual/index.js';

@@ -68,8 +68,8 @@ export function toWatchFailure(err: unknown): WatchFailure {
       ...(err.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: err.retryAfterSeconds }),
     };
   }
-  if (err instanceof TransportError) return { reason: err.reason, message: err.message };
-  if (err instanceof Error) return { reason: 'NetworkError', message: err.message };
+  if (err instanceof TransportError) return { reason: err.reason, message: err.message, ...errorCodeOf(err.cause) };
+  if (err instanceof Error) return { reason: 'NetworkError', message: err.message, ...errorCodeOf(err) };
   return { reason: 'NetworkError', message: String(err) };
 }
 
@@ -100,6 +100,12 @@ export function statusFailure(status: StatusLike): WatchFailure {
     ...(typeof status.code === 'number' ? { code: status.code } : {}),
     ...(typeof retryAfter === 'number' ? { retryAfterSeconds: retryAfter } : {}),
   };
+}
+
+/** `{ errorCode }` when `error` carries a Node.js error code (`ECONNREFUSED`, `ENOTFOUND`, a TLS code), else `{}`. */
+function errorCodeOf(error: unknown): { errorCode?: string } {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && code !== '' ? { errorCode: code } : {};
 }
 
 function malformed(why: string, line: string): DecodedLine {

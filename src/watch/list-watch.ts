@@ -32,12 +32,20 @@ import type { ResourceRef, WatchEvent } from './types.js';
  * - **410 Gone** (watch ERROR event or HTTP 410) relists at once; a second 410 in a row backs off first.
  * - **Streaming list** (`streamingList`): `sendInitialEvents=true&resourceVersionMatch=NotOlderThan`; initial events
  *   are collected until the bookmark annotated `k8s.io/initial-events-end: "true"` and emitted as a relist; the
- *   same connection then carries on as the watch. A 4xx (other than 410/429), a bookmark without the annotation or
- *   a close before it means the server does not support it: status `StreamingListUnsupported`, then list+watch for
- *   the rest of the subscription.
+ *   same connection then carries on as the watch. An answer no retry changes (400, 405, 406, 414, 422: how a server
+ *   without streaming lists refuses `sendInitialEvents`), a bookmark without the annotation (kube-apiserver never
+ *   sends one before the end bookmark) or a close before the end bookmark means the server does not support it:
+ *   status `StreamingListUnsupported`, then list+watch for the rest of the subscription. A 401, 403, 404, 429, 5xx
+ *   or network failure is an ordinary failure, and the retry streams again.
  * - **Backoff.** Failures wait `random() · min(30 s, 800 ms · 2^n)` (full jitter); `n` resets after a watch has
- *   stayed up for 120 s. A 429 waits exactly its `Retry-After`. 401/403/404 (and 400/422) are reported as status
- *   `error` + `backingOff` and retried, unless `failFast`, which errors the Observable with a `ListWatchError`.
+ *   stayed up for 120 s. A 429 waits exactly its `Retry-After`. 401/403/404 are reported as status `error` +
+ *   `backingOff` and retried, unless `failFast`, which stops the reflector.
+ * - **Failures no retry can fix** (`TERMINAL_CODES`: 400, 405, 406, 414, 422) stop it: status `failed`, then the
+ *   Observable errors with a `ListWatchError` that says so. Selector text is checked before any request.
+ * - **Health, said once.** Each distinct cause of failure is reported to `onHealth` on the failure that shows it
+ *   first, its recovery once the watch is accepted again, and the failure that stops it (see `WatchHealthReport`);
+ *   by default to the connection's own handler (a virtual cluster's), else as a `KubernetesWatchHealth` process
+ *   warning on stderr.
  * - **Unknown kinds.** A kind discovery does not know (a CRD not installed yet) is reported as status `error`
  *   (`UnknownResource`) and retried with backoff, asking discovery again each time, so the watch starts once the
  *   CRD is served. A discovery request that fails on the network is an ordinary retried failure. Under `failFast`
@@ -58,8 +66,9 @@ import type { ResourceRef, WatchEvent } from './types.js';
  * - Every delay goes through `scheduler`, so the whole machine runs in `TestScheduler.run` virtual time.
  *
  * # Caveats
- * - The Observable errors (it never retries) for a malformed apiVersion, a `namespace` on a cluster-scoped kind, or
- *   a bad option: no retry could fix those.
+ * - The Observable errors (it never retries) for a malformed apiVersion, a `namespace` on a cluster-scoped kind
+ *   (both after status `failed`), or a bad option (selector text included, before any request): no retry could fix
+ *   those.
  * - A relist is buffered in memory until complete, as client-go does (the full list is held as pages, never
  *   emitted as one array event).
  * - `resyncPeriod` (DESIGN 3.1) is not implemented here: it needs the cache, so it belongs to the informer.
@@ -90,7 +99,7 @@ export function listWatchBatches<T extends KubernetesObject = KubernetesObject>(
   return new Observable<readonly WatchEvent<T>[]>((subscriber) => {
     let resolved;
     try {
-      resolved = resolveOptions(options);
+      resolved = resolveOptions(options, connection);
     } catch (err) {
       subscriber.error(err);
       return undefined;

@@ -4,10 +4,12 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { asyncScheduler } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
+import { checkSelectors } from '../selectors/index.js';
 import { checkWarningHandler, printWarningOnce } from '../transport/index.js';
-import type { Transport, WarningHandler } from '../transport/index.js';
+import type { Connection, Transport, WarningHandler } from '../transport/index.js';
 import type { BackoffPolicy } from '../backoff/index.js';
 import { DEFAULT_WATCH_BACKOFF } from './backoff.js';
+import { checkHealthHandler, defaultHealthHandler, type WatchHealthHandler } from './health.js';
 
 /** Accept header for metadata-only lists. */
 export const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
@@ -20,9 +22,12 @@ export const METADATA_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;
 export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject> {
   /** Watch one namespace; omitted means all namespaces. An error for cluster-scoped kinds. */
   readonly namespace?: string;
-  /** Watch only objects whose labels match, in Kubernetes' syntax (`app=web,tier!=db`). */
+  /**
+   * Watch only objects whose labels match, in Kubernetes' syntax (`app=web,tier!=db`). Checked when the watch is
+   * built: text the server would refuse throws a `RangeError` naming the selector and where it is wrong.
+   */
   readonly labelSelector?: string;
-  /** Watch only objects whose fields match, in Kubernetes' syntax (`spec.nodeName=node-1`). */
+  /** Watch only objects whose fields match, in Kubernetes' syntax (`spec.nodeName=node-1`); checked as `labelSelector`. */
   readonly fieldSelector?: string;
   /** Ask for `PartialObjectMetadata` (list and watch Accept headers) instead of full objects. */
   readonly metadataOnly?: boolean;
@@ -39,7 +44,8 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
   /** Use the streaming list (`sendInitialEvents=true`) instead of list pages; falls back when unsupported. */
   readonly streamingList?: boolean;
   /**
-   * Error the Observable on 400/401/403/404/422, and on an unknown kind, instead of reporting and retrying.
+   * Error the Observable on 401/403/404, and on an unknown kind, instead of reporting and retrying. (A 400, 405,
+   * 406, 414 or 422 stops the watch whatever this says: no retry can fix it.)
    */
   readonly failFast?: boolean;
   /**
@@ -64,6 +70,15 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
    * `printWarningOnce`, each distinct text once per process.
    */
   readonly onWarning?: WarningHandler;
+  /**
+   * Receives the watch's health news: each distinct cause of failure once (a refused connection, a 401, a 403, an
+   * unknown kind, a DNS or TLS failure, a 5xx…) on the failure that shows it first, the recovery once the server
+   * accepts the watch again, and the failure that stops it (see `WatchHealthReport`). Pass `() => {}` to silence
+   * them. A handler that throws is reported as a process warning. Default: the connection's own handler when it
+   * routes health (a virtual cluster collects them for its test), else `printWatchHealth`, a process warning on
+   * stderr.
+   */
+  readonly onHealth?: WatchHealthHandler;
 }
 
 /** Default {@link ListWatchOptions.listTimeout}: kube-apiserver's 60 s request timeout plus 10 s. */
@@ -88,20 +103,34 @@ export interface ResolvedOptions<T extends KubernetesObject> {
   readonly pageSize: number;
   readonly backoff: BackoffPolicy;
   readonly onWarning: WarningHandler;
+  readonly onHealth: WatchHealthHandler;
 }
 
-/** Fills the defaults in and validates `pageSize`, `listTimeout` and `transform`, naming the bad option. */
-export function resolveOptions<T extends KubernetesObject>(options: ListWatchOptions<T>): ResolvedOptions<T> {
+/**
+ * Checks what a watch can be told to do before anything is sent, naming the bad option: the selectors' syntax, and
+ * that `onWarning`, `onHealth` and `transform` are functions. Throws a `RangeError` or `TypeError`.
+ */
+export function checkWatchOptions(where: string, options: Pick<ListWatchOptions, 'labelSelector' | 'fieldSelector' | 'onWarning' | 'onHealth'> & { readonly transform?: unknown }): void {
+  checkSelectors(where, options);
+  checkWarningHandler(where, options.onWarning);
+  checkHealthHandler(where, options.onHealth);
+  if (options.transform !== undefined && typeof options.transform !== 'function') {
+    throw new TypeError(`${where}: transform must be a function (object) => object`);
+  }
+}
+
+/**
+ * Fills the defaults in and validates every option (see {@link checkWatchOptions}, and `pageSize`, `listTimeout`),
+ * naming the bad one. `connection` supplies the default health handler.
+ */
+export function resolveOptions<T extends KubernetesObject>(options: ListWatchOptions<T>, connection?: Connection): ResolvedOptions<T> {
   const pageSize = options.pageSize ?? 500;
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError(`listWatch: pageSize must be a positive integer, got ${pageSize}`);
   const listTimeout = options.listTimeout ?? DEFAULT_LIST_TIMEOUT_MS;
   if (typeof listTimeout !== 'number' || !(listTimeout > 0)) {
     throw new RangeError(`listWatch: listTimeout must be a number of ms > 0, got ${String(listTimeout)}`);
   }
-  checkWarningHandler('listWatch', options.onWarning);
-  if (options.transform !== undefined && typeof options.transform !== 'function') {
-    throw new TypeError('listWatch: transform must be a function (object) => object');
-  }
+  checkWatchOptions('listWatch', options);
   return {
     namespace: options.namespace,
     labelSelector: options.labelSelector,
@@ -118,6 +147,7 @@ export function resolveOptions<T extends KubernetesObject>(options: ListWatchOpt
     pageSize,
     backoff: options.backoff ?? DEFAULT_WATCH_BACKOFF,
     onWarning: options.onWarning ?? printWarningOnce,
+    onHealth: options.onHealth ?? defaultHealthHandler(options.transport, connection),
   };
 }
 

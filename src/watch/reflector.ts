@@ -11,7 +11,8 @@ import { ApiError, asKubeList, getWithWarnings, warningsOfRequest } from '../tra
 import type { QueryParams, Transport } from '../transport/index.js';
 import { BACKOFF_RESET_MS, exponentialBackoff } from './backoff.js';
 import { decodeWatchLine, discoveryFailure, isExpired, statusFailure, timeoutFailure, toWatchFailure } from './decode.js';
-import { FAIL_FAST_CODES, ListWatchError } from './errors.js';
+import { isTerminal, ListWatchError, TERMINAL_CODES } from './errors.js';
+import { describeWatch, HealthReporter, isResolved } from './health.js';
 import { InputPreparer, type TypeMeta } from './inputs.js';
 import type { ResolvedOptions } from './options.js';
 import { RequestSlot, WatchTimers } from './plumbing.js';
@@ -44,6 +45,7 @@ export class Reflector<T extends KubernetesObject> {
   private readonly request: RequestSlot;
   private readonly timers: WatchTimers;
   private readonly inputs: InputPreparer<T>;
+  private readonly health: HealthReporter;
   private backoffTimer: Subscription | undefined;
   private watchStartedAt = 0;
   private sawEvent = false;
@@ -64,6 +66,7 @@ export class Reflector<T extends KubernetesObject> {
     this.request = new RequestSlot(opts.scheduler);
     this.timers = new WatchTimers(opts.scheduler);
     this.inputs = new InputPreparer(opts, (problem) => this.problem(problem));
+    this.health = new HealthReporter(describeWatch(resource, opts), opts.onHealth);
   }
 
   start(): void {
@@ -295,7 +298,9 @@ export class Reflector<T extends KubernetesObject> {
   private onWatchError(err: unknown): void {
     if (isExpired(err)) {
       this.onExpired(toWatchFailure(err));
-    } else if (this.initial !== undefined && err instanceof ApiError && err.code >= 400 && err.code < 500 && err.code !== 429) {
+    } else if (this.initial !== undefined && err instanceof ApiError && TERMINAL_CODES.has(err.code)) {
+      // How a server without streaming lists refuses the request (kube-apiserver: 422 on sendInitialEvents). A 401,
+      // 403 or 404 says nothing about streaming: it is retried like any failure, streaming again.
       this.streamingUnsupported(`the server rejected the streaming list: ${err.code} ${err.reason}: ${err.message}`);
     } else {
       this.fail(toWatchFailure(err), () => this.resume());
@@ -346,11 +351,11 @@ export class Reflector<T extends KubernetesObject> {
 
   private fail(cause: WatchFailure, retry: () => void, reported = false): void {
     if (this.stopped) return;
-    if (!reported && !this.status({ state: 'error', cause })) return;
-    if (this.opts.failFast && cause.code !== undefined && FAIL_FAST_CODES.has(cause.code)) {
-      this.fatal(cause, true);
+    if (isTerminal(cause, this.opts.failFast)) {
+      this.fatal(cause);
       return;
     }
+    if (!reported && !this.status({ state: 'error', cause })) return;
     const delayMs =
       cause.code === 429 && cause.retryAfterSeconds !== undefined
         ? cause.retryAfterSeconds * 1000
@@ -363,8 +368,9 @@ export class Reflector<T extends KubernetesObject> {
     }, delayMs);
   }
 
-  private fatal(cause: WatchFailure, reported = false): void {
-    if (!reported && !this.status({ state: 'error', cause })) return;
+  /** Stops for good: the `failed` status, then the error. */
+  private fatal(cause: WatchFailure): void {
+    if (!this.status({ state: 'failed', cause })) return;
     this.stop();
     this.out.error(new ListWatchError(cause, this.path || describe(this.resource)));
   }
@@ -387,20 +393,20 @@ export class Reflector<T extends KubernetesObject> {
     if (!this.stopped) this.request.run(source, handlers, timeoutMs);
   }
 
-  /** Emits a status; returns false when the consumer unsubscribed meanwhile, so the caller goes no further. */
+  /**
+   * Emits a status, then tells the health reporter (so a consumer has the status before the report of it); returns
+   * false when the consumer unsubscribed meanwhile, so the caller goes no further.
+   */
   private status(status: WatchStatus): boolean {
     if (this.stopped) return false;
     this.out.next({ type: 'status', status });
+    this.health.observe(status);
     return !this.stopped;
   }
 
   private problem(problem: WatchProblem): void {
     if (!this.stopped) this.out.next({ type: 'problem', problem });
   }
-}
-
-function isResolved(resource: ResourceRef | ResolvedResource): resource is ResolvedResource {
-  return 'plural' in resource && 'namespaced' in resource;
 }
 
 function describe(resource: ResourceRef | ResolvedResource): string {

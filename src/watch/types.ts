@@ -83,8 +83,12 @@ export type WatchDelta<T extends KubernetesObject = KubernetesObject> = Exclude<
  * - `listing`: list page `page` was asked for (or, for a streaming list, the server accepted the watch that carries
  *   the initial events).
  * - `watching`: the server accepted the watch (its response headers arrived with a 2xx status).
- * - `error`: a request failed; `cause` says why (401/403/404 included). A retry follows unless `failFast` applies.
+ * - `error`: a request failed; `cause` says why (401/403/404 included). A retry follows: at once for a 410 Expired
+ *   (a relist), after `backingOff` otherwise.
  * - `backingOff`: the next attempt waits `delayMs`; `cause` is what it retries.
+ * - `failed`: the reflector stopped for good on `cause`, a failure no retry can fix (a 400 Bad Request, a 422, a
+ *   405, 406 or 414, a malformed apiVersion: see `TERMINAL_CODES`) or one that `failFast` makes fatal. It is the
+ *   last status; the stream errors with a `ListWatchError` right after.
  *
  * Problems with single objects (malformed lines, objects without a name, failing transforms) are not health: they
  * are `problem` events, so one bad object never makes a healthy watch look broken.
@@ -117,9 +121,15 @@ export type WatchStatus =
     readonly cause: WatchFailure;
   }
   | {
-    /** A request failed. */
+    /** A request failed; a retry follows. */
     readonly state: 'error';
     /** Why it failed. */
+    readonly cause: WatchFailure;
+  }
+  | {
+    /** The reflector stopped for good; the stream errors next. */
+    readonly state: 'failed';
+    /** Why it stopped. */
     readonly cause: WatchFailure;
   };
 
@@ -137,6 +147,12 @@ export interface WatchFailure {
   readonly code?: number;
   /** Seconds from a `Retry-After` header, when the server sent one. */
   readonly retryAfterSeconds?: number;
+  /**
+   * The Node.js error code of a network failure, when it had one: `ECONNREFUSED`, `ENOTFOUND` (DNS),
+   * `DEPTH_ZERO_SELF_SIGNED_CERT` or `ERR_TLS_CERT_ALTNAME_INVALID` (TLS), `ECONNRESET`. It tells causes apart that
+   * share the reason `NetworkError`.
+   */
+  readonly errorCode?: string;
 }
 
 /** The kinds of bad input the reflector reports as {@link WatchProblem}s. */

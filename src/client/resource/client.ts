@@ -47,7 +47,8 @@ export interface ResourceClient<T extends KubernetesObject> {
   get(ref: ObjectRef, options?: GetOptions): Observable<T>;
   /**
    * `GET` the collection: the client's namespace, or every namespace for a cluster-wide client of a namespaced kind.
-   * One page per call (`limit` and `continue` page through).
+   * One page per call (`limit` and `continue` page through). Selector text the server would refuse errors at
+   * subscription with a `RangeError` naming it and where it is wrong, and nothing is sent.
    */
   list(options?: ClientListOptions): Observable<ObjectList<T>>;
   /** `POST` a new object. A taken name is a 409 `ApiError` (`isAlreadyExists`). */
@@ -81,7 +82,8 @@ export interface ResourceClient<T extends KubernetesObject> {
   delete(ref: ObjectRef, options?: DeleteOptions): Observable<T | StatusObject>;
   /**
    * `DELETE` every object of the client's namespace that the selectors match. Needs a namespace for a namespaced
-   * kind (the API server has no cross-namespace delete). Emits the list of deleted objects or a `Status`.
+   * kind (the API server has no cross-namespace delete). Emits the list of deleted objects or a `Status`. Selectors
+   * are checked as `list` checks them.
    */
   deleteCollection(options?: DeleteCollectionOptions): Observable<ObjectList<T> | StatusObject>;
 

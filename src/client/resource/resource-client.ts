@@ -5,6 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, defer, map, of, switchMap } from 'rxjs';
 import type { ResourceRef, ResolvedResource } from '../../resources/index.js';
 import { collectionPath, resolveResource$ } from '../../resources/index.js';
+import { checkSelectors, type SelectorOptions } from '../../selectors/index.js';
 import { TransportError, checkWarningHandler, printWarningOnce, requestWithWarnings, transportOf } from '../../transport/index.js';
 import type { Connection, QueryParams, TransportRequest } from '../../transport/index.js';
 import { mutate } from '../mutate/index.js';
@@ -72,6 +73,13 @@ export function resourceClient<T extends KubernetesObject>(
       signal,
     );
 
+  /** `call()`, unless the selectors are text the server would refuse: then an error at subscription, before any request. */
+  const withSelectors = <R>(name: string, o: SelectorOptions | undefined, call: () => Observable<R>): Observable<R> =>
+    defer(() => {
+      checkSelectors(`resourceClient.${name}`, o ?? {});
+      return call();
+    });
+
   const writeQuery = (o: WriteOptions | undefined): QueryParams => ({
     dryRun: o?.dryRun === true ? 'All' : undefined,
     fieldManager: o?.fieldManager ?? fieldManager,
@@ -92,14 +100,14 @@ export function resourceClient<T extends KubernetesObject>(
     get: (ref, o) => send(o?.signal, (r) => ({
       method: 'GET', path: objectPath(r, targetOf(r, namespace, ref, 'get')), query: { resourceVersion: o?.resourceVersion },
     })),
-    list: (o) => send(o?.signal, (r) => ({
+    list: (o) => withSelectors('list', o, () => send(o?.signal, (r) => ({
       method: 'GET',
       path: collectionPath(r, namespace),
       query: {
         labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, limit: o?.limit, continue: o?.continue,
         resourceVersion: o?.resourceVersion, resourceVersionMatch: o?.resourceVersionMatch,
       },
-    })),
+    }))),
     create: (object, o) => send(o?.signal, (r) => ({
       method: 'POST',
       path: collectionPath(r, namespaceOf(r, namespace, object?.metadata?.namespace, 'create')),
@@ -120,12 +128,12 @@ export function resourceClient<T extends KubernetesObject>(
     delete: (ref, o) => send(o?.signal, (r) => ({
       method: 'DELETE', path: objectPath(r, targetOf(r, namespace, ref, 'delete')), query: dryRunQuery(o), body: deleteOptionsBody(o),
     })),
-    deleteCollection: (o) => send(o?.signal, (r) => ({
+    deleteCollection: (o) => withSelectors('deleteCollection', o, () => send(o?.signal, (r) => ({
       method: 'DELETE',
       path: collectionPath(r, namespaceOf(r, namespace, undefined, 'deleteCollection')),
       query: { ...dryRunQuery(o), labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector },
       body: deleteOptionsBody(o),
-    })),
+    }))),
 
     getStatus: (ref, o) => send(o?.signal, (r) => ({
       method: 'GET', path: objectPath(r, targetOf(r, namespace, ref, 'getStatus'), 'status'), query: { resourceVersion: o?.resourceVersion },

@@ -2,10 +2,10 @@
  * `controller()`: controller-runtime's builder shape (`For`, `Owns`, `Watches`) as a thin layer over the operators.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { combineLatest, defer, map, merge, Subject, takeUntil, tap, type Observable, type OperatorFunction } from 'rxjs';
+import { combineLatest, defer, EMPTY, map, merge, Subject, takeUntil, tap, type Observable, type OperatorFunction } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
 import type { Informer, InformerEvent, InformerWatchOptions } from '../../informer/index.js';
-import type { ResourceRef } from '../../watch/index.js';
+import { describeWatch as describeWatchOf, type ResourceRef } from '../../watch/index.js';
 import { reportError } from '../predicates/index.js';
 import type { ReconcileOptions } from '../options.js';
 import { reconcile } from '../reconcile.js';
@@ -69,10 +69,13 @@ export interface ControllerOptions<T extends KubernetesObject> extends Reconcile
   /** With `syncTimeout`: error the stream instead of reporting. Default false. */
   readonly failFast?: boolean;
   /**
-   * Receives what the controller survives but a user must hear about: an informer whose status went to `error`
-   * (an `InformerHealthError`, once per distinct reason until it recovers: a refused connection, a 401, a 403, an
-   * unknown kind) and a `SyncTimeoutError`. Default: `reportError` (RxJS's `config.onUnhandledError` if set, else a
-   * process warning on stderr).
+   * Receives what the controller survives but a user must hear about: a `SyncTimeoutError`, and, when given, its
+   * informers' trouble as `InformerHealthError`s (once per distinct cause until the informer recovers: a refused
+   * connection, a 401, a 403, an unknown kind; and the failure that stops one), which the informers then no longer
+   * report themselves. Without it, each informer reports its own health where its host's informer factory sends it
+   * (the manager logs informer status itself; `startController` prints each cause once on stderr; `runController` and
+   * `simulate` collect it on the virtual cluster), recoveries included. Default for the rest: the context's
+   * `reportError`, else `reportError` (RxJS's `config.onUnhandledError` if set, else a process warning on stderr).
    */
   readonly onError?: (error: Error) => void;
 }
@@ -98,8 +101,9 @@ export interface Controller extends Observable<ReconcileEvent> {
  * - Informers come from the context's factory, so a resource watched by several controllers of one host is watched
  *   once.
  * - Unless `gate` is given, no reconcile starts before every informer this controller uses has synced.
- * - Nothing fails silently: while the controller runs, an informer that cannot reach the cluster or is refused
- *   (ECONNREFUSED, 401, 403, an unknown kind) is reported to `onError` by default, and `health$` and `problems$`
+ * - Nothing fails silently, and nothing is said twice: while the controller runs, an informer that cannot reach the
+ *   cluster or is refused (ECONNREFUSED, 401, 403, an unknown kind) is reported once per cause, to `onError` (or the
+ *   host's `reportError`) when there is one, else by the informer itself (see `onError`); `health$` and `problems$`
  *   expose every informer's state; `syncTimeout` bounds how long the caches may take.
  * - Subscribing starts the watches; unsubscribing stops them. Building the controller starts nothing. After
  *   `stop$` (or the host's shutdown) the stream completes once the drain is over.
@@ -139,7 +143,8 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   const primaryRef = isInformer(options.for) ? undefined : 'resource' in options.for ? options.for.resource : options.for;
   const owned = (options.owns ?? []).map((source) => resolve(source));
   const watched = (options.watches ?? []).map((spec) => ({ spec, informer: resolve(spec.source) }));
-  const report = (error: Error): void => reportError(error, options.onError ?? context?.reportError);
+  const onError = options.onError ?? context?.reportError;
+  const report = (error: Error): void => reportError(error, onError);
   // The owner's scope decides its key, as controller-runtime asks its RESTMapper: never guessed, waited for if need be.
   const owners = ownedTriggers(primaryRef, owned, {
     resolve$: primaryRef === undefined ? undefined : factory?.resolve?.(primaryRef, 'resource' in options.for ? options.for.options : undefined),
@@ -172,7 +177,10 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
     return merge(
       merge(...triggers).pipe(operator<T>(fn, { ...reconcileOptions, gate, lookup: (key) => primary.current().get(key) }), tap({ complete: () => done$.next() })),
       merge(
-        reportHealth(named, report),
+        // Without an `onError` of its own, each informer says its own health where its host's factory sends it (the
+        // manager's log, stderr, the virtual cluster's collection); with one, the controller takes it over, so that it
+        // is said once.
+        options.onError === undefined ? EMPTY : reportHealth(named, report),
         watchSyncTimeout(named, syncTimeout, options.scheduler ?? context?.scheduler ?? asyncScheduler, failFast, report),
       ).pipe(takeUntil(done$)),
     );
@@ -199,9 +207,5 @@ function describeSource(source: WatchSource<KubernetesObject>, role: string): st
  * when set (`Widget example.com/v1 in default app=web`).
  */
 export function describeWatch(resource: ResourceRef, options?: Pick<InformerWatchOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>): string {
-  const parts = [`${resource.kind} ${resource.apiVersion}`];
-  if (options?.namespace) parts.push(`in ${options.namespace}`);
-  if (options?.labelSelector) parts.push(options.labelSelector);
-  if (options?.fieldSelector) parts.push(options.fieldSelector);
-  return parts.join(' ');
+  return describeWatchOf(resource, options);
 }

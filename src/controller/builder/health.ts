@@ -4,8 +4,8 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { combineLatest, EMPTY, filter, map, merge, Observable, take, takeUntil, timer, type SchedulerLike } from 'rxjs';
-import type { Informer, InformerProblem } from '../../informer/index.js';
-import type { WatchStatus } from '../../watch/index.js';
+import { claimHealth, type Informer, type InformerProblem } from '../../informer/index.js';
+import { describeFailure, HealthReporter, type WatchStatus } from '../../watch/index.js';
 
 /** One informer's connection status, labelled with the informer it belongs to. */
 export interface InformerHealth {
@@ -21,18 +21,21 @@ export interface LabelledProblem extends InformerProblem {
   readonly informer: string;
 }
 
-/** An informer in trouble: its status went to `error`. Reported once per distinct reason until it recovers. */
+/**
+ * An informer in trouble: its status went to `error` (it retries) or `failed` (it stopped for good). Reported once
+ * per distinct cause until it recovers; routine failures (a 410 Expired, an unsupported streaming list) are not.
+ */
 export class InformerHealthError extends Error {
   /** Always `'InformerHealthError'`. */
   override readonly name = 'InformerHealthError';
   constructor(
     /** Which informer, labelled as in {@link InformerHealth.informer}. */
     readonly informer: string,
-    /** Its `error` status, with the cause. */
-    readonly status: Extract<WatchStatus, { state: 'error' }>,
+    /** Its `error` or `failed` status, with the cause. */
+    readonly status: Extract<WatchStatus, { state: 'error' | 'failed' }>,
   ) {
-    const { cause } = status;
-    super(`informer ${informer}: ${cause.code === undefined ? '' : `${cause.code} `}${cause.reason}: ${cause.message}; retrying with backoff`);
+    const next = status.state === 'failed' ? 'stopped, not retried' : 'retrying with backoff';
+    super(`informer ${informer}: ${describeFailure(status.cause)}; ${next}`);
   }
 }
 
@@ -75,24 +78,29 @@ export function problemsOf(informers: readonly NamedInformer[]): Observable<Labe
 }
 
 /**
- * Reports informer errors to `report`: the first `error` status of each distinct reason while an informer is
- * unhealthy, and nothing more until it is `watching` again. Emits nothing itself.
+ * Reports informer trouble to `report` as {@link InformerHealthError}s, with the rules of the reflector's own health
+ * reports (`HealthReporter`): each distinct cause once while an informer is unhealthy, again after it was `watching`,
+ * and the failure that stops it. Emits nothing itself.
+ *
+ * # Guarantees
+ * - While subscribed it holds a claim on each informer's own health reporting (`claimHealth`), so what it reports
+ *   is not also printed by the informer: the user hears each cause once.
  */
 export function reportHealth(informers: readonly NamedInformer[], report: (error: Error) => void): Observable<never> {
   return new Observable<never>((subscriber) => {
-    const reported = new Map<string, Set<string>>();
-    return healthOf(informers).subscribe({
-      next: ({ informer, status }) => {
-        if (status.state === 'watching') reported.delete(informer);
-        if (status.state !== 'error') return;
-        const reasons = reported.get(informer) ?? new Set<string>();
-        reported.set(informer, reasons);
-        if (reasons.has(status.cause.reason)) return;
-        reasons.add(status.cause.reason);
-        report(new InformerHealthError(informer, status));
-      },
+    const releases = informers.map(({ informer }) => claimHealth(informer));
+    const reporters = new Map(informers.map(({ name }) => [name, new HealthReporter(name, (news) => {
+      if (news.type === 'failing') report(new InformerHealthError(name, { state: 'error', cause: news.cause }));
+      else if (news.type === 'stopped') report(new InformerHealthError(name, { state: 'failed', cause: news.cause }));
+    })]));
+    const subscription = healthOf(informers).subscribe({
+      next: ({ informer, status }) => reporters.get(informer)?.observe(status),
       error: (error: unknown) => subscriber.error(error),
     });
+    return () => {
+      subscription.unsubscribe();
+      for (const release of releases) release();
+    };
   });
 }
 
@@ -135,6 +143,8 @@ export function watchSyncTimeout(
 
 function describeStatus(status: WatchStatus | undefined): string {
   if (status === undefined) return 'no status yet';
-  if (status.state === 'error' || status.state === 'backingOff') return `${status.state}: ${status.cause.reason}: ${status.cause.message}`;
+  if (status.state === 'error' || status.state === 'backingOff' || status.state === 'failed') {
+    return `${status.state}: ${status.cause.reason}: ${status.cause.message}`;
+  }
   return status.state;
 }

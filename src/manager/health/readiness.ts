@@ -24,7 +24,7 @@ export interface ReadinessVerdict {
  *
  * # Guarantees
  * - Ready once the manager started, while it is not stopping, when every informer has synced and none has been
- *   failing for longer than `threshold` ms. Failing starts at the first `error` or `backingOff` after the last
+ *   failing for longer than `threshold` ms. Failing starts at the first `error`, `backingOff` or `failed` after the last
  *   `watching` (so the `connecting`/`listing` of each retry does not reset it) and ends at the next `watching`.
  * - `nextChange(now)` says when the verdict may change with no new status: when a failing informer crosses the
  *   threshold.
@@ -51,7 +51,7 @@ export class Readiness {
     if (status.state === 'watching') {
       state.failingSince = undefined;
       state.cause = undefined;
-    } else if (status.state === 'error' || status.state === 'backingOff') {
+    } else if (status.state === 'error' || status.state === 'backingOff' || status.state === 'failed') {
       state.failingSince ??= now;
       state.cause = `${status.cause.code === undefined ? '' : `${status.cause.code} `}${status.cause.reason}: ${status.cause.message}`;
     }

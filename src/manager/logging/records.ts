@@ -35,7 +35,7 @@ export function logOutcome(logger: ManagerLogger, controller: string, outcome: R
 
 /**
  * One record per change of an informer's connection state: `informer <state>`, warn for `error` and
- * `backingOff`, info otherwise (`listing` only for its first page).
+ * `backingOff`, error for `failed` (`informer failed for good`), info otherwise (`listing` only for its first page).
  */
 export function logInformerStatus(logger: ManagerLogger, informer: string, status: WatchStatus): void {
   const fields: Record<string, unknown> = { informer, state: status.state };
@@ -54,6 +54,9 @@ export function logInformerStatus(logger: ManagerLogger, informer: string, statu
       return;
     case 'error':
       logger.warn({ ...fields, ...causeFields(status.cause) }, 'informer error');
+      return;
+    case 'failed':
+      logger.error({ ...fields, ...causeFields(status.cause) }, 'informer failed for good');
       return;
   }
 }

@@ -40,6 +40,7 @@ export class ReflectorMetrics {
         this.resourceVersion(status.resourceVersion);
         return;
       case 'error':
+      case 'failed':
         this.metrics.reflectorErrors.inc({ ...this.labels, reason: status.cause.reason });
         return;
       default:

@@ -59,6 +59,8 @@ export interface ControllerRun {
  *   serves marble tests, simulations and production.
  * - At `until` the controller is unsubscribed and the cluster closed, so `TestScheduler.run()` returns.
  * - An error of the controller's stream errors `events$` (so the marble shows `#`); nothing is swallowed.
+ * - The health reports of the controller's informers (a refused request, an unknown kind, a recovery) land in
+ *   `cluster.health` and the `onHealth` option, never in process warnings that would leak into the test's output.
  *
  * # Caveats
  * - `events$` replays every event: subscribe it at frame 0 (as `expectObservable` does) to see each at its time.

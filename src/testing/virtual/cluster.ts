@@ -8,6 +8,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, type SchedulerLike } from 'rxjs';
 import { splitApiVersion } from '../../objects/index.js';
 import { collectionPath, type ResourceRef } from '../../resources/index.js';
+import type { HealthRoutingConnection, WatchHealthHandler, WatchHealthReport } from '../../watch/index.js';
 import {
   apiErrorFromResponse, LineSplitter, parseJsonBody, reportWarnings, requestBodyOf, responseOf, TransportError,
   type QueryParams, type RequestOptions, type Transport, type TransportRequest, type TransportResponse, type WatchRequestOptions,
@@ -28,6 +29,11 @@ export interface VirtualClusterOptions extends Omit<InMemoryServerOptions, 'toke
   readonly scheduler: SchedulerLike;
   /** Seeds uids, generateName suffixes and every other server choice (default 0). */
   readonly seed?: number;
+  /**
+   * Also receives the health reports of the watches over this cluster that were given no handler of their own
+   * (they are collected in `health` either way); a test's place to fail on them or print them. Default: none.
+   */
+  readonly onHealth?: WatchHealthHandler;
 }
 
 /** A conflict aimed at an object by its kind and key instead of its path. */
@@ -72,10 +78,13 @@ export interface VirtualFaults extends Omit<Faults, 'conflictNext'> {
  *   writes in one synchronous run, the lines a stall held back) arrives as one array, so an informer applies it as
  *   one store batch, as it does a network chunk over HTTP.
  *
+ * - It routes health (`HealthRoutingConnection`): the health reports of informers and watches over it that were
+ *   given no `onHealth` land in `health` (and `options.onHealth`), never on stderr, so a test's output stays its own.
+ *
  * # Caveats
  * - Responses and watch chunks arrive as zero-delay actions of the scheduler, not synchronously.
  */
-export interface VirtualCluster extends Transport {
+export interface VirtualCluster extends Transport, HealthRoutingConnection {
   /** The scheduler every server timer and timestamp runs on (`options.scheduler`). */
   readonly scheduler: SchedulerLike;
   /**
@@ -85,6 +94,13 @@ export interface VirtualCluster extends Transport {
   readonly randomSeed: number;
   /** Fault injection at the current virtual time (see {@link VirtualFaults}). */
   readonly faults: VirtualFaults;
+  /**
+   * Every health report of the watches over this cluster that were given no handler of their own, in order (a
+   * refused request, an unknown kind, a recovery): where a test looks for them.
+   */
+  readonly health: readonly WatchHealthReport[];
+  /** The default health handler of those watches: appends to `health`, then calls `options.onHealth`. */
+  readonly onHealth: WatchHealthHandler;
   /** As `TestCluster.seed`: creates objects without a request; returns the resourceVersion after. */
   seed(objects: readonly KubernetesObject[], options?: SeedOptions): string;
   /** As `TestCluster.update`: replaces objects without a request; returns the resourceVersion after. */
@@ -355,10 +371,16 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
     conflictNext: (o) => core.faults.conflictNext('path' in o ? o : { path: pathOf(o), ...(o.count !== undefined ? { count: o.count } : {}) }),
   };
 
+  const health: WatchHealthReport[] = [];
   return {
     scheduler,
     randomSeed: seed,
     faults,
+    health,
+    onHealth: (report) => {
+      health.push(report);
+      options.onHealth?.(report);
+    },
     get,
     watch,
     watchChunks,
