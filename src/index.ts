@@ -27,12 +27,12 @@ export type { BackoffPolicy } from './backoff/index.js';
 
 // The network seam and its errors.
 export {
-  API_WARNING_CODE, ApiError, TransportError, deduplicateWarnings, expectBackslashKeys, isAlreadyExists, isBadRequest, isConflict,
-  isExpired, isForbidden, isInvalid, isNotFound, isServerError, isTooManyRequests, isUnauthorized, kubeTransport, parseJson,
-  parseWarningHeaders, printWarningOnce, transportOf,
+  API_WARNING_CODE, ApiError, RXKUBE_VERSION, TransportError, deduplicateWarnings, defaultUserAgent, expectBackslashKeys,
+  isAlreadyExists, isBadRequest, isConflict, isExpired, isForbidden, isInvalid, isNotFound, isServerError, isTooManyRequests,
+  isUnauthorized, kubeTransport, parseJson, parseWarningHeaders, printWarningOnce, programName, transportOf,
 } from './transport/index.js';
 export type {
-  ApiWarning, Connection, QueryParams, RequestMethod, RequestOptions, StatusCause, StatusDetails, Transport, TransportRequest, TransportResponse,
+  ApiWarning, Connection, KubeTransportOptions, QueryParams, RequestMethod, RequestOptions, StatusCause, StatusDetails, Transport, TransportRequest, TransportResponse,
   WarningHandler, WatchRequestOptions,
 } from './transport/index.js';
 export { UnknownResourceError, resolveResource } from './resources/index.js';

@@ -6,7 +6,7 @@ import { firstValueFrom } from 'rxjs';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { resourceClient } from '../../src/client/index.js';
 import type { StatusObject } from '../../src/client/index.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../src/transport/index.js';
+import { isAlreadyExists, isConflict, isNotFound, programName } from '../../src/transport/index.js';
 import { contractTargets, suffix, useContractSession } from './support/index.js';
 
 for (const target of contractTargets()) {
@@ -52,6 +52,14 @@ for (const target of contractTargets()) {
       expect([...first.items, ...rest.items].map((c) => c.metadata?.name)).to.deep.equal([0, 1, 2].map((i) => `${batch}-${i}`));
       await firstValueFrom(client.deleteCollection({ labelSelector: `batch=${batch}` }));
       expect((await firstValueFrom(client.list({ labelSelector: `batch=${batch}` }))).items).to.deep.equal([]);
+    });
+
+    it('records a write without a fieldManager under the User-Agent\'s program, and one with it under its name', async () => {
+      const unnamed = resourceClient<V1ConfigMap>(session().connection, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: session().namespace });
+      const made = await firstValueFrom(unnamed.create({ metadata: { name: `agent-${suffix()}` }, data: { a: '1' } }));
+      const patched = await firstValueFrom(configMaps().patch(made, { type: 'merge', body: { data: { b: '2' } } }));
+      // kube-apiserver takes the User-Agent up to its first '/' (prefixFromUserAgent); rxkube's starts with the program.
+      expect(patched.metadata!.managedFields!.map((entry) => `${entry.manager} ${entry.operation}`)).to.have.members([`${programName()} Update`, 'crud Update']);
     });
 
     it('answers a dry-run delete with the object and deletes nothing', async () => {

@@ -127,6 +127,11 @@ export interface EventRecorderOptions {
   readonly reportingController: string;
   /** Which instance reports, at most 128 characters. Default `<reportingController>-<hostname>`, as client-go. */
   readonly reportingInstance?: string;
+  /**
+   * The field manager of the recorder's writes (creations and series updates), as `managedFields` and audit logs
+   * show it: at most 128 bytes of printable characters. Default: `reportingController`.
+   */
+  readonly fieldManager?: string;
   /** Every timer and every timestamp goes through it. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
   /** Uniform samples in [0, 1): retry jitter and the random part of Event names. Default `Math.random`. */

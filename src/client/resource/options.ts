@@ -171,7 +171,8 @@ export interface ResourceClientOptions {
   readonly namespace?: string;
   /**
    * The field manager of every write that does not name one: the controller's name. Server-side apply needs one;
-   * other writes fall back to the server's default (derived from the User-Agent).
+   * other writes fall back to the server's default: the User-Agent up to its first `/`, which is the program's name
+   * (see `defaultUserAgent`, and `kubeTransport`'s `userAgent` to set it).
    */
   readonly fieldManager?: string;
   /**
