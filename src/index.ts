@@ -95,7 +95,7 @@ export type {
 
 // The write path: the typed resource client, mutate, server-side apply, owner references and finalizers.
 export {
-  AlreadyOwnedError, ClientScopeError, DEFAULT_RETRY, FinalizerNameError, OwnerReferenceError, applyConflicts,
+  AlreadyOwnedError, ClientScopeError, DEFAULT_PAGE_SIZE, DEFAULT_RETRY, FinalizerNameError, OwnerReferenceError, applyConflicts,
   compareResourceVersions, controllerOf, controllerReference, finalizer, isControlledBy, resourceClient,
   setControllerReference,
 } from './client/index.js';

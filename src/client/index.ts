@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 export {
-  APPLY_PATCH, ClientScopeError, DEFAULT_RETRY, applyConflicts, resourceClient, withSignal,
+  APPLY_PATCH, ClientScopeError, DEFAULT_PAGE_SIZE, DEFAULT_RETRY, applyConflicts, resourceClient, withSignal,
 } from './resource/index.js';
 export type {
   ApplyConflict, ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation, GetOptions,

@@ -16,8 +16,9 @@ import type {
  *
  * # Guarantees (every call)
  * - Cold: nothing is sent until subscription; each subscription sends one request (plus, once per connection, the
- *   discovery request that resolves a kind the built-in table does not know). `mutate` is the exception: it may
- *   send up to two writes per attempt and re-reads between attempts, as documented there.
+ *   discovery request that resolves a kind the built-in table does not know). The exceptions: `list` without a
+ *   `limit` sends one request per page, and `mutate` may send up to two writes per attempt and re-reads between
+ *   attempts, as documented there.
  * - Unsubscribing aborts the request in flight. A `signal` option does the same and errors with its `reason`.
  * - Emits exactly one value, then completes. Every write emits the object as the server wrote it, so its
  *   `metadata.resourceVersion` says which version this write produced (wait for an informer to reach it before
@@ -47,7 +48,21 @@ export interface ResourceClient<T extends KubernetesObject> {
   get(ref: ObjectRef, options?: GetOptions): Observable<T>;
   /**
    * `GET` the collection: the client's namespace, or every namespace for a cluster-wide client of a namespaced kind.
-   * One page per call (`limit` and `continue` page through).
+   *
+   * # Guarantees
+   * - Without `limit` and `continue`: **every page**, as client-go's pager reads them. Pages of `pageSize` (500)
+   *   are read one after the other, following each `continue` token, and emitted as one list with every item, the
+   *   first page's `metadata.resourceVersion` (one consistent snapshot) and no `continue`.
+   * - A `continue` token that expires while paging (410: the snapshot was compacted) restarts the list once
+   *   without a limit, one request at the caller's `resourceVersion`, as the reflector does; the pages read so far
+   *   are dropped.
+   * - With `limit` or `continue`: **one page**, one request, as the API defines it; the answer's
+   *   `metadata.continue` names the next page. An expired token is the server's 410 `ApiError` (`isExpired`):
+   *   start again without it.
+   *
+   * # Caveats
+   * - Items of a built-in kind's list carry no `apiVersion` and `kind` (kube-apiserver leaves them out); an
+   *   informer's objects have them.
    */
   list(options?: ClientListOptions): Observable<ObjectList<T>>;
   /** `POST` a new object. A taken name is a 409 `ApiError` (`isAlreadyExists`). */
