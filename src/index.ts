@@ -106,6 +106,13 @@ export type {
   StatusObject, StoreSource, WriteOptions,
 } from './client/index.js';
 
+// Status conditions, kept as apimachinery's meta.SetStatusCondition keeps them.
+export {
+  CONDITION_MESSAGE_LIMIT, conditionTime, findStatusCondition, isStatusConditionFalse, isStatusConditionPresentAndEqual,
+  isStatusConditionTrue, removeStatusCondition, setStatusCondition,
+} from './client/index.js';
+export type { Condition, ConditionHolder, ConditionStatus, ConditionUpdate, SetStatusConditionOptions } from './client/index.js';
+
 // The manager: many controllers, one cache, leader election, probes, metrics, logs, graceful stop.
 export {
   DEFAULT_CHECK_TIMEOUT_MS, DEFAULT_HEALTH_PORT, DEFAULT_INFORMER_FAILURE_THRESHOLD_MS, DEFAULT_METRICS_PORT,
