@@ -87,8 +87,8 @@ export function websiteId(website: Website): WebsiteId {
 }
 
 /**
- * The owner that controller references point to. Built from {@link WEBSITE}, not from the cached object: objects
- * from an informer's initial list carry no `apiVersion` or `kind`.
+ * The owner that controller references point to, from {@link WEBSITE} and the identity a run carries (a run passes
+ * its {@link WebsiteId} around, not the object).
  */
 export function websiteOwner(id: WebsiteId): Owner {
   return { apiVersion: WEBSITE.apiVersion, kind: WEBSITE.kind, metadata: { name: id.name, namespace: id.namespace, uid: id.uid } };

@@ -53,9 +53,15 @@ export interface EventObjectLike {
 /**
  * What an event is about: the object itself (with `apiVersion`, `kind` and `metadata`), or a reference to it.
  *
+ * # Guarantees
+ * - An informer's objects (listed or watched: the reflector gives listed ones the `apiVersion` and `kind`
+ *   kube-apiserver leaves out of list items) and the objects a write answers with can be passed as they are.
+ *
  * # Caveats
- * - Objects listed by the API server carry no `kind` (only watched ones do). An object without `kind` is rejected;
- *   pass a reference `{ apiVersion, kind, namespace, name, uid }` for those.
+ * - An object without `kind` is rejected: the items of a `resourceClient` `list` of a built-in kind (kube-apiserver
+ *   leaves them out), the objects of a `metadataOnly` informer (`PartialObjectMetadata`, whose `kind` is not the
+ *   resource's), or one a `transform` stripped. Pass a reference `{ apiVersion, kind, namespace, name, uid }` for
+ *   those.
  */
 export type EventSubject = EventObjectLike | EventReference;
 

@@ -223,7 +223,7 @@ export interface ObjectList<T extends KubernetesObject> {
     /** How many items the next pages hold, when the server could tell. */
     readonly remainingItemCount?: number;
   };
-  /** The objects; items of a list carry no `apiVersion` and `kind` on most servers. */
+  /** The objects. Those of a built-in kind's list carry no `apiVersion` and `kind` (kube-apiserver leaves them out). */
   readonly items: T[];
 }
 
