@@ -142,6 +142,24 @@ for (const target of contractTargets()) {
       expect(requests[sent]!.body).to.deep.include({ op: 'test', path: '/metadata/labels', value: null });
     });
 
+    it('moves the list items a recipe kept, whole, and patches a changed one by its name, keeping what a trimmed copy lacked', async () => {
+      const { configMaps, requests } = clients();
+      const owners = await Promise.all(['a', 'b', 'c'].map((n) => firstValueFrom(configMaps.create({ metadata: { name: `owner-${n}-${suffix()}` } }))));
+      const references = owners.map((o) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: o.metadata!.name!, uid: o.metadata!.uid!, blockOwnerDeletion: true }));
+      const made = await firstValueFrom(configMaps.create({ metadata: { name: `moves-${suffix()}`, ownerReferences: references } }));
+      // A copy whose transform dropped blockOwnerDeletion from every reference.
+      const trimmed: V1ConfigMap = { ...made, metadata: { ...made.metadata, ownerReferences: references.map(({ blockOwnerDeletion: _b, ...rest }) => rest) } };
+      const sent = requests.length;
+      const result = await firstValueFrom(configMaps.mutate(trimmed, (draft) => {
+        const refs = draft.metadata!.ownerReferences!;
+        refs.reverse();
+        draft.metadata!.ownerReferences = refs.map((ref) => (ref.name === references[1]!.name ? { ...ref, controller: true } : ref));
+      }));
+      expect(result.metadata?.ownerReferences).to.deep.equal([references[2], { ...references[1], controller: true }, references[0]]);
+      const operations = (requests[sent]!.body as Array<{ op: string }>).map((op) => op.op);
+      expect(operations).to.deep.equal(['test', 'move', 'move', 'add']);
+    });
+
     it('sends nothing for a recipe that changes nothing', async () => {
       const { configMaps, requests } = clients();
       const made = await firstValueFrom(configMaps.create({ metadata: { name: `same-${suffix()}` }, data: { a: '1' } }));
