@@ -27,12 +27,12 @@ export type { BackoffPolicy } from './backoff/index.js';
 
 // The network seam and its errors.
 export {
-  API_WARNING_CODE, ApiError, TransportError, deduplicateWarnings, expectBackslashKeys, isAlreadyExists, isBadRequest, isConflict,
-  isExpired, isForbidden, isInvalid, isNotFound, isServerError, isTooManyRequests, isUnauthorized, kubeTransport, parseJson,
-  parseWarningHeaders, printWarningOnce, transportOf,
+  API_WARNING_CODE, ApiError, RXKUBE_VERSION, TransportError, deduplicateWarnings, defaultUserAgent, expectBackslashKeys,
+  isAlreadyExists, isBadRequest, isConflict, isExpired, isForbidden, isInvalid, isNotFound, isServerError, isTooManyRequests,
+  isUnauthorized, kubeTransport, parseJson, parseWarningHeaders, printWarningOnce, programName, transportOf,
 } from './transport/index.js';
 export type {
-  ApiWarning, Connection, QueryParams, RequestMethod, RequestOptions, StatusCause, StatusDetails, Transport, TransportRequest, TransportResponse,
+  ApiWarning, Connection, KubeTransportOptions, QueryParams, RequestMethod, RequestOptions, StatusCause, StatusDetails, Transport, TransportRequest, TransportResponse,
   WarningHandler, WatchRequestOptions,
 } from './transport/index.js';
 export { UnknownResourceError, resolveResource } from './resources/index.js';
@@ -100,7 +100,7 @@ export type {
 
 // The write path: the typed resource client, mutate, server-side apply, owner references and finalizers.
 export {
-  AlreadyOwnedError, ClientScopeError, DEFAULT_RETRY, FinalizerNameError, OwnerReferenceError, applyConflicts,
+  AlreadyOwnedError, ClientScopeError, DEFAULT_PAGE_SIZE, DEFAULT_RETRY, FinalizerNameError, OwnerReferenceError, applyConflicts,
   compareResourceVersions, controllerOf, controllerReference, finalizer, isControlledBy, resourceClient,
   setControllerReference,
 } from './client/index.js';
@@ -110,6 +110,13 @@ export type {
   Ownable, Owner, PartialObject, Patch, PropagationPolicy, Recipe, ResourceClient, ResourceClientOptions, RetryPolicy,
   StatusObject, StoreSource, WriteOptions,
 } from './client/index.js';
+
+// Status conditions, kept as apimachinery's meta.SetStatusCondition keeps them.
+export {
+  CONDITION_MESSAGE_LIMIT, conditionTime, findStatusCondition, isStatusConditionFalse, isStatusConditionPresentAndEqual,
+  isStatusConditionTrue, removeStatusCondition, setStatusCondition,
+} from './client/index.js';
+export type { Condition, ConditionHolder, ConditionStatus, ConditionUpdate, SetStatusConditionOptions } from './client/index.js';
 
 // The manager: many controllers, one cache, leader election, probes, metrics, logs, graceful stop.
 export {

@@ -5,7 +5,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { catchError, map, of, throwError, type Observable } from 'rxjs';
 import {
-  isNotFound, type EventRecorder, type EventReference, type ReconcileRequest, type RequeueAfter, type ResourceClient,
+  isNotFound, type EventRecorder, type ReconcileRequest, type RequeueAfter, type ResourceClient,
   type StoreSource,
 } from '../../src/index.js';
 import { messageOf } from '../shared/health.js';
@@ -107,7 +107,7 @@ function addLabel(node: V1Node, request: ReconcileRequest<V1Node>, context: Node
       }
       const providerID = written.spec?.providerID ?? '';
       print(`Labeled node ${name} ${label.key}=${label.value} (providerID ${providerID})`);
-      recorder?.event(nodeReference(written), {
+      recorder?.event(written, {
         type: 'Normal', reason: LABELED_REASON, action: LABEL_ACTION,
         note: `Added label ${label.key}=${label.value}: providerID ${providerID} starts with ${providerIdPrefix}`,
       });
@@ -119,7 +119,7 @@ function addLabel(node: V1Node, request: ReconcileRequest<V1Node>, context: Node
       }
       // A run stopped on purpose (shutdown, lost leadership) is not a failure worth a Warning.
       if (!request.signal.aborted) {
-        recorder?.event(nodeReference(node), {
+        recorder?.event(node, {
           type: 'Warning', reason: LABEL_FAILED_REASON, action: LABEL_ACTION,
           note: `Adding label ${label.key}=${label.value} failed: ${messageOf(error)}`,
         });
@@ -127,15 +127,6 @@ function addLabel(node: V1Node, request: ReconcileRequest<V1Node>, context: Node
       return throwError(() => error);
     }),
   );
-}
-
-/**
- * The Event's `regarding`: built here because a node from the informer's initial list carries no `kind` or
- * `apiVersion` (the API server leaves them out of list items) and the recorder refuses an object without them.
- */
-export function nodeReference(node: V1Node): EventReference {
-  const { name, uid, resourceVersion } = node.metadata ?? {};
-  return { apiVersion: 'v1', kind: 'Node', name, uid, resourceVersion };
 }
 
 /** `30 s`, `1.5 s`, `250 ms`. */

@@ -3,7 +3,7 @@
  * @module
  */
 import type { KubernetesObject, V1ObjectMeta, V1PodTemplateSpec } from '@kubernetes/client-node';
-import type { Connection, Owner, ResourceRef } from '../../src/index.js';
+import type { Connection, ResourceRef } from '../../src/index.js';
 import { installCrd, readCrd } from '../shared/crd.js';
 
 /** The API group of the example's resources. */
@@ -56,14 +56,6 @@ export interface PodSet extends KubernetesObject {
   metadata?: V1ObjectMeta;
   spec?: PodSetSpec;
   status?: PodSetStatus;
-}
-
-/**
- * The PodSet as an owner: `apiVersion` and `kind` from {@link PODSET}, never from the object, because an object
- * from an informer's initial list carries neither (the API server leaves them out of list items).
- */
-export function podSetOwner(podSet: PodSet): Owner {
-  return { apiVersion: PODSET.apiVersion, kind: PODSET.kind, metadata: podSet.metadata ?? {} };
 }
 
 /** The CRD, read from {@link PODSET_CRD_PATH}. */

@@ -15,7 +15,7 @@ import { messageOf } from '../shared/health.js';
 import type { Expectations } from './expectations.js';
 import { POD_OWNER_INDEX } from './pod-events.js';
 import { isPodActive, podKey, rankPodsForDeletion } from './pods.js';
-import { PODSET, podSetOwner, type PodSet } from './podset.js';
+import type { PodSet } from './podset.js';
 import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from './slow-start.js';
 import { calculateStatus, REPLICA_FAILURE, type SyncFailure } from './status.js';
 import type { PodSetStatus } from './podset.js';
@@ -225,7 +225,8 @@ export function podFromTemplate(podSet: PodSet): V1Pod {
     },
     spec: structuredClone(template.spec) as V1Pod['spec'],
   };
-  return setControllerReference(pod, podSetOwner(podSet));
+  // The informer's PodSet carries apiVersion and kind (the reflector fills in what list items lack).
+  return setControllerReference(pod, podSet);
 }
 
 /** One Pod deleted; resolves to the error to report, or `undefined` (done, or already gone). */
@@ -280,8 +281,7 @@ function writeStatus(
 }
 
 function record(context: SyncContext, podSet: PodSet, details: EventDetails): void {
-  const { name, namespace, uid, resourceVersion } = podSet.metadata ?? {};
-  context.recorder?.event({ apiVersion: PODSET.apiVersion, kind: PODSET.kind, name, namespace, uid, resourceVersion }, details);
+  context.recorder?.event(podSet, details);
 }
 
 /** The 403 of a create into a namespace being deleted (`NamespaceTerminatingCause`). */

@@ -190,8 +190,11 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
     podSet: (name) => podSets.get(name),
     applyPodSet: (podSet) => {
       const name = podSet.metadata!.name!;
+      // Stored, and watched, with its apiVersion and kind, as kube-apiserver keeps and sends them.
       userWrite(name, (stored) => ({
         ...podSet,
+        apiVersion: PODSET.apiVersion,
+        kind: PODSET.kind,
         metadata: {
           ...podSet.metadata, namespace: NAMESPACE, uid: stored?.metadata?.uid ?? podSet.metadata?.uid ?? `uid-${name}`,
           generation: (stored?.metadata?.generation ?? 0) + 1,

@@ -1,16 +1,15 @@
 /**
- * A Website's conditions (`Ready`, `Progressing`, `Degraded`), kept as `metav1.Condition`s are kept by
- * apimachinery's `meta.SetStatusCondition`: the transition time moves only when the status flips.
+ * A Website's conditions (`Ready`, `Progressing`, `Degraded`), kept by rxkube's `setStatusCondition`, as
+ * apimachinery's `meta.SetStatusCondition` keeps `metav1.Condition`s: the transition time moves only when the status
+ * flips.
  * @module
  */
+import { setStatusCondition, type ConditionHolder } from '../../src/index.js';
 import type { Rollout } from './rollout.js';
 import type { Condition, WebsiteConditionType } from './website.js';
 
 /** The order conditions are listed in; other types (written by someone else) follow, as found. */
 export const CONDITION_TYPES: readonly WebsiteConditionType[] = ['Ready', 'Progressing', 'Degraded'];
-
-/** The API's limit on a condition's message. */
-const MESSAGE_LIMIT = 32768;
 
 /** A condition as a reconcile decides it; the time and the generation are filled in by {@link setConditions}. */
 export interface ConditionUpdate {
@@ -20,43 +19,27 @@ export interface ConditionUpdate {
   readonly message: string;
 }
 
-/** `metav1.Time` of `ms`: RFC 3339 in UTC, whole seconds. */
-export function metav1Time(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 /**
- * The conditions after `updates`: each update replaces the condition of its type (the last one wins when a type
- * comes twice), stamped with `observedGeneration`; conditions no update names are kept as they were.
+ * The conditions after `updates`, each set with `setStatusCondition` and stamped with `observedGeneration`, `now`
+ * (scheduler ms) being the time of those that flip; `previous` is not modified. The last update of a type wins.
  *
  * # Guarantees
- * - `lastTransitionTime` is `now` for a new condition or one whose status differs from `previous`, and is kept
- *   otherwise (a new reason, message or generation with the same status is no transition).
+ * - As `setStatusCondition`: `lastTransitionTime` moves only when the status differs from `previous`; reason,
+ *   message and generation are taken; messages are cut to the API's 32768 characters; other types are kept.
  * - The result is listed in {@link CONDITION_TYPES} order, then the other types in their previous order, so equal
  *   inputs give equal output and an unchanged status is recognised as such.
- * - Messages are cut to the API's 32768-character limit.
  */
 export function setConditions(
-  previous: readonly Condition[] | undefined, updates: readonly ConditionUpdate[], observedGeneration: number, now: string,
+  previous: readonly Condition[] | undefined, updates: readonly ConditionUpdate[], observedGeneration: number, now: number,
 ): Condition[] {
-  const old = new Map((previous ?? []).map((condition) => [condition.type, condition]));
-  const byType = new Map(old);
-  for (const update of updates) {
-    const before = old.get(update.type);
-    byType.set(update.type, {
-      type: update.type,
-      status: update.status,
-      reason: update.reason,
-      message: update.message.length > MESSAGE_LIMIT ? update.message.slice(0, MESSAGE_LIMIT) : update.message,
-      lastTransitionTime: before !== undefined && before.status === update.status ? before.lastTransitionTime : now,
-      observedGeneration,
-    });
-  }
+  const status: ConditionHolder = { conditions: (previous ?? []).map((condition) => ({ ...condition })) };
+  const lastOfType = new Map(updates.map((update) => [update.type, update]));
+  for (const update of lastOfType.values()) setStatusCondition(status, { ...update, observedGeneration }, { scheduler: { now: () => now } });
   const rank = (type: string): number => {
     const index = (CONDITION_TYPES as readonly string[]).indexOf(type);
     return index === -1 ? CONDITION_TYPES.length : index;
   };
-  return [...byType.values()].sort((a, b) => rank(a.type) - rank(b.type));
+  return status.conditions!.sort((a, b) => rank(a.type) - rank(b.type));
 }
 
 /** The three conditions of a Website whose objects were applied, from its Deployment's rollout. */

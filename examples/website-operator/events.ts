@@ -34,10 +34,7 @@ export interface WebsiteEvents {
   readonly lost$: Observable<never>;
 }
 
-/**
- * The Event's `regarding`: from {@link WEBSITE} and the Website's identity, never from the cached object (which
- * lacks `kind` when it came from the informer's initial list).
- */
+/** The Event's `regarding`: from {@link WEBSITE} and the Website's identity, which is what a run passes around. */
 export function websiteReference(id: WebsiteId): EventReference {
   return { apiVersion: WEBSITE.apiVersion, kind: WEBSITE.kind, namespace: id.namespace, name: id.name, uid: id.uid };
 }

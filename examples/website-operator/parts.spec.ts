@@ -9,7 +9,8 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { firstValueFrom } from 'rxjs';
-import { changedConditions, metav1Time, rolloutConditions, setConditions, type ConditionUpdate } from './conditions.js';
+import { conditionTime } from '../../src/index.js';
+import { changedConditions, rolloutConditions, setConditions, type ConditionUpdate } from './conditions.js';
 import { BUILT_IN_IMAGE, parseDefaults, resolveWebsite } from './defaults.js';
 import { contentHash, desiredObjects } from './desired.js';
 import { resolveOptions } from './options.js';
@@ -29,10 +30,10 @@ const update: fc.Arbitrary<ConditionUpdate> = fc.record({
 describe('website-operator conditions', () => {
   it('moves a condition\'s lastTransitionTime exactly when its status flips, whatever the updates', () => {
     fc.assert(fc.property(fc.array(fc.array(update, { maxLength: 4 }), { maxLength: 8 }), (rounds) => {
-      let conditions = setConditions(undefined, [], 1, metav1Time(0));
+      let conditions = setConditions(undefined, [], 1, 0);
       rounds.forEach((updates, round) => {
-        const now = metav1Time((round + 1) * 1000);
-        const next = setConditions(conditions, updates, round + 2, now);
+        const now = conditionTime((round + 1) * 1000);
+        const next = setConditions(conditions, updates, round + 2, (round + 1) * 1000);
         for (const condition of next) {
           const before = conditions.find((c) => c.type === condition.type);
           const flipped = before === undefined || before.status !== condition.status;
@@ -45,8 +46,8 @@ describe('website-operator conditions', () => {
   });
 
   it('keeps conditions of other types as they are, after its own', () => {
-    const foreign = { type: 'example.com/Audited', status: 'True' as const, reason: 'Done', message: '', lastTransitionTime: metav1Time(0) };
-    const next = setConditions([foreign], [{ type: 'Ready', status: 'False', reason: 'RollingOut', message: 'm' }], 3, metav1Time(5000));
+    const foreign = { type: 'example.com/Audited', status: 'True' as const, reason: 'Done', message: '', lastTransitionTime: conditionTime(0) };
+    const next = setConditions([foreign], [{ type: 'Ready', status: 'False', reason: 'RollingOut', message: 'm' }], 3, 5000);
     expect(next).to.deep.equal([
       { type: 'Ready', status: 'False', reason: 'RollingOut', message: 'm', lastTransitionTime: '1970-01-01T00:00:05Z', observedGeneration: 3 },
       foreign,
@@ -54,7 +55,7 @@ describe('website-operator conditions', () => {
   });
 
   it('cuts messages at the API\'s 32768 characters and writes times in whole seconds', () => {
-    const [ready] = setConditions(undefined, [{ type: 'Ready', status: 'True', reason: 'Available', message: 'x'.repeat(40_000) }], 1, metav1Time(1999));
+    const [ready] = setConditions(undefined, [{ type: 'Ready', status: 'True', reason: 'Available', message: 'x'.repeat(40_000) }], 1, 1999);
     expect(ready!.message).to.have.length(32768);
     expect(ready!.lastTransitionTime).to.equal('1970-01-01T00:00:01Z');
   });

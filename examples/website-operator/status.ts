@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { defer, of, tap, type Observable } from 'rxjs';
 import { compareResourceVersions, type EventDetails, type ResourceClient, type StoreSource } from '../../src/index.js';
-import { changedConditions, metav1Time, setConditions, type ConditionChange, type ConditionUpdate } from './conditions.js';
+import { changedConditions, setConditions, type ConditionChange, type ConditionUpdate } from './conditions.js';
 import { REASONS, type WebsiteEvents } from './events.js';
 import type { WebsiteMemory } from './owned.js';
 import { WEBSITE, type Website, type WebsiteId, type WebsiteStatus } from './website.js';
@@ -35,7 +35,7 @@ export type StatusFields = Omit<WebsiteStatus, 'conditions' | 'observedGeneratio
  *   line costs no status write.
  * - One server-side apply of the whole status (every field the operator owns, so none is dropped) with `force`:
  *   the status is the operator's alone.
- * - A condition's `lastTransitionTime` moves only when its status flips (see `setConditions`).
+ * - A condition's `lastTransitionTime` moves only when its status flips (rxkube's `setStatusCondition`).
  * - An Event per condition change: `Ready` True (Normal `Ready`) or back to False (Warning `NotReady`),
  *   `Progressing` True (Normal `RollingOut`), `Degraded` True or a new reason while True (Warning, with the
  *   reason), `Degraded` back to False (Normal `Recovered`).
@@ -46,7 +46,7 @@ export function writeStatus(context: StatusContext, fields: StatusFields, update
     const { client, cache, id, memory, signal } = context;
     const latest = newestWebsite(cache.current().get(id.key), memory.status);
     const previous = latest?.status ?? {};
-    const conditions = setConditions(previous.conditions, updates, id.generation, metav1Time(context.now()));
+    const conditions = setConditions(previous.conditions, updates, id.generation, context.now());
     const status = withoutUndefined({ ...previous, ...fields, observedGeneration: id.generation, conditions });
     if (isDeepStrictEqual(withoutUndefined({ ...previous }), status)) return of(latest);
     const body: Website = { apiVersion: WEBSITE.apiVersion, kind: WEBSITE.kind, metadata: { name: id.name, namespace: id.namespace }, status };

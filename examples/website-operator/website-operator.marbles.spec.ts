@@ -20,7 +20,7 @@ const CONFIG_MAPS = '/api/v1/namespaces/default/configmaps';
 const DEPLOYMENTS = '/apis/apps/v1/namespaces/default/deployments';
 const SERVICES = '/api/v1/namespaces/default/services';
 
-/** A Website as an informer's initial list gives it: no `apiVersion`, no `kind`. */
+/** A Website as kube-apiserver lists it: no `apiVersion`, no `kind` (the reflector fills them in). */
 function listedWebsite(name: string, spec: Website['spec'], metadata: Partial<NonNullable<Website['metadata']>> = {}): Website {
   return { metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion: '10', generation: 1, ...metadata }, spec };
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
-import type { Owner, ResourceRef } from '../../src/index.js';
+import type { Condition as RxkubeCondition, Owner, ResourceRef } from '../../src/index.js';
 
 /** The API group of the Website kind. */
 export const WEBSITE_GROUP = 'example.rxkube.io';
@@ -33,18 +33,8 @@ export interface WebsiteSpec {
 /** The three condition types a Website reports. */
 export type WebsiteConditionType = 'Ready' | 'Progressing' | 'Degraded';
 
-/** A `metav1.Condition`, as the API serves it (times are RFC 3339 strings). */
-export interface Condition {
-  readonly type: string;
-  readonly status: 'True' | 'False' | 'Unknown';
-  /** UpperCamelCase, machine-readable. */
-  readonly reason: string;
-  readonly message: string;
-  /** When `status` last changed. */
-  readonly lastTransitionTime: string;
-  /** The `metadata.generation` this condition was computed from. */
-  readonly observedGeneration?: number;
-}
+/** A `metav1.Condition`, as the API serves it (times are RFC 3339 strings): rxkube's type. */
+export type Condition = RxkubeCondition;
 
 /** What the operator observed (`status`), written through the status subresource. */
 export interface WebsiteStatus {
@@ -97,8 +87,8 @@ export function websiteId(website: Website): WebsiteId {
 }
 
 /**
- * The owner that controller references point to. Built from {@link WEBSITE}, not from the cached object: objects
- * from an informer's initial list carry no `apiVersion` or `kind`.
+ * The owner that controller references point to, from {@link WEBSITE} and the identity a run carries (a run passes
+ * its {@link WebsiteId} around, not the object).
  */
 export function websiteOwner(id: WebsiteId): Owner {
   return { apiVersion: WEBSITE.apiVersion, kind: WEBSITE.kind, metadata: { name: id.name, namespace: id.namespace, uid: id.uid } };

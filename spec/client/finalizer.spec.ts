@@ -59,7 +59,7 @@ describe('client: finalizer', () => {
     ]);
     expect(scripted.requests[0]!.body).to.deep.equal([
       { op: 'test', path: '/metadata/resourceVersion', value: '5' },
-      { op: 'replace', path: '/metadata/finalizers', value: ['other.io/keep', NAME] },
+      { op: 'add', path: '/metadata/finalizers/1', value: NAME },
     ]);
   });
 
@@ -77,7 +77,7 @@ describe('client: finalizer', () => {
     expect(steps).to.deep.equal(['cleanup@7']);
     expect(scripted.requests[0]!.body).to.deep.equal([
       { op: 'test', path: '/metadata/resourceVersion', value: '7' },
-      { op: 'replace', path: '/metadata/finalizers', value: ['other.io/keep'] },
+      { op: 'remove', path: '/metadata/finalizers/1' },
     ]);
   });
 

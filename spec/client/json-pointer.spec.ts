@@ -22,8 +22,8 @@ describe('client: JSON Pointers of patch paths', () => {
       delete draft.metadata.labels['a~b'];
     });
     expect(toJsonPatch(operations)).to.deep.equal([
-      { op: 'add', path: '/metadata/labels/example.com~1role', value: 'web' },
       { op: 'remove', path: '/metadata/labels/a~0b' },
+      { op: 'add', path: '/metadata/labels/example.com~1role', value: 'web' },
     ]);
   });
 

@@ -149,6 +149,35 @@ describe('client: mutate conflict retry (marbles)', () => {
     expect((error as ApiError).reason).to.equal('Invalid');
   });
 
+  it('runs the recipe again on the server\'s object when a guard fails on a trimmed base, without replacing what the base lacked', () => {
+    // An informer transform dropped the labels: the recipe creates them, its guard fails on the server's labels.
+    const server: ConfigMap = { ...at('5'), metadata: { ...at('5').metadata, labels: { team: 'a' } } };
+    const answers = [fail(unapplied()), ok(server), ok(at('6'))];
+    const { lines, requests } = run((_, i) => answers[i]!, (c) => c.mutate(at('5'), (draft) => {
+      draft.metadata!.labels = { ...draft.metadata!.labels, seen: 'yes' };
+    }));
+    expect(lines).to.deep.equal([`0 PATCH ${path}`, `11 GET ${path}`, `12 PATCH ${path}`, '13 value 6', '13 complete']);
+    expect(requests[0]!.body).to.deep.equal([
+      { op: 'test', path: '/metadata/resourceVersion', value: '5' },
+      { op: 'test', path: '/metadata/labels', value: null },
+      { op: 'add', path: '/metadata/labels', value: { seen: 'yes' } },
+    ]);
+    expect(requests[2]!.body).to.deep.equal([
+      { op: 'test', path: '/metadata/resourceVersion', value: '5' },
+      { op: 'add', path: '/metadata/labels/seen', value: 'yes' },
+    ]);
+  });
+
+  it('fails with the 422 when the patch computed on the server\'s own object does not apply either', () => {
+    const server: ConfigMap = { ...at('5'), metadata: { ...at('5').metadata, labels: { team: 'a' } } };
+    const answers = [fail(unapplied()), ok(server), fail(unapplied()), ok(server)];
+    const { lines, error } = run((_, i) => answers[i]!, (c) => c.mutate(at('5'), (draft) => {
+      draft.metadata!.labels = { ...draft.metadata!.labels, seen: 'yes' };
+    }));
+    expect(lines).to.deep.equal([`0 PATCH ${path}`, `11 GET ${path}`, `12 PATCH ${path}`, `23 GET ${path}`, '24 error 422']);
+    expect((error as ApiError).reason).to.equal('Invalid');
+  });
+
   it('gives up with a 409 Conflict, caused by the last 422, when the object keeps changing', () => {
     let version = 5;
     const { lines, error } = run(
@@ -202,7 +231,7 @@ describe('client: mutate conflict retry (marbles)', () => {
     expect(lines).to.deep.equal([`0 PATCH ${path}/status`, '1 value 6', '1 complete']);
     expect(requests[0]!.body).to.deep.equal([
       { op: 'test', path: '/metadata/resourceVersion', value: '5' },
-      { op: 'replace', path: '/status', value: { ready: true } },
+      { op: 'replace', path: '/status/ready', value: true },
     ]);
   });
 
@@ -215,10 +244,12 @@ describe('client: mutate conflict retry (marbles)', () => {
     expect(lines).to.deep.equal([`0 PATCH ${path}`, `1 PATCH ${path}/status`, '2 value 7', '2 complete']);
     expect(requests[0]!.body).to.deep.equal([
       { op: 'test', path: '/metadata/resourceVersion', value: '5' },
+      { op: 'test', path: '/metadata/labels', value: null },
       { op: 'add', path: '/metadata/labels', value: { seen: 'yes' } },
     ]);
     expect(requests[1]!.body).to.deep.equal([
       { op: 'test', path: '/metadata/resourceVersion', value: '6' },
+      { op: 'test', path: '/status', value: null },
       { op: 'add', path: '/status', value: { ready: true } },
     ]);
   });

@@ -21,6 +21,12 @@ describe('client: owner references', () => {
     expect(() => controllerReference({ ...replicaSet, metadata: { name: 'web' } })).to.throw(OwnerReferenceError, /ReplicaSet web .* no metadata\.uid/);
   });
 
+  it('refuses a metadata-only view (PartialObjectMetadata) as an owner: its kind is not its resource\'s', () => {
+    const view = { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: 'web', namespace: 'default', uid: 'rs-uid' } };
+    expect(() => controllerReference(view)).to.throw(OwnerReferenceError, /web cannot be referenced: it is a metadata-only view/);
+    expect(() => setControllerReference(pod(), view)).to.throw(OwnerReferenceError, /metadata-only view/);
+  });
+
   it('sets the controller reference in place and returns the same object', () => {
     const object = pod();
     expect(setControllerReference(object, replicaSet)).to.equal(object);
@@ -80,7 +86,11 @@ describe('client: owner references', () => {
     const { operations } = recipeChanges(base, (draft) => {
       setControllerReference(draft, replicaSet);
     });
-    expect(toJsonPatch(operations)).to.deep.equal([{ op: 'add', path: '/metadata/ownerReferences', value: [controllerReference(replicaSet)] }]);
+    // The list is created where the object had none: guarded, so a trimmed copy cannot replace the server's list.
+    expect(toJsonPatch(operations)).to.deep.equal([
+      { op: 'test', path: '/metadata/ownerReferences', value: null },
+      { op: 'add', path: '/metadata/ownerReferences', value: [controllerReference(replicaSet)] },
+    ]);
     const again = recipeChanges({ ...base, metadata: { ...base.metadata, ownerReferences: [controllerReference(replicaSet)] } }, (draft) => {
       setControllerReference(draft, replicaSet);
     });

@@ -121,6 +121,45 @@ for (const target of contractTargets()) {
       expect(replaced.status?.replicas).to.equal(undefined);
     });
 
+    it('keeps what a trimmed copy lacked: a spread map key by key, and a map created again after its guard fails', async () => {
+      const { configMaps, requests } = clients();
+      const made = await firstValueFrom(configMaps.create({
+        metadata: { name: `trim-${suffix()}`, labels: { team: 'a' }, annotations: { big: 'x', keep: '1' } },
+      }));
+      // What an informer transform that drops the labels and one annotation leaves of it.
+      const { labels: _labels, ...metadata } = made.metadata!;
+      const trimmed: V1ConfigMap = { ...made, metadata: { ...metadata, annotations: { keep: '1' } } };
+      const sent = requests.length;
+      const result = await firstValueFrom(configMaps.mutate(trimmed, (draft) => {
+        draft.metadata!.annotations = { ...draft.metadata!.annotations, seen: 'yes' };
+        draft.metadata!.labels = { ...draft.metadata!.labels, seen: 'yes' };
+      }));
+      expect(result.metadata?.annotations).to.deep.equal({ big: 'x', keep: '1', seen: 'yes' });
+      expect(result.metadata?.labels).to.deep.equal({ team: 'a', seen: 'yes' });
+      // The labels' guard (`test` of an absent member) fails on both servers with the same 422; the recipe then
+      // runs on the object a GET returns.
+      expect(requests.slice(sent).map((r) => `${r.method} ${r.outcome}`)).to.deep.equal(['PATCH error 422', 'GET 200', 'PATCH 200']);
+      expect(requests[sent]!.body).to.deep.include({ op: 'test', path: '/metadata/labels', value: null });
+    });
+
+    it('moves the list items a recipe kept, whole, and patches a changed one by its name, keeping what a trimmed copy lacked', async () => {
+      const { configMaps, requests } = clients();
+      const owners = await Promise.all(['a', 'b', 'c'].map((n) => firstValueFrom(configMaps.create({ metadata: { name: `owner-${n}-${suffix()}` } }))));
+      const references = owners.map((o) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: o.metadata!.name!, uid: o.metadata!.uid!, blockOwnerDeletion: true }));
+      const made = await firstValueFrom(configMaps.create({ metadata: { name: `moves-${suffix()}`, ownerReferences: references } }));
+      // A copy whose transform dropped blockOwnerDeletion from every reference.
+      const trimmed: V1ConfigMap = { ...made, metadata: { ...made.metadata, ownerReferences: references.map(({ blockOwnerDeletion: _b, ...rest }) => rest) } };
+      const sent = requests.length;
+      const result = await firstValueFrom(configMaps.mutate(trimmed, (draft) => {
+        const refs = draft.metadata!.ownerReferences!;
+        refs.reverse();
+        draft.metadata!.ownerReferences = refs.map((ref) => (ref.name === references[1]!.name ? { ...ref, controller: true } : ref));
+      }));
+      expect(result.metadata?.ownerReferences).to.deep.equal([references[2], { ...references[1], controller: true }, references[0]]);
+      const operations = (requests[sent]!.body as Array<{ op: string }>).map((op) => op.op);
+      expect(operations).to.deep.equal(['test', 'move', 'move', 'add']);
+    });
+
     it('sends nothing for a recipe that changes nothing', async () => {
       const { configMaps, requests } = clients();
       const made = await firstValueFrom(configMaps.create({ metadata: { name: `same-${suffix()}` }, data: { a: '1' } }));

@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 export {
-  APPLY_PATCH, ClientScopeError, DEFAULT_RETRY, applyConflicts, resourceClient, withSignal,
+  APPLY_PATCH, ClientScopeError, DEFAULT_PAGE_SIZE, DEFAULT_RETRY, applyConflicts, resourceClient, withSignal,
 } from './resource/index.js';
 export type {
   ApplyConflict, ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation, GetOptions,
@@ -19,5 +19,10 @@ export {
 } from './owners/index.js';
 export type { Ownable, Owner } from './owners/index.js';
 export { FinalizerNameError, finalizer } from './finalizer/index.js';
+export {
+  CONDITION_MESSAGE_LIMIT, conditionTime, findStatusCondition, isStatusConditionFalse, isStatusConditionPresentAndEqual,
+  isStatusConditionTrue, removeStatusCondition, setStatusCondition,
+} from './conditions/index.js';
+export type { Condition, ConditionHolder, ConditionStatus, ConditionUpdate, SetStatusConditionOptions } from './conditions/index.js';
 export type { FinalizerHandler, FinalizerHandlers, FinalizerRequest } from './finalizer/index.js';
 export * from './events/index.js';

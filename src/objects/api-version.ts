@@ -29,3 +29,12 @@ export function groupOfApiVersion(apiVersion: string): string {
 export function joinApiVersion(group: string, version: string): string {
   return group === '' ? version : `${group}/${version}`;
 }
+
+/**
+ * Whether `apiVersion` and `kind` are those of a metadata-only view (`PartialObjectMetadata` of `meta.k8s.io`), as a
+ * `metadataOnly` informer's objects carry them: they say what the view is, not what the object is, so they cannot
+ * name it in an owner reference or an Event.
+ */
+export function isPartialObjectMetadata(apiVersion: string | undefined, kind: string | undefined): boolean {
+  return kind === 'PartialObjectMetadata' && apiVersion !== undefined && groupOfApiVersion(apiVersion) === 'meta.k8s.io';
+}

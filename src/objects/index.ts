@@ -3,5 +3,5 @@
  * @packageDocumentation
  */
 export { MissingNameError, hasName, keyFor, objectKey } from './keys.js';
-export { groupOfApiVersion, joinApiVersion, splitApiVersion } from './api-version.js';
+export { groupOfApiVersion, isPartialObjectMetadata, joinApiVersion, splitApiVersion } from './api-version.js';
 export { deepFreeze, freezeJsonTree } from './freeze.js';

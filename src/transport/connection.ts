@@ -10,6 +10,7 @@ import { noteKeepAlive, pooledAgent, replayOnNewConnection } from './agents.js';
 import { apiErrorFromResponse, TransportError, type ApiError } from './errors.js';
 import type { QueryParams } from './http.js';
 import { warningHeaderValues } from './warnings.js';
+import { defaultUserAgent } from './user-agent.js';
 
 /** How much of an error response body is read for its `Status`. */
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -21,7 +22,11 @@ export interface ExchangeOptions {
   /** The request body, already serialized. */
   readonly body?: string | Uint8Array | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** The `User-Agent` header; {@link defaultUserAgent} when omitted. */
+  readonly userAgent?: string | undefined;
 }
+
+let processUserAgent: string | undefined;
 
 export function ignore(): void {}
 
@@ -31,6 +36,8 @@ export function ignore(): void {}
  *
  * # Guarantees
  * - Aborting `signal` destroys the request (or, after the headers, the response) and rejects with its reason.
+ * - Every request carries a `User-Agent`: `options.userAgent`, else {@link defaultUserAgent} (program, rxkube's
+ *   version, OS and architecture), from which kube-apiserver names the field manager of a write that gives none.
  * - Connections are pooled per host and TLS options and kept open between exchanges (idle ones close after 30 s,
  *   `IDLE_CONNECTION_MS`); a cluster with a `proxy-url` goes through client-node's proxy agent instead.
  * - A GET or HEAD that fails because the server closed the pooled connection it went out on is sent once more, on a
@@ -50,7 +57,10 @@ export async function openRequest(
   await kc.applyToHTTPSOptions(requestOptions);
   // client-node's agent opens a connection per request; its proxy agents are kept, since only they reach the proxy.
   if (!cluster.proxyUrl) requestOptions.agent = pooledAgent(url);
-  const headers: Record<string, string | number> = { Accept: options.accept ?? 'application/json' };
+  const headers: Record<string, string | number> = {
+    Accept: options.accept ?? 'application/json',
+    'User-Agent': options.userAgent ?? (processUserAgent ??= defaultUserAgent()),
+  };
   if (options.body !== undefined) {
     headers['Content-Type'] = options.contentType ?? 'application/json';
     headers['Content-Length'] = typeof options.body === 'string' ? Buffer.byteLength(options.body) : options.body.byteLength;

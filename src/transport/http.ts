@@ -26,6 +26,8 @@ export interface RequestOptions {
    * `onOpen`. A refused request's warnings are on its `ApiError` instead.
    */
   readonly onWarnings?: (texts: readonly string[]) => void;
+  /** The `User-Agent` header; by default `defaultUserAgent()` (program, rxkube's version, OS and architecture). */
+  readonly userAgent?: string;
 }
 
 /** Options of a watch stream. */
@@ -166,7 +168,7 @@ export function watchLineChunks(
       if (response?.complete === false) subscriber.error(new TransportError('ConnectionClosed', `watch ${path}: stream closed before its end`));
     };
 
-    openRequest(kc, 'GET', path, { ...query, watch: 'true' }, { accept: options.accept, signal: controller.signal }).then(
+    openRequest(kc, 'GET', path, { ...query, watch: 'true' }, { accept: options.accept, signal: controller.signal, userAgent: options.userAgent }).then(
       (res) => {
         if (subscriber.closed) {
           res.on('error', ignore);

@@ -51,11 +51,12 @@ export interface TransportResponse {
  * - A status outside 2xx rejects with `ApiError`, decoded from the `Status` body (code, reason, message, causes,
  *   Retry-After); a network failure, a cut body or a body that claims JSON and is not, with `TransportError`.
  * - Aborting `signal` aborts the request at once and rejects with the signal's reason.
+ * - The `User-Agent` is `userAgent`, else `defaultUserAgent()`.
  */
-export async function sendRequest(kc: KubeConfig, request: TransportRequest, signal?: AbortSignal): Promise<TransportResponse> {
+export async function sendRequest(kc: KubeConfig, request: TransportRequest, signal?: AbortSignal, userAgent?: string): Promise<TransportResponse> {
   const { method, path } = request;
   const res = await openRequest(kc, method, path, request.query ?? {}, {
-    accept: request.accept, contentType: request.contentType, body: requestBodyOf(request), signal,
+    accept: request.accept, contentType: request.contentType, body: requestBodyOf(request), signal, userAgent,
   });
   const text = await readBody(res, Number.POSITIVE_INFINITY);
   const headers: Record<string, string> = {};

@@ -64,6 +64,12 @@ describe('eventRecorder: building Events', () => {
       .to.throw(InvalidEventError, 'regarding.name: must be a string, got number');
   });
 
+  it('refuses a metadata-only view (PartialObjectMetadata) as a subject: its kind is not the object\'s', () => {
+    const view = { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: 'web', namespace: 'apps', uid: 'u1' } };
+    expect(() => buildEvent(view, { type: 'Normal', reason: 'R', action: 'A' }, identity, 0, () => 'n'))
+      .to.throw(InvalidEventError, /^regarding\.kind: is PartialObjectMetadata, a metadata-only view/);
+  });
+
   it('refuses a bad configuration where the recorder is made, naming the option', () => {
     const server = new FakeEventsServer(asyncScheduler);
     expect(() => eventRecorder(server, {} as never)).to.throw(TypeError, /reportingController is required/);

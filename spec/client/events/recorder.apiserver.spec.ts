@@ -42,6 +42,24 @@ describe('eventRecorder integration: in-memory API server over HTTP', () => {
   const eventsAbout = async (name: string): Promise<RecordedEvent[]> =>
     (await get(`${EVENTS}?fieldSelector=${encodeURIComponent(`regarding.name=${name}`)}`)).items;
 
+  it('writes its Events and their series under its field manager: the reporting controller, or fieldManager', async () => {
+    const managers = async (name: string): Promise<string[]> =>
+      (await eventsAbout(name)).flatMap((event) => (event.metadata as { managedFields?: Array<{ manager: string; operation: string }> }).managedFields ?? [])
+        .map((entry) => `${entry.manager} ${entry.operation}`);
+    const events = start();
+    events.event({ ...settings, name: 'managed-default', uid: 'cm-2' }, synced);
+    events.event({ ...settings, name: 'managed-default', uid: 'cm-2' }, synced);
+    await lastValueFrom(events.flush({ timeoutMs: 5000 }));
+    expect(await managers('managed-default')).to.deep.equal(['example.com/settings-controller Update']);
+    await lastValueFrom(events.close({ timeoutMs: 2000 }));
+
+    const named = start({ fieldManager: 'settings-events' });
+    named.event({ ...settings, name: 'managed-named', uid: 'cm-3' }, synced);
+    await lastValueFrom(named.flush({ timeoutMs: 5000 }));
+    expect(await managers('managed-named')).to.deep.equal(['settings-events Update']);
+    expect(() => start({ fieldManager: 'x'.repeat(129) })).to.throw(RangeError, /fieldManager/);
+  });
+
   it('records an Event, folds repeats into its series and flushes the count, readable through both Event APIs', async () => {
     const events = start();
     for (let i = 0; i < 3; i++) events.event(settings, synced);

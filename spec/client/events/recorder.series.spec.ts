@@ -182,7 +182,7 @@ describe('eventRecorder: series and spam filter (marbles)', () => {
     });
     expect(server.calls).to.have.length(0);
     expect(lines).to.have.length(6);
-    expect(lines[0]).to.match(/^0 rejected regarding\.kind: is required: objects listed by the API server carry no kind/);
+    expect(lines[0]).to.match(/^0 rejected regarding\.kind: is required: the items of a list call carry no kind/);
     expect(lines[1]).to.equal('0 rejected type: must be "Normal" or "Warning", got "Info"');
     expect(lines[2]).to.equal('0 rejected reason: is required (a non-empty string)');
     expect(lines[3]).to.equal('0 rejected action: can have at most 128 characters, got 129');

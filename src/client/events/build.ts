@@ -2,6 +2,7 @@
  * From an `event()` call to the `events.k8s.io/v1` object, its isomorphism key and its spam key, checked the way
  * the API server validates Events, so a bad call is rejected here with a clear error instead of by the server.
  */
+import { isPartialObjectMetadata } from '../../objects/index.js';
 import type { EventDetails, EventReference, EventSubject, RecordedEvent } from './types.js';
 
 /** The API's limit on `note`, in bytes (`NoteLengthLimit`). */
@@ -182,7 +183,10 @@ export function referenceOf(subject: EventSubject, field: string): EventReferenc
     reference[name] = value;
   }
   if (reference['kind'] === undefined) {
-    throw new InvalidEventError(`${field}.kind`, 'is required: objects listed by the API server carry no kind, so pass a reference { apiVersion, kind, namespace, name, uid }');
+    throw new InvalidEventError(`${field}.kind`, 'is required: the items of a list call carry no kind, so pass the object as an informer or a write gives it, or a reference { apiVersion, kind, namespace, name, uid }');
+  }
+  if (isPartialObjectMetadata(reference['apiVersion'], reference['kind'])) {
+    throw new InvalidEventError(`${field}.kind`, 'is PartialObjectMetadata, a metadata-only view that does not say what the object is: pass a reference { apiVersion, kind, namespace, name, uid } of its resource');
   }
   if (reference['name'] === undefined) throw new InvalidEventError(`${field}.name`, 'is required');
   return reference as EventReference;

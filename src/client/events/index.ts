@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 export { eventRecorder } from './recorder.js';
-export { InvalidEventError, NOTE_LIMIT_BYTES } from './build.js';
+export { InvalidEventError, NOTE_LIMIT_BYTES, qualifiedNameProblem } from './build.js';
 export type {
   EventCreated, EventDetails, EventDropped, EventFiltered, EventFlushOptions, EventFlushResult, EventObjectLike, EventRecorder,
   EventRecorderCounts, EventRecorderOptions, EventReference, EventRejected, EventReport, EventReportBase, EventRetrying,

@@ -26,11 +26,14 @@ const CONCURRENCY = 4;
 const MAX_SERIES = 4096;
 /** The API's `ReportingInstanceLengthLimit`. */
 const INSTANCE_LIMIT = 128;
+/** The API's `FieldManagerMaxLength`, in bytes. */
+const FIELD_MANAGER_LIMIT = 128;
 
 /** Options with every default filled in. */
 export interface RecorderSettings {
   readonly reportingController: string;
   readonly reportingInstance: string;
+  readonly fieldManager: string;
   readonly scheduler: SchedulerLike;
   readonly random: () => number;
   readonly seriesWindowMs: number;
@@ -71,6 +74,10 @@ export function resolveRecorderOptions(options: EventRecorderOptions, host: () =
   if (typeof instance !== 'string' || instance === '' || instance.length > INSTANCE_LIMIT) {
     throw new RangeError(`eventRecorder: reportingInstance must be a non-empty string of at most ${INSTANCE_LIMIT} characters`);
   }
+  const fieldManager = options.fieldManager ?? controller;
+  if (typeof fieldManager !== 'string' || fieldManager === '' || Buffer.byteLength(fieldManager) > FIELD_MANAGER_LIMIT || !/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]+$/u.test(fieldManager)) {
+    throw new RangeError(`eventRecorder: fieldManager must be 1 to ${FIELD_MANAGER_LIMIT} bytes of printable characters, got ${JSON.stringify(fieldManager)}`);
+  }
   check('seriesWindowMs', options.seriesWindowMs, positive, 'a number of ms > 0');
   check('seriesRefreshMs', options.seriesRefreshMs, positive, 'a number of ms > 0');
   check('maxPending', options.maxPending, atLeastOne, 'an integer >= 1');
@@ -95,6 +102,7 @@ export function resolveRecorderOptions(options: EventRecorderOptions, host: () =
   return {
     reportingController: controller,
     reportingInstance: instance,
+    fieldManager,
     scheduler: options.scheduler ?? asyncScheduler,
     random: options.random ?? Math.random,
     seriesWindowMs: options.seriesWindowMs ?? SERIES_WINDOW_MS,

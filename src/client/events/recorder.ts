@@ -42,11 +42,14 @@ type Counter = Exclude<keyof EventRecorderCounts, 'pending'>;
  *   up to 25 % jitter, at least any `Retry-After`), 12 tries in all (client-go's `maxTriesPerEvent`); other errors
  *   fail at once. A series update that finds its Event gone (404) recreates it with its series.
  * - **Notes** over 1024 bytes (the API's limit) are cut at a character boundary and counted as `truncated`.
+ * - **A field manager.** Every write names `fieldManager` (default: `reportingController`), so `managedFields` and
+ *   audit logs say which controller wrote the Event.
  * - Every timer runs on `scheduler`, every timestamp (`eventTime`, `lastObservedTime`, the name) comes from its
  *   `now()`, so the recorder runs unchanged inside `TestScheduler.run()`.
  *
  * # Caveats
- * - Options are checked here: a bad `reportingController` (not a qualified name) or a bad number throws at once.
+ * - Options are checked here: a bad `reportingController` (not a qualified name), `fieldManager` or number throws
+ *   at once.
  * - A live series holds a timer until it ends (up to 6 min after its last occurrence), which keeps a Node process
  *   alive: `close()` on shutdown writes what is pending and cancels them.
  * - Events of cluster-scoped objects go to the `default` namespace, as client-go's.

@@ -53,9 +53,15 @@ export interface EventObjectLike {
 /**
  * What an event is about: the object itself (with `apiVersion`, `kind` and `metadata`), or a reference to it.
  *
+ * # Guarantees
+ * - An informer's objects (listed or watched: the reflector gives listed ones the `apiVersion` and `kind`
+ *   kube-apiserver leaves out of list items) and the objects a write answers with can be passed as they are.
+ *
  * # Caveats
- * - Objects listed by the API server carry no `kind` (only watched ones do). An object without `kind` is rejected;
- *   pass a reference `{ apiVersion, kind, namespace, name, uid }` for those.
+ * - An object without `kind` is rejected: the items of a `resourceClient` `list` of a built-in kind (kube-apiserver
+ *   leaves them out), the objects of a `metadataOnly` informer (`PartialObjectMetadata`, whose `kind` is not the
+ *   resource's), or one a `transform` stripped. Pass a reference `{ apiVersion, kind, namespace, name, uid }` for
+ *   those.
  */
 export type EventSubject = EventObjectLike | EventReference;
 
@@ -127,6 +133,11 @@ export interface EventRecorderOptions {
   readonly reportingController: string;
   /** Which instance reports, at most 128 characters. Default `<reportingController>-<hostname>`, as client-go. */
   readonly reportingInstance?: string;
+  /**
+   * The field manager of the recorder's writes (creations and series updates), as `managedFields` and audit logs
+   * show it: at most 128 bytes of printable characters. Default: `reportingController`.
+   */
+  readonly fieldManager?: string;
   /** Every timer and every timestamp goes through it. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
   /** Uniform samples in [0, 1): retry jitter and the random part of Event names. Default `Math.random`. */

@@ -10,7 +10,7 @@ import { builtinResource, collectionPath } from '../../resources/index.js';
 import {
   ApiError, TransportError, isAlreadyExists, isConflict, isNotFound, isServerError, isTooManyRequests,
 } from '../../transport/index.js';
-import type { Transport, TransportRequest } from '../../transport/index.js';
+import type { QueryParams, Transport, TransportRequest } from '../../transport/index.js';
 import { requestWithWarnings, type WarningHandler } from '../../transport/index.js';
 import { microTime } from './build.js';
 import type { EventNamer } from './build.js';
@@ -58,6 +58,8 @@ export function isDirty(series: Series): boolean {
 /** Settings of the writer, validated by the recorder. */
 export interface WriterSettings {
   readonly transport: Transport;
+  /** The `fieldManager` of every write. */
+  readonly fieldManager: string;
   readonly scheduler: SchedulerLike;
   readonly random: () => number;
   readonly maxPending: number;
@@ -277,7 +279,9 @@ export class EventWriter {
     if (series.written === undefined) return this.create(series, false);
     const event = eventOf(series);
     const count = event.series?.count ?? 1;
-    return this.send({ method: 'PATCH', path: this.itemPath(series), body: { series: event.series }, contentType: MERGE_PATCH }).pipe(
+    return this.send({
+      method: 'PATCH', path: this.itemPath(series), query: this.writeQuery(), body: { series: event.series }, contentType: MERGE_PATCH,
+    }).pipe(
       map((object): Written => ({ object, kind: 'updated', count, requested: count })),
       catchError((error: unknown) => {
         if (!isNotFound(error)) return throwError(() => error);
@@ -293,7 +297,7 @@ export class EventWriter {
     return defer(() => {
       const event = eventOf(series);
       const count = event.series?.count ?? 1;
-      return this.send({ method: 'POST', path: collectionPath(EVENTS, event.metadata.namespace), body: event }).pipe(
+      return this.send({ method: 'POST', path: collectionPath(EVENTS, event.metadata.namespace), query: this.writeQuery(), body: event }).pipe(
         map((object): Written => ({ object, kind: 'created', count, requested: count })),
         catchError((error: unknown) => (isAlreadyExists(error) && !renamed ? this.adopt(series, count) : throwError(() => error))),
       );
@@ -322,6 +326,11 @@ export class EventWriter {
 
   private itemPath(series: Series): string {
     return `${collectionPath(EVENTS, series.body.metadata.namespace)}/${encodeURIComponent(series.body.metadata.name)}`;
+  }
+
+  /** Every write names its field manager, so managedFields and audit logs show who wrote the Event. */
+  private writeQuery(): QueryParams {
+    return { fieldManager: this.settings.fieldManager };
   }
 
   private send(request: TransportRequest): Observable<RecordedEvent> {

@@ -7,7 +7,7 @@ import { Observable, asyncScheduler, defer, map, of, switchMap, throwError, time
 import type { SchedulerLike } from 'rxjs';
 import { keyFor, objectKey } from '../../objects/index.js';
 import type { ResolvedResource } from '../../resources/index.js';
-import { recipeChanges, splitStatus, toJsonPatch } from '../patch/index.js';
+import { jsonEqual, recipeChanges, splitStatus, toJsonPatch } from '../patch/index.js';
 import type { JsonPatchOperation, PathOperation, Recipe } from '../patch/index.js';
 import type { MutateOptions, ObjectRef, ResourceClient, RetryPolicy, WriteOptions } from '../resource/index.js';
 import { conflictKind, staleObjectConflict } from './conflict.js';
@@ -27,12 +27,19 @@ export interface MutateContext<T extends KubernetesObject> {
   readonly random?: (() => number) | undefined;
 }
 
-/** A guarded write that failed, with the resourceVersion its `test` named. */
+/** A guarded write that failed, with the resourceVersion its `test` named and where its base came from. */
 class GuardedWriteFailure {
   constructor(
     readonly error: unknown,
     readonly sentResourceVersion: string,
+    readonly baseFromServer: boolean,
   ) {}
+}
+
+/** An object to run the recipe on, and whether it is the server's own answer (not a cache's or the caller's copy). */
+interface Base<T> {
+  readonly object: T;
+  readonly fromServer: boolean;
 }
 
 /**
@@ -48,20 +55,20 @@ export function mutate<T extends KubernetesObject>(
   const writeOptions: WriteOptions = { dryRun: options.dryRun, fieldManager: options.fieldManager, fieldValidation: options.fieldValidation };
 
   /** The store's copy when it is strictly newer than `than` (so it has seen the write that beat us), else a GET. */
-  const latest = (ref: ObjectRef, than: string | undefined): Observable<T> => {
+  const latest = (ref: ObjectRef, than: string | undefined): Observable<Base<T>> => {
     const cached = options.store?.current().get(keyOf(ref, client.namespace));
     if (cached !== undefined && (than === undefined || compareResourceVersions(cached.metadata?.resourceVersion, than) === 1)) {
-      return of(cached);
+      return of({ object: cached, fromServer: false });
     }
-    return client.get(ref);
+    return client.get(ref).pipe(map((object) => ({ object, fromServer: true })));
   };
 
   /** One guarded JSON Patch: `test` of the resourceVersion the change was computed against, then the change. */
-  const guarded = (base: T, operations: readonly PathOperation[], status: boolean): Observable<T> => {
-    const resourceVersion = base.metadata!.resourceVersion!;
+  const guarded = (base: Base<T>, operations: readonly PathOperation[], status: boolean): Observable<T> => {
+    const resourceVersion = base.object.metadata!.resourceVersion!;
     const body: JsonPatchOperation[] = [{ op: 'test', path: '/metadata/resourceVersion', value: resourceVersion }, ...toJsonPatch(operations)];
-    const write = status ? client.patchStatus(base, { type: 'json', body }, writeOptions) : client.patch(base, { type: 'json', body }, writeOptions);
-    return write.pipe(catchError((error: unknown) => throwError(() => new GuardedWriteFailure(error, resourceVersion))));
+    const write = status ? client.patchStatus(base.object, { type: 'json', body }, writeOptions) : client.patch(base.object, { type: 'json', body }, writeOptions);
+    return write.pipe(catchError((error: unknown) => throwError(() => new GuardedWriteFailure(error, resourceVersion, base.fromServer))));
   };
 
   /** Where each operation goes: status apart only when the kind has a status subresource. */
@@ -71,38 +78,46 @@ export function mutate<T extends KubernetesObject>(
     return context.hasStatusSubresource().pipe(map((has) => (has ? split : { main: operations, status: [] })));
   };
 
-  const attempt = (base: T, retries: number): Observable<T> =>
+  const attempt = (base: Base<T>, retries: number): Observable<T> =>
     defer(() => {
-      const { operations } = recipeChanges(base, recipe);
-      if (operations.length === 0) return of(base);
+      const { operations } = recipeChanges(base.object, recipe);
+      if (operations.length === 0) return of(base.object);
       return route(operations).pipe(
-        switchMap(({ main, status }) => (main.length > 0 ? guarded(base, main, false) : of(base)).pipe(
-          switchMap((written) => (status.length > 0 ? guarded(written, status, true) : of(written))),
+        switchMap(({ main, status }) => (main.length > 0 ? guarded(base, main, false) : of(base.object)).pipe(
+          // The status write's base is the server's answer to the first write (or the attempt's base).
+          switchMap((written) => (status.length > 0 ? guarded({ object: written, fromServer: base.fromServer || written !== base.object }, status, true) : of(written))),
         )),
       );
-    }).pipe(catchError((failure: unknown) => retryAfter(base, failure, retries)));
+    }).pipe(catchError((failure: unknown) => retryAfter(base.object, failure, retries)));
 
   const retryAfter = (base: T, failure: unknown, retries: number): Observable<T> => {
     if (!(failure instanceof GuardedWriteFailure)) return throwError(() => failure);
-    const { error, sentResourceVersion } = failure;
+    const { error, sentResourceVersion, baseFromServer } = failure;
     const kind = conflictKind(error);
     if (kind === undefined) return throwError(() => error);
     const exhausted = retries + 1 >= retry.steps;
     if (exhausted && kind === 'conflict') return throwError(() => error);
-    // A 422 may be a stale `test` or a patch that can never apply: only a fresh read tells them apart.
+    // A 422 may be a stale `test`, a base that lacks what the server has, or a patch that can never apply: only a
+    // fresh read tells them apart.
     const wait$ = exhausted ? of(0) : timer(retryDelay(retries, retry, random()), scheduler);
     return wait$.pipe(
       switchMap(() => latest(base, sentResourceVersion)),
       switchMap((fresh) => {
-        const changed = fresh.metadata?.resourceVersion !== sentResourceVersion;
-        if (kind === 'unapplied' && !changed) return throwError(() => error);
+        const changed = fresh.object.metadata?.resourceVersion !== sentResourceVersion;
+        if (kind === 'unapplied' && !changed) {
+          // The version stands, so the patch failed on the object it was computed for: a base without some of the
+          // server's fields (an informer transform trimmed them) made a guard fail. Once, run the recipe on the
+          // server's own object, which `latest` has just read.
+          const trimmed = !baseFromServer && fresh.fromServer && !exhausted && !jsonEqual(fresh.object, base);
+          return trimmed ? attempt(fresh, retries + 1) : throwError(() => error);
+        }
         if (exhausted) return context.resource().pipe(switchMap((r) => throwError(() => staleObjectConflict(r, nameOf(base), error))));
         return attempt(fresh, retries + 1);
       }),
     );
   };
 
-  return defer(() => (versionOf(target) !== undefined ? of(target as T) : latest(target, undefined))).pipe(
+  return defer(() => (versionOf(target) !== undefined ? of({ object: target as T, fromServer: false }) : latest(target, undefined))).pipe(
     switchMap((base) => attempt(base, 0)),
   );
 }

@@ -3,7 +3,7 @@
  * object a dependent of its owner for garbage collection and for `toOwnerKeys`.
  */
 import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
-import { groupOfApiVersion } from '../../objects/index.js';
+import { groupOfApiVersion, isPartialObjectMetadata } from '../../objects/index.js';
 
 /** An object that can own others: it must say what it is and carry the uid the server gave it. */
 export interface Owner {
@@ -75,8 +75,11 @@ export class OwnerReferenceError extends Error {
  *
  * # Caveats
  * - Throws {@link OwnerReferenceError} when the owner lacks `apiVersion`, `kind`, `metadata.name` or
- *   `metadata.uid`: items of a typed list call often lack `apiVersion` and `kind`, and an object not yet created has
- *   no uid. A reference without them would be rejected by the server (or, without a uid, never match).
+ *   `metadata.uid`: the items of a `resourceClient` `list` of a built-in kind lack `apiVersion` and `kind`
+ *   (kube-apiserver leaves them out), and an object not yet created has no uid. A reference without them would be
+ *   rejected by the server (or, without a uid, never match). A `PartialObjectMetadata` (a `metadataOnly`
+ *   informer's object) is refused too: its kind is not its resource's. An informer's objects (the reflector fills
+ *   in what list items lack) and write answers are owners as they are.
  */
 export function controllerReference(owner: Owner): V1OwnerReference {
   const { apiVersion, kind } = owner;
@@ -88,6 +91,9 @@ export function controllerReference(owner: Owner): V1OwnerReference {
   if (missing.length > 0) {
     const what = [kind ?? 'object', name].filter(Boolean).join(' ');
     throw new OwnerReferenceError(`the owner ${what} cannot be referenced: it has no ${missing.join(', ')}`);
+  }
+  if (isPartialObjectMetadata(apiVersion, kind)) {
+    throw new OwnerReferenceError(`the owner ${name} cannot be referenced: it is a metadata-only view (${apiVersion} PartialObjectMetadata), which does not say its kind; give it the apiVersion and kind of its resource`);
   }
   return { apiVersion: apiVersion!, kind: kind!, name: name!, uid: uid!, controller: true, blockOwnerDeletion: true };
 }

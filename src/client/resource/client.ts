@@ -16,8 +16,9 @@ import type {
  *
  * # Guarantees (every call)
  * - Cold: nothing is sent until subscription; each subscription sends one request (plus, once per connection, the
- *   discovery request that resolves a kind the built-in table does not know). `mutate` is the exception: it may
- *   send up to two writes per attempt and re-reads between attempts, as documented there.
+ *   discovery request that resolves a kind the built-in table does not know). The exceptions: `list` without a
+ *   `limit` sends one request per page, and `mutate` may send up to two writes per attempt and re-reads between
+ *   attempts, as documented there.
  * - Unsubscribing aborts the request in flight. A `signal` option does the same and errors with its `reason`.
  * - Emits exactly one value, then completes. Every write emits the object as the server wrote it, so its
  *   `metadata.resourceVersion` says which version this write produced (wait for an informer to reach it before
@@ -47,8 +48,23 @@ export interface ResourceClient<T extends KubernetesObject> {
   get(ref: ObjectRef, options?: GetOptions): Observable<T>;
   /**
    * `GET` the collection: the client's namespace, or every namespace for a cluster-wide client of a namespaced kind.
-   * One page per call (`limit` and `continue` page through). Selector text the server would refuse errors at
-   * subscription with a `RangeError` naming it and where it is wrong, and nothing is sent.
+   * Selector text the server would refuse errors at subscription with a `RangeError` naming it and where it is
+   * wrong, and nothing is sent.
+   *
+   * # Guarantees
+   * - Without `limit` and `continue`: **every page**, as client-go's pager reads them. Pages of `pageSize` (500)
+   *   are read one after the other, following each `continue` token, and emitted as one list with every item, the
+   *   first page's `metadata.resourceVersion` (one consistent snapshot) and no `continue`.
+   * - A `continue` token that expires while paging (410: the snapshot was compacted) restarts the list once
+   *   without a limit, one request at the caller's `resourceVersion`, as the reflector does; the pages read so far
+   *   are dropped.
+   * - With `limit` or `continue`: **one page**, one request, as the API defines it; the answer's
+   *   `metadata.continue` names the next page. An expired token is the server's 410 `ApiError` (`isExpired`):
+   *   start again without it.
+   *
+   * # Caveats
+   * - Items of a built-in kind's list carry no `apiVersion` and `kind` (kube-apiserver leaves them out); an
+   *   informer's objects have them.
    */
   list(options?: ClientListOptions): Observable<ObjectList<T>>;
   /** `POST` a new object. A taken name is a 409 `ApiError` (`isAlreadyExists`). */
@@ -109,11 +125,19 @@ export interface ResourceClient<T extends KubernetesObject> {
    *   requests when both change, **the resource first, then status**, each guarded by the resourceVersion the
    *   previous write produced. The status is written last because it describes the object, and because an
    *   interrupted pair then leaves only status to write, which the next attempt (or run) finds by itself.
+   * - The patch changes only what the recipe changed, whichever way the recipe wrote it (in place, or by
+   *   re-assigning a map rebuilt with a spread): maps are compared with the object key by key, list items by
+   *   identity, `name`/`type`/`uid`, or position (see `diffJson`). So fields the object lacks but the server has (an
+   *   informer `transform` dropped them) are kept. A map or list the recipe creates where the object has none is
+   *   guarded by a `test` that it is absent; when the server has one, the recipe runs once more, on the object a
+   *   GET returns.
    * - A stale base never overwrites anyone's write. A conflict (409, or the 422 kube-apiserver answers when the
    *   `test` fails, confirmed by re-reading) re-reads the object (from `options.store` when it holds a strictly
    *   newer resourceVersion than the one that failed, else with a GET), re-runs the recipe on it and tries again,
    *   up to client-go's `retry.DefaultRetry` (5 attempts, 10 ms apart with 10% jitter) on the client's scheduler.
-   *   When attempts run out the error is a 409 `ApiError` (`isConflict`); any other error fails at once.
+   *   When attempts run out the error is a 409 `ApiError` (`isConflict`); any other error fails at once. A 422
+   *   while the resourceVersion stands is a base that lacks what the server has: the recipe runs once more on the
+   *   GET's object (one attempt), and a 422 then is the error.
    * - A recipe that throws fails the call with its error; a recipe may return a new object instead of changing
    *   its draft.
    * - `target` may be an object without a resourceVersion, or a name: it is read first.
@@ -123,6 +147,8 @@ export interface ResourceClient<T extends KubernetesObject> {
    * - The recipe runs once per attempt on a fresh object: keep it a function of its input (set a label, add a
    *   finalizer if absent), not an action (increment a counter), as with client-go's `RetryOnConflict`.
    * - When the status write fails after the resource write succeeded, the resource change stays written.
+   * - A recipe cannot remove what its object does not show: a key a transform dropped stays on the server.
+   * - A transform may drop keys, never list items: list positions must be the server's.
    */
   mutate(target: T | ObjectRef, recipe: Recipe<T>, options?: MutateOptions<T>): Observable<T>;
 }

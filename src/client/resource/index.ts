@@ -10,6 +10,7 @@ export { applyConflicts } from './apply-conflicts.js';
 export type { ApplyConflict } from './apply-conflicts.js';
 export { withSignal } from './abortable.js';
 export { DEFAULT_RETRY } from './options.js';
+export { DEFAULT_PAGE_SIZE } from './pages.js';
 export type {
   ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation, GetOptions, MutateOptions,
   ObjectList, ObjectRef, PartialObject, Patch, PropagationPolicy, ResourceClientOptions, RetryPolicy, StatusObject, StoreSource,

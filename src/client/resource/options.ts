@@ -41,16 +41,24 @@ export interface GetOptions extends CallOptions {
   readonly resourceVersion?: string;
 }
 
-/** Options of `list`. */
+/**
+ * Options of `list`. Without `limit` and `continue`, `list` reads every page (`pageSize` at a time) and emits them
+ * as one list; with either, it reads exactly one page, as the API defines it.
+ */
 export interface ClientListOptions extends CallOptions {
   /** A label selector in its text form, e.g. `app=web,tier!=db` (see `formatLabelSelector`). */
   readonly labelSelector?: string;
   /** A field selector in its text form, e.g. `status.phase=Running` (see `formatFieldSelector`). */
   readonly fieldSelector?: string;
-  /** Page size; the answer's `metadata.continue` fetches the next page. */
+  /**
+   * Read one page of at most this many items (the API's `limit`); the answer's `metadata.continue` fetches the
+   * next page. Omitted: every page.
+   */
   readonly limit?: number;
-  /** The `metadata.continue` token of the previous page. */
+  /** Read the one page after the previous page's `metadata.continue` token (a 410 when it expired). */
   readonly continue?: string;
+  /** The size of each page when `list` reads every page (no `limit`, no `continue`). Default 500, as client-go's pager. */
+  readonly pageSize?: number;
   /** List at (or not older than) this version; `'0'` serves from the server's cache. */
   readonly resourceVersion?: string;
   /** How `resourceVersion` is read: exactly, or as a lower bound. */
@@ -171,7 +179,8 @@ export interface ResourceClientOptions {
   readonly namespace?: string;
   /**
    * The field manager of every write that does not name one: the controller's name. Server-side apply needs one;
-   * other writes fall back to the server's default (derived from the User-Agent).
+   * other writes fall back to the server's default: the User-Agent up to its first `/`, which is the program's name
+   * (see `defaultUserAgent`, and `kubeTransport`'s `userAgent` to set it).
    */
   readonly fieldManager?: string;
   /**
@@ -214,7 +223,7 @@ export interface ObjectList<T extends KubernetesObject> {
     /** How many items the next pages hold, when the server could tell. */
     readonly remainingItemCount?: number;
   };
-  /** The objects; items of a list carry no `apiVersion` and `kind` on most servers. */
+  /** The objects. Those of a built-in kind's list carry no `apiVersion` and `kind` (kube-apiserver leaves them out). */
   readonly items: T[];
 }
 

@@ -13,8 +13,9 @@ import { withSignal } from './abortable.js';
 import type { ResourceClient } from './client.js';
 import { DEFAULT_RETRY } from './options.js';
 import type {
-  ApplyOptions, DeleteOptions, Patch, ResourceClientOptions, WriteOptions,
+  ApplyOptions, ClientListOptions, DeleteOptions, ObjectList, Patch, ResourceClientOptions, WriteOptions,
 } from './options.js';
+import { listAllPages } from './pages.js';
 import { hasStatusSubresource$ } from './status-subresource.js';
 import { namespaceOf, objectPath, targetOf } from './target.js';
 
@@ -91,6 +92,16 @@ export function resourceClient<T extends KubernetesObject>(
     return { ...object, apiVersion: partial.apiVersion ?? resource.apiVersion, kind: partial.kind ?? resource.kind };
   };
 
+  /** One GET of the collection: one page when `limit` is given. */
+  const listPage = (o: ClientListOptions | undefined): Observable<ObjectList<T>> => send(o?.signal, (r) => ({
+    method: 'GET',
+    path: collectionPath(r, namespace),
+    query: {
+      labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, limit: o?.limit, continue: o?.continue,
+      resourceVersion: o?.resourceVersion, resourceVersionMatch: o?.resourceVersionMatch,
+    },
+  }));
+
   const client: ResourceClient<T> = {
     resource: Object.freeze({ apiVersion: resource.apiVersion, kind: resource.kind }),
     namespace,
@@ -100,14 +111,7 @@ export function resourceClient<T extends KubernetesObject>(
     get: (ref, o) => send(o?.signal, (r) => ({
       method: 'GET', path: objectPath(r, targetOf(r, namespace, ref, 'get')), query: { resourceVersion: o?.resourceVersion },
     })),
-    list: (o) => withSelectors('list', o, () => send(o?.signal, (r) => ({
-      method: 'GET',
-      path: collectionPath(r, namespace),
-      query: {
-        labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, limit: o?.limit, continue: o?.continue,
-        resourceVersion: o?.resourceVersion, resourceVersionMatch: o?.resourceVersionMatch,
-      },
-    }))),
+    list: (o) => withSelectors('list', o, () => (o?.limit !== undefined || o?.continue !== undefined ? listPage(o) : listAllPages(listPage, o ?? {}))),
     create: (object, o) => send(o?.signal, (r) => ({
       method: 'POST',
       path: collectionPath(r, namespaceOf(r, namespace, object?.metadata?.namespace, 'create')),

@@ -10,7 +10,7 @@ import { splitApiVersion } from '../../objects/index.js';
 import { collectionPath, type ResourceRef } from '../../resources/index.js';
 import type { HealthRoutingConnection, WatchHealthHandler, WatchHealthReport } from '../../watch/index.js';
 import {
-  apiErrorFromResponse, LineSplitter, parseJsonBody, reportWarnings, requestBodyOf, responseOf, TransportError,
+  apiErrorFromResponse, defaultUserAgent, LineSplitter, parseJsonBody, reportWarnings, requestBodyOf, responseOf, TransportError,
   type QueryParams, type RequestOptions, type Transport, type TransportRequest, type TransportResponse, type WatchRequestOptions,
 } from '../../transport/index.js';
 import {
@@ -204,6 +204,8 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
   const open = new Set<CutExchange>();
   let closed = false;
   const runtime = seededRuntime(scheduler, seed);
+  // Sent as the HTTP transport sends it, so a write without a fieldManager is recorded under the same manager.
+  const userAgent = defaultUserAgent();
   const cutAll = (reason: string): void => {
     for (const cut of [...open]) cut(reason);
   };
@@ -271,7 +273,7 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
 
   const get = (path: string, query: QueryParams, getOptions?: Pick<RequestOptions, 'accept' | 'onWarnings'>): Observable<unknown> => {
     const target = withQuery(path, query);
-    return decoded(serve('GET', target.path, target.search, { accept: getOptions?.accept ?? 'application/json' }), (_status, headers, text) => {
+    return decoded(serve('GET', target.path, target.search, { accept: getOptions?.accept ?? 'application/json', 'user-agent': userAgent }), (_status, headers, text) => {
       reportWarnings(warningLines(lowerCased(headers)), getOptions?.onWarnings);
       return parseJsonBody(target.path, text);
     });
@@ -280,7 +282,7 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
   const request = (req: TransportRequest): Observable<TransportResponse> => {
     const target = withQuery(req.path, req.query ?? {});
     const body = requestBodyOf(req);
-    const headers: Record<string, string | undefined> = { accept: req.accept ?? 'application/json' };
+    const headers: Record<string, string | undefined> = { accept: req.accept ?? 'application/json', 'user-agent': userAgent };
     if (body !== undefined) {
       headers['content-type'] = req.contentType ?? 'application/json';
       headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
@@ -296,7 +298,7 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
     const target = withQuery(path, { ...query, watch: 'true' });
     return new Observable<readonly string[]>((subscriber) => {
       const splitter = new LineSplitter(watchOptions.maxLineChars);
-      return serve('GET', target.path, target.search, { accept: watchOptions.accept ?? 'application/json' }).subscribe({
+      return serve('GET', target.path, target.search, { accept: watchOptions.accept ?? 'application/json', 'user-agent': userAgent }).subscribe({
         next: (event) => {
           switch (event.kind) {
             case 'response':
