@@ -86,8 +86,9 @@ describe('manager (virtual time)', () => {
       expect(leading[0]).to.equal('20 leading true');
       expect(leading[1]).to.equal('10010 leading false');
       expect(aborts).to.deep.equal(['10010 default/web ReconcileAbortedError: gate closed']);
-      // Standby: the manager campaigns again once the network is back, and the same run goes on in its slot.
-      expect(leading[2]).to.equal('13240 leading true');
+      // Standby: the manager campaigns again once the lost term's release has settled (its read failed at 10 020)
+      // and the network is back, and the same run goes on in its slot.
+      expect(leading[2]).to.equal('13250 leading true');
       expect(run.timeline).to.not.include('complete');
       expect(run.logger.lines).to.include('10010 error leadership lost');
     });

@@ -170,7 +170,12 @@ export interface ManagerOptions {
   readonly events?: Partial<EventRecorderOptions> | false;
   /** Options of the shared informer factory (a scripted `source` in tests); `onWarning` defaults to the manager's log. */
   readonly informers?: InformerFactoryOptions;
-  /** Every timer and timestamp of the manager, its informers, elector and controllers. Default `asyncScheduler`. */
+  /**
+   * Every timer and time reading of the manager, its informers, elector, event recorder and controllers. Default
+   * {@link monotonicScheduler}: its `now()` is monotonic, so a step of the system clock moves no lease expiry, renew
+   * deadline, drain, readiness threshold, backoff or rate limit; its timers are `asyncScheduler`'s. A
+   * `TestScheduler` runs the whole manager in virtual time.
+   */
   readonly scheduler?: SchedulerLike;
   /** How the process is exited (second signal, exit after a signal, lost leadership). Default `process.exit`. */
   readonly exit?: (code: number) => void;
@@ -188,7 +193,10 @@ export interface ServerAddress {
 
 /** Fields every manager event carries. */
 export interface ManagerEventBase {
-  /** The scheduler's `now()`, ms. */
+  /**
+   * The scheduler's `now()`, ms. With the default scheduler, a monotonic reading on the epoch scale: `Date.now()` at
+   * process start plus the time elapsed since, unmoved by clock steps.
+   */
   readonly time: number;
 }
 
