@@ -197,6 +197,27 @@ describe('manager (virtual time)', () => {
       });
     });
 
+    it('in standby, leadership lost during a drain after SIGTERM ends the drain and exits, not an error', () => {
+      virtual(({ scheduler, cold, hot, flush }) => {
+        const aborts: string[] = [];
+        const run = startVirtualManager(scheduler, [slowPods(60_000, aborts)], {
+          informers: { source: scriptedSource({ cold }, LISTED, listed('web')) },
+          signals: { source: hot('5000ms s', { s: 'SIGTERM' }) },
+        });
+        // Renewals fail from 1 000: the POST sent at 10 is the last success, so leadership ends at 10 010, mid-drain.
+        scheduler.schedule(() => run.server.cut('me', 'network'), 1000);
+        flush();
+        // The gate closes at 10 010 (the run ignores its signal); the drain goes on until shutdownTimeout cancels the
+        // run, and the stop ends as after any signal: stopped, completed, and the process exits, 1 for the cancel.
+        expect(run.timeline.slice(5)).to.deep.equal([
+          '5000 stopping (signal SIGTERM)', '5000 ready false', '10010 leading false',
+          '35000 pods: failed default/web', '35000 drained cancelled=1', '35000 stopped', '35000 complete',
+        ]);
+        expect(aborts).to.deep.equal(['10010 default/web ReconcileAbortedError: gate closed']);
+        expect(run.exits).to.deep.equal(['35000 exit 1']);
+      });
+    });
+
     it('drains on stop$ without exiting the process', () => {
       virtual(({ scheduler, cold, hot, flush }) => {
         const run = startVirtualManager(scheduler, [recordingPods(50)], {

@@ -83,7 +83,8 @@ export interface ManagerLeaderElection extends Omit<LeaderElectionOptions, 'sche
   readonly name?: string;
   /**
    * After leadership is lost: `'exit'` (default, as controller-runtime) exits the process with code 1;
-   * `'standby'` closes the gate (aborting in-flight runs) and campaigns again, caches kept warm.
+   * `'standby'` closes the gate (aborting in-flight runs) and campaigns again once the lost term's release has
+   * settled, caches kept warm; leadership lost during a graceful stop lets the stop finish as it would have.
    */
   readonly onLost?: 'exit' | 'standby';
 }
