@@ -25,6 +25,10 @@ export type { FieldRequirement, FieldSelector, LabelRequirement, LabelSelector, 
 // Backoff arithmetic (the shape of the `backoff` option).
 export type { BackoffPolicy } from './backoff/index.js';
 
+// Clocks: a monotonic default scheduler for durations, the wall clock for timestamps.
+export { monotonicScheduler, wallClockNow } from './clock/index.js';
+export type { WallClockScheduler } from './clock/index.js';
+
 // The network seam and its errors.
 export {
   API_WARNING_CODE, ApiError, RXKUBE_VERSION, TransportError, deduplicateWarnings, defaultUserAgent, expectBackslashKeys,

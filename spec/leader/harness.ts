@@ -1,10 +1,11 @@
 /**
  * Candidates in virtual time for the leader-election specs: each subscribes at a given time through its own
- * transport to a {@link VirtualLeaseServer}, optionally with a skewed clock, and records what it emitted and
- * reported against the true (unskewed) time.
+ * transport to a {@link VirtualLeaseServer}, optionally with a skewed clock or a wall clock that is stepped, and
+ * records what it emitted and reported against the true (unskewed) time.
  */
 import { expect } from 'chai';
-import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
+import { repeat, timer, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
+import type { WallClockScheduler } from '../../src/clock/index.js';
 import { TestScheduler } from 'rxjs/testing';
 import { leaderElection, type LeaderElectionOptions, type LeaderEvent } from '../../src/leader/index.js';
 import { VirtualLeaseServer } from './lease-server.js';
@@ -30,6 +31,25 @@ export function skewed(scheduler: SchedulerLike, skewMs: number): SchedulerLike 
   };
 }
 
+/** A step of a machine's wall clock: at true time `at`, it jumps by `by` ms (negative: back). */
+export interface ClockStep {
+  readonly at: number;
+  readonly by: number;
+}
+
+/**
+ * A machine as the default scheduler sees it: timers and the monotonic `now()` run at the true rate (offset by
+ * `skewMs`), while its wall clock, read only for the Lease's timestamps, is also moved by `steps`.
+ */
+export function machine(scheduler: SchedulerLike, skewMs: number, steps: readonly ClockStep[]): WallClockScheduler {
+  return {
+    now: () => scheduler.now() + skewMs,
+    wallClock: () => scheduler.now() + skewMs + steps.reduce((sum, step) => (step.at <= scheduler.now() ? sum + step.by : sum), 0),
+    schedule: <T>(work: (this: SchedulerAction<T>, state?: T) => void, delay?: number, state?: T): Subscription =>
+      scheduler.schedule(work, delay, state),
+  };
+}
+
 /** The options every spec candidate shares: client-go's defaults and a fixed jitter sample (0.5 → 3 200 ms). */
 export const base = { namespace: 'default', name: 'lock', random: () => 0.5 } as const;
 
@@ -40,6 +60,12 @@ export interface CandidateOptions extends Partial<LeaderElectionOptions> {
   readonly until?: number;
   /** Clock offset of this candidate, ms. */
   readonly skew?: number;
+  /** Steps of this candidate's wall clock (its monotonic clock is not moved by them). */
+  readonly steps?: readonly ClockStep[];
+  /** Campaign again after a loss, as the manager's `onLost: 'standby'` does (`repeat` with a zero delay). */
+  readonly standby?: boolean;
+  /** After each loss, the next request (the release's read) is answered this much later than usual. */
+  readonly lateRelease?: number;
 }
 
 export interface Candidate {
@@ -60,7 +86,7 @@ export function candidate(
   options: CandidateOptions = {},
 ): Candidate {
   const { scheduler, server } = env;
-  const { at = 0, until, skew = 0, ...rest } = options;
+  const { at = 0, until, skew = 0, steps, standby = false, lateRelease, ...rest } = options;
   const timeline: string[] = [];
   const events: LeaderEvent[] = [];
   const spans: Array<[number, number]> = [];
@@ -69,9 +95,14 @@ export function candidate(
     const open = spans[spans.length - 1];
     if (open !== undefined && open[1] === Number.POSITIVE_INFINITY) open[1] = scheduler.now();
   };
-  const leading$ = leaderElection(server.transport(identity), {
-    ...base, identity, scheduler: skewed(scheduler, skew), onEvent: (event) => events.push(event), ...rest,
+  const onEvent = (event: LeaderEvent): void => {
+    events.push(event);
+    if (event.type === 'lost' && lateRelease !== undefined) server.failNext(identity, { delay: lateRelease });
+  };
+  const election$ = leaderElection(server.transport(identity), {
+    ...base, identity, scheduler: steps === undefined ? skewed(scheduler, skew) : machine(scheduler, skew, steps), onEvent, ...rest,
   });
+  const leading$ = standby ? election$.pipe(repeat({ delay: () => timer(0, scheduler) })) : election$;
   scheduler.schedule(() => {
     subscription = leading$.subscribe({
       next: (value) => {

@@ -17,7 +17,9 @@ export type Fault =
   /** Never answers; nothing is applied. */
   | 'hang'
   /** Fails with this HTTP status. */
-  | number;
+  | number
+  /** Served normally, `delay` ms later than the latency: the read or write happens when it is answered. */
+  | { readonly delay: number };
 
 /** One request the server saw, in order of arrival (its `at` is when it was answered or cut). */
 export interface Served {
@@ -93,6 +95,7 @@ export class VirtualLeaseServer {
         if (!answered) this.log.push({ at: this.scheduler.now(), candidate, method: request.method, outcome: 'aborted' });
       };
       if (fault === 'hang') return abort;
+      const delay = typeof fault === 'object' ? fault.delay : 0;
       const action = this.scheduler.schedule(() => {
         answered = true;
         const at = this.scheduler.now();
@@ -119,7 +122,7 @@ export class VirtualLeaseServer {
           this.log.push({ at, candidate, method: request.method, outcome: String((error as ApiError).code) });
           subscriber.error(error);
         }
-      }, this.latency(candidate));
+      }, this.latency(candidate) + delay);
       return () => {
         abort();
         action.unsubscribe();

@@ -86,8 +86,9 @@ describe('manager (virtual time)', () => {
       expect(leading[0]).to.equal('20 leading true');
       expect(leading[1]).to.equal('10010 leading false');
       expect(aborts).to.deep.equal(['10010 default/web ReconcileAbortedError: gate closed']);
-      // Standby: the manager campaigns again once the network is back, and the same run goes on in its slot.
-      expect(leading[2]).to.equal('13240 leading true');
+      // Standby: the manager campaigns again once the lost term's release has settled (its read failed at 10 020)
+      // and the network is back, and the same run goes on in its slot.
+      expect(leading[2]).to.equal('13250 leading true');
       expect(run.timeline).to.not.include('complete');
       expect(run.logger.lines).to.include('10010 error leadership lost');
     });
@@ -193,6 +194,27 @@ describe('manager (virtual time)', () => {
         ]);
         expect(run.logger.lines.filter((line) => / event /.test(line))).to.deep.equal(['20 warn event rejected', '20 error event write failed']);
         expect(lost[1]).to.include({ regarding: 'Pod default/web', attempts: 1 });
+      });
+    });
+
+    it('in standby, leadership lost during a drain after SIGTERM ends the drain and exits, not an error', () => {
+      virtual(({ scheduler, cold, hot, flush }) => {
+        const aborts: string[] = [];
+        const run = startVirtualManager(scheduler, [slowPods(60_000, aborts)], {
+          informers: { source: scriptedSource({ cold }, LISTED, listed('web')) },
+          signals: { source: hot('5000ms s', { s: 'SIGTERM' }) },
+        });
+        // Renewals fail from 1 000: the POST sent at 10 is the last success, so leadership ends at 10 010, mid-drain.
+        scheduler.schedule(() => run.server.cut('me', 'network'), 1000);
+        flush();
+        // The gate closes at 10 010 (the run ignores its signal); the drain goes on until shutdownTimeout cancels the
+        // run, and the stop ends as after any signal: stopped, completed, and the process exits, 1 for the cancel.
+        expect(run.timeline.slice(5)).to.deep.equal([
+          '5000 stopping (signal SIGTERM)', '5000 ready false', '10010 leading false',
+          '35000 pods: failed default/web', '35000 drained cancelled=1', '35000 stopped', '35000 complete',
+        ]);
+        expect(aborts).to.deep.equal(['10010 default/web ReconcileAbortedError: gate closed']);
+        expect(run.exits).to.deep.equal(['35000 exit 1']);
       });
     });
 

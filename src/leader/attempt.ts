@@ -3,22 +3,28 @@
  * {@link LeaseClient}: the timing around them belongs to the elector.
  */
 import { catchError, defer, map, mergeMap, of, type Observable, type SchedulerLike } from 'rxjs';
+import { wallClockNow } from '../clock/index.js';
 import { ApiError, isAlreadyExists, isConflict } from '../transport/index.js';
 import type { LeaseClient } from './lease-client.js';
-import { microTime, newLease, withRecord, type LeaderRecord, type Observation } from './record.js';
+import { newLease, withRecord, type LeaderRecord, type Observation, type TermWrites, type WallStamps } from './record.js';
 import type { LeaseObject } from './types.js';
 
-/** What one attempt needs; `observation` is updated by every read and write it makes. */
+/**
+ * What one attempt needs; `observation` is updated by every read and write it makes, `writes` by every write.
+ * Durations and expiry are read from `scheduler.now()` (monotonic by default); the times written into the Lease from
+ * its wall clock (`wallClockNow`), through `stamps`.
+ */
 export interface AttemptContext {
   readonly client: LeaseClient;
   readonly observation: Observation;
+  /** This term's writes, so that a teardown knows a write may have landed and a release clears only its own. */
+  readonly writes: TermWrites;
+  readonly stamps: WallStamps;
   readonly identity: string;
   readonly namespace: string;
   readonly name: string;
   readonly leaseDurationSeconds: number;
   readonly scheduler: SchedulerLike;
-  /** Told when a write is sent and when it settles, so a teardown knows a write may have landed. */
-  readonly writing: (inFlight: boolean) => void;
 }
 
 /**
@@ -59,19 +65,21 @@ export function tryAcquireOrRenew(context: AttemptContext): Observable<AttemptRe
 }
 
 /**
- * client-go's `release`: reads the Lease and, only if this candidate still holds it, writes an empty holder with
- * `leaseDurationSeconds: 1` and fresh times (transitions kept), so a successor need not wait out the duration.
- * Emits `true` when it released, `false` when there was nothing of ours to release; errors as the client does.
+ * client-go's `release`: reads the Lease and, only if it is still the Lease this term last wrote (its
+ * resourceVersion, or the record of a write whose answer was lost) and names this candidate, writes an empty holder
+ * with `leaseDurationSeconds: 1` and fresh times (transitions kept), so a successor need not wait out the duration.
+ * A Lease written since, by anyone (a later term of this same identity included), is left alone. Emits `true` when
+ * it released, `false` when there was nothing of ours to release; errors as the client does.
  */
 export function releaseLease(context: AttemptContext): Observable<boolean> {
-  const { client, observation, identity, scheduler } = context;
+  const { client, observation, writes, identity, scheduler } = context;
   return client.get().pipe(
     mergeMap((lease) => {
       if (lease === undefined) return of(false);
       observation.read(lease, scheduler.now());
       const record = observation.current()!;
-      if (record.holderIdentity !== identity) return of(false);
-      const now = microTime(scheduler.now());
+      if (record.holderIdentity !== identity || !writes.wrote(lease)) return of(false);
+      const now = context.stamps.next(wallClockNow(scheduler));
       const released: LeaderRecord = {
         holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: record.leaseTransitions,
       };
@@ -99,7 +107,7 @@ function takeOrRenew(context: AttemptContext, lease: LeaseObject): Observable<At
 
 /** This candidate's record at this instant; a renewal keeps the acquire time and transition count. */
 function renewedRecord(context: AttemptContext, seen: LeaderRecord | undefined, mine: boolean): LeaderRecord {
-  const now = microTime(context.scheduler.now());
+  const now = context.stamps.next(wallClockNow(context.scheduler));
   return {
     holderIdentity: context.identity,
     leaseDurationSeconds: context.leaseDurationSeconds,
@@ -113,19 +121,19 @@ function renewedRecord(context: AttemptContext, seen: LeaderRecord | undefined, 
 function write(context: AttemptContext, request: Observable<LeaseObject>, record: LeaderRecord): Observable<{
   readonly kind: 'success'; readonly sentAt: number; readonly leaseTransitions: number;
 }> {
-  const { observation, scheduler, writing } = context;
+  const { observation, scheduler, writes } = context;
   return defer(() => {
     const sentAt = scheduler.now();
-    writing(true);
+    writes.sent(record);
     return request.pipe(
       map((stored) => {
-        writing(false);
+        writes.stored(stored);
         observation.wrote(stored, scheduler.now());
         return { kind: 'success', sentAt, leaseTransitions: record.leaseTransitions } as const;
       }),
       catchError((error: unknown) => {
         // Only a refusal is an answer; a cut connection or a server error may hide a write that landed.
-        if (error instanceof ApiError && error.code >= 400 && error.code < 500) writing(false);
+        if (error instanceof ApiError && error.code >= 400 && error.code < 500) writes.refused();
         throw error;
       }),
     );

@@ -9,31 +9,37 @@ import { isConflict } from '../transport/index.js';
 import { releaseLease, tryAcquireOrRenew, type AttemptContext, type AttemptResult } from './attempt.js';
 import type { LeaseClient } from './lease-client.js';
 import { LEADER_JITTER_FACTOR, type ResolvedLeaderOptions } from './options.js';
-import { Observation } from './record.js';
+import { Observation, TermWrites } from './record.js';
+import type { TermSequence } from './terms.js';
 import type { LeaderEvent, LeaderPhase } from './types.js';
 
 /**
  * The state machine behind `leaderElection`, driven only by scheduler actions and request answers.
  *
+ * - Starting: wait until the release of this Observable's previous term (if any) has settled, then try.
  * - Not leading: try at once, then every `retryPeriod · (1 + 1.2 · random)` (client-go's `JitterUntil`), or at
  *   the moment the observed lease expires if that comes first; each try is bounded by `renewDeadline`.
  * - Leading: renew `retryPeriod` after the previous try settled (client-go's `Until` / `Poll`), and give up at
  *   `renewDeadline` after the last successful write was sent, aborting the try in flight. A read that shows another
  *   holder ends leadership at once.
  * - Teardown (unsubscribe, completion, error): cancel every timer and request, then release if the Lease may be ours.
+ *
+ * Every duration (expiry, deadline, delays) is read from `scheduler.now()`, monotonic by default; only the times
+ * written into the Lease come from the wall clock.
  */
 export class Elector {
   private readonly observation = new Observation();
+  private readonly writes = new TermWrites();
   private readonly context: AttemptContext;
   private leading = false;
   /** No more tries: lost, stopped or torn down. */
   private ended = false;
   private releaseStarted = false;
-  /** A write was sent and has not been answered (or was cut off): it may have landed. */
-  private writeUnanswered = false;
   /** The current run of failures has been reported (the default reporter reports only its first). */
   private failing = false;
   private reportedHolder = '';
+  /** Waiting for the previous term's release to settle. */
+  private waiting: Subscription | undefined;
   private attempt: Subscription | undefined;
   private timer: Subscription | undefined;
   private deadline: Subscription | undefined;
@@ -43,20 +49,23 @@ export class Elector {
     client: LeaseClient,
     private readonly options: ResolvedLeaderOptions,
     private readonly out: Subscriber<boolean>,
+    private readonly terms: TermSequence,
   ) {
     this.context = {
-      client, observation: this.observation, identity: options.identity, namespace: options.namespace, name: options.name,
-      leaseDurationSeconds: options.leaseDuration / 1000, scheduler: options.scheduler,
-      writing: (inFlight) => {
-        this.writeUnanswered = inFlight;
-      },
+      client, observation: this.observation, writes: this.writes, stamps: terms.stamps, identity: options.identity,
+      namespace: options.namespace, name: options.name, leaseDurationSeconds: options.leaseDuration / 1000, scheduler: options.scheduler,
     };
   }
 
   start(): void {
     this.out.next(false);
     this.stopping = this.options.stop$?.subscribe({ next: () => this.stop(), error: (error: unknown) => this.out.error(error) });
-    if (!this.ended) this.try();
+    if (this.ended) return;
+    const waiting = this.terms.settled().subscribe(() => {
+      this.waiting = undefined;
+      if (!this.ended) this.try();
+    });
+    if (!waiting.closed) this.waiting = waiting;
   }
 
   /** Cancels every timer and request; releases the Lease (detached, best effort) when it may be ours. */
@@ -176,14 +185,17 @@ export class Elector {
   }
 
   private mayHoldLease(): boolean {
-    return this.writeUnanswered || this.observation.holder() === this.options.identity;
+    return this.writes.inDoubt() || this.observation.holder() === this.options.identity;
   }
 
-  /** The release, bounded by `renewDeadline`, reporting its outcome; never errors. */
+  /**
+   * The release, bounded by `renewDeadline`, reporting its outcome; never errors. The next term of this Observable
+   * waits until it settled.
+   */
   private release(): Observable<boolean> {
     this.releaseStarted = true;
     const { renewDeadline, scheduler } = this.options;
-    return releaseLease(this.context).pipe(
+    return this.terms.track(releaseLease(this.context).pipe(
       timeout({ first: renewDeadline, with: () => throwError(() => this.timeoutError('release')), scheduler }),
       tap((released) => {
         this.noteHolder(scheduler.now());
@@ -195,12 +207,12 @@ export class Elector {
         this.report({ type, at: scheduler.now(), phase: 'release', error: cause }, true);
         return EMPTY;
       }),
-    );
+    ));
   }
 
   private cancelWork(): void {
-    for (const subscription of [this.attempt, this.timer, this.deadline]) subscription?.unsubscribe();
-    this.attempt = this.timer = this.deadline = undefined;
+    for (const subscription of [this.waiting, this.attempt, this.timer, this.deadline]) subscription?.unsubscribe();
+    this.waiting = this.attempt = this.timer = this.deadline = undefined;
   }
 
   /** client-go's `OnNewLeader`: reports the observed holder when it differs from the one reported last. */

@@ -3,7 +3,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
+import { monotonicScheduler } from '../clock/index.js';
 import type { LeaderElectionOptions, LeaderEvent } from './types.js';
 import { printWarningOnce, type WarningHandler } from '../transport/index.js';
 
@@ -72,7 +73,7 @@ export function resolveLeaderOptions(options: LeaderElectionOptions): ResolvedLe
   }
   return {
     namespace, name, identity, leaseDuration, renewDeadline, retryPeriod, onLost,
-    scheduler: options.scheduler ?? asyncScheduler,
+    scheduler: options.scheduler ?? monotonicScheduler,
     random: options.random ?? Math.random,
     exit: options.exit ?? ((code) => process.exit(code)),
     stop$: options.stop$,

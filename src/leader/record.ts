@@ -15,11 +15,44 @@ export interface LeaderRecord {
 
 /**
  * `metav1.MicroTime` as it is marshalled: RFC 3339 in UTC with exactly six fractional digits
- * (`2006-01-02T15:04:05.000000Z`). JavaScript clocks count milliseconds, so the last three digits are zero.
+ * (`2006-01-02T15:04:05.000000Z`). JavaScript clocks count milliseconds, so the last three digits are
+ * `extraMicros` (0–999), zero unless a caller needs to tell two stamps of one millisecond apart.
  */
-export function microTime(ms: number): string {
+export function microTime(ms: number, extraMicros = 0): string {
   const iso = new Date(Math.floor(ms)).toISOString();
-  return `${iso.slice(0, -1)}000Z`;
+  return `${iso.slice(0, -1)}${String(extraMicros).padStart(3, '0')}Z`;
+}
+
+/**
+ * The wall-clock stamps (`acquireTime`, `renewTime`) of one election's writes. A stamp is the wall clock's
+ * millisecond; when the clock went back to, or stayed on, a millisecond already stamped, it also carries a count of
+ * 1–999 microseconds, so that no write repeats the stamp of an earlier one.
+ *
+ * # Why
+ * A candidate sees a renewal only as a change of the record, and the record of a renewal differs from the last
+ * one only by `renewTime`. A holder whose wall clock was stepped back by exactly the time between two of its
+ * renewals would otherwise write a record a candidate has already seen, and that candidate would time the lease
+ * from its older observation while the holder still renews.
+ *
+ * # Guarantees
+ * - Every stamp is within a millisecond of the wall clock it was given.
+ * - Stamps on a clock that only moves forward are whole milliseconds; a stamp never equals one of the previous 999
+ *   stamps that were not.
+ */
+export class WallStamps {
+  private latest = Number.NEGATIVE_INFINITY;
+  private repeats = 0;
+
+  /** The stamp of a write made at wall-clock time `wallMs`. */
+  next(wallMs: number): string {
+    const ms = Math.floor(wallMs);
+    if (ms > this.latest) {
+      this.latest = ms;
+      return microTime(ms);
+    }
+    this.repeats += 1;
+    return microTime(ms, 1 + ((this.repeats - 1) % 999));
+  }
 }
 
 /** The record of a Lease, as `LeaseSpecToLeaderElectionRecord` reads it: a missing or null field is its zero value. */
@@ -35,9 +68,12 @@ export function readRecord(lease: LeaseObject): LeaderRecord {
 }
 
 /**
- * What client-go compares to decide whether the record changed (its marshalled record): every election field,
- * `preferredHolder` and `strategy` included, and nothing from the metadata, so a label change does not count as a
- * renewal.
+ * What decides whether the record changed (a change is a renewal, and restarts the expiry clock): every election
+ * field, `preferredHolder` and `strategy` included, and nothing from the metadata, so a label change does not count
+ * as a renewal. client-go compares the same fields in its marshalled `LeaderElectionRecord`, where `acquireTime` and
+ * `renewTime` are `metav1.Time`, rounded to the second; this compares them as written, to the microsecond. That is
+ * stricter: every renewal client-go sees as a change, this sees as one too, and a renewal within the same second
+ * (which client-go misses) is seen as well, so a lease never looks older here than it does to client-go.
  */
 function recordKey(lease: LeaseObject): string {
   const spec = lease.spec ?? {};
@@ -119,4 +155,48 @@ export class Observation {
     this.key = key;
     this.time = now;
   }
+}
+
+/**
+ * What one term of an elector wrote: the resourceVersion of the Lease it last stored, and the record of a write it
+ * sent that got no answer (which may have landed). A release clears the Lease only if it is one of these, so a term
+ * never releases a Lease that someone wrote after it, even under the same identity (a later term of the same
+ * process, or another process given the same identity).
+ */
+export class TermWrites {
+  private storedVersion: string | undefined;
+  private unanswered: LeaderRecord | undefined;
+
+  /** A write of `record` was sent. */
+  sent(record: LeaderRecord): void {
+    this.unanswered = record;
+  }
+
+  /** The server stored `lease`, as it answered. */
+  stored(lease: LeaseObject): void {
+    this.storedVersion = lease.metadata.resourceVersion;
+    this.unanswered = undefined;
+  }
+
+  /** The server refused the write (a 4xx): it did not land. */
+  refused(): void {
+    this.unanswered = undefined;
+  }
+
+  /** A write was sent and not answered (cut off, or still in flight): it may have landed. */
+  inDoubt(): boolean {
+    return this.unanswered !== undefined;
+  }
+
+  /** Whether `lease` is the last Lease this term stored, or the one its unanswered write would have stored. */
+  wrote(lease: LeaseObject): boolean {
+    const version = lease.metadata.resourceVersion;
+    if (version !== undefined && version === this.storedVersion) return true;
+    return this.unanswered !== undefined && sameRecord(readRecord(lease), this.unanswered);
+  }
+}
+
+function sameRecord(a: LeaderRecord, b: LeaderRecord): boolean {
+  return a.holderIdentity === b.holderIdentity && a.leaseDurationSeconds === b.leaseDurationSeconds
+    && a.acquireTime === b.acquireTime && a.renewTime === b.renewTime && a.leaseTransitions === b.leaseTransitions;
 }

@@ -39,7 +39,8 @@ export interface LeaseObject {
 export type LeaderPhase = 'acquire' | 'renew' | 'release';
 
 /**
- * What an elector reports besides its boolean, in order, to `onEvent`. `at` is the scheduler's time.
+ * What an elector reports besides its boolean, in order, to `onEvent`. `at` is the scheduler's `now()` (with the
+ * default scheduler, a monotonic reading on the epoch scale).
  *
  * - `acquired`: this candidate became the holder (`leaseTransitions` as written).
  * - `renewed`: the holder renewed its lease.
@@ -133,7 +134,12 @@ export interface LeaderElectionOptions {
   readonly renewDeadline?: number;
   /** Time between attempts; jittered by up to 1.2× while not leading. Default 2 000. */
   readonly retryPeriod?: number;
-  /** Every timer and every timestamp goes through it. Default `asyncScheduler`. */
+  /**
+   * Every timer and every time reading goes through it: `now()` measures expiry, the renew deadline and delays (a
+   * step of this clock can make two leaders, so it must be monotonic), and `wallClockNow(scheduler)` stamps
+   * `acquireTime` and `renewTime`. Default {@link monotonicScheduler}: monotonic `now()`, `Date.now()` for the
+   * stamps. A `TestScheduler` runs it all in virtual time.
+   */
   readonly scheduler?: SchedulerLike;
   /** Random source in [0, 1) for the jitter. Default `Math.random`. */
   readonly random?: () => number;

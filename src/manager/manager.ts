@@ -26,7 +26,9 @@ import type { ManagerEvent, ManagerOptions } from './types.js';
  *   at once, so its informers list and watch before leadership is won; controllers that need leadership (the
  *   default) start runs only while this replica leads. Losing leadership closes their gate, which aborts the
  *   signal of every run in flight; then the process exits with 1 (`onLost: 'exit'`, the default) or the manager
- *   stays warm and campaigns again (`'standby'`).
+ *   stays warm and campaigns again (`'standby'`) once the lost term's release has settled.
+ * - **Monotonic time.** The default scheduler is `monotonicScheduler`: lease expiry, the renew deadline, the
+ *   drain, readiness thresholds and every other duration are immune to steps of the system clock.
  * - **Probes.** `/healthz` (and `/livez`) answer 200 while the process runs. `/readyz` answers 200 once the manager
  *   has started, every informer has synced and none has been failing (error or backing off since its last
  *   `watching`) for longer than `informerFailureThreshold`, and every custom ready check passes; 500 with the
@@ -44,7 +46,8 @@ import type { ManagerEvent, ManagerOptions } from './types.js';
  *   to `shutdownTimeout` (then they are cancelled), the event recorder is flushed (within what is left of
  *   `shutdownTimeout`), the Lease is released (within `renewDeadline`), `stopped` is emitted and the Observable
  *   completes. After a signal, the process then exits with 0 if the drain was clean, 1 otherwise; a second
- *   signal exits with 1 at once.
+ *   signal exits with 1 at once. In standby, leadership lost during the stop does not end it early: the drain goes
+ *   on and the stop ends, and exits, as it would have (there is just no Lease left to release).
  * - **Failures.** Bad options throw here. A controller that cannot be built, or a server that cannot listen,
  *   errors the manager; a controller that errors stops the manager gracefully, which then errors.
  *

@@ -2,9 +2,10 @@
  * The manager's options: defaults (controller-runtime's where it has them) and validation at call time.
  */
 import { readFileSync } from 'node:fs';
-import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
 import { Registry } from 'prom-client';
 import type { EventRecorderOptions } from '../client/events/index.js';
+import { monotonicScheduler } from '../clock/index.js';
 import type { InformerFactoryOptions } from '../informer/index.js';
 import type { LeaderElectionOptions } from '../leader/index.js';
 import type { Connection } from '../transport/index.js';
@@ -121,7 +122,7 @@ export function resolveManagerOptions(options: ManagerOptions, processSignals: (
     stop$: options.stop$,
     events: options.events === false ? undefined : options.events ?? {},
     informers: options.informers ?? {},
-    scheduler: options.scheduler ?? asyncScheduler,
+    scheduler: options.scheduler ?? monotonicScheduler,
     random: options.random ?? Math.random,
     exit: options.exit ?? ((code) => process.exit(code)),
   };

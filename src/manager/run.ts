@@ -201,7 +201,10 @@ export class ManagerRun {
       complete: () => {
         this.leaderRunning = false;
         if (this.phase === 'releasing') this.finish();
-        else if (this.phase === 'running' || this.phase === 'draining') {
+        else if (this.phase === 'draining' && standby) {
+          // Lost during a graceful stop: there is no Lease left to release, and the stop goes on (a signal's exit
+          // included) as it would have; the closed gate already aborted the runs in flight.
+        } else if (this.phase === 'running' || this.phase === 'draining') {
           // onLost 'exit' with an exit that returned (tests): leadership is over and cannot come back.
           this.abort(new Error('manager: leadership lost'));
         }

@@ -23,7 +23,8 @@ export interface ManagerLeaderElection extends Omit<LeaderElectionOptions, 'sche
   readonly name?: string;
   /**
    * After leadership is lost: `'exit'` (default, as controller-runtime) exits the process with code 1;
-   * `'standby'` closes the gate (aborting in-flight runs) and campaigns again, caches kept warm.
+   * `'standby'` closes the gate (aborting in-flight runs) and campaigns again once the lost term's release has
+   * settled, caches kept warm; leadership lost during a graceful stop lets the stop finish as it would have.
    */
   readonly onLost?: 'exit' | 'standby';
 }
@@ -117,7 +118,12 @@ export interface ManagerOptions {
    * `onHealth` to nothing, since the manager logs every informer's status itself (`informer <state>` records).
    */
   readonly informers?: InformerFactoryOptions;
-  /** Every timer and timestamp of the manager, its informers, elector and controllers. Default `asyncScheduler`. */
+  /**
+   * Every timer and time reading of the manager, its informers, elector, event recorder and controllers. Default
+   * {@link monotonicScheduler}: its `now()` is monotonic, so a step of the system clock moves no lease expiry, renew
+   * deadline, drain, readiness threshold, backoff or rate limit; its timers are `asyncScheduler`'s. A
+   * `TestScheduler` runs the whole manager in virtual time.
+   */
   readonly scheduler?: SchedulerLike;
   /**
    * Uniform samples in [0, 1): the jitter of the informers, the event recorder and the controllers' clients, and
@@ -140,7 +146,10 @@ export interface ServerAddress {
 
 /** Fields every manager event carries. */
 export interface ManagerEventBase {
-  /** The scheduler's `now()`, ms. */
+  /**
+   * The scheduler's `now()`, ms. With the default scheduler, a monotonic reading on the epoch scale: `Date.now()` at
+   * process start plus the time elapsed since, unmoved by clock steps.
+   */
   readonly time: number;
 }
 
