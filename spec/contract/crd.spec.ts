@@ -147,5 +147,37 @@ for (const target of contractTargets()) {
       const namespaced = await raw('GET', `/apis/${group}/v1/namespaces/default/gadgets`);
       expect(namespaced.status).to.equal(404);
     });
+
+    it('answers paths no CRD serves with a text/plain 404 page not found, and unserved subresources with NotFound naming the object', async () => {
+      const { raw, namespace } = session();
+      const probes = crdBody(group, 'probes', 'Probe', 'Namespaced');
+      const { subresources: _status, ...v1 } = probes.spec.versions[0]!;
+      await establish({ ...probes, spec: { ...probes.spec, versions: [v1, { ...v1, name: 'v2', served: false, storage: false }] } });
+      await establish(crdBody(group, 'sprockets', 'Sprocket', 'Cluster'));
+      const probe = await raw('POST', `/apis/${group}/v1/namespaces/${namespace}/probes`, { body: { apiVersion: `${group}/v1`, kind: 'Probe', metadata: { name: 'p1' } } });
+      expect(probe.status, probe.text).to.equal(201);
+      const pageNotFound = [
+        `/apis/${group}/v2`, `/apis/${group}/v2/namespaces/${namespace}/probes`, `/apis/${group}/v9/probes`,
+        `/apis/${group}/v1/nothings`, `/apis/${group}/v1/namespaces/${namespace}/nothings/p1`, `/apis/${group}/v1/probes/p1`,
+        `/apis/${group}/v1/namespaces`, `/apis/${group}/v1/namespaces/${namespace}`, `/apis/${group}/v1/namespaces/${namespace}/sprockets`,
+      ];
+      for (const path of pageNotFound) {
+        const answer = await raw('GET', path);
+        expect([answer.status, answer.headers['content-type'], answer.text], path).to.deep.equal([404, 'text/plain; charset=utf-8', '404 page not found\n']);
+      }
+      // apiextensions names the object whatever the subresource asked for, even when the object exists.
+      const objectNotFound: Array<[string, string, string]> = [
+        [`/apis/${group}/v1/namespaces/${namespace}/probes/p1/status`, 'probes', 'p1'],
+        [`/apis/${group}/v1/namespaces/${namespace}/probes/p1/scale`, 'probes', 'p1'],
+        [`/apis/${group}/v1/namespaces/${namespace}/probes/p1/a/b`, 'probes', 'p1'],
+        [`/apis/${group}/v1/sprockets/s1/other`, 'sprockets', 's1'],
+        [`/apis/${group}/v1/sprockets/s1/status/x`, 'sprockets', 's1'],
+      ];
+      for (const [path, plural, name] of objectNotFound) {
+        const answer = await raw('GET', path);
+        expect(answer.status, path).to.equal(404);
+        expect(answer.json, path).to.deep.include({ kind: 'Status', reason: 'NotFound', message: `${plural}.${group} "${name}" not found`, details: { name, group, kind: plural } });
+      }
+    });
   });
 }
