@@ -1,7 +1,7 @@
 /** Contract: creating CustomResourceDefinitions and serving their objects, namespaced and cluster-scoped. */
 import type { KubernetesObject, V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { contractTargets, suffix, useContractSession } from './support/index.js';
+import { contractTargets, expectItemsAsRead, suffix, useContractSession } from './support/index.js';
 
 for (const target of contractTargets()) {
   interface Widget extends KubernetesObject {
@@ -69,7 +69,8 @@ for (const target of contractTargets()) {
 
       const list = (await raw('GET', `/apis/${group}/v1/namespaces/${namespace}/widgets`)).json;
       expect(list).to.deep.include({ kind: 'WidgetList', apiVersion: `${group}/v1` });
-      expect(list.items.map((i: any) => i.metadata.name)).to.deep.equal(['w1']);
+      // A custom resource's items keep kind and apiVersion (a built-in kind's leave them out).
+      expect(await expectItemsAsRead(session(), list, { plural: 'widgets', custom: true })).to.deep.equal(['w1']);
 
       const updated = await objects.replace<Widget>({ ...read, spec: { size: 2 } });
       expect(updated.metadata?.generation).to.equal(2);
