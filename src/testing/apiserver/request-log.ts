@@ -7,11 +7,11 @@ import { Subject, type Observable } from 'rxjs';
 import type { ApiRequest, ResponseSink } from './exchange.js';
 import { parseResourcePath } from './router.js';
 
-/** The Kubernetes verb of a request, as kube-apiserver's RequestInfo names it (audit logs show the same). */
-export type RequestVerb =
-  | 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection'
-  /** A request that names no resource (discovery, `/version`, `/openapi/...`): the method, lower-cased. */
-  | (string & {});
+/**
+ * The Kubernetes verb of a request, as kube-apiserver's RequestInfo names it (audit logs show the same); for a
+ * request that names no resource (discovery, `/version`, `/openapi/...`), the method in lower case.
+ */
+export type RequestVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | (string & {});
 
 /**
  * One request and its answer.
