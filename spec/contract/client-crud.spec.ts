@@ -9,7 +9,7 @@ import type { StatusObject } from '../../src/client/index.js';
 import { isAlreadyExists, isConflict, isNotFound, programName, transportOf } from '../../src/transport/index.js';
 import type { Transport } from '../../src/transport/index.js';
 import { recordingTransport } from '../client/support/recording-transport.js';
-import { contractTargets, suffix, useContractSession } from './support/index.js';
+import { contractTargets, expectItemsAsRead, suffix, useContractSession } from './support/index.js';
 
 for (const target of contractTargets()) {
   describe(`contract (${target.name}): client calls`, () => {
@@ -52,7 +52,10 @@ for (const target of contractTargets()) {
       expect(first.items).to.have.length(2);
       const rest = await firstValueFrom(client.list({ labelSelector: `batch=${batch}`, limit: 2, continue: first.metadata.continue }));
       expect([...first.items, ...rest.items].map((c) => c.metadata?.name)).to.deep.equal([0, 1, 2].map((i) => `${batch}-${i}`));
-      await firstValueFrom(client.deleteCollection({ labelSelector: `batch=${batch}` }));
+      // The client hands items out as the server sends them: a built-in kind's without kind and apiVersion.
+      await expectItemsAsRead(session(), { apiVersion: first.apiVersion, items: [...first.items, ...rest.items] }, { plural: 'configmaps' });
+      const deleted = await firstValueFrom(client.deleteCollection({ labelSelector: `batch=${batch}` }));
+      expect((deleted as { items?: unknown[] }).items?.map((c: any) => [c.kind, c.apiVersion, c.metadata.name])).to.deep.equal([0, 1, 2].map((i) => [undefined, undefined, `${batch}-${i}`]));
       expect((await firstValueFrom(client.list({ labelSelector: `batch=${batch}` }))).items).to.deep.equal([]);
     });
 

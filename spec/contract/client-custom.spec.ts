@@ -6,6 +6,8 @@ import { expect } from 'chai';
 import { firstValueFrom } from 'rxjs';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { resourceClient } from '../../src/client/index.js';
+import { UnknownResourceError } from '../../src/resources/index.js';
+import { ApiError, isNotFound } from '../../src/transport/index.js';
 import { recordingTransport } from '../client/support/recording-transport.js';
 import { waitForAsync } from '../support/wait.js';
 import { contractTargets, entryOf, suffix, useContractSession } from './support/index.js';
@@ -113,6 +115,30 @@ for (const target of contractTargets()) {
       expect(status.status).to.deep.equal({ ready: true });
       expect(entryOf(status, 'widget-controller', 'Apply').fieldsV1).to.deep.equal({ 'f:spec': { 'f:size': {} } });
       expect(entryOf(status, 'widget-controller', 'Apply', 'status').fieldsV1).to.deep.equal({ 'f:status': { 'f:ready': {} } });
+    });
+
+    it('reports a kind of an unserved group as an unknown kind, and a read after its CRD is gone as a NotFound ApiError', async function () {
+      this.timeout(60_000);
+      const { connection, namespace } = session();
+      const unserved = resourceClient(connection, { apiVersion: `nothing-${suffix()}.example.com/v1`, kind: 'Thing' }, { namespace });
+      const unknown: unknown = await firstValueFrom(unserved.list()).catch((error: unknown) => error);
+      expect(unknown).to.be.instanceOf(UnknownResourceError);
+      expect((unknown as Error).message).to.match(/^unknown resource kind "Thing" in apiVersion "nothing-[0-9a-f]+\.example\.com\/v1"$/);
+
+      // Resolved (and cached) while its CRD existed: the read reaches the server, which answers text/plain 404.
+      const gone = `gone-${suffix()}.example.com`;
+      await firstValueFrom(definitions().create(crd(gone, 'sprockets', 'Sprocket', false)));
+      const sprockets = resourceClient<Widget>(connection, { apiVersion: `${gone}/v1`, kind: 'Sprocket' }, { namespace });
+      await waitForAsync(() => firstValueFrom(sprockets.list()).then(() => true, () => false), 'the CRD to be served', 30_000);
+      await firstValueFrom(definitions().delete(`sprockets.${gone}`));
+      let error: unknown;
+      await waitForAsync(async () => {
+        error = await firstValueFrom(sprockets.get('s1')).then(() => undefined, (e: unknown) => e);
+        return error instanceof ApiError && (error.status as unknown) === undefined;
+      }, 'the CRD to be gone', 30_000);
+      expect(isNotFound(error)).to.equal(true);
+      expect((error as ApiError).code).to.equal(404);
+      expect((error as ApiError).message).to.equal('404 page not found');
     });
   });
 }

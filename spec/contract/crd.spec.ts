@@ -1,7 +1,7 @@
 /** Contract: creating CustomResourceDefinitions and serving their objects, namespaced and cluster-scoped. */
 import type { KubernetesObject, V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { contractTargets, suffix, useContractSession } from './support/index.js';
+import { contractTargets, expectItemsAsRead, suffix, useContractSession } from './support/index.js';
 
 for (const target of contractTargets()) {
   interface Widget extends KubernetesObject {
@@ -69,7 +69,8 @@ for (const target of contractTargets()) {
 
       const list = (await raw('GET', `/apis/${group}/v1/namespaces/${namespace}/widgets`)).json;
       expect(list).to.deep.include({ kind: 'WidgetList', apiVersion: `${group}/v1` });
-      expect(list.items.map((i: any) => i.metadata.name)).to.deep.equal(['w1']);
+      // A custom resource's items keep kind and apiVersion (a built-in kind's leave them out).
+      expect(await expectItemsAsRead(session(), list, { plural: 'widgets', custom: true })).to.deep.equal(['w1']);
 
       const updated = await objects.replace<Widget>({ ...read, spec: { size: 2 } });
       expect(updated.metadata?.generation).to.equal(2);
@@ -146,6 +147,38 @@ for (const target of contractTargets()) {
       expect((await raw('GET', `${base}/${name}`)).json.metadata.name).to.equal(name);
       const namespaced = await raw('GET', `/apis/${group}/v1/namespaces/default/gadgets`);
       expect(namespaced.status).to.equal(404);
+    });
+
+    it('answers paths no CRD serves with a text/plain 404 page not found, and unserved subresources with NotFound naming the object', async () => {
+      const { raw, namespace } = session();
+      const probes = crdBody(group, 'probes', 'Probe', 'Namespaced');
+      const { subresources: _status, ...v1 } = probes.spec.versions[0]!;
+      await establish({ ...probes, spec: { ...probes.spec, versions: [v1, { ...v1, name: 'v2', served: false, storage: false }] } });
+      await establish(crdBody(group, 'sprockets', 'Sprocket', 'Cluster'));
+      const probe = await raw('POST', `/apis/${group}/v1/namespaces/${namespace}/probes`, { body: { apiVersion: `${group}/v1`, kind: 'Probe', metadata: { name: 'p1' } } });
+      expect(probe.status, probe.text).to.equal(201);
+      const pageNotFound = [
+        `/apis/${group}/v2`, `/apis/${group}/v2/namespaces/${namespace}/probes`, `/apis/${group}/v9/probes`,
+        `/apis/${group}/v1/nothings`, `/apis/${group}/v1/namespaces/${namespace}/nothings/p1`, `/apis/${group}/v1/probes/p1`,
+        `/apis/${group}/v1/namespaces`, `/apis/${group}/v1/namespaces/${namespace}`, `/apis/${group}/v1/namespaces/${namespace}/sprockets`,
+      ];
+      for (const path of pageNotFound) {
+        const answer = await raw('GET', path);
+        expect([answer.status, answer.headers['content-type'], answer.text], path).to.deep.equal([404, 'text/plain; charset=utf-8', '404 page not found\n']);
+      }
+      // apiextensions names the object whatever the subresource asked for, even when the object exists.
+      const objectNotFound: Array<[string, string, string]> = [
+        [`/apis/${group}/v1/namespaces/${namespace}/probes/p1/status`, 'probes', 'p1'],
+        [`/apis/${group}/v1/namespaces/${namespace}/probes/p1/scale`, 'probes', 'p1'],
+        [`/apis/${group}/v1/namespaces/${namespace}/probes/p1/a/b`, 'probes', 'p1'],
+        [`/apis/${group}/v1/sprockets/s1/other`, 'sprockets', 's1'],
+        [`/apis/${group}/v1/sprockets/s1/status/x`, 'sprockets', 's1'],
+      ];
+      for (const [path, plural, name] of objectNotFound) {
+        const answer = await raw('GET', path);
+        expect(answer.status, path).to.equal(404);
+        expect(answer.json, path).to.deep.include({ kind: 'Status', reason: 'NotFound', message: `${plural}.${group} "${name}" not found`, details: { name, group, kind: plural } });
+      }
     });
   });
 }

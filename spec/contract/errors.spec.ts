@@ -93,5 +93,36 @@ for (const target of contractTargets()) {
       const answer = await session().raw('GET', `/api/v1/namespaces/${session().namespace}/nothings`);
       expect(answer.json).to.deep.equal({ ...failure(404, 'NotFound', 'the server could not find the requested resource'), details: {} });
     });
+
+    it('answers any path of an unknown group, and unknown top-level paths, with a text/plain 404 page not found', async () => {
+      const group = `nothing-${suffix()}.example.com`;
+      const ns = session().namespace;
+      const paths: Array<[string, string]> = [
+        ['GET', `/apis/${group}`], ['GET', `/apis/${group}/v1`], ['GET', `/apis/${group}/v1/things`],
+        ['GET', `/apis/${group}/v1/namespaces/${ns}/things/x`], ['GET', `/apis/${group}/v1/things?watch=1`],
+        ['POST', `/apis/${group}/v1/namespaces/${ns}/things`], ['DELETE', `/apis/${group}/v1/namespaces/${ns}/things/x`],
+        ['GET', '/nothing'], ['POST', '/nothing/at/all'],
+      ];
+      for (const [method, path] of paths) {
+        const answer = await session().raw(method, path, method === 'POST' ? { body: {} } : {});
+        expect([answer.status, answer.headers['content-type'], answer.text], `${method} ${path}`).to.deep.equal([404, 'text/plain; charset=utf-8', '404 page not found\n']);
+      }
+    });
+
+    it('answers an unknown version, resource or subresource of a built-in group with a NotFound Status', async () => {
+      const ns = session().namespace;
+      const made = await session().raw('POST', corePath(session(), 'configmaps'), { body: { metadata: { name: `nf-${suffix()}` } } });
+      const paths = [
+        '/api/v2', '/api/v2/pods', '/apis/apps/v9', '/apis/apps/v9/deployments', '/apis/apps/v1/widgets',
+        `/apis/apps/v1/namespaces/${ns}/widgets/x`, `/api/v1/namespaces/${ns}/configmaps/${made.json.metadata.name}/nothing`,
+        `/api/v1/namespaces/${ns}/configmaps/${made.json.metadata.name}/a/b`, `/api/v1/namespaces/${ns}/nodes`, '/apis/apps/v1/deployments/x',
+        '/version/x',
+      ];
+      for (const path of paths) {
+        const answer = await session().raw('GET', path);
+        expect(answer.headers['content-type'], path).to.equal('application/json');
+        expect(answer.json, path).to.deep.equal({ ...failure(404, 'NotFound', 'the server could not find the requested resource'), details: {} });
+      }
+    });
   });
 }

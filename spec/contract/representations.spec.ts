@@ -54,6 +54,27 @@ for (const target of contractTargets()) {
       }
     });
 
+    it('leaves kind and apiVersion out of list items only: watch events, Table rows and metadata items keep them', async () => {
+      const made = await createConfigMap();
+      const name = made.metadata.name as string;
+      const list = (await session().raw('GET', configMaps())).json;
+      const item = (list.items as any[]).find((i) => i.metadata.name === name);
+      expect(item).to.not.have.any.keys('kind', 'apiVersion');
+      const table = (await session().raw('GET', configMaps(), { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' })).json;
+      const row = (table.rows as any[]).find((r) => r.object.metadata.name === name);
+      expect(Object.keys(row.object).sort()).to.deep.equal(['apiVersion', 'kind', 'metadata']);
+      expect(row.object).to.deep.include({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
+      const stream = await session().openWatch(`${configMaps()}?watch=1&fieldSelector=metadata.name%3D${name}`);
+      try {
+        const added = await stream.next((e) => e.object?.metadata?.name === name);
+        expect(added.object).to.deep.include({ kind: 'ConfigMap', apiVersion: 'v1' });
+        const { kind: _kind, apiVersion: _apiVersion, ...rest } = added.object;
+        expect(rest).to.deep.equal(item);
+      } finally {
+        stream.close();
+      }
+    });
+
     it('answers an Accept header it cannot serve with 406 NotAcceptable', async () => {
       const answer = await session().raw('GET', configMaps(), { accept: 'text/csv' });
       expect(answer.status).to.equal(406);

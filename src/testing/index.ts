@@ -11,7 +11,7 @@ export { startTestCluster } from './apiserver/index.js';
 export { SeedError } from './apiserver/index.js';
 export type {
   TestCluster, TestClusterOptions, InMemoryServerOptions, Faults, FailNextOptions, ConflictNextOptions, FailWritesOptions, SeedOptions,
-  StatusBody, StatusCause, StatusDetails,
+  StatusBody, StatusCause, StatusDetails, RequestLog, RequestRecord, RequestVerb,
 } from './apiserver/index.js';
 export { virtualCluster } from './virtual/index.js';
 export type { ResponseHeaders } from './apiserver/index.js';

@@ -189,8 +189,9 @@ export interface ErrorResponse {
 }
 
 /**
- * Builds the {@link ApiError} for an error response, preferring the fields of a Kubernetes `Status` body and falling
- * back to the HTTP status line when the body is not one (proxies, load balancers).
+ * Builds the {@link ApiError} for an error response, preferring the fields of a Kubernetes `Status` body. When the
+ * body is not one (kube-apiserver's text/plain `404 page not found` for a path no API serves, proxies, load
+ * balancers), the message is the body's text without surrounding whitespace, and the reason the HTTP status line's.
  */
 export function apiErrorFromResponse(response: ErrorResponse): ApiError {
   const { statusCode, statusMessage, body } = response;
@@ -199,7 +200,9 @@ export function apiErrorFromResponse(response: ErrorResponse): ApiError {
     parseRetryAfter(response.retryAfter, response.date) ??
     (typeof status?.details?.retryAfterSeconds === 'number' ? status.details.retryAfterSeconds : undefined);
   const reason = status?.reason || statusMessage || `HTTP${statusCode}`;
-  const message = status?.message || body.slice(0, 512) || statusMessage || `HTTP ${statusCode}`;
+  // A body that is not a Status (kube-apiserver's text/plain `404 page not found\n` for a path no API serves, a
+  // proxy's page) is the message as it reads, without the line break.
+  const message = status?.message || body.trim().slice(0, 512) || statusMessage || `HTTP ${statusCode}`;
   return new ApiError(statusCode, reason, message, retryAfter, status, parseWarningHeaders(response.warningHeaders ?? []));
 }
 

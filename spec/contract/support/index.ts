@@ -7,3 +7,5 @@ export { corePath, isNamed, useConfigMapWatches } from './watches.js';
 export type { ConfigMapWatches } from './watches.js';
 export { apply, APPLY, entry, entryOf, expectStatus, managedFields, MERGE } from './apply.js';
 export type { ApplyOptions, Entry } from './apply.js';
+export { expectItemsAsRead } from './lists.js';
+export type { ItemsAsReadOptions } from './lists.js';

@@ -20,6 +20,7 @@ export interface RawResponse {
 
 /** Options of {@link rawRequest}. */
 export interface RawRequestOptions {
+  /** Sent as is when a string or bytes (a protobuf body), as JSON otherwise. */
   readonly body?: unknown;
   readonly accept?: string;
   readonly contentType?: string;
@@ -46,6 +47,12 @@ async function requestOptions(kc: KubeConfig, method: string, path: string, head
   return { client: url.protocol === 'https:' ? https : http, options };
 }
 
+/** A request body as sent: strings and bytes as they are, anything else as JSON. */
+export function requestPayload(body: unknown): string | Uint8Array | undefined {
+  if (body === undefined) return undefined;
+  return typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+}
+
 /** The parsed JSON of `text`, or undefined when it is not JSON. */
 export function parseJson(text: string): unknown {
   try {
@@ -59,7 +66,7 @@ export function parseJson(text: string): unknown {
 export async function rawRequest(kc: KubeConfig, method: string, path: string, options: RawRequestOptions = {}): Promise<RawResponse> {
   const headers: Record<string, string> = { Accept: options.accept ?? 'application/json' };
   if (options.userAgent !== undefined) headers['User-Agent'] = options.userAgent;
-  const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  const payload = requestPayload(options.body);
   if (payload !== undefined) {
     headers['Content-Type'] = options.contentType ?? 'application/json';
     // Node does not chunk DELETE bodies by default, so without a length the body would go unframed and

@@ -10,7 +10,7 @@ import {
 } from '@kubernetes/client-node';
 import { firstValueFrom } from 'rxjs';
 import type { VirtualCluster } from '../../../src/testing/index.js';
-import { parseJson, watchOver, type OpenWatch, type RawRequestOptions, type RawResponse } from './raw.js';
+import { parseJson, requestPayload, watchOver, type OpenWatch, type RawRequestOptions, type RawResponse } from './raw.js';
 
 /** The origin client-node's typed clients put in front of paths; only the path and query reach the cluster. */
 const ORIGIN = 'https://virtual-cluster.invalid';
@@ -22,7 +22,7 @@ const clientNodeUserAgent = `kubernetes-client-javascript/${(createRequire(impor
 export async function virtualRaw(cluster: VirtualCluster, method: string, path: string, options: RawRequestOptions = {}): Promise<RawResponse> {
   const headers: Record<string, string> = { accept: options.accept ?? 'application/json' };
   if (options.userAgent !== undefined) headers['user-agent'] = options.userAgent;
-  const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  const body = requestPayload(options.body);
   if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
   const answer = await firstValueFrom(cluster.exchange({ method, path, headers, ...(body !== undefined ? { body } : {}) }));
   return { status: answer.status, headers: answer.headers as IncomingHttpHeaders, text: answer.text, json: parseJson(answer.text) };

@@ -49,11 +49,15 @@ describe('in-memory API server: bad input', () => {
     expect(standard.status).to.equal(201);
   });
 
-  it('answers unknown resources and paths with the real 404', async () => {
-    for (const path of ['/api/v1/namespaces/default/widgets', '/apis/nope.io/v1/things', '/api/v2', '/not/a/path', '/api/v1/namespaces/default/pods/a/b/c']) {
+  it('answers unknown resources and paths with the real 404: a Status in built-in groups, the mux\'s text elsewhere', async () => {
+    for (const path of ['/api/v1/namespaces/default/widgets', '/api/v2', '/api/v1/namespaces/default/pods/a/b/c']) {
       const res = await send(cluster, 'GET', path);
       expect(res.status, path).to.equal(404);
       expect(res.body.message, path).to.equal('the server could not find the requested resource');
+    }
+    for (const path of ['/apis/nope.io/v1/things', '/not/a/path']) {
+      const res = await send(cluster, 'GET', path);
+      expect([res.status, res.headers.get('content-type'), res.body], path).to.deep.equal([404, 'text/plain; charset=utf-8', '404 page not found\n']);
     }
   });
 

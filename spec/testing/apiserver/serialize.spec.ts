@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { cloneJson, deepFreeze } from '../../../src/testing/apiserver/object.js';
-import { frozenJson, toJson } from '../../../src/testing/apiserver/serialize.js';
+import { frozenJson, itemsWithoutTypeMeta, toJson } from '../../../src/testing/apiserver/serialize.js';
 
 /** Freezes a pseudo-random selection of subtrees, so shells and cached parts mix as they do in responses. */
 function freezeSome(value: unknown, pick: () => boolean): unknown {
@@ -44,6 +44,29 @@ describe('in-memory API server: response serialization', () => {
       const twin = share ? deepFreeze({ ...copy }) : undefined;
       expect(frozenJson(deepFreeze(copy))).to.equal(expected);
       if (twin !== undefined) expect(frozenJson(twin)).to.equal(expected);
+    }), { numRuns: 300 });
+  });
+
+  it('writes marked list items as JSON.stringify would write them without kind and apiVersion, stored or not', () => {
+    const typeMeta = fc.record({ kind: fc.string(), apiVersion: fc.string() }, { requiredKeys: [] });
+    const entry = fc.record({ manager: fc.string(), fieldsV1: fc.jsonValue({ maxDepth: 2 }).map((v) => ({ 'f:x': v })) });
+    const item = fc.tuple(typeMeta, fc.boolean(), fc.record({
+      metadata: fc.record({ name: fc.string(), managedFields: fc.array(entry, { maxLength: 2 }) }, { requiredKeys: [] }),
+      spec: fc.jsonValue({ maxDepth: 2 }),
+      kind: fc.string(),
+    }, { requiredKeys: [] })).map(([meta, first, rest]) => (first ? { ...meta, ...rest } : { ...rest, ...meta }));
+    fc.assert(fc.property(fc.array(fc.tuple(item, fc.boolean()), { maxLength: 4 }), (items) => {
+      const expected = JSON.stringify(items.map(([value]) => {
+        const { kind: _kind, apiVersion: _apiVersion, ...rest } = value as Record<string, unknown>;
+        return rest;
+      }));
+      const marked = itemsWithoutTypeMeta(items.map(([value, frozen]) => {
+        const copy = cloneJson(value) as { metadata?: { managedFields?: { fieldsV1: unknown }[] } };
+        for (const e of copy.metadata?.managedFields ?? []) deepFreeze(e.fieldsV1 as object);
+        return frozen ? deepFreeze(copy) : copy;
+      }));
+      expect(toJson(marked)).to.equal(expected);
+      expect(toJson({ items: marked })).to.equal(`{"items":${expected}}`);
     }), { numRuns: 300 });
   });
 

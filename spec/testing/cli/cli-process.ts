@@ -8,6 +8,8 @@ export interface RunningCli {
   readonly url: string;
   /** Everything the process wrote to stdout, in order. */
   readonly stdoutLines: string[];
+  /** Everything the process wrote to stderr so far. */
+  stderr(): string;
   /** Sends SIGTERM and resolves with the exit code (SIGKILL after `graceMs`, resolving null). */
   terminate(graceMs?: number): Promise<number | null>;
 }
@@ -49,5 +51,5 @@ export async function startCli(entry: string, args: readonly string[], timeoutMs
     clearTimeout(killer);
     return code;
   };
-  return { child, url, stdoutLines, terminate };
+  return { child, url, stdoutLines, stderr: () => stderr, terminate };
 }

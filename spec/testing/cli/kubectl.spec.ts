@@ -61,6 +61,11 @@ describe('kubectl against rxkube-test-cluster, as people use it', function () {
     expect(token.type).to.equal('Opaque');
   });
 
+  it('creates a deployment scaled to zero with --replicas=0, an explicit zero sent in protobuf', async () => {
+    expect((await kubectl(['create', 'deployment', 'zero', '--image=nginx', '--replicas=0'])).stdout).to.contain('deployment.apps/zero created');
+    expect((await json('get', 'deployment', 'zero')).spec.replicas).to.equal(0);
+  });
+
   it('applies server-side, reports a conflict with another manager, and takes the field with --force-conflicts', async () => {
     const file = join(dir, 'applied.yaml');
     await writeFile(file, manifest('a'));

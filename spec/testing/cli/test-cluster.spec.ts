@@ -97,7 +97,68 @@ describe('rxkube-test-cluster', function () {
   });
 });
 
+describe('rxkube-test-cluster with --owner-gc, --namespace-lifecycle and --log-requests', function () {
+  this.timeout(60000);
+  let cli: RunningCli;
+  const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
+    const res = await fetch(`${cli.url}${path}`, {
+      method, headers: { 'content-type': 'application/json', 'user-agent': 'cli-spec/1' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, json: await res.json() };
+  };
+
+  before(async () => {
+    cli = await startCli('src/testing/cli/test-cluster.ts', ['--port', '0', '--owner-gc', '--namespace-lifecycle', '--log-requests']);
+  });
+  after(() => cli?.terminate());
+
+  it('deletes the dependents of a deleted owner, and the content of a deleted namespace', async () => {
+    expect((await api('POST', '/api/v1/namespaces', { metadata: { name: 'doomed' } })).status).to.equal(201);
+    const owner = (await api('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'owner' } })).json;
+    const ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid }];
+    expect((await api('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'dependent', ownerReferences: [{ ...ownerReferences[0], uid: 'gone' }] } })).status).to.equal(201);
+    expect((await api('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'dependent', ownerReferences } })).status).to.equal(201);
+    await api('DELETE', '/api/v1/namespaces/doomed/configmaps/owner');
+    await waitForStatus('/api/v1/namespaces/doomed/configmaps/dependent', 404, 'the garbage collector to delete the dependent');
+    await waitForStatus('/api/v1/namespaces/default/configmaps/dependent', 404, 'the garbage collector to delete the orphan of a missing owner');
+    await api('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'content' } });
+    await api('DELETE', '/api/v1/namespaces/doomed');
+    await waitForStatus('/api/v1/namespaces/doomed', 404, 'the namespace controller to delete the namespace and its content');
+  });
+
+  it('prints each request to stderr as an access-log line, and nothing but the ready line to stdout', async () => {
+    await api('GET', '/api/v1/namespaces/default/configmaps?limit=1');
+    await waitFor(() => cli.stderr().includes(' 200 GET /api/v1/namespaces/default/configmaps?limit=1 "cli-spec/1"'), () => `the request line; stderr:\n${cli.stderr()}`);
+    expect(cli.stderr()).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z 201 POST \/api\/v1\/namespaces "cli-spec\/1"$/m);
+    expect(cli.stdoutLines).to.have.length(1);
+  });
+
+  async function waitForStatus(path: string, status: number, what: string): Promise<void> {
+    let last = 0;
+    for (let attempt = 0; attempt < 200 && last !== status; attempt++) {
+      last = (await fetch(`${cli.url}${path}`)).status;
+      if (last !== status) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(last, what).to.equal(status);
+  }
+});
+
 describe('rxkube-test-cluster arguments', () => {
+  it('prints every flag with one line of help on --help, starts nothing and exits 0', async () => {
+    for (const [entry, flags] of [
+      ['src/testing/cli/test-cluster.ts', ['--port', '--kubeconfig', '--tls', '--token', '--owner-gc', '--namespace-lifecycle', '--log-requests', '--help']],
+      ['src/testing/cli/control-plane.ts', ['--port', '--kubeconfig', '--tls', '--token', '--help']],
+    ] as const) {
+      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', entry, '--help']);
+      expect(stderr, entry).to.equal('');
+      expect(stdout, entry).to.match(/^usage: rxkube-(test-cluster|control-plane) /);
+      const listed = stdout.split('\n').filter((line) => /^ {2}--/.test(line)).map((line) => line.trim().split(/[ ,]/)[0]);
+      expect(listed, entry).to.deep.equal(flags);
+      expect(stdout, entry).to.not.match(/^ready /m);
+    }
+  });
+
+
   it('rejects an unknown flag with a usage message and exit code 2', async () => {
     const child = await run(process.execPath, ['--import', 'tsx', 'src/testing/cli/test-cluster.ts', '--prot', '0']).then(
       () => ({ code: 0, stderr: '' }),

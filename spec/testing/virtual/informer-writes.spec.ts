@@ -87,6 +87,27 @@ describe('virtualCluster: informers and writes in virtual time', () => {
     expect(events).to.deep.equal(['added:a', 'added:b', 'added:c']);
   });
 
+  it('delivers a write\'s watch event before its response: an informer holds the created object when the create answers', () => {
+    const seen: string[] = [];
+    const testScheduler = scheduler();
+    testScheduler.run(({ flush }) => {
+      const cluster = virtualCluster({ scheduler: testScheduler, seed: 1 });
+      const configMaps = informer<V1ConfigMap>(cluster, CONFIG_MAPS, { scheduler: cluster.scheduler, random: () => 0.5 });
+      const sub = configMaps.events$.pipe(takeUntil(timer(60_000, cluster.scheduler))).subscribe();
+      const client = resourceClient<V1ConfigMap>(cluster, CONFIG_MAPS).inNamespace('default');
+      for (const [at, name] of [[1000, 'a'], [2000, 'b'], [2000, 'c']] as const) {
+        timer(at, cluster.scheduler).subscribe(() => client.create(configMap(name)).subscribe((made) => {
+          const cached = configMaps.current().get(`default/${name}`);
+          seen.push(`${cluster.scheduler.now()}:${name}:${cached?.metadata?.resourceVersion === made.metadata?.resourceVersion ? 'cached' : 'missing'}`);
+        }));
+      }
+      flush();
+      sub.unsubscribe();
+      cluster.close();
+    });
+    expect(seen).to.deep.equal(['1000:a:cached', '2000:b:cached', '2000:c:cached']);
+  });
+
   it('gives byte-identical objects for the same seed and different uids for another seed', () => {
     const run = (seed: number): string => {
       let out = '';

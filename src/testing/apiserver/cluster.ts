@@ -13,6 +13,7 @@ import { createServerCore, type InMemoryServerOptions } from './core.js';
 import type { Faults } from './faults.js';
 import { createHandler } from './node-adapter.js';
 import { realRuntime } from './runtime.js';
+import type { RequestLog } from './request-log.js';
 import type { SeedOptions } from './seed.js';
 
 /** Options of {@link startTestCluster}. */
@@ -67,6 +68,12 @@ export interface TestCluster extends ClusterHandle {
   update(objects: readonly KubernetesObject[], options?: SeedOptions): string;
   /** How many watch responses are open right now (benchmarks wait on this before they start writing). */
   openWatches(): number;
+  /**
+   * Every request the server was asked, with its answer's status (see {@link RequestLog}): what a test counts its
+   * controller's requests with. Bounded by `requestLogSize` (default 10000); `rxkube-test-cluster --log-requests`
+   * prints it as it grows.
+   */
+  readonly requestLog: RequestLog;
 }
 
 /**
@@ -138,6 +145,7 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     seed: (objects, seedOptions) => core.seed(objects, seedOptions),
     update: (objects, seedOptions) => core.update(objects, seedOptions),
     openWatches: () => core.openWatches(),
+    requestLog: core.requestLog,
     writeKubeconfig: (path) => writeKubeConfigFile(kubeConfig, path),
     stop: () => {
       stopping ??= new Promise<void>((resolve) => {

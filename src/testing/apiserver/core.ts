@@ -11,6 +11,7 @@ import { ownerGarbageCollector } from './gc.js';
 import { crdController, namespaceController } from './lifecycle.js';
 import { timestamp } from './object.js';
 import { ResourceRegistry } from './registry.js';
+import { requestLog, type RequestLog } from './request-log.js';
 import type { ServerRuntime } from './runtime.js';
 import { seedObjects, updateObjects, type SeedOptions } from './seed.js';
 import { serveRequest } from './server.js';
@@ -34,6 +35,8 @@ export interface InMemoryServerOptions {
   readonly ownerGC?: boolean;
   /** Require `Authorization: Bearer <token>` on every request (401 otherwise). */
   readonly token?: string;
+  /** Records the request log keeps before it drops the oldest (default 10000; 0 keeps none). */
+  readonly requestLogSize?: number;
 }
 
 /**
@@ -48,6 +51,8 @@ export interface ServerCore {
   readonly state: ServerState;
   /** Every fault; `restart` calls the adapter's hook. */
   readonly faults: Faults;
+  /** What the server was asked (see {@link RequestLog}). */
+  readonly requestLog: RequestLog;
   /** Serves one request into `sink`; returns the cancel function of a pending (delayed) answer. */
   serve(request: ApiRequest, sink: ResponseSink): () => void;
   seed(objects: readonly KubernetesObject[], options?: SeedOptions): string;
@@ -103,13 +108,15 @@ export function createServerCore(options: InMemoryServerOptions, runtime: Server
     restart: () => hooks.restart(),
     clear: () => faultState.clear(),
   };
+  const log = requestLog(options.requestLogSize);
   const config = {
     state, faultState, faults, token: options.token, maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
-    serverAddress: hooks.serverAddress,
+    requestLog: log, serverAddress: hooks.serverAddress,
   };
   return {
     state,
     faults,
+    requestLog: log,
     serve: (request, sink) => serveRequest(config, request, sink),
     seed: (objects, seedOptions) => seedObjects(state, objects, seedOptions),
     update: (objects, seedOptions) => updateObjects(state, objects, seedOptions),

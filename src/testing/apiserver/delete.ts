@@ -5,6 +5,7 @@
 import { compileFilter } from './filter.js';
 import { atVersion } from './negotiate.js';
 import { cloneJson, isPlainObject, objectKey, timestamp, type KubeObject } from './object.js';
+import { itemsWithoutTypeMeta } from './serialize.js';
 import { intParam } from './query.js';
 import { groupVersion, storageKey } from './resource.js';
 import { badRequest, forbidden, invalid, preconditionFailed, successStatus } from './status.js';
@@ -151,6 +152,10 @@ export function deleteCollection(state: ServerState, target: RequestTarget, body
   }
   return {
     code: 200,
-    body: { kind: target.resource.listKind, apiVersion: groupVersion(target.resource.group, target.version), metadata: { resourceVersion: String(state.store.resourceVersion) }, items },
+    body: {
+      kind: target.resource.listKind, apiVersion: groupVersion(target.resource.group, target.version), metadata: { resourceVersion: String(state.store.resourceVersion) },
+      // As in a list: a built-in kind's items without kind and apiVersion.
+      items: target.resource.custom ? items : itemsWithoutTypeMeta(items),
+    },
   };
 }

@@ -132,9 +132,9 @@ export function sendError(res: ResponseSink, error: ApiError, extraHeaders: Reco
   sendJson(res, error.status, error.body, { ...error.headers, ...extraHeaders });
 }
 
-/** Writes a plain-text response (health endpoints). */
-export function sendText(res: ResponseSink, code: number, text: string): void {
-  res.respond(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), 'X-Content-Type-Options': 'nosniff' }, text);
+/** Writes a plain-text response (health endpoints, `404 page not found`). */
+export function sendText(res: ResponseSink, code: number, text: string, headers: Record<string, string> = {}): void {
+  res.respond(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), 'X-Content-Type-Options': 'nosniff', ...headers }, text);
 }
 
 /** True when the error is an `ApiError` (a Status the client should see). */

@@ -16,3 +16,4 @@ export type { Faults, FailNextOptions, ConflictNextOptions, FailWritesOptions } 
 export { SeedError } from './seed.js';
 export type { SeedOptions } from './seed.js';
 export type { StatusBody, StatusCause, StatusDetails } from './status.js';
+export type { RequestLog, RequestRecord, RequestVerb } from './request-log.js';

@@ -8,6 +8,7 @@ import type { KubeObject } from './object.js';
 import { intParam, rvParam, validateListOptions } from './query.js';
 import { groupVersion, storageKey, type ResourceInfo } from './resource.js';
 import { badRequest, expired, tooLargeResourceVersion } from './status.js';
+import { itemsWithoutTypeMeta } from './serialize.js';
 import type { ObjectStore, Snapshot } from './store.js';
 
 /** What a list request targets. */
@@ -71,6 +72,8 @@ function pickSnapshot(store: ObjectStore, target: ListTarget, query: URLSearchPa
  *   appear twice or get skipped; a token whose snapshot was compacted away is 410 Expired with the real message
  *   and a fresh token in `metadata.continue`.
  * - `remainingItemCount` is set only when no selector is used, as the real server does.
+ * - Items of a built-in kind are written without `kind` and `apiVersion`, those of a custom resource with them, as
+ *   kube-apiserver does; metadata-only and Table lists carry `PartialObjectMetadata` objects, kind included.
  * - `resourceVersion` unset or "0", or with `NotOlderThan`: the current state. `Exact`, or a non-zero RV with a
  *   `limit` (legacy semantics): the state at that RV, 410 when compacted. An RV ahead of the server: 504.
  */
@@ -107,5 +110,7 @@ export function listObjects(nowMs: number, store: ObjectStore, target: ListTarge
   if (representation === 'metadata') {
     return { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: items.map((o) => represent(o, apiVersion, 'metadata')) };
   }
-  return { kind: target.resource.listKind, apiVersion, metadata, items: items.map((o) => represent(o, apiVersion, 'object')) };
+  const listed = items.map((o) => represent(o, apiVersion, 'object'));
+  // kube-apiserver leaves kind and apiVersion out of a built-in kind's items (kubernetes#3030); CRs keep them.
+  return { kind: target.resource.listKind, apiVersion, metadata, items: target.resource.custom ? listed : itemsWithoutTypeMeta(listed) };
 }

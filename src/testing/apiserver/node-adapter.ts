@@ -15,16 +15,38 @@ function firstValues(req: IncomingMessage): Record<string, string | undefined> {
 }
 
 /**
+ * The watch bodies of one server holding corked lines: a response flushes them all before it is written, so a
+ * write's watch events leave before the write's own answer, as kube-apiserver's mostly do.
+ */
+class CorkedWatches {
+  private readonly corked = new Set<HttpChunks>();
+
+  add(chunks: HttpChunks): void {
+    this.corked.add(chunks);
+  }
+
+  delete(chunks: HttpChunks): void {
+    this.corked.delete(chunks);
+  }
+
+  /** Sends every corked watch line now. */
+  flush(): void {
+    if (this.corked.size === 0) return;
+    for (const chunks of [...this.corked]) chunks.uncork();
+  }
+}
+
+/**
  * A watch body over a `ServerResponse`.
  *
  * # Guarantees
- * - Lines written in one event-loop turn (every request handled in it, a flush of held lines) leave in one socket
- *   write per watcher, instead of one write per event per watcher.
+ * - Lines written in one event-loop turn leave in one socket write per watcher, instead of one write per event per
+ *   watcher, unless an answer is written in between: {@link CorkedWatches.flush} sends them first.
  */
 class HttpChunks implements ChunkSink {
   private corked = false;
 
-  constructor(private readonly res: ServerResponse) {}
+  constructor(private readonly res: ServerResponse, private readonly watches: CorkedWatches) {}
 
   get open(): boolean {
     return !this.res.destroyed && !this.res.writableEnded;
@@ -37,15 +59,18 @@ class HttpChunks implements ChunkSink {
   write(text: string): boolean {
     if (!this.corked) {
       this.corked = true;
+      this.watches.add(this);
       this.res.cork();
       setImmediate(() => this.uncork());
     }
     return this.res.write(text);
   }
 
-  private uncork(): void {
+  /** Sends the lines corked so far. */
+  uncork(): void {
     if (!this.corked) return;
     this.corked = false;
+    this.watches.delete(this);
     this.res.uncork();
   }
 
@@ -70,7 +95,7 @@ class HttpChunks implements ChunkSink {
   }
 }
 
-function httpSink(res: ServerResponse): ResponseSink {
+function httpSink(res: ServerResponse, watches: CorkedWatches): ResponseSink {
   return {
     get started() {
       return res.headersSent || res.destroyed;
@@ -80,6 +105,8 @@ function httpSink(res: ServerResponse): ResponseSink {
         if (!res.writableEnded) res.end();
         return;
       }
+      // The watch lines of the write this answers (committed before it) leave first.
+      watches.flush();
       res.writeHead(status, headers);
       if (afterSent !== undefined) res.on('finish', afterSent);
       // A string body makes Node send the head with it as UTF-8, which would encode a header's bytes (a warning's
@@ -89,7 +116,7 @@ function httpSink(res: ServerResponse): ResponseSink {
     stream(status: number, headers: ResponseHeaders): ChunkSink {
       res.writeHead(status, headers);
       res.flushHeaders();
-      return new HttpChunks(res);
+      return new HttpChunks(res, watches);
     },
   };
 }
@@ -100,8 +127,11 @@ function httpSink(res: ServerResponse): ResponseSink {
  * # Guarantees
  * - A body over `maxBodyBytes` is never buffered: the core answers 413 (and the connection closes).
  * - A client that goes away before a delayed (latency fault) answer cancels it.
+ * - Watch lines written before an answer (the events of the write it answers) are sent before it: a client sees a
+ *   write's events no later than its response, on separate connections as far as the sockets allow.
  */
 export function createHandler(core: ServerCore, maxBodyBytes: number): (req: IncomingMessage, res: ServerResponse) => void {
+  const watches = new CorkedWatches();
   return (req, res) => {
     void (async () => {
       let body: Buffer | undefined;
@@ -121,7 +151,7 @@ export function createHandler(core: ServerCore, maxBodyBytes: number): (req: Inc
         body: body ?? Buffer.alloc(0),
         ...(body === undefined ? { bodyTooLarge: true } : {}),
       };
-      const cancel = core.serve(request, httpSink(res));
+      const cancel = core.serve(request, httpSink(res, watches));
       res.once('close', cancel);
     })();
   };

@@ -160,5 +160,16 @@ export const builtinResources: readonly ResourceInfo[] = [
   return info;
 });
 
+const builtinGroups: ReadonlySet<string> = new Set(builtinResources.map((r) => r.group));
+
+/**
+ * True for the core group and the groups built-in resources are served in: kube-apiserver answers an unknown
+ * version or resource there with a JSON Status, and everywhere else (groups of custom resources, unknown groups)
+ * with a text/plain `404 page not found`.
+ */
+export function isBuiltinGroup(group: string): boolean {
+  return builtinGroups.has(group);
+}
+
 /** Verbs advertised in discovery for a main resource. */
 export const resourceVerbs: readonly string[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

@@ -11,8 +11,8 @@ import { listObjects } from './list.js';
 import { negotiate, represent, toTable } from './negotiate.js';
 import { boolParam } from './query.js';
 import { scalableKinds, serveScale } from './scale.js';
-import { groupVersion, hasStatus } from './resource.js';
-import { methodNotAllowed, unknownResource } from './status.js';
+import { groupVersion, hasStatus, isBuiltinGroup } from './resource.js';
+import { methodNotAllowed, notFound, pageNotFound, unknownResource } from './status.js';
 import { mustGet, type RequestTarget, type ServerState } from './state.js';
 import { create, isDryRun, patch, update } from './writes.js';
 
@@ -41,21 +41,30 @@ export function parseResourcePath(group: string, version: string, rest: string[]
     namespace = parts[1]!;
     parts = parts.slice(2);
   }
-  if (parts.length < 1 || parts.length > 3 || parts.some((p) => p === '')) return undefined;
-  const [plural, name, subresource] = parts as [string, string?, string?];
+  if (parts.length < 1 || parts.some((p) => p === '')) return undefined;
+  // Anything past `<name>/` is the subresource as asked for (`y/z` included), for resolve() to refuse as its group does.
+  const [plural, name] = parts as [string, string?];
+  const subresource = parts.length > 2 ? parts.slice(2).join('/') : undefined;
   return { group, version, namespace, plural, legacyWatch, ...(name !== undefined ? { name } : {}), ...(subresource !== undefined ? { subresource } : {}) };
 }
 
+/**
+ * The resource, scope and subresource a path names. Refusals are worded as kube-apiserver's handlers word them: the
+ * built-in groups' with a Status; apiextensions' with the mux's text/plain 404 for a resource or scope no CRD
+ * serves, and with `<plural>.<group> "<name>" not found` for a subresource the CRD does not serve.
+ */
 function resolve(state: ServerState, path: ResourcePath): RequestTarget {
   const resource = state.registry.find(path.group, path.version, path.plural);
-  if (resource === undefined) throw unknownResource();
-  if (path.namespace !== '' && !resource.namespaced) throw unknownResource();
+  const wrongPath = (): Error => (resource?.custom ?? !isBuiltinGroup(path.group) ? pageNotFound() : unknownResource());
+  if (resource === undefined) throw wrongPath();
+  if (path.namespace !== '' && !resource.namespaced) throw wrongPath();
+  if (resource.custom && resource.namespaced && path.namespace === '' && path.name !== undefined) throw wrongPath();
   let subresource: RequestTarget['subresource'];
   if (path.subresource !== undefined) {
     if (path.subresource === 'status' && hasStatus(resource, path.version)) subresource = 'status';
     else if (path.subresource === 'finalize' && !resource.custom && resource.kind === 'Namespace') subresource = 'finalize';
     else if (path.subresource === 'scale' && !resource.custom && scalableKinds.has(resource.kind)) subresource = 'scale';
-    else throw unknownResource();
+    else throw resource.custom ? notFound(resource, path.name ?? '') : unknownResource();
   }
   return {
     resource, version: path.version, namespace: path.namespace,

@@ -134,6 +134,23 @@ function objectPieces(value: object): readonly string[] | undefined {
   return out.done();
 }
 
+/** Arrays whose items are written without `kind` and `apiVersion` (see {@link itemsWithoutTypeMeta}). */
+const typeMetaless = new WeakSet<readonly unknown[]>();
+
+/**
+ * Marks `items` to be written without each item's `kind` and `apiVersion`, as kube-apiserver writes the items of a
+ * built-in kind's list (kubernetes#3030; custom resources keep them). Returns the same array, unchanged: only its
+ * JSON text differs, so a protobuf answer (which never carries them per item) reads it as it is.
+ *
+ * # Guarantees
+ * - A stored object's cached text is reused: its leading `"kind":…,"apiVersion":…` is cut off the text (no copy of
+ *   the rest); an object with those members elsewhere is written member by member without them.
+ */
+export function itemsWithoutTypeMeta<T>(items: T[]): T[] {
+  typeMetaless.add(items);
+  return items;
+}
+
 /**
  * `JSON.stringify(body)` for a response body that embeds stored objects: the unfrozen shell (a list, a watch
  * event, an object re-labelled with another apiVersion) is written here, every frozen part comes from
@@ -141,28 +158,58 @@ function objectPieces(value: object): readonly string[] | undefined {
  *
  * # Guarantees
  * - Same text as `JSON.stringify` for JSON values: key order kept, `undefined` and functions left out of objects
- *   and `null` in arrays, `toJSON` honoured.
+ *   and `null` in arrays, `toJSON` honoured; except that the items of an array marked by
+ *   {@link itemsWithoutTypeMeta} leave out `kind` and `apiVersion`.
  */
 export function toJson(body: unknown): string {
   if (typeof body !== 'object' || body === null) return JSON.stringify(body) ?? 'null';
+  if (Array.isArray(body) && typeMetaless.has(body)) return arrayJson(body, jsonWithoutTypeMeta);
   if (Object.isFrozen(body)) return frozenJson(body);
-  if (Array.isArray(body)) {
-    let out = '[';
-    for (let i = 0; i < body.length; i++) {
-      const item: unknown = body[i];
-      out += `${i === 0 ? '' : ','}${item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : toJson(item)}`;
-    }
-    return `${out}]`;
-  }
+  if (Array.isArray(body)) return arrayJson(body, toJson);
   if (typeof (body as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(body);
+  return membersJson(body as Record<string, unknown>);
+}
+
+function arrayJson(items: readonly unknown[], write: (item: unknown) => string): string {
+  let out = '[';
+  for (let i = 0; i < items.length; i++) {
+    const item: unknown = items[i];
+    out += `${i === 0 ? '' : ','}${item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : write(item)}`;
+  }
+  return `${out}]`;
+}
+
+const typeMetaKeys: ReadonlySet<string> = new Set(['kind', 'apiVersion']);
+
+/** An unfrozen object's text, member by member (frozen members from their cache), leaving out `skip`. */
+function membersJson(body: Record<string, unknown>, skip?: ReadonlySet<string>): string {
   let out = '{';
   let first = true;
   for (const key in body) {
-    if (!Object.hasOwn(body, key)) continue;
-    const value: unknown = (body as Record<string, unknown>)[key];
+    if (!Object.hasOwn(body, key) || skip?.has(key) === true) continue;
+    const value: unknown = body[key];
     if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
     out += `${first ? '' : ','}${JSON.stringify(key)}:${toJson(value)}`;
     first = false;
   }
   return `${out}}`;
+}
+
+/** `item`'s text without its `kind` and `apiVersion` members. */
+function jsonWithoutTypeMeta(item: unknown): string {
+  if (!plain(item)) return toJson(item);
+  if (Object.isFrozen(item) && typeof item['kind'] === 'string' && typeof item['apiVersion'] === 'string') {
+    // Stored objects begin with kind then apiVersion (see `strategy.ts`): cut them off the cached text.
+    const prefix = `{"kind":${JSON.stringify(item['kind'])},"apiVersion":${JSON.stringify(item['apiVersion'])}`;
+    const text = cachedText(item);
+    const head = typeof text === 'string' ? text : text[0] ?? '';
+    if (head.startsWith(prefix)) {
+      const rest = `{${head.slice(head.charCodeAt(prefix.length) === 0x2c ? prefix.length + 1 : prefix.length)}`;
+      if (typeof text === 'string') return rest;
+      let out = rest;
+      for (let i = 1; i < text.length; i++) out += text[i]!;
+      return out;
+    }
+  }
+  return membersJson(item, typeMetaKeys);
 }

@@ -10,7 +10,9 @@ import type { FaultState, Faults } from './faults.js';
 import { decodeOptionalJson, isApiError, requestBody, sendError, sendJson, sendText } from './http.js';
 import { openApiGroupVersion, openApiRoot } from './openapi.js';
 import { parseResourcePath, serveResource } from './router.js';
-import { badRequest, internalError, methodNotAllowed, unauthorized, unknownResource } from './status.js';
+import type { RequestRecorder } from './request-log.js';
+import { isBuiltinGroup } from './resource.js';
+import { badRequest, internalError, methodNotAllowed, PageNotFound, pageNotFound, unauthorized, unknownResource } from './status.js';
 import type { ServerState } from './state.js';
 
 /** What the request handler needs besides the shared state. */
@@ -20,6 +22,8 @@ export interface HandlerConfig {
   readonly faults: Faults;
   readonly token: string | undefined;
   readonly maxBodyBytes: number;
+  /** Where every request but the fault endpoint's is recorded. */
+  readonly requestLog: RequestRecorder;
   serverAddress(): string;
 }
 
@@ -152,18 +156,23 @@ function route(config: HandlerConfig, req: ApiRequest, res: ResponseSink, url: U
   if (first === 'apis') {
     if (parts.length === 1) return sendJson(res, 200, groupList(state.registry));
     const group = parts[1]!;
+    // kube-apiserver's built-in groups answer with a Status; unknown groups and the groups of custom resources fall
+    // through to its mux: text/plain `404 page not found`.
+    const notServed = (): Error => (isBuiltinGroup(group) ? unknownResource() : pageNotFound());
     if (parts.length === 2) {
       const info = groupInfo(state.registry, group);
-      if (info === undefined) throw unknownResource();
+      if (info === undefined) throw notServed();
       return sendJson(res, 200, info);
     }
     const version = parts[2]!;
-    if (!state.registry.servesGroupVersion(group, version)) throw unknownResource();
+    if (!state.registry.servesGroupVersion(group, version)) throw notServed();
     if (parts.length === 3) return sendJson(res, 200, resourceList(state.registry, group, version));
     const path = parseResourcePath(group, version, parts.slice(3));
-    if (path === undefined) throw unknownResource();
+    if (path === undefined) throw notServed();
     return serveResource(state, req, res, path, url.searchParams, config.maxBodyBytes);
   }
+  // The version handler owns its prefix (a Status); any other unknown path is the mux's text/plain 404.
+  if (first !== 'version') throw pageNotFound();
   if (method !== 'GET') throw methodNotAllowed();
   throw unknownResource();
 }
@@ -174,21 +183,32 @@ function route(config: HandlerConfig, req: ApiRequest, res: ResponseSink, url: U
  *
  * # Guarantees
  * - Without the configured bearer token every request (admin endpoint included) is a 401 Status.
+ * - Every request but the fault endpoint's is recorded in the request log, with the status of its answer.
  * - Any exception becomes a Status (ApiError as is, anything else a 500 InternalError); a 413 closes the connection.
+ *   The one exception is a path no API serves: the text/plain `404 page not found` of kube-apiserver's mux.
  * - Synchronous apart from the latency fault: everything else happens inside this call, so in virtual time a request
  *   is served at the virtual instant it arrives.
  */
-export function serveRequest(config: HandlerConfig, req: ApiRequest, res: ResponseSink): () => void {
+export function serveRequest(config: HandlerConfig, req: ApiRequest, sink: ResponseSink): () => void {
+  let res = sink;
+  /** Records a request whose client left before its (delayed) answer; the answer itself records the others. */
+  let gone = (): void => undefined;
   const fail = (error: unknown): void => {
+    if (error instanceof PageNotFound) {
+      sendText(res, error.status, error.text, { 'Cache-Control': 'no-cache, private' });
+      return;
+    }
     const apiError = isApiError(error) ? error : internalError(error instanceof Error ? error.message : String(error));
     const closing: Record<string, string> = apiError.status === 413 ? { Connection: 'close' } : {};
     sendError(res, apiError, closing);
   };
   try {
-    if (!authorized(req, config.token)) throw unauthorized();
     const url = new URL(`${req.path}${req.search}`, 'http://in-memory');
     const parts = url.pathname.split('/').filter((p) => p !== '');
-    if (parts[0] === '__rxkube') {
+    const admin = parts[0] === '__rxkube';
+    if (!admin) ({ sink: res, gone } = config.requestLog.track(req, url, config.state.runtime.now(), sink));
+    if (!authorized(req, config.token)) throw unauthorized();
+    if (admin) {
       serveAdmin(config, req, res, parts);
       return () => undefined;
     }
@@ -202,7 +222,13 @@ export function serveRequest(config: HandlerConfig, req: ApiRequest, res: Respon
       }
     };
     const latency = config.faultState.latencyMs;
-    if (latency > 0) return config.state.runtime.after(latency, answer);
+    if (latency > 0) {
+      const cancel = config.state.runtime.after(latency, answer);
+      return () => {
+        cancel();
+        gone();
+      };
+    }
     answer();
   } catch (error) {
     fail(error);

@@ -153,6 +153,29 @@ export function unknownResource(): ApiError {
   return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
 }
 
+/**
+ * kube-apiserver's answer for a path that no API handler serves: not a Status but its HTTP mux's `404 page not
+ * found` in text/plain. That is the answer for an unknown group, and, in a group only custom resources serve, for a
+ * version that is not served, a resource no CRD defines, or a path of the wrong scope. Thrown like an
+ * {@link ApiError}; the request entry point writes it as text.
+ */
+export class PageNotFound extends Error {
+  /** Always 404. */
+  readonly status = 404;
+  /** The body, byte for byte (with its newline). */
+  readonly text = '404 page not found\n';
+
+  constructor() {
+    super('404 page not found');
+    this.name = 'PageNotFound';
+  }
+}
+
+/** The text/plain `404 page not found` (see {@link PageNotFound}). */
+export function pageNotFound(): PageNotFound {
+  return new PageNotFound();
+}
+
 /** 405 MethodNotAllowed. */
 export function methodNotAllowed(): ApiError {
   return new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});

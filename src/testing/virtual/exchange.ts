@@ -52,7 +52,8 @@ export type CutExchange = (reason: string) => void;
  * - A whole response is one `response` event then completion; a stream is `head`, `chunk`s, `end`, completion; a
  *   cut stream errors with `TransportError('ConnectionClosed')`.
  * - Unsubscribing cancels pending deliveries and tells the core the consumer is gone (its watch stops).
- * - Every delivery, a cut included, is a zero-delay action of `scheduler`, in the order the core produced them.
+ * - Every delivery, a cut included, is a zero-delay action of `scheduler`, in the order the core produced them: the
+ *   watch chunks a write commits are delivered before the write's own response, in the same virtual frame.
  * - What the core writes to a stream before its pending chunk is delivered joins that chunk, as bytes waiting in a
  *   socket are read together: a burst of writes in one synchronous run (a `seed` of several objects, a commit that
  *   several watches see) arrives as one chunk, so an informer applies it as one store batch.

@@ -6,4 +6,4 @@ export { virtualCluster } from './cluster.js';
 export type { ExchangeEvent } from './exchange.js';
 export type {
   ConflictKeyOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults,
-} from './cluster.js';
+} from './types.js';

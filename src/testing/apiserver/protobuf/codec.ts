@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
 import { parseJson } from '../../../transport/index.js';
+import goFields from './go-fields.json' with { type: 'json' };
 
 /** The protobuf media type. */
 export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
@@ -63,6 +64,20 @@ const special = {
   rawExtension: '.k8s.io.apimachinery.pkg.runtime.RawExtension',
 };
 
+/** Message full name (`.k8s.io.api.apps.v1.DeploymentSpec`) → its fields named in a `go-fields.json` table. */
+function byMessage(table: Readonly<Record<string, readonly string[]>>): ReadonlyMap<string, ReadonlySet<string>> {
+  return new Map(Object.entries(table).map(([message, fields]) => [`.${message}`, new Set(fields)]));
+}
+
+/**
+ * Fields the Go struct declares as pointers (`*int32`, `*bool`, `*SomeStruct`...). Go's protobuf writes them only
+ * when set and every other field always, so presence on the wire means "set" only for these.
+ */
+const pointerFields = byMessage(goFields.pointers);
+
+/** Fields embedded with `json:",inline"`: a nested message in protobuf, their members at the parent level in JSON. */
+const inlineFields = byMessage(goFields.inline);
+
 function long(value: unknown): number {
   return typeof value === 'number' ? value : Number(value ?? 0);
 }
@@ -92,13 +107,33 @@ function messageToJson(type: protobuf.Type, message: Record<string, unknown>): u
     case special.duration: return message['duration'] === undefined ? undefined : `${long(message['duration']) / 1e9}s`;
     default: break;
   }
+  const pointers = pointerFields.get(type.fullName);
+  const inline = inlineFields.get(type.fullName);
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
     if (!Object.hasOwn(message, field.name)) continue;
-    const value = fieldToJson(field, message[field.name]);
-    if (value !== undefined) out[field.name] = value;
+    const value = pointers?.has(field.name) === true ? pointerToJson(field, message[field.name]) : fieldToJson(field, message[field.name]);
+    if (value === undefined) continue;
+    if (inline?.has(field.name) === true && typeof value === 'object' && value !== null && !Array.isArray(value)) Object.assign(out, value);
+    else out[field.name] = value;
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+const specialMessages: ReadonlySet<string> = new Set(Object.values(special));
+
+/**
+ * A field Go declares as a pointer, present on the wire: it was set, so its zero value is kept (`replicas: 0`,
+ * `holderIdentity: ""`, `controller: false`, an empty struct as `{}`), as the real server keeps it. A special
+ * message keeps its own JSON rule (a zero Time is no time at all).
+ */
+function pointerToJson(field: protobuf.Field, value: unknown): unknown {
+  if (field.repeated || field.map) return fieldToJson(field, value);
+  if (field.resolvedType instanceof protobuf.Type) {
+    const json = messageToJson(field.resolvedType, value as Record<string, unknown>);
+    return json !== undefined || specialMessages.has(field.resolvedType.fullName) ? json : {};
+  }
+  return valueToJson(field, value);
 }
 
 function valueToJson(field: protobuf.Field, value: unknown): unknown {
@@ -109,8 +144,8 @@ function valueToJson(field: protobuf.Field, value: unknown): unknown {
 }
 
 /**
- * One field. Go writes every non-pointer field, so zero scalars and empty values are dropped (what `omitempty`
- * JSON would show); see the caveat on {@link decodeProtobuf}.
+ * One field that is not a Go pointer. Go writes every such field, set or not, so zero scalars and empty values are
+ * dropped (what `omitempty` JSON would show).
  */
 function fieldToJson(field: protobuf.Field, value: unknown): unknown {
   if (field.map) {
@@ -123,8 +158,9 @@ function fieldToJson(field: protobuf.Field, value: unknown): unknown {
     return items.length === 0 ? undefined : items.map((v) => valueToJson(field, v));
   }
   if (field.resolvedType instanceof protobuf.Type) return messageToJson(field.resolvedType, value as Record<string, unknown>);
-  if (value === '' || value === 0 || value === false || (value instanceof Uint8Array && value.length === 0)) return undefined;
-  return valueToJson(field, value);
+  // After conversion, so an int64 zero (a Long) and empty bytes ('' in base64) count as zero too.
+  const json = valueToJson(field, value);
+  return json === '' || json === 0 || json === false ? undefined : json;
 }
 
 /**
@@ -133,11 +169,15 @@ function fieldToJson(field: protobuf.Field, value: unknown): unknown {
  * # Guarantees
  * - The magic, the envelope and the embedded type are checked; anything else is a {@link ProtobufError} with the
  *   reason (the caller answers 400 or 415).
+ * - A field the Go struct declares as a pointer keeps an explicit zero (`replicas: 0`, `leaseTransitions: 0`,
+ *   `holderIdentity: ""`): Go's protobuf writes it only when set. Every other field is written by Go whether set or
+ *   not, so its zero value is dropped, as JSON `omitempty` drops it. Which fields are pointers, and which are inlined
+ *   in JSON (`Volume`'s `volumeSource`, a `secretKeyRef`'s `name`), comes from the upstream Go structs
+ *   (`go-fields.json`, generated by `npm run refresh:protobuf`).
  *
  * # Caveats
- * - Go's protobuf writes every non-pointer field, zero or not, and the wire cannot tell a pointer set to zero from
- *   an unset value: zero scalars are dropped as JSON `omitempty` would drop them, so an explicit zero in a pointer
- *   field (`replicas: 0`) reads as unset and gets the server default.
+ * - A zero in a non-pointer field without `omitempty` (`containerPort: 0`) is dropped too, where Go's JSON would
+ *   write it.
  */
 export function decodeProtobuf(body: Buffer): { apiVersion: string; kind: string; object: Record<string, unknown> } {
   if (body.length < 4 || !body.subarray(0, 4).equals(magic)) throw new ProtobufError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
@@ -181,8 +221,10 @@ function jsonToMessage(type: protobuf.Type, value: unknown): unknown {
   }
   const out: Record<string, unknown> = {};
   if (typeof value !== 'object' || value === null) return out;
+  const inline = inlineFields.get(type.fullName);
   for (const field of type.fieldsArray) {
-    const v = (value as Record<string, unknown>)[field.name];
+    // An inlined struct's members sit at this level in JSON: its message is built from this object.
+    const v = inline?.has(field.name) === true ? value : (value as Record<string, unknown>)[field.name];
     if (v === undefined || v === null) continue;
     const one = (item: unknown) => (field.resolvedType instanceof protobuf.Type ? jsonToMessage(field.resolvedType, item) : field.type === 'bytes' && typeof item === 'string' ? Buffer.from(item, 'base64') : item);
     if (field.map) out[field.name] = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, item]) => [k, one(item)]));
