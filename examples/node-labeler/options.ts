@@ -57,7 +57,7 @@ export interface NodeLabelerOptions {
   readonly print?: (line: string) => void;
   /** Stops intake, drains in-flight reconciles and flushes the Events, then the stream completes. */
   readonly stop$?: Observable<unknown>;
-  /** Scheduler for every delay (tests use virtual time). Default `asyncScheduler`. */
+  /** Scheduler for every delay (tests use virtual time). Default `monotonicScheduler`. */
   readonly scheduler?: SchedulerLike;
   /** Uniform samples in [0, 1) for the conflict retry's jitter and the Event names. Default `Math.random`. */
   readonly random?: () => number;

@@ -35,7 +35,7 @@ export interface ReplicaSetOptions {
   readonly recorder?: EventRecorder;
   /** Stops intake and drains in-flight syncs, then the stream completes. */
   readonly stop$?: Observable<unknown>;
-  /** Scheduler for every delay and clock reading (tests use virtual time). Default `asyncScheduler`. */
+  /** Scheduler for every delay and clock reading (tests use virtual time). Default `monotonicScheduler`. */
   readonly scheduler?: SchedulerLike;
   /** Where the PodSet and Pod informers come from, e.g. a factory over scripted sources. Default: a new one. */
   readonly informers?: InformerFactory;

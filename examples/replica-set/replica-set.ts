@@ -16,8 +16,8 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { combineLatest, defer, filter, finalize, map, merge, Observable, take, tap, type SchedulerLike } from 'rxjs';
 import {
-  informerFactory, mapKeys, reconcile, resourceClient, toKeys, type Connection, type ContextReconcile, type EventRecorder,
-  type EventReport, type Informer, type InformerFactory, type ControllerDefinition, type ReconcileEvent,
+  informerFactory, mapKeys, monotonicScheduler, reconcile, resourceClient, toKeys, wallClockNow, type Connection,
+  type ContextReconcile, type EventRecorder, type EventReport, type Informer, type InformerFactory, type ControllerDefinition, type ReconcileEvent,
 } from '../../src/index.js';
 import { messageOf, watchErrorLines } from '../shared/health.js';
 import { Expectations } from './expectations.js';
@@ -130,9 +130,11 @@ interface PipelineParts {
 function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
   const { settings, podSets, pods, recorder } = parts;
   const { print } = settings;
-  const now = (): number => (parts.scheduler ?? { now: () => Date.now() }).now();
+  const clock = parts.scheduler ?? monotonicScheduler;
+  // Expectations time out on a duration; condition times and the deletion ranking meet the API server's timestamps.
+  const now = (): number => wallClockNow(clock);
   print('Starting PodSet controller');
-  const expectations = new Expectations(now, settings.expectationsTimeoutMs);
+  const expectations = new Expectations(() => clock.now(), settings.expectationsTimeoutMs);
   const synced$ = combineLatest([podSets.synced$, pods.synced$]).pipe(map(([podSetsSynced, podsSynced]) => podSetsSynced && podsSynced));
   const context = {
     expectations, pods, podSets, recorder, now, print,

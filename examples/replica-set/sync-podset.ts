@@ -41,7 +41,7 @@ export interface SyncContext {
   readonly recorder: EventRecorder | undefined;
   readonly burstReplicas: number;
   readonly print: (line: string) => void;
-  /** The clock (a scheduler's `now()`), ms: condition times and the deletion ranking. */
+  /** The wall clock (`wallClockNow(scheduler)`), ms: condition times and the deletion ranking. */
   readonly now: () => number;
 }
 

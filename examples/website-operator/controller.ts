@@ -8,7 +8,7 @@ import type { KubernetesObject, V1ConfigMap, V1Deployment, V1Service } from '@ku
 import { Observable } from 'rxjs';
 import {
   controller, generationChanged, or, predicate, resourceClient, type Indexer, type ControllerDefinition,
-  type ReconcileEvent, type ReconcileTrigger, type Store,
+  type ReconcileEvent, type ReconcileTrigger, type Store, wallClockNow,
 } from '../../src/index.js';
 import { defaultsConfigMapOf } from './defaults.js';
 import { websiteEvents } from './events.js';
@@ -113,7 +113,7 @@ export function websiteController(options: WebsiteOperatorOptions = {}): Control
           },
           caches,
           events,
-          now: () => context.scheduler.now(),
+          now: () => wallClockNow(context.scheduler),
         }),
       });
       return new Observable<ReconcileEvent>((subscriber) => {

@@ -42,7 +42,7 @@ export interface ReconcilerParts {
   readonly clients: WebsiteClients;
   readonly caches: WebsiteCaches;
   readonly events: WebsiteEvents;
-  /** The scheduler's clock, ms. */
+  /** The wall clock (`wallClockNow(scheduler)`), ms: the conditions' transition times. */
   readonly now: () => number;
 }
 

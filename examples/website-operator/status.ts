@@ -19,7 +19,7 @@ export interface StatusContext {
   readonly memory: WebsiteMemory;
   readonly events: WebsiteEvents;
   readonly signal: AbortSignal;
-  /** The scheduler's clock, ms: the conditions' transition times. */
+  /** The wall clock (`wallClockNow(scheduler)`), ms: the conditions' transition times. */
   readonly now: () => number;
 }
 

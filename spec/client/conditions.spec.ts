@@ -4,12 +4,14 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { VirtualTimeScheduler } from 'rxjs';
+import { asyncScheduler, VirtualTimeScheduler } from 'rxjs';
+import { monotonicScheduler } from '../../src/clock/index.js';
 import {
   conditionTime, findStatusCondition, isStatusConditionFalse, isStatusConditionPresentAndEqual, isStatusConditionTrue,
   removeStatusCondition, setStatusCondition, type Condition, type ConditionHolder, type ConditionUpdate,
 } from '../../src/client/conditions/index.js';
 import { recipeChanges, toJsonPatch } from '../../src/client/patch/index.js';
+import { withSteppedWallClock } from '../leader/wall-clock.js';
 
 const clock = (ms: number) => ({ now: () => ms });
 
@@ -75,6 +77,19 @@ describe('client: status conditions', () => {
     scheduler.flush();
     setStatusCondition(status, { type: 'Ready', status: 'False', reason: 'A' }, { scheduler });
     expect(status.conditions![0]!.lastTransitionTime).to.equal('1970-01-01T00:01:01Z');
+  });
+
+  it('stamps the wall clock after a wall-clock step, with the default, asyncScheduler and a controller\u2019s monotonicScheduler', async () => {
+    const stamps = await withSteppedWallClock(async (step) => {
+      step(Date.UTC(2031, 0, 2, 3, 4, 5) - Date.now());
+      return [undefined, asyncScheduler, monotonicScheduler].map((scheduler) => {
+        const status: ConditionHolder = {};
+        setStatusCondition(status, { type: 'Ready', status: 'True', reason: 'Available' }, scheduler === undefined ? {} : { scheduler });
+        return status.conditions![0]!.lastTransitionTime;
+      });
+    });
+    // The real clock runs on under the offset: the stamp is a few seconds past the step at most.
+    for (const stamp of stamps) expect(stamp).to.match(/^2031-01-02T03:04:\d{2}Z$/);
   });
 
   it('works inside an Immer draft: only what changed is sent, and an unchanged condition sends nothing', () => {

@@ -3,6 +3,9 @@
  * clock is stepped, and the wall clock read separately for the timestamps that leave the process.
  */
 import { asyncScheduler, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
+// The clock `TestScheduler.run()` swaps in for RxJS's own schedulers (`asyncScheduler.now()` reads it). Node resolves
+// this path and `rxjs` to the same build (both CJS, both ESM for a bundler), so it is the instance a test patches.
+import { dateTimestampProvider } from 'rxjs/internal/scheduler/dateTimestampProvider';
 
 /**
  * A scheduler that can also read the wall clock: `now()` measures durations, `wallClock()` stamps what humans and
@@ -17,9 +20,9 @@ export interface WallClockScheduler extends SchedulerLike {
 }
 
 /**
- * The scheduler rxkube's leader election and manager use by default: timers are `asyncScheduler`'s, and `now()` is
- * a monotonic reading, `performance.timeOrigin + performance.now()`, the way Go's `time.Now()` carries one for
- * client-go.
+ * The default scheduler of every rxkube part: timers are `asyncScheduler`'s, and `now()` is a monotonic reading,
+ * `performance.timeOrigin + performance.now()`, the way Go's `time.Now()` carries one for client-go. Inside
+ * `TestScheduler.run()` it is virtual, as `asyncScheduler` is.
  *
  * ```ts
  * import { monotonicScheduler, wallClockNow } from 'rxkube';
@@ -32,35 +35,42 @@ export interface WallClockScheduler extends SchedulerLike {
  *
  * # Guarantees
  * - `now()` never decreases, and a step of the system clock (forward or backward) does not move it: a lease
- *   expiry, a deadline or a threshold measured with it cannot end early or late because someone set the clock.
- * - `now()` is on the epoch scale: it equals `Date.now()` when the process started (fractional milliseconds), so
- *   `new Date(scheduler.now())` stays a plausible date in logs and events.
+ *   expiry, a deadline, a backoff, a rate limit or a requeue measured with it cannot end early or late because
+ *   someone set the clock.
+ * - `now()` is on the epoch scale: it equals `Date.now()` when the process started (fractional milliseconds).
  * - Timers are `asyncScheduler`'s (Node's timers, themselves on a monotonic clock).
- * - `wallClock()` is `Date.now()`, for timestamps written to the API server (see {@link wallClockNow}).
+ * - `wallClock()` is `Date.now()`, for timestamps written to the API server or shown to people (see
+ *   {@link wallClockNow}).
+ * - **Virtual inside `TestScheduler.run()`**, exactly as `asyncScheduler`: run mode makes its timers virtual, and
+ *   `now()` and `wallClock()` both read the run's virtual time. So code that takes this default runs unchanged in
+ *   marble tests.
  *
  * # Caveats
  * - `now()` drifts from the wall clock by every step the system clock took since the process started, and, like
  *   Linux's `CLOCK_MONOTONIC` (and Go's monotonic reading), it does not advance while the machine is suspended.
- *   Stamp anything that must match the wall clock with {@link wallClockNow}.
- * - `TestScheduler.run()` makes `asyncScheduler`'s timers virtual but not this clock: in virtual time, pass the
- *   `TestScheduler` (or the virtual cluster's scheduler) explicitly.
+ *   Stamp anything that must match the wall clock with {@link wallClockNow}, never with `now()`.
+ * - Run mode is detected through RxJS's own hook (`dateTimestampProvider.delegate`), so a `TestScheduler` from
+ *   another copy of RxJS than rxkube's makes neither this scheduler nor rxkube's `asyncScheduler` virtual.
  */
 export const monotonicScheduler: WallClockScheduler = Object.freeze({
-  now: (): number => performance.timeOrigin + performance.now(),
-  wallClock: (): number => Date.now(),
+  now: (): number => dateTimestampProvider.delegate?.now() ?? performance.timeOrigin + performance.now(),
+  wallClock: (): number => dateTimestampProvider.delegate?.now() ?? Date.now(),
   schedule: <T>(work: (this: SchedulerAction<T>, state?: T) => void, delay?: number, state?: T): Subscription =>
     asyncScheduler.schedule(work, delay, state),
 });
 
 /**
  * The wall-clock time on `scheduler`, ms since the epoch: its `wallClock()` when it has one (as
- * {@link monotonicScheduler} has), otherwise its `now()`. So `asyncScheduler` gives `Date.now()`, and a
- * `TestScheduler` gives virtual time, which keeps timestamps deterministic in tests.
+ * {@link monotonicScheduler} has), otherwise its `now()`. So `monotonicScheduler` and `asyncScheduler` give
+ * `Date.now()`, and a `TestScheduler` (or either of them inside `TestScheduler.run()`) gives virtual time, which
+ * keeps timestamps deterministic in tests. rxkube stamps with it everything that leaves the process: Lease
+ * `acquireTime`/`renewTime`, Event `eventTime`/`series.lastObservedTime` and names, conditions'
+ * `lastTransitionTime`.
  *
  * # Guarantees
  * - Reads the clock once per call; never throws for a `SchedulerLike`.
  */
-export function wallClockNow(scheduler: SchedulerLike): number {
+export function wallClockNow(scheduler: Pick<SchedulerLike, 'now'>): number {
   const { wallClock } = scheduler as Partial<WallClockScheduler>;
   return typeof wallClock === 'function' ? wallClock.call(scheduler) : scheduler.now();
 }

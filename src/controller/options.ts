@@ -1,8 +1,8 @@
 /**
  * Options of `reconcile`, their defaults and their validation.
  */
-import { asyncScheduler } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
+import { monotonicScheduler } from '../clock/index.js';
 import { exponentialRateLimiter, tokenBucketRateLimiter } from './rateLimiters.js';
 import type { RateLimiter } from './rateLimiters.js';
 
@@ -13,7 +13,10 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 export interface ReconcileOptions {
   /** Most runs at once, across keys. Default 1. A positive integer, or `Infinity`. */
   readonly concurrency?: number;
-  /** Every delay and every timestamp goes through it. Default `asyncScheduler`. */
+  /**
+   * Every delay and every time reading goes through it. Default {@link monotonicScheduler}: a step of the system
+   * clock moves no retry, requeue, rate limit or timeout; virtual inside `TestScheduler.run()`.
+   */
   readonly scheduler?: SchedulerLike;
   /**
    * Runs start only while the latest value is `true` (before its first value: closed). Triggers meanwhile are
@@ -104,7 +107,7 @@ export function resolveOptions<T>(options: ReconcileOptions & { readonly lookup?
   const globalRateLimiter = options.globalRateLimiter;
   return {
     concurrency: options.concurrency ?? 1,
-    scheduler: options.scheduler ?? asyncScheduler,
+    scheduler: options.scheduler ?? monotonicScheduler,
     gate: options.gate,
     stop$: options.stop$,
     drainTimeout: options.drainTimeout ?? DEFAULT_DRAIN_TIMEOUT_MS,

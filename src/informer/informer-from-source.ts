@@ -2,7 +2,8 @@
  * `informerFromSource`: an informer over any stream of reflector deltas; `informer()` feeds it `listWatch`.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Observable, Subscription, asyncScheduler, interval, type Subscriber } from 'rxjs';
+import { Observable, Subscription, interval, type Subscriber } from 'rxjs';
+import { monotonicScheduler } from '../clock/index.js';
 import { messageOf } from '../describe/index.js';
 import { hasName, objectKey } from '../objects/index.js';
 import { Store, isBatch, storeReducer, type StoreChange, type StoreUpdate } from '../store/index.js';
@@ -56,7 +57,7 @@ export function informerFromSource<T extends KubernetesObject>(
   if (!Number.isFinite(resyncPeriod) || resyncPeriod < 0) {
     throw new RangeError(`resyncPeriod must be a non-negative number of milliseconds, got ${resyncPeriod}`);
   }
-  const scheduler = options.scheduler ?? asyncScheduler;
+  const scheduler = options.scheduler ?? monotonicScheduler;
   const empty = Store.empty<T>(options);
   const listeners = new Set<Listener<T>>();
   /** `listeners` as an array, rebuilt only after a change, so that a delivery allocates nothing. */

@@ -87,7 +87,10 @@ export interface InformerOptions<T extends KubernetesObject = KubernetesObject> 
    * Re-emit every cached object as `resync` this often, in milliseconds, without an API call. Off when omitted or 0.
    */
   readonly resyncPeriod?: number;
-  /** Drives `resyncPeriod` (and the watch's timers for `informer()`); defaults to `asyncScheduler`. */
+  /**
+   * Drives `resyncPeriod` (and the watch's timers for `informer()`). Default {@link monotonicScheduler} (monotonic
+   * `now()`, virtual inside `TestScheduler.run()`).
+   */
   readonly scheduler?: SchedulerLike;
 }
 

@@ -2,8 +2,8 @@
  * listWatch options and their defaults.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { asyncScheduler } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
+import { monotonicScheduler } from '../clock/index.js';
 import { checkSelectors } from '../selectors/index.js';
 import { checkWarningHandler, printWarningOnce } from '../transport/index.js';
 import type { Connection, Transport, WarningHandler } from '../transport/index.js';
@@ -54,7 +54,10 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
    * margin, so the server's answer wins when it can still give one.
    */
   readonly listTimeout?: number;
-  /** Every delay and timer goes through it. Default `asyncScheduler`. */
+  /**
+   * Every delay and timer goes through it. Default {@link monotonicScheduler}: a step of the system clock moves no
+   * backoff, timeout or liveness check; virtual inside `TestScheduler.run()`.
+   */
   readonly scheduler?: SchedulerLike;
   /** Random source in [0, 1) for jitter and the watch timeout choice. Default `Math.random`. */
   readonly random?: () => number;
@@ -142,7 +145,7 @@ export function resolveOptions<T extends KubernetesObject>(options: ListWatchOpt
     listTimeout,
     streamingList: options.streamingList === true,
     failFast: options.failFast === true,
-    scheduler: options.scheduler ?? asyncScheduler,
+    scheduler: options.scheduler ?? monotonicScheduler,
     random: options.random ?? Math.random,
     pageSize,
     backoff: options.backoff ?? DEFAULT_WATCH_BACKOFF,

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import * as fc from 'fast-check';
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
-import { EMPTY, map, NEVER, timer, type Subscription } from 'rxjs';
+import { concat, EMPTY, map, NEVER, timer, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { controller, manager, startController, type ControllerDefinition, type ReconcileEvent } from '../../../src/index.js';
 import { runController, simulate, virtualCluster, type VirtualCluster } from '../../../src/testing/index.js';
@@ -127,6 +127,22 @@ describe('startController', () => {
     expect(name).to.equal('refuser');
     expect(reported).to.have.length(1);
     expect(reported[0]).to.match(/^event rejected: .*Sideways/);
+  });
+
+  it('runs context.reconcile(fn) without options, with the host\u2019s gate, stop and scheduler', () => {
+    const log: string[] = [];
+    inVirtualTime((cluster, scheduler) => {
+      const keysOnly: ControllerDefinition = {
+        name: 'keys-only',
+        start: (context) => concat(timer(10, context.scheduler).pipe(map(() => 'default/a')), NEVER).pipe(context.reconcile(({ key }) => void log.push(`${scheduler.now()} ran ${key}`))),
+      };
+      startController(keysOnly, { connection: cluster, scheduler, stop$: timer(20, scheduler), events: false }).subscribe({
+        next: (event: ReconcileEvent) => log.push(`${event.time} ${event.type}`),
+        error: (error: unknown) => log.push(`error ${String(error)}`),
+        complete: () => log.push(`${scheduler.now()} complete`),
+      });
+    });
+    expect(log).to.deep.equal(['10 started', '10 ran default/a', '10 succeeded', '20 complete']);
   });
 
   it('stops at once on unsubscribe, and builds a fresh context for each subscription', () => {

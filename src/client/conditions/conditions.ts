@@ -3,7 +3,8 @@
  * `FindStatusCondition`, `RemoveStatusCondition`, `IsStatusConditionTrue` and their kin, in place, so they work on
  * a plain object and on an Immer draft alike.
  */
-import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
+import { monotonicScheduler, wallClockNow } from '../../clock/index.js';
 import { qualifiedNameProblem } from '../events/index.js';
 
 /** A condition's status. */
@@ -37,7 +38,7 @@ export interface ConditionUpdate {
   readonly message?: string;
   /** The generation the condition was computed from (usually the object's `metadata.generation`); left out: none. */
   readonly observedGeneration?: number;
-  /** Used as the transition time when the status changes; left out: the scheduler's now. */
+  /** Used as the transition time when the status changes; left out: the scheduler's wall clock. */
   readonly lastTransitionTime?: string;
 }
 
@@ -49,7 +50,11 @@ export interface ConditionHolder {
 
 /** Options of {@link setStatusCondition}. */
 export interface SetStatusConditionOptions {
-  /** The clock of new transition times (only `now()` is read). Default `asyncScheduler`. */
+  /**
+   * The clock of new transition times, read with `wallClockNow` (its `wallClock()` if it has one, else its `now()`):
+   * pass the controller's `context.scheduler`. Default {@link monotonicScheduler}: `Date.now()`, virtual inside
+   * `TestScheduler.run()`.
+   */
   readonly scheduler?: Pick<SchedulerLike, 'now'>;
 }
 
@@ -59,7 +64,7 @@ const REASON_LIMIT = 1024;
 const REASON = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 const STATUSES: readonly string[] = ['True', 'False', 'Unknown'];
 
-/** `metav1.Time` of a scheduler time in ms: RFC 3339 in UTC, whole seconds, as the API serializes it. */
+/** `metav1.Time` of a wall-clock time, ms since the epoch: RFC 3339 in UTC, whole seconds, as the API serializes it. */
 export function conditionTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -69,8 +74,8 @@ export function conditionTime(ms: number): string {
  * true when anything changed.
  *
  * # Guarantees
- * - A new type is appended, with `lastTransitionTime` from the update or the scheduler's now; `holder.conditions`
- *   is created when absent.
+ * - A new type is appended, with `lastTransitionTime` from the update or the scheduler's wall clock
+ *   (`wallClockNow`, never its monotonic `now()`); `holder.conditions` is created when absent.
  * - An existing condition keeps its place. **`lastTransitionTime` moves only when `status` changes** (to the
  *   update's, or now); a new reason, message or generation with the same status is no transition. `reason`,
  *   `message` and `observedGeneration` take the update's values (an update without `observedGeneration` removes
@@ -97,7 +102,7 @@ export function conditionTime(ms: number): string {
 export function setStatusCondition(holder: ConditionHolder, update: ConditionUpdate, options: SetStatusConditionOptions = {}): boolean {
   checkUpdate(update);
   const message = update.message === undefined ? '' : update.message.slice(0, CONDITION_MESSAGE_LIMIT);
-  const now = (): string => update.lastTransitionTime ?? conditionTime((options.scheduler ?? asyncScheduler).now());
+  const now = (): string => update.lastTransitionTime ?? conditionTime(wallClockNow(options.scheduler ?? monotonicScheduler));
   const conditions = (holder.conditions ??= []);
   const existing = findStatusCondition(conditions, update.type);
   if (existing === undefined) {

@@ -69,8 +69,8 @@ export function qualifiedNameProblem(value: string): string | undefined {
 }
 
 /**
- * A MicroTime for a scheduler time in ms: RFC 3339 in UTC with six fractional digits, as the API serializes
- * `metav1.MicroTime` (`2026-01-01T00:00:00.000000Z`).
+ * A MicroTime for a wall-clock time, ms since the epoch: RFC 3339 in UTC with six fractional digits, as the API
+ * serializes `metav1.MicroTime` (`2026-01-01T00:00:00.000000Z`).
  */
 export function microTime(ms: number): string {
   const whole = Math.floor(ms);
@@ -82,7 +82,8 @@ export function microTime(ms: number): string {
 export type EventNamer = (objectName: string) => string;
 
 /**
- * Names Events `<object name>.<hex nanoseconds>`, as client-go's `GenerateEventName`, with the time from `now`.
+ * Names Events `<object name>.<hex nanoseconds>`, as client-go's `GenerateEventName`, with the wall-clock time from
+ * `now`.
  * The sub-millisecond digits are a random offset plus a sequence number, so names from one recorder never repeat
  * (up to a million per millisecond) and two recorders naming events about one object in the same millisecond
  * almost never collide (a collision is handled on creation). Where that is no valid name (a long or unusual
@@ -123,9 +124,10 @@ export function truncateUtf8(text: string, limit: number): string {
  *   Normal/Warning, an empty or over-long reason or action, a subject without kind or name. A note over 1024
  *   bytes is cut, never refused.
  * - The Event goes to the regarding object's namespace, or `default` for a cluster-scoped object.
+ * - `eventTime` is `wallClockMs`, the occurrence's wall-clock time.
  */
 export function buildEvent(
-  regarding: EventSubject, details: EventDetails, identity: ReportingIdentity, nowMs: number, nameFor: EventNamer,
+  regarding: EventSubject, details: EventDetails, identity: ReportingIdentity, wallClockMs: number, nameFor: EventNamer,
 ): BuiltEvent {
   if (details === null || typeof details !== 'object') throw new InvalidEventError('details', 'must be an object { type, reason, action, note?, related? }');
   const { type, reason, action } = details;
@@ -143,7 +145,7 @@ export function buildEvent(
       name: nameFor(regardingRef.name!),
       namespace: regardingRef.namespace ?? CLUSTER_SCOPED_EVENT_NAMESPACE,
     },
-    eventTime: microTime(nowMs),
+    eventTime: microTime(wallClockMs),
     reportingController: identity.reportingController,
     reportingInstance: identity.reportingInstance,
     action,

@@ -2,9 +2,9 @@
  * The recorder's options: defaults (client-go's numbers where it has them) and validation at creation time, so a
  * misconfiguration is an exception where the recorder is made, never a failure later.
  */
-import { asyncScheduler } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import type { BackoffPolicy } from '../../backoff/index.js';
+import { monotonicScheduler } from '../../clock/index.js';
 import { checkWarningHandler, printWarningOnce } from '../../transport/index.js';
 import type { WarningHandler } from '../../transport/index.js';
 import { qualifiedNameProblem } from './build.js';
@@ -103,7 +103,7 @@ export function resolveRecorderOptions(options: EventRecorderOptions, host: () =
     reportingController: controller,
     reportingInstance: instance,
     fieldManager,
-    scheduler: options.scheduler ?? asyncScheduler,
+    scheduler: options.scheduler ?? monotonicScheduler,
     random: options.random ?? Math.random,
     seriesWindowMs: options.seriesWindowMs ?? SERIES_WINDOW_MS,
     seriesRefreshMs: options.seriesRefreshMs ?? SERIES_REFRESH_MS,

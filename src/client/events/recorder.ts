@@ -5,6 +5,7 @@
 import { hostname } from 'node:os';
 import { defer, filter, map, of, startWith, Subject, take, timeout } from 'rxjs';
 import type { Observable } from 'rxjs';
+import { wallClockNow } from '../../clock/index.js';
 import { transportOf } from '../../transport/index.js';
 import type { Connection } from '../../transport/index.js';
 import { buildEvent, eventNamer } from './build.js';
@@ -44,8 +45,10 @@ type Counter = Exclude<keyof EventRecorderCounts, 'pending'>;
  * - **Notes** over 1024 bytes (the API's limit) are cut at a character boundary and counted as `truncated`.
  * - **A field manager.** Every write names `fieldManager` (default: `reportingController`), so `managedFields` and
  *   audit logs say which controller wrote the Event.
- * - Every timer runs on `scheduler`, every timestamp (`eventTime`, `lastObservedTime`, the name) comes from its
- *   `now()`, so the recorder runs unchanged inside `TestScheduler.run()`.
+ * - Every timer runs on `scheduler`, and every duration (series window and refresh, spam filter, retries) is
+ *   measured with its `now()`; every timestamp written (`eventTime`, `series.lastObservedTime`, the name's time) is
+ *   its wall clock, `wallClockNow(scheduler)`. With the default {@link monotonicScheduler}, a step of the system
+ *   clock moves no duration and every stamp is `Date.now()`; inside `TestScheduler.run()` both are virtual.
  *
  * # Caveats
  * - Options are checked here: a bad `reportingController` (not a qualified name), `fieldManager` or number throws
@@ -57,7 +60,7 @@ type Counter = Exclude<keyof EventRecorderCounts, 'pending'>;
 export function eventRecorder(connection: Connection, options: EventRecorderOptions): EventRecorder {
   const settings = resolveRecorderOptions(options, hostname);
   const { scheduler, random } = settings;
-  const nameFor = eventNamer(() => scheduler.now(), random);
+  const nameFor = eventNamer(() => wallClockNow(scheduler), random);
   const identity = { reportingController: settings.reportingController, reportingInstance: settings.reportingInstance };
   const reports = new Subject<EventReport>();
   const settled = new Subject<void>();
@@ -124,9 +127,10 @@ export function eventRecorder(connection: Connection, options: EventRecorderOpti
 
   function record(regarding: EventSubject, details: EventDetails): void {
     const now = scheduler.now();
+    const stamp = wallClockNow(scheduler);
     let built;
     try {
-      built = buildEvent(regarding, details, identity, now, nameFor);
+      built = buildEvent(regarding, details, identity, stamp, nameFor);
     } catch (error) {
       totals.rejected++;
       report({ type: 'rejected', time: now, error });
@@ -146,18 +150,19 @@ export function eventRecorder(connection: Connection, options: EventRecorderOpti
     if (built.truncated) totals.truncated++;
     const existing = cache.get(built.key);
     if (existing !== undefined && now - existing.lastObservedMs < settings.seriesWindowMs) {
-      fold(existing, now);
+      fold(existing, now, stamp);
       return;
     }
     // The previous series' timer has not run yet at this very instant: end it first, as it would have.
     if (existing !== undefined) finish(existing);
-    start(built.key, built.body, now);
+    start(built.key, built.body, now, stamp);
   }
 
-  function fold(series: Series, now: number): void {
+  function fold(series: Series, now: number, stamp: number): void {
     totals.folded++;
     series.count++;
     series.lastObservedMs = now;
+    series.lastObservedStamp = stamp;
     cache.delete(series.key);
     cache.set(series.key, series);
     // client-go writes the second occurrence at once and leaves later counts to the series' end or refresh.
@@ -167,9 +172,9 @@ export function eventRecorder(connection: Connection, options: EventRecorderOpti
     }
   }
 
-  function start(key: string, body: Series['body'], now: number): void {
+  function start(key: string, body: Series['body'], now: number, stamp: number): void {
     const series: Series = {
-      key, body, count: 1, lastObservedMs: now, written: undefined, lastWriteRequestMs: now,
+      key, body, count: 1, lastObservedMs: now, lastObservedStamp: stamp, written: undefined, lastWriteRequestMs: now,
       timer: undefined, state: 'idle', again: false, attempts: 0, work: undefined,
     };
     cache.set(key, series);

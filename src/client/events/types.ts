@@ -138,7 +138,12 @@ export interface EventRecorderOptions {
    * show it: at most 128 bytes of printable characters. Default: `reportingController`.
    */
   readonly fieldManager?: string;
-  /** Every timer and every timestamp goes through it. Default `asyncScheduler`. */
+  /**
+   * Every timer and every time reading goes through it: durations (series window and refresh, spam filter, retries,
+   * timeouts) from its `now()`, and the Event's `eventTime`, `series.lastObservedTime` and name from its wall clock
+   * (`wallClockNow(scheduler)`). Default {@link monotonicScheduler}: a clock step moves no duration and every stamp
+   * is `Date.now()`; virtual inside `TestScheduler.run()`.
+   */
   readonly scheduler?: SchedulerLike;
   /** Uniform samples in [0, 1): retry jitter and the random part of Event names. Default `Math.random`. */
   readonly random?: () => number;

@@ -28,7 +28,10 @@ export interface Series {
   /** The Event as first recorded (without `series`); its name changes only when it was taken by someone else. */
   body: RecordedEvent;
   count: number;
+  /** When the last occurrence was seen, on the scheduler's `now()`: the series window is measured from it. */
   lastObservedMs: number;
+  /** The wall-clock time of the last occurrence (`wallClockNow`): what `series.lastObservedTime` says. */
+  lastObservedStamp: number;
   /** What the server holds as far as we know: `undefined` until created. */
   written: { count: number } | undefined;
   /** When a write of this series was last asked for (for the periodic refresh). */
@@ -47,7 +50,7 @@ export interface Series {
 /** The Event as it stands: with `series` from the second occurrence on. */
 export function eventOf(series: Series): RecordedEvent {
   if (series.count < 2) return series.body;
-  return { ...series.body, series: { count: series.count, lastObservedTime: microTime(series.lastObservedMs) } };
+  return { ...series.body, series: { count: series.count, lastObservedTime: microTime(series.lastObservedStamp) } };
 }
 
 /** True when the server lacks something the recorder knows. */

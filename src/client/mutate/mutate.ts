@@ -3,8 +3,9 @@
  * with client-go's conflict retry.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Observable, asyncScheduler, defer, map, of, switchMap, throwError, timer, catchError } from 'rxjs';
+import { Observable, defer, map, of, switchMap, throwError, timer, catchError } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
+import { monotonicScheduler } from '../../clock/index.js';
 import { keyFor, objectKey } from '../../objects/index.js';
 import type { ResolvedResource } from '../../resources/index.js';
 import { jsonEqual, recipeChanges, splitStatus, toJsonPatch } from '../patch/index.js';
@@ -50,7 +51,7 @@ export function mutate<T extends KubernetesObject>(
   context: MutateContext<T>, target: T | ObjectRef, recipe: Recipe<T>, options: MutateOptions<T> = {},
 ): Observable<T> {
   const { client, retry } = context;
-  const scheduler = context.scheduler ?? asyncScheduler;
+  const scheduler = context.scheduler ?? monotonicScheduler;
   const random = context.random ?? Math.random;
   const writeOptions: WriteOptions = { dryRun: options.dryRun, fieldManager: options.fieldManager, fieldValidation: options.fieldValidation };
 

@@ -190,7 +190,7 @@ export interface ResourceClientOptions {
   readonly statusSubresource?: boolean;
   /** `mutate`'s conflict retry policy; default {@link DEFAULT_RETRY}. */
   readonly retry?: RetryPolicy;
-  /** Schedules `mutate`'s retry delays; default `asyncScheduler`. */
+  /** Schedules `mutate`'s retry delays; default {@link monotonicScheduler} (virtual inside `TestScheduler.run()`). */
   readonly scheduler?: SchedulerLike;
   /** The jitter source of retry delays, uniform in [0, 1); default `Math.random`. */
   readonly random?: () => number;

@@ -3,7 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { combineLatest, defer, EMPTY, map, merge, Subject, takeUntil, tap, type Observable, type OperatorFunction } from 'rxjs';
-import { asyncScheduler } from 'rxjs';
+import { monotonicScheduler } from '../../clock/index.js';
 import type { Informer, InformerEvent, InformerWatchOptions } from '../../informer/index.js';
 import { describeWatch as describeWatchOf, type ResourceRef } from '../../watch/index.js';
 import { reportError } from '../predicates/index.js';
@@ -149,7 +149,7 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   const owners = ownedTriggers(primaryRef, owned, {
     resolve$: primaryRef === undefined ? undefined : factory?.resolve?.(primaryRef, 'resource' in options.for ? options.for.options : undefined),
     primarySynced$: primary.synced$,
-    scheduler: options.scheduler ?? context?.scheduler ?? asyncScheduler,
+    scheduler: options.scheduler ?? context?.scheduler ?? monotonicScheduler,
     report,
   });
 
@@ -181,7 +181,7 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
         // manager's log, stderr, the virtual cluster's collection); with one, the controller takes it over, so that it
         // is said once.
         options.onError === undefined ? EMPTY : reportHealth(named, report),
-        watchSyncTimeout(named, syncTimeout, options.scheduler ?? context?.scheduler ?? asyncScheduler, failFast, report),
+        watchSyncTimeout(named, syncTimeout, options.scheduler ?? context?.scheduler ?? monotonicScheduler, failFast, report),
       ).pipe(takeUntil(done$)),
     );
   });

@@ -30,12 +30,13 @@ export type ContextHost = Omit<ControllerContext, 'reconcile' | 'client'> & {
  *
  * # Guarantees
  * - `reconcile` applies the host's `gate` (AND the options' own), its `stop$` (OR the options' own), and defaults
- *   `scheduler` and `drainTimeout` to the host's; `instrument` sees every trigger first.
+ *   `scheduler` and `drainTimeout` to the host's; `instrument` sees every trigger first. Its options may be left
+ *   out, as `reconcile`'s may.
  * - `client()` passes the host's `scheduler`, `random` and `onWarning` unless `options` name others.
  */
 export function controllerContext(host: ContextHost): ControllerContext {
   const { instrument, ...context } = host;
-  const wrapped = <T>(fn: ReconcileFn<T>, options: ReconcileOptions & { readonly lookup?: Lookup<T> }) => {
+  const wrapped = <T>(fn: ReconcileFn<T>, options: ReconcileOptions & { readonly lookup?: Lookup<T> } = {}) => {
     const operator = reconcile<T>(fn, {
       ...options,
       lookup: options.lookup as Lookup<T>,

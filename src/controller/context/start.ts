@@ -2,7 +2,8 @@
  * `startController`: the host of one controller on its own, without a manager: the context's informers, clients and
  * event recorder over a connection, its gate and graceful stop.
  */
-import { asyncScheduler, concat, defer, ignoreElements, map, NEVER, Observable, of, Subscription, take, type SchedulerLike } from 'rxjs';
+import { concat, defer, ignoreElements, map, NEVER, Observable, of, Subscription, take, type SchedulerLike } from 'rxjs';
+import { monotonicScheduler } from '../../clock/index.js';
 import { eventRecorder, type EventRecorderOptions, type EventReport } from '../../client/index.js';
 import { messageOf } from '../../describe/index.js';
 import { informerFactory, type InformerFactoryOptions } from '../../informer/index.js';
@@ -17,7 +18,10 @@ import type { ControllerContext, ControllerDefinition } from './types.js';
 export interface StartControllerOptions {
   /** Where the cluster is: a client-node `KubeConfig`, or any `Transport`. */
   readonly connection: Connection;
-  /** Every timer of the controller, its informers, clients and recorder. Default `asyncScheduler`. */
+  /**
+   * Every timer of the controller, its informers, clients and recorder. Default {@link monotonicScheduler}
+   * (monotonic `now()`, virtual inside `TestScheduler.run()`).
+   */
   readonly scheduler?: SchedulerLike;
   /** Uniform samples in [0, 1) for every jitter, and `context.random`. Default `Math.random`. */
   readonly random?: () => number;
@@ -77,7 +81,7 @@ export function hostController(
     throw new TypeError('startController: options.connection (a KubeConfig or a Transport) is required');
   }
   const { connection } = options;
-  const scheduler = options.scheduler ?? asyncScheduler;
+  const scheduler = options.scheduler ?? monotonicScheduler;
   const random = options.random ?? Math.random;
   const drainTimeout = options.drainTimeout ?? DEFAULT_DRAIN_TIMEOUT_MS;
   if (typeof drainTimeout !== 'number' || !Number.isFinite(drainTimeout) || drainTimeout < 0) {

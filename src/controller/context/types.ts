@@ -58,7 +58,11 @@ export interface ControllerContext {
   readonly recorder: EventRecorder | undefined;
   /** The `reconcile` operator to build with: the host's gate, shutdown and instrumentation added. */
   readonly reconcile: ContextReconcile;
-  /** The scheduler every timer of the controller runs on: virtual time under the test kit. */
+  /**
+   * The scheduler every timer of the controller runs on: virtual time under the test kit. Its `now()` measures
+   * durations (a monotonic reading by default, which drifts from the wall clock); stamp what you write for the API
+   * server or for people with `wallClockNow(context.scheduler)`, as `setStatusCondition` and the recorder do.
+   */
   readonly scheduler: SchedulerLike;
   /** Uniform samples in [0, 1) for jitter: seeded under the test kit, so chance is part of the seed. */
   readonly random: () => number;
