@@ -6,11 +6,11 @@ import { compileFilter } from './filter.js';
 import { atVersion } from './negotiate.js';
 import { cloneJson, isPlainObject, objectKey, timestamp, type KubeObject } from './object.js';
 import { itemsWithoutTypeMeta } from './serialize.js';
-import { intParam } from './query.js';
+import { intParam, isDryRun } from './query.js';
 import { groupVersion, storageKey } from './resource.js';
 import { badRequest, forbidden, invalid, preconditionFailed, successStatus } from './status.js';
 import { mustGet, type RequestTarget, type ServerState } from './state.js';
-import { isDryRun, type Reply } from './writes.js';
+import type { Reply } from './commit.js';
 
 /** The DeleteOptions fields the server honours (body or query). */
 export interface DeleteOptions {

@@ -1,20 +1,16 @@
 /**
  * Where the server meets its field manager: the typing scope of a request (built-in table or CRD schema, reset
- * fields of the endpoint) and the server-side apply request (`PATCH` with `application/apply-patch+yaml`).
+ * fields of the endpoint), and the hook that records a write in managedFields.
  * @module
  */
 import {
-  applyObject, builtinTypes, customResourceTypes, deducedSchema, parseApplyBody, resetFields, trackWrite, versionedTypes,
-  writeOptions, type FieldManagerScope,
+  builtinTypes, customResourceTypes, deducedSchema, resetFields, trackWrite, versionedTypes, type FieldManagerScope,
 } from './apply/index.js';
 import type { Json } from './apply/index.js';
 import { eventsApiVersion, fromEventsView, toEventsView } from './events.js';
-import { isPlainObject, objectKey, timestamp, type KubeObject } from './object.js';
-import { hasStatus, storageKey } from './resource.js';
-import { conflict, notFound } from './status.js';
+import { isPlainObject, timestamp, type KubeObject } from './object.js';
+import { hasStatus } from './resource.js';
 import { crdStorageKey, type RequestTarget, type ServerState } from './state.js';
-import { admitCreate, commitUpdate, isDryRun, present, type Reply } from './writes.js';
-import { prepareUpdate } from './strategy.js';
 
 /**
  * The field manager's view of a request target.
@@ -54,40 +50,4 @@ export function fieldScope(state: ServerState, target: Pick<RequestTarget, 'reso
 export function tracker(state: ServerState, target: Pick<RequestTarget, 'resource' | 'version' | 'subresource'>, live: KubeObject | undefined, manager: string): (decoded: KubeObject) => void {
   const scope = fieldScope(state, target);
   return (decoded) => trackWrite(scope, live, decoded, manager);
-}
-
-/** Keeps the managedFields the field manager already computed (apply). */
-const keepManagedFields = (): void => undefined;
-
-/**
- * Server-side apply: `PATCH` with `application/apply-patch+yaml` (JSON is accepted, being YAML).
- *
- * # Guarantees
- * - Creates the object (201) when it does not exist, through the same admission as `POST`; on `/status` a missing
- *   object is 404, as the status strategies do not create.
- * - `fieldManager` is required and `force` honoured; conflicts are the real 409; `dryRun=All` stores nothing.
- * - An apply that changes neither content nor ownership writes nothing (same resourceVersion, no event).
- */
-export function applyRequest(state: ServerState, target: RequestTarget, raw: string, query: URLSearchParams, userAgent: string | undefined): Reply {
-  const options = writeOptions(query, 'patch', true, userAgent);
-  const dryRun = isDryRun(query);
-  const config = parseApplyBody(raw);
-  const scope = fieldScope(state, target);
-  const name = target.name ?? '';
-  const old = state.store.get(storageKey(target.resource), objectKey(target.resource.namespaced ? target.namespace : '', name));
-  if (old === undefined) {
-    if (target.subresource !== undefined) throw notFound(target.resource, name);
-    const applied = applyObject(scope, undefined, config, options.manager, options.force);
-    const uid = applied.metadata.uid;
-    if (typeof uid === 'string' && uid !== '') {
-      throw conflict(target.resource, name, `uid mismatch: the provided object specified uid ${uid}, and no existing object was found`);
-    }
-    const obj = admitCreate(state, target, applied, true, keepManagedFields);
-    if (dryRun) return { code: 201, body: present(target, obj) };
-    return { code: 201, body: present(target, state.store.put(storageKey(target.resource), obj)) };
-  }
-  const applied = applyObject(scope, present(target, old), config, options.manager, options.force);
-  const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, applied, sub, true, keepManagedFields);
-  return commitUpdate(state, target, old, next, dryRun);
 }

@@ -68,3 +68,10 @@ export function validateListOptions(query: URLSearchParams, watch: boolean): voi
   if (errors.length > 0) invalidListOptions(errors);
   if (!watch && cont !== '' && rv !== '' && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
 }
+
+/** True when `dryRun=All` was asked: validate and answer, but store nothing. */
+export function isDryRun(query: URLSearchParams): boolean {
+  const values = query.getAll('dryRun');
+  for (const v of values) if (v !== 'All') throw badRequest(`Invalid dry run value: ${v}; supported values: All`);
+  return values.length > 0;
+}

@@ -4,17 +4,17 @@
  */
 import { deleteCollection, deleteObject, deleteOptions } from './delete.js';
 import type { ApiRequest, ResponseSink } from './exchange.js';
-import { keepingWarnings, warningHeaders, withWarnings } from './field-validation.js';
 import { decodeObjectBody, decodeOptionalJson, requestBody, sendJson, sendObject } from './http.js';
 import { finalizeNamespace } from './lifecycle.js';
 import { listObjects } from './list.js';
 import { negotiate, represent, toTable } from './negotiate.js';
-import { boolParam } from './query.js';
+import { boolParam, isDryRun } from './query.js';
 import { scalableKinds, serveScale } from './scale.js';
 import { groupVersion, hasStatus, isBuiltinGroup } from './resource.js';
 import { methodNotAllowed, notFound, pageNotFound, unknownResource } from './status.js';
 import { mustGet, type RequestTarget, type ServerState } from './state.js';
-import { create, isDryRun, patch, update } from './writes.js';
+import { keepingWarnings, warningHeaders, withWarnings } from './warnings.js';
+import { create, patch, update } from './writes.js';
 
 /** Parsed resource path, before the resource is looked up. */
 interface ResourcePath {

@@ -6,7 +6,9 @@
 import { cloneJson, isPlainObject, type KubeObject } from './object.js';
 import { invalid, badRequest } from './status.js';
 import { mustGet, type RequestTarget, type ServerState } from './state.js';
-import { commitUpdate, isDryRun, patchDocument, type Reply } from './writes.js';
+import { commitUpdate, type Reply } from './commit.js';
+import { isDryRun } from './query.js';
+import { patchDocument } from './writes.js';
 import { checkPreconditions, prepareUpdate } from './strategy.js';
 import { parseJson } from '../../transport/index.js';
 

@@ -7,7 +7,8 @@ import { cloneJson, isPlainObject, type KubeObject } from './object.js';
 import { groupVersion, storageKey, type ResourceInfo } from './resource.js';
 import { alreadyExists, ApiError, badRequest, type StatusBody } from './status.js';
 import { mustGet, type RequestTarget, type ServerState } from './state.js';
-import { admitCreate, commitUpdate } from './writes.js';
+import { admitCreate } from './admit.js';
+import { commitUpdate } from './commit.js';
 import { prepareUpdate } from './strategy.js';
 
 /** Options of `TestCluster.seed` and `TestCluster.update`. */

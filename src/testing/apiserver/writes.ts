@@ -2,37 +2,21 @@
  * CREATE, UPDATE (PUT) and PATCH handlers.
  * @module
  */
+import { admitCreate } from './admit.js';
 import { writeOptions } from './apply/index.js';
-import { checkFields, fieldValidation, keepingWarnings, type FieldValidation } from './field-validation.js';
-import { applyRequest, tracker } from './fields.js';
+import { commitUpdate, present, type Reply } from './commit.js';
+import { checkFields, fieldValidation, type FieldValidation } from './field-validation.js';
+import { tracker } from './fields.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError } from './patch/index.js';
-import { atVersion } from './negotiate.js';
-import { isPlainObject, objectKey, type KubeObject } from './object.js';
-import { groupVersion, storageKey } from './resource.js';
-import { alreadyExists, ApiError, badRequest, forbidden, methodNotAllowed, notFound, unknownPatchType, unsupportedMediaType } from './status.js';
-import { generateName, isNoop, prepareCreate, prepareUpdate } from './strategy.js';
-import { mustGet, namespaceResource, namespaceStorageKey, type RequestTarget, type ServerState } from './state.js';
+import { isPlainObject, type KubeObject } from './object.js';
+import { isDryRun } from './query.js';
+import { applyRequest } from './server-side-apply.js';
+import { storageKey } from './resource.js';
+import { ApiError, badRequest, methodNotAllowed, unknownPatchType, unsupportedMediaType } from './status.js';
+import { prepareUpdate } from './strategy.js';
+import { mustGet, type RequestTarget, type ServerState } from './state.js';
+import { keepingWarnings } from './warnings.js';
 import { parseJson } from '../../transport/index.js';
-
-/** A handler's answer: HTTP code and JSON body. */
-export interface Reply {
-  readonly code: number;
-  readonly body: unknown;
-  /** Warnings for the client (`Warning: 299 - "…"`), e.g. the unknown fields `fieldValidation=Warn` dropped. */
-  readonly warnings?: readonly string[];
-}
-
-/** True when `dryRun=All` was asked: validate and answer, but store nothing. */
-export function isDryRun(query: URLSearchParams): boolean {
-  const values = query.getAll('dryRun');
-  for (const v of values) if (v !== 'All') throw badRequest(`Invalid dry run value: ${v}; supported values: All`);
-  return values.length > 0;
-}
-
-/** The stored object as served at the request's version. */
-export function present(target: RequestTarget, obj: KubeObject): KubeObject {
-  return atVersion(obj, groupVersion(target.resource.group, target.version));
-}
 
 /**
  * POST to a collection.
@@ -53,57 +37,6 @@ export function create(state: ServerState, target: RequestTarget, body: unknown,
   });
 }
 
-/**
- * Everything a create does before storing: strategy (defaults, system fields, validation), namespace lifecycle
- * and name uniqueness. Returns the object to store; throws the `ApiError` the HTTP answer would carry.
- *
- * # Guarantees
- * - Reads state only: nothing is stored, so callers can admit a whole batch before committing any of it.
- * - `owned`: `body` is a freshly parsed request body the result may reuse (see `decodeBody`).
- */
-export function admitCreate(state: ServerState, target: RequestTarget, body: unknown, owned = false, track?: (decoded: KubeObject) => void): KubeObject {
-  if (target.resource.namespaced && target.namespace === '') throw methodNotAllowed();
-  // Read before the strategy runs: an owned body shares its metadata with the result, which gets a name.
-  const generated = typeof body === 'object' && body !== null && !(body as KubeObject).metadata?.name;
-  const obj = prepareCreate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace, ...(target.name !== undefined ? { name: target.name } : {}) }, body, owned, track);
-  if (target.resource.namespaced) {
-    const ns = state.store.get(namespaceStorageKey, target.namespace);
-    if (ns === undefined) throw notFound(namespaceResource, target.namespace);
-    if (ns.metadata.deletionTimestamp !== undefined) {
-      throw forbidden(target.resource, obj.metadata.name ?? '', `unable to create new content in namespace ${target.namespace} because it is being terminated`, [
-        { reason: 'NamespaceTerminating', message: `namespace ${target.namespace} is being terminated`, field: 'metadata.namespace' },
-      ]);
-    }
-  }
-  const key = storageKey(target.resource);
-  const retryName = generated && obj.metadata.generateName;
-  for (let attempt = 0; state.store.get(key, objectKey(obj.metadata.namespace ?? '', obj.metadata.name!)) !== undefined; attempt++) {
-    if (!retryName || attempt > 8) throw alreadyExists(target.resource, obj.metadata.name!);
-    obj.metadata.name = generateName(obj.metadata.generateName!, state.runtime.random);
-  }
-  return obj;
-}
-
-/**
- * Stores a prepared update: no write when nothing changed, deletion when the last finalizer of an object being
- * deleted goes away (only a DELETED event, like the generic registry), a MODIFIED otherwise.
- */
-export function commitUpdate(state: ServerState, target: RequestTarget, old: KubeObject, next: KubeObject, dryRun: boolean): Reply {
-  const key = storageKey(target.resource);
-  const meta = next.metadata;
-  const spec = next['spec'];
-  const nsHeld = !target.resource.custom && target.resource.kind === 'Namespace' && isPlainObject(spec) && Array.isArray(spec['finalizers']) && spec['finalizers'].length > 0;
-  const emptied = meta.deletionTimestamp !== undefined && (meta.finalizers ?? []).length === 0 && (meta.deletionGracePeriodSeconds ?? 0) === 0 && !nsHeld;
-  if (dryRun) return { code: 200, body: present(target, next) };
-  if (emptied) {
-    // The stored object is deleted as it was (its DELETED event still lists the finalizers); the answer is the
-    // object as submitted, at the resourceVersion it was read at, as from the real server.
-    state.store.remove(key, objectKey(meta.namespace ?? '', meta.name ?? ''));
-    return { code: 200, body: present(target, { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } }) };
-  }
-  if (isNoop(old, next)) return { code: 200, body: present(target, old) };
-  return { code: 200, body: present(target, state.store.put(key, next)) };
-}
 
 /** PUT to an object or its status subresource. PUT never creates (404 for a missing object). */
 export function update(state: ServerState, target: RequestTarget, body: unknown, query: URLSearchParams, userAgent?: string): Reply {
