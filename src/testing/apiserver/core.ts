@@ -14,8 +14,9 @@ import { ResourceRegistry } from './registry.js';
 import { requestLog, type RequestLog } from './request-log.js';
 import type { ServerRuntime } from './runtime.js';
 import { seedObjects, updateObjects, type SeedOptions } from './seed.js';
+import type { ServingState } from './router.js';
 import { serveRequest } from './server.js';
-import { namespaceStorageKey, type ServerState } from './state.js';
+import { namespaceStorageKey } from './state.js';
 import { ObjectStore } from './store.js';
 import { WatchHub } from './watch.js';
 
@@ -48,7 +49,7 @@ export interface InMemoryServerOptions {
  * - `seed` and `update` take the write path of `POST` and `PUT` (see `TestCluster.seed`).
  */
 export interface ServerCore {
-  readonly state: ServerState;
+  readonly state: ServingState;
   /** Every fault; `restart` calls the adapter's hook. */
   readonly faults: Faults;
   /** What the server was asked (see {@link RequestLog}). */
@@ -82,7 +83,7 @@ export function createServerCore(options: InMemoryServerOptions, runtime: Server
   const store = new ObjectStore(options.watchHistorySize ?? 10000);
   const registry = new ResourceRegistry();
   const hub = new WatchHub(store, options.bookmarkIntervalMs ?? 60000, runtime);
-  const state: ServerState = { store, registry, hub, runtime };
+  const state: ServingState = { store, registry, hub, runtime };
   store.listen(crdController(state));
   if (options.namespaceLifecycle === true) store.listen(namespaceController(state));
   if (options.ownerGC === true) store.listen(ownerGarbageCollector(state));

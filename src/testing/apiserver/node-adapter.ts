@@ -6,7 +6,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiRequest, ChunkSink, ResponseHeaders, ResponseSink } from './exchange.js';
 import { readBodyBytes } from './http.js';
-import type { ServerCore } from './core.js';
 
 function firstValues(req: IncomingMessage): Record<string, string | undefined> {
   const headers: Record<string, string | undefined> = {};
@@ -122,7 +121,7 @@ function httpSink(res: ServerResponse, watches: CorkedWatches): ResponseSink {
 }
 
 /**
- * Builds the `(req, res)` handler for node:http / node:https over `core`.
+ * Builds the `(req, res)` handler for node:http / node:https over `core` (a `ServerCore`: only `serve` is used).
  *
  * # Guarantees
  * - A body over `maxBodyBytes` is never buffered: the core answers 413 (and the connection closes).
@@ -130,7 +129,7 @@ function httpSink(res: ServerResponse, watches: CorkedWatches): ResponseSink {
  * - Watch lines written before an answer (the events of the write it answers) are sent before it: a client sees a
  *   write's events no later than its response, on separate connections as far as the sockets allow.
  */
-export function createHandler(core: ServerCore, maxBodyBytes: number): (req: IncomingMessage, res: ServerResponse) => void {
+export function createHandler(core: { serve(request: ApiRequest, sink: ResponseSink): () => void }, maxBodyBytes: number): (req: IncomingMessage, res: ServerResponse) => void {
   const watches = new CorkedWatches();
   return (req, res) => {
     void (async () => {

@@ -5,7 +5,7 @@
 import { deleteCollection, deleteObject, deleteOptions } from './delete.js';
 import type { ApiRequest, ResponseSink } from './exchange.js';
 import { decodeObjectBody, decodeOptionalJson, requestBody, sendJson, sendObject } from './http.js';
-import { finalizeNamespace } from './lifecycle.js';
+import { finalizeNamespace } from './namespace-finalize.js';
 import { listObjects } from './list.js';
 import { negotiate, represent, toTable } from './negotiate.js';
 import { boolParam, isDryRun } from './query.js';
@@ -13,8 +13,14 @@ import { scalableKinds, serveScale } from './scale.js';
 import { groupVersion, hasStatus, isBuiltinGroup } from './resource.js';
 import { methodNotAllowed, notFound, pageNotFound, unknownResource } from './status.js';
 import { mustGet, type RequestTarget, type ServerState } from './state.js';
+import type { WatchHub } from './watch.js';
 import { keepingWarnings, warningHeaders, withWarnings } from './warnings.js';
 import { create, patch, update } from './writes.js';
+
+/** The server state plus every open watch: what serving a request may touch. */
+export interface ServingState extends ServerState {
+  readonly hub: WatchHub;
+}
 
 /** Parsed resource path, before the resource is looked up. */
 interface ResourcePath {
@@ -79,7 +85,7 @@ function resolve(state: ServerState, path: ResourcePath): RequestTarget {
  * # Guarantees
  * - The body is fully read and validated before any state changes.
  */
-export function serveResource(state: ServerState, req: ApiRequest, res: ResponseSink, path: ResourcePath, query: URLSearchParams, maxBodyBytes: number): void {
+export function serveResource(state: ServingState, req: ApiRequest, res: ResponseSink, path: ResourcePath, query: URLSearchParams, maxBodyBytes: number): void {
   const target = resolve(state, path);
   const deprecation = target.resource.deprecations?.[path.version];
   if (deprecation === undefined) {
@@ -102,7 +108,7 @@ function warningOnEveryAnswer(res: ResponseSink, text: string): ResponseSink {
 }
 
 function serveTarget(
-  state: ServerState, req: ApiRequest, res: ResponseSink, path: ResourcePath, target: RequestTarget, query: URLSearchParams, maxBodyBytes: number,
+  state: ServingState, req: ApiRequest, res: ResponseSink, path: ResourcePath, target: RequestTarget, query: URLSearchParams, maxBodyBytes: number,
 ): void {
   const method = req.method.toUpperCase();
   const accept = req.headers.accept;

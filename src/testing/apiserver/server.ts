@@ -9,15 +9,14 @@ import { groupInfo, groupList, coreVersions, resourceList, serverVersion } from 
 import type { FaultState, Faults } from './faults.js';
 import { decodeOptionalJson, isApiError, requestBody, sendError, sendJson, sendText } from './http.js';
 import { openApiGroupVersion, openApiRoot } from './openapi.js';
-import { parseResourcePath, serveResource } from './router.js';
+import { parseResourcePath, serveResource, type ServingState } from './router.js';
 import type { RequestRecorder } from './request-log.js';
 import { isBuiltinGroup } from './resource.js';
 import { badRequest, internalError, methodNotAllowed, PageNotFound, pageNotFound, unauthorized, unknownResource } from './status.js';
-import type { ServerState } from './state.js';
 
 /** What the request handler needs besides the shared state. */
 export interface HandlerConfig {
-  readonly state: ServerState;
+  readonly state: ServingState;
   readonly faultState: FaultState;
   readonly faults: Faults;
   readonly token: string | undefined;

@@ -1,22 +1,21 @@
 /**
- * The shared server state handed to every handler, and the request target shape the router produces.
+ * The server's state (objects, served resources, time and chance) that handlers, the write path and the built-in
+ * controllers share, and the request target shape the router produces.
  * @module
  */
 import type { ObjectStore } from './store.js';
 import type { ResourceRegistry } from './registry.js';
 import type { ResourceInfo } from './resource.js';
-import type { WatchHub } from './watch.js';
 import type { ServerRuntime } from './runtime.js';
 import type { KubeObject } from './object.js';
 import { notFound } from './status.js';
 import { objectKey } from './object.js';
 import { builtinResources, storageKey } from './resource.js';
 
-/** Everything a handler may touch. */
+/** Everything a handler, the write path or a built-in controller may touch (the router adds the open watches). */
 export interface ServerState {
   readonly store: ObjectStore;
   readonly registry: ResourceRegistry;
-  readonly hub: WatchHub;
   /** Time, timers and randomness: real for the HTTP server, seeded and virtual for the virtual cluster. */
   readonly runtime: ServerRuntime;
 }
