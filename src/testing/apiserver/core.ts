@@ -5,20 +5,13 @@
  * @module
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ApiRequest, ResponseSink } from './exchange.js';
-import { badLines, FaultState, type Faults } from './faults.js';
-import { ownerGarbageCollector } from './gc.js';
-import { crdController, namespaceController } from './lifecycle.js';
-import { timestamp } from './object.js';
-import { ResourceRegistry } from './registry.js';
-import { requestLog, type RequestLog } from './request-log.js';
-import type { ServerRuntime } from './runtime.js';
-import { seedObjects, updateObjects, type SeedOptions } from './seed.js';
-import type { ServingState } from './router.js';
-import { serveRequest } from './server.js';
-import { namespaceStorageKey } from './state.js';
-import { ObjectStore } from './store.js';
-import { WatchHub } from './watch.js';
+import { type ApiRequest, type ResponseSink, type ServerRuntime, timestamp } from './machinery/index.js';
+import { badLines, type Faults, FaultState, requestLog, type RequestLog, serveRequest, type ServingState } from './serving/index.js';
+import { crdController, namespaceController, ownerGarbageCollector } from './controllers/index.js';
+import { ResourceRegistry } from './registry/index.js';
+import { seedObjects, type SeedOptions, updateObjects } from './write-path/index.js';
+import { namespaceStorageKey, ObjectStore } from './storage/index.js';
+import { WatchHub } from './handlers/index.js';
 
 /** What shapes a server core (the transport-independent part of `TestClusterOptions`). */
 export interface InMemoryServerOptions {
