@@ -129,7 +129,9 @@ function httpSink(res: ServerResponse, watches: CorkedWatches): ResponseSink {
  * - Watch lines written before an answer (the events of the write it answers) are sent before it: a client sees a
  *   write's events no later than its response, on separate connections as far as the sockets allow.
  */
-export function createHandler(core: { serve(request: ApiRequest, sink: ResponseSink): () => void }, maxBodyBytes: number): (req: IncomingMessage, res: ServerResponse) => void {
+export function createHandler(
+  core: { serve(request: ApiRequest, sink: ResponseSink): () => void }, maxBodyBytes: number,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const watches = new CorkedWatches();
   return (req, res) => {
     void (async () => {
