@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { builtinResources } from '../src/testing/apiserver/resource.js';
+import { builtinResources } from '../src/testing/apiserver/registry/resource.js';
 
 const kubernetesVersion = 'v1.36.3';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ApiError, deduplicateWarnings, parseWarningHeaders, sendRequest } from '../../src/transport/index.js';
-import { warningHeaders } from '../../src/testing/apiserver/field-validation.js';
+import { warningHeaders } from '../../src/testing/apiserver/machinery/warnings.js';
 
 /** A header value as Node hands it out: each byte one Latin-1 character. */
 const asReceived = (utf8Text: string) => Buffer.from(utf8Text, 'utf8').toString('latin1');

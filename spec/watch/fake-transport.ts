@@ -165,4 +165,4 @@ export function statusLine(code: number, reason: string, message = reason): stri
 }
 
 /** A deterministic PRNG (mulberry32) for seeded jitter: the one the in-memory server seeds its runtime with. */
-export { seededRandom as seeded } from '../../src/testing/apiserver/runtime.js';
+export { seededRandom as seeded } from '../../src/testing/apiserver/machinery/runtime.js';

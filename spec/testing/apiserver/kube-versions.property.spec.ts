@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { compareKubeVersions } from '../../../src/testing/apiserver/crd.js';
+import { compareKubeVersions } from '../../../src/testing/apiserver/registry/crd.js';
 
 const kubeVersion = fc.oneof(
   fc.nat({ max: 12 }).map((major) => `v${major + 1}`),

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { cloneJson, deepFreeze } from '../../../src/testing/apiserver/object.js';
-import { frozenJson, itemsWithoutTypeMeta, toJson } from '../../../src/testing/apiserver/serialize.js';
+import { cloneJson, deepFreeze } from '../../../src/testing/apiserver/machinery/object.js';
+import { frozenJson, itemsWithoutTypeMeta, toJson } from '../../../src/testing/apiserver/representation/serialize.js';
 
 /** Freezes a pseudo-random selection of subtrees, so shells and cached parts mix as they do in responses. */
 function freezeSome(value: unknown, pick: () => boolean): unknown {

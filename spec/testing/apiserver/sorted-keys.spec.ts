@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { SortedKeys } from '../../../src/testing/apiserver/sorted-keys.js';
+import { SortedKeys } from '../../../src/testing/apiserver/storage/sorted-keys.js';
 
 /** Keys from a small alphabet, so inserts collide with existing keys and deletes hit present ones. */
 const key = fc.string({ unit: fc.constantFrom('a', 'b', 'c', '/', '0'), maxLength: 4 });

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { listObjects } from '../../../src/testing/apiserver/list.js';
-import { builtinResources } from '../../../src/testing/apiserver/resource.js';
-import { ObjectStore } from '../../../src/testing/apiserver/store.js';
+import { listObjects } from '../../../src/testing/apiserver/handlers/list.js';
+import { builtinResources } from '../../../src/testing/apiserver/registry/resource.js';
+import { ObjectStore } from '../../../src/testing/apiserver/storage/store.js';
 
 const configmaps = builtinResources.find((r) => r.plural === 'configmaps')!;
 const key = '/configmaps'; // storageKey of core configmaps

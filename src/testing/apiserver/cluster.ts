@@ -10,11 +10,9 @@ import { createCertificateAuthority, issueCertificate } from '../pki/index.js';
 import type { ClusterHandle } from '../cluster.js';
 import { buildKubeConfig, writeKubeConfigFile } from '../kubeconfig.js';
 import { createServerCore, type InMemoryServerOptions } from './core.js';
-import type { Faults } from './faults.js';
-import { createHandler } from './node-adapter.js';
-import { realRuntime } from './runtime.js';
-import type { RequestLog } from './request-log.js';
-import type { SeedOptions } from './seed.js';
+import { createHandler, type Faults, type RequestLog } from './serving/index.js';
+import { realRuntime } from './machinery/index.js';
+import type { SeedOptions } from './write-path/index.js';
 
 /** Options of {@link startTestCluster}. */
 export interface TestClusterOptions extends InMemoryServerOptions {

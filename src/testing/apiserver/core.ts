@@ -5,19 +5,13 @@
  * @module
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ApiRequest, ResponseSink } from './exchange.js';
-import { badLines, FaultState, type Faults } from './faults.js';
-import { ownerGarbageCollector } from './gc.js';
-import { crdController, namespaceController } from './lifecycle.js';
-import { timestamp } from './object.js';
-import { ResourceRegistry } from './registry.js';
-import { requestLog, type RequestLog } from './request-log.js';
-import type { ServerRuntime } from './runtime.js';
-import { seedObjects, updateObjects, type SeedOptions } from './seed.js';
-import { serveRequest } from './server.js';
-import { namespaceStorageKey, type ServerState } from './state.js';
-import { ObjectStore } from './store.js';
-import { WatchHub } from './watch.js';
+import { type ApiRequest, type ResponseSink, type ServerRuntime, timestamp } from './machinery/index.js';
+import { badLines, type Faults, FaultState, requestLog, type RequestLog, serveRequest, type ServingState } from './serving/index.js';
+import { crdController, namespaceController, ownerGarbageCollector } from './controllers/index.js';
+import { ResourceRegistry } from './registry/index.js';
+import { seedObjects, type SeedOptions, updateObjects } from './write-path/index.js';
+import { namespaceStorageKey, ObjectStore } from './storage/index.js';
+import { WatchHub } from './handlers/index.js';
 
 /** What shapes a server core (the transport-independent part of `TestClusterOptions`). */
 export interface InMemoryServerOptions {
@@ -48,7 +42,7 @@ export interface InMemoryServerOptions {
  * - `seed` and `update` take the write path of `POST` and `PUT` (see `TestCluster.seed`).
  */
 export interface ServerCore {
-  readonly state: ServerState;
+  readonly state: ServingState;
   /** Every fault; `restart` calls the adapter's hook. */
   readonly faults: Faults;
   /** What the server was asked (see {@link RequestLog}). */
@@ -82,7 +76,7 @@ export function createServerCore(options: InMemoryServerOptions, runtime: Server
   const store = new ObjectStore(options.watchHistorySize ?? 10000);
   const registry = new ResourceRegistry();
   const hub = new WatchHub(store, options.bookmarkIntervalMs ?? 60000, runtime);
-  const state: ServerState = { store, registry, hub, runtime };
+  const state: ServingState = { store, registry, hub, runtime };
   store.listen(crdController(state));
   if (options.namespaceLifecycle === true) store.listen(namespaceController(state));
   if (options.ownerGC === true) store.listen(ownerGarbageCollector(state));

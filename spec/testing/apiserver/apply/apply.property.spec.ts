@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { applyObject, builtinTypes, resetFields, versionedTypes, type FieldManagerScope } from '../../../../src/testing/apiserver/apply/index.js';
-import type { KubeObject } from '../../../../src/testing/apiserver/object.js';
+import type { KubeObject } from '../../../../src/testing/apiserver/machinery/object.js';
 
 function scope(group: string, version: string, kind: string, hasStatus = false): FieldManagerScope {
   const typed = builtinTypes(group, version, kind)!;

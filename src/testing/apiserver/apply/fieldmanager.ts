@@ -4,8 +4,7 @@
  * before the first apply, update-manager cap, manager identifiers, timestamps, meta stripping, merge).
  * @module
  */
-import { cloneJson, isPlainObject, type KubeObject } from '../object.js';
-import { ApiError, badRequest, reasonless } from '../status.js';
+import { ApiError, badRequest, cloneJson, isPlainObject, type KubeObject, reasonless } from '../machinery/index.js';
 import { FieldSet } from './fieldset.js';
 import { capUpdateManagers, decodeManagedFields, emptyManaged, encodeManagedFields, managerIdentifier, ManagedFieldsError, type Managed } from './managed.js';
 import { fieldElement, pathToString } from './path.js';

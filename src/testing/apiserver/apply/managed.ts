@@ -3,7 +3,7 @@
  * kube-apiserver writes entries in, and the cap on update managers.
  * @module
  */
-import { timestamp } from '../object.js';
+import { timestamp } from '../machinery/index.js';
 import type { FieldSet } from './fieldset.js';
 import { readFieldsV1, storedEntries, storedFieldsV1 } from './stored-fields.js';
 import type { ManagedFields } from './updater.js';

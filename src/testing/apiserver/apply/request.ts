@@ -5,7 +5,7 @@
  * @module
  */
 import { parse as parseYaml } from 'yaml';
-import { badRequest, fieldForbidden, fieldInvalid, fieldRequired, invalid, type FieldError } from '../status.js';
+import { badRequest, type FieldError, fieldForbidden, fieldInvalid, fieldRequired, invalid } from '../machinery/index.js';
 import type { JsonMap } from './value.js';
 import { expectBackslashKeys, parseJson } from '../../../transport/index.js';
 

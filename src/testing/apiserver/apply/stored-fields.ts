@@ -5,7 +5,7 @@
  * remembered for the next writes, so entries a write leaves alone are neither parsed again nor rebuilt.
  * @module
  */
-import { deepFreeze } from '../object.js';
+import { deepFreeze } from '../machinery/index.js';
 import { FieldSet } from './fieldset.js';
 import type { ManagedFieldsEntry } from './managed.js';
 import { parseJson } from '../../../transport/index.js';

@@ -1,5 +1,5 @@
 /** Small JSON-value helpers shared by the patch algorithms. */
-import { setMember } from '../object.js';
+import { setMember } from '../machinery/index.js';
 import { badRequest } from './errors.js';
 
 /** A JSON object with string keys. */

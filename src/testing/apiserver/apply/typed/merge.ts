@@ -3,7 +3,7 @@
  * (granular maps by key, associative lists by item key in a stable order, atomic values replaced whole).
  * @module
  */
-import { cloneJson } from '../../object.js';
+import { cloneJson } from '../../machinery/index.js';
 import { serializePathElement, type PathElement } from '../path.js';
 import type { ListType, MapType, TypeRef, TypedSchema } from '../schema.js';
 import type { Json, JsonMap } from '../value.js';
