@@ -2,8 +2,10 @@
  * The reconcile operator's metrics hook (`metrics`): what the queue says of itself, client-go's `MetricsProvider`.
  */
 import { expect } from 'chai';
-import { asyncScheduler, config, map, merge, Observable, of, take, timer } from 'rxjs';
+import { KubeConfig } from '@kubernetes/client-node';
+import { asyncScheduler, config, map, merge, NEVER, Observable, of, Subject, take, timer } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
+import { controllerContext } from '../../src/controller/context/index.js';
 import { reconcile, TerminalError } from '../../src/controller/index.js';
 import type { ReconcileKeyRequest, ReconcileMetrics, ReconcileQueueView } from '../../src/controller/index.js';
 import { settleLater, virtual } from './helpers.js';
@@ -214,5 +216,32 @@ describe('reconcile: the metrics hook (input and hosts)', () => {
     } finally {
       config.onUnhandledError = previous;
     }
+  });
+
+  it('under a context, tells the host\'s hook and the options\' own everything, the host first', () => {
+    virtual(({ hot, scheduler }) => {
+      const lines: string[] = [];
+      const host = recording(scheduler, lines, 'host ');
+      const own = recording(scheduler, lines, 'own ');
+      const context = controllerContext({
+        name: 'c', connection: new KubeConfig(), informers: undefined as never, scheduler, random: Math.random, reportError: () => undefined,
+        gate: of(true), leader$: of(true), stop$: NEVER, drainTimeout: 30_000, recorder: undefined, onWarning: () => undefined,
+        metrics: host.hook,
+      });
+      hot('-a').pipe(context.reconcile(() => undefined, { metrics: own.hook })).subscribe();
+      const subject = new Subject<string>();
+      subject.pipe(context.reconcile(() => undefined, {})).subscribe();
+      subject.next('b');
+      scheduler.flush();
+      expect(lines).to.deep.equal([
+        '0 host opened', '0 own opened',
+        '0 host opened', '0 host added b', '0 host started b after 0', '0 host done b after 0', '0 host outcome b#1 succeeded',
+        '1 host added a', '1 own added a', '1 host started a after 0', '1 own started a after 0', '1 host done a after 0', '1 own done a after 0',
+        '1 host outcome a#1 succeeded', '1 own outcome a#1 succeeded',
+      ]);
+      expect(host.queues).to.have.length(2);
+      expect(own.queues).to.deep.equal([host.queues[0]]);
+      expect(() => context.reconcile(() => undefined, { metrics: 7 as never })).to.throw(TypeError, /^reconcile: metrics must be an object/);
+    });
   });
 });
