@@ -156,7 +156,9 @@ export function queueView(
  * What the method throws is reported (`config.onUnhandledError`, else a process warning), never thrown into the
  * operator: a broken hook must not stop reconciles. Internal.
  */
-export function hookOf<K extends keyof ReconcileMetrics>(hook: ReconcileMetrics | undefined, name: K): NonNullable<ReconcileMetrics[K]> | undefined {
+export function hookOf<K extends keyof ReconcileMetrics>(
+  hook: ReconcileMetrics | undefined, name: K,
+): NonNullable<ReconcileMetrics[K]> | undefined {
   const method = hook?.[name] as ((this: ReconcileMetrics, a: unknown, b: unknown) => void) | undefined;
   if (typeof method !== 'function') return undefined;
   const guarded = (a: unknown, b: unknown): void => {
@@ -173,7 +175,9 @@ export function hookOf<K extends keyof ReconcileMetrics>(hook: ReconcileMetrics 
 export function checkMetrics(hook: unknown): void {
   if (hook === undefined) return;
   if (hook === null || typeof hook !== 'object') {
-    throw new TypeError(`reconcile: metrics must be an object of hook methods (opened, added, started, done, outcome, closed), got ${hook === null ? 'null' : typeof hook}`);
+    throw new TypeError(
+      `reconcile: metrics must be an object of hook methods (${HOOK_METHODS.join(', ')}), got ${hook === null ? 'null' : typeof hook}`,
+    );
   }
   for (const name of HOOK_METHODS) {
     const method = (hook as Record<string, unknown>)[name];

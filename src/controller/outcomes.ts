@@ -97,9 +97,10 @@ export class Outcomes {
     const delayMs = held ? delay.ms : this.queue.delay(state, retryAt, now, RETRY_REASON) - now;
     const failed = this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, false, held);
     if (this.runner.closed) return undefined;
-    const retrying = delay.limiterError === undefined
+    const { limiterError } = delay;
+    const retrying = limiterError === undefined
       ? { type: 'retrying', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, delayMs, failures } as const
-      : { type: 'retrying', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, delayMs, failures, limiterError: delay.limiterError } as const;
+      : { type: 'retrying', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, delayMs, failures, limiterError } as const;
     this.out.next(retrying);
     this.report(failed, retrying);
     return retryAt;

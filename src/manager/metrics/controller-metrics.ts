@@ -11,7 +11,9 @@ import type { ManagerMetrics } from './definitions.js';
 const RESULTS = ['success', 'error', 'requeue', 'requeue_after'] as const;
 
 /** controller-runtime's `result` label of a run: `requeue` is never used (rxkube has no `Requeue: true`). */
-export function resultOf(run: ReconcileSucceeded | ReconcileFailed, next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined): 'success' | 'requeue_after' | 'error' {
+export function resultOf(
+  run: ReconcileSucceeded | ReconcileFailed, next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined,
+): 'success' | 'requeue_after' | 'error' {
   if (run.type === 'failed') return 'error';
   return next?.type === 'requeued' ? 'requeue_after' : 'success';
 }
