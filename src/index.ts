@@ -72,9 +72,9 @@ export {
 export type {
   ExponentialOptions, FastSlowOptions, Lookup, RateLimiter, ReconcileDropped, ReconcileEvent, ReconcileEventBase,
   ReconcileFailed, ReconcileFn, ReconcileKeyEvent, ReconcileKeyFn, ReconcileKeyRequest, ReconcileLookupOptions,
-  ReconcileOptions, ReconcileOutput, ReconcileRejected, ReconcileReleased, ReconcileRequest, ReconcileRequeued,
-  ReconcileResult, ReconcileRetrying, ReconcileStarted, ReconcileSucceeded, ReconcileTrigger, RequeueAfter,
-  TokenBucketOptions,
+  ReconcileMetrics, ReconcileOptions, ReconcileOutput, ReconcileQueueView, ReconcileRejected, ReconcileReleased,
+  ReconcileRequest, ReconcileRequeued, ReconcileResult, ReconcileRetrying, ReconcileStarted, ReconcileSucceeded,
+  ReconcileTrigger, RequeueAfter, TokenBucketOptions,
 } from './controller/index.js';
 
 // Triggers and predicates.

@@ -1,29 +1,27 @@
 import { expect } from 'chai';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
-import { Subject, VirtualTimeScheduler } from 'rxjs';
-import { reconcile, type ReconcileOptions } from '../../src/controller/index.js';
+import { NEVER, of, Subject, timer, VirtualTimeScheduler } from 'rxjs';
+import { controllerContext } from '../../src/controller/context/index.js';
+import { reconcile, type ReconcileOptions, type ReconcileTrigger } from '../../src/controller/index.js';
 import { ControllerMetrics, createManagerMetrics, type ManagerMetrics } from '../../src/manager/metrics/index.js';
 import { settleLater } from '../controller/helpers.js';
 import { valueOf } from './scrape.js';
 
 /**
- * One controller's metrics fed by a real `reconcile` operator, as the manager feeds them, on a virtual clock that
- * the spec moves by hand so that it can scrape (asynchronously) between steps.
+ * One controller's metrics as a real `reconcile` operator's metrics hook, as the manager passes them, on a virtual
+ * clock that the spec moves by hand so that it can scrape (asynchronously) between steps.
  */
 function instrumented(fn: Parameters<typeof reconcile>[0], options: ReconcileOptions) {
   const scheduler = new VirtualTimeScheduler();
   const metrics: ManagerMetrics = createManagerMetrics(new Registry(), false);
-  const controller = new ControllerMetrics(metrics, scheduler, 'stuck');
+  const controller = new ControllerMetrics(metrics, 'stuck');
   const triggers = new Subject<string>();
-  triggers.pipe(reconcile(fn, { ...options, scheduler })).subscribe((event) => controller.event(event));
-  controller.concurrency(options.concurrency ?? 1);
+  triggers.pipe(reconcile(fn, { ...options, scheduler, metrics: controller })).subscribe();
   return {
     scheduler,
-    trigger: (key: string) => {
-      controller.trigger(key);
-      triggers.next(key);
-    },
+    trigger: (key: string) => triggers.next(key),
     /** Runs every action due up to `ms` and leaves the clock at `ms`. */
     advanceTo: (ms: number) => {
       scheduler.schedule(() => undefined, ms - scheduler.now());
@@ -58,5 +56,45 @@ describe('ControllerMetrics: the stuck-worker gauges', () => {
     // Settled at 10 s: a's slot went to b, which ran at once; a's retry ran after it.
     expect(await stuck.gauges()).to.deep.equal({ activeWorkers: 0, unfinishedWorkSeconds: 0, longestRunningSeconds: 0, depth: 0 });
     expect(calls).to.equal(3);
+  });
+});
+
+describe('ControllerMetrics: the operator\'s own queue', () => {
+  /** A controller's context as the manager builds it: its `reconcile` reports to the controller's metrics. */
+  function context() {
+    const scheduler = new VirtualTimeScheduler();
+    const metrics: ManagerMetrics = createManagerMetrics(new Registry(), false);
+    const context = controllerContext({
+      name: 'c', connection: new KubeConfig(), informers: undefined as never, scheduler, random: Math.random, reportError: () => undefined,
+      gate: of(true), leader$: of(true), stop$: NEVER, drainTimeout: 1000, recorder: undefined, onWarning: () => undefined,
+      metrics: new ControllerMetrics(metrics, 'c'),
+    });
+    const queue = async () => {
+      const families = new Map(parsePrometheusTextFormat(await metrics.scrape()).map((family) => [family.name, family]));
+      const labels = { name: 'c', controller: 'c' };
+      return { depth: valueOf(families, 'workqueue_depth', labels), adds: valueOf(families, 'workqueue_adds_total', labels) };
+    };
+    return { scheduler, context, queue };
+  }
+
+  it('counts no add and no depth for a trigger the operator rejects', async () => {
+    const { scheduler, context: c, queue } = context();
+    const triggers = new Subject<ReconcileTrigger>();
+    const rejected: unknown[] = [];
+    triggers.pipe(c.reconcile(() => undefined, {})).subscribe((event) => event.type === 'rejected' && rejected.push(event.trigger));
+    triggers.next({ key: 'a', reason: 5 as never });
+    scheduler.flush();
+    expect(rejected).to.have.length(1);
+    expect(await queue()).to.deep.equal({ depth: 0, adds: 0 });
+  });
+
+  it('counts the operators of one controller apart: the same key in two of them is two adds, and no depth is left', async () => {
+    const { scheduler, context: c, queue } = context();
+    const triggers = new Subject<string>();
+    triggers.pipe(c.reconcile(() => timer(10, scheduler), {})).subscribe();
+    triggers.pipe(c.reconcile(() => timer(20, scheduler), {})).subscribe();
+    triggers.next('a');
+    scheduler.flush();
+    expect(await queue()).to.deep.equal({ depth: 0, adds: 2 });
   });
 });

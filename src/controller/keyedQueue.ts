@@ -69,6 +69,9 @@ export interface KeyState {
  *   allocation unless it brings a reason the pending run does not have yet.
  * - Reasons: a run with no reason or one reason gets a frozen, shared array; only coalescing two or more distinct
  *   reasons builds a new array, which no one else sees until `takeReasons` hands it out.
+ * - `depth` is client-go's: ready keys plus running keys marked dirty. `added` (the metrics hook's) is called each
+ *   time a key enters it, except a dirty key becoming ready when its run ends (it was counted when it became dirty),
+ *   so the adds minus the keys taken always equal the depth until `clearPending` drops the waiting keys.
  */
 export class KeyedQueue {
   private readonly states = new Map<string, KeyState>();
@@ -79,6 +82,8 @@ export class KeyedQueue {
   private waiting = 0;
   /** How many keys are DELAYED, i.e. how many heap entries are live. */
   private delayedLive = 0;
+  /** How many running keys are dirty (they are in the depth). */
+  private dirtyCount = 0;
   private timer: Subscription | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
 
@@ -86,6 +91,8 @@ export class KeyedQueue {
     private readonly scheduler: SchedulerLike,
     /** Called after delayed keys became ready. */
     private readonly onWake: () => void,
+    /** The metrics hook's `added`, if there is one: a key entered the depth. */
+    private readonly added?: (key: string) => void,
   ) {}
 
   /** Entries in the delay heap, stale ones included (a diagnostic for the memory bound). */
@@ -96,6 +103,11 @@ export class KeyedQueue {
   /** How many keys wait (ready or delayed). */
   get pendingCount(): number {
     return this.waiting;
+  }
+
+  /** client-go's depth: keys ready to run, plus running keys marked dirty (they run again right after). */
+  get depth(): number {
+    return this.ready.length + this.dirtyCount;
   }
 
   /**
@@ -112,11 +124,13 @@ export class KeyedQueue {
     if (state.running) {
       if (state.dirty) return undefined;
       state.dirty = true;
+      this.dirtyCount += 1;
+      if (this.added !== undefined) this.added(key);
       return (state.enqueuedAt = this.scheduler.now());
     }
     if (state.pending === READY) return undefined;
     const now = this.scheduler.now();
-    this.makeReady(state, now, now);
+    this.add(state, now);
     return now;
   }
 
@@ -145,6 +159,7 @@ export class KeyedQueue {
     state.running = false;
     if (state.dirty) {
       state.dirty = false;
+      this.dirtyCount -= 1;
       if (requeueDirty) this.makeReady(state, now, state.enqueuedAt);
     }
   }
@@ -158,7 +173,7 @@ export class KeyedQueue {
     if (state.pending === READY) return state.readyAt;
     if (state.pending === DELAYED && state.readyAt <= at) return state.readyAt;
     if (at <= now) {
-      this.makeReady(state, now, now);
+      this.add(state, now);
       return now;
     }
     if (state.pending === IDLE) {
@@ -183,7 +198,7 @@ export class KeyedQueue {
     state.reasons = NO_REASONS;
     for (const reason of reasons) addReason(state, reason, this.singles);
     for (const reason of later) addReason(state, reason, this.singles);
-    if (state.pending !== READY) this.makeReady(state, now, now);
+    if (state.pending !== READY) this.add(state, now);
   }
 
   /**
@@ -212,12 +227,19 @@ export class KeyedQueue {
     this.delayed.clear();
     this.waiting = 0;
     this.delayedLive = 0;
+    this.dirtyCount = 0;
     this.cancelTimer();
   }
 
   /** Cancels the wake-up action. */
   dispose(): void {
     this.cancelTimer();
+  }
+
+  /** Makes `state` (not ready, not running) ready at `now`: an add, as the metrics hook counts them. */
+  private add(state: KeyState, now: number): void {
+    this.makeReady(state, now, now);
+    if (this.added !== undefined) this.added(state.key);
   }
 
   private makeReady(state: KeyState, now: number, enqueuedAt: number): void {
@@ -258,7 +280,7 @@ export class KeyedQueue {
     for (let top = this.delayed.peek(); top !== undefined && top.at <= now; top = this.delayed.peek()) {
       this.delayed.pop();
       if (!this.isLive(top.value, top.seq)) continue;
-      this.makeReady(top.value, top.at, top.at);
+      this.add(top.value, top.at);
       woke = true;
     }
     this.arm(now);

@@ -3,6 +3,8 @@
  */
 import type { Observable, SchedulerLike } from 'rxjs';
 import { monotonicScheduler } from '../clock/index.js';
+import { checkMetrics } from './metrics.js';
+import type { ReconcileMetrics } from './metrics.js';
 import { exponentialRateLimiter, tokenBucketRateLimiter } from './rateLimiters.js';
 import type { RateLimiter } from './rateLimiters.js';
 
@@ -41,6 +43,12 @@ export interface ReconcileOptions {
    * schedules). Default `tokenBucketRateLimiter()` (10 qps, burst 100), one per subscription. `false` turns it off.
    */
   readonly globalRateLimiter?: RateLimiter | false;
+  /**
+   * Hears what the queue does (adds, starts, runs done, outcomes) and reads its state (depth, workers, unfinished
+   * work) through a view: client-go's `MetricsProvider`. Default: none, and then nothing is called. The manager
+   * passes its own through `context.reconcile`.
+   */
+  readonly metrics?: ReconcileMetrics;
 }
 
 /**
@@ -83,6 +91,7 @@ export interface ResolvedOptions<T> {
   readonly rateLimiter: () => RateLimiter;
   readonly globalRateLimiter: () => RateLimiter | undefined;
   readonly lookup: ((key: string) => T | undefined) | undefined;
+  readonly metrics: ReconcileMetrics | undefined;
 }
 
 function check(name: string, value: number | undefined, ok: (v: number) => boolean, want: string): void {
@@ -102,6 +111,7 @@ export function resolveOptions<T>(options: ReconcileOptions & { readonly lookup?
   check('drainTimeout', options.drainTimeout, (v) => v >= 0, 'a number of ms >= 0');
   check('timeout', options.timeout, (v) => v > 0, 'a number of ms > 0');
   check('maxRetries', options.maxRetries, (v) => v === Number.POSITIVE_INFINITY || (Number.isInteger(v) && v >= 0), 'an integer >= 0');
+  checkMetrics(options.metrics);
   const lookup = toLookupFunction(options.lookup);
   const rateLimiter = options.rateLimiter;
   const globalRateLimiter = options.globalRateLimiter;
@@ -121,6 +131,7 @@ export function resolveOptions<T>(options: ReconcileOptions & { readonly lookup?
           ? () => tokenBucketRateLimiter()
           : () => globalRateLimiter,
     lookup,
+    metrics: options.metrics,
   };
 }
 

@@ -4,10 +4,14 @@
  */
 import type { Subscriber } from 'rxjs';
 import type { KeyedQueue, KeyState } from './keyedQueue.js';
+import type { ReconcileMetrics } from './metrics.js';
 import { askLimiter, combineDelays } from './rateLimiters.js';
 import type { RateLimiter } from './rateLimiters.js';
 import { REQUEUE_REASON, RETRY_REASON, TerminalError } from './types.js';
-import type { ReconcileEvent } from './types.js';
+import type { ReconcileEvent, ReconcileFailed, ReconcileSucceeded } from './types.js';
+
+/** The metrics hook's `outcome`. */
+type OutcomeHook = NonNullable<ReconcileMetrics['outcome']>;
 
 /** The runner's state the decisions depend on; read at each decision, since an emission may change it. */
 export interface RunnerState {
@@ -24,6 +28,8 @@ export interface RunnerState {
  *   (an abandoned Promise) is marked `held`, and the runner reports its `released` when it settles.
  * - Nothing is emitted after an emission closed the runner (a consumer that unsubscribed from inside a callback).
  * - The per-key limiter is told to forget a key after a success (if it had failed), a drop or a terminal failure.
+ * - The metrics hook's `outcome` hears each run once, right after its last event, with its completion and follow-up
+ *   (none once an emission closed the runner).
  */
 export class Outcomes {
   constructor(
@@ -33,6 +39,7 @@ export class Outcomes {
     private readonly bucket: RateLimiter | undefined,
     private readonly maxRetries: number,
     private readonly runner: RunnerState,
+    private readonly hook: OutcomeHook | undefined,
   ) {}
 
   /**
@@ -45,12 +52,18 @@ export class Outcomes {
   ): void {
     const { key } = state;
     if (state.failures !== 0) this.forget(state); // the limiters saw this key only if it failed
-    this.out.next({ type: 'succeeded', key, attempt, reasons, queueWaitMs, durationMs, time: now });
-    if (requeueAfter === undefined || this.runner.stopping || this.runner.closed) return;
+    const succeeded: ReconcileSucceeded = { type: 'succeeded', key, attempt, reasons, queueWaitMs, durationMs, time: now };
+    this.out.next(succeeded);
+    if (requeueAfter === undefined || this.runner.stopping || this.runner.closed) {
+      this.report(succeeded, undefined);
+      return;
+    }
     // A requested requeue is a schedule, not a retry (controller-runtime's `AddAfter`): it takes no token from the
     // global bucket, so periodic resyncs can neither be stretched by it nor make failure retries wait behind them.
     const delayMs = this.queue.delay(state, now + requeueAfter, now, REQUEUE_REASON) - now;
-    this.out.next({ type: 'requeued', key, attempt, reasons, queueWaitMs, durationMs, time: now, delayMs });
+    const requeued = { type: 'requeued', key, attempt, reasons, queueWaitMs, durationMs, time: now, delayMs } as const;
+    this.out.next(requeued);
+    this.report(succeeded, requeued);
   }
 
   /**
@@ -66,26 +79,30 @@ export class Outcomes {
     const terminal = error instanceof TerminalError;
     if (terminal || this.runner.stopping) {
       if (terminal) this.forget(state);
-      this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, terminal, held);
+      this.report(this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, terminal, held), undefined);
       return undefined;
     }
     const failures = (state.failures += 1);
     if (failures > this.maxRetries) {
       this.forget(state);
-      this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, false, held);
-      if (!this.runner.closed) this.out.next({ type: 'dropped', key, attempt, reasons, queueWaitMs, durationMs, time: now, failures, error });
+      const failed = this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, false, held);
+      if (this.runner.closed) return undefined;
+      const dropped = { type: 'dropped', key, attempt, reasons, queueWaitMs, durationMs, time: now, failures, error } as const;
+      this.out.next(dropped);
+      this.report(failed, dropped);
       return undefined;
     }
     const delay = combineDelays(askLimiter(this.limiter, key, now), this.bucket && askLimiter(this.bucket, key, now));
     const retryAt = now + delay.ms;
     const delayMs = held ? delay.ms : this.queue.delay(state, retryAt, now, RETRY_REASON) - now;
-    this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, false, held);
+    const failed = this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, false, held);
     if (this.runner.closed) return undefined;
-    this.out.next(
-      delay.limiterError === undefined
-        ? { type: 'retrying', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, delayMs, failures }
-        : { type: 'retrying', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, delayMs, failures, limiterError: delay.limiterError },
-    );
+    const { limiterError } = delay;
+    const retrying = limiterError === undefined
+      ? { type: 'retrying', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, delayMs, failures } as const
+      : { type: 'retrying', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, delayMs, failures, limiterError } as const;
+    this.out.next(retrying);
+    this.report(failed, retrying);
     return retryAt;
   }
 
@@ -107,20 +124,29 @@ export class Outcomes {
     }
     if (!held) this.queue.restore(state, reasons, now);
     const { key } = state;
-    this.out.next(held
+    const failed: ReconcileFailed = held
       ? { type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false, gateClosed: true, held: true }
-      : { type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false, gateClosed: true });
+      : { type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false, gateClosed: true };
+    this.out.next(failed);
+    this.report(failed, undefined);
   }
 
   /** Reports a failed run; a `held` one (an abandoned Promise) is marked so, until its `released` event. */
   private emitFailed(
     state: KeyState, attempt: number, reasons: readonly string[], queueWaitMs: number, durationMs: number, now: number,
     error: unknown, terminal: boolean, held: boolean,
-  ): void {
+  ): ReconcileFailed {
     const { key } = state;
-    this.out.next(held
+    const failed: ReconcileFailed = held
       ? { type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal, held: true }
-      : { type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal });
+      : { type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal };
+    this.out.next(failed);
+    return failed;
+  }
+
+  /** Tells the metrics hook how a run ended, unless an emission closed the runner. */
+  private report(run: ReconcileSucceeded | ReconcileFailed, next: Parameters<OutcomeHook>[1]): void {
+    if (this.hook !== undefined && !this.runner.closed) this.hook(run, next);
   }
 
   private forget(state: KeyState): void {

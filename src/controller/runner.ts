@@ -7,6 +7,8 @@ import { describeValue } from '../describe/index.js';
 import type { Observable, SchedulerLike, Subscriber, Subscription, Unsubscribable } from 'rxjs';
 import { KeyedQueue } from './keyedQueue.js';
 import type { KeyState } from './keyedQueue.js';
+import { hookOf, queueView } from './metrics.js';
+import type { ReconcileQueueView } from './metrics.js';
 import type { ResolvedOptions } from './options.js';
 import { Outcomes } from './outcomes.js';
 import { abortRequest, KeyOnlyRequest, LookupRequest, type AnyRequest } from './request.js';
@@ -59,7 +61,8 @@ type Outcome = typeof OK | typeof FAILED | typeof INTERRUPTED;
  * Hot-path notes (the per-trigger and per-run cost is what the throughput benchmark measures): a synchronous run
  * allocates only its request, its two events and, for a key with no record, the record (dropped again when the run
  * ends); the clock is read once when a key's wait starts (reused for a start in the same call) and once when a run
- * ends, never for a coalesced trigger; events are object literals with one fixed shape per type.
+ * ends, never for a coalesced trigger; events are object literals with one fixed shape per type. Without a metrics
+ * hook, each hook site costs one test of a field that is `undefined`.
  */
 export class Runner<T> {
   private readonly queue: KeyedQueue;
@@ -80,6 +83,11 @@ export class Runner<T> {
   closed = false;
   private sourceDone = false;
   private pumping = false;
+  /** The metrics hook's methods this runner calls itself (the queue and the outcomes hold the others). */
+  private readonly onStarted: ((key: string, queueWaitMs: number) => void) | undefined;
+  private readonly onDone: ((key: string, durationMs: number) => void) | undefined;
+  private readonly onClosed: ((queue: ReconcileQueueView) => void) | undefined;
+  private view: ReconcileQueueView | undefined;
 
   constructor(
     private readonly fn: ReconcileFn<T>,
@@ -89,13 +97,27 @@ export class Runner<T> {
     this.scheduler = options.scheduler;
     this.concurrency = options.concurrency;
     this.lookup = options.lookup;
-    this.queue = new KeyedQueue(options.scheduler, () => this.pump());
-    this.outcomes = new Outcomes(this.queue, out, options.rateLimiter(), options.globalRateLimiter(), options.maxRetries, this);
+    const { metrics } = options;
+    this.queue = new KeyedQueue(options.scheduler, () => this.pump(), hookOf(metrics, 'added'));
+    this.outcomes = new Outcomes(
+      this.queue, out, options.rateLimiter(), options.globalRateLimiter(), options.maxRetries, this, hookOf(metrics, 'outcome'),
+    );
     this.gateOpen = options.gate === undefined;
+    this.onStarted = hookOf(metrics, 'started');
+    this.onDone = hookOf(metrics, 'done');
+    this.onClosed = hookOf(metrics, 'closed');
   }
 
-  /** Subscribes gate, stop notifier and source, in that order, so a synchronous gate is known before any trigger. */
+  /**
+   * Tells the metrics hook the queue opened, then subscribes gate, stop notifier and source, in that order, so a
+   * synchronous gate is known before any trigger.
+   */
   start(source: Observable<ReconcileTrigger | string>): void {
+    const opened = hookOf(this.options.metrics, 'opened');
+    if (opened !== undefined || this.onClosed !== undefined) {
+      this.view = queueView(this.concurrency, this.scheduler, () => this.queue.depth, () => this.active, [this.inFlight, this.held]);
+      opened?.(this.view);
+    }
     const { gate, stop$ } = this.options;
     if (gate !== undefined) {
       this.hold(
@@ -134,6 +156,7 @@ export class Runner<T> {
 
   /** Cancels everything at once: in-flight work, timers, inner subscriptions. Emits nothing. */
   dispose(): void {
+    const wasClosed = this.closed;
     this.closed = true;
     for (const run of this.inFlight) {
       cancel(run);
@@ -146,6 +169,7 @@ export class Runner<T> {
     this.drainTimer?.unsubscribe();
     this.source?.unsubscribe();
     for (const subscription of this.subscriptions) subscription.unsubscribe();
+    if (!wasClosed && this.onClosed !== undefined) this.onClosed(this.view!);
   }
 
   private intake(trigger: ReconcileTrigger | string): void {
@@ -197,6 +221,7 @@ export class Runner<T> {
     const reasons = this.queue.takeReasons(state);
     const queueWaitMs = now - state.enqueuedAt;
     this.active += 1;
+    if (this.onStarted !== undefined) this.onStarted(key, queueWaitMs);
     this.out.next({ type: 'started', key, attempt, reasons, queueWaitMs, time: now });
     if (this.closed) return;
     let output: unknown;
@@ -289,6 +314,7 @@ export class Runner<T> {
     this.active -= 1;
     const now = this.scheduler.now();
     const { state, attempt, reasons, queueWaitMs } = run;
+    if (this.onDone !== undefined) this.onDone(state.key, now - run.startedAt);
     this.out.next({ type: 'released', key: state.key, attempt, reasons, queueWaitMs, durationMs: now - run.startedAt, time: now });
     if (this.closed) return;
     this.queue.finish(run.state, now, !this.stopping);
@@ -346,6 +372,7 @@ export class Runner<T> {
     if (this.closed) return;
     this.active -= 1;
     const now = this.scheduler.now();
+    if (this.onDone !== undefined) this.onDone(state.key, now - startedAt);
     this.queue.finish(state, now, !this.stopping);
     if (outcome === OK) this.outcomes.succeeded(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail as number | undefined);
     else if (outcome === INTERRUPTED) this.outcomes.interrupted(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);

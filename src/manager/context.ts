@@ -4,11 +4,11 @@
 import { of, type Observable, type SchedulerLike } from 'rxjs';
 import type { EventRecorder } from '../client/events/index.js';
 import { InformerHealthError } from '../controller/builder/index.js';
+import type { ReconcileMetrics } from '../controller/index.js';
 import { controllerContext, type ControllerContext } from '../controller/context/index.js';
 import type { InformerFactory } from '../informer/index.js';
 import type { Connection, WarningHandler } from '../transport/index.js';
 import type { ManagerLogger } from './logging/index.js';
-import type { ControllerMetrics } from './metrics/index.js';
 
 /** What the manager shares between the contexts of its controllers. */
 export interface SharedContext {
@@ -25,17 +25,17 @@ export interface SharedContext {
 
 /**
  * The context of controller `name`: the shared parts, its gate, and a `reconcile` that applies the gate, the
- * manager's shutdown and scheduler, and feeds `metrics` with its triggers and concurrency; what it survives goes to
- * `logger`.
+ * manager's shutdown and scheduler, and the manager's metrics hook `metrics` (its metrics and run logs); what it
+ * survives goes to `logger`.
  */
 export function managerControllerContext(
-  shared: SharedContext, name: string, needsLeadership: boolean, logger: ManagerLogger, metrics: ControllerMetrics | undefined,
+  shared: SharedContext, name: string, needsLeadership: boolean, logger: ManagerLogger, metrics: ReconcileMetrics,
 ): ControllerContext {
   return controllerContext({
     ...shared,
     name,
     gate: needsLeadership ? shared.leader$ : of(true),
-    ...(metrics === undefined ? {} : { instrument: metrics }),
+    metrics,
     reportError: (error) => {
       // The manager logs every informer's status changes itself; the builder's copy of them would be noise.
       if (error instanceof InformerHealthError) logger.debug({ error }, 'controller error');

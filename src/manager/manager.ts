@@ -37,11 +37,12 @@ import type { ManagerEvent, ManagerOptions } from './types.js';
  *   `controller_runtime_*`, client-go's `workqueue_*` (label `name`, and `controller`),
  *   `leader_election_master_status{name}`, reflector metrics (`reflector_lists_total`, `reflector_relists_total`,
  *   `reflector_watches_total`, `reflector_errors_total{reason}`, `reflector_problems_total{reason}`,
- *   `reflector_last_resource_version`) and Node's process metrics, all derived from the controllers' events and
- *   the informers' streams.
+ *   `reflector_last_resource_version`) and Node's process metrics. A controller's are what the `reconcile`
+ *   operators built with its `context.reconcile` report through their metrics hook (the queue's own adds, waits
+ *   and outcomes; its depth, workers and unfinished work read when scraped); the informers' come from their streams.
  * - **Logs.** One JSON record per reconcile outcome (controller, key, reasons, attempt, durationMs, result, error
- *   with its stack), per informer status change, per leadership change and per lifecycle step. Credentials and
- *   Secret data are redacted before any logger sees a record.
+ *   with its stack) of those operators, per informer status change, per leadership change and per lifecycle step.
+ *   Credentials and Secret data are redacted before any logger sees a record.
  * - **Graceful stop** on SIGTERM/SIGINT or `stop$`: readiness turns false, intake stops, in-flight runs drain for up
  *   to `shutdownTimeout` (then they are cancelled), the event recorder is flushed (within what is left of
  *   `shutdownTimeout`), the Lease is released (within `renewDeadline`), `stopped` is emitted and the Observable

@@ -7,7 +7,7 @@ import {
   BehaviorSubject, combineLatest, distinctUntilChanged, EMPTY, Observable, repeat, Subject, Subscription, timer, type Subscriber,
 } from 'rxjs';
 import { eventRecorder, type EventRecorder } from '../client/events/index.js';
-import { ReconcileCancelledError, type ReconcileEvent } from '../controller/index.js';
+import { bothMetrics, ReconcileCancelledError, type ReconcileEvent, type ReconcileMetrics } from '../controller/index.js';
 import type { ControllerDefinition } from '../controller/context/index.js';
 import type { InformerFactory } from '../informer/index.js';
 import { leaderElection } from '../leader/index.js';
@@ -20,13 +20,11 @@ import { managerInformers, type TrackedInformer } from './informers.js';
 import { logEventReport, logInformerStatus, logLeaderEvent, logOutcome, redactingLogger, redactor, type ManagerLogger } from './logging/index.js';
 import { ControllerMetrics, createManagerMetrics, ReflectorMetrics, type ManagerMetrics } from './metrics/index.js';
 import type { ManagerSettings } from './options.js';
-import { OutcomeFolder } from './outcomes.js';
 import type { ManagerEvent, ServerAddress } from './types.js';
 
 interface RunningController {
   readonly definition: ControllerDefinition;
   readonly metrics: ControllerMetrics | undefined;
-  readonly folder: OutcomeFolder;
   stream: Observable<ReconcileEvent> | undefined;
   subscription: Subscription | undefined;
   done: boolean;
@@ -97,17 +95,12 @@ export class ManagerRun {
       drainTimeout: this.settings.shutdownTimeout, recorder: this.recorder, onWarning: this.onWarning,
     };
     for (const definition of this.settings.controllers) {
-      const metrics = this.metrics === undefined ? undefined : new ControllerMetrics(this.metrics, this.settings.scheduler, definition.name);
-      const running: RunningController = {
-        definition, metrics, stream: undefined, subscription: undefined, done: false,
-        folder: new OutcomeFolder(this.settings.scheduler, (outcome) => {
-          metrics?.outcome(outcome);
-          logOutcome(this.log, definition.name, outcome);
-        }),
-      };
+      const metrics = this.metrics === undefined ? undefined : new ControllerMetrics(this.metrics, definition.name);
+      const running: RunningController = { definition, metrics, stream: undefined, subscription: undefined, done: false };
       this.controllers.push(running);
       const logger = redactingLogger(this.settings.logger, this.redact, { manager: this.settings.name, controller: definition.name });
-      const context = managerControllerContext(shared, definition.name, definition.needLeaderElection !== false, logger, metrics);
+      const hook = this.runHook(definition.name, metrics);
+      const context = managerControllerContext(shared, definition.name, definition.needLeaderElection !== false, logger, hook);
       try {
         running.stream = definition.start(context);
         if (!(running.stream instanceof Observable)) throw new TypeError(`start() returned ${typeof running.stream}, not an Observable`);
@@ -141,7 +134,6 @@ export class ManagerRun {
     if (this.phase !== 'stopped') this.phase = 'stopped';
     for (const controller of this.controllers) {
       controller.subscription?.unsubscribe();
-      controller.folder.dispose();
       controller.metrics?.dispose();
     }
     this.drainTimer?.unsubscribe();
@@ -247,15 +239,12 @@ export class ManagerRun {
     const name = controller.definition.name;
     controller.subscription = controller.stream!.subscribe({
       next: (event) => {
-        controller.metrics?.event(event);
-        controller.folder.next(event);
         if (event.type === 'rejected') this.log.warn({ controller: name, trigger: event.trigger, error: event.error }, 'trigger rejected');
         if (event.type === 'failed' && event.error instanceof ReconcileCancelledError) this.cancelled += 1;
         this.emit({ type: 'controller', time: event.time, controller: name, event });
       },
       error: (error: unknown) => {
         controller.done = true;
-        controller.folder.flush();
         const failure = error instanceof Error ? error : new Error(String(error));
         this.log.error({ controller: name, error: failure }, 'controller failed');
         this.failure ??= new Error(`manager: controller ${name} failed: ${failure.message}`, { cause: failure });
@@ -264,7 +253,6 @@ export class ManagerRun {
       },
       complete: () => {
         controller.done = true;
-        controller.folder.flush();
         if (this.phase === 'running') this.log.info({ controller: name }, 'controller completed');
         this.drained();
       },
@@ -283,7 +271,6 @@ export class ManagerRun {
     this.readiness.stopping = true;
     this.evaluate();
     this.drain$.next();
-    for (const controller of this.controllers) controller.metrics?.stopped();
     this.drainTimer = scheduler.schedule(() => this.afterDrain(), shutdownTimeout);
     this.drained();
   }
@@ -303,7 +290,6 @@ export class ManagerRun {
     for (const controller of stuck) {
       controller.subscription?.unsubscribe();
       controller.done = true;
-      controller.folder.flush();
     }
     const clean = stuck.length === 0 && this.cancelled === 0 && this.failure === undefined;
     this.clean = clean;
@@ -376,6 +362,15 @@ export class ManagerRun {
     this.readinessTimer?.unsubscribe();
     const next = this.readiness.nextChange(now);
     this.readinessTimer = next === undefined ? undefined : scheduler.schedule(() => this.evaluate(), next - now);
+  }
+
+  /**
+   * The metrics hook of controller `name`'s operators: its metrics, when the manager keeps them, and one log record
+   * per run (from the operator's own report of how the run ended).
+   */
+  private runHook(name: string, metrics: ControllerMetrics | undefined): ReconcileMetrics {
+    const log = this.log;
+    return bothMetrics(metrics, { outcome: (run, next) => logOutcome(log, name, run, next) })!;
   }
 
   private async readyChecks(): Promise<CheckResult[]> {

@@ -6,23 +6,16 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { combineLatest, distinctUntilChanged, map, merge, type Observable } from 'rxjs';
 import { resourceClient, type ResourceClientOptions } from '../../client/index.js';
 import type { ResourceRef } from '../../watch/index.js';
+import { bothMetrics, checkMetrics, type ReconcileMetrics } from '../metrics.js';
 import type { Lookup, ReconcileOptions } from '../options.js';
 import { reconcile } from '../reconcile.js';
-import type { ReconcileFn, ReconcileTrigger } from '../types.js';
+import type { ReconcileFn } from '../types.js';
 import type { ContextReconcile, ControllerContext } from './types.js';
-
-/** What a host watches of the reconcile operators its controllers build (the manager's workqueue metrics). */
-export interface ReconcileInstrument {
-  /** Every trigger the operator receives, before it. */
-  trigger(trigger: ReconcileTrigger | string): void;
-  /** The `concurrency` of each operator built. */
-  concurrency(workers: number): void;
-}
 
 /** What a host knows; {@link controllerContext} adds `reconcile` and `client()`. */
 export type ContextHost = Omit<ControllerContext, 'reconcile' | 'client'> & {
-  /** Sees every operator built with the context's `reconcile`. */
-  readonly instrument?: ReconcileInstrument;
+  /** The host's metrics hook (the manager's workqueue metrics and run logs), given to every operator built. */
+  readonly metrics?: ReconcileMetrics;
 };
 
 /**
@@ -30,27 +23,23 @@ export type ContextHost = Omit<ControllerContext, 'reconcile' | 'client'> & {
  *
  * # Guarantees
  * - `reconcile` applies the host's `gate` (AND the options' own), its `stop$` (OR the options' own), and defaults
- *   `scheduler` and `drainTimeout` to the host's; `instrument` sees every trigger first. Its options may be left
- *   out, as `reconcile`'s may.
+ *   `scheduler` and `drainTimeout` to the host's; the host's `metrics` hook hears every operator built, before the
+ *   options' own `metrics` (both hear everything). Its options may be left out, as `reconcile`'s may.
  * - `client()` passes the host's `scheduler`, `random` and `onWarning` unless `options` name others.
  */
 export function controllerContext(host: ContextHost): ControllerContext {
-  const { instrument, ...context } = host;
+  const { metrics, ...context } = host;
   const wrapped = <T>(fn: ReconcileFn<T>, options: ReconcileOptions & { readonly lookup?: Lookup<T> } = {}) => {
-    const operator = reconcile<T>(fn, {
+    checkMetrics(options.metrics); // before it is combined with the host's, which would hide a bad one
+    return reconcile<T>(fn, {
       ...options,
       lookup: options.lookup as Lookup<T>,
       gate: options.gate === undefined ? host.gate : both(host.gate, options.gate),
       stop$: options.stop$ === undefined ? host.stop$ : merge(host.stop$, options.stop$),
       scheduler: options.scheduler ?? host.scheduler,
       drainTimeout: options.drainTimeout ?? host.drainTimeout,
+      metrics: bothMetrics(metrics, options.metrics),
     });
-    instrument?.concurrency(options.concurrency ?? 1);
-    return (source: Observable<ReconcileTrigger | string>) =>
-      operator(instrument === undefined ? source : source.pipe(map((trigger) => {
-        instrument.trigger(trigger);
-        return trigger;
-      })));
   };
   return {
     ...context,

@@ -3,6 +3,6 @@
  * it (`ControllerDefinition`), and `startController`, the host of one controller on its own.
  * @packageDocumentation
  */
-export { controllerContext, type ContextHost, type ReconcileInstrument } from './context.js';
+export { controllerContext, type ContextHost } from './context.js';
 export { checkDefinition, hostController, startController, type StartControllerOptions } from './start.js';
 export type { ContextReconcile, ControllerContext, ControllerDefinition } from './types.js';

@@ -5,7 +5,10 @@ import type { EventReport } from '../../client/index.js';
 import { keyFor } from '../../objects/index.js';
 import type { LeaderEvent } from '../../leader/index.js';
 import type { WatchStatus } from '../../watch/index.js';
-import type { RunOutcome } from '../outcomes.js';
+import type {
+  ReconcileDropped, ReconcileFailed, ReconcileRequeued, ReconcileRetrying, ReconcileSucceeded,
+} from '../../controller/index.js';
+import { resultOf } from '../metrics/index.js';
 import type { LogFields, ManagerLogger } from './logger.js';
 
 /**
@@ -14,22 +17,25 @@ import type { LogFields, ManagerLogger } from './logger.js';
  * error (with its stack), whether it is terminal, and the retry delay, the drop or `gateClosed` (the gate closed
  * during the run: not counted, the key runs again when it opens).
  */
-export function logOutcome(logger: ManagerLogger, controller: string, outcome: RunOutcome): void {
+export function logOutcome(
+  logger: ManagerLogger, controller: string, run: ReconcileSucceeded | ReconcileFailed,
+  next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined,
+): void {
+  const result = resultOf(run, next);
   const fields: Record<string, unknown> = {
-    controller, key: outcome.key, reasons: outcome.reasons, attempt: outcome.attempt,
-    durationMs: outcome.durationMs, queueWaitMs: outcome.queueWaitMs, result: outcome.result,
+    controller, key: run.key, reasons: run.reasons, attempt: run.attempt, durationMs: run.durationMs, queueWaitMs: run.queueWaitMs, result,
   };
-  if (outcome.result === 'requeue_after') fields.requeueAfterMs = outcome.requeueAfterMs;
-  if (outcome.result !== 'error') {
+  if (next?.type === 'requeued') fields.requeueAfterMs = next.delayMs;
+  if (run.type === 'succeeded') {
     logger.info(fields, 'reconciled');
     return;
   }
-  fields.error = outcome.error instanceof Error ? outcome.error : { message: String(outcome.error) };
-  fields.terminal = outcome.terminal === true;
-  if (outcome.retryInMs !== undefined) fields.retryInMs = outcome.retryInMs;
-  if (outcome.failures !== undefined) fields.failures = outcome.failures;
-  if (outcome.dropped === true) fields.dropped = true;
-  if (outcome.gateClosed === true) fields.gateClosed = true;
+  fields.error = run.error instanceof Error ? run.error : { message: String(run.error) };
+  fields.terminal = run.terminal;
+  if (next?.type === 'retrying') fields.retryInMs = next.delayMs;
+  if (next !== undefined && next.type !== 'requeued') fields.failures = next.failures;
+  if (next?.type === 'dropped') fields.dropped = true;
+  if (run.gateClosed === true) fields.gateClosed = true;
   logger.error(fields, 'reconcile failed');
 }
 

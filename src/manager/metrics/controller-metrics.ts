@@ -1,158 +1,120 @@
 /**
- * One controller's metrics, derived from its triggers, its `ReconcileEvent`s and its run outcomes.
+ * One controller's metrics, as its `reconcile` operators report them through their metrics hook.
  */
-import type { SchedulerLike } from 'rxjs';
-import { ReconcileTimeoutError, type ReconcileEvent, type ReconcileTrigger } from '../../controller/index.js';
-import type { RunOutcome } from '../outcomes.js';
+import {
+  ReconcileTimeoutError, type ReconcileDropped, type ReconcileFailed, type ReconcileMetrics, type ReconcileQueueView,
+  type ReconcileRequeued, type ReconcileRetrying, type ReconcileSucceeded,
+} from '../../controller/index.js';
 import type { ManagerMetrics } from './definitions.js';
-import { QueueModel } from './queue-model.js';
 
 /** controller-runtime initialises every `result` at 0, so rates exist before the first run of each kind. */
 const RESULTS = ['success', 'error', 'requeue', 'requeue_after'] as const;
 
+/** controller-runtime's `result` label of a run: `requeue` is never used (rxkube has no `Requeue: true`). */
+export function resultOf(
+  run: ReconcileSucceeded | ReconcileFailed, next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined,
+): 'success' | 'requeue_after' | 'error' {
+  if (run.type === 'failed') return 'error';
+  return next?.type === 'requeued' ? 'requeue_after' : 'success';
+}
+
 /**
- * Records one controller into the manager's metrics.
+ * Records one controller into the manager's metrics: the metrics hook of every `reconcile` operator built with its
+ * context (`context.reconcile`, so `controller({ context })` too), as client-go's workqueue records into its
+ * `MetricsProvider`.
  *
  * # Guarantees
  * - `controller_runtime_*` follow controller-runtime: every run counts once in `reconcile_total` by result and in
- *   `reconcile_time_seconds`; failures in `reconcile_errors_total` (terminal ones also in
- *   `terminal_reconcile_errors_total`, timeouts also in `reconcile_timeouts_total`); `active_workers` counts runs
- *   in flight.
- * - A run whose Promise outlived its `timeout` (`failed` marked `held`) is in flight until its `released` event:
- *   it counts in `active_workers`, `unfinished_work_seconds` and `longest_running_processor_seconds` while it holds
- *   its key and slot, its work duration is observed when it settles, and its retry enters the queue model only
- *   then. These gauges exist to reveal stuck workers, and a held run is one.
- * - `workqueue_*` follow client-go: `queue_duration_seconds` observes each run's queue wait, `work_duration_seconds`
- *   each run's duration (until `released` for a held run), `retries_total` each retry scheduled; `depth` and
- *   `adds_total` come from a {@link QueueModel}; `unfinished_work_seconds` and `longest_running_processor_seconds`
- *   are computed at scrape time from the runs in flight.
+ *   `reconcile_time_seconds` (a run the gate closure interrupted counts as an `error` run, as its `failed` event
+ *   says, though it charges nothing against its key); failures in `reconcile_errors_total` (terminal ones also in
+ *   `terminal_reconcile_errors_total`, timeouts also in `reconcile_timeouts_total`).
+ * - `workqueue_*` follow client-go: `adds_total` counts the operator's adds, `queue_duration_seconds` each run's
+ *   queue wait, `work_duration_seconds` each run's time holding its worker, `retries_total` each retry scheduled.
+ * - The gauges are read from the operators' queues when scraped: `depth`, `controller_runtime_active_workers`,
+ *   `unfinished_work_seconds` and `longest_running_processor_seconds` are the operators' own figures (summed over
+ *   the operators of the controller; the longest is their maximum). A run whose Promise outlived its `timeout` holds
+ *   its worker until it settles, and these gauges count it until then: they exist to reveal stuck workers.
  */
-export class ControllerMetrics {
-  private readonly inFlight = new Map<string, number>();
-  /**
-   * Keys whose run is a Promise that outlived its timeout (a `failed` marked `held`), until its `released`: when its
-   * retry (or, after a gate closure, its next run) becomes due, if it has one.
-   */
-  private readonly held = new Map<string, number | undefined>();
-  private readonly model: QueueModel;
+export class ControllerMetrics implements ReconcileMetrics {
+  private readonly queues = new Set<ReconcileQueueView>();
   private readonly labels: { readonly controller: string };
   private readonly queueLabels: { readonly name: string; readonly controller: string };
-  private readonly collect = (): void => this.collectInFlight();
+  private readonly collect = (): void => this.collectQueues();
 
   constructor(
     private readonly metrics: ManagerMetrics,
-    private readonly scheduler: SchedulerLike,
     controller: string,
   ) {
     this.labels = { controller };
     this.queueLabels = { name: controller, controller };
     for (const result of RESULTS) metrics.reconcileTotal.inc({ controller, result }, 0);
     for (const counter of [metrics.reconcileErrors, metrics.terminalErrors, metrics.reconcileTimeouts]) counter.inc(this.labels, 0);
-    metrics.activeWorkers.set(this.labels, 0);
     metrics.adds.inc(this.queueLabels, 0);
     metrics.retries.inc(this.queueLabels, 0);
-    metrics.depth.set(this.queueLabels, 0);
-    metrics.unfinishedWork.sources.add(this.collect);
-    metrics.longestRunning.sources.add(this.collect);
-    this.model = new QueueModel(scheduler, () => metrics.adds.inc(this.queueLabels), (depth) => metrics.depth.set(this.queueLabels, depth));
+    for (const gauge of this.gauges()) gauge.sources.add(this.collect);
+    this.collectQueues();
   }
 
-  /** The `concurrency` the controller's reconcile runs with. */
-  concurrency(value: number): void {
-    this.metrics.maxConcurrent.set(this.labels, value === Number.POSITIVE_INFINITY ? Number.MAX_SAFE_INTEGER : value);
+  opened(queue: ReconcileQueueView): void {
+    this.queues.add(queue);
+    const { concurrency } = queue;
+    this.metrics.maxConcurrent.set(this.labels, concurrency === Number.POSITIVE_INFINITY ? Number.MAX_SAFE_INTEGER : concurrency);
   }
 
-  trigger(trigger: ReconcileTrigger | string): void {
-    const key = typeof trigger === 'string' ? trigger : typeof trigger === 'object' && trigger !== null ? trigger.key : undefined;
-    // Invalid triggers are rejected by the operator and never queued.
-    if (typeof key === 'string' && key !== '') this.model.trigger(key);
+  closed(queue: ReconcileQueueView): void {
+    this.queues.delete(queue);
   }
 
-  event(event: ReconcileEvent): void {
-    switch (event.type) {
-      case 'started':
-        this.model.started(event.key);
-        this.inFlight.set(event.key, event.time);
-        this.metrics.activeWorkers.set(this.labels, this.inFlight.size);
-        this.metrics.queueDuration.observe(this.queueLabels, event.queueWaitMs / 1000);
-        return;
-      case 'failed':
-        if (event.held === true) {
-          // Reported at its deadline, but the Promise still holds the key and a worker: in flight until `released`.
-          this.held.set(event.key, event.gateClosed === true ? event.time : undefined);
-          return;
-        }
-        this.ended(event.key, event.durationMs);
-        // A run the gate closure interrupted leaves its key ready again at once.
-        if (event.gateClosed === true) this.model.delayed(event.key, 0);
-        return;
-      case 'succeeded':
-        this.ended(event.key, event.durationMs);
-        return;
-      case 'released': {
-        const readyAt = this.held.get(event.key);
-        this.held.delete(event.key);
-        this.ended(event.key, event.durationMs);
-        if (readyAt !== undefined) this.model.delayed(event.key, Math.max(0, readyAt - event.time));
-        return;
-      }
-      case 'retrying':
-        this.metrics.retries.inc(this.queueLabels);
-        // A held run's retry waits for its Promise too: it is queued when the run is released.
-        if (this.held.has(event.key)) this.held.set(event.key, event.time + event.delayMs);
-        else this.model.delayed(event.key, event.delayMs);
-        return;
-      case 'requeued':
-        this.model.delayed(event.key, event.delayMs);
-        return;
-      default:
-        return;
-    }
+  added(): void {
+    this.metrics.adds.inc(this.queueLabels);
   }
 
-  outcome(outcome: RunOutcome): void {
-    const { controller } = this.labels;
-    this.metrics.reconcileTotal.inc({ controller, result: outcome.result });
-    this.metrics.reconcileTime.observe(this.labels, outcome.durationMs / 1000);
-    if (outcome.result !== 'error') return;
-    this.metrics.reconcileErrors.inc(this.labels);
-    if (outcome.terminal === true) this.metrics.terminalErrors.inc(this.labels);
-    if (outcome.error instanceof ReconcileTimeoutError) this.metrics.reconcileTimeouts.inc(this.labels);
+  started(_key: string, queueWaitMs: number): void {
+    this.metrics.queueDuration.observe(this.queueLabels, queueWaitMs / 1000);
   }
 
-  /** The operator dropped its waiting keys (graceful stop). */
-  stopped(): void {
-    this.model.clear();
-  }
-
-  dispose(): void {
-    this.model.dispose();
-    this.inFlight.clear();
-    this.held.clear();
-    this.metrics.activeWorkers.set(this.labels, 0);
-    this.collectInFlight();
-    this.metrics.unfinishedWork.sources.delete(this.collect);
-    this.metrics.longestRunning.sources.delete(this.collect);
-  }
-
-  /** A run is over: its worker is free, and its work duration is observed (as client-go's `Done`). */
-  private ended(key: string, durationMs: number): void {
-    this.model.ended(key);
-    this.inFlight.delete(key);
-    this.metrics.activeWorkers.set(this.labels, this.inFlight.size);
+  done(_key: string, durationMs: number): void {
     this.metrics.workDuration.observe(this.queueLabels, durationMs / 1000);
   }
 
-  private collectInFlight(): void {
-    const now = this.scheduler.now();
-    let total = 0;
-    let longest = 0;
-    for (const startedAt of this.inFlight.values()) {
-      const seconds = Math.max(0, now - startedAt) / 1000;
-      total += seconds;
-      longest = Math.max(longest, seconds);
+  outcome(run: ReconcileSucceeded | ReconcileFailed, next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined): void {
+    const { controller } = this.labels;
+    const result = resultOf(run, next);
+    this.metrics.reconcileTotal.inc({ controller, result });
+    this.metrics.reconcileTime.observe(this.labels, run.durationMs / 1000);
+    if (next?.type === 'retrying') this.metrics.retries.inc(this.queueLabels);
+    if (run.type !== 'failed') return;
+    this.metrics.reconcileErrors.inc(this.labels);
+    if (run.terminal) this.metrics.terminalErrors.inc(this.labels);
+    if (run.error instanceof ReconcileTimeoutError) this.metrics.reconcileTimeouts.inc(this.labels);
+  }
+
+  /** The controller is gone: its gauges read 0 from now on, and are no longer collected. */
+  dispose(): void {
+    this.queues.clear();
+    this.collectQueues();
+    for (const gauge of this.gauges()) gauge.sources.delete(this.collect);
+  }
+
+  private gauges() {
+    const { depth, activeWorkers, unfinishedWork, longestRunning } = this.metrics;
+    return [depth, activeWorkers, unfinishedWork, longestRunning] as const;
+  }
+
+  private collectQueues(): void {
+    let depth = 0;
+    let active = 0;
+    let unfinishedMs = 0;
+    let longestMs = 0;
+    for (const queue of this.queues) {
+      depth += queue.depth;
+      active += queue.activeWorkers;
+      unfinishedMs += queue.unfinishedWorkMs;
+      longestMs = Math.max(longestMs, queue.longestRunningMs);
     }
-    this.metrics.unfinishedWork.set(this.queueLabels, total);
-    this.metrics.longestRunning.set(this.queueLabels, longest);
+    this.metrics.depth.set(this.queueLabels, depth);
+    this.metrics.activeWorkers.set(this.labels, active);
+    this.metrics.unfinishedWork.set(this.queueLabels, unfinishedMs / 1000);
+    this.metrics.longestRunning.set(this.queueLabels, longestMs / 1000);
   }
 }

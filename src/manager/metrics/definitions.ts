@@ -14,7 +14,7 @@ const RECONCILE_BUCKETS = [
 const WORKQUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(1)));
 
 /** A gauge whose value is computed at scrape time by whoever registered a source for it. */
-export type CollectedGauge = Gauge & { readonly sources: Set<() => void> };
+export type CollectedGauge<L extends string = string> = Gauge<L> & { readonly sources: Set<() => void> };
 
 /** Every metric the manager keeps, by its Prometheus name. */
 export interface ManagerMetrics {
@@ -25,13 +25,13 @@ export interface ManagerMetrics {
   readonly reconcileTimeouts: Counter<'controller'>;
   readonly reconcileTime: Histogram<'controller'>;
   readonly maxConcurrent: Gauge<'controller'>;
-  readonly activeWorkers: Gauge<'controller'>;
-  readonly depth: Gauge<'name' | 'controller'>;
+  readonly activeWorkers: CollectedGauge<'controller'>;
+  readonly depth: CollectedGauge<'name' | 'controller'>;
   readonly adds: Counter<'name' | 'controller'>;
   readonly queueDuration: Histogram<'name' | 'controller'>;
   readonly workDuration: Histogram<'name' | 'controller'>;
-  readonly unfinishedWork: CollectedGauge;
-  readonly longestRunning: CollectedGauge;
+  readonly unfinishedWork: CollectedGauge<'name' | 'controller'>;
+  readonly longestRunning: CollectedGauge<'name' | 'controller'>;
   readonly retries: Counter<'name' | 'controller'>;
   readonly leaderStatus: Gauge<'name'>;
   readonly lists: Counter<'name'>;
@@ -80,11 +80,11 @@ export function createManagerMetrics(registry: Registry, withProcessMetrics: boo
     names.push(name);
     return new Histogram<L>({ name, help, labelNames, buckets, registers });
   };
-  const collected = (name: string, help: string): CollectedGauge => {
+  const collected = <L extends string>(name: string, help: string, labelNames: readonly L[]): CollectedGauge<L> => {
     names.push(name);
     const sources = new Set<() => void>();
-    const metric = new Gauge({
-      name, help, labelNames: ['name', 'controller'], registers,
+    const metric = new Gauge<L>({
+      name, help, labelNames, registers,
       collect() {
         for (const source of sources) source();
       },
@@ -104,14 +104,14 @@ export function createManagerMetrics(registry: Registry, withProcessMetrics: boo
     reconcileTimeouts: counter('controller_runtime_reconcile_timeouts_total', 'Total number of reconciliation timeouts per controller', ['controller']),
     reconcileTime: histogram('controller_runtime_reconcile_time_seconds', 'Length of time per reconciliation per controller', ['controller'], RECONCILE_BUCKETS),
     maxConcurrent: gauge('controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller', ['controller']),
-    activeWorkers: gauge('controller_runtime_active_workers', 'Number of currently used workers per controller', ['controller']),
-    depth: gauge('workqueue_depth', 'Current depth of workqueue', queue),
+    activeWorkers: collected('controller_runtime_active_workers', 'Number of currently used workers per controller', ['controller']),
+    depth: collected('workqueue_depth', 'Current depth of workqueue', queue),
     adds: counter('workqueue_adds_total', 'Total number of adds handled by workqueue', queue),
     queueDuration: histogram('workqueue_queue_duration_seconds', 'How long in seconds an item stays in workqueue before being requested', queue, WORKQUEUE_BUCKETS),
     workDuration: histogram('workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes.', queue, WORKQUEUE_BUCKETS),
     unfinishedWork: collected('workqueue_unfinished_work_seconds',
-      'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration. Large values indicate stuck threads.'),
-    longestRunning: collected('workqueue_longest_running_processor_seconds', 'How many seconds has the longest running processor for workqueue been running.'),
+      'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration. Large values indicate stuck threads.', queue),
+    longestRunning: collected('workqueue_longest_running_processor_seconds', 'How many seconds has the longest running processor for workqueue been running.', queue),
     retries: counter('workqueue_retries_total', 'Total number of retries handled by workqueue', queue),
     leaderStatus: gauge('leader_election_master_status',
       'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease.', ['name']),

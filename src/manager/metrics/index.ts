@@ -1,9 +1,9 @@
 /**
  * The manager's Prometheus metrics: controller-runtime's, client-go's workqueue and reflector sets, leader
- * election, and Node's process metrics, all derived from the streams controllers and informers emit.
+ * election, and Node's process metrics; the controllers' from their operators' metrics hook, the informers' from
+ * the streams they emit.
  * @packageDocumentation
  */
 export { MANAGER_METRIC_NAMES, createManagerMetrics, type ManagerMetrics } from './definitions.js';
-export { ControllerMetrics } from './controller-metrics.js';
+export { ControllerMetrics, resultOf } from './controller-metrics.js';
 export { ReflectorMetrics } from './reflector-metrics.js';
-export { QueueModel } from './queue-model.js';
