@@ -5,5 +5,6 @@
 export { virtualCluster } from './cluster.js';
 export type { ExchangeEvent } from './exchange.js';
 export type {
-  ConflictKeyOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults,
+  ConflictKeyOptions, NetworkFaultOptions, NetworkFaults, PartitionOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster,
+  VirtualClusterOptions, VirtualDelay, VirtualFaults, VirtualLink, VirtualLinkOptions, VirtualNetworkOptions, VirtualRequestInfo,
 } from './types.js';
