@@ -10,6 +10,7 @@ import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import { TestScheduler } from 'rxjs/testing';
 import { resourceClient, type ReconcileEvent } from '../../src/index.js';
 import { virtualCluster, type VirtualCluster, type VirtualLink } from '../../src/testing/index.js';
+import { requestTimeline } from '../shared/virtual-time.js';
 import type { ReplicaSetOptions } from './options.js';
 import { POD, PODSET, podSetCrd, type PodSet } from './podset.js';
 import { replicaSet } from './replica-set.js';
@@ -57,6 +58,9 @@ interface Run {
   readonly podSet: PodSet | undefined;
 }
 
+/** The Pod creates the server has answered so far. */
+const podCreates = (cluster: VirtualCluster): number => cluster.requestLog.records().filter((r) => r.verb === 'create' && r.resource === 'pods').length;
+
 const ANSWERED = /^(Created pod (\S+)|Failed to create a pod) for PodSet/;
 
 /**
@@ -64,7 +68,7 @@ const ANSWERED = /^(Created pod (\S+)|Failed to create a pod) for PodSet/;
  *
  * The server names Pods `web-<5 random characters>`; the timeline calls each `web-p<n>`, `n` the index of the create
  * that made it (failed creates count too), so the expected lines read the same whatever the seed. The timeline is
- * the controller's lines and its writes (`<arrival time> <METHOD> <path>`), by time, its lines first in a frame.
+ * the controller's lines and its requests (`<arrival time> <METHOD> <path>`), as `requestTimeline` orders them.
  */
 function run(
   script: (cluster: Cluster, at: (time: number, action: () => void) => void) => void,
@@ -87,7 +91,8 @@ function run(
     });
     cluster.seed([podSetCrd()]);
     const user: VirtualLink = cluster.link({ userAgent: 'kubectl', latency: 0 });
-    const lines: Array<readonly [number, string]> = [];
+    // The controller's own writes and reads of single objects; the user's and the informers' lists and watches stay out.
+    const timeline = requestTimeline(scheduler, cluster.requestLog, (r) => r.userAgent !== 'kubectl' && r.resource !== undefined && r.verb !== 'list' && r.verb !== 'watch');
     const aliases = new Map<string, string>();
     let answered = 0;
     const print = (line: string): void => {
@@ -96,7 +101,7 @@ function run(
         const index = answered++;
         if (match[2] !== undefined) aliases.set(match[2], `web-p${index}`);
       }
-      lines.push([scheduler.now(), line]);
+      timeline.print(line);
     };
     const nameOf = (alias: string): string => [...aliases].find(([, a]) => a === alias)?.[0] ?? alias;
     const pods = resourceClient<V1Pod>(user, POD, { namespace: 'default' });
@@ -113,7 +118,7 @@ function run(
       deletePodSet: (name) => podSets.delete(name).subscribe(),
       markPodSetDeleting: (name) => podSets.delete(name, { propagationPolicy: 'Foreground' }).subscribe(),
       deletePod: (alias) => {
-        lines.push([scheduler.now(), `user deletes pod ${alias}`]);
+        timeline.print(`user deletes pod ${alias}`);
         pods.delete(nameOf(alias)).subscribe();
       },
       readyPod: (alias) => {
@@ -126,15 +131,10 @@ function run(
     scheduler.schedule(() => script(drive, (time, action) => scheduler.schedule(action, time)), 0);
     scheduler.schedule(() => subscription.unsubscribe(), until);
     scheduler.flush();
-    const records = cluster.requestLog.records().filter((r) => r.userAgent !== 'kubectl' && r.resource !== undefined && r.verb !== 'list' && r.verb !== 'watch');
-    const requests = records.map((r) => [Date.parse(r.time), `${r.method} ${r.path}`] as const);
     const alias = (text: string): string => text.replace(/web-[a-z0-9]{5}\b/g, (name) => aliases.get(name) ?? name);
-    const timeline = [...lines.map((line, i) => [line[0], 0, i, line[1]] as const), ...requests.map((line, i) => [line[0], 1, i, line[1]] as const)]
-      .sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2])
-      .map(([time, , , text]) => `${time} ${alias(text)}`);
     result = {
-      timeline, cluster, events,
-      creates: records.filter((r) => r.verb === 'create' && r.resource === 'pods').length,
+      timeline: timeline.lines.map(alias), cluster, events,
+      creates: podCreates(cluster),
       names: cluster.list(POD, 'default').map((pod) => alias(pod.metadata!.name!)).sort(),
       podSet: cluster.list(PODSET, 'default')[0] as PodSet | undefined,
     };
@@ -148,8 +148,6 @@ const STATUS = '/apis/examples.rxkube.io/v1alpha1/namespaces/default/podsets/web
 /** The timeline without the status writes and their lines, which specs about Pods do not look at. */
 const podLines = (timeline: readonly string[]): string[] => timeline.filter((line) => !line.includes(STATUS) && !line.includes('status: replicas'));
 const QUOTA = 'pods "web-" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=2, limited: pods=2';
-/** The Pod creates the server has answered so far. */
-const podCreates = (cluster: VirtualCluster): number => cluster.requestLog.records().filter((r) => r.verb === 'create' && r.resource === 'pods').length;
 
 describe('the replica-set example (marbles)', () => {
   it('creates the missing pods in slow-start batches of 1, 2, 4…, each batch once the previous one was answered', () => {

@@ -7,10 +7,10 @@ import { Observable, type Subscription } from 'rxjs';
 import type { RunHelpers, TestScheduler } from 'rxjs/testing';
 import type { DeltaSource } from '../../src/informer/index.js';
 import type { ControllerDefinition } from '../../src/controller/context/index.js';
-import { manager, type LogFields, type ManagerEvent, type ManagerLogger, type ManagerOptions } from '../../src/manager/index.js';
+import { manager, type ManagerOptions } from '../../src/manager/index.js';
 import type { Transport, TransportRequest, TransportResponse } from '../../src/transport/index.js';
 import type { WatchEvent } from '../../src/watch/index.js';
-import { fmt } from '../controller/helpers.js';
+import { recordingLogger, subscribeTimeline, virtualManagerOptions } from '../../examples/shared/virtual-time.js';
 import { VirtualLeaseServer } from '../leader/lease-server.js';
 import { pod } from '../store/fixtures.js';
 
@@ -60,49 +60,6 @@ export function virtualConnection(scheduler: TestScheduler, server: VirtualLease
   };
 }
 
-/** A logger that records `"<time> <level> <msg>"` lines and the raw records. */
-export function recordingLogger(scheduler: TestScheduler): ManagerLogger & { lines: string[]; records: Array<LogFields & { msg: string }> } {
-  const lines: string[] = [];
-  const records: Array<LogFields & { msg: string }> = [];
-  const log = (level: string) => (fields: LogFields, msg: string): void => {
-    lines.push(`${scheduler.now()} ${level} ${msg}`);
-    records.push({ ...fields, msg });
-  };
-  return { lines, records, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
-}
-
-/** `"<time> <event>"` for the manager events a spec reads. */
-export function describeEvent(event: ManagerEvent): string | undefined {
-  switch (event.type) {
-    case 'controller':
-      return `${event.time} ${event.controller}: ${fmt(event.event)}`;
-    case 'leading':
-      return `${event.time} leading ${event.leading}`;
-    case 'ready':
-      return `${event.time} ready ${event.ready}`;
-    case 'drained':
-      return `${event.time} drained${event.clean ? ' clean' : ''} cancelled=${event.cancelled}`;
-    case 'stopping':
-      return `${event.time} stopping (${event.reason})`;
-    case 'informer':
-      return undefined;
-    default:
-      return `${event.time} ${event.type}`;
-  }
-}
-
-/** Subscribes `manager$`, pushing `describeEvent` lines to `timeline`, then `<time> complete` or `<time> error <message>`. */
-export function subscribeTimeline(manager$: Observable<ManagerEvent>, scheduler: TestScheduler, timeline: string[]): Subscription {
-  return manager$.subscribe({
-    next: (event) => {
-      const line = describeEvent(event);
-      if (line !== undefined) timeline.push(line);
-    },
-    error: (error: unknown) => timeline.push(`${scheduler.now()} error ${(error as Error).message}`),
-    complete: () => timeline.push(`${scheduler.now()} complete`),
-  });
-}
-
 /** A virtual manager's handles: its timeline, logs, Event writes, exits, the Lease server and the subscription. */
 export interface VirtualManager {
   readonly timeline: string[];
@@ -113,24 +70,7 @@ export interface VirtualManager {
   subscription: Subscription | undefined;
 }
 
-/**
- * The options of a manager in virtual time: Lease `lock` in `default` as candidate `me` (standby when lost), no
- * metrics or health server (they bind ports), no process signals, `logger`, and exits recorded as `<time> exit <code>`.
- */
-export function virtualManagerOptions(
-  scheduler: TestScheduler, logger: ManagerLogger, exits: string[],
-): Omit<ManagerOptions, 'connection' | 'controllers'> {
-  return {
-    name: 'lock',
-    leaderElection: { namespace: 'default', identity: 'me', random: () => 0.5, onLost: 'standby' },
-    metrics: false,
-    health: false,
-    signals: false,
-    logger,
-    scheduler,
-    exit: (code) => void exits.push(`${scheduler.now()} exit ${code}`),
-  };
-}
+export { recordingLogger, subscribeTimeline, virtualManagerOptions } from '../../examples/shared/virtual-time.js';
 
 /** Subscribes a manager at frame 0 with the virtual connection, no servers, and `overrides`. */
 export function startVirtualManager(
