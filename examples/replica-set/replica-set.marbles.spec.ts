@@ -147,6 +147,8 @@ const POSTS = '/api/v1/namespaces/default/pods';
 const STATUS = '/apis/examples.rxkube.io/v1alpha1/namespaces/default/podsets/web/status';
 /** The timeline without the status writes and their lines, which specs about Pods do not look at. */
 const podLines = (timeline: readonly string[]): string[] => timeline.filter((line) => !line.includes(STATUS) && !line.includes('status: replicas'));
+/** {@link podLines} from virtual time `time` on. */
+const podLinesFrom = (timeline: readonly string[], time: number): string[] => podLines(timeline).filter((line) => Number(line.split(' ')[0]) >= time);
 const QUOTA = 'pods "web-" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=2, limited: pods=2';
 
 describe('the replica-set example (marbles)', () => {
@@ -269,7 +271,7 @@ describe('the replica-set example (marbles)', () => {
       at(150, () => c.readyPod('web-p0'));
       at(200, () => c.applyPodSet(WEB(2)));
     }, 1000);
-    expect(podLines(timeline).filter((line) => Number(line.split(' ')[0]) >= 200)).to.deep.equal([
+    expect(podLinesFrom(timeline, 200)).to.deep.equal([
       '210 Too many replicas for PodSet default/web: need 2, have 5, deleting 3: web-p3, web-p4, web-p0',
       '210 DELETE /api/v1/namespaces/default/pods/web-p3',
       '210 DELETE /api/v1/namespaces/default/pods/web-p4',
@@ -292,7 +294,7 @@ describe('the replica-set example (marbles)', () => {
       at(200, () => c.markPodSetDeleting('web'));
       at(300, () => c.deletePod('web-p1'));
     }, 1000);
-    expect(podLines(timeline).filter((line) => Number(line.split(' ')[0]) >= 100)).to.deep.equal([
+    expect(podLinesFrom(timeline, 100)).to.deep.equal([
       '100 user deletes pod web-p0',
       '110 Too few replicas for PodSet default/web: need 2, have 1, creating 1',
       '110 PodSet default/web: slow-start batch of 1',
@@ -331,7 +333,7 @@ describe('the replica-set example (marbles)', () => {
       // A new PodSet under the same name (another uid): the old one's pod is not its own.
       at(200, () => c.applyPodSet(WEB(1)));
     }, 1000);
-    expect(podLines(timeline).filter((line) => Number(line.split(' ')[0]) >= 100)).to.deep.equal([
+    expect(podLinesFrom(timeline, 100)).to.deep.equal([
       '110 PodSet default/web has been deleted',
       '210 Too few replicas for PodSet default/web: need 1, have 0, creating 1',
       '210 PodSet default/web: slow-start batch of 1',
