@@ -26,7 +26,7 @@ export type { HealthRoutingConnection, WatchFailure, WatchHealthHandler, WatchHe
 export type {
   ExchangeEvent, ConflictKeyOptions, NetworkFaultOptions, NetworkFaults, PartitionOptions, RawExchangeRequest, RawExchangeResponse,
   VirtualCluster, VirtualClusterOptions, VirtualDelay, VirtualFaults, VirtualLink, VirtualLinkOptions, VirtualNetworkOptions,
-  VirtualRequestInfo,
+  VirtualRequestInfo, WarnNextOptions,
 } from './virtual/index.js';
 export { createCertificateAuthority, issueCertificate } from './pki/index.js';
 export type { Pem, CertificateAuthority, CertificateUsage, IssueOptions } from './pki/index.js';

@@ -215,13 +215,53 @@ describe('virtualCluster: network faults', () => {
     });
   });
 
-  it('refuses a count below 1 and an unknown partition mode, arming nothing', () => {
+  it('refuses a count below 1, an unknown partition mode and an empty warning, arming nothing', () => {
     const scheduler = new TestScheduler(() => undefined);
     const cluster = virtualCluster({ scheduler });
     expect(() => cluster.faults.hangNext({ count: 0 })).to.throw(RangeError, 'hangNext: count must be at least 1, got 0');
     expect(() => cluster.faults.partition({ mode: 'drop' as 'hang' })).to.throw(RangeError, 'partition: mode must be "refuse" or "hang", got drop');
+    expect(() => cluster.faults.warnNext({ text: '' })).to.throw(RangeError, 'warnNext: text must be a non-empty string, got ""');
     cluster.close();
   });
+
+  it('the refusal names the request as a refused connection does, and a lost answer the closed connection', () => {
+    const messages: string[] = [];
+    marbles({}, (cluster) => {
+      cluster.faults.refuseNext();
+      cluster.faults.loseAnswerNext();
+      const note = { error: (error: unknown) => messages.push((error as Error).message) };
+      cluster.get(PATH, {}).subscribe(note);
+      cluster.request({ method: 'POST', path: PATH, body: cm('a') }).subscribe(note);
+    });
+    expect(messages).to.deep.equal([
+      `GET ${PATH}: connection refused`, `POST ${PATH}: the connection closed before the answer arrived`,
+    ]);
+  });
+});
+
+describe('virtualCluster: API warnings', () => {
+  it('warnNext adds a warning to the next matching answers, after the server\u2019s own, refusals included', () => {
+    const seen: string[] = [];
+    marbles({}, (cluster, { at }) => {
+      const answered = (response: { warnings?: readonly string[] }) => seen.push(`${cluster.scheduler.now()} ${(response.warnings ?? []).join(' | ')}`);
+      cluster.faults.warnNext({ text: 'webhook says hi', method: 'POST', count: 2 });
+      cluster.faults.warnNext({ text: 'v1 is "old"', path: PATH });
+      // An unknown field, dropped with the server's own warning (fieldValidation=Warn).
+      cluster.request({ method: 'POST', path: PATH, query: { fieldValidation: 'Warn' }, body: { ...cm('a'), bogus: 1 } }).subscribe(answered);
+      at(1, () => cluster.request({ method: 'POST', path: PATH, body: cm('a') }).subscribe({
+        error: (error: unknown) => seen.push(`1 refused ${(error as ApiError).code}: ${(error as ApiError).warnings.join(' | ')}`),
+      }));
+      at(2, () => cluster.request({ method: 'POST', path: PATH, body: cm('b') }).subscribe(answered));
+    });
+    expect(seen).to.deep.equal([
+      '0 unknown field "bogus" | webhook says hi | v1 is "old"',
+      '1 refused 409: webhook says hi',
+      '2 ',
+    ]);
+  });
+});
+
+describe('virtualCluster: network faults, continued', () => {
 });
 
 describe('virtualCluster: links', () => {

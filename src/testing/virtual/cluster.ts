@@ -14,7 +14,7 @@ import {
 import { bodyText, lowerCased, whole } from './answers.js';
 import type { CutExchange } from './exchange.js';
 import { createLink, type LinkContext } from './link.js';
-import { checkDelay, NetworkFaultState } from './network.js';
+import { checkDelay, NetworkFaultState, WarningState } from './network.js';
 import type { ConflictKeyOptions, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults, VirtualLinkOptions } from './types.js';
 
 /** Mixed into the seed of the delay generator, so that it draws apart from the server's own generator. */
@@ -47,13 +47,14 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
     serverAddress: () => 'virtual-cluster:443',
   });
   const network = new NetworkFaultState();
+  const warnings = new WarningState();
   const health: WatchHealthReport[] = [];
   const onHealth = (report: WatchHealthReport): void => {
     health.push(report);
     options.onHealth?.(report);
   };
   const context: LinkContext = {
-    core, scheduler, network, onHealth,
+    core, scheduler, network, warnings, onHealth,
     random: seededRandom(seed ^ DELAY_STREAM),
     register: (cut) => {
       open.add(cut);
@@ -83,7 +84,9 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
     clear: () => {
       core.faults.clear();
       network.heal();
+      warnings.clear();
     },
+    warnNext: (o) => warnings.warnNext(o),
     refuseNext: (o) => network.refuseNext(o),
     hangNext: (o) => network.hangNext(o),
     loseAnswerNext: (o) => network.loseAnswerNext(o),

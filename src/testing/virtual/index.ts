@@ -7,4 +7,5 @@ export type { ExchangeEvent } from './exchange.js';
 export type {
   ConflictKeyOptions, NetworkFaultOptions, NetworkFaults, PartitionOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster,
   VirtualClusterOptions, VirtualDelay, VirtualFaults, VirtualLink, VirtualLinkOptions, VirtualNetworkOptions, VirtualRequestInfo,
+  WarnNextOptions,
 } from './types.js';

@@ -5,14 +5,14 @@
  */
 import { Observable, type SchedulerLike } from 'rxjs';
 import {
-  defaultUserAgent, LineSplitter, parseJsonBody, reportWarnings, requestBodyOf, responseOf, TransportError,
+  defaultUserAgent, LineSplitter, parseJsonBody, parseWarningHeaders, reportWarnings, requestBodyOf, responseOf, TransportError,
   type QueryParams, type RequestOptions, type TransportRequest, type TransportResponse, type WatchRequestOptions,
 } from '../../transport/index.js';
 import type { WatchHealthHandler } from '../../watch/index.js';
-import type { ApiRequest, ResponseHeaders, ServerCore } from '../apiserver/index.js';
+import { warningHeaders, type ApiRequest, type ResponseHeaders, type ServerCore } from '../apiserver/index.js';
 import { bodyText, failure, lowerCased, ok, splitPath, warningLines, whole, withQuery } from './answers.js';
 import { exchange, type CutExchange, type ExchangeEvent } from './exchange.js';
-import { delayOf, NetworkFaultState, type NetworkFault } from './network.js';
+import { delayOf, NetworkFaultState, WarningState, type NetworkFault } from './network.js';
 import type { RawExchangeRequest, VirtualLink, VirtualLinkOptions, VirtualRequestInfo } from './types.js';
 
 /** What a link needs of its cluster. */
@@ -23,6 +23,8 @@ export interface LinkContext {
   readonly random: () => number;
   /** The network faults every link meets before its own. */
   readonly network: NetworkFaultState;
+  /** The API warnings armed for the next answers. */
+  readonly warnings: WarningState;
   /** The health handler of the watches over the cluster. */
   readonly onHealth: WatchHealthHandler;
   /** Keeps an open exchange cuttable (`restart`, `close`); returns its removal. */
@@ -48,9 +50,23 @@ function losingAnswer(events: Observable<ExchangeEvent>, method: string, path: s
   return new Observable<ExchangeEvent>((subscriber) => events.subscribe({
     next: (event) => {
       if (event.kind === 'response' || event.kind === 'head') {
-        subscriber.error(new TransportError('ConnectionClosed', `${method} ${path}: the answer was lost on its way (network fault)`));
+        subscriber.error(new TransportError('ConnectionClosed', `${method} ${path}: the connection closed before the answer arrived`));
       } else subscriber.next(event);
     },
+    error: (error: unknown) => subscriber.error(error),
+    complete: () => subscriber.complete(),
+  }));
+}
+
+/** An exchange whose answer carries the API warnings `texts` too, after those the server wrote. */
+function warning(events: Observable<ExchangeEvent>, texts: readonly string[]): Observable<ExchangeEvent> {
+  const withTexts = (headers: ResponseHeaders): ResponseHeaders => {
+    const written = Object.entries(headers).filter(([name]) => name.toLowerCase() === 'warning').map(([, value]) => value);
+    const rest = Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'warning'));
+    return { ...rest, ...warningHeaders([...parseWarningHeaders(written), ...texts]) };
+  };
+  return new Observable<ExchangeEvent>((subscriber) => events.subscribe({
+    next: (event) => subscriber.next(event.kind === 'response' || event.kind === 'head' ? { ...event, headers: withTexts(event.headers) } : event),
     error: (error: unknown) => subscriber.error(error),
     complete: () => subscriber.complete(),
   }));
@@ -72,7 +88,7 @@ export function createLink(context: LinkContext, options: VirtualLinkOptions, fa
 
   const sent = (method: string, path: string, search: string, headers: Record<string, string | undefined>, body: string | Uint8Array | undefined, fault: NetworkFault | undefined, info: VirtualRequestInfo): Observable<ExchangeEvent> => {
     const latencyMs = delayOf(options.latency, info, random);
-    if (fault === 'refuse') return failLater(new TransportError('NetworkError', `${method} ${path}: connection refused (network fault)`), latencyMs);
+    if (fault === 'refuse') return failLater(new TransportError('NetworkError', `${method} ${path}: connection refused`), latencyMs);
     if (fault === 'hang') {
       return new Observable<ExchangeEvent>((subscriber) => context.register((reason) => {
         scheduler.schedule(() => subscriber.error(new TransportError('ConnectionClosed', `${method} ${path}: ${reason}`)), 0);
@@ -83,7 +99,9 @@ export function createLink(context: LinkContext, options: VirtualLinkOptions, fa
       body: body === undefined ? Buffer.alloc(0) : typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body),
     };
     const lag = info.watch ? () => delayOf(options.watchLag, info, random) : undefined;
-    const served = exchange(core, scheduler, request, (cut) => context.register(cut), lag);
+    const texts = context.warnings.take(info, `${path}${search}`);
+    const exchanged = exchange(core, scheduler, request, (cut) => context.register(cut), lag);
+    const served = texts.length === 0 ? exchanged : warning(exchanged, texts);
     return fault === 'loseAnswer' ? losingAnswer(served, method, path) : served;
   };
 

@@ -3,16 +3,10 @@
  * see (refused and stuck requests, lost answers, partitions).
  * @module
  */
-import type { NetworkFaultOptions, NetworkFaults, PartitionOptions, VirtualDelay, VirtualRequestInfo } from './types.js';
+import type { NetworkFaultOptions, NetworkFaults, PartitionOptions, VirtualDelay, VirtualRequestInfo, WarnNextOptions } from './types.js';
 
 /** What the network does with one request, besides carrying it. */
 export type NetworkFault = 'refuse' | 'hang' | 'loseAnswer';
-
-interface ArmedFault {
-  readonly fault: NetworkFault;
-  remaining: number;
-  readonly options: NetworkFaultOptions;
-}
 
 function matches(options: NetworkFaultOptions, request: VirtualRequestInfo, pathAndQuery: string): boolean {
   if (options.method !== undefined && options.method.toUpperCase() !== request.method) return false;
@@ -21,10 +15,37 @@ function matches(options: NetworkFaultOptions, request: VirtualRequestInfo, path
   return true;
 }
 
-function checkedCount(options: NetworkFaultOptions | undefined, fault: string): number {
-  const count = options?.count ?? 1;
-  if (!(count >= 1)) throw new RangeError(`${fault}: count must be at least 1, got ${String(options?.count)}`);
-  return count;
+/**
+ * Faults armed for the next matching requests, each for `count` of them.
+ *
+ * # Guarantees
+ * - A `count` below 1 is a RangeError naming the fault, and nothing is armed.
+ */
+class Armed<T> {
+  private armed: Array<{ readonly value: T; remaining: number; readonly options: NetworkFaultOptions }> = [];
+
+  arm(value: T, name: string, options: NetworkFaultOptions | undefined): void {
+    const count = options?.count ?? 1;
+    if (!(count >= 1)) throw new RangeError(`${name}: count must be at least 1, got ${String(options?.count)}`);
+    this.armed.push({ value, remaining: count, options: options ?? {} });
+  }
+
+  /** The values of the armed faults that match (the first only, when `first`), each consuming one count. */
+  take(request: VirtualRequestInfo, pathAndQuery: string, first: boolean): T[] {
+    const taken: T[] = [];
+    for (const armed of this.armed) {
+      if (!matches(armed.options, request, pathAndQuery)) continue;
+      armed.remaining -= 1;
+      taken.push(armed.value);
+      if (first) break;
+    }
+    if (taken.length > 0) this.armed = this.armed.filter((armed) => armed.remaining > 0);
+    return taken;
+  }
+
+  clear(): void {
+    this.armed = [];
+  }
 }
 
 /**
@@ -36,19 +57,19 @@ function checkedCount(options: NetworkFaultOptions | undefined, fault: string): 
  * - A `count` below 1 or a `mode` other than `refuse` or `hang` is a RangeError, and nothing is armed.
  */
 export class NetworkFaultState implements NetworkFaults {
-  private armed: ArmedFault[] = [];
+  private readonly armed = new Armed<NetworkFault>();
   private partitioned: 'refuse' | 'hang' | undefined;
 
   refuseNext(options?: NetworkFaultOptions): void {
-    this.arm('refuse', 'refuseNext', options);
+    this.armed.arm('refuse', 'refuseNext', options);
   }
 
   hangNext(options?: NetworkFaultOptions): void {
-    this.arm('hang', 'hangNext', options);
+    this.armed.arm('hang', 'hangNext', options);
   }
 
   loseAnswerNext(options?: NetworkFaultOptions): void {
-    this.arm('loseAnswer', 'loseAnswerNext', options);
+    this.armed.arm('loseAnswer', 'loseAnswerNext', options);
   }
 
   partition(options?: PartitionOptions): void {
@@ -59,21 +80,39 @@ export class NetworkFaultState implements NetworkFaults {
 
   heal(): void {
     this.partitioned = undefined;
-    this.armed = [];
+    this.armed.clear();
   }
 
   /** What the network does with `request` (sent now), consuming one count of an armed fault. */
   take(request: VirtualRequestInfo, pathAndQuery: string): NetworkFault | undefined {
-    if (this.partitioned !== undefined) return this.partitioned;
-    const armed = this.armed.find((a) => matches(a.options, request, pathAndQuery));
-    if (armed === undefined) return undefined;
-    armed.remaining -= 1;
-    if (armed.remaining <= 0) this.armed = this.armed.filter((a) => a !== armed);
-    return armed.fault;
+    return this.partitioned ?? this.armed.take(request, pathAndQuery, true)[0];
+  }
+}
+
+/**
+ * The API warnings armed for the next answers (`warnNext`).
+ *
+ * # Guarantees
+ * - `take` returns the texts of every armed warning that matches, in the order they were armed, each consuming one
+ *   count; an empty text is a RangeError, and nothing is armed.
+ */
+export class WarningState {
+  private readonly armed = new Armed<string>();
+
+  warnNext(options: WarnNextOptions): void {
+    if (typeof options?.text !== 'string' || options.text === '') {
+      throw new RangeError(`warnNext: text must be a non-empty string, got ${JSON.stringify(options?.text)}`);
+    }
+    this.armed.arm(options.text, 'warnNext', options);
   }
 
-  private arm(fault: NetworkFault, name: string, options: NetworkFaultOptions | undefined): void {
-    this.armed.push({ fault, remaining: checkedCount(options, name), options: options ?? {} });
+  /** The texts the answer to `request` (sent now) carries. */
+  take(request: VirtualRequestInfo, pathAndQuery: string): string[] {
+    return this.armed.take(request, pathAndQuery, false);
+  }
+
+  clear(): void {
+    this.armed.clear();
   }
 }
 

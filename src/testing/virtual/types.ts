@@ -89,6 +89,12 @@ export interface NetworkFaultOptions {
   readonly path?: string | RegExp;
 }
 
+/** Options of {@link VirtualFaults.warnNext}. */
+export interface WarnNextOptions extends NetworkFaultOptions {
+  /** The warning's text: what a client's `onWarning` is handed. */
+  readonly text: string;
+}
+
 /** Options of {@link NetworkFaults.partition}. */
 export interface PartitionOptions {
   /** `refuse`: requests fail with `TransportError('NetworkError')`; `hang`: they never answer (default `refuse`). */
@@ -143,6 +149,12 @@ export interface NetworkFaults {
 export interface VirtualFaults extends Omit<Faults, 'conflictNext'>, NetworkFaults {
   /** The next update or delete of one object (by path, or by kind and key) answers 409 Conflict. */
   conflictNext(options: ConflictNextOptions | ConflictKeyOptions): void;
+  /**
+   * The answers to the next matching requests carry the API warning `text` (`Warning: 299 - "<text>"`, after any the
+   * server wrote), refusals included, as an admission webhook or a deprecated API version adds one. `clear()` drops
+   * the armed ones.
+   */
+  warnNext(options: WarnNextOptions): void;
 }
 
 /** Options of {@link VirtualCluster.link}. */
