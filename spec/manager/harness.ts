@@ -1,14 +1,14 @@
 /**
- * A manager in virtual time for the marble specs: informers fed by cold marbles, the Lease served by a
- * VirtualLeaseServer, Event writes answered after a latency, signals from a hot marble, and a timeline of what the
- * manager emitted and logged.
+ * A manager in virtual time for the marble specs: informers fed by cold marbles, the Lease and the Events served by
+ * the virtual cluster of a VirtualLeaseServer, signals from a hot marble, and a timeline of what the manager emitted
+ * and logged.
  */
-import { Observable, type Subscription } from 'rxjs';
+import { Observable, tap, type Subscription } from 'rxjs';
 import type { RunHelpers, TestScheduler } from 'rxjs/testing';
 import type { DeltaSource } from '../../src/informer/index.js';
 import type { ControllerDefinition } from '../../src/controller/context/index.js';
 import { manager, type ManagerOptions } from '../../src/manager/index.js';
-import type { Transport, TransportRequest, TransportResponse } from '../../src/transport/index.js';
+import type { Transport, TransportRequest } from '../../src/transport/index.js';
 import type { WatchEvent } from '../../src/watch/index.js';
 import { recordingLogger, subscribeTimeline, virtualManagerOptions } from '../../examples/shared/virtual-time.js';
 import { VirtualLeaseServer } from '../leader/lease-server.js';
@@ -38,24 +38,19 @@ export function scriptedSource(helpers: Pick<RunHelpers, 'cold'>, marble: string
 }
 
 /**
- * The connection of the virtual manager: Lease requests to `server` as candidate `me`; Event writes answered
- * 201 after 10 ms (recorded in `eventWrites`).
+ * The connection of the virtual manager: the cluster of `server` as candidate `me` (10 ms a request); its Event
+ * writes recorded in `eventWrites` when answered.
  */
 export function virtualConnection(scheduler: TestScheduler, server: VirtualLeaseServer, eventWrites: string[]): Transport {
-  const lease = server.transport('me');
+  const me = server.transport('me');
   return {
-    get: (path, query, options) => lease.get(path, query, options),
-    watch: (path, query, options) => lease.watch(path, query, options),
+    get: (path, query, options) => me.get(path, query, options),
+    watch: (path, query, options) => me.watch(path, query, options),
     request: (request: TransportRequest) => {
-      if (!request.path.startsWith('/apis/events.k8s.io/')) return lease.request(request);
-      return new Observable<TransportResponse>((subscriber) => {
-        const action = scheduler.schedule(() => {
-          eventWrites.push(`${scheduler.now()} ${request.method} ${(request.body as { reason?: string } | undefined)?.reason ?? ''}`);
-          subscriber.next({ status: 201, body: { ...(request.body as object), metadata: { ...(request.body as { metadata?: object }).metadata, resourceVersion: '1' } }, headers: {} });
-          subscriber.complete();
-        }, 10);
-        return () => action.unsubscribe();
-      });
+      if (!request.path.startsWith('/apis/events.k8s.io/')) return me.request(request);
+      return me.request(request).pipe(tap(() => {
+        eventWrites.push(`${scheduler.now()} ${request.method} ${(request.body as { reason?: string } | undefined)?.reason ?? ''}`);
+      }));
     },
   };
 }
