@@ -36,64 +36,23 @@ export interface Served {
   readonly spec?: LeaseObject['spec'];
 }
 
-/** What the leader-election specs drive a Lease server with. */
-export interface LeaseServer {
-  readonly log: Served[];
-  warnings: readonly string[];
-  lease(): LeaseObject | undefined;
-  put(lease: LeaseObject): void;
-  cut(candidate: string, fault?: Fault): void;
-  heal(candidate: string): void;
-  failNext(candidate: string, ...faults: Fault[]): void;
-  writes(): string[];
-  transport(candidate: string): Transport;
-}
-
-const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' } as const;
-const COLLECTION = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
-
-export class VirtualLeaseServer implements LeaseServer {
+/**
+ * What the leader-election specs drive a Lease server with: the faults per candidate and the log of what it served
+ * are kept here; how a request is served is the server's.
+ */
+export abstract class LeaseServer {
   readonly log: Served[] = [];
-  readonly cluster: VirtualCluster;
-  private readonly links = new Map<string, VirtualLink>();
+  /** The API warnings every successful Lease write carries. */
+  warnings: readonly string[] = [];
   private readonly standing = new Map<string, Fault>();
   private readonly queued = new Map<string, Fault[]>();
-  /** The extra delay of the request a candidate is about to send. */
-  private readonly delays = new Map<string, number>();
-  private warned: readonly string[] = [];
-
-  constructor(
-    private readonly scheduler: SchedulerLike,
-    /** Per candidate, the time a request takes; the server applies it at the end. */
-    private readonly latency: (candidate: string) => number = () => 10,
-  ) {
-    this.cluster = virtualCluster({ scheduler });
-  }
-
-  /** The API warnings every Lease write from now on carries. */
-  get warnings(): readonly string[] {
-    return this.warned;
-  }
-
-  set warnings(texts: readonly string[]) {
-    this.warned = texts;
-  }
 
   /** The stored Lease (a copy), if any. */
-  lease(): LeaseObject | undefined {
-    return this.cluster.list(LEASE, 'default').find((lease) => lease.metadata?.name === 'lock') as LeaseObject | undefined;
-  }
-
+  abstract lease(): LeaseObject | undefined;
   /** Stores `lease` directly, as another writer would (a new resourceVersion). */
-  put(lease: LeaseObject): void {
-    const stored = this.lease();
-    const object = {
-      ...LEASE, ...structuredClone(lease),
-      metadata: { ...lease.metadata, name: 'lock', namespace: 'default', ...(stored ? { resourceVersion: stored.metadata.resourceVersion } : {}) },
-    } as KubernetesObject;
-    if (stored === undefined) this.cluster.seed([object]);
-    else this.cluster.update([object]);
-  }
+  abstract put(lease: LeaseObject): void;
+  /** The transport candidate `name` talks through. */
+  abstract transport(candidate: string): Transport;
 
   /** Every request of `candidate` from now on meets `fault`, until {@link heal}. */
   cut(candidate: string, fault: Fault = 'network'): void {
@@ -112,6 +71,44 @@ export class VirtualLeaseServer implements LeaseServer {
   /** The writes that succeeded, as `"<at> <candidate> <holder>"`. */
   writes(): string[] {
     return this.log.filter((s) => s.spec !== undefined).map((s) => `${s.at} ${s.candidate} ${s.spec!.holderIdentity}`);
+  }
+
+  /** The fault the next request of `candidate` meets (taking it from the queue), if any. */
+  protected nextFault(candidate: string): Fault | undefined {
+    return this.queued.get(candidate)?.shift() ?? this.standing.get(candidate);
+  }
+}
+
+const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' } as const;
+const COLLECTION = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
+
+export class VirtualLeaseServer extends LeaseServer {
+  readonly cluster: VirtualCluster;
+  private readonly links = new Map<string, VirtualLink>();
+  /** The extra delay of the request a candidate is about to send. */
+  private readonly delays = new Map<string, number>();
+
+  constructor(
+    private readonly scheduler: SchedulerLike,
+    /** Per candidate, the time a request takes; the server applies it at the end. */
+    private readonly latency: (candidate: string) => number = () => 10,
+  ) {
+    super();
+    this.cluster = virtualCluster({ scheduler });
+  }
+
+  lease(): LeaseObject | undefined {
+    return this.cluster.list(LEASE, 'default').find((lease) => lease.metadata?.name === 'lock') as LeaseObject | undefined;
+  }
+
+  put(lease: LeaseObject): void {
+    const stored = this.lease();
+    const object = {
+      ...LEASE, ...structuredClone(lease),
+      metadata: { ...lease.metadata, name: 'lock', namespace: 'default', ...(stored ? { resourceVersion: stored.metadata.resourceVersion } : {}) },
+    } as KubernetesObject;
+    if (stored === undefined) this.cluster.seed([object]);
+    else this.cluster.update([object]);
   }
 
   /** The transport candidate `name` talks through: its Lease requests meet its faults; any other request goes through. */
@@ -135,7 +132,7 @@ export class VirtualLeaseServer implements LeaseServer {
 
   private serve(candidate: string, link: VirtualLink, request: TransportRequest): Observable<TransportResponse> {
     return new Observable<TransportResponse>((subscriber) => {
-      const fault = this.queued.get(candidate)?.shift() ?? this.standing.get(candidate);
+      const fault = this.nextFault(candidate);
       let answered = false;
       const record = (outcome: string, spec?: LeaseObject['spec']): void => {
         answered = true;
@@ -176,6 +173,6 @@ export class VirtualLeaseServer implements LeaseServer {
     else if (typeof fault === 'object') this.delays.set(candidate, fault.delay);
     // Warnings go with answers the server gives (a refused, hung or failed request has none here).
     const answered = fault === undefined || fault === 'ok' || fault === 'lostAnswer' || typeof fault === 'object';
-    if (answered && method !== 'GET') for (const text of this.warned) this.cluster.faults.warnNext({ text });
+    if (answered && method !== 'GET') for (const text of this.warnings) this.cluster.faults.warnNext({ text });
   }
 }

@@ -9,55 +9,30 @@
 import { Observable, type SchedulerLike } from 'rxjs';
 import { ApiError, TransportError, type Transport, type TransportRequest, type TransportResponse } from '../../src/transport/index.js';
 import type { LeaseObject } from '../../src/leader/index.js';
-import type { Fault, LeaseServer, Served } from './lease-server.js';
+import { LeaseServer } from './lease-server.js';
 
 const COLLECTION = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
 
-export class ScriptedLeaseServer implements LeaseServer {
-  readonly log: Served[] = [];
-  /** The API warnings every successful answer carries. */
-  warnings: readonly string[] = [];
+export class ScriptedLeaseServer extends LeaseServer {
   private stored: LeaseObject | undefined;
   private version = 100;
-  private readonly standing = new Map<string, Fault>();
-  private readonly queued = new Map<string, Fault[]>();
 
   constructor(
     private readonly scheduler: SchedulerLike,
     /** Per candidate, the time a request takes; the server applies it at the end. */
     private readonly latency: (candidate: string) => number = () => 10,
-  ) {}
+  ) {
+    super();
+  }
 
-  /** The stored Lease (a copy), if any. */
   lease(): LeaseObject | undefined {
     return this.stored === undefined ? undefined : structuredClone(this.stored);
   }
 
-  /** Stores `lease` directly, as another writer would (a new resourceVersion). */
   put(lease: LeaseObject): void {
     this.stored = { ...structuredClone(lease), metadata: { ...lease.metadata, name: 'lock', namespace: 'default', resourceVersion: String(++this.version) } };
   }
 
-  /** Every request of `candidate` from now on meets `fault`, until {@link heal}. */
-  cut(candidate: string, fault: Fault = 'network'): void {
-    this.standing.set(candidate, fault);
-  }
-
-  heal(candidate: string): void {
-    this.standing.delete(candidate);
-  }
-
-  /** The next requests of `candidate` meet these faults, one each, in order. */
-  failNext(candidate: string, ...faults: Fault[]): void {
-    this.queued.set(candidate, [...(this.queued.get(candidate) ?? []), ...faults]);
-  }
-
-  /** The writes that succeeded, as `"<at> <candidate> <holder>"`. */
-  writes(): string[] {
-    return this.log.filter((s) => s.spec !== undefined).map((s) => `${s.at} ${s.candidate} ${s.spec!.holderIdentity}`);
-  }
-
-  /** The transport candidate `name` talks through. */
   transport(candidate: string): Transport {
     const refuse = (what: string): Observable<never> => new Observable((subscriber) => subscriber.error(new Error(`unexpected ${what}`)));
     return {
@@ -69,7 +44,7 @@ export class ScriptedLeaseServer implements LeaseServer {
 
   private serve(candidate: string, request: TransportRequest): Observable<TransportResponse> {
     return new Observable<TransportResponse>((subscriber) => {
-      const fault = this.queued.get(candidate)?.shift() ?? this.standing.get(candidate);
+      const fault = this.nextFault(candidate);
       let answered = false;
       const abort = (): void => {
         if (!answered) this.log.push({ at: this.scheduler.now(), candidate, method: request.method, outcome: 'aborted' });
