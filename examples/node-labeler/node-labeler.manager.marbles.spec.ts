@@ -8,10 +8,9 @@ import { expect } from 'chai';
 import type { KubernetesObject, V1Node, V1Pod } from '@kubernetes/client-node';
 import { defer, EMPTY, timer } from 'rxjs';
 import type { RunHelpers, TestScheduler } from 'rxjs/testing';
-import { manager, resourceClient, type ControllerDefinition, type ManagerOptions, type Transport } from '../../src/index.js';
+import { manager, resourceClient, type ControllerDefinition, type ManagerOptions } from '../../src/index.js';
 import { virtualCluster, type VirtualCluster } from '../../src/testing/index.js';
-import { virtual } from '../../spec/controller/helpers.js';
-import { recordingLogger, subscribeTimeline, virtualManagerOptions } from '../../spec/manager/harness.js';
+import { inVirtualTime, recordingLogger, requestTimeline, subscribeTimeline, virtualManagerOptions } from '../shared/virtual-time.js';
 import { NODE, nodeLabelerController } from './node-labeler.js';
 import { DEFAULT_REPORTING_CONTROLLER } from './options.js';
 
@@ -29,7 +28,7 @@ const STARTED = ['0 Starting node controller', '0 Node cache synced; starting wo
 
 interface Run {
   readonly cluster: VirtualCluster;
-  /** `<time> <line>` for what the labeler printed, and `<time> <METHOD> <path>` for every node or Event write. */
+  /** `<time> <line>` for what the labeler printed, and `<time> <METHOD> <path>` for every node or Event request it sent. */
   readonly lines: string[];
   /** `<time> <event>` for what the manager emitted, then `complete` or `error`. */
   readonly timeline: string[];
@@ -56,23 +55,15 @@ function run(
   const cluster = virtualCluster({ scheduler, seed: 0 });
   cluster.seed([cloud1, ...(setup.objects ?? [])]);
   setup.faults?.(cluster);
-  const lines: string[] = [];
   const timeline: string[] = [];
   const exits: string[] = [];
   const events: KubernetesObject[] = [];
   const logger = recordingLogger(scheduler);
-  // The cluster itself, with every node and Event write logged as it is sent.
-  const connection: Transport = {
-    get: (path, query, options) => cluster.get(path, query, options),
-    watch: (path, query, options) => cluster.watch(path, query, options),
-    request: (request) => {
-      if (request.path.startsWith(NODES) || request.path.startsWith(EVENTS)) lines.push(`${scheduler.now()} ${request.method} ${request.path}`);
-      return cluster.request(request);
-    },
-  };
-  const labeler = nodeLabelerController({ providerIdPrefix: 'demo://', random: () => 0, print: (line) => lines.push(`${scheduler.now()} ${line}`) });
+  // Every node and Event request but the informers' lists and watches, in its place among the printed lines.
+  const requests = requestTimeline(scheduler, cluster.requestLog, (r) => (r.path.startsWith(NODES) || r.path.startsWith(EVENTS)) && r.verb !== 'list' && r.verb !== 'watch');
+  const labeler = nodeLabelerController({ providerIdPrefix: 'demo://', random: () => 0, print: (line) => requests.print(line) });
   const subscription = subscribeTimeline(manager({
-    connection,
+    connection: cluster,
     controllers: [labeler, ...(setup.others ?? [])],
     // Lease `lock` as `me`; metrics, health (they bind ports) and process signals off.
     ...virtualManagerOptions(scheduler, logger, exits),
@@ -88,7 +79,7 @@ function run(
   // Unsubscribing releases the Lease: the cluster closes a frame later, once that write is answered.
   timer(until, scheduler).subscribe(() => subscription.unsubscribe());
   timer(until + 1, scheduler).subscribe(() => cluster.close());
-  return { cluster, lines, timeline, logger, exits, events };
+  return { cluster, lines: requests.lines, timeline, logger, exits, events };
 }
 
 const holderOf = (cluster: VirtualCluster): string | undefined =>
@@ -100,7 +91,7 @@ const FORBIDDEN = 'events.events.k8s.io is forbidden: User "system:serviceaccoun
 describe('the node-labeler example under the manager (marbles, virtual cluster)', () => {
   it('is named "nodes", keeps a warm cache while another replica leads, and labels from it the moment it leads', () => {
     let labeler!: Run;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       // Another replica renewed the Lease just before we started, and then died: it expires 15 s after we saw it.
       labeler = run(helpers, 20_000, {
         objects: [{ ...LEASE, metadata: { name: 'lock', namespace: 'default' }, spec: { holderIdentity: 'other', leaseDurationSeconds: 15, renewTime: '1970-01-01T00:00:00.000000Z', leaseTransitions: 0 } } as KubernetesObject],
@@ -130,7 +121,7 @@ describe('the node-labeler example under the manager (marbles, virtual cluster)'
 
   it('on SIGTERM lets the label write in flight finish, writes its Event, releases the Lease and exits 0', () => {
     let labeler!: Run;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       labeler = run(helpers, 10_000, {
         // Every answer of the server takes 500 ms: the label write sent at 1000 is in flight at the signal.
         faults: (cluster) => cluster.faults.latency(500),
@@ -160,7 +151,7 @@ describe('the node-labeler example under the manager (marbles, virtual cluster)'
 
   it('prints its own Events the manager\'s recorder lost, and none of another controller\'s', () => {
     let labeler!: Run;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       const pod: V1Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default', uid: 'uid-web' } };
       // Another controller of the same manager records an Event the server refuses, and one the recorder refuses.
       const other: ControllerDefinition = {
@@ -196,7 +187,7 @@ describe('the node-labeler example under the manager (marbles, virtual cluster)'
 
   it('under a manager with events: false labels without recording, and says so when it starts', () => {
     let labeler!: Run;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       labeler = run(helpers, 1000, { overrides: { events: false } });
     });
     expect(labeler.lines).to.deep.equal([

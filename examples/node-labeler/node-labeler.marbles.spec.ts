@@ -9,9 +9,9 @@ import { timer, type Observable } from 'rxjs';
 import type { RunHelpers } from 'rxjs/testing';
 import { informer, resourceClient } from '../../src/index.js';
 import { expectReconciles, runController, virtualCluster, type ControllerRun } from '../../src/testing/index.js';
-import { virtual } from '../../spec/controller/helpers.js';
 import { NODE, nodeLabeler, nodeLabelerController } from './node-labeler.js';
 import type { NodeLabelerOptions } from './options.js';
+import { inVirtualTime } from '../shared/virtual-time.js';
 
 const LABEL = 'rxkube.io/cloud-node';
 const EVENT = { apiVersion: 'events.k8s.io/v1', kind: 'Event' };
@@ -64,7 +64,7 @@ const START = ['0 Starting node controller', '0 Node cache synced; starting work
 describe('the node-labeler example (marbles, virtual cluster)', () => {
   it('labels a matching node from the initial list at once and records a Normal Event about it', () => {
     let run!: LabelerRun;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 1000);
       expectReconciles(helpers, run.events$).toBe('(sS) 996ms |');
     });
@@ -84,7 +84,7 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
 
   it('re-checks a node without a spec.providerID every 30 s (requeueAfter, no failure), and labels it at the first re-check after it got one', () => {
     let run!: LabelerRun;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       run = labeler(helpers, [], 100_000);
       at(helpers as never, 1000, () => run.nodes.create(node('cloud-2')));
       // The provider sets the providerID: an update, which triggers nothing (the seed has no UpdateFunc).
@@ -102,7 +102,7 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
 
   it('takes the re-check delay from recheckAfterMs', () => {
     let run!: LabelerRun;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       run = labeler(helpers, [node('cloud-2')], 2500, { recheckAfterMs: 1000 });
       expectReconciles(helpers, run.events$).toBe('(sSq) 995ms (sSq) 995ms (sSq) 495ms |');
     });
@@ -113,7 +113,7 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
 
   it('rides out a conflict inside one run: mutate waits 10 ms, re-reads, runs the recipe again and writes against the new version', () => {
     let run!: LabelerRun;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 1000);
       run.cluster.faults.conflictNext({ resource: NODE, name: 'cloud-1' });
       expectReconciles(helpers, run.events$).toBe('s 9ms S 989ms |');
@@ -124,7 +124,7 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
 
   it('records no Event when the re-read after a conflict shows another writer already set the label', () => {
     let run!: LabelerRun;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 1000);
       run.cluster.faults.conflictNext({ resource: NODE, name: 'cloud-1' });
       at(helpers as never, 5, () => run.nodes.patch('cloud-1', { type: 'merge', body: { metadata: { labels: { [LABEL]: 'true' } } } }));
@@ -136,7 +136,7 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
 
   it('retries a failed write with the operator backoff (5 ms doubling), printing the seed\'s error line and recording a Warning', () => {
     let run!: LabelerRun;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 1000);
       run.cluster.faults.failNext({ method: 'PATCH', path: '/api/v1/nodes/', status: 500, count: 2 });
       expectReconciles(helpers, run.events$).toBe('(sfr) 0ms (sfR) 5ms (sS) 981ms |', {
@@ -154,7 +154,7 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
 
   it('keeps retrying a write that keeps failing, with the backoff capped at the 30 s re-check delay', () => {
     let run!: LabelerRun;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 300_000);
       run.cluster.faults.failNext({ method: 'PATCH', path: '/api/v1/nodes/', status: 503, count: 10_000 });
     });
@@ -166,7 +166,7 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
 
   it('leaves alone, without a write, a node that joined another way and one that already has the label', () => {
     let run!: LabelerRun;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       run = labeler(helpers, [node('cloud-3', 'demo://zone-c/cloud-3', { [LABEL]: 'true' }), node('onprem-1', 'baremetal://rack-7/onprem-1')], 1000, { workers: 1 });
       expectReconciles(helpers, run.events$).toBe('(sSsS) 994ms |');
     });
@@ -183,7 +183,7 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
 
   it('prints the seed\'s Delete event and "Node has been deleted" for a deleted node, and stops re-checking it', () => {
     let run!: LabelerRun;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       run = labeler(helpers, [node('cloud-2')], 100_000);
       at(helpers as never, 10_000, () => run.nodes.delete('cloud-2'));
       // The fresh trigger takes the place of the re-check asked for at 0: nothing runs at 30 000.
@@ -197,7 +197,7 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
 
   it('on stop$ lets the write in flight finish and writes its Event before completing', () => {
     let run!: LabelerRun;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 10_000, { stop$: timer(50, helpers.scheduler) });
       run.cluster.faults.latency(100);
       expectReconciles(helpers, run.events$).toBe('s 99ms S 99ms |');

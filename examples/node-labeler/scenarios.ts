@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { KubeConfig, V1Node } from '@kubernetes/client-node';
 import { firstValueFrom, mergeMap, type Observable, type Subscription } from 'rxjs';
 import { isNotFound, manager, resourceClient, silentLogger, type Connection, type ReconcileEvent } from '../../src/index.js';
-import { waitFor, waitForAsync } from '../../spec/support/wait.js';
+import { waitFor, waitForAsync } from '../shared/wait.js';
 import { LABELED_REASON } from './handle-node.js';
 import { NODE, nodeLabeler, nodeLabelerController } from './node-labeler.js';
 import { DEFAULT_LABEL, DEFAULT_REPORTING_CONTROLLER, type NodeLabelerOptions } from './options.js';

@@ -5,7 +5,7 @@
  */
 import { defer, switchMap } from 'rxjs';
 import type { Connection, Transport, TransportRequest } from '../../src/index.js';
-import { recordingTransport, type RecordedRequest } from '../../spec/client/support/recording-transport.js';
+import { recordingTransport, type RecordedRequest } from '../shared/recording-transport.js';
 
 /**
  * A transport over `connection` that records every `request()` and holds back the first request matching `when`

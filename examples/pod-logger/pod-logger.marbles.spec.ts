@@ -7,9 +7,9 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { timer, type Observable } from 'rxjs';
 import { resourceClient } from '../../src/index.js';
 import { expectReconciles, runController, type ControllerRun } from '../../src/testing/index.js';
-import { virtual } from '../../spec/controller/helpers.js';
 import { FAIL_ANNOTATION, podLogger } from './pod-logger.js';
 import { demoLines, faultScenarioLines } from './spec-helpers.js';
+import { inVirtualTime } from '../shared/virtual-time.js';
 
 const POD = { apiVersion: 'v1', kind: 'Pod' };
 
@@ -23,7 +23,7 @@ interface PodRun extends ControllerRun {
   readonly pods: ReturnType<typeof resourceClient<V1Pod>>;
 }
 
-type Helpers = Parameters<Parameters<typeof virtual>[0]>[0];
+type Helpers = Parameters<Parameters<typeof inVirtualTime>[0]>[0];
 
 /** Runs the pod logger on a virtual cluster holding `objects` until `until`. */
 function podRun(helpers: Helpers, objects: V1Pod[], until: number, stop$?: Observable<unknown>): PodRun {
@@ -43,7 +43,7 @@ function at(helpers: Helpers, time: number, act: () => Observable<unknown> | voi
 describe('the pod-logger example (marbles, virtual cluster)', () => {
   it('prints what the seed controller prints for the demo workload: syncs, retries with 5 ms doubling, a drop after 5 retries, a delete', () => {
     let run!: PodRun;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       run = podRun(helpers, [], 10_000);
       at(helpers, 300, () => run.pods.create(pod('web-1')));
       at(helpers, 600, () => run.pods.create(pod('web-2')));
@@ -59,7 +59,7 @@ describe('the pod-logger example (marbles, virtual cluster)', () => {
 
   it('logs each change exactly once through dropped watches, a 410 relist and a server restart', () => {
     let run!: PodRun;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       run = podRun(helpers, [pod('a')], 600_000);
       at(helpers, 1000, () => void run.cluster.faults.dropWatches({ mode: 'abrupt' }));
       at(helpers, 1001, () => run.pods.create(pod('b')));
@@ -83,7 +83,7 @@ describe('the pod-logger example (marbles, virtual cluster)', () => {
 
   it('drains and stops cleanly on stop$', () => {
     let run!: PodRun;
-    virtual((helpers) => {
+    inVirtualTime((helpers) => {
       run = podRun(helpers, [], 10_000, timer(100, helpers.scheduler));
       expectReconciles(helpers, run.events$).toBe('100ms |');
     });

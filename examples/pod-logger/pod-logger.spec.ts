@@ -6,9 +6,9 @@ import { startController, type ReconcileEvent } from '../../src/index.js';
 import { podLogger } from './pod-logger.js';
 import { demoLines, faultScenarioLines } from './spec-helpers.js';
 import { runDemoWorkload } from './workload.js';
-import { waitFor } from '../../spec/support/wait.js';
+import { waitFor } from '../shared/wait.js';
 import { firstLinesUnreachable, jsonRecords, servedUrls, spawnExample } from '../shared/spec-support.js';
-import { probe, scrape, valueOf } from '../../spec/manager/scrape.js';
+import { probe, scrape, valueOf } from '../shared/scrape.js';
 
 describe('the pod-logger example', function () {
   this.timeout(30000);

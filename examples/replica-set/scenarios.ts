@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { firstValueFrom, mergeMap, type Observable, type Subscription } from 'rxjs';
 import { isNotFound, manager, resourceClient, silentLogger, type ReconcileEvent } from '../../src/index.js';
-import { waitForAsync } from '../../spec/support/wait.js';
+import { waitForAsync } from '../shared/wait.js';
 import { installPodSetCrd, POD, PODSET, type PodSet } from './podset.js';
 import { replicaSet, replicaSetController } from './replica-set.js';
 import type { ReplicaSetControllerOptions } from './options.js';

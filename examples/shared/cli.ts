@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 // The server alone, not the rxkube/testing barrel: that also loads the simulation tools and their fast-check peer,
 // which a production image of an example does not install.
+// The in-memory server's own folder, not `rxkube/testing`: the image must not load the rest of the test kit (its
+// simulations import fast-check, which a production install does not have; see deploy.spec.ts).
 import { startTestCluster, type TestCluster, type TestClusterOptions } from '../../src/testing/apiserver/index.js';
 import { messageOf } from './health.js';
 

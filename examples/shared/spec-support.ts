@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
-import { waitFor } from '../../spec/support/wait.js';
+import { waitFor } from './wait.js';
 
 /** A running example process. */
 export interface ExampleProcess {

@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import type { KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1ManagedFieldsEntry, V1Service } from '@kubernetes/client-node';
 import { firstValueFrom, type Subscription } from 'rxjs';
 import { isNotFound, manager, resourceClient, silentLogger, type ResourceClient } from '../../src/index.js';
-import { waitFor, waitForAsync } from '../../spec/support/wait.js';
+import { waitFor, waitForAsync } from '../shared/wait.js';
 import { websiteController } from './controller.js';
 import { installWebsiteCrd } from './crd.js';
 import { contentHash } from './desired.js';

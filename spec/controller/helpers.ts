@@ -1,41 +1,13 @@
 /**
  * Shared helpers for the controller specs: virtual-time runs and compact event formatting.
  */
-import { expect } from 'chai';
-import { TestScheduler } from 'rxjs/testing';
-import type { RunHelpers } from 'rxjs/testing';
+import type { TestScheduler } from 'rxjs/testing';
 import type { Observable } from 'rxjs';
 import type { ReconcileEvent } from '../../src/controller/index.js';
 
-/** One line per event: what a marble diagram of the output would say, without the noise. */
-export function fmt(event: ReconcileEvent): string {
-  switch (event.type) {
-    case 'started':
-      return `started ${event.key}#${event.attempt}`;
-    case 'succeeded':
-      return `succeeded ${event.key}`;
-    case 'requeued':
-      return `requeued ${event.key} +${event.delayMs}`;
-    case 'failed':
-      return `failed ${event.key}${event.terminal ? ' terminal' : ''}`;
-    case 'retrying':
-      return `retrying ${event.key} +${event.delayMs}`;
-    case 'dropped':
-      return `dropped ${event.key}`;
-    case 'released':
-      return `released ${event.key}`;
-    case 'rejected':
-      return 'rejected';
-  }
-}
-
-/** Runs `body` inside `TestScheduler.run` (1 frame = 1 ms) and returns what it returns, after the flush. */
-export function virtual<R>(body: (helpers: RunHelpers & { scheduler: TestScheduler }) => R): R {
-  const scheduler = new TestScheduler((actual, expected) => {
-    expect(actual).to.deep.equal(expected);
-  });
-  return scheduler.run((helpers) => body({ ...helpers, scheduler }));
-}
+/** One line per event (`fmt`), and virtual-time runs (`virtual`): the examples' specs share them. */
+export { describeReconcile as fmt, inVirtualTime as virtual } from '../../examples/shared/virtual-time.js';
+import { describeReconcile as fmt } from '../../examples/shared/virtual-time.js';
 
 /** Subscribes once to `events$`; collects the raw events and `"<frame> <fmt(event)>"` lines (plus completion). */
 export function record(

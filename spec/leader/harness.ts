@@ -1,25 +1,29 @@
 /**
  * Candidates in virtual time for the leader-election specs: each subscribes at a given time through its own
- * transport to a {@link VirtualLeaseServer}, optionally with a skewed clock or a wall clock that is stepped, and
- * records what it emitted and reported against the true (unskewed) time.
+ * transport to a {@link VirtualLeaseServer} (for the properties, a `ScriptedLeaseServer`), optionally with a skewed
+ * clock or a wall clock that is stepped, and records what it emitted and reported against the true (unskewed) time.
  */
 import { expect } from 'chai';
 import { repeat, timer, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
 import type { WallClockScheduler } from '../../src/clock/index.js';
 import { TestScheduler } from 'rxjs/testing';
 import { leaderElection, type LeaderElectionOptions, type LeaderEvent } from '../../src/leader/index.js';
-import { VirtualLeaseServer } from './lease-server.js';
+import { VirtualLeaseServer, type LeaseServer } from './lease-server.js';
 import { expectDisjoint, spansOf } from './spans.js';
 
-/** Runs `body` inside `TestScheduler.run` (1 frame = 1 ms) with a fresh server; returns what it returns. */
+/**
+ * Runs `body` inside `TestScheduler.run` (1 frame = 1 ms) with a fresh server (a virtual cluster's, unless
+ * `scripted`); returns what it returns.
+ */
 export function election<R>(
-  body: (env: { scheduler: TestScheduler; server: VirtualLeaseServer }) => R,
+  body: (env: { scheduler: TestScheduler; server: LeaseServer }) => R,
   latency?: (candidate: string) => number,
+  server: (scheduler: TestScheduler, latency?: (candidate: string) => number) => LeaseServer = (s, l) => new VirtualLeaseServer(s, l),
 ): R {
   const scheduler = new TestScheduler((actual, expected) => {
     expect(actual).to.deep.equal(expected);
   });
-  return scheduler.run(() => body({ scheduler, server: new VirtualLeaseServer(scheduler, latency) }));
+  return scheduler.run(() => body({ scheduler, server: server(scheduler, latency) }));
 }
 
 /** A scheduler whose clock reads `skewMs` off the true one; its timers run at the true rate. */
@@ -81,7 +85,7 @@ export interface Candidate {
 
 /** Subscribes candidate `identity` at `options.at`. */
 export function candidate(
-  env: { scheduler: TestScheduler; server: VirtualLeaseServer },
+  env: { scheduler: TestScheduler; server: LeaseServer },
   identity: string,
   options: CandidateOptions = {},
 ): Candidate {

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { config, of, repeat, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { ApiError, TransportError, type Transport } from '../../src/transport/index.js';
-import { leaderElection, type LeaderElectionOptions } from '../../src/leader/index.js';
+import { leaderElection, type LeaderElectionOptions, type LeaseObject } from '../../src/leader/index.js';
+import { scriptedLeases } from './wall-clock.js';
 import { base, candidate, described, election } from './harness.js';
 
 describe('leaderElection: failures, reporting, sharing and options', () => {
@@ -117,18 +118,22 @@ describe('leaderElection: failures, reporting, sharing and options', () => {
   });
 
   it('keeps preferredHolder, strategy, labels and unknown spec fields as it found them', () => {
-    election((env) => {
-      env.server.put({
-        metadata: { labels: { team: 'x' } },
-        spec: { holderIdentity: '', preferredHolder: 'b', strategy: 'OldestEmulationVersion', futureField: 7, leaseTransitions: 2 },
+    // A Lease from a newer server, with a field the in-memory one (1.36) would prune: a scripted read, and the write
+    // the candidate sends.
+    const found: LeaseObject = {
+      metadata: { name: 'lock', namespace: 'default', resourceVersion: '7', labels: { team: 'x' } },
+      spec: { holderIdentity: '', preferredHolder: 'b', strategy: 'OldestEmulationVersion', futureField: 7, leaseTransitions: 2 } as LeaseObject['spec'],
+    };
+    let written: LeaseObject | undefined;
+    election(({ scheduler }) => {
+      const transport = scriptedLeases((request) => (request.method === 'GET' ? found : request.body as LeaseObject), (seen) => {
+        written ??= seen.find((request) => request.method === 'PUT')?.body;
       });
-      candidate(env, 'a', { until: 1000 });
-      env.scheduler.schedule(() => {
-        const lease = env.server.lease()!;
-        expect(lease.metadata.labels).to.deep.equal({ team: 'x' });
-        expect(lease.spec).to.include({ holderIdentity: 'a', preferredHolder: 'b', strategy: 'OldestEmulationVersion', futureField: 7, leaseTransitions: 3 });
-      }, 500);
+      const sub = leaderElection(transport, { ...base, identity: 'a', scheduler }).subscribe();
+      scheduler.schedule(() => sub.unsubscribe(), 500);
     });
+    expect(written!.metadata.labels).to.deep.equal({ team: 'x' });
+    expect(written!.spec).to.include({ holderIdentity: 'a', preferredHolder: 'b', strategy: 'OldestEmulationVersion', futureField: 7, leaseTransitions: 3 });
   });
 
   describe('options are checked at call time, as client-go checks them', () => {

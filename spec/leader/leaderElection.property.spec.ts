@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { LEADER_JITTER_FACTOR } from '../../src/leader/index.js';
 import { candidate, election, expectNoOverlap, type Candidate } from './harness.js';
 import type { Fault } from './lease-server.js';
+import { ScriptedLeaseServer } from './scripted-lease-server.js';
 import { seeded } from '../watch/fake-transport.js';
 
 const names: readonly string[] = ['a', 'b', 'c'];
@@ -68,7 +69,7 @@ function neverTwoLeaders(configs: readonly CandidateConfig[], faults: readonly F
   }, (who) => {
     const latency = latencies.get(who)!;
     return 1 + Math.floor(latency.random() * latency.base);
-  });
+  }, (scheduler, latency) => new ScriptedLeaseServer(scheduler, latency));
 }
 
 describe('leaderElection properties', () => {

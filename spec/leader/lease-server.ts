@@ -1,10 +1,15 @@
 /**
- * A Lease store in virtual time for the leader-election specs: kube-apiserver's answers for one Lease (404,
- * AlreadyExists, resourceVersion Conflict, validation), a latency per request, and faults per candidate.
+ * The Lease server of the leader-election specs: a virtual cluster, with a link of its own for each candidate (its
+ * latency, its faults), seen through the candidates' Lease requests. kube-apiserver's answers for the Lease (404,
+ * AlreadyExists, resourceVersion Conflict, validation) are the in-memory server's; a request is served when it is
+ * answered, after its candidate's latency; a spec's fault for a candidate is armed on the cluster just before the
+ * request it is meant for.
  */
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, type SchedulerLike } from 'rxjs';
 import { ApiError, TransportError, type Transport, type TransportRequest, type TransportResponse } from '../../src/transport/index.js';
 import type { LeaseObject } from '../../src/leader/index.js';
+import { virtualCluster, type VirtualCluster, type VirtualLink } from '../../src/testing/index.js';
 
 /** How one request of one candidate is treated, besides being served. */
 export type Fault =
@@ -21,7 +26,7 @@ export type Fault =
   /** Served normally, `delay` ms later than the latency: the read or write happens when it is answered. */
   | { readonly delay: number };
 
-/** One request the server saw, in order of arrival (its `at` is when it was answered or cut). */
+/** One Lease request the server saw, in order of answer (its `at` is when it was answered or cut). */
 export interface Served {
   readonly at: number;
   readonly candidate: string;
@@ -31,32 +36,23 @@ export interface Served {
   readonly spec?: LeaseObject['spec'];
 }
 
-const COLLECTION = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
-
-export class VirtualLeaseServer {
+/**
+ * What the leader-election specs drive a Lease server with: the faults per candidate and the log of what it served
+ * are kept here; how a request is served is the server's.
+ */
+export abstract class LeaseServer {
   readonly log: Served[] = [];
-  /** The API warnings every successful answer carries. */
+  /** The API warnings every successful Lease write carries. */
   warnings: readonly string[] = [];
-  private stored: LeaseObject | undefined;
-  private version = 100;
   private readonly standing = new Map<string, Fault>();
   private readonly queued = new Map<string, Fault[]>();
 
-  constructor(
-    private readonly scheduler: SchedulerLike,
-    /** Per candidate, the time a request takes; the server applies it at the end. */
-    private readonly latency: (candidate: string) => number = () => 10,
-  ) {}
-
   /** The stored Lease (a copy), if any. */
-  lease(): LeaseObject | undefined {
-    return this.stored === undefined ? undefined : structuredClone(this.stored);
-  }
-
+  abstract lease(): LeaseObject | undefined;
   /** Stores `lease` directly, as another writer would (a new resourceVersion). */
-  put(lease: LeaseObject): void {
-    this.stored = { ...structuredClone(lease), metadata: { ...lease.metadata, name: 'lock', namespace: 'default', resourceVersion: String(++this.version) } };
-  }
+  abstract put(lease: LeaseObject): void;
+  /** The transport candidate `name` talks through. */
+  abstract transport(candidate: string): Transport;
 
   /** Every request of `candidate` from now on meets `fault`, until {@link heal}. */
   cut(candidate: string, fault: Fault = 'network'): void {
@@ -77,86 +73,106 @@ export class VirtualLeaseServer {
     return this.log.filter((s) => s.spec !== undefined).map((s) => `${s.at} ${s.candidate} ${s.spec!.holderIdentity}`);
   }
 
-  /** The transport candidate `name` talks through. */
+  /** The fault the next request of `candidate` meets (taking it from the queue), if any. */
+  protected nextFault(candidate: string): Fault | undefined {
+    return this.queued.get(candidate)?.shift() ?? this.standing.get(candidate);
+  }
+}
+
+const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' } as const;
+const COLLECTION = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
+
+export class VirtualLeaseServer extends LeaseServer {
+  readonly cluster: VirtualCluster;
+  private readonly links = new Map<string, VirtualLink>();
+  /** The extra delay of the request a candidate is about to send. */
+  private readonly delays = new Map<string, number>();
+
+  constructor(
+    private readonly scheduler: SchedulerLike,
+    /** Per candidate, the time a request takes; the server applies it at the end. */
+    private readonly latency: (candidate: string) => number = () => 10,
+  ) {
+    super();
+    this.cluster = virtualCluster({ scheduler });
+  }
+
+  lease(): LeaseObject | undefined {
+    return this.cluster.list(LEASE, 'default').find((lease) => lease.metadata?.name === 'lock') as LeaseObject | undefined;
+  }
+
+  put(lease: LeaseObject): void {
+    const stored = this.lease();
+    const object = {
+      ...LEASE, ...structuredClone(lease),
+      metadata: { ...lease.metadata, name: 'lock', namespace: 'default', ...(stored ? { resourceVersion: stored.metadata.resourceVersion } : {}) },
+    } as KubernetesObject;
+    if (stored === undefined) this.cluster.seed([object]);
+    else this.cluster.update([object]);
+  }
+
+  /** The transport candidate `name` talks through: its Lease requests meet its faults; any other request goes through. */
   transport(candidate: string): Transport {
-    const refuse = (what: string): Observable<never> => new Observable((subscriber) => subscriber.error(new Error(`unexpected ${what}`)));
+    const link = this.linkOf(candidate);
     return {
-      get: () => refuse('get'),
-      watch: () => refuse('watch'),
-      request: (request) => this.serve(candidate, request),
+      get: (path, query, options) => link.get(path, query, options),
+      watch: (path, query, options) => link.watch(path, query, options),
+      request: (request) => (request.path.startsWith(COLLECTION) ? this.serve(candidate, link, request) : link.request(request)),
     };
   }
 
-  private serve(candidate: string, request: TransportRequest): Observable<TransportResponse> {
+  private linkOf(candidate: string): VirtualLink {
+    let link = this.links.get(candidate);
+    if (link === undefined) {
+      link = this.cluster.link({ userAgent: candidate, latency: () => this.latency(candidate) + (this.delays.get(candidate) ?? 0) });
+      this.links.set(candidate, link);
+    }
+    return link;
+  }
+
+  private serve(candidate: string, link: VirtualLink, request: TransportRequest): Observable<TransportResponse> {
     return new Observable<TransportResponse>((subscriber) => {
-      const fault = this.queued.get(candidate)?.shift() ?? this.standing.get(candidate);
+      const fault = this.nextFault(candidate);
       let answered = false;
-      const abort = (): void => {
-        if (!answered) this.log.push({ at: this.scheduler.now(), candidate, method: request.method, outcome: 'aborted' });
-      };
-      if (fault === 'hang') return abort;
-      const delay = typeof fault === 'object' ? fault.delay : 0;
-      const action = this.scheduler.schedule(() => {
+      const record = (outcome: string, spec?: LeaseObject['spec']): void => {
         answered = true;
-        const at = this.scheduler.now();
-        if (fault === 'network') {
-          this.log.push({ at, candidate, method: request.method, outcome: 'network' });
-          subscriber.error(new TransportError('NetworkError', `${request.method} ${request.path}: connection refused`));
-          return;
-        }
-        if (typeof fault === 'number') {
-          this.log.push({ at, candidate, method: request.method, outcome: String(fault) });
-          subscriber.error(new ApiError(fault, fault === 403 ? 'Forbidden' : 'InternalError', `injected ${fault}`));
-          return;
-        }
-        try {
-          const body = this.apply(request);
-          const spec = request.method === 'GET' ? undefined : (body as LeaseObject).spec;
-          this.log.push({ at, candidate, method: request.method, outcome: 'ok', ...(spec === undefined ? {} : { spec }) });
-          if (fault === 'lostAnswer') subscriber.error(new TransportError('ConnectionClosed', 'response lost'));
-          else {
-            subscriber.next({ status: 200, body, headers: {}, warnings: this.warnings });
-            subscriber.complete();
-          }
-        } catch (error) {
-          this.log.push({ at, candidate, method: request.method, outcome: String((error as ApiError).code) });
+        this.log.push({ at: this.scheduler.now(), candidate, method: request.method, outcome, ...(spec === undefined ? {} : { spec }) });
+      };
+      this.arm(candidate, link, fault, request.method);
+      const written = (body: unknown): LeaseObject['spec'] | undefined => (request.method === 'GET' ? undefined : (body as LeaseObject).spec);
+      const subscription = link.request(request).subscribe({
+        next: (response) => {
+          record('ok', written(response.body));
+          subscriber.next(response);
+          subscriber.complete();
+        },
+        error: (error: unknown) => {
+          if (fault === 'lostAnswer' && error instanceof TransportError && error.reason === 'ConnectionClosed') {
+            // The server answered; what it answered is in its request log.
+            const code = this.cluster.requestLog.records().filter((r) => r.userAgent === candidate).at(-1)?.code ?? 0;
+            if (code >= 200 && code < 300) record('ok', written(request.body));
+            else record(String(code));
+          } else record(error instanceof ApiError ? String(error.code) : error instanceof TransportError && error.reason === 'NetworkError' ? 'network' : String(error));
           subscriber.error(error);
-        }
-      }, this.latency(candidate) + delay);
+        },
+      });
+      this.delays.delete(candidate);
       return () => {
-        abort();
-        action.unsubscribe();
+        if (!answered) this.log.push({ at: this.scheduler.now(), candidate, method: request.method, outcome: 'aborted' });
+        subscription.unsubscribe();
       };
     });
   }
 
-  private apply(request: TransportRequest): unknown {
-    const body = request.body as LeaseObject | undefined;
-    switch (request.method) {
-      case 'GET':
-        if (request.path !== `${COLLECTION}/lock`) throw new Error(`unexpected GET ${request.path}`);
-        if (this.stored === undefined) throw new ApiError(404, 'NotFound', 'leases.coordination.k8s.io "lock" not found');
-        return structuredClone(this.stored);
-      case 'POST':
-        if (request.path !== COLLECTION) throw new Error(`unexpected POST ${request.path}`);
-        if (this.stored !== undefined) throw new ApiError(409, 'AlreadyExists', 'leases.coordination.k8s.io "lock" already exists');
-        return this.store(body!);
-      case 'PUT':
-        if (request.path !== `${COLLECTION}/lock`) throw new Error(`unexpected PUT ${request.path}`);
-        if (this.stored === undefined) throw new ApiError(404, 'NotFound', 'leases.coordination.k8s.io "lock" not found');
-        if (body?.metadata.resourceVersion !== this.stored.metadata.resourceVersion) {
-          throw new ApiError(409, 'Conflict', 'Operation cannot be fulfilled on leases.coordination.k8s.io "lock": the object has been modified');
-        }
-        return this.store(body!);
-      default:
-        throw new Error(`unexpected ${request.method} ${request.path}`);
-    }
-  }
-
-  private store(lease: LeaseObject): LeaseObject {
-    const duration = lease.spec?.leaseDurationSeconds;
-    if (typeof duration === 'number' && duration <= 0) throw new ApiError(422, 'Invalid', 'spec.leaseDurationSeconds: must be greater than 0');
-    this.put(lease);
-    return structuredClone(this.stored!);
+  /** Arms `fault` (and the warnings of a write) on the cluster for the request `candidate` is about to send. */
+  private arm(candidate: string, link: VirtualLink, fault: Fault | undefined, method: string): void {
+    if (fault === 'network') link.faults.refuseNext();
+    else if (fault === 'hang') link.faults.hangNext();
+    else if (fault === 'lostAnswer') link.faults.loseAnswerNext();
+    else if (typeof fault === 'number') this.cluster.faults.failNext({ status: fault, message: `injected ${fault}` });
+    else if (typeof fault === 'object') this.delays.set(candidate, fault.delay);
+    // Warnings go with answers the server gives (a refused, hung or failed request has none here).
+    const answered = fault === undefined || fault === 'ok' || fault === 'lostAnswer' || typeof fault === 'object';
+    if (answered && method !== 'GET') for (const text of this.warnings) this.cluster.faults.warnNext({ text });
   }
 }

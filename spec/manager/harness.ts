@@ -1,16 +1,16 @@
 /**
- * A manager in virtual time for the marble specs: informers fed by cold marbles, the Lease served by a
- * VirtualLeaseServer, Event writes answered after a latency, signals from a hot marble, and a timeline of what the
- * manager emitted and logged.
+ * A manager in virtual time for the marble specs: informers fed by cold marbles, the Lease and the Events served by
+ * the virtual cluster of a VirtualLeaseServer, signals from a hot marble, and a timeline of what the manager emitted
+ * and logged.
  */
-import { Observable, type Subscription } from 'rxjs';
+import { Observable, tap, type Subscription } from 'rxjs';
 import type { RunHelpers, TestScheduler } from 'rxjs/testing';
 import type { DeltaSource } from '../../src/informer/index.js';
 import type { ControllerDefinition } from '../../src/controller/context/index.js';
-import { manager, type LogFields, type ManagerEvent, type ManagerLogger, type ManagerOptions } from '../../src/manager/index.js';
-import type { Transport, TransportRequest, TransportResponse } from '../../src/transport/index.js';
+import { manager, type ManagerOptions } from '../../src/manager/index.js';
+import type { Transport, TransportRequest } from '../../src/transport/index.js';
 import type { WatchEvent } from '../../src/watch/index.js';
-import { fmt } from '../controller/helpers.js';
+import { recordingLogger, subscribeTimeline, virtualManagerOptions } from '../../examples/shared/virtual-time.js';
 import { VirtualLeaseServer } from '../leader/lease-server.js';
 import { pod } from '../store/fixtures.js';
 
@@ -38,69 +38,21 @@ export function scriptedSource(helpers: Pick<RunHelpers, 'cold'>, marble: string
 }
 
 /**
- * The connection of the virtual manager: Lease requests to `server` as candidate `me`; Event writes answered
- * 201 after 10 ms (recorded in `eventWrites`).
+ * The connection of the virtual manager: the cluster of `server` as candidate `me` (10 ms a request); its Event
+ * writes recorded in `eventWrites` when answered.
  */
 export function virtualConnection(scheduler: TestScheduler, server: VirtualLeaseServer, eventWrites: string[]): Transport {
-  const lease = server.transport('me');
+  const me = server.transport('me');
   return {
-    get: (path, query, options) => lease.get(path, query, options),
-    watch: (path, query, options) => lease.watch(path, query, options),
+    get: (path, query, options) => me.get(path, query, options),
+    watch: (path, query, options) => me.watch(path, query, options),
     request: (request: TransportRequest) => {
-      if (!request.path.startsWith('/apis/events.k8s.io/')) return lease.request(request);
-      return new Observable<TransportResponse>((subscriber) => {
-        const action = scheduler.schedule(() => {
-          eventWrites.push(`${scheduler.now()} ${request.method} ${(request.body as { reason?: string } | undefined)?.reason ?? ''}`);
-          subscriber.next({ status: 201, body: { ...(request.body as object), metadata: { ...(request.body as { metadata?: object }).metadata, resourceVersion: '1' } }, headers: {} });
-          subscriber.complete();
-        }, 10);
-        return () => action.unsubscribe();
-      });
+      if (!request.path.startsWith('/apis/events.k8s.io/')) return me.request(request);
+      return me.request(request).pipe(tap(() => {
+        eventWrites.push(`${scheduler.now()} ${request.method} ${(request.body as { reason?: string } | undefined)?.reason ?? ''}`);
+      }));
     },
   };
-}
-
-/** A logger that records `"<time> <level> <msg>"` lines and the raw records. */
-export function recordingLogger(scheduler: TestScheduler): ManagerLogger & { lines: string[]; records: Array<LogFields & { msg: string }> } {
-  const lines: string[] = [];
-  const records: Array<LogFields & { msg: string }> = [];
-  const log = (level: string) => (fields: LogFields, msg: string): void => {
-    lines.push(`${scheduler.now()} ${level} ${msg}`);
-    records.push({ ...fields, msg });
-  };
-  return { lines, records, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
-}
-
-/** `"<time> <event>"` for the manager events a spec reads. */
-export function describeEvent(event: ManagerEvent): string | undefined {
-  switch (event.type) {
-    case 'controller':
-      return `${event.time} ${event.controller}: ${fmt(event.event)}`;
-    case 'leading':
-      return `${event.time} leading ${event.leading}`;
-    case 'ready':
-      return `${event.time} ready ${event.ready}`;
-    case 'drained':
-      return `${event.time} drained${event.clean ? ' clean' : ''} cancelled=${event.cancelled}`;
-    case 'stopping':
-      return `${event.time} stopping (${event.reason})`;
-    case 'informer':
-      return undefined;
-    default:
-      return `${event.time} ${event.type}`;
-  }
-}
-
-/** Subscribes `manager$`, pushing `describeEvent` lines to `timeline`, then `<time> complete` or `<time> error <message>`. */
-export function subscribeTimeline(manager$: Observable<ManagerEvent>, scheduler: TestScheduler, timeline: string[]): Subscription {
-  return manager$.subscribe({
-    next: (event) => {
-      const line = describeEvent(event);
-      if (line !== undefined) timeline.push(line);
-    },
-    error: (error: unknown) => timeline.push(`${scheduler.now()} error ${(error as Error).message}`),
-    complete: () => timeline.push(`${scheduler.now()} complete`),
-  });
 }
 
 /** A virtual manager's handles: its timeline, logs, Event writes, exits, the Lease server and the subscription. */
@@ -113,24 +65,7 @@ export interface VirtualManager {
   subscription: Subscription | undefined;
 }
 
-/**
- * The options of a manager in virtual time: Lease `lock` in `default` as candidate `me` (standby when lost), no
- * metrics or health server (they bind ports), no process signals, `logger`, and exits recorded as `<time> exit <code>`.
- */
-export function virtualManagerOptions(
-  scheduler: TestScheduler, logger: ManagerLogger, exits: string[],
-): Omit<ManagerOptions, 'connection' | 'controllers'> {
-  return {
-    name: 'lock',
-    leaderElection: { namespace: 'default', identity: 'me', random: () => 0.5, onLost: 'standby' },
-    metrics: false,
-    health: false,
-    signals: false,
-    logger,
-    scheduler,
-    exit: (code) => void exits.push(`${scheduler.now()} exit ${code}`),
-  };
-}
+export { recordingLogger, subscribeTimeline, virtualManagerOptions } from '../../examples/shared/virtual-time.js';
 
 /** Subscribes a manager at frame 0 with the virtual connection, no servers, and `overrides`. */
 export function startVirtualManager(

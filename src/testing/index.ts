@@ -24,7 +24,9 @@ export type { ResourceRef } from '../resources/index.js';
 export type { ControllerDefinition } from '../controller/context/index.js';
 export type { HealthRoutingConnection, WatchFailure, WatchHealthHandler, WatchHealthReport } from '../watch/index.js';
 export type {
-  ExchangeEvent, ConflictKeyOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults,
+  ExchangeEvent, ConflictKeyOptions, NetworkFaultOptions, NetworkFaults, PartitionOptions, RawExchangeRequest, RawExchangeResponse,
+  VirtualCluster, VirtualClusterOptions, VirtualDelay, VirtualFaults, VirtualLink, VirtualLinkOptions, VirtualNetworkOptions,
+  VirtualRequestInfo, WarnNextOptions,
 } from './virtual/index.js';
 export { createCertificateAuthority, issueCertificate } from './pki/index.js';
 export type { Pem, CertificateAuthority, CertificateUsage, IssueOptions } from './pki/index.js';

@@ -4,7 +4,7 @@ import {
   buildEvent, eventNamer, InvalidEventError, microTime, qualifiedNameProblem, truncateUtf8,
 } from '../../../src/client/events/build.js';
 import { eventRecorder } from '../../../src/client/events/index.js';
-import { FakeEventsServer } from './fake-events.js';
+import { EventsServer } from './events-server.js';
 import { asyncScheduler } from 'rxjs';
 
 const identity = { reportingController: 'example.com/test', reportingInstance: 'test-0' };
@@ -71,7 +71,7 @@ describe('eventRecorder: building Events', () => {
   });
 
   it('refuses a bad configuration where the recorder is made, naming the option', () => {
-    const server = new FakeEventsServer(asyncScheduler);
+    const server = new EventsServer(asyncScheduler);
     expect(() => eventRecorder(server, {} as never)).to.throw(TypeError, /reportingController is required/);
     expect(() => eventRecorder(server, { reportingController: 'Bad Name' })).to.throw(RangeError, /qualified name/);
     expect(() => eventRecorder(server, { reportingController: 'a', onWarning: 'log' as never })).to.throw(TypeError, /onWarning must be a function/);
@@ -82,7 +82,7 @@ describe('eventRecorder: building Events', () => {
   });
 
   it('defaults reportingInstance to <controller>-<hostname>, as client-go', () => {
-    const recorder = eventRecorder(new FakeEventsServer(asyncScheduler), { reportingController: 'example.com/x' });
+    const recorder = eventRecorder(new EventsServer(asyncScheduler), { reportingController: 'example.com/x' });
     expect(recorder.reportingInstance).to.match(/^example\.com\/x-.+/);
     expect(recorder.reportingInstance.length).to.be.at.most(128);
   });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { GuardedTestScheduler } from '../../../src/testing/simulate/guarded-scheduler.js';
 import { virtual } from '../../controller/helpers.js';
-import { pod, setup } from './fake-events.js';
+import { pod, setup } from './events-server.js';
 
 const MINUTE = 60_000;
 const normal = (reason: string, note?: string) => ({ type: 'Normal' as const, reason, action: 'Reconcile', ...(note === undefined ? {} : { note }) });

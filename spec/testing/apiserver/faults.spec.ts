@@ -51,6 +51,17 @@ describe('in-memory API server: fault injection', () => {
     }
   });
 
+  it('failNext with a message answers it in place of the real wording, keeping the reason and Retry-After', async () => {
+    const quota = 'configmaps "q" is forbidden: exceeded quota: compute, requested: configmaps=1, used: configmaps=2, limited: configmaps=2';
+    cluster.faults.failNext({ status: 403, method: 'POST', message: quota });
+    const denied = await send(cluster, 'POST', '/api/v1/namespaces/f/configmaps', { metadata: { name: 'q' } });
+    expect([denied.status, denied.body.reason, denied.body.message]).to.deep.equal([403, 'Forbidden', quota]);
+    const armed = await send(cluster, 'POST', '/__rxkube/faults/failNext', { status: 429, message: 'slow down', retryAfterSeconds: 4 });
+    expect(armed.status).to.equal(200);
+    const throttled = await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps');
+    expect([throttled.status, throttled.body.reason, throttled.body.message, throttled.headers.get('retry-after')]).to.deep.equal([429, 'TooManyRequests', 'slow down', '4']);
+  });
+
   it('failNext leaves non-matching requests alone', async () => {
     cluster.faults.failNext({ status: 500, method: 'POST' });
     expect((await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps')).status).to.equal(200);

@@ -10,7 +10,7 @@ export type { ApiRequest, ChunkSink, ResponseHeaders, ResponseSink } from './mac
 export { realRuntime, seededRuntime, seededRandom } from './machinery/index.js';
 export type { ServerRuntime } from './machinery/index.js';
 export { storageKey, groupVersion } from './registry/index.js';
-export { cloneJson } from './machinery/index.js';
+export { cloneJson, warningHeaders } from './machinery/index.js';
 export { atVersion } from './representation/index.js';
 export type { Faults, FailNextOptions, ConflictNextOptions, FailWritesOptions } from './serving/index.js';
 export { SeedError } from './write-path/index.js';

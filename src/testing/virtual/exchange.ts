@@ -1,7 +1,7 @@
 /**
  * One in-process exchange with a server core: the core's {@link ResponseSink} delivering into an Observable, every
- * delivery a zero-delay action of the cluster's scheduler (as bytes arrive later than they are sent over a
- * socket), so a write never re-enters the store from inside another commit.
+ * delivery an action of the cluster's scheduler (zero-delay, or after the watch lag for watch chunks, as bytes
+ * arrive later than they are sent over a socket), so a write never re-enters the store from inside another commit.
  * @module
  */
 import { Observable, Subscription, type SchedulerLike } from 'rxjs';
@@ -52,24 +52,31 @@ export type CutExchange = (reason: string) => void;
  * - A whole response is one `response` event then completion; a stream is `head`, `chunk`s, `end`, completion; a
  *   cut stream errors with `TransportError('ConnectionClosed')`.
  * - Unsubscribing cancels pending deliveries and tells the core the consumer is gone (its watch stops).
- * - Every delivery, a cut included, is a zero-delay action of `scheduler`, in the order the core produced them: the
- *   watch chunks a write commits are delivered before the write's own response, in the same virtual frame.
- * - What the core writes to a stream before its pending chunk is delivered joins that chunk, as bytes waiting in a
- *   socket are read together: a burst of writes in one synchronous run (a `seed` of several objects, a commit that
- *   several watches see) arrives as one chunk, so an informer applies it as one store batch.
+ * - Every delivery, a cut included, is an action of `scheduler`, in the order the core produced them: a chunk
+ *   `chunkLag()` ms after it was written, anything else at once (zero-delay) or, behind a lagging chunk, right
+ *   after it. Without a lag the watch chunks a write commits are delivered before the write's own response, in the
+ *   same virtual frame.
+ * - What the core writes to a stream while a chunk due at the same time waits for delivery joins that chunk, as
+ *   bytes waiting in a socket are read together: a burst of writes in one synchronous run (a `seed` of several
+ *   objects, a commit that several watches see) arrives as one chunk, so an informer applies it as one store batch.
  * - `register` sees the exchange while it is open, so the cluster can cut it.
  */
 export function exchange(
   core: ServerCore, scheduler: SchedulerLike, request: ApiRequest, register: (cut: CutExchange) => () => void,
+  chunkLag: () => number = () => 0,
 ): Observable<ExchangeEvent> {
   return new Observable<ExchangeEvent>((subscriber) => {
     const pending = new Subscription();
     const goneListeners: (() => void)[] = [];
     let started = false;
     let finished = false;
-    /** The chunk scheduled for delivery and not yet delivered. */
-    let unread: { text: string } | undefined;
-    const deliver = (work: () => void): void => {
+    /** The chunk scheduled for delivery and not yet delivered, and when it is due. */
+    let unread: { text: string; readonly due: number } | undefined;
+    /** When the last delivery is due: nothing is delivered before it (a socket keeps its order). */
+    let lastDue = scheduler.now();
+    const dueAfter = (lag: number): number => Math.max(lastDue, scheduler.now() + lag);
+    const deliver = (work: () => void, due = dueAfter(0)): void => {
+      lastDue = due;
       let done = false;
       let action: Subscription | undefined;
       action = scheduler.schedule(() => {
@@ -77,7 +84,7 @@ export function exchange(
         // A long watch delivers many chunks: forget each action once it ran.
         if (action !== undefined) pending.remove(action);
         if (!subscriber.closed) work();
-      }, 0);
+      }, Math.max(0, due - scheduler.now()));
       if (!done) pending.add(action);
     };
     const finish = (): void => {
@@ -91,19 +98,20 @@ export function exchange(
       pendingBytes: 0,
       write(text) {
         if (finished) return false;
+        const due = dueAfter(chunkLag());
         // Bytes written before the consumer reads are read together, as from a socket's buffer: a write joins the
-        // chunk still waiting for delivery. Nothing else can be waiting behind that chunk (end, abort and cuts
-        // finish the stream, after which nothing is written), so the order holds.
-        if (unread !== undefined) {
+        // chunk still waiting for delivery at the same time. Nothing else can be waiting behind that chunk (end,
+        // abort and cuts finish the stream, after which nothing is written), so the order holds.
+        if (unread !== undefined && unread.due === due) {
           unread.text += text;
           return true;
         }
-        const chunk = { text };
+        const chunk = { text, due };
         unread = chunk;
         deliver(() => {
-          unread = undefined;
+          if (unread === chunk) unread = undefined;
           subscriber.next({ kind: 'chunk', text: chunk.text });
-        });
+        }, due);
         return true;
       },
       onDrain() {

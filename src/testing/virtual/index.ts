@@ -5,5 +5,7 @@
 export { virtualCluster } from './cluster.js';
 export type { ExchangeEvent } from './exchange.js';
 export type {
-  ConflictKeyOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults,
+  ConflictKeyOptions, NetworkFaultOptions, NetworkFaults, PartitionOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster,
+  VirtualClusterOptions, VirtualDelay, VirtualFaults, VirtualLink, VirtualLinkOptions, VirtualNetworkOptions, VirtualRequestInfo,
+  WarnNextOptions,
 } from './types.js';

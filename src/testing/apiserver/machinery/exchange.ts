@@ -22,6 +22,11 @@ export interface ApiRequest {
    * the point it would have read the body (after authentication, faults and routing), as over HTTP.
    */
   readonly bodyTooLarge?: boolean;
+  /**
+   * How long the request waits before it is served, on top of the latency fault (a virtual cluster's `latency`
+   * option; default 0). It is logged when it arrives and stored and answered when it is served.
+   */
+  readonly latencyMs?: number;
 }
 
 /** Response headers: names as written on the wire. */

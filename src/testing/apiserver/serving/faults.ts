@@ -16,6 +16,11 @@ export interface FailNextOptions {
   readonly status: number;
   /** For 429 and 503: the `Retry-After` header and `details.retryAfterSeconds` (default 1 for 429). */
   readonly retryAfterSeconds?: number;
+  /**
+   * The Status message, in place of the one the real server words for `status` (a quota or an admission webhook's
+   * denial, say); the reason, details and headers stay those of `status`.
+   */
+  readonly message?: string;
 }
 
 /** Options of {@link Faults.conflictNext}. */
@@ -129,6 +134,13 @@ function forbiddenFor(method: string, path: string, query: URLSearchParams): Api
 }
 
 function failureFor(options: FailNextOptions, method: string, path: string, query: URLSearchParams): ApiError {
+  const worded = realFailureFor(options, method, path, query);
+  if (options.message === undefined) return worded;
+  const { reason, details } = worded.body;
+  return new ApiError(worded.status, reason ?? '', options.message, details, { ...worded.headers });
+}
+
+function realFailureFor(options: FailNextOptions, method: string, path: string, query: URLSearchParams): ApiError {
   const retry = options.retryAfterSeconds ?? (options.status === 429 ? 1 : undefined);
   const headers: Record<string, string> = retry !== undefined ? { 'Retry-After': String(retry) } : {};
   const retryDetails = retry !== undefined ? { retryAfterSeconds: retry } : {};

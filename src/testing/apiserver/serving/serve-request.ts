@@ -65,6 +65,7 @@ function serveAdmin(config: HandlerConfig, req: ApiRequest, res: ResponseSink, p
           ...(typeof o['method'] === 'string' ? { method: o['method'] } : {}),
           ...(path !== undefined ? { path } : {}),
           ...(o['retryAfterSeconds'] !== undefined ? { retryAfterSeconds: num(o['retryAfterSeconds'], 'retryAfterSeconds') } : {}),
+          ...(typeof o['message'] === 'string' ? { message: o['message'] } : {}),
         });
       } catch (error) {
         if (error instanceof RangeError) throw badRequest(error.message);
@@ -178,15 +179,16 @@ function route(config: HandlerConfig, req: ApiRequest, res: ResponseSink, url: U
 }
 
 /**
- * Serves one request of any adapter: the whole answer goes to `res` (now, or after the injected latency on the
- * server's scheduler). Returns a function that cancels a pending answer (the client went away).
+ * Serves one request of any adapter: the whole answer goes to `res` (now, or after the injected latency and the
+ * request's own `latencyMs` on the server's scheduler). Returns a function that cancels a pending answer (the client
+ * went away).
  *
  * # Guarantees
  * - Without the configured bearer token every request (admin endpoint included) is a 401 Status.
  * - Every request but the fault endpoint's is recorded in the request log, with the status of its answer.
  * - Any exception becomes a Status (ApiError as is, anything else a 500 InternalError); a 413 closes the connection.
  *   The one exception is a path no API serves: the text/plain `404 page not found` of kube-apiserver's mux.
- * - Synchronous apart from the latency fault: everything else happens inside this call, so in virtual time a request
+ * - Synchronous apart from latency: everything else happens inside this call, so in virtual time a request
  *   is served at the virtual instant it arrives.
  */
 export function serveRequest(config: HandlerConfig, req: ApiRequest, sink: ResponseSink): () => void {
@@ -221,7 +223,7 @@ export function serveRequest(config: HandlerConfig, req: ApiRequest, sink: Respo
         fail(error);
       }
     };
-    const latency = config.faultState.latencyMs;
+    const latency = config.faultState.latencyMs + Math.max(0, req.latencyMs ?? 0);
     if (latency > 0) {
       const cancel = config.state.runtime.after(latency, answer);
       return () => {
