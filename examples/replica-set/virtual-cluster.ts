@@ -7,9 +7,8 @@
  */
 import { KubeConfig, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import { concat, defer, from, Observable, Subject, throwError, timer, map, type SchedulerLike } from 'rxjs';
-import {
-  informerFactory, type ApiError, type InformerFactory, type Transport, type TransportRequest, type TransportResponse, type WatchEvent,
-} from '../../src/index.js';
+import { informerFactory, type ApiError, type InformerFactory } from '../../src/index.js';
+import { type Transport, type TransportRequest, type TransportResponse, type WatchEvent } from '../../src/extend.js';
 import { applyJsonPatch } from '../../src/testing/apiserver/patch/index.js';
 import { apiError } from '../../spec/client/support/scripted-transport.js';
 import { PODSET, type PodSet } from './podset.js';

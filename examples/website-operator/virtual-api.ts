@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, of, Subject, type SchedulerLike } from 'rxjs';
-import type { Transport, TransportRequest, TransportResponse, WatchEvent } from '../../src/index.js';
+import type { Transport, TransportRequest, TransportResponse, WatchEvent } from '../../src/extend.js';
 import { applyJsonPatch } from '../../src/testing/apiserver/patch/index.js';
 import { apiError } from '../../spec/client/support/scripted-transport.js';
 import type { VirtualLeaseServer } from '../../spec/leader/lease-server.js';

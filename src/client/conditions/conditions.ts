@@ -48,10 +48,7 @@ export interface ConditionHolder {
 }
 
 /** Options of {@link setStatusCondition}. */
-export interface SetStatusConditionOptions {
-  /** The clock of new transition times (only `now()` is read). Default `asyncScheduler`. */
-  readonly scheduler?: Pick<SchedulerLike, 'now'>;
-}
+export type SetStatusConditionOptions = NonNullable<Parameters<typeof setStatusCondition>[2]>;
 
 /** The API's limit on a condition's message (`maxLength` of `metav1.Condition.message`). */
 export const CONDITION_MESSAGE_LIMIT = 32768;
@@ -94,7 +91,14 @@ export function conditionTime(ms: number): string {
  * });
  * ```
  */
-export function setStatusCondition(holder: ConditionHolder, update: ConditionUpdate, options: SetStatusConditionOptions = {}): boolean {
+export function setStatusCondition(
+  holder: ConditionHolder,
+  update: ConditionUpdate,
+  options: {
+    /** The clock of new transition times (only `now()` is read). Default `asyncScheduler`. */
+    readonly scheduler?: Pick<SchedulerLike, 'now'>;
+  } = {},
+): boolean {
   checkUpdate(update);
   const message = update.message === undefined ? '' : update.message.slice(0, CONDITION_MESSAGE_LIMIT);
   const now = (): string => update.lastTransitionTime ?? conditionTime((options.scheduler ?? asyncScheduler).now());

@@ -9,10 +9,8 @@ import { transportOf } from '../../transport/index.js';
 import type { Connection } from '../../transport/index.js';
 import { buildEvent, eventNamer } from './build.js';
 import { SpamFilter } from './spam-filter.js';
-import type {
-  EventDetails, EventFlushOptions, EventFlushResult, EventRecorder, EventRecorderCounts, EventRecorderOptions, EventReport,
-  EventSubject,
-} from './types.js';
+import type { EventDetails, EventRecorder, EventRecorderOptions, EventSubject } from './recording.js';
+import type { EventFlushOptions, EventFlushResult, EventRecorderCounts, EventReport } from './types.js';
 import { EventWriter, isDirty } from './writer.js';
 import type { Series } from './writer.js';
 import { resolveRecorderOptions } from './options.js';

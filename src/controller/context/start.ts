@@ -2,16 +2,19 @@
  * `startController`: the host of one controller on its own, without a manager: the context's informers, clients and
  * event recorder over a connection, its gate and graceful stop.
  */
-import { asyncScheduler, concat, defer, ignoreElements, map, NEVER, Observable, of, Subscription, take, type SchedulerLike } from 'rxjs';
+import {
+  asyncScheduler, concat, defer, ignoreElements, map, NEVER, Observable, of, Subscription, take, type SchedulerLike,
+} from 'rxjs';
 import { eventRecorder, type EventRecorderOptions, type EventReport } from '../../client/index.js';
 import { messageOf } from '../../describe/index.js';
 import { informerFactory, type InformerFactoryOptions } from '../../informer/index.js';
-import { printWarningOnce, type Connection, type WarningHandler } from '../../transport/index.js';
+import { printWarningOnce, type Connection } from '../../transport/index.js';
 import { DEFAULT_DRAIN_TIMEOUT_MS } from '../options.js';
 import { reportError } from '../predicates/index.js';
 import type { ReconcileEvent } from '../types.js';
 import { controllerContext } from './context.js';
 import type { ControllerContext, ControllerDefinition } from './types.js';
+import type { WarningHandler } from 'rxkube/extend';
 
 /** Options of {@link startController}. */
 export interface StartControllerOptions {

@@ -5,11 +5,11 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import * as fc from 'fast-check';
-import type { ControllerContext, ControllerDefinition } from '../../controller/context/index.js';
 import { fingerprint, notTogether, printReplayPath, readReplayPath } from './replay-path.js';
 import { runScenario, type ScenarioRun } from './run-scenario.js';
 import { describeStep, scenarioArbitrary, type Scenario } from './scenario.js';
 import type { CacheUnderTest, FaultOptions, Invariants, Workload } from './types.js';
+import type { ControllerContext, ControllerDefinition } from 'rxkube';
 
 /** Options of {@link simulate}. */
 export interface SimulateOptions {

@@ -4,14 +4,13 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, SchedulerLike } from 'rxjs';
-import type { ResourceRef } from '../../resources/index.js';
-import type { Transport } from '../../transport/index.js';
-import type { HealthRoutingConnection, WatchHealthHandler, WatchHealthReport } from '../../watch/index.js';
 import type {
   ConflictNextOptions, Faults, InMemoryServerOptions, RequestLog, ResponseHeaders, SeedOptions,
 } from '../apiserver/index.js';
 import type { ExchangeEvent } from './exchange.js';
 import type { virtualCluster } from './cluster.js';
+import type { HealthRoutingConnection, Transport, WatchHealthHandler, WatchHealthReport } from 'rxkube/extend';
+import type { ResourceRef } from 'rxkube';
 
 /** Options of {@link virtualCluster}. */
 export interface VirtualClusterOptions extends Omit<InMemoryServerOptions, 'token'> {
@@ -59,7 +58,7 @@ export interface VirtualFaults extends Omit<Faults, 'conflictNext'> {
 }
 
 /**
- * An in-process cluster. It IS a {@link Transport}, hence a `Connection`: pass it wherever a KubeConfig goes
+ * An in-process cluster. It IS a `Transport`, hence a `Connection`: pass it wherever a KubeConfig goes
  * (`informer`, `informerFactory`, `listWatch`, `resourceClient`, `eventRecorder`, `leaderElection`, `manager`).
  *
  * # Guarantees
