@@ -51,9 +51,19 @@ export const defaults = deepFreeze({
     /** How long a stop waits for runs in flight (`drainTimeout`). */
     drainTimeout: DEFAULT_DRAIN_TIMEOUT_MS,
     /** The per-key retry delay, `baseMs · 2^failures` capped at `maxMs` (`exponentialRateLimiter()`). */
-    rateLimiter: { baseMs: DEFAULT_BASE_DELAY_MS, maxMs: DEFAULT_MAX_DELAY_MS },
+    rateLimiter: {
+      /** The first retry's delay, ms. */
+      baseMs: DEFAULT_BASE_DELAY_MS,
+      /** The cap of the delay, ms. */
+      maxMs: DEFAULT_MAX_DELAY_MS,
+    },
     /** The token bucket every failure retry takes from (`tokenBucketRateLimiter()`, `globalRateLimiter`). */
-    globalRateLimiter: { qps: DEFAULT_QPS, burst: DEFAULT_BURST },
+    globalRateLimiter: {
+      /** Tokens added per second. */
+      qps: DEFAULT_QPS,
+      /** Tokens the bucket holds when full. */
+      burst: DEFAULT_BURST,
+    },
   },
   /** `resourceClient`. */
   client: {
@@ -62,9 +72,17 @@ export const defaults = deepFreeze({
     /** `mutate`'s conflict retries (`retry`): client-go's `retry.DefaultRetry`. */
     retry: DEFAULT_RETRY,
   },
-  /** `eventRecorder`: the spam filter per object (`spamFilter`), client-go's. */
+  /** `eventRecorder`. */
   events: {
-    spamFilter: { burst: DEFAULT_SPAM_BURST, qps: DEFAULT_SPAM_QPS, maxObjects: DEFAULT_SPAM_OBJECTS },
+    /** The spam filter per object (`spamFilter`), client-go's. */
+    spamFilter: {
+      /** Events an object may have at once before the filter turns occurrences away. */
+      burst: DEFAULT_SPAM_BURST,
+      /** Events per second an object earns back: one per 5 minutes. */
+      qps: DEFAULT_SPAM_QPS,
+      /** Objects the filter remembers. */
+      maxObjects: DEFAULT_SPAM_OBJECTS,
+    },
   },
   /** `leaderElection` (and a manager's `leaderElection`). */
   leaderElection: {
