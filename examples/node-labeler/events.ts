@@ -4,7 +4,8 @@
  * @module
  */
 import { EMPTY, filter, ignoreElements, tap, type Observable } from 'rxjs';
-import type { EventRecorder, EventReport } from '../../src/index.js';
+import type { EventRecorder } from '../../src/index.js';
+import type { EventReport } from '../../src/extend.js';
 import { messageOf } from '../shared/health.js';
 import { LABEL_ACTION, LABEL_FAILED_REASON, LABELED_REASON } from './handle-node.js';
 

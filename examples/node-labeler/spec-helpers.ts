@@ -4,7 +4,8 @@
  * @module
  */
 import { defer, switchMap } from 'rxjs';
-import type { Connection, Transport, TransportRequest } from '../../src/index.js';
+import type { Connection } from '../../src/index.js';
+import type { Transport, TransportRequest } from '../../src/extend.js';
 import { recordingTransport, type RecordedRequest } from '../shared/recording-transport.js';
 
 /**

@@ -16,9 +16,10 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { combineLatest, defer, filter, finalize, map, merge, Observable, take, tap, type SchedulerLike } from 'rxjs';
 import {
-  informerFactory, mapKeys, monotonicScheduler, reconcile, resourceClient, toKeys, wallClockNow, type Connection,
-  type ContextReconcile, type EventRecorder, type EventReport, type Informer, type InformerFactory, type ControllerDefinition, type ReconcileEvent,
+  informerFactory, mapKeys, reconcile, resourceClient, toKeys, wallClockNow, type Connection,
+  type ContextReconcile, type EventRecorder, type Informer, type InformerFactory, type ControllerDefinition, type ReconcileEvent,
 } from '../../src/index.js';
+import { monotonicScheduler, type EventReport } from '../../src/extend.js';
 import { messageOf, watchErrorLines } from '../shared/health.js';
 import { Expectations } from './expectations.js';
 import { resolveOptions, type ReplicaSetControllerOptions, type ReplicaSetOptions, type ReplicaSetSettings } from './options.js';

@@ -6,11 +6,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-// The server alone, not the rxkube/testing barrel: that also loads the simulation tools and their fast-check peer,
-// which a production image of an example does not install.
-// The in-memory server's own folder, not `rxkube/testing`: the image must not load the rest of the test kit (its
-// simulations import fast-check, which a production install does not have; see deploy.spec.ts).
-import { startTestCluster, type TestCluster, type TestClusterOptions } from '../../src/testing/apiserver/index.js';
+// The test kit loads its optional peers (fast-check, protobufjs, yaml) only when a feature needs one, so a production
+// image of an example, which does not install them, can run the embedded cluster.
+import { startTestCluster, type TestCluster, type TestClusterOptions } from '../../src/testing/index.js';
 import { messageOf } from './health.js';
 
 /** The cluster an example runs against. */

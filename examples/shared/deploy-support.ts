@@ -19,6 +19,12 @@ export const EXAMPLES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..
 /** The namespace every example's manifests deploy into. */
 export const DEPLOY_NAMESPACE = 'rxkube-examples';
 
+/**
+ * Packages the examples import at run time beyond rxkube's own dependencies (they read their CRDs and defaults as
+ * YAML). `examples/Dockerfile` installs each into the image, at the lockfile's version.
+ */
+export const EXAMPLE_PACKAGES: readonly string[] = ['yaml'];
+
 /** An example's `deploy/` folder. */
 export interface DeployFolder {
   /** The example's folder name, e.g. `pod-logger`. */

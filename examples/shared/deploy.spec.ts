@@ -12,7 +12,10 @@ import type { KubernetesObject, V1ClusterRole, V1ClusterRoleBinding, V1Role, V1R
 import { parse } from 'yaml';
 import { WEBSITE_OPERATOR_RULES } from '../website-operator/rbac.js';
 import { IN_CLUSTER_ENV } from './cli.js';
-import { buildImageFiles, containerStart, DEPLOY_NAMESPACE, deployedContainer, deployFolders, deployObjects, EXAMPLES_DIR, packagesImportedBy } from './deploy-support.js';
+import {
+  buildImageFiles, containerStart, DEPLOY_NAMESPACE, deployedContainer, deployFolders, deployObjects, EXAMPLE_PACKAGES, EXAMPLES_DIR,
+  packagesImportedBy,
+} from './deploy-support.js';
 import { spawnNode } from './spec-support.js';
 
 const repoRoot = resolve(EXAMPLES_DIR, '..');
@@ -129,11 +132,19 @@ describe('the examples\' deploy/ folders', () => {
 
     after(() => rmSync(app, { recursive: true, force: true }));
 
-    it('imports no package but Node\'s own and the runtime dependencies (npm ci --omit=dev installs no other)', async () => {
+    it('imports no package but Node\'s own, the runtime dependencies and the examples\' own (the image installs no other)', async () => {
       const { dependencies } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
       const packages = await packagesImportedBy(app, ['src', 'examples']);
-      expect(packages.filter((name) => !(name in dependencies))).to.deep.equal([]);
+      expect(packages.filter((name) => !(name in dependencies) && !EXAMPLE_PACKAGES.includes(name))).to.deep.equal([]);
       expect(packages).to.include.members(['rxjs', '@kubernetes/client-node', 'immer']);
+    });
+
+    it('installs each of the examples\' own packages into the image, at the lockfile\'s version', () => {
+      const dockerfile = readFileSync(join(EXAMPLES_DIR, 'Dockerfile'), 'utf8');
+      for (const name of EXAMPLE_PACKAGES) {
+        expect(dockerfile).to.contain(`"${name}@$(node -p "require('./package-lock.json').packages['node_modules/${name}'].version")"`);
+        expect(dockerfile).to.contain(`cp -R /tmp/example-packages/node_modules/${name} node_modules/`);
+      }
     });
 
     for (const folder of folders) {

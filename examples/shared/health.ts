@@ -5,7 +5,8 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { defer, filter, finalize, ignoreElements, merge, take, tap, type Observable } from 'rxjs';
-import { claimHealth, type Informer } from '../../src/index.js';
+import { claimHealth } from '../../src/extend.js';
+import { type Informer } from '../../src/index.js';
 
 /** How the lines name the watched resource. */
 export interface HealthNames {

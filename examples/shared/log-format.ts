@@ -4,7 +4,10 @@
  * request (`--log-stacks`, or `RXKUBE_LOG_STACKS=1`).
  * @module
  */
-import { jsonLogger, type LogFields, type LogLevel, type ManagerLogger } from '../../src/index.js';
+import { jsonLogger, type JsonLoggerOptions, type ManagerLogger } from '../../src/index.js';
+
+type LogFields = Parameters<ManagerLogger['info']>[0];
+type LogLevel = NonNullable<JsonLoggerOptions['level']>;
 
 /** The environment variable that asks for stacks in the human lines: `1` or `true`. */
 export const LOG_STACKS_ENV = 'RXKUBE_LOG_STACKS';

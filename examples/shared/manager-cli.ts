@@ -7,9 +7,11 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { fromEvent, take } from 'rxjs';
-import { manager, type ListenOptions, type ManagerOptions } from '../../src/index.js';
+import { manager, type HealthOptions, type ManagerOptions } from '../../src/index.js';
 import type { ExampleTarget } from './cli.js';
 import { describeError, exampleLogger, LOG_FLAGS, type LogFlagValues } from './log-format.js';
+
+type ListenOptions = Pick<HealthOptions, 'host' | 'port'>;
 
 /**
  * The manager's flags, for `node:util` `parseArgs`, with controller-runtime's names where it has them:

@@ -5,7 +5,8 @@
  * @module
  */
 import { Observable } from 'rxjs';
-import { ApiError, transportOf, type Connection, type Transport, type TransportRequest } from '../../src/index.js';
+import { ApiError, type Connection } from '../../src/index.js';
+import { transportOf, type Transport, type TransportRequest } from '../../src/extend.js';
 
 /** One request and its outcome: the HTTP status, or `error <code>` / `error <name>`. */
 export interface RecordedRequest {

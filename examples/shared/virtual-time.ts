@@ -7,7 +7,10 @@
 import { expect } from 'chai';
 import type { Observable, SchedulerLike, Subscription } from 'rxjs';
 import { TestScheduler, type RunHelpers } from 'rxjs/testing';
-import type { LogFields, ManagerEvent, ManagerLogger, ManagerOptions, ReconcileEvent } from '../../src/index.js';
+import type { ManagerEvent, ManagerLogger, ManagerOptions, ReconcileEvent } from '../../src/index.js';
+
+/** The fields of one log record, as a `ManagerLogger` receives them. */
+type LogFields = Parameters<ManagerLogger['info']>[0];
 import type { RequestLog, RequestRecord } from '../../src/testing/index.js';
 
 /** Runs `body` inside `TestScheduler.run` (1 frame = 1 ms) and returns what it returns, after the flush. */

@@ -7,9 +7,10 @@
 import type { KubernetesObject, V1ConfigMap, V1Deployment, V1Service } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import {
-  controller, generationChanged, or, predicate, resourceClient, type Indexer, type ControllerDefinition,
+  controller, generationChanged, or, predicate, resourceClient, type ControllerDefinition,
   type ReconcileEvent, type ReconcileTrigger, type Store, wallClockNow,
 } from '../../src/index.js';
+import { type Indexer } from '../../src/extend.js';
 import { defaultsConfigMapOf } from './defaults.js';
 import { websiteEvents } from './events.js';
 import { resolveOptions, type WebsiteOperatorOptions } from './options.js';

@@ -4,7 +4,8 @@
  * @module
  */
 import { EMPTY, filter, ignoreElements, tap, type Observable } from 'rxjs';
-import type { EventDetails, EventRecorder, EventReference, EventReport } from '../../src/index.js';
+import type { EventDetails, EventRecorder } from '../../src/index.js';
+import type { EventReference, EventReport } from '../../src/extend.js';
 import { messageOf } from '../shared/health.js';
 import { WEBSITE, type WebsiteId } from './website.js';
 

@@ -6,8 +6,9 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { catchError, defer, tap, throwError, type Observable } from 'rxjs';
 import {
-  applyConflicts, compareResourceVersions, controllerOf, type PartialObject, type ResourceClient, type ResourceRef, type StoreSource,
+  applyConflicts, controllerOf, type PartialObject, type ResourceClient, type ResourceRef, type StoreSource,
 } from '../../src/index.js';
+import { compareResourceVersions } from '../../src/extend.js';
 import type { WebsiteEvents } from './events.js';
 import { REASONS } from './events.js';
 import type { Website, WebsiteId } from './website.js';

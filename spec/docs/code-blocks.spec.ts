@@ -1,8 +1,8 @@
 /**
- * Every ```ts block in the README, in docs/ and in the examples' guides (`examples/<name>/README.md`) is type-checked
- * as a program of its own, with `rxkube` and `rxkube/testing` resolved to the sources, so the examples users copy
- * cannot rot. A guide's blocks are checked as if they sat in its folder: their relative imports (`./controller.js`,
- * `../../src/index.js`) resolve there.
+ * Every ```ts block in the README, in docs/ and in the examples' guides (`examples/<name>/README.md`) is
+ * type-checked as a program of its own, with `rxkube`, `rxkube/extend` and `rxkube/testing` resolved to the sources, so
+ * the examples users copy cannot rot. A guide's blocks are checked as if they sat in its folder: their relative
+ * imports (`./controller.js`, `../../src/index.js`) resolve there.
  */
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
@@ -54,7 +54,7 @@ describe('code blocks in the README, docs/ and the examples\' guides', function 
         noEmit: true, noUnusedLocals: false, noUnusedParameters: false, rootDir: '..',
         // The check's folder mirrors the repository, so a block's relative imports resolve from its document's folder.
         rootDirs: ['..', '.'],
-        paths: { rxkube: ['../src/index.ts'], 'rxkube/testing': ['../src/testing/index.ts'] },
+        paths: { rxkube: ['../src/index.ts'], 'rxkube/extend': ['../src/extend.ts'], 'rxkube/testing': ['../src/testing/index.ts'] },
       },
       include: ['**/*.ts'],
     }));

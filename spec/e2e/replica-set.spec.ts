@@ -7,7 +7,8 @@
  */
 import { expect } from 'chai';
 import { firstValueFrom } from 'rxjs';
-import { ApiError, resourceClient, transportOf } from '../../src/index.js';
+import { ApiError, resourceClient } from '../../src/index.js';
+import { transportOf } from '../../src/extend.js';
 import { waitFor, waitForAsync } from '../support/wait.js';
 import { podSetCrd, PODSET, type PodSet } from '../../examples/replica-set/podset.js';
 import { podSet, replicaSetScenarios } from '../../examples/replica-set/scenarios.js';

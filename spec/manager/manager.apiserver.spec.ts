@@ -2,10 +2,12 @@ import { expect } from 'chai';
 import { ApiextensionsV1Api, CoreV1Api, type V1ConfigMap, type V1Pod, type V1Secret } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
+import { MANAGER_METRIC_NAMES } from '../../src/extend.js';
 import {
-  MANAGER_METRIC_NAMES, TerminalError, controller, jsonLogger, manager, toKeys, type ControllerDefinition, type ManagerEvent,
-  type ManagerOptions, type ReconcileEvent, type ServerAddress,
+  TerminalError, controller, jsonLogger, manager, toKeys, type ControllerDefinition, type ManagerEvent, type ManagerOptions,
+  type ReconcileEvent,
 } from '../../src/index.js';
+import { type ServerAddress } from '../../src/manager/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { waitFor } from '../support/wait.js';
 import { histogramCount, probe, scrape, valueOf } from './scrape.js';

@@ -1,7 +1,8 @@
 /**
- * The public API is locked by API Extractor's reports in `api/`: a change to what `rxkube` or `rxkube/testing`
- * exports, or to any exported signature, fails here until the report is updated (`npm run api:update`) and the
- * difference is reviewed with the change.
+ * The public API is locked by API Extractor's reports in `api/`: a change to what `rxkube`, `rxkube/extend` or
+ * `rxkube/testing` exports, or to any exported signature, fails here until the report is updated
+ * (`npm run api:update`) and the difference is reviewed with the change. A new API Extractor warning (a forgotten
+ * export, a link that does not resolve) is written into its report, so it fails here too.
  */
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
@@ -9,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 describe('the public API report', function () {
   this.timeout(180_000);
 
-  it('matches what rxkube and rxkube/testing export (npm run api:update after a reviewed change)', () => {
+  it('matches what rxkube, rxkube/extend and rxkube/testing export (npm run api:update after a reviewed change)', () => {
     const check = spawnSync('npm', ['run', '--silent', 'api:check'], { encoding: 'utf8' });
     const output = `${check.stdout}${check.stderr}`;
     const changed = output.split('\n').filter((line) => /changed|Warning|Error/i.test(line) && !/npm warn/i.test(line));

@@ -1,6 +1,7 @@
 /**
  * What people who install the package get: the files, working source maps, a LICENSE, and bins that tell the
- * truth. The tarball is built with `npm pack` and installed into a scratch project, as a user would.
+ * truth. The tarball is built with `npm pack` and installed into a scratch project, as a user would: first alone (a
+ * production install gets no test-kit peer), then with the test kit's optional peers.
  */
 import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -16,6 +17,7 @@ describe('the published package', function () {
   this.timeout(240_000);
   let scratch: string;
   let installed: string;
+  const { peerDependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
 
   before(() => {
     scratch = mkdtempSync(join(tmpdir(), 'rxkube-package-'));
@@ -31,24 +33,45 @@ describe('the published package', function () {
     expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).to.contain('Apache License\n                           Version 2.0');
   });
 
-  it('has a source for every source map entry, so stack traces and go-to-definition land in real files', () => {
+  it('has the source of every source map entry, inlined or beside it, so stack traces and debuggers show real code', () => {
     const maps = execFileSync('find', [join(installed, 'dist'), '-name', '*.map'], { encoding: 'utf8' }).trim().split('\n');
     expect(maps.length).to.be.greaterThan(50);
     const missing: string[] = [];
     for (const map of maps) {
-      const { sources } = JSON.parse(readFileSync(map, 'utf8')) as { sources: string[] };
-      for (const source of sources) if (!existsSync(resolve(dirname(map), source))) missing.push(`${map}: ${source}`);
+      const { sources, sourcesContent } = JSON.parse(readFileSync(map, 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
+      sources.forEach((source, index) => {
+        if (typeof sourcesContent?.[index] !== 'string' && !existsSync(resolve(dirname(map), source))) missing.push(`${map}: ${source}`);
+      });
     }
     expect(missing).to.deep.equal([]);
   });
 
-  it('imports both entry points from the installed package', () => {
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', "const a = await import('rxkube'); const b = await import('rxkube/testing'); console.log(typeof a.reconcile, typeof b.startTestCluster)"], { cwd: scratch, encoding: 'utf8' });
-    expect(run.stderr).to.equal('');
-    expect(run.stdout.trim()).to.equal('function function');
+  it('ships neither the TypeScript sources nor the Go modules of the control plane', () => {
+    expect(existsSync(join(installed, 'src')), 'src/').to.equal(false);
+    expect(existsSync(join(installed, 'test')), 'test/control-plane').to.equal(false);
   });
 
-  it('serves protobuf from the installed test cluster, whose vendored .proto files ship beside the compiled code', () => {
+  it('installs none of the test kit\'s optional peers with the package', () => {
+    for (const name of Object.keys(peerDependencies)) expect(existsSync(join(scratch, 'node_modules', name)), name).to.equal(false);
+  });
+
+  it('imports every entry point from the installed package, without the test kit\'s peers', () => {
+    const script = "const a = await import('rxkube'); const e = await import('rxkube/extend'); const t = await import('rxkube/testing'); console.log(typeof a.reconcile, typeof e.listWatch, typeof t.startTestCluster)";
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: scratch, encoding: 'utf8' });
+    expect(run.stderr).to.equal('');
+    expect(run.stdout.trim()).to.equal('function function function');
+  });
+
+  it('names the missing peer and the command that installs it when a test-kit feature needs one', () => {
+    const script = "const { scenarioArbitrary } = await import('rxkube/testing'); try { scenarioArbitrary(1000, [], {}); } catch (error) { console.log(error.message); }";
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: scratch, encoding: 'utf8' });
+    expect(run.stderr).to.equal('');
+    expect(run.stdout).to.contain('rxkube/testing needs the package "fast-check"').and.to.contain('npm install --save-dev fast-check');
+  });
+
+  it('serves protobuf from the installed test cluster once protobufjs is installed, whose vendored .proto files ship beside the compiled code', () => {
+    const peers = Object.entries(peerDependencies).map(([name, range]) => `${name}@${range}`);
+    execFileSync(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', ...peers], { cwd: scratch, stdio: 'ignore' });
     const script = [
       "const { startTestCluster } = await import('rxkube/testing');",
       "const cluster = await startTestCluster({ tls: false, token: 't' });",

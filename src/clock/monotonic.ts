@@ -12,7 +12,7 @@ import { dateTimestampProvider } from 'rxjs/internal/scheduler/dateTimestampProv
  * other programs read (a Lease's `renewTime`, an Event's `eventTime`).
  *
  * Implement it on a custom scheduler, or build one in a test, to tell rxkube where its timestamps come from; see
- * {@link wallClockNow}.
+ * `wallClockNow` (from `rxkube`).
  */
 export interface WallClockScheduler extends SchedulerLike {
   /** The wall-clock time, ms since the Unix epoch. It may jump (NTP steps, a VM resumed, an operator's `date -s`). */
@@ -40,7 +40,7 @@ export interface WallClockScheduler extends SchedulerLike {
  * - `now()` is on the epoch scale: it equals `Date.now()` when the process started (fractional milliseconds).
  * - Timers are `asyncScheduler`'s (Node's timers, themselves on a monotonic clock).
  * - `wallClock()` is `Date.now()`, for timestamps written to the API server or shown to people (see
- *   {@link wallClockNow}).
+ *   `wallClockNow` (from `rxkube`)).
  * - **Virtual inside `TestScheduler.run()`**, exactly as `asyncScheduler`: run mode makes its timers virtual, and
  *   `now()` and `wallClock()` both read the run's virtual time. So code that takes this default runs unchanged in
  *   marble tests.
@@ -48,7 +48,7 @@ export interface WallClockScheduler extends SchedulerLike {
  * # Caveats
  * - `now()` drifts from the wall clock by every step the system clock took since the process started, and, like
  *   Linux's `CLOCK_MONOTONIC` (and Go's monotonic reading), it does not advance while the machine is suspended.
- *   Stamp anything that must match the wall clock with {@link wallClockNow}, never with `now()`.
+ *   Stamp anything that must match the wall clock with `wallClockNow` (from `rxkube`), never with `now()`.
  * - Run mode is detected through RxJS's own hook (`dateTimestampProvider.delegate`), so a `TestScheduler` from
  *   another copy of RxJS than rxkube's makes neither this scheduler nor rxkube's `asyncScheduler` virtual.
  */
@@ -61,7 +61,7 @@ export const monotonicScheduler: WallClockScheduler = Object.freeze({
 
 /**
  * The wall-clock time on `scheduler`, ms since the epoch: its `wallClock()` when it has one (as
- * {@link monotonicScheduler} has), otherwise its `now()`. So `monotonicScheduler` and `asyncScheduler` give
+ * `monotonicScheduler` has), otherwise its `now()`. So `monotonicScheduler` and `asyncScheduler` give
  * `Date.now()`, and a `TestScheduler` (or either of them inside `TestScheduler.run()`) gives virtual time, which
  * keeps timestamps deterministic in tests. rxkube stamps with it everything that leaves the process: Lease
  * `acquireTime`/`renewTime`, Event `eventTime`/`series.lastObservedTime` and names, conditions'

@@ -5,9 +5,7 @@
 import type { SchedulerLike } from 'rxjs';
 import { messageOf } from '../describe/index.js';
 import { reportError } from './predicates/index.js';
-import type {
-  ReconcileDropped, ReconcileFailed, ReconcileRequeued, ReconcileRetrying, ReconcileSucceeded,
-} from './types.js';
+import type { ReconcileEvent } from './types.js';
 
 /**
  * A live, read-only view of the queue of one subscription of `reconcile`, for gauges read when they are scraped
@@ -78,7 +76,10 @@ export interface ReconcileMetrics {
   /** The run of `key` freed its slot after `durationMs` (client-go's `done`: `workqueue_work_duration_seconds`). */
   done?(key: string, durationMs: number): void;
   /** How a run ended, in one call: its completion and what followed it (controller-runtime's `result`). */
-  outcome?(run: ReconcileSucceeded | ReconcileFailed, next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined): void;
+  outcome?(
+    run: Extract<ReconcileEvent, { type: 'succeeded' | 'failed' }>,
+    next: Extract<ReconcileEvent, { type: 'requeued' | 'retrying' | 'dropped' }> | undefined,
+  ): void;
 }
 
 /** Both hooks, each called in turn (`a` first); either alone if the other is absent. Internal. */

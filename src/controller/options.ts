@@ -16,7 +16,7 @@ export interface ReconcileOptions {
   /** Most runs at once, across keys. Default 1. A positive integer, or `Infinity`. */
   readonly concurrency?: number;
   /**
-   * Every delay and every time reading goes through it. Default {@link monotonicScheduler}: a step of the system
+   * Every delay and every time reading goes through it. Default `monotonicScheduler` (from `rxkube/extend`): a step of the system
    * clock moves no retry, requeue, rate limit or timeout; virtual inside `TestScheduler.run()`.
    */
   readonly scheduler?: SchedulerLike;

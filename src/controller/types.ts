@@ -93,163 +93,214 @@ export type ReconcileFn<T> = (request: ReconcileRequest<T>) => ReconcileOutput;
 /** A user reconcile function of an operator without a `lookup`: it gets the key only. */
 export type ReconcileKeyFn = (request: ReconcileKeyRequest) => ReconcileOutput;
 
-/** Fields every per-key event carries. */
-export interface ReconcileEventBase {
-  /** The key the event is about. */
-  readonly key: string;
-  /** The attempt number of the run this event belongs to (see {@link ReconcileKeyRequest.attempt}). */
-  readonly attempt: number;
-  /** Coalesced trigger reasons of the run. */
-  readonly reasons: readonly string[];
-  /**
-   * Time from the key becoming ready to the run starting, ms. A key becomes ready at its first trigger since its
-   * last start (for a key triggered while running: that trigger, so the wait includes the rest of the run) or at the
-   * end of its retry/requeue delay.
-   */
-  readonly queueWaitMs: number;
-  /** The scheduler's `now()` when the event was emitted, ms. */
-  readonly time: number;
-}
-
-/** A run began; `fn` is called right after this event is emitted. */
-export interface ReconcileStarted extends ReconcileEventBase {
-  /** Discriminates the event. */
-  readonly type: 'started';
-}
-
-/** The run returned success. */
-export interface ReconcileSucceeded extends ReconcileEventBase {
-  /** Discriminates the event. */
-  readonly type: 'succeeded';
-  /** How long the run took, ms. */
-  readonly durationMs: number;
-}
-
 /**
- * Follows `succeeded` when the result was `{ requeueAfter }`. `delayMs` is the effective delay: no rate limiter is
- * asked, a requeue is a schedule.
- */
-export interface ReconcileRequeued extends ReconcileEventBase {
-  /** Discriminates the event. */
-  readonly type: 'requeued';
-  /** How long the run took, ms. */
-  readonly durationMs: number;
-  /**
-   * Effective delay: the requested one, or less when the key was already scheduled earlier (the earliest time
-   * wins), or 0 if a fresh trigger already made the key ready.
-   */
-  readonly delayMs: number;
-}
-
-/** The run failed: a throw, rejection, Observable error, timeout, invalid result or drain cancellation. */
-export interface ReconcileFailed extends ReconcileEventBase {
-  /** Discriminates the event. */
-  readonly type: 'failed';
-  /** How long the run took, ms (to the timeout or the cancellation, for a run cut short). */
-  readonly durationMs: number;
-  /** What the run threw, rejected or errored with, or the operator's own error (timeout, invalid result, cancellation). */
-  readonly error: unknown;
-  /** True when `error` is a {@link TerminalError}: the key is not retried. */
-  readonly terminal: boolean;
-  /**
-   * Present when the `gate` closed while the run was in flight (lost leadership) and the run then failed, whatever
-   * with (typically the {@link ReconcileAbortedError} of its signal): this is not the reconcile's own failure. No
-   * event follows it, no failure is counted (no backoff, no token, no charge against `maxRetries`), and the key is
-   * ready again with the run's reasons and attempt number, so it runs once the gate is open. Never set while
-   * draining, nor for a {@link TerminalError}.
-   */
-  readonly gateClosed?: true;
-  /**
-   * Present when the run returned a Promise that outlived its `timeout`: the failure is reported at the deadline,
-   * but the Promise cannot be cancelled, so the run still holds its key and its concurrency slot. It counts as a
-   * run in flight until the `released` event of its key, which follows once the Promise settles (it never follows
-   * if the Promise never settles, or the stream ends first).
-   */
-  readonly held?: true;
-}
-
-/** Follows `failed` when the key will be retried. `delayMs` is the effective delay. */
-export interface ReconcileRetrying extends ReconcileEventBase {
-  /** Discriminates the event. */
-  readonly type: 'retrying';
-  /** How long the failed run took, ms. */
-  readonly durationMs: number;
-  /** The error of the failed run this retry follows (the same value as on its `failed` event). */
-  readonly error: unknown;
-  /**
-   * Effective delay: max(per-key, global bucket), or 0 if a fresh trigger already made the key ready. For a
-   * Promise abandoned at its `timeout`, the retry also waits until that Promise settles.
-   */
-  readonly delayMs: number;
-  /** Consecutive failures of this key so far. */
-  readonly failures: number;
-  /** Set when a limiter misbehaved (threw or returned a bad delay). */
-  readonly limiterError?: unknown;
-}
-
-/** Follows `failed` when `maxRetries` is exhausted: the key's failure history is forgotten and it is not retried. */
-export interface ReconcileDropped extends ReconcileEventBase {
-  /** Discriminates the event. */
-  readonly type: 'dropped';
-  /** How long the last run took, ms. */
-  readonly durationMs: number;
-  /** Consecutive failures of this key, the last one included. */
-  readonly failures: number;
-  /** The error of the last failed run, the one that exhausted `maxRetries`. */
-  readonly error: unknown;
-}
-
-/**
- * A Promise that outlived its `timeout` settled: its key and concurrency slot are free again. It follows, at the time
- * the Promise settled, the `failed` event (marked `held`) that reported the run at its deadline, and comes before
- * the key's next `started`. Whatever the Promise settled with is ignored.
- */
-export interface ReconcileReleased extends ReconcileEventBase {
-  /** Discriminates the event. */
-  readonly type: 'released';
-  /** How long the run held its key and slot, from its start until the Promise settled, ms. */
-  readonly durationMs: number;
-}
-
-/**
- * Events about one key. Per key they follow this grammar (one line per run, runs strictly one after another):
+ * Everything the `reconcile` operator emits: one event per step of a key's runs, and `rejected` for an input that is
+ * not a key. Narrow on `type`. Per key the events follow this grammar (one line per run, runs strictly one after
+ * another):
  *
  * ```
  * run := started ( succeeded requeued? | failed ( retrying | dropped )? released? )
  * ```
  *
- * `released` follows exactly the `failed` events marked `held` (a Promise that outlived its `timeout`), once that
- * Promise settles; events of other keys may come in between.
+ * - `started`: a run began; `fn` is called right after this event is emitted.
+ * - `succeeded`: the run returned success. `requeued` follows it when the result was `{ requeueAfter }`; its
+ *   `delayMs` is the effective delay (no rate limiter is asked: a requeue is a schedule).
+ * - `failed`: the run failed (a throw, rejection, Observable error, timeout, invalid result or drain cancellation).
+ *   It stands alone when the error is terminal, while draining after `stop$` (no retry is scheduled then), and when
+ *   the gate closed during the run (`gateClosed: true`: the key is ready again and runs once the gate opens).
+ * - `retrying` follows `failed` when the key will be retried; `dropped` when `maxRetries` is exhausted (the key's
+ *   failure history is forgotten and it is not retried).
+ * - `released` follows exactly the `failed` events marked `held` (a Promise that outlived its `timeout`), once that
+ *   Promise settles: the key and its concurrency slot are free again. Events of other keys may come in between.
+ * - `rejected`: an input value that is not a non-empty string nor a `{ key: string }` object. It is reported, not
+ *   dropped silently, and not a crash; it belongs to no key.
  *
- * `failed` stands alone when the error is terminal, while draining after `stop$` (no retry is scheduled then), and
- * when the gate closed during the run (`gateClosed: true`: the key is ready again and runs once the gate opens).
+ * Every event but `rejected` carries `key`, `attempt`, `reasons`, `queueWaitMs` and `time`. `queueWaitMs` is the
+ * time from the key becoming ready to the run starting: a key becomes ready at its first trigger since its last
+ * start (for a key triggered while running: that trigger, so the wait includes the rest of the run) or at the end of
+ * its retry or requeue delay.
  */
-export type ReconcileKeyEvent =
-  | ReconcileStarted
-  | ReconcileSucceeded
-  | ReconcileRequeued
-  | ReconcileFailed
-  | ReconcileRetrying
-  | ReconcileDropped
-  | ReconcileReleased;
+export type ReconcileEvent =
+  | {
+    /** Discriminates the event. */
+    readonly type: 'started';
+    /** The key the event is about. */
+    readonly key: string;
+    /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
+    readonly attempt: number;
+    /** The run's coalesced trigger reasons. */
+    readonly reasons: readonly string[];
+    /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
+    readonly queueWaitMs: number;
+    /** The scheduler's `now()` when the event was emitted, ms. */
+    readonly time: number;
+  }
+  | {
+    /** Discriminates the event. */
+    readonly type: 'succeeded';
+    /** How long the run took, ms. */
+    readonly durationMs: number;
+    /** The key the event is about. */
+    readonly key: string;
+    /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
+    readonly attempt: number;
+    /** The run's coalesced trigger reasons. */
+    readonly reasons: readonly string[];
+    /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
+    readonly queueWaitMs: number;
+    /** The scheduler's `now()` when the event was emitted, ms. */
+    readonly time: number;
+  }
+  | {
+    /** Discriminates the event. */
+    readonly type: 'requeued';
+    /** How long the run took, ms. */
+    readonly durationMs: number;
+    /**
+     * Effective delay: the requested one, or less when the key was already scheduled earlier (the earliest time
+     * wins), or 0 if a fresh trigger already made the key ready.
+     */
+    readonly delayMs: number;
+    /** The key the event is about. */
+    readonly key: string;
+    /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
+    readonly attempt: number;
+    /** The run's coalesced trigger reasons. */
+    readonly reasons: readonly string[];
+    /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
+    readonly queueWaitMs: number;
+    /** The scheduler's `now()` when the event was emitted, ms. */
+    readonly time: number;
+  }
+  | {
+    /** Discriminates the event. */
+    readonly type: 'failed';
+    /** How long the run took, ms (to the timeout or the cancellation, for a run cut short). */
+    readonly durationMs: number;
+    /** What the run threw, rejected or errored with, or the operator's own error (timeout, invalid result, cancellation). */
+    readonly error: unknown;
+    /** True when `error` is a {@link TerminalError}: the key is not retried. */
+    readonly terminal: boolean;
+    /**
+     * Present when the `gate` closed while the run was in flight (lost leadership) and the run then failed, whatever
+     * with (typically the {@link ReconcileAbortedError} of its signal): this is not the reconcile's own failure. No
+     * event follows it, no failure is counted (no backoff, no token, no charge against `maxRetries`), and the key is
+     * ready again with the run's reasons and attempt number, so it runs once the gate is open. Never set while
+     * draining, nor for a {@link TerminalError}.
+     */
+    readonly gateClosed?: true;
+    /**
+     * Present when the run returned a Promise that outlived its `timeout`: the failure is reported at the deadline,
+     * but the Promise cannot be cancelled, so the run still holds its key and its concurrency slot. It counts as a
+     * run in flight until the `released` event of its key, which follows once the Promise settles (it never follows
+     * if the Promise never settles, or the stream ends first).
+     */
+    readonly held?: true;
+    /** The key the event is about. */
+    readonly key: string;
+    /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
+    readonly attempt: number;
+    /** The run's coalesced trigger reasons. */
+    readonly reasons: readonly string[];
+    /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
+    readonly queueWaitMs: number;
+    /** The scheduler's `now()` when the event was emitted, ms. */
+    readonly time: number;
+  }
+  | {
+    /** Discriminates the event. */
+    readonly type: 'retrying';
+    /** How long the failed run took, ms. */
+    readonly durationMs: number;
+    /** The error of the failed run this retry follows (the same value as on its `failed` event). */
+    readonly error: unknown;
+    /**
+     * Effective delay: max(per-key, global bucket), or 0 if a fresh trigger already made the key ready. For a
+     * Promise abandoned at its `timeout`, the retry also waits until that Promise settles.
+     */
+    readonly delayMs: number;
+    /** Consecutive failures of this key so far. */
+    readonly failures: number;
+    /** Set when a limiter misbehaved (threw or returned a bad delay). */
+    readonly limiterError?: unknown;
+    /** The key the event is about. */
+    readonly key: string;
+    /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
+    readonly attempt: number;
+    /** The run's coalesced trigger reasons. */
+    readonly reasons: readonly string[];
+    /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
+    readonly queueWaitMs: number;
+    /** The scheduler's `now()` when the event was emitted, ms. */
+    readonly time: number;
+  }
+  | {
+    /** Discriminates the event. */
+    readonly type: 'dropped';
+    /** How long the last run took, ms. */
+    readonly durationMs: number;
+    /** Consecutive failures of this key, the last one included. */
+    readonly failures: number;
+    /** The error of the last failed run, the one that exhausted `maxRetries`. */
+    readonly error: unknown;
+    /** The key the event is about. */
+    readonly key: string;
+    /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
+    readonly attempt: number;
+    /** The run's coalesced trigger reasons. */
+    readonly reasons: readonly string[];
+    /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
+    readonly queueWaitMs: number;
+    /** The scheduler's `now()` when the event was emitted, ms. */
+    readonly time: number;
+  }
+  | {
+    /** Discriminates the event. */
+    readonly type: 'released';
+    /** How long the run held its key and slot, from its start until the Promise settled, ms. */
+    readonly durationMs: number;
+    /** The key the event is about. */
+    readonly key: string;
+    /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
+    readonly attempt: number;
+    /** The run's coalesced trigger reasons. */
+    readonly reasons: readonly string[];
+    /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
+    readonly queueWaitMs: number;
+    /** The scheduler's `now()` when the event was emitted, ms. */
+    readonly time: number;
+  }
+  | {
+    /** Discriminates the event. */
+    readonly type: 'rejected';
+    /** The input value as received. */
+    readonly trigger: unknown;
+    /** Why it was rejected. */
+    readonly error: TypeError;
+    /** The scheduler's `now()` when it was rejected, ms. */
+    readonly time: number;
+  };
 
-/**
- * An input value that is not a non-empty string nor a `{ key: string }` object. It is reported, not dropped
- * silently, and not a crash; it belongs to no key.
- */
-export interface ReconcileRejected {
-  /** Discriminates the event. */
-  readonly type: 'rejected';
-  /** The input value as received. */
-  readonly trigger: unknown;
-  /** Why it was rejected. */
-  readonly error: TypeError;
-  /** The scheduler's `now()` when it was rejected, ms. */
-  readonly time: number;
-}
-
-/** Everything the `reconcile` operator emits. */
-export type ReconcileEvent = ReconcileKeyEvent | ReconcileRejected;
+/** The events about one key: every {@link ReconcileEvent} but `rejected`. */
+export type ReconcileKeyEvent = Exclude<ReconcileEvent, { readonly type: 'rejected' }>;
+/** The fields every per-key event carries. */
+export type ReconcileEventBase = Pick<ReconcileKeyEvent, 'key' | 'attempt' | 'reasons' | 'queueWaitMs' | 'time'>;
+/** The `started` {@link ReconcileEvent}. */
+export type ReconcileStarted = Extract<ReconcileEvent, { readonly type: 'started' }>;
+/** The `succeeded` {@link ReconcileEvent}. */
+export type ReconcileSucceeded = Extract<ReconcileEvent, { readonly type: 'succeeded' }>;
+/** The `requeued` {@link ReconcileEvent}. */
+export type ReconcileRequeued = Extract<ReconcileEvent, { readonly type: 'requeued' }>;
+/** The `failed` {@link ReconcileEvent}. */
+export type ReconcileFailed = Extract<ReconcileEvent, { readonly type: 'failed' }>;
+/** The `retrying` {@link ReconcileEvent}. */
+export type ReconcileRetrying = Extract<ReconcileEvent, { readonly type: 'retrying' }>;
+/** The `dropped` {@link ReconcileEvent}. */
+export type ReconcileDropped = Extract<ReconcileEvent, { readonly type: 'dropped' }>;
+/** The `released` {@link ReconcileEvent}. */
+export type ReconcileReleased = Extract<ReconcileEvent, { readonly type: 'released' }>;
+/** The `rejected` {@link ReconcileEvent}. */
+export type ReconcileRejected = Extract<ReconcileEvent, { readonly type: 'rejected' }>;
 
 /**
  * Thrown (or rejected, or errored) by a reconcile function to say that retrying cannot help: the run is reported

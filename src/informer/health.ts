@@ -5,7 +5,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Connection } from '../transport/index.js';
 import { defaultHealthHandler, deliverHealth, type ListWatchOptions, type WatchHealthHandler } from '../watch/index.js';
-import type { Informer } from './types.js';
+import type { Informer } from 'rxkube';
 
 /**
  * The health reporting of one watch: the handler its reflector reports to, quiet while claimed.

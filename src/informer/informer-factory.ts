@@ -3,18 +3,16 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { defer, Observable, type SchedulerLike } from 'rxjs';
-import { resolveResource$, type ResolvedResource } from '../resources/index.js';
+import { resolveResource$ } from '../resources/index.js';
 import { Store, type Indexer } from '../store/index.js';
-import {
-  checkHealthHandler, checkWatchOptions, describeWatch, listWatchBatches, type ListWatchOptions, type ResourceRef, type WatchEvent,
-  type WatchHealthHandler,
-} from '../watch/index.js';
+import { checkHealthHandler, checkWatchOptions, describeWatch, listWatchBatches, type ResourceRef } from '../watch/index.js';
 import { checkWarningHandler, transportOf } from '../transport/index.js';
-import type { Connection, WarningHandler } from '../transport/index.js';
+import type { Connection } from '../transport/index.js';
 import { HealthClaims, healthClaimsFor, registerHealthClaims } from './health.js';
 import { informerFromSource } from './informer-from-source.js';
 import type { InformerWatchOptions } from './informer.js';
 import type { Informer } from './types.js';
+import type { ListWatchOptions, ResolvedResource, WarningHandler, WatchEvent, WatchHealthHandler } from 'rxkube/extend';
 
 /**
  * Where a factory gets its deltas; `listWatch` by default (read in batches), a scripted stream in tests. It may emit

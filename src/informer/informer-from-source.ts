@@ -8,7 +8,8 @@ import { messageOf } from '../describe/index.js';
 import { hasName, objectKey } from '../objects/index.js';
 import { Store, isBatch, storeReducer, type StoreChange, type StoreUpdate } from '../store/index.js';
 import type { WatchEvent, WatchStatus } from '../watch/index.js';
-import type { Informer, InformerEvent, InformerOptions, InformerProblem, InformerProblemReason } from './types.js';
+import type { InformerEvent, InformerProblem, InformerProblemReason } from './types.js';
+import type { Informer, InformerOptions } from 'rxkube';
 
 /** One subscriber of one stream, as the hub sees it. */
 interface Listener<T extends KubernetesObject> {
@@ -35,7 +36,7 @@ interface Listener<T extends KubernetesObject> {
  * that emits single deltas in synchronous bursts gets one snapshot per delta; pipe it through {@link coalesceBursts}
  * to make each burst one batch.
  *
- * Everything in {@link Informer}'s guarantees holds; in addition:
+ * Everything in `Informer`'s guarantees holds; in addition:
  * - `source$` is subscribed when the first subscriber arrives and unsubscribed when the last one leaves.
  * - Emissions of the source are applied and delivered one at a time, even when a callback makes the source emit
  *   re-entrantly: the nested emission waits until every listener has seen the current one.

@@ -3,10 +3,11 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Connection } from '../transport/index.js';
-import { checkWatchOptions, listWatchBatches, type ListWatchOptions, type ResourceRef } from '../watch/index.js';
+import { checkWatchOptions, listWatchBatches, type ResourceRef } from '../watch/index.js';
 import { healthClaimsFor, registerHealthClaims } from './health.js';
 import { informerFromSource } from './informer-from-source.js';
 import type { Informer, InformerOptions } from './types.js';
+import type { ListWatchOptions } from 'rxkube/extend';
 
 /** Everything `informer()` accepts: the watch's options (namespace, selectors, metadataOnly…) and the informer's. */
 export type InformerWatchOptions<T extends KubernetesObject = KubernetesObject> = ListWatchOptions<T> & InformerOptions<T>;

@@ -3,8 +3,9 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, SchedulerLike } from 'rxjs';
-import type { Store, StoreOptions, StoreProblem } from '../store/index.js';
-import type { WatchProblemReason, WatchStatus } from '../watch/index.js';
+import type { Store } from '../store/index.js';
+import type { WatchStatus } from '../watch/index.js';
+import type { StoreOptions, StoreProblem, WatchProblemReason } from 'rxkube/extend';
 
 /**
  * What an informer's `events$` emits; the controller layer's triggers consume it.
@@ -88,7 +89,7 @@ export interface InformerOptions<T extends KubernetesObject = KubernetesObject> 
    */
   readonly resyncPeriod?: number;
   /**
-   * Drives `resyncPeriod` (and the watch's timers for `informer()`). Default {@link monotonicScheduler} (monotonic
+   * Drives `resyncPeriod` (and the watch's timers for `informer()`). Default `monotonicScheduler` (from `rxkube/extend`) (monotonic
    * `now()`, virtual inside `TestScheduler.run()`).
    */
   readonly scheduler?: SchedulerLike;

@@ -21,7 +21,7 @@ import type { LeaderElectionOptions } from './types.js';
  * - Emits `false` at once on subscription, `true` when the Lease is acquired, `false` when leadership ends;
  *   distinct values only. Every timer and timestamp goes through `scheduler`.
  * - Immune to steps of the system clock: expiry, the renew deadline and every delay are measured with
- *   `scheduler.now()`, which by default is {@link monotonicScheduler}'s monotonic reading, as client-go measures
+ *   `scheduler.now()`, which by default is `monotonicScheduler`'s monotonic reading, as client-go measures
  *   them with Go's monotonic clock. Only `acquireTime` and `renewTime` are wall-clock times (`wallClockNow`), for
  *   humans and client-go; no decision reads them.
  * - client-go's protocol and `LeaseLock` fields: `holderIdentity`, `leaseDurationSeconds`, `acquireTime`,

@@ -3,7 +3,7 @@
  * reports besides its boolean.
  */
 import type { Observable, SchedulerLike } from 'rxjs';
-import type { WarningHandler } from '../transport/index.js';
+import type { WarningHandler } from 'rxkube/extend';
 
 /**
  * `coordination.k8s.io/v1` LeaseSpec as JSON. Times are `MicroTime` strings (RFC 3339 with microseconds, UTC).
@@ -34,9 +34,6 @@ export interface LeaseObject {
   readonly spec?: LeaseSpec;
   readonly [field: string]: unknown;
 }
-
-/** What the elector did with the Lease when the failure happened. */
-export type LeaderPhase = 'acquire' | 'renew' | 'release';
 
 /**
  * What an elector reports besides its boolean, in order, to `onEvent`. `at` is the scheduler's `now()` (with the
@@ -93,7 +90,7 @@ export type LeaderEvent =
     /** The scheduler's time, ms. */
     readonly at: number;
     /** What the elector was doing. */
-    readonly phase: LeaderPhase;
+    readonly phase: 'acquire' | 'renew' | 'release';
     /** The 409 as received. */
     readonly error: Error;
   }
@@ -103,7 +100,7 @@ export type LeaderEvent =
     /** The scheduler's time, ms. */
     readonly at: number;
     /** What the elector was doing. */
-    readonly phase: LeaderPhase;
+    readonly phase: 'acquire' | 'renew' | 'release';
     /** The failure. */
     readonly error: Error;
   }
@@ -137,7 +134,7 @@ export interface LeaderElectionOptions {
   /**
    * Every timer and every time reading goes through it: `now()` measures expiry, the renew deadline and delays (a
    * step of this clock can make two leaders, so it must be monotonic), and `wallClockNow(scheduler)` stamps
-   * `acquireTime` and `renewTime`. Default {@link monotonicScheduler}: monotonic `now()`, `Date.now()` for the
+   * `acquireTime` and `renewTime`. Default `monotonicScheduler`: monotonic `now()`, `Date.now()` for the
    * stamps. A `TestScheduler` runs it all in virtual time.
    */
   readonly scheduler?: SchedulerLike;
@@ -163,3 +160,6 @@ export interface LeaderElectionOptions {
   /** Receives the API server's warnings on the Lease requests. Default `printWarningOnce`; a manager passes its log. */
   readonly onWarning?: WarningHandler;
 }
+
+/** What the elector did with the Lease when a `conflict` or `failed` {@link LeaderEvent} happened. */
+export type LeaderPhase = Extract<LeaderEvent, { readonly type: 'failed' }>['phase'];

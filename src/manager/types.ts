@@ -29,29 +29,22 @@ export interface ManagerLeaderElection extends Omit<LeaderElectionOptions, 'sche
   readonly onLost?: 'exit' | 'standby';
 }
 
-/** Where a server listens. `port: 0` picks a free port; the chosen one is in the `started` event. */
-export interface ListenOptions {
-  /** The TCP port; `0` picks a free one. */
+/** Options of the probe server. */
+export interface HealthOptions {
+  /** The TCP port; `0` picks a free one (the chosen one is in the `started` event). */
   readonly port?: number;
   /**
    * Interface to bind. Default: all interfaces (the kubelet probes, and Prometheus scrapes, the pod IP). Tests and
    * local runs should pass `'127.0.0.1'`.
    */
   readonly host?: string;
-}
-
-/**
- * A custom check: it passes unless it throws, rejects, or returns `false` (or a Promise of `false`). A check that
- * has not settled within the manager's `checkTimeout` fails.
- */
-export type HealthCheck = () => unknown;
-
-/** Options of the probe server. */
-export interface HealthOptions extends ListenOptions {
-  /** Extra `/readyz` checks by name. */
-  readonly readyChecks?: Readonly<Record<string, HealthCheck>>;
-  /** Extra `/healthz` checks by name. */
-  readonly healthChecks?: Readonly<Record<string, HealthCheck>>;
+  /**
+   * Extra `/readyz` checks by name. A check passes unless it throws, rejects, or returns `false` (or a Promise of
+   * `false`); one that has not settled within `checkTimeout` fails.
+   */
+  readonly readyChecks?: Readonly<Record<string, () => unknown>>;
+  /** Extra `/healthz` checks by name, as `readyChecks`. */
+  readonly healthChecks?: Readonly<Record<string, () => unknown>>;
   /** An informer failing (status error or backing off since its last `watching`) longer than this is unready, ms. Default 30 000. */
   readonly informerFailureThreshold?: number;
   /** Time limit of one custom check, ms. Default 5 000. */
@@ -59,7 +52,14 @@ export interface HealthOptions extends ListenOptions {
 }
 
 /** Options of the metrics. */
-export interface MetricsOptions extends ListenOptions {
+export interface MetricsOptions {
+  /** The TCP port; `0` picks a free one (the chosen one is in the `started` event). */
+  readonly port?: number;
+  /**
+   * Interface to bind. Default: all interfaces (the kubelet probes, and Prometheus scrapes, the pod IP). Tests and
+   * local runs should pass `'127.0.0.1'`.
+   */
+  readonly host?: string;
   /**
    * The prom-client registry the manager registers its metrics in (and serves): pass one to serve metrics of your
    * own beside them. Default: a new registry per subscription. The manager's metrics leave it when it stops.
@@ -69,12 +69,6 @@ export interface MetricsOptions extends ListenOptions {
   readonly serve?: boolean;
   /** Node's process metrics (prom-client's default metrics: CPU, memory, heap, event loop lag, GC). Default true. */
   readonly processMetrics?: boolean;
-}
-
-/** How the manager hears about process signals and exits. */
-export interface SignalOptions {
-  /** Signals as they arrive. Default: SIGTERM and SIGINT on `process` (listeners removed when the manager stops). */
-  readonly source?: Observable<string>;
 }
 
 /** Options of {@link manager}. Durations are milliseconds. */
@@ -105,7 +99,10 @@ export interface ManagerOptions {
    * Graceful stop on SIGTERM/SIGINT (a second signal exits at once with code 1; after a signal, the process exits
    * with 0 after a clean drain, 1 otherwise). `false`: no signal handling.
    */
-  readonly signals?: SignalOptions | false;
+  readonly signals?: {
+    /** Signals as they arrive. Default: SIGTERM and SIGINT on `process` (listeners removed when the manager stops). */
+    readonly source?: Observable<string>;
+  } | false;
   /** Starts the graceful stop on its first value, as a signal would, without exiting the process afterwards. */
   readonly stop$?: Observable<unknown>;
   /**
@@ -120,7 +117,7 @@ export interface ManagerOptions {
   readonly informers?: InformerFactoryOptions;
   /**
    * Every timer and time reading of the manager, its informers, elector, event recorder and controllers. Default
-   * {@link monotonicScheduler}: its `now()` is monotonic, so a step of the system clock moves no lease expiry, renew
+   * `monotonicScheduler`: its `now()` is monotonic, so a step of the system clock moves no lease expiry, renew
    * deadline, drain, readiness threshold, backoff or rate limit; its timers are `asyncScheduler`'s. A
    * `TestScheduler` runs the whole manager in virtual time.
    */
@@ -134,92 +131,119 @@ export interface ManagerOptions {
   readonly exit?: (code: number) => void;
 }
 
-/** A server the manager started: where it listens. */
-export interface ServerAddress {
-  /** The interface it is bound to. */
-  readonly host: string;
-  /** The port it listens on (the one chosen, when `0` was asked for). */
-  readonly port: number;
-  /** `http://host:port` (IPv6 hosts in brackets). */
-  readonly url: string;
-}
-
-/** Fields every manager event carries. */
-export interface ManagerEventBase {
-  /**
-   * The scheduler's `now()`, ms. With the default scheduler, a monotonic reading on the epoch scale: `Date.now()` at
-   * process start plus the time elapsed since, unmoved by clock steps.
-   */
-  readonly time: number;
-}
-
 /**
  * What the manager reports, in order:
  * `started`, then (any order) `informer`, `synced`, `ready`, `leading`, `controller`; on a graceful stop
- * `stopping`, `drained`, `stopped`, then completion.
+ * `stopping`, `drained`, `stopped`, then completion. Every event carries `time`: the scheduler's `now()`, ms (with
+ * the default scheduler, a monotonic reading on the epoch scale: `Date.now()` at process start plus the time elapsed
+ * since, unmoved by clock steps).
  */
 export type ManagerEvent =
-  | (ManagerEventBase & {
+  | {
+    /** The scheduler's `now()`, ms. */
+    readonly time: number;
     /** The servers are listening and the informers are starting. */
     readonly type: 'started';
     /** Where `/metrics` is served; absent when metrics are off. */
-    readonly metrics?: ServerAddress;
+    readonly metrics?: {
+      /** The interface it is bound to. */
+      readonly host: string;
+      /** The port it listens on (the one chosen, when `0` was asked for). */
+      readonly port: number;
+      /** `http://host:port` (IPv6 hosts in brackets). */
+      readonly url: string;
+    };
     /** Where `/healthz` and `/readyz` are served; absent when probes are off. */
-    readonly health?: ServerAddress;
-  })
-  | (ManagerEventBase & {
+    readonly health?: {
+      /** The interface it is bound to. */
+      readonly host: string;
+      /** The port it listens on (the one chosen, when `0` was asked for). */
+      readonly port: number;
+      /** `http://host:port` (IPv6 hosts in brackets). */
+      readonly url: string;
+    };
+  }
+  | {
+    /** The scheduler's `now()`, ms. */
+    readonly time: number;
     /** Leadership changed. */
     readonly type: 'leading';
     /** Whether this process now leads. */
     readonly leading: boolean;
-  })
-  | (ManagerEventBase & {
+  }
+  | {
+    /** The scheduler's `now()`, ms. */
+    readonly time: number;
     /** An informer's connection status changed. */
     readonly type: 'informer';
     /** Which informer, e.g. `Pod v1 in default`. */
     readonly informer: string;
     /** Its new status. */
     readonly status: WatchStatus;
-  })
-  | (ManagerEventBase & {
+  }
+  | {
+    /** The scheduler's `now()`, ms. */
+    readonly time: number;
     /** Every informer has synced. */
     readonly type: 'synced';
     /** The informers, labelled as in `informer` events. */
     readonly informers: readonly string[];
-  })
-  | (ManagerEventBase & {
+  }
+  | {
+    /** The scheduler's `now()`, ms. */
+    readonly time: number;
     /** `/readyz` changed its answer. */
     readonly type: 'ready';
     /** Whether `/readyz` answers 200. */
     readonly ready: boolean;
     /** The failing checks while not ready; empty when ready. */
     readonly reasons: readonly string[];
-  })
-  | (ManagerEventBase & {
+  }
+  | {
+    /** The scheduler's `now()`, ms. */
+    readonly time: number;
     /** One of a controller's reconcile events. */
     readonly type: 'controller';
     /** The controller's name. */
     readonly controller: string;
     /** The event as its reconcile operator emitted it. */
     readonly event: ReconcileEvent;
-  })
-  | (ManagerEventBase & {
+  }
+  | {
+    /** The scheduler's `now()`, ms. */
+    readonly time: number;
     /** A graceful stop began: intake stopped, in-flight runs drain. */
     readonly type: 'stopping';
     /** Why: `signal SIGTERM`, `stop$`, or `controller <name> failed`. */
     readonly reason: string;
-  })
-  | (ManagerEventBase & {
+  }
+  | {
+    /** The scheduler's `now()`, ms. */
+    readonly time: number;
     /** The drain ended. */
     readonly type: 'drained';
     /** True when every in-flight run finished within `shutdownTimeout` and nothing failed. */
     readonly clean: boolean;
     /** How many runs were cut short at the timeout. */
     readonly cancelled: number;
-  })
-  | (ManagerEventBase & {
+  }
+  | {
+    /** The scheduler's `now()`, ms. */
+    readonly time: number;
     /** Everything stopped: events flushed, Lease released, servers closed. */
     readonly type: 'stopped';
     /** The `drained` event's `clean`: the process exits 1 instead of 0 when false. */
     readonly clean: boolean;
-  });
+  };
+
+/** The field every {@link ManagerEvent} carries. */
+export type ManagerEventBase = Pick<ManagerEvent, 'time'>;
+
+/** Where a server listens (the `host` and `port` of {@link HealthOptions} and {@link MetricsOptions}). */
+export type ListenOptions = Pick<HealthOptions, 'host' | 'port'>;
+/** A custom probe check: it passes unless it throws, rejects, or returns `false` (or a Promise of `false`). */
+export type HealthCheck = () => unknown;
+/** How the manager hears about process signals (its `signals` option). */
+export type SignalOptions = Exclude<ManagerOptions['signals'], false | undefined>;
+/** A server the manager started: where it listens (in its `started` event). */
+export type ServerAddress = NonNullable<Extract<ManagerEvent, { readonly type: 'started' }>['metrics']>;

@@ -1,26 +1,16 @@
 /**
  * Resource resolution: kind to plural and scope, via the built-in table or discovery (cached).
  */
-import { ApiError, TransportError, checkWarningHandler, getWithWarnings, printWarningOnce, transportOf } from '../transport/index.js';
-import type { Connection, Transport, WarningHandler } from '../transport/index.js';
+import {
+  ApiError, TransportError, checkWarningHandler, getWithWarnings, printWarningOnce, transportOf,
+} from '../transport/index.js';
+import type { Transport, WarningHandler } from '../transport/index.js';
 import { firstValueFrom, Observable, of } from 'rxjs';
 import { splitApiVersion } from '../objects/index.js';
 import { builtinResource } from './builtin.js';
 import type { ResolvedResource } from './builtin.js';
 import { groupVersionPath } from './paths.js';
-
-/**
- * Names a Kubernetes resource the way manifests do: by `apiVersion` and `kind`.
- *
- * The plural and the scope are resolved through discovery (cached per KubeConfig), with a built-in table for the
- * core types, so callers never spell `pods` or `deployments` themselves.
- */
-export interface ResourceRef {
-  /** `v1` for the core group, `group/version` otherwise, e.g. `apps/v1`. */
-  readonly apiVersion: string;
-  /** The kind, e.g. `Pod`. */
-  readonly kind: string;
-}
+import type { Connection, ResourceRef } from 'rxkube';
 
 /** Raised when discovery succeeded but does not know the kind, or the group/version does not exist. */
 export class UnknownResourceError extends Error {

@@ -19,7 +19,7 @@ export interface SelectorOptions {
  * - The message names `where` (the call that received it), the option, the selector, the 1-based character where
  *   parsing stopped and the server's own reason, e.g. `informer: labelSelector "app in (web" is invalid at
  *   character 12 (end of text): unable to parse requirement: found '', expected: ',' or ')'`. Its `cause` is the
- *   {@link SelectorParseError}, with `input` and `position`.
+ *   `SelectorParseError`, with `input` and `position`.
  * - Accepts everything the server accepts, `a>1` and `a<1` included; omitted, `undefined` and `''` selectors are
  *   fine.
  *

@@ -5,7 +5,8 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { WatchEvent } from '../watch/index.js';
 import { applyWatchBatch, initialStoreState } from './apply-watch-events.js';
-import { Store } from './store.js';
+import { Store as StoreClass } from './store.js';
+import type { Store } from 'rxkube';
 import type { StoreChange, StoreOptions, StoreProblem } from './types.js';
 
 /** One applied step: the snapshot it produced, the changes that led there and any problems reported. */
@@ -91,7 +92,7 @@ export interface StoreReducer<T extends KubernetesObject> {
  * @internal
  */
 export function storeReducer<T extends KubernetesObject>(options: ReduceStoreOptions<T> = {}): StoreReducer<T> {
-  let state = initialStoreState(options.initial ?? Store.empty<T>(options));
+  let state = initialStoreState(options.initial ?? StoreClass.empty<T>(options));
   return {
     step(events, from) {
       const before = state.store;

@@ -5,7 +5,8 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { freeze } from 'immer';
 import { matchesLabels, parseLabelSelector, type LabelSelector } from '../selectors/index.js';
 import { trieEntries, trieGet, trieHas, type TrieNode } from './hash-trie.js';
-import type { Indexer, Indexers, StoreOptions } from './types.js';
+import type { Indexer, Indexers } from './types.js';
+import type { StoreOptions } from 'rxkube/extend';
 
 /** The built-in index of namespaced objects by `metadata.namespace`; `list({ namespace })` reads it. */
 export const NAMESPACE_INDEX = 'namespace';
@@ -30,14 +31,6 @@ export interface StoreData<T> {
    * when an object whose namespace its key does not spell enters (an empty namespace, or one with a '/').
    */
   readonly namespacesFollowKeys: boolean;
-}
-
-/** Filters for {@link Store.list}. */
-export interface ListOptions {
-  /** Only objects in this namespace (served from the namespace index, not a scan). */
-  readonly namespace?: string;
-  /** A label selector, as text (`app=web,tier in (a,b)`) or already parsed. Text is parsed once per call. */
-  readonly labelSelector?: string | LabelSelector;
 }
 
 /** The contents of a snapshot, for the reducer. Internal to the store folder. */
@@ -132,7 +125,12 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
    * # Caveats
    * - A malformed selector text throws the selectors module's `SelectorParseError`; nothing is filtered silently.
    */
-  list(options: ListOptions = {}): T[] {
+  list(options: {
+    /** Only objects in this namespace (served from the namespace index, not a scan). */
+    readonly namespace?: string;
+    /** A label selector, as text (`app=web,tier in (a,b)`) or already parsed. Text is parsed once per call. */
+    readonly labelSelector?: string | LabelSelector;
+  } = {}): T[] {
     const selector = typeof options.labelSelector === 'string'
       ? parseLabelSelector(options.labelSelector)
       : options.labelSelector;
@@ -191,3 +189,6 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
     return this.#data.indexes[indexName] ?? null;
   }
 }
+
+/** Filters for {@link Store.list}. */
+export type ListOptions = NonNullable<Parameters<Store['list']>[0]>;

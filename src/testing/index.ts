@@ -2,6 +2,12 @@
  * rxkube/testing: an in-memory Kubernetes API server with fault injection (over HTTP, or in process in virtual time),
  * marble helpers, record and replay, seeded simulation, the launcher of a real kube-apiserver + etcd control plane,
  * and the PKI helpers both use.
+ *
+ * It exports no name of `rxkube` or `rxkube/extend`: where its signatures name one of their types (a `Transport`,
+ * a `ControllerDefinition`), its declarations import it from there, as a user's code would.
+ *
+ * Its optional peer dependencies (`fast-check`, `protobufjs`, `yaml`) are loaded when first needed; without one,
+ * the feature that needs it throws an error that names the package and the command that installs it.
  * @module rxkube/testing
  * @packageDocumentation
  */
@@ -11,18 +17,10 @@ export { startTestCluster } from './apiserver/index.js';
 export { SeedError } from './apiserver/index.js';
 export type {
   TestCluster, TestClusterOptions, InMemoryServerOptions, Faults, FailNextOptions, ConflictNextOptions, FailWritesOptions, SeedOptions,
-  StatusBody, StatusCause, StatusDetails, RequestLog, RequestRecord, RequestVerb,
+  StatusBody, RequestLog, RequestRecord, RequestVerb,
 } from './apiserver/index.js';
 export { virtualCluster } from './virtual/index.js';
 export type { ResponseHeaders } from './apiserver/index.js';
-// Re-exported from `rxkube`: the virtual cluster's signatures name them.
-export type {
-  Transport, QueryParams, RequestMethod, RequestOptions, TransportRequest, TransportResponse, WatchRequestOptions,
-} from '../transport/index.js';
-export type { ResourceRef } from '../resources/index.js';
-// Re-exported from `rxkube`: runController, simulate and replay take it.
-export type { ControllerDefinition } from '../controller/context/index.js';
-export type { HealthRoutingConnection, WatchFailure, WatchHealthHandler, WatchHealthReport } from '../watch/index.js';
 export type {
   ExchangeEvent, ConflictKeyOptions, NetworkFaultOptions, NetworkFaults, PartitionOptions, RawExchangeRequest, RawExchangeResponse,
   VirtualCluster, VirtualClusterOptions, VirtualDelay, VirtualFaults, VirtualLink, VirtualLinkOptions, VirtualNetworkOptions,

@@ -15,7 +15,8 @@ export type { KubeList, QueryParams, RequestOptions, WatchRequestOptions } from 
 export { kubeTransport, transportOf } from './transport.js';
 export { requestBodyOf, responseOf, sendRequest } from './request.js';
 export type { RequestMethod, TransportRequest, TransportResponse } from './request.js';
-export type { Connection, KubeTransportOptions, Transport } from './transport.js';
+export type { KubeTransportOptions, Transport } from './transport.js';
+export type { Connection } from './connection-type.js';
 export { RXKUBE_VERSION, checkUserAgent, defaultUserAgent, programName } from './user-agent.js';
 export {
   API_WARNING_CODE, checkWarningHandler, deduplicateWarnings, deliverWarnings, parseWarningHeaders, printWarningOnce, reportWarnings,

@@ -7,6 +7,7 @@ import { getJson, watchLineChunks, watchLines } from './http.js';
 import type { QueryParams, RequestOptions, WatchRequestOptions } from './http.js';
 import { sendRequest, type TransportRequest, type TransportResponse } from './request.js';
 import { checkUserAgent } from './user-agent.js';
+import type { Connection } from 'rxkube';
 
 /**
  * Everything rxkube needs from the network: reads and watches for the reflector and discovery, and the general
@@ -39,13 +40,6 @@ export interface Transport {
   /** One request of any method: emits the 2xx response, then completes; never retries. */
   request(request: TransportRequest): Observable<TransportResponse>;
 }
-
-/**
- * Where rxkube reaches a cluster: a client-node `KubeConfig` (auth, TLS and proxies from client-node, over HTTP) or
- * any {@link Transport} (a scripted one in tests, an in-process cluster). Every entry point that talks to a cluster
- * accepts one.
- */
-export type Connection = KubeConfig | Transport;
 
 /** The transport of a connection: the transport itself, or {@link kubeTransport} of a KubeConfig. */
 export function transportOf(connection: Connection): Transport {

@@ -5,7 +5,7 @@ import type { WatchFailure } from './types.js';
 
 /**
  * HTTP codes of a list or watch that no retry can fix, so the reflector stops on them (status `failed`, then a
- * {@link ListWatchError}) whatever `failFast` says:
+ * `ListWatchError`) whatever `failFast` says:
  * - 400 Bad Request: the request itself is wrong (a selector the server cannot parse, a field label the kind does
  *   not support);
  * - 405 Method Not Allowed: the kind does not serve list or watch;
@@ -20,7 +20,7 @@ import type { WatchFailure } from './types.js';
  */
 export const TERMINAL_CODES: ReadonlySet<number> = new Set([400, 405, 406, 414, 422]);
 
-/** HTTP codes that `failFast` turns into an Observable error instead of a retry, on top of {@link TERMINAL_CODES}. */
+/** HTTP codes that `failFast` turns into an Observable error instead of a retry, on top of `TERMINAL_CODES`. */
 export const FAIL_FAST_CODES: ReadonlySet<number> = new Set([400, 401, 403, 404, 405, 406, 414, 422]);
 
 /** Whether the reflector stops on `cause` instead of retrying it. */
@@ -31,7 +31,7 @@ export function isTerminal(cause: WatchFailure, failFast: boolean): boolean {
 
 /**
  * The error a `listWatch` Observable fails with, after its status `failed`: for a failure no retry can fix
- * ({@link TERMINAL_CODES}, a malformed apiVersion, a namespace on a cluster-scoped kind, bad options), and under
+ * (`TERMINAL_CODES`, a malformed apiVersion, a namespace on a cluster-scoped kind, bad options), and under
  * `failFast` for 401/403/404 and an unknown kind too.
  */
 export class ListWatchError extends Error {

@@ -5,7 +5,8 @@
 import { joinApiVersion } from '../objects/index.js';
 import type { ResolvedResource } from '../resources/index.js';
 import type { Connection } from '../transport/index.js';
-import type { ResourceRef, WatchFailure, WatchStatus } from './types.js';
+import type { ResourceRef, WatchStatus } from './types.js';
+import type { WatchFailure } from 'rxkube';
 
 /**
  * One piece of news about a watch's health, for people and for routing:

@@ -11,7 +11,7 @@ export {
 } from './health.js';
 export type { HealthRoutingConnection, WatchHealthHandler, WatchHealthReport, WatchScope } from './health.js';
 export { BACKOFF_RESET_MS, DEFAULT_WATCH_BACKOFF, exponentialBackoff } from './backoff.js';
-export { METADATA_LIST_ACCEPT, METADATA_WATCH_ACCEPT, checkWatchOptions, stripManagedFields } from './options.js';
+export { DEFAULT_LIST_TIMEOUT_MS, METADATA_LIST_ACCEPT, METADATA_WATCH_ACCEPT, checkWatchOptions, stripManagedFields } from './options.js';
 export type { ListWatchOptions } from './options.js';
 export { INITIAL_EVENTS_END, decodeWatchLine } from './decode.js';
 export type { DecodedLine } from './decode.js';

@@ -4,12 +4,13 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import type { ResolvedResource } from '../resources/index.js';
-import { eachOf, transportOf, type Connection } from '../transport/index.js';
+import { eachOf, transportOf } from '../transport/index.js';
 import { resolveOptions } from './options.js';
 import type { ListWatchOptions } from './options.js';
 import { BatchOutput } from './plumbing.js';
 import { Reflector } from './reflector.js';
-import type { ResourceRef, WatchEvent } from './types.js';
+import type { WatchEvent } from './types.js';
+import type { Connection, ResourceRef } from 'rxkube';
 
 /**
  * Lists then watches one resource, forever, emitting deltas and in-band status.

@@ -55,7 +55,7 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
    */
   readonly listTimeout?: number;
   /**
-   * Every delay and timer goes through it. Default {@link monotonicScheduler}: a step of the system clock moves no
+   * Every delay and timer goes through it. Default `monotonicScheduler` (from `rxkube/extend`): a step of the system clock moves no
    * backoff, timeout or liveness check; virtual inside `TestScheduler.run()`.
    */
   readonly scheduler?: SchedulerLike;

@@ -6,8 +6,9 @@ import type { V1Node } from '@kubernetes/client-node';
 import { map, share, takeUntil, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import {
-  informerFactory, reconcile, TerminalError, toKeys, type InformerEvent, type ReconcileEvent, type WatchEvent,
+  informerFactory, reconcile, TerminalError, toKeys, type InformerEvent, type ReconcileEvent,
 } from '../../../src/index.js';
+import { type WatchEvent } from '../../../src/extend.js';
 import {
   expectReconciles, fakeInformer, informerEventMarbles, marbleSource, watchEvent, watchMarbles,
 } from '../../../src/testing/index.js';

@@ -49,14 +49,7 @@ export interface ConditionHolder {
 }
 
 /** Options of {@link setStatusCondition}. */
-export interface SetStatusConditionOptions {
-  /**
-   * The clock of new transition times, read with `wallClockNow` (its `wallClock()` if it has one, else its `now()`):
-   * pass the controller's `context.scheduler`. Default {@link monotonicScheduler}: `Date.now()`, virtual inside
-   * `TestScheduler.run()`.
-   */
-  readonly scheduler?: Pick<SchedulerLike, 'now'>;
-}
+export type SetStatusConditionOptions = NonNullable<Parameters<typeof setStatusCondition>[2]>;
 
 /** The API's limit on a condition's message (`maxLength` of `metav1.Condition.message`). */
 export const CONDITION_MESSAGE_LIMIT = 32768;
@@ -99,7 +92,18 @@ export function conditionTime(ms: number): string {
  * });
  * ```
  */
-export function setStatusCondition(holder: ConditionHolder, update: ConditionUpdate, options: SetStatusConditionOptions = {}): boolean {
+export function setStatusCondition(
+  holder: ConditionHolder,
+  update: ConditionUpdate,
+  options: {
+    /**
+     * The clock of new transition times, read with `wallClockNow` (its `wallClock()` if it has one, else its
+     * `now()`): pass the controller's `context.scheduler`. Default `monotonicScheduler`: `Date.now()`, virtual inside
+     * `TestScheduler.run()`.
+     */
+    readonly scheduler?: Pick<SchedulerLike, 'now'>;
+  } = {},
+): boolean {
   checkUpdate(update);
   const message = update.message === undefined ? '' : update.message.slice(0, CONDITION_MESSAGE_LIMIT);
   const now = (): string => update.lastTransitionTime ?? conditionTime(wallClockNow(options.scheduler ?? monotonicScheduler));

@@ -3,7 +3,8 @@
  * the API server validates Events, so a bad call is rejected here with a clear error instead of by the server.
  */
 import { isPartialObjectMetadata } from '../../objects/index.js';
-import type { EventDetails, EventReference, EventSubject, RecordedEvent } from './types.js';
+import type { EventDetails, EventSubject } from './recording.js';
+import type { EventReference, RecordedEvent } from './types.js';
 
 /** The API's limit on `note`, in bytes (`NoteLengthLimit`). */
 export const NOTE_LIMIT_BYTES = 1024;
@@ -120,7 +121,7 @@ export function truncateUtf8(text: string, limit: number): string {
  * Validates one occurrence and builds its Event.
  *
  * # Guarantees
- * - Throws {@link InvalidEventError} (and nothing else) for what the API server would refuse: a type other than
+ * - Throws `InvalidEventError` (and nothing else) for what the API server would refuse: a type other than
  *   Normal/Warning, an empty or over-long reason or action, a subject without kind or name. A note over 1024
  *   bytes is cut, never refused.
  * - The Event goes to the regarding object's namespace, or `default` for a cluster-scoped object.

@@ -5,8 +5,8 @@
  */
 export { eventRecorder } from './recorder.js';
 export { InvalidEventError, NOTE_LIMIT_BYTES, qualifiedNameProblem } from './build.js';
+export { DEFAULT_SPAM_BURST, DEFAULT_SPAM_OBJECTS, DEFAULT_SPAM_QPS } from './spam-filter.js';
+export type { EventDetails, EventRecorder, EventRecorderOptions, EventSubject } from './recording.js';
 export type {
-  EventCreated, EventDetails, EventDropped, EventFiltered, EventFlushOptions, EventFlushResult, EventObjectLike, EventRecorder,
-  EventRecorderCounts, EventRecorderOptions, EventReference, EventRejected, EventReport, EventReportBase, EventRetrying,
-  EventSubject, EventType, EventUpdated, EventWriteFailed, RecordedEvent, SpamFilterOptions,
+  EventCreated, EventDropped, EventFiltered, EventFlushOptions, EventFlushResult, EventObjectLike, EventRecorderCounts, EventReference, EventRejected, EventReport, EventReportBase, EventRetrying, EventType, EventUpdated, EventWriteFailed, RecordedEvent, SpamFilterOptions,
 } from './types.js';

@@ -9,7 +9,8 @@ import { checkWarningHandler, printWarningOnce } from '../../transport/index.js'
 import type { WarningHandler } from '../../transport/index.js';
 import { qualifiedNameProblem } from './build.js';
 import { DEFAULT_SPAM_BURST, DEFAULT_SPAM_OBJECTS, DEFAULT_SPAM_QPS } from './spam-filter.js';
-import type { EventRecorderOptions, SpamFilterOptions } from './types.js';
+import type { EventRecorderOptions } from './recording.js';
+import type { SpamFilterOptions } from './types.js';
 
 /** client-go's `finishTime`: a series ends 6 minutes after its last occurrence. */
 const SERIES_WINDOW_MS = 6 * 60_000;

@@ -10,10 +10,8 @@ import { transportOf } from '../../transport/index.js';
 import type { Connection } from '../../transport/index.js';
 import { buildEvent, eventNamer } from './build.js';
 import { SpamFilter } from './spam-filter.js';
-import type {
-  EventDetails, EventFlushOptions, EventFlushResult, EventRecorder, EventRecorderCounts, EventRecorderOptions, EventReport,
-  EventSubject,
-} from './types.js';
+import type { EventDetails, EventRecorder, EventRecorderOptions, EventSubject } from './recording.js';
+import type { EventFlushOptions, EventFlushResult, EventRecorderCounts, EventReport } from './types.js';
 import { EventWriter, isDirty } from './writer.js';
 import type { Series } from './writer.js';
 import { resolveRecorderOptions } from './options.js';
@@ -47,7 +45,7 @@ type Counter = Exclude<keyof EventRecorderCounts, 'pending'>;
  *   audit logs say which controller wrote the Event.
  * - Every timer runs on `scheduler`, and every duration (series window and refresh, spam filter, retries) is
  *   measured with its `now()`; every timestamp written (`eventTime`, `series.lastObservedTime`, the name's time) is
- *   its wall clock, `wallClockNow(scheduler)`. With the default {@link monotonicScheduler}, a step of the system
+ *   its wall clock, `wallClockNow(scheduler)`. With the default `monotonicScheduler` (from `rxkube/extend`), a step of the system
  *   clock moves no duration and every stamp is `Date.now()`; inside `TestScheduler.run()` both are virtual.
  *
  * # Caveats

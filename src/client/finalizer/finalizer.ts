@@ -17,15 +17,15 @@ export interface FinalizerRequest<T> {
   readonly key?: string;
 }
 
-/** A handler: whatever a reconcile function may return (a value, a Promise or an Observable of the result). */
-export type FinalizerHandler<T> = (object: T, request: FinalizerRequest<T>) => unknown;
-
 /** The two steps of a finalized object's life, and where conflicts re-read. */
 export interface FinalizerHandlers<T> {
-  /** Brings the world in line with the object; runs only while the object carries the finalizer and lives. */
-  readonly apply: FinalizerHandler<T>;
+  /**
+   * Brings the world in line with the object; runs only while the object carries the finalizer and lives. It may
+   * return whatever a reconcile function may (a value, a Promise or an Observable of the result).
+   */
+  readonly apply: (object: T, request: FinalizerRequest<T>) => unknown;
   /** Undoes what `apply` did outside the object; runs once the object is being deleted, before the finalizer goes. */
-  readonly cleanup: FinalizerHandler<T>;
+  readonly cleanup: (object: T, request: FinalizerRequest<T>) => unknown;
   /** Passed to `mutate` for re-reads after a conflict (usually the informer the requests come from). */
   readonly store?: StoreSource<T>;
 }
@@ -123,3 +123,6 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 function requestFields<T>(request: FinalizerRequest<T>): Omit<FinalizerRequest<T>, 'object'> {
   return { key: request.key, signal: request.signal };
 }
+
+/** A handler of {@link FinalizerHandlers}: whatever a reconcile function may return. */
+export type FinalizerHandler<T> = FinalizerHandlers<T>['apply'];

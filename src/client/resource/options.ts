@@ -4,29 +4,24 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { SchedulerLike } from 'rxjs';
-import type { JsonPatchOperation } from '../patch/index.js';
-import type { WarningHandler } from '../../transport/index.js';
+import type { JsonPatchOperation, WarningHandler } from 'rxkube/extend';
 
-/** What every call accepts. */
-export interface CallOptions {
+/** Options of `create`, `replace`, `patch` and the status writes. */
+export interface WriteOptions {
   /**
    * Aborting it cancels the call at once: the request in flight is aborted and the Observable errors with the
    * signal's `reason`. Pass the reconcile request's `signal`.
    */
   readonly signal?: AbortSignal;
-}
-
-/** How strictly the server treats unknown or duplicate fields in a write (`fieldValidation`). */
-export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
-
-/** Options of `create`, `replace`, `patch` and the status writes. */
-export interface WriteOptions extends CallOptions {
   /** `dryRun=All`: the server validates and answers with the result, but stores nothing. */
   readonly dryRun?: boolean;
   /** The field manager recorded in managedFields; defaults to the client's `fieldManager`. */
   readonly fieldManager?: string;
-  /** `Strict` rejects unknown and duplicate fields with 400 (as `kubectl --validate=strict`). */
-  readonly fieldValidation?: FieldValidation;
+  /**
+   * How strictly the server treats unknown or duplicate fields: `Strict` rejects them with 400 (as `kubectl
+   * --validate=strict`), `Warn` answers with warnings, `Ignore` drops them silently.
+   */
+  readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
 }
 
 /** Options of `apply` and `applyStatus` (server-side apply). */
@@ -36,7 +31,12 @@ export interface ApplyOptions extends WriteOptions {
 }
 
 /** Options of `get` and `getStatus`. */
-export interface GetOptions extends CallOptions {
+export interface GetOptions {
+  /**
+   * Aborting it cancels the call at once: the request in flight is aborted and the Observable errors with the
+   * signal's `reason`. Pass the reconcile request's `signal`.
+   */
+  readonly signal?: AbortSignal;
   /** `''`/omitted: the latest (quorum read); `'0'`: any cached version. */
   readonly resourceVersion?: string;
 }
@@ -45,7 +45,12 @@ export interface GetOptions extends CallOptions {
  * Options of `list`. Without `limit` and `continue`, `list` reads every page (`pageSize` at a time) and emits them
  * as one list; with either, it reads exactly one page, as the API defines it.
  */
-export interface ClientListOptions extends CallOptions {
+export interface ClientListOptions {
+  /**
+   * Aborting it cancels the call at once: the request in flight is aborted and the Observable errors with the
+   * signal's `reason`. Pass the reconcile request's `signal`.
+   */
+  readonly signal?: AbortSignal;
   /** A label selector in its text form, e.g. `app=web,tier!=db` (see `formatLabelSelector`). */
   readonly labelSelector?: string;
   /** A field selector in its text form, e.g. `status.phase=Running` (see `formatFieldSelector`). */
@@ -65,17 +70,19 @@ export interface ClientListOptions extends CallOptions {
   readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
 }
 
-/** Whether and how dependents are garbage-collected with the object. */
-export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
-
 /** Options of `delete`, sent as the request's `DeleteOptions` body (`dryRun` as the query parameter). */
-export interface DeleteOptions extends CallOptions {
+export interface DeleteOptions {
+  /**
+   * Aborting it cancels the call at once: the request in flight is aborted and the Observable errors with the
+   * signal's `reason`. Pass the reconcile request's `signal`.
+   */
+  readonly signal?: AbortSignal;
   /** `dryRun=All`: the server checks the delete and answers, but deletes nothing. */
   readonly dryRun?: boolean;
   /** Seconds the object may take to go (pods); 0 deletes at once. */
   readonly gracePeriodSeconds?: number;
   /** What happens to dependents: `Background` (the default for most kinds), `Foreground` or `Orphan`. */
-  readonly propagationPolicy?: PropagationPolicy;
+  readonly propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   /** The delete fails with 409 Conflict unless the stored object still has this uid and resourceVersion. */
   readonly preconditions?: {
     /** The uid the object must still have. */
@@ -188,9 +195,9 @@ export interface ResourceClientOptions {
    * says (asked once per cluster connection, and only when a `mutate` changes status).
    */
   readonly statusSubresource?: boolean;
-  /** `mutate`'s conflict retry policy; default {@link DEFAULT_RETRY}. */
+  /** `mutate`'s conflict retry policy; default `defaults.client.retry`. */
   readonly retry?: RetryPolicy;
-  /** Schedules `mutate`'s retry delays; default {@link monotonicScheduler} (virtual inside `TestScheduler.run()`). */
+  /** Schedules `mutate`'s retry delays; default `monotonicScheduler` (from `rxkube/extend`) (virtual inside `TestScheduler.run()`). */
   readonly scheduler?: SchedulerLike;
   /** The jitter source of retry delays, uniform in [0, 1); default `Math.random`. */
   readonly random?: () => number;
@@ -245,3 +252,10 @@ export interface StatusObject {
     readonly uid?: string;
   };
 }
+
+/** What every call accepts: the `signal` of each call's options. */
+export type CallOptions = Pick<GetOptions, 'signal'>;
+/** How strictly the server treats unknown or duplicate fields in a write (`fieldValidation`). */
+export type FieldValidation = NonNullable<WriteOptions['fieldValidation']>;
+/** Whether and how dependents are garbage-collected with the object (`propagationPolicy`). */
+export type PropagationPolicy = NonNullable<DeleteOptions['propagationPolicy']>;

@@ -3,10 +3,12 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, defer, map, of, switchMap } from 'rxjs';
-import type { ResourceRef, ResolvedResource } from '../../resources/index.js';
+import type { ResourceRef } from '../../resources/index.js';
 import { collectionPath, resolveResource$ } from '../../resources/index.js';
 import { checkSelectors, type SelectorOptions } from '../../selectors/index.js';
-import { TransportError, checkWarningHandler, printWarningOnce, requestWithWarnings, transportOf } from '../../transport/index.js';
+import {
+  TransportError, checkWarningHandler, printWarningOnce, requestWithWarnings, transportOf,
+} from '../../transport/index.js';
 import type { Connection, QueryParams, TransportRequest } from '../../transport/index.js';
 import { mutate } from '../mutate/index.js';
 import { withSignal } from './abortable.js';
@@ -18,6 +20,7 @@ import type {
 import { listAllPages } from './pages.js';
 import { hasStatusSubresource$ } from './status-subresource.js';
 import { namespaceOf, objectPath, targetOf } from './target.js';
+import type { ResolvedResource } from 'rxkube/extend';
 
 /** The content type of server-side apply; the body is JSON, which is YAML. */
 export const APPLY_PATCH = 'application/apply-patch+yaml';

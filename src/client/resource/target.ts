@@ -2,9 +2,9 @@
  * Where a call goes: the object's name and namespace, checked against the resource's scope and the client's
  * namespace, and the URL path built from them.
  */
-import type { ResolvedResource } from '../../resources/index.js';
 import { collectionPath } from '../../resources/index.js';
 import type { ObjectRef } from './options.js';
+import type { ResolvedResource } from 'rxkube/extend';
 
 /** The namespace and name a call acts on. */
 export interface Target {

@@ -7,19 +7,20 @@ import { monotonicScheduler } from '../../clock/index.js';
 import { eventRecorder, type EventRecorderOptions, type EventReport } from '../../client/index.js';
 import { messageOf } from '../../describe/index.js';
 import { informerFactory, type InformerFactoryOptions } from '../../informer/index.js';
-import { printWarningOnce, type Connection, type WarningHandler } from '../../transport/index.js';
+import { printWarningOnce, type Connection } from '../../transport/index.js';
 import { DEFAULT_DRAIN_TIMEOUT_MS } from '../options.js';
 import { reportError } from '../predicates/index.js';
 import type { ReconcileEvent } from '../types.js';
 import { controllerContext } from './context.js';
 import type { ControllerContext, ControllerDefinition } from './types.js';
+import type { WarningHandler } from 'rxkube/extend';
 
 /** Options of {@link startController}. */
 export interface StartControllerOptions {
   /** Where the cluster is: a client-node `KubeConfig`, or any `Transport`. */
   readonly connection: Connection;
   /**
-   * Every timer of the controller, its informers, clients and recorder. Default {@link monotonicScheduler}
+   * Every timer of the controller, its informers, clients and recorder. Default `monotonicScheduler` (from `rxkube/extend`)
    * (monotonic `now()`, virtual inside `TestScheduler.run()`).
    */
   readonly scheduler?: SchedulerLike;

@@ -6,10 +6,11 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
 import type { EventRecorder, ResourceClient, ResourceClientOptions } from '../../client/index.js';
 import type { InformerFactory } from '../../informer/index.js';
-import type { Connection, WarningHandler } from '../../transport/index.js';
+import type { Connection } from '../../transport/index.js';
 import type { ResourceRef } from '../../watch/index.js';
 import type { ReconcileLookupOptions, ReconcileOptions } from '../options.js';
 import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } from '../types.js';
+import type { WarningHandler } from 'rxkube/extend';
 
 /**
  * `reconcile` with the host's gate, shutdown, scheduler and instrumentation applied; same overloads as `reconcile`.

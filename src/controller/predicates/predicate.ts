@@ -13,7 +13,7 @@ import type { EventPredicate, EventTest, PredicateLike, PredicateOptions } from 
  *
  * # Guarantees
  * - See {@link EventPredicate}: events the test accepts pass in order; a throwing test keeps the event and reports
- *   a {@link PredicateError} through {@link reportError} (to `options.onError` when given); the output never
+ *   a {@link PredicateError} through `reportError` (to `options.onError` when given); the output never
  *   errors because of the test.
  * - `predicate(p)` of something that already has a `test` (an {@link EventPredicate}) uses that test, so wrapping
  *   is harmless (and is how to give an existing predicate another `onError`).

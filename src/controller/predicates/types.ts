@@ -47,16 +47,13 @@ export type PredicateLike<T extends KubernetesObject = KubernetesObject> =
     readonly test: EventTest<T>;
   };
 
-/** Receives errors a predicate operator caught; see {@link PredicateOptions.onError}. */
-export type ErrorHandler = (error: Error) => void;
-
 /** Options of {@link predicate}. */
 export interface PredicateOptions {
   /**
    * Where a {@link PredicateError} goes when the test throws inside the operator. Defaults to RxJS's
    * `config.onUnhandledError` when one is set, else `process.emitWarning` (printed once per error on stderr).
    */
-  readonly onError?: ErrorHandler;
+  readonly onError?: (error: Error) => void;
 }
 
 /**
@@ -76,3 +73,6 @@ export class PredicateError extends Error {
     super(`predicate threw on ${eventType} ${key}; the event was kept: ${messageOf(options.cause)}`, options);
   }
 }
+
+/** Receives errors a predicate operator caught; see {@link PredicateOptions.onError}. */
+export type ErrorHandler = NonNullable<PredicateOptions['onError']>;

@@ -2,39 +2,39 @@
  * The manager's logger interface (pino-compatible) and its default: one JSON line per record.
  */
 
-/** Severity of a log record, lowest first. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-
-/** The structured part of a record: plain JSON-friendly values. */
-export type LogFields = Readonly<Record<string, unknown>>;
-
 /**
  * Where the manager's structured logs go. The signature is pino's and bunyan's (`logger.info(fields, message)`),
- * so a pino logger can be passed as is.
+ * so a pino logger can be passed as is. `fields` is the structured part of a record: plain JSON-friendly values.
  *
  * # Caveats
  * - The manager redacts fields and messages before calling it; a logger must not add secrets of its own.
  */
 export interface ManagerLogger {
   /** Writes a `debug` record. */
-  debug(fields: LogFields, message: string): void;
+  debug(fields: Readonly<Record<string, unknown>>, message: string): void;
   /** Writes an `info` record. */
-  info(fields: LogFields, message: string): void;
+  info(fields: Readonly<Record<string, unknown>>, message: string): void;
   /** Writes a `warn` record. */
-  warn(fields: LogFields, message: string): void;
+  warn(fields: Readonly<Record<string, unknown>>, message: string): void;
   /** Writes an `error` record. */
-  error(fields: LogFields, message: string): void;
+  error(fields: Readonly<Record<string, unknown>>, message: string): void;
 }
 
 /** Options of {@link jsonLogger}. */
 export interface JsonLoggerOptions {
-  /** Records below this level are dropped. Default `'info'`. */
-  readonly level?: LogLevel;
+  /** Records below this level (`debug` < `info` < `warn` < `error`) are dropped. Default `'info'`. */
+  readonly level?: 'debug' | 'info' | 'warn' | 'error';
   /** Receives each line, without its newline. Default: written to stderr with a newline. */
   readonly write?: (line: string) => void;
   /** Milliseconds since the epoch for the `time` field. Default `Date.now`. */
   readonly now?: () => number;
 }
+
+/** Severity of a log record, lowest first. */
+export type LogLevel = NonNullable<JsonLoggerOptions['level']>;
+
+/** The structured part of a record: plain JSON-friendly values. */
+export type LogFields = Parameters<ManagerLogger['info']>[0];
 
 const LEVELS: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30, error: 40 };
 

@@ -3,14 +3,15 @@
  * the installed package.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONTROL_PLANE_VERSIONS, assetsFromEnvironment, controlPlaneCacheDir, missingBinaries, rxkubeCacheRoot } from './assets.js';
 
 /**
- * The Go modules that build the binaries (their go.mod and go.sum only; no Go code). They ship with the package, at
- * the same place relative to this file in `src/` and in `dist/`.
+ * The Go modules that build the binaries (their go.mod and go.sum only; no Go code), in a clone of the repository.
+ * The published package does not ship them: an installed rxkube uses prebuilt binaries (`RXKUBE_ASSETS`,
+ * `KUBEBUILDER_ASSETS`) or ones a clone built into the shared cache.
  */
 const modulesDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test', 'control-plane');
 
@@ -45,7 +46,8 @@ function versionStamp(gitVersion: string, packages: readonly string[]): string[]
  * - SIGINT and SIGTERM are forwarded to `go build`.
  *
  * # Caveats
- * - Needs Go >= 1.26 on `PATH` and the Go module proxy; a cold build takes several minutes.
+ * - Needs Go >= 1.26 on `PATH`, the Go module proxy, and a clone of the repository (the published package does not
+ *   ship the Go modules; an installed one says so and names the alternatives); a cold build takes several minutes.
  */
 export async function buildControlPlane(log: (line: string) => void = (line) => console.log(`[control-plane:build] ${line}`)): Promise<number> {
   const named = assetsFromEnvironment();
@@ -69,6 +71,10 @@ export async function buildControlPlane(log: (line: string) => void = (line) => 
   const go = spawnSync('go', ['version'], { encoding: 'utf8' });
   if (go.status !== 0) {
     log('Go is not on PATH. Install Go >= 1.26, or set RXKUBE_ASSETS (or KUBEBUILDER_ASSETS) to a directory holding kube-apiserver and etcd, e.g. one from setup-envtest.');
+    return 1;
+  }
+  if (!existsSync(modulesDir)) {
+    log(`this installed rxkube cannot build kube-apiserver and etcd: their Go modules (test/control-plane) ship only with the repository. Set RXKUBE_ASSETS (or KUBEBUILDER_ASSETS) to a directory holding both binaries, e.g. one from setup-envtest, or run \`npm run control-plane:build\` in a clone of rxkube (it builds into ${outDir}).`);
     return 1;
   }
   log(`${go.stdout.trim()}; building ${todo.map((t) => t.name).join(' and ')} into ${outDir}`);

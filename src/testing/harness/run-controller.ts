@@ -4,10 +4,10 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ReplaySubject, type Observable, type SchedulerLike } from 'rxjs';
-import { hostController, type ControllerDefinition } from '../../controller/context/index.js';
-import type { ReconcileEvent } from '../../controller/index.js';
+import { hostController } from '../../controller/context/index.js';
 import { seededRandom } from '../apiserver/index.js';
 import { virtualCluster, type VirtualCluster, type VirtualClusterOptions } from '../virtual/index.js';
+import type { ControllerDefinition, ReconcileEvent } from 'rxkube';
 
 /** Options of {@link runController}. */
 export interface RunControllerOptions extends Omit<VirtualClusterOptions, 'scheduler' | 'seed'> {

@@ -1,14 +1,14 @@
 /**
- * `expectReconciles`: marble assertions over a controller's {@link ReconcileEvent}s, one letter per event kind.
+ * `expectReconciles`: marble assertions over a controller's `ReconcileEvent`s, one letter per event kind.
  * @module
  */
 import { asyncScheduler, filter, map, type Observable, type Subscription } from 'rxjs';
 import { TestScheduler, type RunHelpers } from 'rxjs/testing';
-import type { ReconcileEvent } from '../../controller/index.js';
 import { describeEntries, firstDifference, legend, renderMarble, sameMarble, type MarbleEntry } from './marble-text.js';
+import type { ReconcileEvent } from 'rxkube';
 
 /**
- * The letter of each {@link ReconcileEvent} kind in a reconcile marble:
+ * The letter of each `ReconcileEvent` kind in a reconcile marble:
  *
  * | letter | event |
  * |---|---|

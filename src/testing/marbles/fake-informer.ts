@@ -5,16 +5,17 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { concat, from, NEVER, type Observable } from 'rxjs';
-import { informerFromSource, type Informer, type InformerEvent, type InformerOptions } from '../../informer/index.js';
-import type { WatchEvent } from '../../watch/index.js';
+import { informerFromSource } from '../../informer/index.js';
 import { watchEvent, watchMarbles, type MarbleDelta, type MarbleHelpers } from './watch-events.js';
+import type { Informer, InformerEvent, InformerOptions } from 'rxkube';
+import type { WatchEvent } from 'rxkube/extend';
 
 /**
  * An informer over a scripted stream of deltas: either a list of objects (listed and synced at once, then a watch
  * that stays open with nothing happening), or a watch marble (see {@link watchMarbles}).
  *
  * # Guarantees
- * - It is a real {@link Informer}: the store, `events$`, `synced$`, late-subscriber replay, `resync` and problems
+ * - It is a real `Informer`: the store, `events$`, `synced$`, late-subscriber replay, `resync` and problems
  *   all behave exactly as for an informer on a live watch, because it is `informerFromSource` over the script.
  * - From objects: on subscription it emits `relistStarted`, the objects, `relistDone` and a `watching` status,
  *   synchronously, so it is synced before the subscriber's next line runs; the script never completes.

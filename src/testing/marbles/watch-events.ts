@@ -1,18 +1,18 @@
 /**
- * Builders of reflector deltas ({@link WatchEvent}s) for marble tests: one constructor per delta, and marble
+ * Builders of reflector deltas (`WatchEvent`s) for marble tests: one constructor per delta, and marble
  * strings whose letters stand for deltas, delta sequences or plain objects.
  * @module
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import type { RunHelpers } from 'rxjs/testing';
-import type { DeltaSource } from '../../informer/index.js';
 import { objectKey } from '../../objects/index.js';
-import type { WatchEvent, WatchStatus } from '../../watch/index.js';
+import type { DeltaSource, WatchStatus } from 'rxkube';
+import type { WatchEvent } from 'rxkube/extend';
 
 /**
  * What a letter of a watch marble may stand for:
- * - a {@link WatchEvent} (build one with {@link watchEvent});
+ * - a `WatchEvent` (build one with {@link watchEvent});
  * - a plain object (anything with `metadata`): an upsert, `added` when its key is not cached at that point of the
  *   stream, `modified` when it is;
  * - an array of those, delivered in order in the same frame.
@@ -26,7 +26,7 @@ export type MarbleHelpers = Pick<RunHelpers, 'cold'>;
  * One constructor per reflector delta, so a marble's values read as what the server did.
  *
  * # Guarantees
- * - Each returns a fresh, plain {@link WatchEvent}; `relist` returns the whole atomic sequence
+ * - Each returns a fresh, plain `WatchEvent`; `relist` returns the whole atomic sequence
  *   (`relistStarted`, one `listed` per object, `relistDone`), as the reflector emits it.
  *
  * # Caveats
@@ -135,7 +135,7 @@ export function watchMarbles<T extends KubernetesObject = KubernetesObject>(
 }
 
 /**
- * A {@link DeltaSource} for `informerFactory({ source })` that plays a watch marble per resource: every informer
+ * A `DeltaSource` for `informerFactory({ source })` that plays a watch marble per resource: every informer
  * the factory starts for a resource kind gets a fresh subscription to that kind's marble.
  *
  * # Guarantees

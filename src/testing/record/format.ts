@@ -3,10 +3,10 @@
  * @module
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ReconcileEvent } from '../../controller/index.js';
 import { messageOf } from '../../describe/index.js';
-import type { WatchEvent } from '../../watch/index.js';
 import { parseJson } from '../../transport/index.js';
+import type { ReconcileEvent } from 'rxkube';
+import type { WatchEvent } from 'rxkube/extend';
 
 /**
  * A ReconcileEvent as recorded: its decision (type, key, attempt, reasons, delays, failure count) and the error's

@@ -4,11 +4,10 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { asyncScheduler, tap, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
-import type { ReconcileEvent } from '../../controller/index.js';
-import type { DeltaSource } from '../../informer/index.js';
-import type { Connection } from '../../transport/index.js';
-import { listWatch, type ListWatchOptions, type ResourceRef, type WatchEvent } from '../../watch/index.js';
+import { listWatch, type ListWatchOptions } from '../../watch/index.js';
 import { recordReconcileEvent, type RecordLine } from './format.js';
+import type { Connection, DeltaSource, ReconcileEvent, ResourceRef } from 'rxkube';
+import type { WatchEvent } from 'rxkube/extend';
 
 /** Where a recorder writes: a function given one JSON line at a time (no newline), or a Node.js writable stream. */
 export type RecordingSink = ((line: string) => void) | {
@@ -32,7 +31,7 @@ export interface Recorder {
   /** Records every ReconcileEvent passing through. */
   reconcileEvents(): MonoTypeOperatorFunction<ReconcileEvent>;
   /**
-   * A {@link DeltaSource} for `informerFactory(connection, { source })`: `listWatch` on `connection` (or the deltas
+   * A `DeltaSource` for `informerFactory(connection, { source })`: `listWatch` on `connection` (or the deltas
    * of another source), recorded as stream `apiVersion/kind` (plus `/namespace` for a namespaced watch), which is
    * the name `replay` serves it under.
    */

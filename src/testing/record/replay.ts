@@ -5,14 +5,14 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { concatMap, from, merge, NEVER, Observable, throwError, timer, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { hostController, type ControllerDefinition } from '../../controller/context/index.js';
+import { hostController } from '../../controller/context/index.js';
 import { messageOf } from '../../describe/index.js';
-import type { DeltaSource } from '../../informer/index.js';
-import { TransportError, type Connection, type Transport } from '../../transport/index.js';
-import type { WatchEvent } from '../../watch/index.js';
+import { TransportError } from '../../transport/index.js';
 import { seededRandom } from '../apiserver/index.js';
 import { parseRecording, recordReconcileEvent, type RecordedReconcileEvent } from './format.js';
 import { streamName } from './recorder.js';
+import type { Connection, ControllerDefinition, DeltaSource } from 'rxkube';
+import type { Transport, WatchEvent } from 'rxkube/extend';
 
 /** Options of {@link replay}. */
 export interface ReplayOptions {

@@ -6,8 +6,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, Subscription } from 'rxjs';
 import { resourceClient } from '../../client/index.js';
-import type { ReconcileEvent } from '../../controller/index.js';
-import { hostController, type ControllerContext, type ControllerDefinition } from '../../controller/context/index.js';
+import { hostController } from '../../controller/context/index.js';
 import { messageOf } from '../../describe/index.js';
 import { objectKey } from '../../objects/index.js';
 import { ApiError } from '../../transport/index.js';
@@ -16,6 +15,7 @@ import { seededRandom } from '../apiserver/index.js';
 import { GuardedTestScheduler } from './guarded-scheduler.js';
 import { describeStep, type Scenario, type ScenarioStep } from './scenario.js';
 import type { CacheUnderTest, Check, FaultStep, Invariants, SimulationWorld, Workload } from './types.js';
+import type { ControllerContext, ControllerDefinition, ReconcileEvent } from 'rxkube';
 
 /** What one run of a scenario produced. */
 export interface ScenarioRun {

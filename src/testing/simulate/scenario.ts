@@ -4,7 +4,8 @@
  * @module
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import * as fc from 'fast-check';
+import type * as FastCheck from 'fast-check';
+import { fastCheckPeer } from '../peers.js';
 import { FAULT_KINDS, type FaultKind, type FaultOptions, type FaultStep, type Workload, type WorkloadStep } from './types.js';
 
 /** One step of a scenario: a workload step (of workload `workload`) or a fault, at virtual time `at`. */
@@ -36,7 +37,8 @@ export interface Scenario {
 }
 
 /** The arbitrary of one fault of `kind`. */
-function faultArbitrary(kind: FaultKind): fc.Arbitrary<FaultStep> {
+function faultArbitrary(kind: FaultKind): FastCheck.Arbitrary<FaultStep> {
+  const fc = fastCheckPeer();
   switch (kind) {
     case 'dropWatches': return fc.constantFrom('clean' as const, 'abrupt' as const).map((mode) => ({ fault: 'dropWatches', mode }));
     case 'compact': return fc.constant({ fault: 'compact' });
@@ -60,7 +62,8 @@ function faultArbitrary(kind: FaultKind): fc.Arbitrary<FaultStep> {
  */
 export function scenarioArbitrary(
   duration: number, workloads: readonly Workload<KubernetesObject>[], faults: FaultOptions | false,
-): fc.Arbitrary<Scenario> {
+): FastCheck.Arbitrary<Scenario> {
+  const fc = fastCheckPeer();
   const time = fc.integer({ min: 0, max: Math.max(0, duration - 1) });
   const workloadSteps = workloads.map((workload, index) => fc.array(
     fc.record({ at: time, step: workload.step }).map(({ at, step }): ScenarioStep => ({ at, workload: index, step })),

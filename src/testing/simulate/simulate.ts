@@ -4,12 +4,13 @@
  * @module
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import * as fc from 'fast-check';
-import type { ControllerContext, ControllerDefinition } from '../../controller/context/index.js';
+import type * as FastCheck from 'fast-check';
+import { fastCheckPeer } from '../peers.js';
 import { fingerprint, notTogether, printReplayPath, readReplayPath } from './replay-path.js';
 import { runScenario, type ScenarioRun } from './run-scenario.js';
 import { describeStep, scenarioArbitrary, type Scenario } from './scenario.js';
 import type { CacheUnderTest, FaultOptions, Invariants, Workload } from './types.js';
+import type { ControllerContext, ControllerDefinition } from 'rxkube';
 
 /** Options of {@link simulate}. */
 export interface SimulateOptions {
@@ -124,6 +125,7 @@ export function simulate(definition: ControllerDefinition, options: SimulateOpti
   const replay = options.path === undefined ? undefined : readReplayPath(options.path, options.seed);
   let last: ScenarioRun | undefined;
   let replayed: Scenario | undefined;
+  const fc = fastCheckPeer();
   const property = fc.property(arbitrary, (scenario) => {
     if (replay !== undefined) {
       // Only the scenario the path leads to, and only if it is the one the path was printed for.
@@ -134,7 +136,7 @@ export function simulate(definition: ControllerDefinition, options: SimulateOpti
     last = runScenario(definition, scenario, settings);
     if (last.violations.length > 0) throw new Error(last.violations.join('\n'));
   });
-  let details: fc.RunDetails<[Scenario]>;
+  let details: FastCheck.RunDetails<[Scenario]>;
   try {
     details = fc.check(property, {
       numRuns: options.runs ?? 10,

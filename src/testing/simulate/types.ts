@@ -4,9 +4,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Arbitrary } from 'fast-check';
-import type { ReconcileEvent } from '../../controller/index.js';
-import type { Informer } from '../../informer/index.js';
-import type { ResourceRef } from '../../resources/index.js';
+import type { Informer, ReconcileEvent, ResourceRef } from 'rxkube';
 
 /** An informer whose cache must equal the server at the end of a simulation. */
 export interface CacheUnderTest {

@@ -1,5 +1,5 @@
 /**
- * `virtualCluster()`: the in-memory API server's core served in process as a {@link Transport}, on the caller's
+ * `virtualCluster()`: the in-memory API server's core served in process as a `Transport` (from `rxkube/extend`), on the caller's
  * scheduler, with seeded randomness.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * One client's way to the virtual cluster's server core: its requests as {@link Transport} calls, carried by a
+ * One client's way to the virtual cluster's server core: its requests as `Transport` (from `rxkube/extend`) calls, carried by a
  * network with its own latency, watch lag and faults.
  * @module
  */

@@ -4,14 +4,13 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, SchedulerLike } from 'rxjs';
-import type { ResourceRef } from '../../resources/index.js';
-import type { Transport } from '../../transport/index.js';
-import type { HealthRoutingConnection, WatchHealthHandler, WatchHealthReport } from '../../watch/index.js';
 import type {
   ConflictNextOptions, Faults, InMemoryServerOptions, RequestLog, ResponseHeaders, SeedOptions,
 } from '../apiserver/index.js';
 import type { ExchangeEvent } from './exchange.js';
 import type { virtualCluster } from './cluster.js';
+import type { HealthRoutingConnection, Transport, WatchHealthHandler, WatchHealthReport } from 'rxkube/extend';
+import type { ResourceRef } from 'rxkube';
 
 /** What a {@link VirtualDelay} and a network fault see of a request. */
 export interface VirtualRequestInfo {
@@ -167,7 +166,7 @@ export interface VirtualLinkOptions extends VirtualNetworkOptions {
 }
 
 /**
- * One client's own way to a virtual cluster: a {@link Transport} to the same server (same objects, same server
+ * One client's own way to a virtual cluster: a `Transport` (from `rxkube/extend`) to the same server (same objects, same server
  * faults), with its own latency, watch lag and network faults: a replica that a test can cut off alone.
  *
  * # Guarantees
@@ -183,7 +182,7 @@ export interface VirtualLink extends Transport, HealthRoutingConnection {
 }
 
 /**
- * An in-process cluster. It IS a {@link Transport}, hence a `Connection`: pass it wherever a KubeConfig goes
+ * An in-process cluster. It IS a `Transport`, hence a `Connection`: pass it wherever a KubeConfig goes
  * (`informer`, `informerFactory`, `listWatch`, `resourceClient`, `eventRecorder`, `leaderElection`, `manager`).
  *
  * # Guarantees

@@ -4,10 +4,10 @@
  * User-Agent when none is given.
  * @module
  */
-import { parse as parseYaml } from 'yaml';
 import { badRequest, type FieldError, fieldForbidden, fieldInvalid, fieldRequired, invalid } from '../machinery/index.js';
 import type { JsonMap } from './value.js';
 import { expectBackslashKeys, parseJson } from '../../../transport/index.js';
+import { yamlPeer } from '../../peers.js';
 
 /** Longest field manager name (`FieldManagerMaxLength`). */
 export const fieldManagerMaxLength = 128;
@@ -98,9 +98,10 @@ export function parseApplyBody(raw: string): JsonMap {
   // The YAML parser builds objects by property writes, outside parseJson, and may throw before the round trip
   // below would show parseJson a backslash key; a YAML text can hold one only if it holds a backslash.
   if (raw.includes('\\')) expectBackslashKeys();
+  const yaml = yamlPeer();
   let parsed: unknown;
   try {
-    parsed = parseYaml(raw, { version: '1.1', uniqueKeys: true, maxAliasCount: 100 });
+    parsed = yaml.parse(raw, { version: '1.1', uniqueKeys: true, maxAliasCount: 100 });
   } catch (error) {
     throw badRequest(`error decoding YAML: ${(error as Error).message.split('\n')[0]}`);
   }

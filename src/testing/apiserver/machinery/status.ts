@@ -2,7 +2,7 @@
  * Kubernetes `Status` bodies and the errors that carry them, with kube-apiserver's exact reasons and messages.
  * @module
  */
-import type { StatusCause, StatusDetails } from '../../../transport/index.js';
+import type { StatusCause, StatusDetails } from 'rxkube';
 
 /** The causes and details of a failure `Status`: the same types the client decodes them into. */
 export type { StatusCause, StatusDetails } from '../../../transport/index.js';

@@ -7,7 +7,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import protobuf from 'protobufjs';
+import type Protobuf from 'protobufjs';
+import { protobufPeer } from '../../peers.js';
 import { parseJson } from '../../../transport/index.js';
 import goFields from './go-fields.json' with { type: 'json' };
 
@@ -32,11 +33,11 @@ const packages: Record<string, string> = {
 };
 const metaPackage = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 
-let loaded: protobuf.Root | undefined;
+let loaded: Protobuf.Root | undefined;
 
-function root(): protobuf.Root {
+function root(): Protobuf.Root {
   if (loaded === undefined) {
-    const r = new protobuf.Root();
+    const r = new (protobufPeer().Root)();
     r.resolvePath = (_origin, target) => join(protoDir, target);
     loaded = r.loadSync(files, { keepCase: true });
     loaded.resolveAll();
@@ -45,10 +46,10 @@ function root(): protobuf.Root {
 }
 
 /** The message type of `kind` at `apiVersion` (Status and list kinds included), or undefined when not served. */
-export function protobufType(apiVersion: string, kind: string): protobuf.Type | undefined {
+export function protobufType(apiVersion: string, kind: string): Protobuf.Type | undefined {
   const pkg = kind === 'Status' && apiVersion === 'v1' ? metaPackage : packages[apiVersion];
   if (pkg === undefined) return undefined;
-  return root().lookup(`${pkg}.${kind}`) as protobuf.Type | null ?? undefined;
+  return root().lookup(`${pkg}.${kind}`) as Protobuf.Type | null ?? undefined;
 }
 
 /** Why a protobuf body could not be read. */
@@ -88,7 +89,7 @@ function timeText(seconds: number, nanos: number, micro: boolean): string {
 }
 
 /** A decoded message as Kubernetes JSON; undefined when it holds nothing (Go would omit it or write zero). */
-function messageToJson(type: protobuf.Type, message: Record<string, unknown>): unknown {
+function messageToJson(type: Protobuf.Type, message: Record<string, unknown>): unknown {
   switch (type.fullName) {
     case special.time:
     case special.microTime: {
@@ -127,17 +128,17 @@ const specialMessages: ReadonlySet<string> = new Set(Object.values(special));
  * `holderIdentity: ""`, `controller: false`, an empty struct as `{}`), as the real server keeps it. A special
  * message keeps its own JSON rule (a zero Time is no time at all).
  */
-function pointerToJson(field: protobuf.Field, value: unknown): unknown {
+function pointerToJson(field: Protobuf.Field, value: unknown): unknown {
   if (field.repeated || field.map) return fieldToJson(field, value);
-  if (field.resolvedType instanceof protobuf.Type) {
+  if (field.resolvedType instanceof protobufPeer().Type) {
     const json = messageToJson(field.resolvedType, value as Record<string, unknown>);
     return json !== undefined || specialMessages.has(field.resolvedType.fullName) ? json : {};
   }
   return valueToJson(field, value);
 }
 
-function valueToJson(field: protobuf.Field, value: unknown): unknown {
-  if (field.resolvedType instanceof protobuf.Type) return messageToJson(field.resolvedType, value as Record<string, unknown>) ?? {};
+function valueToJson(field: Protobuf.Field, value: unknown): unknown {
+  if (field.resolvedType instanceof protobufPeer().Type) return messageToJson(field.resolvedType, value as Record<string, unknown>) ?? {};
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
   if (typeof value === 'object' && value !== null) return long(value);
   return value;
@@ -147,7 +148,7 @@ function valueToJson(field: protobuf.Field, value: unknown): unknown {
  * One field that is not a Go pointer. Go writes every such field, set or not, so zero scalars and empty values are
  * dropped (what `omitempty` JSON would show).
  */
-function fieldToJson(field: protobuf.Field, value: unknown): unknown {
+function fieldToJson(field: Protobuf.Field, value: unknown): unknown {
   if (field.map) {
     const entries = Object.entries(value as Record<string, unknown>);
     if (entries.length === 0) return undefined;
@@ -157,7 +158,7 @@ function fieldToJson(field: protobuf.Field, value: unknown): unknown {
     const items = value as unknown[];
     return items.length === 0 ? undefined : items.map((v) => valueToJson(field, v));
   }
-  if (field.resolvedType instanceof protobuf.Type) return messageToJson(field.resolvedType, value as Record<string, unknown>);
+  if (field.resolvedType instanceof protobufPeer().Type) return messageToJson(field.resolvedType, value as Record<string, unknown>);
   // After conversion, so an int64 zero (a Long) and empty bytes ('' in base64) count as zero too.
   const json = valueToJson(field, value);
   return json === '' || json === 0 || json === false ? undefined : json;
@@ -208,7 +209,7 @@ function parseTime(text: string): { seconds: number; nanos: number } {
   return { seconds: Math.floor(ms / 1000), nanos: Number(fraction.padEnd(9, '0').slice(0, 9)) };
 }
 
-function jsonToMessage(type: protobuf.Type, value: unknown): unknown {
+function jsonToMessage(type: Protobuf.Type, value: unknown): unknown {
   switch (type.fullName) {
     case special.time:
     case special.microTime: return typeof value === 'string' ? parseTime(value) : {};
@@ -226,7 +227,7 @@ function jsonToMessage(type: protobuf.Type, value: unknown): unknown {
     // An inlined struct's members sit at this level in JSON: its message is built from this object.
     const v = inline?.has(field.name) === true ? value : (value as Record<string, unknown>)[field.name];
     if (v === undefined || v === null) continue;
-    const one = (item: unknown) => (field.resolvedType instanceof protobuf.Type ? jsonToMessage(field.resolvedType, item) : field.type === 'bytes' && typeof item === 'string' ? Buffer.from(item, 'base64') : item);
+    const one = (item: unknown) => (field.resolvedType instanceof protobufPeer().Type ? jsonToMessage(field.resolvedType, item) : field.type === 'bytes' && typeof item === 'string' ? Buffer.from(item, 'base64') : item);
     if (field.map) out[field.name] = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, item]) => [k, one(item)]));
     else if (field.repeated) out[field.name] = Array.isArray(v) ? v.map(one) : [];
     else out[field.name] = one(v);
