@@ -7,7 +7,7 @@ import type { ResolvedResource } from '../resources/index.js';
 import { eachOf, transportOf, type Connection } from '../transport/index.js';
 import { resolveOptions } from './options.js';
 import type { ListWatchOptions } from './options.js';
-import { BatchOutput } from './plumbing.js';
+import { BatchOutput } from './batch-output.js';
 import { Reflector } from './reflector.js';
 import type { ResourceRef, WatchEvent } from './types.js';
 

@@ -13,10 +13,11 @@ import { BACKOFF_RESET_MS, exponentialBackoff } from './backoff.js';
 import { decodeWatchLine, discoveryFailure, isExpired, statusFailure, timeoutFailure, toWatchFailure } from './decode.js';
 import { isTerminal, ListWatchError, TERMINAL_CODES } from './errors.js';
 import { describeWatch, HealthReporter, isResolved } from './health.js';
-import { InputPreparer, type TypeMeta } from './inputs.js';
+import { ObjectPreparer, type TypeMeta } from './object-preparer.js';
 import type { ResolvedOptions } from './options.js';
-import { RequestSlot, WatchTimers } from './plumbing.js';
-import type { BatchOutput, RequestHandlers } from './plumbing.js';
+import type { BatchOutput } from './batch-output.js';
+import { RequestSlot, type RequestHandlers } from './request-slot.js';
+import { WatchTimers } from './watch-timers.js';
 import type { ResourceRef, WatchFailure, WatchProblem, WatchProblemReason, WatchStatus } from './types.js';
 
 /** A clean close sooner than this, with no event at all, is treated as a failure so a bad server cannot spin us. */
@@ -44,7 +45,7 @@ export class Reflector<T extends KubernetesObject> {
   private stopped = false;
   private readonly request: RequestSlot;
   private readonly timers: WatchTimers;
-  private readonly inputs: InputPreparer<T>;
+  private readonly objects: ObjectPreparer<T>;
   private readonly health: HealthReporter;
   private backoffTimer: Subscription | undefined;
   private watchStartedAt = 0;
@@ -65,7 +66,7 @@ export class Reflector<T extends KubernetesObject> {
     this.streaming = opts.streamingList;
     this.request = new RequestSlot(opts.scheduler);
     this.timers = new WatchTimers(opts.scheduler);
-    this.inputs = new InputPreparer(opts, (problem) => this.problem(problem));
+    this.objects = new ObjectPreparer(opts, (problem) => this.problem(problem));
     this.health = new HealthReporter(describeWatch(resource, opts), opts.onHealth);
   }
 
@@ -138,7 +139,7 @@ export class Reflector<T extends KubernetesObject> {
           this.fail(toWatchFailure(err), () => this.relist());
           return;
         }
-        pages.push(this.inputs.preparePage(list.items, page, this.typeMeta));
+        pages.push(this.objects.preparePage(list.items, page, this.typeMeta));
         if (this.stopped) return;
         const next = list.metadata.continue;
         if (paginate && next) this.listPage(page + 1, next, paginate, pages);
@@ -275,7 +276,7 @@ export class Reflector<T extends KubernetesObject> {
     this.sawEvent = true;
     this.expiredStreak = 0;
     // decodeWatchLine built `raw` with JSON.parse.
-    const object = this.inputs.prepare(raw as T, type, true);
+    const object = this.objects.prepare(raw as T, type, true);
     if (this.stopped) return;
     if (this.initial !== undefined) {
       if (type === 'DELETED') this.initial.delete(objectKey(raw));
@@ -342,12 +343,12 @@ export class Reflector<T extends KubernetesObject> {
   private badWatchInput(reason: WatchProblemReason, message: string): void {
     this.abortWatch();
     const from = this.rv === undefined ? 'relisting' : `resuming from resourceVersion ${this.rv}`;
-    const problem = this.inputs.problem(reason, `${message}; ${from}`);
+    const problem = this.objects.problem(reason, `${message}; ${from}`);
     this.problem(problem);
     this.fail({ reason, message: problem.message }, () => this.resume(), true);
   }
 
-  // ---- failures, timers, plumbing -----------------------------------------------------------------------------
+  // ---- failures, timers, requests ------------------------------------------------------------------------------
 
   private fail(cause: WatchFailure, retry: () => void, reported = false): void {
     if (this.stopped) return;

@@ -19,7 +19,7 @@ import type { WatchProblem, WatchProblemReason } from './types.js';
  *   else (a list page from a transport, a transform's result) goes through the general {@link deepFreeze}.
  * - Counts are running totals per reason for the life of the subscription.
  */
-export class InputPreparer<T extends KubernetesObject> {
+export class ObjectPreparer<T extends KubernetesObject> {
   private readonly counts: Record<WatchProblemReason, number> = { MalformedLine: 0, MissingName: 0, TransformFailed: 0 };
 
   constructor(
