@@ -230,7 +230,11 @@ export class Reflector<T extends KubernetesObject> {
     const watchOptions = {
       ...accept(this.opts.watchAccept),
       onActivity: () => this.timers.touch(),
-      onOpen: () => this.dispatch(ACCEPTED),
+      // A transport may say a watch was accepted after it was aborted (a line of it had the reflector abort it while
+      // it was being subscribed): that says nothing of the watch now in flight.
+      onOpen: () => {
+        if (this.connection === connection) this.dispatch(ACCEPTED);
+      },
       onWarnings: warnings.accepted,
     };
     const onLines = (lines: readonly string[]): void => {
