@@ -32,8 +32,9 @@ export type Retry =
 
 /**
  * What the reflector is doing, as kube-rs's `watcher::State` says it (`Empty`, `InitPage`, `InitialWatch`,
- * `Watching`; its `InitListed` lasts no time here, since a complete list opens its watch in the same step). Each
- * phase but the last two has exactly one request in flight; `backingOff` has one timer pending, `failed` nothing.
+ * `Watching`; its `InitListed` lasts no time here, since a complete list opens its watch in the same step).
+ * `resolving`, `listing`, `initialEvents` and `watching` each have exactly one request in flight, `backingOff` one
+ * timer pending, `idle` and `failed` nothing.
  *
  * A resourceVersion to resume from exists only while watching: a relist forgets it, so that a failure during a list
  * lists again and never resumes from a version the list was meant to replace.

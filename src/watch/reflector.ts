@@ -49,7 +49,7 @@ export class Reflector<T extends KubernetesObject> {
   private stopped = false;
   private path = '';
   private typeMeta: TypeMeta = { apiVersion: '', kind: '' };
-  /** Counts watch connections opened or aborted, so that the rest of a chunk from an aborted one is ignored. */
+  /** Counts watch connections opened or aborted, so that the rest of a chunk, or the late acceptance, of an aborted one is ignored. */
   private connection = 0;
   private watchOpenedAt = 0;
   private backoffTimer: Subscription | undefined;
