@@ -7,7 +7,7 @@ import type { ResolvedResource } from '../resources/index.js';
 import { eachOf, transportOf } from '../transport/index.js';
 import { resolveOptions } from './options.js';
 import type { ListWatchOptions } from './options.js';
-import { BatchOutput } from './plumbing.js';
+import { BatchOutput } from './batch-output.js';
 import { Reflector } from './reflector.js';
 import type { WatchEvent } from './types.js';
 import type { Connection, ResourceRef } from 'rxkube';

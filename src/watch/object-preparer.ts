@@ -1,37 +1,29 @@
 /**
  * What the reflector does with each object it receives: strip, transform (falling back to the untransformed object
- * when the user's transform throws), deep-freeze, and count the bad ones.
+ * when the user's transform throws), deep-freeze, and report the bad ones.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { messageOf } from '../describe/index.js';
 import { deepFreeze, freezeJsonTree, hasName, objectKey } from '../objects/index.js';
 import type { ResolvedOptions } from './options.js';
-import type { WatchProblem, WatchProblemReason } from './types.js';
+import type { ProblemReport } from './reflector-state.js';
 
 /**
- * Prepares incoming objects and counts problems per reason, for one listWatch subscription.
+ * Prepares incoming objects for one listWatch subscription, and reports the bad ones (the reflector's step counts
+ * and emits them).
  *
  * # Guarantees
  * - `prepare` never throws and never loses an object it was given: a transform that throws yields the stripped,
- *   untransformed object plus a `TransformFailed` problem.
+ *   untransformed object plus a `TransformFailed` report.
  * - Every object it returns is deep-frozen, so the store's own freeze finds it done. An object decoded from a watch
  *   line by `JSON.parse` and not transformed is a plain tree, frozen with the cheaper {@link freezeJsonTree}; anything
  *   else (a list page from a transport, a transform's result) goes through the general {@link deepFreeze}.
- * - Counts are running totals per reason for the life of the subscription.
  */
-export class InputPreparer<T extends KubernetesObject> {
-  private readonly counts: Record<WatchProblemReason, number> = { MalformedLine: 0, MissingName: 0, TransformFailed: 0 };
-
+export class ObjectPreparer<T extends KubernetesObject> {
   constructor(
     private readonly opts: ResolvedOptions<T>,
-    private readonly report: (problem: WatchProblem) => void,
+    private readonly report: (problem: ProblemReport) => void,
   ) {}
-
-  /** A problem with its running count; `n` problems of the same reason may be reported as one. */
-  problem(reason: WatchProblemReason, message: string, key?: string, n = 1): WatchProblem {
-    const count = (this.counts[reason] += n);
-    return { reason, message: `${message} (${count} so far)`, count, ...(key === undefined ? {} : { key }) };
-  }
 
   /**
    * The object as the cache should hold it, deep-frozen; reports (and survives) a failing transform. `parsedTree`
@@ -61,7 +53,7 @@ export class InputPreparer<T extends KubernetesObject> {
   /** Reports why the transform of `raw` failed and gives the object as stripped, frozen. */
   private untransformed(raw: T, stripped: T, what: string, why: string): T {
     const key = objectKey(raw);
-    this.report(this.problem('TransformFailed', `${why}; ${what} ${key} kept untransformed`, key));
+    this.report({ reason: 'TransformFailed', message: `${why}; ${what} ${key} kept untransformed`, key });
     return deepFreeze(stripped);
   }
 
@@ -79,7 +71,7 @@ export class InputPreparer<T extends KubernetesObject> {
       else missing += 1;
     }
     if (missing > 0) {
-      this.report(this.problem('MissingName', `${missing} listed object(s) without metadata.name on page ${page} skipped`, undefined, missing));
+      this.report({ reason: 'MissingName', message: `${missing} listed object(s) without metadata.name on page ${page} skipped`, n: missing });
     }
     return accepted;
   }

@@ -1,0 +1,61 @@
+/**
+ * The timers of one watch connection: dead-connection detection and the backoff reset after a healthy stretch.
+ */
+import type { SchedulerLike, Subscription } from 'rxjs';
+
+/**
+ * The two timers of one watch connection: dead-connection detection and backoff reset after a healthy stretch.
+ *
+ * # Guarantees
+ * - `onDead(idleMs)` fires once no activity has been seen for `deadAfterMs`; activity only records a timestamp,
+ *   and the single timer is pushed forward lazily, so a busy watch costs no scheduler action per line.
+ * - `onHealthy()` fires once the watch has stayed up for `healthyAfterMs`.
+ * - `stop()` cancels both; `dispose()` also refuses every later `start`; every timer goes through the given
+ *   scheduler.
+ */
+export class WatchTimers {
+  private dead: Subscription | undefined;
+  private healthy: Subscription | undefined;
+  private lastActivity = 0;
+  private disposed = false;
+
+  constructor(private readonly scheduler: SchedulerLike) {}
+
+  /** Starts both timers for a new connection; does nothing once {@link dispose} was called. */
+  start(deadAfterMs: number, onDead: (idleMs: number) => void, healthyAfterMs: number, onHealthy: () => void): void {
+    this.stop();
+    if (this.disposed) return;
+    this.lastActivity = this.scheduler.now();
+    const check = (): void => {
+      const idle = this.scheduler.now() - this.lastActivity;
+      if (idle < deadAfterMs) {
+        this.dead = this.scheduler.schedule(check, deadAfterMs - idle);
+        return;
+      }
+      this.dead = undefined;
+      onDead(idle);
+    };
+    this.dead = this.scheduler.schedule(check, deadAfterMs);
+    this.healthy = this.scheduler.schedule(() => {
+      this.healthy = undefined;
+      onHealthy();
+    }, healthyAfterMs);
+  }
+
+  touch(): void {
+    this.lastActivity = this.scheduler.now();
+  }
+
+  stop(): void {
+    this.dead?.unsubscribe();
+    this.dead = undefined;
+    this.healthy?.unsubscribe();
+    this.healthy = undefined;
+  }
+
+  /** Stops both timers for good: a later `start` schedules nothing. */
+  dispose(): void {
+    this.disposed = true;
+    this.stop();
+  }
+}
