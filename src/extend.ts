@@ -53,9 +53,11 @@ export type {
 
 // Informers over custom sources, and hosts that report informer health their own way.
 export { claimHealth, coalesceBursts, informerFromSource } from './informer/index.js';
+export type { DeltaSource } from './informer/index.js';
 
-// The reconcile operator's reasons, and the default error reporting of operators.
+// The reconcile operator's reasons and its metrics hook, and the default error reporting of operators.
 export { REQUEUE_REASON, RETRY_REASON } from './controller/index.js';
+export type { ReconcileMetrics, ReconcileQueueView } from './controller/index.js';
 export { reportError } from './controller/predicates/index.js';
 
 // The monotonic clock every part defaults to (`wallClockNow`, for timestamps, is in `rxkube`).
@@ -63,7 +65,7 @@ export { monotonicScheduler } from './clock/index.js';
 export type { WallClockScheduler } from './clock/index.js';
 
 // The write path's parts.
-export { CONDITION_MESSAGE_LIMIT, NOTE_LIMIT_BYTES, compareResourceVersions } from './client/index.js';
+export { CONDITION_MESSAGE_LIMIT, InvalidEventError, NOTE_LIMIT_BYTES, compareResourceVersions } from './client/index.js';
 export type {
   EventFlushOptions, EventFlushResult, EventObjectLike, EventRecorderCounts, EventReference, EventReport, EventType,
   JsonPatchOperation, RecordedEvent, SpamFilterOptions,

@@ -4,10 +4,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { catchError, map, of, throwError, type Observable } from 'rxjs';
-import {
-  isNotFound, type EventRecorder, type ReconcileRequest, type RequeueAfter, type ResourceClient,
-  type StoreSource,
-} from '../../src/index.js';
+import { apiErrors, type EventRecorder, type ReconcileRequest, type RequeueAfter, type ResourceClient } from '../../src/index.js';
 import { messageOf } from '../shared/health.js';
 import type { NodeLabelerSettings } from './options.js';
 
@@ -41,7 +38,7 @@ export interface NodeHandlerContext {
   /** The write path of Nodes (`resourceClient`). */
   readonly client: ResourceClient<V1Node>;
   /** The informer: where `mutate` re-reads after a conflict once it has caught up. */
-  readonly store: StoreSource<V1Node>;
+  readonly store: ResourceClient.StoreSource<V1Node>;
   /** Where the Events go; `undefined` records none (a manager with `events: false`). */
   readonly recorder: EventRecorder | undefined;
 }
@@ -113,7 +110,7 @@ function addLabel(node: V1Node, request: ReconcileRequest<V1Node>, context: Node
       });
     }),
     catchError((error: unknown) => {
-      if (isNotFound(error)) {
+      if (apiErrors.isNotFound(error)) {
         print(`Node has been deleted ${request.key}`);
         return of(undefined);
       }

@@ -7,7 +7,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import * as fc from 'fast-check';
 import { catchError, of, throwError, type Observable } from 'rxjs';
 import {
-  eventType, isConflict, reconcile, toKeys, type ControllerContext, type ControllerDefinition, type ReconcileEvent,
+  apiErrors, predicates, reconcile, toKeys, type ControllerContext, type ControllerDefinition, type ReconcileEvent,
 } from '../../src/index.js';
 import { simulate, type CacheUnderTest, type SimulationWorld, type Workload, type WorkloadStep } from '../../src/testing/index.js';
 import { NODE, nodeLabeler } from './node-labeler.js';
@@ -110,14 +110,14 @@ function forgetful(context: ControllerContext): Observable<ReconcileEvent> {
   const nodes = context.informers.for<V1Node>(NODE);
   const client = context.client<V1Node>(NODE);
   return nodes.events$.pipe(
-    eventType('added'),
+    predicates.eventType('added'),
     toKeys(),
     reconcile(({ object }) => {
       if (object === undefined || !object.spec?.providerID?.startsWith('demo://') || object.metadata?.labels?.[LABEL] === 'true') return undefined;
       return client.patch(object, { type: 'json', body: [
         { op: 'test', path: '/metadata/resourceVersion', value: object.metadata?.resourceVersion },
         { op: 'add', path: `/metadata/labels`, value: { ...object.metadata?.labels, [LABEL]: 'true' } },
-      ] }).pipe(catchError((error: unknown) => (isConflict(error) ? of(undefined) : throwError(() => error))));
+      ] }).pipe(catchError((error: unknown) => (apiErrors.isConflict(error) ? of(undefined) : throwError(() => error))));
     }, { lookup: nodes, gate: nodes.synced$, scheduler }),
   );
 }

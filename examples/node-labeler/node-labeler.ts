@@ -15,8 +15,9 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { concat, defer, finalize, Observable, tap, type SchedulerLike } from 'rxjs';
 import {
-  eventRecorder, eventType, exponentialRateLimiter, informer, reconcile, resourceClient, toKeys, type Connection,
-  type ContextReconcile, type Informer, type ControllerDefinition, type ReconcileEvent, type ResourceClient, type ResourceRef,
+  eventRecorder, informer, predicates, rateLimiters, reconcile, resourceClient, toKeys, type Connection,
+  type ContextReconcile, type ControllerDefinition, type Informer, type ReconcileEvent, type ResourceClient,
+  type ResourceRef,
 } from '../../src/index.js';
 import { healthLines, messageOf } from '../shared/health.js';
 import { callerEvents, managerEvents, NO_EVENTS, ownEvents, printLostEvent, type LabelerEvents } from './events.js';
@@ -133,7 +134,7 @@ function labelerPipeline(parts: LabelerParts): Observable<ReconcileEvent> {
   if (events.recorder === undefined) print('Recording no Events: the manager has no event recorder (events: false)');
   const controller$ = nodes.events$.pipe(
     // The seed registers AddFunc and DeleteFunc only.
-    eventType('added', 'deleted'),
+    predicates.eventType('added', 'deleted'),
     tap((event) => {
       print(`controller: ${event.type === 'added' ? 'Add' : 'Delete'} event, nodes [${event.object.metadata?.name ?? event.key}]`);
       print(`working queue add node ${event.key}`);
@@ -143,7 +144,7 @@ function labelerPipeline(parts: LabelerParts): Observable<ReconcileEvent> {
       lookup: nodes,
       gate: nodes.synced$,
       concurrency: settings.workers,
-      rateLimiter: exponentialRateLimiter({ maxMs: settings.recheckAfterMs }),
+      rateLimiter: rateLimiters.exponential({ maxMs: settings.recheckAfterMs }),
       ...(parts.stop$ ? { stop$: parts.stop$ } : {}),
       ...(parts.scheduler ? { scheduler: parts.scheduler } : {}),
     }),

@@ -4,7 +4,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { Observable, SchedulerLike } from 'rxjs';
-import { parseLabelSelector, type EventRecorder, type Informer } from '../../src/index.js';
+import { selectors, type EventRecorder, type Informer } from '../../src/index.js';
 
 /** The label a matching node gets, unless `label` says otherwise. */
 export const DEFAULT_LABEL: NodeLabel = Object.freeze({ key: 'rxkube.io/cloud-node', value: 'true' });
@@ -119,7 +119,7 @@ function checkLabel(label: NodeLabel): void {
   }
   let parsed;
   try {
-    parsed = parseLabelSelector(`${key}=${value}`);
+    parsed = selectors.parseLabelSelector(`${key}=${value}`);
   } catch (error) {
     throw new TypeError(`nodeLabeler: invalid label ${key}=${value}: ${(error as Error).message}`, { cause: error });
   }

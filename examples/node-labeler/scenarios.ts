@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { KubeConfig, V1Node } from '@kubernetes/client-node';
 import { firstValueFrom, mergeMap, type Observable, type Subscription } from 'rxjs';
-import { isNotFound, manager, resourceClient, silentLogger, type Connection, type ReconcileEvent } from '../../src/index.js';
+import { apiErrors, manager, resourceClient, silentLogger, type Connection, type ReconcileEvent } from '../../src/index.js';
 import { waitFor, waitForAsync } from '../shared/wait.js';
 import { LABELED_REASON } from './handle-node.js';
 import { NODE, nodeLabeler, nodeLabelerController } from './node-labeler.js';
@@ -85,7 +85,7 @@ export function nodeLabelerScenarios(kubeConfig: () => KubeConfig, mode: Labeler
     const deletes = [...created.map((node) => nodes().delete(node)), ...leases.map((name) => lease.delete(name))];
     for (const delete$ of deletes) {
       await firstValueFrom(delete$).catch((error: unknown) => {
-        if (!isNotFound(error)) throw error;
+        if (!apiErrors.isNotFound(error)) throw error;
       });
     }
   });

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { firstValueFrom, mergeMap, type Observable, type Subscription } from 'rxjs';
-import { isNotFound, manager, resourceClient, silentLogger, type ReconcileEvent } from '../../src/index.js';
+import { apiErrors, manager, resourceClient, silentLogger, type ReconcileEvent } from '../../src/index.js';
 import { waitForAsync } from '../shared/wait.js';
 import { installPodSetCrd, POD, PODSET, type PodSet } from './podset.js';
 import { replicaSet, replicaSetController } from './replica-set.js';
@@ -210,5 +210,5 @@ export function replicaSetScenarios(kubeConfig: () => KubeConfig, mode: Controll
 }
 
 function ignoreNotFound(error: unknown): void {
-  if (!isNotFound(error)) throw error;
+  if (!apiErrors.isNotFound(error)) throw error;
 }

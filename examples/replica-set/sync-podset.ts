@@ -8,8 +8,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { current } from 'immer';
 import { catchError, concatMap, EMPTY, forkJoin, map, of, tap, throwError, type Observable } from 'rxjs';
 import {
-  ApiError, formatLabelSelector, isNotFound, labelSelectorFromObject, matchesLabels, setControllerReference,
-  type EventDetails, type EventRecorder, type ReconcileRequest, type RequeueAfter, type ResourceClient, type StoreSource,
+  ApiError, apiErrors, owners, selectors, type EventDetails, type EventRecorder, type ReconcileRequest,
+  type RequeueAfter, type ResourceClient,
 } from '../../src/index.js';
 import { messageOf } from '../shared/health.js';
 import type { Expectations } from './expectations.js';
@@ -34,7 +34,7 @@ export interface SyncContext {
   /** The Pod informer, with the {@link POD_OWNER_INDEX} index. */
   readonly pods: { current(): { byIndex(index: string, value: string): V1Pod[] } };
   /** The PodSet informer: where the status write re-reads after a conflict. */
-  readonly podSets: StoreSource<PodSet>;
+  readonly podSets: ResourceClient.StoreSource<PodSet>;
   readonly podClient: ResourceClient<V1Pod>;
   readonly podSetClient: ResourceClient<PodSet>;
   /** Where Events about PodSets go; `undefined` records none. */
@@ -136,15 +136,15 @@ function readSelector(podSet: PodSet): { readonly text: string } | { readonly pr
   const matchLabels = podSet.spec?.selector?.matchLabels ?? {};
   let requirements;
   try {
-    requirements = labelSelectorFromObject({ matchLabels });
+    requirements = selectors.labelSelectorFromObject({ matchLabels });
   } catch (error) {
     return { problem: `invalid selector: ${messageOf(error)}` };
   }
   if (requirements.length === 0) return { problem: 'spec.selector.matchLabels is empty: it would select every pod' };
-  if (!matchesLabels(requirements, podSet.spec?.template?.metadata?.labels)) {
+  if (!selectors.matchesLabels(requirements, podSet.spec?.template?.metadata?.labels)) {
     return { problem: 'spec.selector does not match spec.template.metadata.labels' };
   }
-  return { text: formatLabelSelector(requirements) };
+  return { text: selectors.formatLabelSelector(requirements) };
 }
 
 /** `manageReplicas`: creates or deletes Pods to close the gap, setting expectations before any request. */
@@ -226,7 +226,7 @@ export function podFromTemplate(podSet: PodSet): V1Pod {
     spec: structuredClone(template.spec) as V1Pod['spec'],
   };
   // The informer's PodSet carries apiVersion and kind (the reflector fills in what list items lack).
-  return setControllerReference(pod, podSet);
+  return owners.setControllerReference(pod, podSet);
 }
 
 /** One Pod deleted; resolves to the error to report, or `undefined` (done, or already gone). */
@@ -241,7 +241,7 @@ function deletePod(podSet: PodSet, key: string, pod: V1Pod, signal: AbortSignal,
     catchError((error: unknown) => {
       // The informer will not see this deletion (or saw it already): stop waiting for it.
       context.expectations.deletionObserved(key, podKey(pod));
-      if (isNotFound(error)) return of(undefined);
+      if (apiErrors.isNotFound(error)) return of(undefined);
       if (!signal.aborted) {
         context.print(`Failed to delete pod ${name} of PodSet ${key}: ${messageOf(error)}`);
         record(context, podSet, { type: 'Warning', reason: EVENT_REASONS.deleteFailed, action: 'Delete', note: `Error deleting: ${messageOf(error)}` });
@@ -276,7 +276,7 @@ function writeStatus(
         (failure ? `, ${REPLICA_FAILURE} ${failure.reason}: ${failure.message}` : ''));
     }),
     // Deleted meanwhile: there is no status left to write.
-    catchError((error: unknown) => (isNotFound(error) ? of(undefined) : throwError(() => error))),
+    catchError((error: unknown) => (apiErrors.isNotFound(error) ? of(undefined) : throwError(() => error))),
   );
 }
 

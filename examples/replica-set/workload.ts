@@ -6,7 +6,7 @@
  */
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { catchError, delay, EMPTY, filter, firstValueFrom, fromEvent, mergeMap, takeUntil, type Observable } from 'rxjs';
-import { controllerOf, informer, isNotFound, resourceClient, type Connection } from '../../src/index.js';
+import { apiErrors, informer, owners, resourceClient, type Connection } from '../../src/index.js';
 import { messageOf } from '../shared/health.js';
 import { POD, PODSET, PODSET_GROUP, type PodSet } from './podset.js';
 import { rfc3339 } from './status.js';
@@ -66,7 +66,7 @@ export function simulatedKubelet(connection: KubeConfig, narrate: (line: string)
           return EMPTY;
         }),
         catchError((error: unknown) => {
-          if (!isNotFound(error)) narrate(`kubelet: could not report pod ${pod.metadata?.name}: ${messageOf(error)}`);
+          if (!apiErrors.isNotFound(error)) narrate(`kubelet: could not report pod ${pod.metadata?.name}: ${messageOf(error)}`);
           return EMPTY;
         }),
       );
@@ -75,7 +75,7 @@ export function simulatedKubelet(connection: KubeConfig, narrate: (line: string)
 }
 
 function isPendingPodSetPod(pod: V1Pod): boolean {
-  const owner = controllerOf(pod);
+  const owner = owners.controllerOf(pod);
   return owner?.kind === PODSET.kind && owner.apiVersion?.startsWith(`${PODSET_GROUP}/`) === true &&
     (pod.status?.phase ?? 'Pending') === 'Pending' && pod.metadata?.deletionTimestamp == null;
 }
@@ -93,7 +93,7 @@ interface DemoClients {
   readonly pods: ReturnType<typeof resourceClient<V1Pod>>;
 }
 
-const ownPods = (pods: readonly V1Pod[]): V1Pod[] => pods.filter((pod) => controllerOf(pod)?.name === DEMO_PODSET && pod.metadata?.deletionTimestamp == null);
+const ownPods = (pods: readonly V1Pod[]): V1Pod[] => pods.filter((pod) => owners.controllerOf(pod)?.name === DEMO_PODSET && pod.metadata?.deletionTimestamp == null);
 const settledAt = (replicas: number) => (podSet: PodSet | undefined, pods: readonly V1Pod[]): boolean =>
   podSet?.status?.readyReplicas === replicas && podSet.status.replicas === replicas && ownPods(pods).length === replicas;
 const scale = (replicas: number) => (clients: DemoClients) =>
@@ -152,7 +152,7 @@ async function settle(clients: DemoClients, until: NonNullable<Step['until']>, t
   const deadline = Date.now() + timeoutMs;
   while (!signal.aborted) {
     const podSet = await firstValueFrom(clients.podSets.get(DEMO_PODSET)).catch((error: unknown) => {
-      if (isNotFound(error)) return undefined;
+      if (apiErrors.isNotFound(error)) return undefined;
       throw error;
     });
     const pods = (await firstValueFrom(clients.pods.list())).items;

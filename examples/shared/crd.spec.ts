@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { firstValueFrom } from 'rxjs';
-import { isForbidden, resourceClient } from '../../src/index.js';
+import { apiErrors, resourceClient } from '../../src/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { CRD_RESOURCE, installCrd, readCrd } from './crd.js';
 
@@ -58,7 +58,7 @@ describe('the examples\' CRD installer (installCrd)', function () {
   it('rejects with the server\'s error when the write is refused', async () => {
     cluster.faults.failNext({ method: 'POST', path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', status: 403 });
     const error = await installCrd(cluster.kubeConfig, gadgetCrd('one'), { fieldManager: 'installer' }).then(() => undefined, (e: unknown) => e);
-    expect(isForbidden(error), String(error)).to.equal(true);
+    expect(apiErrors.isForbidden(error), String(error)).to.equal(true);
   });
 
   it('rejects after its timeout, naming the CRD and what it was still waiting for', async () => {

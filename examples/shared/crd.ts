@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { catchError, defer, filter, firstValueFrom, map, mergeMap, of, repeat, take, throwError, timeout, type Observable } from 'rxjs';
 import { parse as parseYaml } from 'yaml';
-import { isAlreadyExists, resourceClient, type Connection, type ResourceRef } from '../../src/index.js';
+import { apiErrors, resourceClient, type Connection, type ResourceRef } from '../../src/index.js';
 import type { ExampleTarget } from './cli.js';
 import { messageOf } from './health.js';
 
@@ -68,7 +68,7 @@ export function installCrd(connection: Connection, crd: KubernetesObject, option
   const name = crd.metadata!.name!;
   const timeoutMs = options.timeoutMs ?? 30_000;
   let waitingFor = 'the create';
-  const write$ = crds.create(crd).pipe(catchError((error: unknown) => (!isAlreadyExists(error) ? throwError(() => error) : crds.get(name).pipe(
+  const write$ = crds.create(crd).pipe(catchError((error: unknown) => (!apiErrors.isAlreadyExists(error) ? throwError(() => error) : crds.get(name).pipe(
     mergeMap((installed) => (isDeepStrictEqual(installed.spec, (crd as CrdObject).spec) ? of(installed)
       : crds.replace({ ...crd, metadata: { ...crd.metadata, resourceVersion: installed.metadata?.resourceVersion } }))),
   ))));

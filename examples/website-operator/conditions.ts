@@ -4,7 +4,7 @@
  * flips.
  * @module
  */
-import { setStatusCondition, type ConditionHolder } from '../../src/index.js';
+import { conditions } from '../../src/index.js';
 import type { Rollout } from './rollout.js';
 import type { Condition, WebsiteConditionType } from './website.js';
 
@@ -32,9 +32,9 @@ export interface ConditionUpdate {
 export function setConditions(
   previous: readonly Condition[] | undefined, updates: readonly ConditionUpdate[], observedGeneration: number, now: number,
 ): Condition[] {
-  const status: ConditionHolder = { conditions: (previous ?? []).map((condition) => ({ ...condition })) };
+  const status: conditions.ConditionHolder = { conditions: (previous ?? []).map((condition) => ({ ...condition })) };
   const lastOfType = new Map(updates.map((update) => [update.type, update]));
-  for (const update of lastOfType.values()) setStatusCondition(status, { ...update, observedGeneration }, { scheduler: { now: () => now } });
+  for (const update of lastOfType.values()) conditions.set(status, { ...update, observedGeneration }, { scheduler: { now: () => now } });
   const rank = (type: string): number => {
     const index = (CONDITION_TYPES as readonly string[]).indexOf(type);
     return index === -1 ? CONDITION_TYPES.length : index;

@@ -7,8 +7,8 @@
 import type { KubernetesObject, V1ConfigMap, V1Deployment, V1Service } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import {
-  controller, generationChanged, or, predicate, resourceClient, type ControllerDefinition,
-  type ReconcileEvent, type ReconcileTrigger, type Store, wallClockNow,
+  controller, predicates, resourceClient, wallClockNow, type ControllerDefinition, type ReconcileEvent,
+  type ReconcileTrigger, type Store,
 } from '../../src/index.js';
 import { type Indexer } from '../../src/extend.js';
 import { defaultsConfigMapOf } from './defaults.js';
@@ -37,8 +37,8 @@ export const byDefaultsConfigMap: Indexer<Website> = (website) => {
  * not move it) or the start of a deletion (the real API server bumps the generation then too, the in-memory one
  * does not, so this does not rely on it). Additions, deletions and resyncs always pass.
  */
-export const websiteChanges = or<Website>(
-  generationChanged<Website>(),
+export const websiteChanges = predicates.or<Website>(
+  predicates.generationChanged<Website>(),
   (event) => event.type === 'updated' && !event.old.metadata?.deletionTimestamp && Boolean(event.object.metadata?.deletionTimestamp),
 );
 
@@ -46,7 +46,7 @@ export const websiteChanges = or<Website>(
  * ConfigMap events that can change a Website's defaults: any but an update that left `data` and `binaryData` as they
  * were (the API server writes map keys sorted, so equal maps serialize equally).
  */
-export const defaultsChanges = predicate<V1ConfigMap>((event) => event.type !== 'updated'
+export const defaultsChanges = predicates.from<V1ConfigMap>((event) => event.type !== 'updated'
   || JSON.stringify([event.old.data, event.old.binaryData]) !== JSON.stringify([event.object.data, event.object.binaryData]));
 
 /**

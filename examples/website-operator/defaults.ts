@@ -15,7 +15,7 @@
  */
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
-import { labelSelectorFromObject } from '../../src/index.js';
+import { selectors } from '../../src/index.js';
 import { DEFAULT_DEFAULTS_CONFIG_MAP, type Website } from './website.js';
 
 /** The image of a Website that neither its spec nor its defaults give one. */
@@ -77,7 +77,7 @@ function parseLabels(text: string | undefined, fail: (message: string) => never)
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return fail('labels must be a YAML mapping of label keys to values');
   const labels = Object.fromEntries(Object.entries(parsed).map(([key, value]) => [key, typeof value === 'string' ? value : String(value)]));
   try {
-    labelSelectorFromObject({ matchLabels: labels });
+    selectors.labelSelectorFromObject({ matchLabels: labels });
   } catch (error) {
     fail(`labels: ${(error as Error).message}`);
   }

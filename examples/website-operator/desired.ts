@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { V1ConfigMap, V1Deployment, V1Service } from '@kubernetes/client-node';
-import { setControllerReference } from '../../src/index.js';
+import { owners } from '../../src/index.js';
 import type { ResolvedWebsite } from './defaults.js';
 import { CONFIG_MAP, CONTENT_HASH_ANNOTATION, DEPLOYMENT, ownedNames, SERVICE, websiteOwner, type WebsiteId } from './website.js';
 
@@ -75,7 +75,7 @@ export function desiredObjects(id: WebsiteId, website: ResolvedWebsite): Desired
     apiVersion: SERVICE.apiVersion, kind: SERVICE.kind, metadata: metadata(names.service),
     spec: { selector, ports: [{ name: 'http', port: HTTP_PORT, targetPort: 'http' }] },
   };
-  for (const object of [configMap, deployment, service]) setControllerReference(object, owner);
+  for (const object of [configMap, deployment, service]) owners.setControllerReference(object, owner);
   return { configMap, deployment, service };
 }
 

@@ -5,9 +5,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { catchError, defer, tap, throwError, type Observable } from 'rxjs';
-import {
-  applyConflicts, controllerOf, type PartialObject, type ResourceClient, type ResourceRef, type StoreSource,
-} from '../../src/index.js';
+import { apiErrors, owners, type ResourceClient, type ResourceRef } from '../../src/index.js';
 import { compareResourceVersions } from '../../src/extend.js';
 import type { WebsiteEvents } from './events.js';
 import { REASONS } from './events.js';
@@ -61,7 +59,7 @@ export function changeOf(known: Version | undefined, written: KubernetesObject):
 export interface OwnedKind<T extends KubernetesObject> {
   readonly resource: ResourceRef;
   readonly client: ResourceClient<T>;
-  readonly cache: StoreSource<T>;
+  readonly cache: ResourceClient.StoreSource<T>;
 }
 
 /** What one owned write needs to know about its run. */
@@ -91,10 +89,10 @@ export function applyOwned<T extends KubernetesObject>(kind: OwnedKind<T>, desir
     const known = newer(versionOf(kind.cache.current().get(`${id.namespace}/${name}`)), memory.owned.get(memoryKey));
     const related = { apiVersion: kind.resource.apiVersion, kind: kind.resource.kind, namespace: id.namespace, name };
     // A full object is a partial one too; the generic T cannot show the compiler that.
-    const configuration = desired as PartialObject<T>;
+    const configuration = desired as ResourceClient.PartialObject<T>;
     return kind.client.apply(configuration, { signal }).pipe(
       catchError((error: unknown) => {
-        const conflicts = applyConflicts(error);
+        const conflicts = apiErrors.applyConflicts(error);
         if (conflicts.length === 0) return throwError(() => error);
         const taken = conflicts.map((conflict) => `${conflict.field} from "${conflict.manager}"`).join(', ');
         events.record(id, { type: 'Warning', reason: REASONS.fieldConflict, action: 'Apply', note: `took back ${taken} on ${kind.resource.kind} ${name}`, related });
@@ -122,7 +120,7 @@ export function applyOwned<T extends KubernetesObject>(kind: OwnedKind<T>, desir
 export function foreignController<T extends KubernetesObject>(kind: OwnedKind<T>, desired: T, id: WebsiteId): string | undefined {
   const name = desired.metadata!.name!;
   const existing = kind.cache.current().get(`${id.namespace}/${name}`);
-  const controller = existing === undefined ? undefined : controllerOf(existing);
+  const controller = existing === undefined ? undefined : owners.controllerOf(existing);
   if (controller === undefined || controller.uid === id.uid) return undefined;
   return `${kind.resource.kind} ${name} exists and is controlled by ${controller.kind} ${controller.name}; delete it, or rename the Website`;
 }

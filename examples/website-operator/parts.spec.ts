@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { firstValueFrom } from 'rxjs';
-import { conditionTime } from '../../src/index.js';
+import { conditions as meta } from '../../src/index.js';
 import { changedConditions, rolloutConditions, setConditions, type ConditionUpdate } from './conditions.js';
 import { BUILT_IN_IMAGE, parseDefaults, resolveWebsite } from './defaults.js';
 import { contentHash, desiredObjects } from './desired.js';
@@ -32,7 +32,7 @@ describe('website-operator conditions', () => {
     fc.assert(fc.property(fc.array(fc.array(update, { maxLength: 4 }), { maxLength: 8 }), (rounds) => {
       let conditions = setConditions(undefined, [], 1, 0);
       rounds.forEach((updates, round) => {
-        const now = conditionTime((round + 1) * 1000);
+        const now = meta.time((round + 1) * 1000);
         const next = setConditions(conditions, updates, round + 2, (round + 1) * 1000);
         for (const condition of next) {
           const before = conditions.find((c) => c.type === condition.type);
@@ -46,7 +46,7 @@ describe('website-operator conditions', () => {
   });
 
   it('keeps conditions of other types as they are, after its own', () => {
-    const foreign = { type: 'example.com/Audited', status: 'True' as const, reason: 'Done', message: '', lastTransitionTime: conditionTime(0) };
+    const foreign = { type: 'example.com/Audited', status: 'True' as const, reason: 'Done', message: '', lastTransitionTime: meta.time(0) };
     const next = setConditions([foreign], [{ type: 'Ready', status: 'False', reason: 'RollingOut', message: 'm' }], 3, 5000);
     expect(next).to.deep.equal([
       { type: 'Ready', status: 'False', reason: 'RollingOut', message: 'm', lastTransitionTime: '1970-01-01T00:00:05Z', observedGeneration: 3 },

@@ -5,7 +5,7 @@
  */
 import type { V1ConfigMap, V1Deployment, V1Service } from '@kubernetes/client-node';
 import { catchError, concat, concatMap, defer, EMPTY, ignoreElements, map, tap, throwError, type Observable } from 'rxjs';
-import { finalizer, type RequeueAfter, type ReconcileRequest, type ResourceClient, type StoreSource } from '../../src/index.js';
+import { finalizer, type ReconcileRequest, type RequeueAfter, type ResourceClient } from '../../src/index.js';
 import { messageOf } from '../shared/health.js';
 import { degradedCondition, rolloutConditions } from './conditions.js';
 import { defaultsConfigMapOf, resolveWebsite, type ResolvedWebsite } from './defaults.js';
@@ -30,10 +30,10 @@ export interface WebsiteClients {
 
 /** The caches (informers) of each kind: what a run reads instead of asking the API server. */
 export interface WebsiteCaches {
-  readonly websites: StoreSource<Website>;
-  readonly deployments: StoreSource<V1Deployment>;
-  readonly services: StoreSource<V1Service>;
-  readonly configMaps: StoreSource<V1ConfigMap>;
+  readonly websites: ResourceClient.StoreSource<Website>;
+  readonly deployments: ResourceClient.StoreSource<V1Deployment>;
+  readonly services: ResourceClient.StoreSource<V1Service>;
+  readonly configMaps: ResourceClient.StoreSource<V1ConfigMap>;
 }
 
 /** What the reconciler is built from. */

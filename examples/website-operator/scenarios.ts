@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { KubeConfig, KubernetesObject, V1ConfigMap, V1Deployment, V1ManagedFieldsEntry, V1Service } from '@kubernetes/client-node';
 import { firstValueFrom, type Subscription } from 'rxjs';
-import { isNotFound, manager, resourceClient, silentLogger, type ResourceClient } from '../../src/index.js';
+import { apiErrors, manager, resourceClient, silentLogger, type ResourceClient } from '../../src/index.js';
 import { waitFor, waitForAsync } from '../shared/wait.js';
 import { websiteController } from './controller.js';
 import { installWebsiteCrd } from './crd.js';
@@ -66,7 +66,7 @@ export function websiteOperatorScenarios(target: ScenarioTarget): void {
   const get = <T extends KubernetesObject>(clientOf: () => ResourceClient<T>, name: string) => firstValueFrom(clientOf().get(name));
   const exists = <T extends KubernetesObject>(clientOf: () => ResourceClient<T>, name: string) =>
     firstValueFrom(clientOf().get(name)).then(() => true, (error: unknown) => {
-      if (isNotFound(error)) return false;
+      if (apiErrors.isNotFound(error)) return false;
       throw error;
     });
   /** Waits until the Website's status says `test`; the failure message shows the last status. */

@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { defer, of, tap, type Observable } from 'rxjs';
 import { compareResourceVersions } from '../../src/extend.js';
-import { type EventDetails, type ResourceClient, type StoreSource } from '../../src/index.js';
+import { type EventDetails, type ResourceClient } from '../../src/index.js';
 import { changedConditions, setConditions, type ConditionChange, type ConditionUpdate } from './conditions.js';
 import { REASONS, type WebsiteEvents } from './events.js';
 import type { WebsiteMemory } from './owned.js';
@@ -15,7 +15,7 @@ import { WEBSITE, type Website, type WebsiteId, type WebsiteStatus } from './web
 /** What a status write needs. */
 export interface StatusContext {
   readonly client: ResourceClient<Website>;
-  readonly cache: StoreSource<Website>;
+  readonly cache: ResourceClient.StoreSource<Website>;
   readonly id: WebsiteId;
   readonly memory: WebsiteMemory;
   readonly events: WebsiteEvents;

@@ -5,7 +5,7 @@
  * @module
  */
 import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
-import type { Condition as RxkubeCondition, Owner, ResourceRef } from '../../src/index.js';
+import type { conditions, owners, ResourceRef } from '../../src/index.js';
 
 /** The API group of the Website kind. */
 export const WEBSITE_GROUP = 'example.rxkube.io';
@@ -34,7 +34,7 @@ export interface WebsiteSpec {
 export type WebsiteConditionType = 'Ready' | 'Progressing' | 'Degraded';
 
 /** A `metav1.Condition`, as the API serves it (times are RFC 3339 strings): rxkube's type. */
-export type Condition = RxkubeCondition;
+export type Condition = conditions.Condition;
 
 /** What the operator observed (`status`), written through the status subresource. */
 export interface WebsiteStatus {
@@ -90,7 +90,7 @@ export function websiteId(website: Website): WebsiteId {
  * The owner that controller references point to, from {@link WEBSITE} and the identity a run carries (a run passes
  * its {@link WebsiteId} around, not the object).
  */
-export function websiteOwner(id: WebsiteId): Owner {
+export function websiteOwner(id: WebsiteId): owners.Owner {
   return { apiVersion: WEBSITE.apiVersion, kind: WEBSITE.kind, metadata: { name: id.name, namespace: id.namespace, uid: id.uid } };
 }
 

@@ -6,7 +6,7 @@
  */
 import type { KubeConfig, V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { firstValueFrom, type Observable } from 'rxjs';
-import { isNotFound, resourceClient, type Connection } from '../../src/index.js';
+import { apiErrors, resourceClient, type Connection } from '../../src/index.js';
 import { installWebsiteCrd } from './crd.js';
 import { CONFIG_MAP, DEFAULT_DEFAULTS_CONFIG_MAP, DEPLOYMENT, ownedNames, SERVICE, WEBSITE, type Website } from './website.js';
 
@@ -66,7 +66,7 @@ export async function runWebsiteWorkload(
   const websiteShows = (name: string, image: string) => until(async () => (await firstValueFrom(websites.get(name))).status?.image === image, `website ${name} to use ${image}`);
   const gone = (client: { get(name: string): Observable<unknown> }, name: string): Promise<boolean> =>
     firstValueFrom(client.get(name)).then(() => false, (error: unknown) => {
-      if (isNotFound(error)) return true;
+      if (apiErrors.isNotFound(error)) return true;
       throw error;
     });
 

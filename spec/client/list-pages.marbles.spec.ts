@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
 import type { Observable } from 'rxjs';
 import { resourceClient } from '../../src/client/resource/index.js';
-import type { ObjectList, ResourceClient } from '../../src/client/resource/index.js';
+import type { ResourceClient } from '../../src/client/resource/index.js';
 import { ApiError, isExpired } from '../../src/transport/index.js';
 import type { TransportRequest, TransportResponse } from '../../src/transport/index.js';
 import { apiError, fail, ok, scriptedTransport } from './support/scripted-transport.js';
@@ -17,7 +17,7 @@ interface ConfigMap {
 
 const path = '/api/v1/namespaces/ns/configmaps';
 const item = (name: string): ConfigMap => ({ metadata: { name } });
-const page = (names: string[], resourceVersion: string, next?: string): ObjectList<ConfigMap> => ({
+const page = (names: string[], resourceVersion: string, next?: string): ResourceClient.ObjectList<ConfigMap> => ({
   apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion, ...(next ? { continue: next } : {}), remainingItemCount: 9 }, items: names.map(item),
 });
 const expired = (): ApiError => apiError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
@@ -25,11 +25,11 @@ const expired = (): ApiError => apiError(410, 'Expired', 'The provided continue 
 interface Run {
   readonly lines: string[];
   readonly queries: Array<TransportRequest['query']>;
-  readonly value: ObjectList<ConfigMap> | undefined;
+  readonly value: ResourceClient.ObjectList<ConfigMap> | undefined;
   readonly error: unknown;
 }
 
-function run(script: (request: TransportRequest, index: number) => Observable<TransportResponse>, call: (client: ResourceClient<ConfigMap>) => Observable<ObjectList<ConfigMap>>): Run {
+function run(script: (request: TransportRequest, index: number) => Observable<TransportResponse>, call: (client: ResourceClient<ConfigMap>) => Observable<ResourceClient.ObjectList<ConfigMap>>): Run {
   const scheduler = new TestScheduler((a, b) => {
     expect(a).to.deep.equal(b);
   });
@@ -37,7 +37,7 @@ function run(script: (request: TransportRequest, index: number) => Observable<Tr
   scheduler.run(() => {
     const scripted = scriptedTransport(scheduler, script);
     const client = resourceClient<ConfigMap>(scripted.transport, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'ns' });
-    let value: ObjectList<ConfigMap> | undefined;
+    let value: ResourceClient.ObjectList<ConfigMap> | undefined;
     let error: unknown;
     call(client).subscribe({
       next: (list) => {

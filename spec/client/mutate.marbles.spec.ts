@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
 import type { Observable } from 'rxjs';
 import { resourceClient } from '../../src/client/resource/index.js';
-import type { MutateOptions, ResourceClientOptions } from '../../src/client/resource/index.js';
+import type { ResourceClient } from '../../src/client/resource/index.js';
 import { ApiError, isConflict } from '../../src/transport/index.js';
 import type { TransportRequest, TransportResponse } from '../../src/transport/index.js';
 import { apiError, conflict, fail, ok, scriptedTransport, unapplied } from './support/scripted-transport.js';
@@ -33,7 +33,7 @@ interface Run {
 function run(
   script: (request: TransportRequest, index: number) => Observable<TransportResponse>,
   call: (client: ReturnType<typeof resourceClient<ConfigMap>>) => Observable<ConfigMap>,
-  clientOptions: ResourceClientOptions = {},
+  clientOptions: ResourceClient.Options = {},
 ): Run {
   const scheduler = new TestScheduler((a, b) => {
     expect(a).to.deep.equal(b);
@@ -129,7 +129,7 @@ describe('client: mutate conflict retry (marbles)', () => {
 
   it('re-reads with a GET when the store has not caught up (same, older or incomparable resourceVersion)', () => {
     for (const cachedVersion of ['5', '4', 'opaque']) {
-      const store: MutateOptions<ConfigMap>['store'] = { current: () => ({ get: () => at(cachedVersion) }) };
+      const store: ResourceClient.MutateOptions<ConfigMap>['store'] = { current: () => ({ get: () => at(cachedVersion) }) };
       const answers = [fail(conflict()), ok(at('9')), ok(at('10'))];
       const { lines } = run((_, i) => answers[i]!, (c) => c.mutate(at('5'), setColor, { store }));
       expect(lines, `cached ${cachedVersion}`).to.deep.equal([`0 PATCH ${path}`, `11 GET ${path}`, `12 PATCH ${path}`, '13 value 10', '13 complete']);

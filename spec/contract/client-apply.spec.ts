@@ -5,7 +5,8 @@
 import { expect } from 'chai';
 import { firstValueFrom } from 'rxjs';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
-import { applyConflicts, resourceClient } from '../../src/client/index.js';
+import { resourceClient } from '../../src/client/index.js';
+import { applyConflicts } from '../../src/transport/index.js';
 import { ApiError, isConflict, isInvalid } from '../../src/transport/index.js';
 import { recordingTransport } from '../client/support/recording-transport.js';
 import { contractTargets, entryOf, suffix, useContractSession } from './support/index.js';

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { defer, firstValueFrom, switchMap } from 'rxjs';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { resourceClient } from '../../src/client/index.js';
-import type { StatusObject } from '../../src/client/index.js';
+import type { ResourceClient } from '../../src/client/index.js';
 import { isAlreadyExists, isConflict, isNotFound, programName, transportOf } from '../../src/transport/index.js';
 import type { Transport } from '../../src/transport/index.js';
 import { recordingTransport } from '../client/support/recording-transport.js';
@@ -27,7 +27,7 @@ for (const target of contractTargets()) {
       const replaced = await firstValueFrom(client.replace({ ...read, data: { a: '2' } }));
       expect(Number(replaced.metadata?.resourceVersion)).to.be.above(Number(made.metadata?.resourceVersion));
       expect(isConflict(await errorOf(firstValueFrom(client.replace({ ...read, data: { a: '3' } }))))).to.equal(true);
-      const deleted = await firstValueFrom(client.delete(name)) as StatusObject;
+      const deleted = await firstValueFrom(client.delete(name)) as ResourceClient.StatusObject;
       expect(deleted).to.deep.include({ kind: 'Status', status: 'Success' });
       expect(isNotFound(await errorOf(firstValueFrom(client.get(name))))).to.equal(true);
     });

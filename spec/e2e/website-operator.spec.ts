@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { KubeConfig, type KubernetesObject, type V1ConfigMap } from '@kubernetes/client-node';
 import { firstValueFrom, type Subscription } from 'rxjs';
-import { isInvalid, isNotFound, jsonLogger, manager, resourceClient } from '../../src/index.js';
+import { apiErrors, jsonLogger, manager, resourceClient } from '../../src/index.js';
 import { waitFor, waitForAsync } from '../support/wait.js';
 import { websiteController } from '../../examples/website-operator/controller.js';
 import { installWebsiteCrd } from '../../examples/website-operator/crd.js';
@@ -110,7 +110,7 @@ if (isE2eRun()) {
         expect(reasons).to.include.members(['Created', 'RecordWritten', 'RollingOut', 'Ready']);
 
         await firstValueFrom(websites.delete('least'));
-        await waitForAsync(() => firstValueFrom(websites.get('least')).then(() => false, (error: unknown) => isNotFound(error)), 'least to go', 30_000, 100);
+        await waitForAsync(() => firstValueFrom(websites.get('least')).then(() => false, (error: unknown) => apiErrors.isNotFound(error)), 'least to go', 30_000, 100);
         expect(existsSync(join(recordsDirectory, `${namespace}_least.json`))).to.equal(false);
         expect(lines.filter((line) => / not written: | dropped | refused/.test(line))).to.deep.equal([]);
         expect(records.filter((record) => /reconcile failed|event/i.test(record.msg))).to.deep.equal([]);
@@ -125,7 +125,7 @@ if (isE2eRun()) {
         const refusal = async (name: string, spec: unknown): Promise<string> => {
           const error = await firstValueFrom(websites.create({ apiVersion: WEBSITE.apiVersion, kind: WEBSITE.kind, metadata: { name }, spec } as KubernetesObject))
             .then(() => undefined, (e: unknown) => e);
-          expect(isInvalid(error), `${name}: ${String(error)}`).to.equal(true);
+          expect(apiErrors.isInvalid(error), `${name}: ${String(error)}`).to.equal(true);
           return (error as Error).message;
         };
         expect(await refusal('no-content', { image: 'nginx' })).to.contain('spec.content: Required value');

@@ -6,7 +6,7 @@ export { reconcile } from './reconcile.js';
 export { DEFAULT_DRAIN_TIMEOUT_MS } from './options.js';
 export type { Lookup, ReconcileLookupOptions, ReconcileOptions } from './options.js';
 export { bothMetrics } from './metrics.js';
-export type { ReconcileMetrics, ReconcileQueueView } from './metrics.js';
+export type { ReconcileMetrics, ReconcileQueueView } from './metrics-hook.js';
 export {
   DEFAULT_BASE_DELAY_MS,
   DEFAULT_BURST,
@@ -18,6 +18,7 @@ export {
   tokenBucketRateLimiter,
 } from './rateLimiters.js';
 export type { ExponentialOptions, FastSlowOptions, RateLimiter, TokenBucketOptions } from './rateLimiters.js';
+export * as rateLimiters from './rate-limiters-namespace.js';
 export {
   InvalidReconcileResultError,
   ReconcileAbortedError,

@@ -4,7 +4,7 @@
 import type { Observable, SchedulerLike } from 'rxjs';
 import { monotonicScheduler } from '../clock/index.js';
 import { checkMetrics } from './metrics.js';
-import type { ReconcileMetrics } from './metrics.js';
+import type { ReconcileMetrics } from 'rxkube/extend';
 import { exponentialRateLimiter, tokenBucketRateLimiter } from './rateLimiters.js';
 import type { RateLimiter } from './rateLimiters.js';
 
@@ -36,11 +36,11 @@ export interface ReconcileOptions {
   readonly timeout?: number;
   /** Retries after which a failing key is dropped (`dropped` event). 0 = never retry. Default: unlimited. */
   readonly maxRetries?: number;
-  /** Per-key retry delay. Default `exponentialRateLimiter()` (5 ms · 2^n, cap 1000 s), one per subscription. */
+  /** Per-key retry delay. Default `rateLimiters.exponential()` (5 ms · 2^n, cap 1000 s), one per subscription. */
   readonly rateLimiter?: RateLimiter;
   /**
    * Shared limiter for failure retries (not for fresh triggers, nor for `{ requeueAfter }` requeues, which are
-   * schedules). Default `tokenBucketRateLimiter()` (10 qps, burst 100), one per subscription. `false` turns it off.
+   * schedules). Default `rateLimiters.tokenBucket()` (10 qps, burst 100), one per subscription. `false` turns it off.
    */
   readonly globalRateLimiter?: RateLimiter | false;
   /**

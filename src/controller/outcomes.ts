@@ -4,7 +4,7 @@
  */
 import type { Subscriber } from 'rxjs';
 import type { KeyedQueue, KeyState } from './keyedQueue.js';
-import type { ReconcileMetrics } from './metrics.js';
+import type { ReconcileMetrics } from './metrics-hook.js';
 import { askLimiter, combineDelays } from './rateLimiters.js';
 import type { RateLimiter } from './rateLimiters.js';
 import { REQUEUE_REASON, RETRY_REASON, TerminalError } from './types.js';

@@ -30,13 +30,13 @@ export interface RateLimiter {
   forget(key: string): void;
 }
 
-/** Default base delay of {@link exponentialRateLimiter}: 5 ms, as client-go. */
+/** Default base delay of `rateLimiters.exponential`: 5 ms, as client-go. */
 export const DEFAULT_BASE_DELAY_MS = 5;
-/** Default cap of {@link exponentialRateLimiter}: 1000 s, as client-go. */
+/** Default cap of `rateLimiters.exponential`: 1000 s, as client-go. */
 export const DEFAULT_MAX_DELAY_MS = 1_000_000;
-/** Default refill rate of {@link tokenBucketRateLimiter}: 10 per second, as client-go. */
+/** Default refill rate of `rateLimiters.tokenBucket`: 10 per second, as client-go. */
 export const DEFAULT_QPS = 10;
-/** Default capacity of {@link tokenBucketRateLimiter}: 100 tokens, as client-go. */
+/** Default capacity of `rateLimiters.tokenBucket`: 100 tokens, as client-go. */
 export const DEFAULT_BURST = 100;
 
 function requireNumber(name: string, value: number, min: number, integer = false): number {
@@ -59,7 +59,7 @@ function counter(): { bump(key: string): number; forget(key: string): void } {
   };
 }
 
-/** Options of {@link exponentialRateLimiter}. */
+/** Options of `rateLimiters.exponential`. */
 export interface ExponentialOptions {
   /** Delay of the first attempt, ms. Default 5. */
   readonly baseMs?: number;
@@ -88,7 +88,7 @@ export function exponentialRateLimiter(options: ExponentialOptions = {}): RateLi
   };
 }
 
-/** Options of {@link tokenBucketRateLimiter}. */
+/** Options of `rateLimiters.tokenBucket`. */
 export interface TokenBucketOptions {
   /** Tokens added per second. Default 10. */
   readonly qps?: number;
@@ -150,7 +150,7 @@ export function maxOfRateLimiter(...limiters: readonly RateLimiter[]): RateLimit
   };
 }
 
-/** Options of {@link fastSlowRateLimiter}. */
+/** Options of `rateLimiters.fastSlow`. */
 export interface FastSlowOptions {
   /** Delay of the first `maxFastAttempts` attempts, ms. */
   readonly fastMs: number;

@@ -4,7 +4,6 @@
 import { Observable } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
 import { resolveOptions } from './options.js';
-import type { ReconcileMetrics } from './metrics.js';
 import type { Lookup, ReconcileLookupOptions, ReconcileOptions } from './options.js';
 import { Runner } from './runner.js';
 import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } from './types.js';
@@ -54,14 +53,15 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  *     and duration. Invalid input values are reported as `rejected` events.
  * 13. Memory: the operator keeps state for a key only while it runs, waits, is backing off or has a requeue
  *     scheduled; a key whose run ended with nothing more to do costs nothing, however many keys were ever seen.
- * 14. Metrics: a `metrics` hook ({@link ReconcileMetrics}) hears the queue's adds, starts, runs done and outcomes
+ * 14. Metrics: a `metrics` hook (`ReconcileMetrics`, from `rxkube/extend`) hears the queue's adds, starts, runs done and outcomes
  *     as they happen, and reads its depth, workers and unfinished work through a live view; without one, nothing is
  *     called.
  *
  * # Caveats
  * - Results: `{ requeueAfter: ms }` requeues; any other value (the object an API call returned, `null`, a string)
  *   is success and ignored, so `() => from(api.patch(...))` needs no mapping. An object whose `requeueAfter` is
- *   not a finite number >= 0 fails with `InvalidReconcileResultError`; a misspelt property is not detected.
+ *   not a finite number >= 0 fails with a `TypeError` named `InvalidReconcileResultError`; a misspelt property is
+ *   not detected.
  * - `fn` returning an Observable: its first value (or completion without one) is the result; the rest is ignored
  *   and it is unsubscribed. A Promise cannot be cancelled: on timeout, drain timeout or unsubscribe its `signal` is
  *   aborted and its outcome ignored; honour `request.signal` so abandoned work stops.

@@ -8,7 +8,7 @@ import type { Observable, SchedulerLike, Subscriber, Subscription, Unsubscribabl
 import { KeyedQueue } from './keyedQueue.js';
 import type { KeyState } from './keyedQueue.js';
 import { hookOf, queueView } from './metrics.js';
-import type { ReconcileQueueView } from './metrics.js';
+import type { ReconcileQueueView } from './metrics-hook.js';
 import type { ResolvedOptions } from './options.js';
 import { Outcomes } from './outcomes.js';
 import { abortRequest, KeyOnlyRequest, LookupRequest, type AnyRequest } from './request.js';

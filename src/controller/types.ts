@@ -75,7 +75,7 @@ export interface RequeueAfter {
  *
  * # Caveats
  * - An object that has a `requeueAfter` property whose value is not a finite number `>= 0` (say `'5s'`, `-1`,
- *   `undefined`) is an `InvalidReconcileResultError` failure, so a broken requeue never passes silently.
+ *   `undefined`) is a failure with a `TypeError` named `InvalidReconcileResultError`, so a broken requeue never passes silently.
  * - A misspelt property (`{ requeueAftr: 5 }`) has no `requeueAfter` and is therefore a plain success: the type is
  *   `unknown` by necessity, so use the {@link RequeueAfter} type where you build one to let the compiler check it.
  */
@@ -359,7 +359,8 @@ export class ReconcileCancelledError extends Error {
 
 /**
  * The error of a run whose result is an object with a `requeueAfter` property that is not a finite number `>= 0`.
- * Counts as an ordinary (retried) failure. Results without a `requeueAfter` property never produce it.
+ * Counts as an ordinary (retried) failure. Results without a `requeueAfter` property never produce it. Not exported:
+ * it marks a mistake in the reconcile function, and its `name` tells it apart on a `failed` event.
  */
 export class InvalidReconcileResultError extends TypeError {
   constructor(

@@ -3,6 +3,7 @@
  * uses, so the object cannot drift from the behaviour.
  */
 import { DEFAULT_PAGE_SIZE, DEFAULT_RETRY, DEFAULT_SPAM_BURST, DEFAULT_SPAM_OBJECTS, DEFAULT_SPAM_QPS } from '../client/index.js';
+import type { ResourceClient } from '../client/index.js';
 import {
   DEFAULT_BASE_DELAY_MS, DEFAULT_BURST, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MAX_DELAY_MS, DEFAULT_QPS,
 } from '../controller/index.js';
@@ -50,14 +51,14 @@ export const defaults = deepFreeze({
   reconcile: {
     /** How long a stop waits for runs in flight (`drainTimeout`). */
     drainTimeout: DEFAULT_DRAIN_TIMEOUT_MS,
-    /** The per-key retry delay, `baseMs · 2^failures` capped at `maxMs` (`exponentialRateLimiter()`). */
+    /** The per-key retry delay, `baseMs · 2^failures` capped at `maxMs` (`rateLimiters.exponential()`). */
     rateLimiter: {
       /** The first retry's delay, ms. */
       baseMs: DEFAULT_BASE_DELAY_MS,
       /** The cap of the delay, ms. */
       maxMs: DEFAULT_MAX_DELAY_MS,
     },
-    /** The token bucket every failure retry takes from (`tokenBucketRateLimiter()`, `globalRateLimiter`). */
+    /** The token bucket every failure retry takes from (`rateLimiters.tokenBucket()`, `globalRateLimiter`). */
     globalRateLimiter: {
       /** Tokens added per second. */
       qps: DEFAULT_QPS,
@@ -70,7 +71,8 @@ export const defaults = deepFreeze({
     /** Objects per page when `list()` reads every page (`pageSize`). */
     pageSize: DEFAULT_PAGE_SIZE,
     /** `mutate`'s conflict retries (`retry`): client-go's `retry.DefaultRetry`. */
-    retry: DEFAULT_RETRY,
+    // `satisfies` names the type, so the emitted declaration says `ResourceClient.RetryPolicy`, not an inline import().
+    retry: DEFAULT_RETRY satisfies ResourceClient.RetryPolicy,
   },
   /** `eventRecorder`. */
   events: {

@@ -12,16 +12,7 @@ import { HealthClaims, healthClaimsFor, registerHealthClaims } from './health.js
 import { informerFromSource } from './informer-from-source.js';
 import type { InformerWatchOptions } from './informer.js';
 import type { Informer } from './types.js';
-import type { ListWatchOptions, ResolvedResource, WarningHandler, WatchEvent, WatchHealthHandler } from 'rxkube/extend';
-
-/**
- * Where a factory gets its deltas; `listWatch` by default (read in batches), a scripted stream in tests. It may emit
- * single deltas or arrays of deltas that arrived together (each array is applied as one batch, see
- * `informerFromSource`).
- */
-export type DeltaSource = <T extends KubernetesObject>(
-  resource: ResourceRef, options: ListWatchOptions<T>,
-) => Observable<WatchEvent<T> | readonly WatchEvent<T>[]>;
+import type { DeltaSource, ListWatchOptions, ResolvedResource, WarningHandler, WatchHealthHandler } from 'rxkube/extend';
 
 /** Options shared by every informer of a factory. */
 export interface InformerFactoryOptions {

@@ -63,7 +63,7 @@ function unescapeValue(s: string): string {
   return out;
 }
 
-/** Escapes a value so it survives {@link parseFieldSelector} (Go's `fields.EscapeValue`). */
+/** Escapes a value so it survives `selectors.parseFieldSelector` (Go's `fields.EscapeValue`). */
 export function escapeFieldValue(value: string): string {
   return value.replace(/[\\,=]/g, (c) => `\\${c}`);
 }

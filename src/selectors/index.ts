@@ -16,3 +16,4 @@ export {
 export type { FieldRequirement, FieldSelector } from './fieldSelector.js';
 export { checkSelectors } from './check.js';
 export type { SelectorOptions } from './check.js';
+export * as selectors from './selectors-namespace.js';

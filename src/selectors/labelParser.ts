@@ -236,7 +236,7 @@ function toRequirement(key: string, op: GoOperator, values: string[]): LabelRequ
 
 /**
  * Parses selector text into requirements sorted by key (stable), values sorted and de-duplicated.
- * Throws {@link SelectorParseError} carrying Go's message.
+ * Throws `SelectorParseError` carrying Go's message.
  */
 export function parseLabelRequirements(text: string): LabelRequirement[] {
   return parseWith(text, false).sort(byKey);
@@ -244,7 +244,7 @@ export function parseLabelRequirements(text: string): LabelRequirement[] {
 
 /**
  * Checks selector text as kube-apiserver would parse it, `a>1` and `a<1` included (which rxkube's matcher cannot
- * represent). Throws {@link SelectorParseError} carrying Go's message and the position.
+ * represent). Throws `SelectorParseError` carrying Go's message and the position.
  */
 export function validateLabelSelectorText(text: string): void {
   parseWith(text, true);

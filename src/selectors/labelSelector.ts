@@ -10,7 +10,7 @@ export { SelectorParseError } from './errors.js';
  * One clause of a label selector. `a=b` and `a==b` are `In [b]`; `a!=b` is `NotIn [b]`.
  *
  * # Caveats
- * - Kubernetes' `Gt`/`Lt` (`a>1`) operators are not representable; parsing them throws {@link SelectorParseError}.
+ * - Kubernetes' `Gt`/`Lt` (`a>1`) operators are not representable; parsing them throws `SelectorParseError`.
  */
 export type LabelRequirement =
   | {
@@ -44,7 +44,7 @@ export type LabelSelector = readonly LabelRequirement[];
  *   selectors parse to deep-equal arrays.
  *
  * # Caveats
- * - `a>1` / `a<1` are valid in Kubernetes but rejected here (see {@link LabelRequirement}).
+ * - `a>1` / `a<1` are valid in Kubernetes but rejected here (see `LabelRequirement`).
  * - `x in ()` is `In [""]`, exactly as in Go.
  */
 export function parseLabelSelector(text: string): LabelSelector {
@@ -134,7 +134,7 @@ export function matchesLabels(selector: LabelSelector, labels: Readonly<Record<s
  *   `parseLabelSelector` or `labelSelectorFromObject`.
  *
  * # Caveats
- * - `In`/`NotIn` with no values cannot be written (Kubernetes rejects them); that throws {@link SelectorParseError}.
+ * - `In`/`NotIn` with no values cannot be written (Kubernetes rejects them); that throws `SelectorParseError`.
  *   Keys and values are not re-validated: a hand-built invalid selector formats to text that will not parse.
  */
 export function formatLabelSelector(selector: LabelSelector): string {

@@ -33,7 +33,7 @@ export interface StatusDetails {
 
 /**
  * An HTTP error status from the API server, decoded from the `Status` body when there was one. It is the one error
- * type of every read, watch and write; test it with `isConflict`, `isNotFound` and their siblings.
+ * type of every read, watch and write; test it with `apiErrors.isConflict`, `apiErrors.isNotFound` and their siblings.
  *
  * # Guarantees
  * - `code` is always the HTTP status (or the `Status.code` of an in-band watch ERROR event).

@@ -7,6 +7,9 @@ export {
   isNotFound, isServerError, isTooManyRequests, isUnauthorized, parseRetryAfter,
 } from './errors.js';
 export type { StatusCause, StatusDetails, StatusLike } from './errors.js';
+export { applyConflicts } from './apply-conflicts.js';
+export type { ApplyConflict } from './apply-conflicts.js';
+export * as apiErrors from './api-errors-namespace.js';
 export { expectBackslashKeys, parseJson } from './json.js';
 export { LineSplitter } from './lines.js';
 export { asKubeList, getJson, listPage, parseJsonBody, watchLineChunks, watchLines } from './http.js';

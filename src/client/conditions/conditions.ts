@@ -26,9 +26,9 @@ export interface Condition {
   observedGeneration?: number;
 }
 
-/** The condition to set: a {@link Condition} whose `message` and `lastTransitionTime` may be left out. */
+/** The condition to set: a `Condition` whose `message` and `lastTransitionTime` may be left out. */
 export interface ConditionUpdate {
-  /** The condition's type (see {@link Condition.type}). */
+  /** The condition's type (see `Condition.type`). */
   readonly type: string;
   /** Its new status. */
   readonly status: ConditionStatus;
@@ -44,11 +44,11 @@ export interface ConditionUpdate {
 
 /** Something that holds conditions: a `status`, or an Immer draft of one. */
 export interface ConditionHolder {
-  /** The conditions, created by {@link setStatusCondition} when absent. */
+  /** The conditions, created by `conditions.set` when absent. */
   conditions?: Condition[];
 }
 
-/** Options of {@link setStatusCondition}. */
+/** Options of `conditions.set` (`setStatusCondition`). */
 export type SetStatusConditionOptions = NonNullable<Parameters<typeof setStatusCondition>[2]>;
 
 /** The API's limit on a condition's message (`maxLength` of `metav1.Condition.message`). */

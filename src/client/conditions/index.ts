@@ -7,3 +7,4 @@ export {
   isStatusConditionTrue, removeStatusCondition, setStatusCondition,
 } from './conditions.js';
 export type { Condition, ConditionHolder, ConditionStatus, ConditionUpdate, SetStatusConditionOptions } from './conditions.js';
+export * as conditions from './conditions-namespace.js';

@@ -24,7 +24,7 @@ type Counter = Exclude<keyof EventRecorderCounts, 'pending'>;
  *
  * # Guarantees
  * - **Never blocks, never fails the caller.** `event()` validates, filters and folds synchronously, then returns;
- *   writes start on the scheduler. Invalid input is `rejected` (an {@link InvalidEventError} on `reports$`), never
+ *   writes start on the scheduler. Invalid input is `rejected` (an `InvalidEventError` from `rxkube/extend` on `reports$`), never
  *   thrown.
  * - **Series** (client-go `tools/events`). Occurrences with the same type, action, reason, reporter, regarding and
  *   related references (the note is not compared, and the references carry resourceVersion, as client-go's

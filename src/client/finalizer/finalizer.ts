@@ -5,7 +5,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, catchError, defaultIfEmpty, defer, from, isObservable, map, of, switchMap, take, throwError } from 'rxjs';
 import { isNotFound } from '../../transport/index.js';
-import type { ResourceClient, StoreSource } from '../resource/index.js';
+import type { ResourceClient } from '../resource/index.js';
 
 /** What the handlers and the returned function receive: the reconcile operator's request fits. */
 export interface FinalizerRequest<T> {
@@ -27,10 +27,13 @@ export interface FinalizerHandlers<T> {
   /** Undoes what `apply` did outside the object; runs once the object is being deleted, before the finalizer goes. */
   readonly cleanup: (object: T, request: FinalizerRequest<T>) => unknown;
   /** Passed to `mutate` for re-reads after a conflict (usually the informer the requests come from). */
-  readonly store?: StoreSource<T>;
+  readonly store?: ResourceClient.StoreSource<T>;
 }
 
-/** A finalizer name the API server would reject (it must be qualified, as `example.com/cleanup`). */
+/**
+ * A finalizer name the API server would reject (it must be qualified, as `example.com/cleanup`). Not exported: it is
+ * thrown where the finalizer is built, for a mistake in the code, and its `name` tells it apart.
+ */
 export class FinalizerNameError extends Error {
   /** Always `'FinalizerNameError'`. */
   override readonly name = 'FinalizerNameError';
@@ -65,7 +68,7 @@ export class FinalizerNameError extends Error {
  * - `cleanup` may run more than once (a crash before the removal, a failed removal): make it idempotent. To wait
  *   for something before the object may go, fail (the operator backs off and retries); a successful `cleanup`
  *   releases the object whatever it returns, as in kube-rs.
- * - Throws {@link FinalizerNameError} at once for a name without a `/`.
+ * - Throws an `Error` named `FinalizerNameError` at once for a name without a `/`.
  */
 export function finalizer<T extends KubernetesObject>(
   client: ResourceClient<T>, name: string, handlers: FinalizerHandlers<T>,

@@ -10,7 +10,7 @@ import { keyFor, objectKey } from '../../objects/index.js';
 import type { ResolvedResource } from '../../resources/index.js';
 import { jsonEqual, recipeChanges, splitStatus, toJsonPatch } from '../patch/index.js';
 import type { JsonPatchOperation, PathOperation, Recipe } from '../patch/index.js';
-import type { MutateOptions, ObjectRef, ResourceClient, RetryPolicy, WriteOptions } from '../resource/index.js';
+import type { ResourceClient } from '../resource/index.js';
 import { conflictKind, staleObjectConflict } from './conflict.js';
 import { compareResourceVersions } from './resource-version.js';
 import { retryDelay } from './retry.js';
@@ -23,7 +23,7 @@ export interface MutateContext<T extends KubernetesObject> {
   readonly resource: () => Observable<ResolvedResource>;
   /** Whether status changes go to the status subresource. */
   readonly hasStatusSubresource: () => Observable<boolean>;
-  readonly retry: RetryPolicy;
+  readonly retry: ResourceClient.RetryPolicy;
   readonly scheduler?: SchedulerLike | undefined;
   readonly random?: (() => number) | undefined;
 }
@@ -48,15 +48,15 @@ interface Base<T> {
  * `ResourceClient.mutate`; the cancellation signal is applied by the client around this Observable.
  */
 export function mutate<T extends KubernetesObject>(
-  context: MutateContext<T>, target: T | ObjectRef, recipe: Recipe<T>, options: MutateOptions<T> = {},
+  context: MutateContext<T>, target: T | ResourceClient.ObjectRef, recipe: Recipe<T>, options: ResourceClient.MutateOptions<T> = {},
 ): Observable<T> {
   const { client, retry } = context;
   const scheduler = context.scheduler ?? monotonicScheduler;
   const random = context.random ?? Math.random;
-  const writeOptions: WriteOptions = { dryRun: options.dryRun, fieldManager: options.fieldManager, fieldValidation: options.fieldValidation };
+  const writeOptions: ResourceClient.WriteOptions = { dryRun: options.dryRun, fieldManager: options.fieldManager, fieldValidation: options.fieldValidation };
 
   /** The store's copy when it is strictly newer than `than` (so it has seen the write that beat us), else a GET. */
-  const latest = (ref: ObjectRef, than: string | undefined): Observable<Base<T>> => {
+  const latest = (ref: ResourceClient.ObjectRef, than: string | undefined): Observable<Base<T>> => {
     const cached = options.store?.current().get(keyOf(ref, client.namespace));
     if (cached !== undefined && (than === undefined || compareResourceVersions(cached.metadata?.resourceVersion, than) === 1)) {
       return of({ object: cached, fromServer: false });
@@ -124,13 +124,13 @@ export function mutate<T extends KubernetesObject>(
 }
 
 /** The resourceVersion an object carries, if it is an object and has one. */
-function versionOf(target: KubernetesObject | ObjectRef): string | undefined {
+function versionOf(target: KubernetesObject | ResourceClient.ObjectRef): string | undefined {
   const version = typeof target === 'string' ? undefined : (target as KubernetesObject).metadata?.resourceVersion;
   return typeof version === 'string' && version !== '' ? version : undefined;
 }
 
 /** The store key of a reference: its namespace (or the client's) and name. */
-function keyOf(ref: ObjectRef, clientNamespace: string | undefined): string {
+function keyOf(ref: ResourceClient.ObjectRef, clientNamespace: string | undefined): string {
   if (typeof ref === 'string') return keyFor(ref, clientNamespace);
   const key = objectKey(ref as KubernetesObject);
   return ref.metadata?.namespace ? key : keyFor(key, clientNamespace);

@@ -39,7 +39,7 @@ export interface Ownable {
   };
 }
 
-/** Thrown by {@link setControllerReference} when another owner already controls the object. */
+/** Thrown by `owners.setControllerReference` when another owner already controls the object. */
 export class AlreadyOwnedError extends Error {
   /** Always `'AlreadyOwnedError'`. */
   override readonly name = 'AlreadyOwnedError';
@@ -74,7 +74,7 @@ export class OwnerReferenceError extends Error {
  * - A fresh object every call.
  *
  * # Caveats
- * - Throws {@link OwnerReferenceError} when the owner lacks `apiVersion`, `kind`, `metadata.name` or
+ * - Throws `owners.OwnerReferenceError` when the owner lacks `apiVersion`, `kind`, `metadata.name` or
  *   `metadata.uid`: the items of a `resourceClient` `list` of a built-in kind lack `apiVersion` and `kind`
  *   (kube-apiserver leaves them out), and an object not yet created has no uid. A reference without them would be
  *   rejected by the server (or, without a uid, never match). A `PartialObjectMetadata` (a `metadataOnly`
@@ -106,8 +106,8 @@ export function controllerReference(owner: Owner): V1OwnerReference {
  * # Guarantees
  * - Idempotent: a reference to the same owner (same API group, kind and name; the version may differ) is replaced
  *   in place, never duplicated. Other (non-controller) owner references are kept.
- * - Throws {@link AlreadyOwnedError} when another object controls `object`, and changes nothing.
- * - Throws {@link OwnerReferenceError}, changing nothing, for a reference the server would reject or the garbage
+ * - Throws `owners.AlreadyOwnedError` when another object controls `object`, and changes nothing.
+ * - Throws `owners.OwnerReferenceError`, changing nothing, for a reference the server would reject or the garbage
  *   collector would misread: a namespaced owner of a cluster-scoped object (known when the object's namespace is
  *   absent and the owner's is set), or an owner in another namespace.
  *

@@ -14,9 +14,6 @@ import { mutate } from '../mutate/index.js';
 import { withSignal } from './abortable.js';
 import type { ResourceClient } from './client.js';
 import { DEFAULT_RETRY } from './options.js';
-import type {
-  ApplyOptions, ClientListOptions, DeleteOptions, ObjectList, Patch, ResourceClientOptions, WriteOptions,
-} from './options.js';
 import { listAllPages } from './pages.js';
 import { hasStatusSubresource$ } from './status-subresource.js';
 import { namespaceOf, objectPath, targetOf } from './target.js';
@@ -25,7 +22,7 @@ import type { ResolvedResource } from 'rxkube/extend';
 /** The content type of server-side apply; the body is JSON, which is YAML. */
 export const APPLY_PATCH = 'application/apply-patch+yaml';
 
-const patchContentTypes: Readonly<Record<Patch['type'], string>> = {
+const patchContentTypes: Readonly<Record<ResourceClient.Patch['type'], string>> = {
   merge: 'application/merge-patch+json',
   json: 'application/json-patch+json',
   strategic: 'application/strategic-merge-patch+json',
@@ -36,7 +33,7 @@ const patchContentTypes: Readonly<Record<Patch['type'], string>> = {
  * cluster), scoped to `options.namespace` or cluster-wide.
  *
  * # Guarantees
- * - See {@link ResourceClient}: cold Observables, one request per subscription, aborted on unsubscribe or by a
+ * - See `ResourceClient`: cold Observables, one request per subscription, aborted on unsubscribe or by a
  *   `signal`, typed `ApiError`s, no retries except conflicts inside `mutate`.
  * - Every request goes through the connection's `Transport.request`, never around it.
  * - The API server's warnings (unknown fields a write dropped, deprecated APIs) go to `options.onWarning`, from
@@ -55,7 +52,7 @@ const patchContentTypes: Readonly<Record<Patch['type'], string>> = {
  * ```
  */
 export function resourceClient<T extends KubernetesObject>(
-  connection: Connection, resource: ResourceRef, options: ResourceClientOptions = {},
+  connection: Connection, resource: ResourceRef, options: ResourceClient.Options = {},
 ): ResourceClient<T> {
   const transport = transportOf(connection);
   checkWarningHandler('resourceClient', options.onWarning);
@@ -84,19 +81,19 @@ export function resourceClient<T extends KubernetesObject>(
       return call();
     });
 
-  const writeQuery = (o: WriteOptions | undefined): QueryParams => ({
+  const writeQuery = (o: ResourceClient.WriteOptions | undefined): QueryParams => ({
     dryRun: o?.dryRun === true ? 'All' : undefined,
     fieldManager: o?.fieldManager ?? fieldManager,
     fieldValidation: o?.fieldValidation,
   });
-  const applyQuery = (o: ApplyOptions | undefined): QueryParams => ({ ...writeQuery(o), force: o?.force === true ? true : undefined });
+  const applyQuery = (o: ResourceClient.ApplyOptions | undefined): QueryParams => ({ ...writeQuery(o), force: o?.force === true ? true : undefined });
   const applyBody = (object: object): object => {
     const partial = object as { apiVersion?: string; kind?: string };
     return { ...object, apiVersion: partial.apiVersion ?? resource.apiVersion, kind: partial.kind ?? resource.kind };
   };
 
   /** One GET of the collection: one page when `limit` is given. */
-  const listPage = (o: ClientListOptions | undefined): Observable<ObjectList<T>> => send(o?.signal, (r) => ({
+  const listPage = (o: ResourceClient.ListOptions | undefined): Observable<ResourceClient.ObjectList<T>> => send(o?.signal, (r) => ({
     method: 'GET',
     path: collectionPath(r, namespace),
     query: {
@@ -186,12 +183,12 @@ function objectBody<R>(request: TransportRequest, body: unknown): R {
  * in-memory server reads only the query (see docs/contract-differences.md), and a dry run that deleted would be the
  * worst way to find out.
  */
-function dryRunQuery(o: DeleteOptions | undefined): QueryParams {
+function dryRunQuery(o: ResourceClient.DeleteOptions | undefined): QueryParams {
   return { dryRun: o?.dryRun === true ? 'All' : undefined };
 }
 
 /** The `DeleteOptions` body of a delete, or none when there is nothing to say. */
-function deleteOptionsBody(o: DeleteOptions | undefined): object | undefined {
+function deleteOptionsBody(o: ResourceClient.DeleteOptions | undefined): object | undefined {
   if (o === undefined) return undefined;
   const body = {
     ...(o.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: o.gracePeriodSeconds } : {}),

@@ -49,7 +49,7 @@ export interface ControllerOptions<T extends KubernetesObject> extends Reconcile
   readonly context?: ControllerContext;
   /** The primary resource: its own events trigger its own keys, and reconciles read it from its store. */
   readonly for: WatchSource<T>;
-  /** Filters primary events before keying, e.g. `generationChanged()`. */
+  /** Filters primary events before keying, e.g. `predicates.generationChanged()`. */
   readonly forFilter?: OperatorFunction<InformerEvent<T>, InformerEvent<T>>;
   /**
    * Owned resources: their events trigger the key of their controller owner of the primary kind, keyed by that kind's

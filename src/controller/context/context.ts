@@ -4,13 +4,15 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { combineLatest, distinctUntilChanged, map, merge, type Observable } from 'rxjs';
-import { resourceClient, type ResourceClientOptions } from '../../client/index.js';
+import { resourceClient } from '../../client/index.js';
 import type { ResourceRef } from '../../watch/index.js';
-import { bothMetrics, checkMetrics, type ReconcileMetrics } from '../metrics.js';
+import { bothMetrics, checkMetrics } from '../metrics.js';
+import type { ReconcileMetrics } from '../metrics-hook.js';
 import type { Lookup, ReconcileOptions } from '../options.js';
 import { reconcile } from '../reconcile.js';
 import type { ReconcileFn } from '../types.js';
 import type { ContextReconcile, ControllerContext } from './types.js';
+import type { ResourceClient } from '../../client/index.js';
 
 /** What a host knows; {@link controllerContext} adds `reconcile` and `client()`. */
 export type ContextHost = Omit<ControllerContext, 'reconcile' | 'client'> & {
@@ -44,7 +46,7 @@ export function controllerContext(host: ContextHost): ControllerContext {
   return {
     ...context,
     reconcile: wrapped as ContextReconcile,
-    client: <T extends KubernetesObject>(resource: ResourceRef, options: ResourceClientOptions = {}) => resourceClient<T>(host.connection, resource, {
+    client: <T extends KubernetesObject>(resource: ResourceRef, options: ResourceClient.Options = {}) => resourceClient<T>(host.connection, resource, {
       scheduler: host.scheduler, random: host.random, onWarning: host.onWarning, ...options,
     }),
   };

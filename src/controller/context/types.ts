@@ -4,7 +4,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
-import type { EventRecorder, ResourceClient, ResourceClientOptions } from '../../client/index.js';
+import type { EventRecorder, ResourceClient } from '../../client/index.js';
 import type { InformerFactory } from '../../informer/index.js';
 import type { Connection } from '../../transport/index.js';
 import type { ResourceRef } from '../../watch/index.js';
@@ -50,7 +50,7 @@ export interface ControllerContext {
   /** The host's informer factory, shared by every controller it runs. */
   readonly informers: InformerFactory;
   /** A resource client on `connection` with the host's `scheduler`, `random` and `onWarning`; `options` add to them. */
-  client<T extends KubernetesObject>(resource: ResourceRef, options?: ResourceClientOptions): ResourceClient<T>;
+  client<T extends KubernetesObject>(resource: ResourceRef, options?: ResourceClient.Options): ResourceClient<T>;
   /**
    * The host's event recorder: under a manager, the manager's (its `reportingController` is the manager's name);
    * elsewhere one whose `reportingController` is the controller's name. Flushed when the host stops. `undefined`
@@ -62,7 +62,7 @@ export interface ControllerContext {
   /**
    * The scheduler every timer of the controller runs on: virtual time under the test kit. Its `now()` measures
    * durations (a monotonic reading by default, which drifts from the wall clock); stamp what you write for the API
-   * server or for people with `wallClockNow(context.scheduler)`, as `setStatusCondition` and the recorder do.
+   * server or for people with `wallClockNow(context.scheduler)`, as `conditions.set` and the recorder do.
    */
   readonly scheduler: SchedulerLike;
   /** Uniform samples in [0, 1) for jitter: seeded under the test kit, so chance is part of the seed. */

@@ -9,7 +9,7 @@ import type { EventPredicate } from './types.js';
 const TYPES: ReadonlySet<string> = new Set(['added', 'updated', 'deleted', 'resync']);
 
 /**
- * Passes exactly the events whose `type` is one of `types`: `eventType('added', 'deleted')` reacts to creation and
+ * Passes exactly the events whose `type` is one of `types`: `predicates.eventType('added', 'deleted')` reacts to creation and
  * deletion only; `not(eventType('resync'))` drops resyncs.
  *
  * # Guarantees

@@ -16,9 +16,9 @@ import type { EventPredicate } from './types.js';
  * # Caveats
  * - Objects whose kind has no `generation` (it stays unset, as for ConfigMaps and Secrets, or for custom resources
  *   without the status subresource, where every write bumps it) either lose every update or keep every one: use
- *   {@link resourceVersionChanged} or a custom predicate for them.
+ *   `predicates.resourceVersionChanged()` or a custom predicate for them.
  * - Status-only updates are filtered out, including ones your controller may care about (for example a child's
- *   readiness); for the children of a controller use no predicate or {@link labelsChanged} instead.
+ *   readiness); for the children of a controller use no predicate or `predicates.labelsChanged()` instead.
  * - In controller-runtime a resync arrives as an update with `old === new` and this predicate drops it. Here a
  *   resync is its own event type and passes, so `resyncPeriod` keeps working; add `not(eventType('resync'))` to
  *   drop resyncs.

@@ -14,3 +14,4 @@ export { eventType } from './eventType.js';
 export { and } from './and.js';
 export { or } from './or.js';
 export { not } from './not.js';
+export * as predicates from './predicates-namespace.js';

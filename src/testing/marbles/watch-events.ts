@@ -7,8 +7,8 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import type { RunHelpers } from 'rxjs/testing';
 import { objectKey } from '../../objects/index.js';
-import type { DeltaSource, WatchStatus } from 'rxkube';
-import type { WatchEvent } from 'rxkube/extend';
+import type { WatchStatus } from 'rxkube';
+import type { DeltaSource, WatchEvent } from 'rxkube/extend';
 
 /**
  * What a letter of a watch marble may stand for:

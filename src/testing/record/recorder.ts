@@ -6,8 +6,8 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { asyncScheduler, tap, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
 import { listWatch, type ListWatchOptions } from '../../watch/index.js';
 import { recordReconcileEvent, type RecordLine } from './format.js';
-import type { Connection, DeltaSource, ReconcileEvent, ResourceRef } from 'rxkube';
-import type { WatchEvent } from 'rxkube/extend';
+import type { Connection, ReconcileEvent, ResourceRef } from 'rxkube';
+import type { DeltaSource, WatchEvent } from 'rxkube/extend';
 
 /** Where a recorder writes: a function given one JSON line at a time (no newline), or a Node.js writable stream. */
 export type RecordingSink = ((line: string) => void) | {

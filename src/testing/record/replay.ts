@@ -11,8 +11,8 @@ import { TransportError } from '../../transport/index.js';
 import { seededRandom } from '../apiserver/index.js';
 import { parseRecording, recordReconcileEvent, type RecordedReconcileEvent } from './format.js';
 import { streamName } from './recorder.js';
-import type { Connection, ControllerDefinition, DeltaSource } from 'rxkube';
-import type { Transport, WatchEvent } from 'rxkube/extend';
+import type { Connection, ControllerDefinition } from 'rxkube';
+import type { DeltaSource, Transport, WatchEvent } from 'rxkube/extend';
 
 /** Options of {@link replay}. */
 export interface ReplayOptions {

@@ -2,7 +2,7 @@
  * Kubernetes `Status` bodies and the errors that carry them, with kube-apiserver's exact reasons and messages.
  * @module
  */
-import type { StatusCause, StatusDetails } from 'rxkube';
+import type { apiErrors } from 'rxkube';
 
 /** The causes and details of a failure `Status`: the same types the client decodes them into. */
 export type { StatusCause, StatusDetails } from '../../../transport/index.js';
@@ -25,7 +25,7 @@ export interface StatusBody {
   /** The machine-readable reason, e.g. `NotFound`, `Conflict`, `Expired`. */
   readonly reason?: string;
   /** What the failure is about. */
-  readonly details?: StatusDetails;
+  readonly details?: apiErrors.StatusDetails;
   /** The HTTP status code. */
   readonly code: number;
 }
@@ -42,7 +42,7 @@ export class ApiError extends Error {
   readonly body: StatusBody;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: number, reason: string, message: string, details?: StatusDetails, headers: Record<string, string> = {}, metadata: { continue?: string } = {}) {
+  constructor(code: number, reason: string, message: string, details?: apiErrors.StatusDetails, headers: Record<string, string> = {}, metadata: { continue?: string } = {}) {
     super(message);
     this.name = 'ApiError';
     this.status = code;
@@ -76,7 +76,7 @@ export function qualifiedKind(group: string, kind: string): string {
   return group === '' ? kind : `${kind}.${group}`;
 }
 
-function details(gr: QualifiedResource, name: string): StatusDetails {
+function details(gr: QualifiedResource, name: string): apiErrors.StatusDetails {
   return { name, group: gr.group, kind: gr.plural };
 }
 
@@ -143,7 +143,7 @@ export function badRequest(message: string): ApiError {
 }
 
 /** 403 Forbidden with the real `<resource> "<name>" is forbidden: <why>` shape. */
-export function forbidden(gr: QualifiedResource, name: string, why: string, causes?: readonly StatusCause[]): ApiError {
+export function forbidden(gr: QualifiedResource, name: string, why: string, causes?: readonly apiErrors.StatusCause[]): ApiError {
   const subject = name === '' ? qualified(gr) : `${qualified(gr)} "${name}"`;
   return new ApiError(403, 'Forbidden', `${subject} is forbidden: ${why}`, { ...details(gr, name), ...(causes !== undefined ? { causes } : {}) });
 }
@@ -236,6 +236,6 @@ export function tooLargeResourceVersion(requested: number, current: number): Api
  * A success `Status`, as returned by DELETE for types that do not return the deleted object. Like the generic
  * registry's `finalizeDelete`, it has no `code`.
  */
-export function successStatus(details: StatusDetails): Omit<StatusBody, 'code'> {
+export function successStatus(details: apiErrors.StatusDetails): Omit<StatusBody, 'code'> {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: pruneUndefined(details) };
 }

@@ -1,7 +1,7 @@
 /**
  * The conflicts of a refused server-side apply, read from the 409's causes: which field, which manager.
  */
-import { ApiError } from '../../transport/index.js';
+import { ApiError } from './errors.js';
 
 /** One field another manager owns with a different value. */
 export interface ApplyConflict {
