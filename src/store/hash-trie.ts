@@ -225,3 +225,55 @@ function deleteAt(parent: Slots, at: string | number, key: string, hash: number,
 export function freezeFresh(fresh: readonly object[]): void {
   for (const node of fresh) Object.freeze(node);
 }
+
+/**
+ * Calls `visit(key, before, after)` for every key whose value differs between two tries: `before` is `undefined`
+ * for a key only `after` holds, `after` for a key only `before` holds; values are compared by identity.
+ *
+ * Subtrees the two tries share (the same node) are skipped without being read, so for a trie derived from the
+ * other by k writes the cost is about k × depth × {@link FAN_OUT} reference comparisons, whatever the size of the
+ * trie. Tries of unrelated lineages are compared correctly too, at the cost of reading both.
+ */
+export function trieDiff<V>(
+  before: TrieNode<V> | null, after: TrieNode<V> | null,
+  visit: (key: string, before: V | undefined, after: V | undefined) => void,
+): void {
+  diffAt(before as Node | null, after as Node | null, 0, visit as (key: string, before: unknown, after: unknown) => void);
+}
+
+function diffAt(a: Node | null, b: Node | null, depth: number, visit: (key: string, before: unknown, after: unknown) => void): void {
+  if (a === b) return;
+  if (a === null) {
+    trieForEach(b as TrieNode<unknown>, (key, value) => visit(key, undefined, value));
+    return;
+  }
+  if (b === null) {
+    trieForEach(a as TrieNode<unknown>, (key, value) => visit(key, value, undefined));
+    return;
+  }
+  const aLeaf = isLeaf(a);
+  const bLeaf = isLeaf(b);
+  if (!aLeaf && !bLeaf) {
+    for (let i = 0; i < FAN_OUT; i++) diffAt((a[i] ?? null) as Node | null, (b[i] ?? null) as Node | null, depth + 1, visit);
+    return;
+  }
+  // A leaf against a leaf or a branch (a leaf that split, a trie of another lineage): look each entry up on the
+  // other side. Both sides hold the keys of one slot range, so this is bounded by what that range holds.
+  forEachEntry(a, (hash, key, value) => {
+    const other = lookup(b, key, hash, depth);
+    if (other === MISSING) visit(key, value, undefined);
+    else if (other !== value) visit(key, value, other);
+  });
+  forEachEntry(b, (hash, key, value) => {
+    if (lookup(a, key, hash, depth) === MISSING) visit(key, undefined, value);
+  });
+}
+
+/** Every entry below `node` with its hash (a leaf's entries carry it; nothing is rehashed). */
+function forEachEntry(node: Node, visit: (hash: number, key: string, value: unknown) => void): void {
+  if (isLeaf(node)) {
+    for (let i = 0; i < node.length; i += ENTRY) visit(node[i] as number, node[i + 1] as string, node[i + 2]);
+    return;
+  }
+  for (const child of node) if (child !== null) forEachEntry(child as Node, visit);
+}
