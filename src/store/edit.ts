@@ -7,7 +7,7 @@ import { deepFreeze } from '../objects/index.js';
 import { trieDiff, trieGet } from './hash-trie.js';
 import { Store, storeDataOf, storeFromData, storeIndexersOf, type StoreData } from './store.js';
 import type { StoreChange } from './types.js';
-import { freezeWork, indexerList, putObject, removeObject, workingCopy, type IndexFailure, type WorkingData } from './writes.js';
+import { freezeWork, indexerList, putObject, removeObject, workingCopy, type IndexFailure, type IndexerList, type WorkingData } from './writes.js';
 
 /**
  * What changed from `before` to `after`, key by key: `added` for a key only `after` holds, `deleted` for one only
@@ -72,54 +72,71 @@ export interface StoreEditor<T extends KubernetesObject> {
  * @internal
  */
 export function editStore<T extends KubernetesObject>(store: Store<T>): StoreEditor<T> {
-  const base = storeDataOf(store);
-  const indexers = indexerList(storeIndexersOf(store));
-  const work: WorkingData<T> = workingCopy(base);
-  const failures: IndexFailure[] = [];
-  let committed = false;
-  const writable = (): void => {
-    if (committed) throw new Error('editStore: the editor was already committed');
-  };
-  return {
-    get: (key) => trieGet(work.objects, key),
-    get size() {
-      return work.size;
-    },
-    failures,
-    set(key, object) {
-      writable();
-      putObject(work, indexers, key, deepFreeze(object), failures);
-    },
-    delete(key) {
-      writable();
-      const old = trieGet(work.objects, key);
-      if (old === undefined) return false;
-      removeObject(work, indexers, key, old);
-      return true;
-    },
-    commit(options = {}) {
-      writable();
-      committed = true;
-      const synced = options.synced ?? base.synced;
-      const resourceVersion = options.resourceVersion ?? base.resourceVersion;
-      let indexesMoved = false;
-      for (const name of Object.keys(work.indexes)) if (work.indexes[name] !== base.indexes[name]) indexesMoved = true;
-      if (work.objects === base.objects && !indexesMoved && synced === base.synced && resourceVersion === base.resourceVersion
-        && work.namespacesFollowKeys === base.namespacesFollowKeys) {
-        return store;
-      }
-      freezeWork(work);
-      const data: StoreData<T> = {
-        objects: work.objects,
-        size: work.size,
-        indexes: indexesMoved ? Object.freeze(work.indexes) : base.indexes,
-        resourceVersion,
-        synced,
-        namespacesFollowKeys: work.namespacesFollowKeys,
-      };
-      return storeFromData(Object.freeze(data), storeIndexersOf(store));
-    },
-  };
+  return new Editor(store);
+}
+
+/** {@link StoreEditor}'s implementation: a class, so that an editor costs one object (editors are made per step). */
+class Editor<T extends KubernetesObject> implements StoreEditor<T> {
+  readonly failures: IndexFailure[] = [];
+  private readonly base: StoreData<T>;
+  private readonly indexers: IndexerList<T>;
+  private readonly work: WorkingData<T>;
+  private committed = false;
+
+  constructor(private readonly store: Store<T>) {
+    this.base = storeDataOf(store);
+    this.indexers = indexerList(storeIndexersOf(store));
+    this.work = workingCopy(this.base);
+  }
+
+  get size(): number {
+    return this.work.size;
+  }
+
+  get(key: string): T | undefined {
+    return trieGet(this.work.objects, key);
+  }
+
+  set(key: string, object: T): void {
+    this.writable();
+    putObject(this.work, this.indexers, key, deepFreeze(object), this.failures);
+  }
+
+  delete(key: string): boolean {
+    this.writable();
+    const old = trieGet(this.work.objects, key);
+    if (old === undefined) return false;
+    removeObject(this.work, this.indexers, key, old);
+    return true;
+  }
+
+  commit(options: { readonly synced?: boolean; readonly resourceVersion?: string } = {}): Store<T> {
+    this.writable();
+    this.committed = true;
+    const { base, work } = this;
+    const synced = options.synced ?? base.synced;
+    const resourceVersion = options.resourceVersion ?? base.resourceVersion;
+    let indexesMoved = false;
+    for (const name in work.indexes) if (work.indexes[name] !== base.indexes[name]) indexesMoved = true;
+    if (work.objects === base.objects && !indexesMoved && synced === base.synced && resourceVersion === base.resourceVersion
+      && work.namespacesFollowKeys === base.namespacesFollowKeys) {
+      return this.store;
+    }
+    freezeWork(work);
+    const data: StoreData<T> = {
+      objects: work.objects,
+      size: work.size,
+      indexes: indexesMoved ? Object.freeze(work.indexes) : base.indexes,
+      resourceVersion,
+      synced,
+      namespacesFollowKeys: work.namespacesFollowKeys,
+    };
+    return storeFromData(Object.freeze(data), storeIndexersOf(this.store));
+  }
+
+  private writable(): void {
+    if (this.committed) throw new Error('editStore: the editor was already committed');
+  }
 }
 
 /** An empty snapshot with the built-in namespace index only, marked synced: the start of a derived store. */

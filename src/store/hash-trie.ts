@@ -238,27 +238,45 @@ export function trieDiff<V>(
   before: TrieNode<V> | null, after: TrieNode<V> | null,
   visit: (key: string, before: V | undefined, after: V | undefined) => void,
 ): void {
-  diffAt(before as Node | null, after as Node | null, 0, visit as (key: string, before: unknown, after: unknown) => void);
+  diffAt(before as Node | null, after as Node | null, 0, visit as Visit);
 }
 
-function diffAt(a: Node | null, b: Node | null, depth: number, visit: (key: string, before: unknown, after: unknown) => void): void {
+type Visit = (key: string, before: unknown, after: unknown) => void;
+
+function diffAt(a: Node | null, b: Node | null, depth: number, visit: Visit): void {
   if (a === b) return;
   if (a === null) {
-    trieForEach(b as TrieNode<unknown>, (key, value) => visit(key, undefined, value));
+    forEachEntry(b!, (_, key, value) => visit(key, undefined, value));
     return;
   }
   if (b === null) {
-    trieForEach(a as TrieNode<unknown>, (key, value) => visit(key, value, undefined));
+    forEachEntry(a, (_, key, value) => visit(key, value, undefined));
     return;
   }
   const aLeaf = isLeaf(a);
   const bLeaf = isLeaf(b);
   if (!aLeaf && !bLeaf) {
-    for (let i = 0; i < FAN_OUT; i++) diffAt((a[i] ?? null) as Node | null, (b[i] ?? null) as Node | null, depth + 1, visit);
+    // The hot path: compare child slots by reference, and descend only where they differ.
+    for (let i = 0; i < FAN_OUT; i++) {
+      const before = a[i] as Node | null;
+      const after = b[i] as Node | null;
+      if (before !== after) diffAt(before, after, depth + 1, visit);
+    }
     return;
   }
-  // A leaf against a leaf or a branch (a leaf that split, a trie of another lineage): look each entry up on the
-  // other side. Both sides hold the keys of one slot range, so this is bounded by what that range holds.
+  if (aLeaf && bLeaf) {
+    for (let i = 0; i < a.length; i += ENTRY) {
+      const at = find(b, a[i + 1] as string, a[i] as number);
+      if (at < 0) visit(a[i + 1] as string, a[i + 2], undefined);
+      else if (b[at + 2] !== a[i + 2]) visit(a[i + 1] as string, a[i + 2], b[at + 2]);
+    }
+    for (let j = 0; j < b.length; j += ENTRY) {
+      if (find(a, b[j + 1] as string, b[j] as number) < 0) visit(b[j + 1] as string, undefined, b[j + 2]);
+    }
+    return;
+  }
+  // A leaf against a branch (a leaf that split, a trie of another lineage): look each entry up on the other side.
+  // Both hold the keys of one slot range, so this is bounded by what that range holds.
   forEachEntry(a, (hash, key, value) => {
     const other = lookup(b, key, hash, depth);
     if (other === MISSING) visit(key, value, undefined);
