@@ -140,3 +140,19 @@ export type {
   EventRecorderCounts, EventRecorderOptions, EventReference, EventRejected, EventReport, EventReportBase, EventRetrying,
   EventSubject, EventType, EventUpdated, EventWriteFailed, RecordedEvent, SpamFilterOptions,
 } from './client/index.js';
+
+// ---- Issue 29: derived views over informers, and triggers from outside Kubernetes. (One block, for the merge.)
+// Views: projections, filters, joins, owner trees and aggregates, kept incrementally; each is an informer itself.
+export {
+  aggregateView, diffSnapshots, filterView, joinView, mapView, ownedView, toJoinKeys,
+} from './views/index.js';
+export type {
+  AggregateRow, AggregateViewOptions, JoinKeys, JoinRow, JoinTriggerOperator, JoinViewOptions, MapViewOptions,
+  OwnedViewOptions, SnapshotDiff, ToJoinKeysOptions, View, ViewInput, ViewOptions,
+} from './views/index.js';
+// What changed between two store snapshots (the views read their inputs this way).
+export { diffStores } from './store/index.js';
+// Triggers from a webhook, a timer, a message queue or another controller's outcomes.
+export { toTriggers } from './controller/triggers/index.js';
+export type { ToTriggersOptions } from './controller/triggers/index.js';
+// ---- End of issue 29's block.

@@ -80,7 +80,7 @@ export function aggregateView<T extends KubernetesObject, S extends string = nev
         return 0;
       }
       if (typeof value === 'number' && Number.isFinite(value)) return value;
-      report?.problem(`aggregateView: sum "${sumName}" returned ${describeValue(value)} for ${key}, not a finite number; it counts 0`, key);
+      report?.problem(`aggregateView: sum "${sumName}" returned ${typeof value === 'number' ? String(value) : describeValue(value)} for ${key}, not a finite number; it counts 0`, key);
       return 0;
     });
 

@@ -6,8 +6,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, type Subscription } from 'rxjs';
 import { messageOf } from '../describe/index.js';
-import { informerFromSource } from '../informer/index.js';
-import { Store, diffStores, type StoreChange } from '../store/index.js';
+import { buildInformer, preparedStep, stepsOf, type InformerStep, type PreparedStep } from '../informer/index.js';
+import { Store, diffStores, editStore, type StoreChange, type StoreEditor } from '../store/index.js';
 import type { WatchEvent } from '../watch/index.js';
 import { diffSnapshots } from './diff-snapshots.js';
 import type { View, ViewInput, ViewOptions } from './types.js';
@@ -41,13 +41,32 @@ export function untyped<T extends KubernetesObject>(input: ViewInput<T>): ViewIn
 }
 
 /**
+ * A step's changes as the view read them: a watch deletion carries the object's final state from the server, but
+ * the view filed the object as it was cached, so a `deleted` change is given the object its `previous` snapshot
+ * held (as a diff would give it).
+ */
+function asRead(step: InformerStep<KubernetesObject>): readonly StoreChange<KubernetesObject>[] {
+  let changes = step.changes;
+  for (let i = 0; i < changes.length; i++) {
+    const change = changes[i]!;
+    if (change.type !== 'deleted') continue;
+    const cached = step.previous.get(change.key);
+    if (cached === undefined || cached === change.object) continue;
+    if (changes === step.changes) changes = [...changes];
+    (changes as StoreChange<KubernetesObject>[])[i] = { ...change, object: cached };
+  }
+  return changes;
+}
+
+/**
  * A {@link View} over `inputs`, maintained by the logic `start` makes for each run.
  *
- * Each run keeps the rows in a Map (the truth the logic reads and writes) and hands what a step changed to an
- * `informerFromSource` as one batch of `modified`/`deleted` deltas, at most one per key, followed by a bookmark
- * that keeps the view's resourceVersion `''`. So the informer applies each step as exactly one snapshot, and
- * everything an informer promises (replay, ordering, re-entrancy, ref-counting) holds for the view. Before every
- * input is synced nothing is published; then all rows go out as one relist, which is what makes the view synced.
+ * Each run reads every input step by step: the changes an informer published with the step when the view read the
+ * step before it, else the diff from the snapshot it read last. The logic rewrites rows in an editor over the
+ * view's snapshot; the step's snapshot and its exact changes go to `buildInformer` as a prepared step, so the hub
+ * every informer has (replay, ordering, re-entrancy, ref-counting) serves the view without a reducer in between.
+ * Before every input is synced nothing is published; then every row goes out in one step, which is what makes
+ * the view synced.
  */
 export function derivedView<V extends KubernetesObject>(
   name: string, inputs: readonly ViewInput<KubernetesObject>[], start: () => ViewLogic<V>, options: ViewOptions<V> = {},
@@ -62,72 +81,87 @@ export function derivedView<V extends KubernetesObject>(
   if (coalesce !== undefined && (typeof coalesce.schedule !== 'function' || typeof coalesce.now !== 'function')) {
     throw new TypeError(`${name}: coalesce must be an RxJS SchedulerLike`);
   }
+  const storeOptions = options.indexers === undefined ? {} : { indexers: options.indexers };
+  // Validates the indexers now, at the call, as an informer does.
+  Store.empty<V>(storeOptions);
 
-  const source$ = new Observable<readonly WatchEvent<V>[]>((subscriber) => {
+  const source$ = new Observable<readonly WatchEvent<V>[] | PreparedStep<V>>((subscriber) => {
     const logic = start();
-    const rows = new Map<string, V>();
+    /** The view as built so far: published once every input is synced. */
+    let working = Store.empty<V>(storeOptions);
+    let published = false;
+    let editor: StoreEditor<V> | undefined;
     /** The keys this step wrote, with the row each held before the step. */
     const touched = new Map<string, V | undefined>();
     let problems: WatchEvent<V>[] = [];
-    let published = false;
     const read: (Store<KubernetesObject> | undefined)[] = inputs.map(() => undefined);
     const latest: (Store<KubernetesObject> | undefined)[] = inputs.map(() => undefined);
-    const remember = (key: string): void => {
-      if (!touched.has(key)) touched.set(key, rows.get(key));
+    const latestStep: (InformerStep<KubernetesObject> | undefined)[] = inputs.map(() => undefined);
+    const edit = (key: string): StoreEditor<V> => {
+      editor ??= editStore(working);
+      if (!touched.has(key)) touched.set(key, editor.get(key));
+      return editor;
+    };
+    const problem = (message: string, key?: string): void => {
+      problems.push({ type: 'problem', problem: { reason: 'TransformFailed', message, count: 0, ...(key === undefined ? {} : { key }) } });
     };
     const writer: RowWriter<V> = {
-      get: (key) => rows.get(key),
-      set: (key, row) => {
-        remember(key);
-        rows.set(key, row);
-      },
+      get: (key) => (editor === undefined ? working.get(key) : editor.get(key)),
+      set: (key, row) => edit(key).set(key, row),
       delete: (key) => {
-        if (!rows.has(key)) return;
-        remember(key);
-        rows.delete(key);
+        if (writer.get(key) !== undefined) edit(key).delete(key);
       },
-      problem: (message, key) => {
-        problems.push({ type: 'problem', problem: { reason: 'TransformFailed', message, count: 0, ...(key === undefined ? {} : { key }) } });
-      },
+      problem,
     };
 
     /** Reads input `i` from the snapshot read last to its latest one. */
     const consume = (i: number): void => {
       const snapshot = latest[i]!;
-      const changes = diffStores(read[i] ?? EMPTY, snapshot);
+      const step = latestStep[i];
+      const changes = step !== undefined && step.previous === read[i] && step.store === snapshot
+        ? asRead(step)
+        : diffStores(read[i] ?? EMPTY, snapshot);
       read[i] = snapshot;
       if (changes.length === 0) return;
       try {
         logic.apply(i, changes, writer);
       } catch (error) {
         // The logic guards every user function; a throw here is a bug of the view, reported rather than fatal.
-        writer.problem(`${name}: failed to apply ${changes.length} change(s) of input ${i + 1}: ${messageOf(error)}`);
+        problem(`${name}: failed to apply ${changes.length} change(s) of input ${i + 1}: ${messageOf(error)}`);
       }
     };
 
     const flush = (): void => {
-      const batch = problems;
-      problems = [];
-      if (!published) {
-        touched.clear();
-        if (read.every((snapshot) => snapshot?.synced === true)) {
-          published = true;
-          batch.push({ type: 'relistStarted' });
-          for (const row of rows.values()) batch.push({ type: 'listed', object: row });
-          batch.push({ type: 'relistDone', resourceVersion: '' });
-        }
-      } else if (touched.size > 0) {
-        let moved = false;
-        for (const [key, before] of touched) {
-          const now = rows.get(key);
-          if (now === before) continue;
-          moved = true;
-          batch.push(now === undefined ? { type: 'deleted', object: before! } : { type: 'modified', object: now });
+      let changes: StoreChange<V>[] | undefined;
+      if (editor !== undefined) {
+        for (const { name: index, error } of editor.failures) problem(`${name}: indexer "${index}" threw; a row is left out of that index: ${messageOf(error)}`);
+        const before = working;
+        working = editor.commit();
+        editor = undefined;
+        if (published) {
+          changes = [];
+          for (const [key, was] of touched) {
+            const now = working.get(key);
+            if (now === was) continue;
+            changes.push(now === undefined ? { type: 'deleted', key, object: was!, stateUnknown: false }
+              : was === undefined ? { type: 'added', key, object: now } : { type: 'updated', key, old: was, object: now });
+          }
+          if (changes.length === 0) working = before;
         }
         touched.clear();
-        if (moved) batch.push({ type: 'bookmark', resourceVersion: '' });
       }
-      if (batch.length > 0) subscriber.next(batch);
+      if (!published && read.every((snapshot) => snapshot?.synced === true)) {
+        published = true;
+        working = editStore(working).commit({ synced: true });
+        changes = [];
+        for (const [key, object] of working.entries()) changes.push({ type: 'added', key, object });
+      }
+      if (problems.length > 0) {
+        const batch = problems;
+        problems = [];
+        subscriber.next(batch);
+      }
+      if (changes !== undefined && (changes.length > 0 || working.synced)) subscriber.next(preparedStep(working, changes));
     };
 
     // One step at a time: an input that emits while a step is under way (from a callback the step caused) is read
@@ -156,8 +190,9 @@ export function derivedView<V extends KubernetesObject>(
         busy = false;
       }
     };
-    const receive = (i: number, snapshot: Store<KubernetesObject>): void => {
+    const receive = (i: number, snapshot: Store<KubernetesObject>, step: InformerStep<KubernetesObject> | undefined): void => {
       latest[i] = snapshot;
+      latestStep[i] = step;
       dirty[i] = snapshot !== read[i];
       if (!dirty[i]) return;
       if (coalesce === undefined) {
@@ -171,8 +206,7 @@ export function derivedView<V extends KubernetesObject>(
     };
 
     let completed = 0;
-    const subscriptions = inputs.map((input, i) => input.store$.subscribe({
-      next: (snapshot) => receive(i, snapshot),
+    const observer = (i: number) => ({
       error: (error: unknown) => subscriber.error(error),
       complete: () => {
         completed += 1;
@@ -182,13 +216,18 @@ export function derivedView<V extends KubernetesObject>(
         run();
         subscriber.complete();
       },
-    }));
+      next: (value: Store<KubernetesObject> | InformerStep<KubernetesObject>) => {
+        if (value instanceof Store) receive(i, value, undefined);
+        else receive(i, value.store, value);
+      },
+    });
+    const subscriptions = inputs.map((input, i) => (stepsOf<KubernetesObject>(input) ?? input.store$).subscribe(observer(i)));
     return () => {
       for (const subscription of subscriptions) subscription.unsubscribe();
       scheduled?.unsubscribe();
     };
   });
 
-  const informer = informerFromSource<V>(source$, options.indexers === undefined ? {} : { indexers: options.indexers });
+  const informer = buildInformer<V>(source$, storeOptions);
   return Object.freeze({ ...informer, changes$: informer.store$.pipe(diffSnapshots<V>()) });
 }

@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { describeValue, messageOf } from '../describe/index.js';
 import { editStore, emptySyncedStore, type Store, type StoreChange, type StoreEditor } from '../store/index.js';
 import { derivedView, untyped, type RowWriter, type ViewLogic } from './derived-view.js';
-import { forEachKey, hasKey, keysOf, type KeySet, type ProblemSink } from './keys.js';
+import { hasKey, keysOf, type KeySet, type ProblemSink } from './keys.js';
 import type { JoinKeys, JoinRow, View, ViewInput, ViewOptions } from './types.js';
 
 /** Options of {@link joinView}: the key function of each side. */
@@ -127,26 +127,33 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
     }
   };
 
+  /** The groups a step edits, by join key; one editor per group per step, however many changes touch it. */
+  const editors = new Map<string, StoreEditor<R>>();
+  const edit = (joinKey: string): StoreEditor<R> => {
+    let editor = editors.get(joinKey);
+    if (editor === undefined) {
+      editor = editStore(groups.get(joinKey) ?? empty);
+      editors.set(joinKey, editor);
+    }
+    return editor;
+  };
+  const what = `${name}: rightKey`;
+
   const applyRight = (changes: readonly StoreChange<R>[], rows: RowWriter<JoinRow<L, R>>): void => {
-    const editors = new Map<string, StoreEditor<R>>();
-    const edit = (joinKey: string): StoreEditor<R> => {
-      let editor = editors.get(joinKey);
-      if (editor === undefined) {
-        editor = editStore(groups.get(joinKey) ?? empty);
-        editors.set(joinKey, editor);
-      }
-      return editor;
-    };
-    const what = `${name}: rightKey`;
+    // Plain loops and no closure per change: this runs once per changed right object.
     for (const change of changes) {
       const { key } = change;
       const before: KeySet = change.type === 'added' ? undefined
         : keysOf(rightKey, change.type === 'updated' ? change.old : change.object, what, key, undefined);
       const after: KeySet = change.type === 'deleted' ? undefined : keysOf(rightKey, change.object, what, key, rows);
-      forEachKey(before, (joinKey) => {
-        if (!hasKey(after, joinKey)) edit(joinKey).delete(key);
-      });
-      if (change.type !== 'deleted') forEachKey(after, (joinKey) => edit(joinKey).set(key, change.object));
+      if (typeof before === 'string') {
+        if (!hasKey(after, before)) edit(before).delete(key);
+      } else if (before !== undefined) {
+        for (const joinKey of before) if (!hasKey(after, joinKey)) edit(joinKey).delete(key);
+      }
+      if (change.type === 'deleted') continue;
+      if (typeof after === 'string') edit(after).set(key, change.object);
+      else if (after !== undefined) for (const joinKey of after) edit(joinKey).set(key, change.object);
     }
     for (const [joinKey, editor] of editors) {
       const previous = groups.get(joinKey);
@@ -156,13 +163,19 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
       else groups.set(joinKey, group);
       const held = lefts.get(joinKey);
       if (held === undefined) continue;
-      const rewrite = (leftKeyOfRow: string): void => {
-        const current = rows.get(leftKeyOfRow);
-        if (current !== undefined) rows.set(leftKeyOfRow, row(current.left, group.size === 0 ? undefined : group));
-      };
-      if (typeof held === 'string') rewrite(held);
-      else held.forEach(rewrite);
+      const right = group.size === 0 ? undefined : group;
+      if (typeof held === 'string') {
+        rewrite(rows, held, right);
+      } else {
+        for (const leftKeyOfRow of held) rewrite(rows, leftKeyOfRow, right);
+      }
     }
+    editors.clear();
+  };
+
+  const rewrite = (rows: RowWriter<JoinRow<L, R>>, key: string, right: Store<R> | undefined): void => {
+    const current = rows.get(key);
+    if (current !== undefined) rows.set(key, row(current.left, right));
   };
 
   return {

@@ -48,9 +48,10 @@ export interface SnapshotDiff<T extends KubernetesObject = KubernetesObject> {
  *   `metadata` spells its key.
  * - `synced` (and `synced$`): the view stays empty and unsynced until every input's snapshot is synced, then shows
  *   every row at once (one snapshot, every row `added`), and stays synced.
- * - Incremental: an input snapshot is read as the diff from the one before it (see `diffStores`), so the work per
- *   input change is proportional to what changed (the changed objects, and the rows they touch), never to the
- *   size of the inputs or of the view.
+ * - Incremental: each input step is read as the changes the input published with it (an informer's or a view's
+ *   own; for any other input, or a step read late under `coalesce`, as the diff between the two snapshots, see
+ *   `diffStores`, which skips everything they share), so the work per input change is proportional to what
+ *   changed (the changed objects, and the rows they touch), never to the size of the inputs or of the view.
  * - Consistency (what a snapshot of a view shows): every snapshot equals the same view computed from scratch over
  *   one published snapshot of each input. Each input is seen whole, one of its own snapshots at a time: never part
  *   of one of its steps (an informer applies a batch of deltas as one step, except where it must cut it; see
