@@ -29,6 +29,26 @@ describe('mapView and filterView', () => {
     expect(events).to.deep.equal(['added', 'updated']);
   });
 
+  it('publish nothing for a step whose projections are the rows already there', () => {
+    const pods = fed<V1Pod>();
+    const rows = new Map<string, { metadata: V1Pod['metadata']; phase?: string }>();
+    const view = mapView(pods.informer, (p) => {
+      const key = `${p.metadata!.namespace}/${p.metadata!.name}`;
+      const cached = rows.get(key);
+      if (cached?.phase === p.status?.phase) return cached;
+      const row = { metadata: p.metadata, phase: p.status?.phase };
+      rows.set(key, row);
+      return row;
+    });
+    let snapshots = 0;
+    view.store$.subscribe(() => { snapshots += 1; });
+    const a = pod('a');
+    pods.list([a]);
+    expect(snapshots).to.equal(2);
+    pods.modify({ ...a, metadata: { ...a.metadata, labels: { x: 'y' } } });
+    expect(snapshots, 'the same row object: no new snapshot').to.equal(2);
+  });
+
   it('report a projection keyed other than its source, and leave it out', () => {
     const pods = fed<V1Pod>();
     const view = mapView(pods.informer, (p) => ({ metadata: { name: `${p.metadata!.name}-renamed` } }));

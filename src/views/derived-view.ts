@@ -150,8 +150,10 @@ export function derivedView<V extends KubernetesObject>(
         }
         touched.clear();
       }
+      let syncing = false;
       if (!published && read.every((snapshot) => snapshot?.synced === true)) {
         published = true;
+        syncing = true;
         working = editStore(working).commit({ synced: true });
         changes = [];
         for (const [key, object] of working.entries()) changes.push({ type: 'added', key, object });
@@ -161,7 +163,7 @@ export function derivedView<V extends KubernetesObject>(
         problems = [];
         subscriber.next(batch);
       }
-      if (changes !== undefined && (changes.length > 0 || working.synced)) subscriber.next(preparedStep(working, changes));
+      if (changes !== undefined && (changes.length > 0 || syncing)) subscriber.next(preparedStep(working, changes));
     };
 
     // One step at a time: an input that emits while a step is under way (from a callback the step caused) is read
