@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { of } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { reconcile, type ReconcileTrigger } from '../../src/controller/index.js';
+import { controller } from '../../src/controller/builder/index.js';
 import { fakeInformer, watchEvent } from '../../src/testing/index.js';
 import { joinView, toJoinKeys } from '../../src/views/index.js';
 import { fed, node, pod } from './fixtures.js';
@@ -76,6 +77,23 @@ describe('toJoinKeys', () => {
         '5 n1 [default/a default/b] Pod default/b joined Node n1',
         '12 n1 [default/a] Pod default/b left Node n1',
       ]);
+    });
+  });
+
+  it('serves as the primary of a controller, which reconciles each row with the row read at start', () => {
+    const scheduler = new TestScheduler((actual, expected) => { expect(actual).to.deep.equal(expected); });
+    scheduler.run((helpers) => {
+      const nodes = fakeInformer<V1Node>(helpers, 'a', { a: watchEvent.relist([node('n1'), node('n2')]) });
+      const pods = fakeInformer<V1Pod>(helpers, 'a--b', { a: watchEvent.relist([pod('a', { node: 'n1' })]), b: pod('b', { node: 'n2' }) });
+      const view = joinView(nodes, pods, { leftKey: (n) => n.metadata?.name, rightKey: (p) => p.spec?.nodeName });
+      const runs: string[] = [];
+      controller({
+        for: view,
+        scheduler,
+        reconcile: ({ key, object }) => { runs.push(`${scheduler.now()} ${key} ${object?.right.size}`); },
+      }).subscribe();
+      helpers.flush();
+      expect(runs.sort()).to.deep.equal(['0 n1 1', '0 n2 0', '3 n2 1']);
     });
   });
 });

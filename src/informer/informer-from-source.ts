@@ -137,10 +137,11 @@ export function buildInformer<T extends KubernetesObject>(
     });
     if (!wasSynced && latest.synced) each((listener) => listener.synced?.());
     for (const change of update.changes) {
-      const informerEvent = toInformerEvent(change, latest);
+      // Made for the first events$ listener only: an informer read through store$ alone (a view's input) makes none.
+      let informerEvent: InformerEvent<T> | undefined;
       for (const listener of (listenerList ??= [...listeners])) {
         if (listener.event !== undefined && (listener.since === undefined || listener.since < current) && listeners.has(listener)) {
-          listener.event(informerEvent);
+          listener.event(informerEvent ??= toInformerEvent(change, latest));
         }
       }
     }

@@ -45,10 +45,10 @@ export interface StoreEditor<T extends KubernetesObject> {
   get(key: string): T | undefined;
   /** How many objects the edited store holds so far. */
   readonly size: number;
-  /** Puts `object` (deep-frozen here if it is not yet) under `key`; indexes follow. */
-  set(key: string, object: T): void;
-  /** Removes `key`; returns whether it was there. */
-  delete(key: string): boolean;
+  /** Puts `object` (deep-frozen here if it is not yet) under `key`; indexes follow. Returns the object it replaced. */
+  set(key: string, object: T): T | undefined;
+  /** Removes `key`; returns the object it held, `undefined` when there was none. */
+  delete(key: string): T | undefined;
   /**
    * The new snapshot. It is the base snapshot itself when nothing changed. The editor must not be used after.
    * `synced` and `resourceVersion` default to the base snapshot's.
@@ -97,17 +97,16 @@ class Editor<T extends KubernetesObject> implements StoreEditor<T> {
     return trieGet(this.work.objects, key);
   }
 
-  set(key: string, object: T): void {
+  set(key: string, object: T): T | undefined {
     this.writable();
-    putObject(this.work, this.indexers, key, deepFreeze(object), this.failures);
+    return putObject(this.work, this.indexers, key, deepFreeze(object), this.failures);
   }
 
-  delete(key: string): boolean {
+  delete(key: string): T | undefined {
     this.writable();
     const old = trieGet(this.work.objects, key);
-    if (old === undefined) return false;
-    removeObject(this.work, this.indexers, key, old);
-    return true;
+    if (old !== undefined) removeObject(this.work, this.indexers, key, old);
+    return old;
   }
 
   commit(options: { readonly synced?: boolean; readonly resourceVersion?: string } = {}): Store<T> {

@@ -91,25 +91,29 @@ export function derivedView<V extends KubernetesObject>(
     let working = Store.empty<V>(storeOptions);
     let published = false;
     let editor: StoreEditor<V> | undefined;
-    /** The keys this step wrote, with the row each held before the step. */
-    const touched = new Map<string, V | undefined>();
+    /** The keys this step wrote: the row each held before the step, and the one it holds now. */
+    const touched = new Map<string, { readonly before: V | undefined; after: V | undefined }>();
     let problems: WatchEvent<V>[] = [];
     const read: (Store<KubernetesObject> | undefined)[] = inputs.map(() => undefined);
     const latest: (Store<KubernetesObject> | undefined)[] = inputs.map(() => undefined);
     const latestStep: (InformerStep<KubernetesObject> | undefined)[] = inputs.map(() => undefined);
-    const edit = (key: string): StoreEditor<V> => {
-      editor ??= editStore(working);
-      if (!touched.has(key)) touched.set(key, editor.get(key));
-      return editor;
+    /** Records a write; the editor says what the key held, so that nothing is looked up twice. */
+    const wrote = (key: string, previous: V | undefined, row: V | undefined): void => {
+      const entry = touched.get(key);
+      if (entry === undefined) touched.set(key, { before: previous, after: row });
+      else entry.after = row;
     };
     const problem = (message: string, key?: string): void => {
       problems.push({ type: 'problem', problem: { reason: 'TransformFailed', message, count: 0, ...(key === undefined ? {} : { key }) } });
     };
     const writer: RowWriter<V> = {
-      get: (key) => (editor === undefined ? working.get(key) : editor.get(key)),
-      set: (key, row) => edit(key).set(key, row),
+      get: (key) => {
+        const entry = touched.get(key);
+        return entry === undefined ? working.get(key) : entry.after;
+      },
+      set: (key, row) => wrote(key, (editor ??= editStore(working)).set(key, row), row),
       delete: (key) => {
-        if (writer.get(key) !== undefined) edit(key).delete(key);
+        if (writer.get(key) !== undefined) wrote(key, (editor ??= editStore(working)).delete(key), undefined);
       },
       problem,
     };
@@ -140,8 +144,7 @@ export function derivedView<V extends KubernetesObject>(
         editor = undefined;
         if (published) {
           changes = [];
-          for (const [key, was] of touched) {
-            const now = working.get(key);
+          for (const [key, { before: was, after: now }] of touched) {
             if (now === was) continue;
             changes.push(now === undefined ? { type: 'deleted', key, object: was!, stateUnknown: false }
               : was === undefined ? { type: 'added', key, object: now } : { type: 'updated', key, old: was, object: now });

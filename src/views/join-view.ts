@@ -77,6 +77,8 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
   const groups = new Map<string, Store<R>>();
   /** Join key → the key of the left object with it (a Set when several share it). */
   const lefts = new Map<string, string | Set<string>>();
+  /** Left key → the left object, so that a group change rewrites its rows without reading the view. */
+  const leftObjects = new Map<string, L>();
 
   const row = (object: L, group: Store<R> | undefined): JoinRow<L, R> =>
     Object.freeze({ metadata: object.metadata!, left: object, right: group ?? empty });
@@ -122,8 +124,13 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
         if (before !== undefined) removeLeft(before, key);
         if (after !== undefined) addLeft(after, key);
       }
-      if (change.type === 'deleted') rows.delete(key);
-      else rows.set(key, row(change.object, after === undefined ? undefined : groups.get(after)));
+      if (change.type === 'deleted') {
+        leftObjects.delete(key);
+        rows.delete(key);
+      } else {
+        leftObjects.set(key, change.object);
+        rows.set(key, row(change.object, after === undefined ? undefined : groups.get(after)));
+      }
     }
   };
 
@@ -174,8 +181,8 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
   };
 
   const rewrite = (rows: RowWriter<JoinRow<L, R>>, key: string, right: Store<R> | undefined): void => {
-    const current = rows.get(key);
-    if (current !== undefined) rows.set(key, row(current.left, right));
+    const left = leftObjects.get(key);
+    if (left !== undefined) rows.set(key, row(left, right));
   };
 
   return {
