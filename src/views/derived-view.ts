@@ -1,6 +1,6 @@
 /**
- * The engine under every view: read input snapshots as diffs, let the view's logic rewrite rows, publish the
- * rewritten rows as an informer's deltas.
+ * The engine under every view: read each input step's changes, let the view's logic rewrite rows, publish the new
+ * snapshot through the informer hub.
  * @internal
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -33,8 +33,8 @@ export interface ViewLogic<V> {
 const EMPTY: Store<KubernetesObject> = Store.empty();
 
 /**
- * `input` as the engine reads it: the engine only diffs snapshots and hands the changes to the view's own logic,
- * which knows their type. (`Store<T>` is invariant in `T`, so no plain conversion exists.)
+ * `input` as the engine reads it: the engine only reads changes and hands them to the view's own logic, which
+ * knows their type. (`Store<T>` is invariant in `T`, so no plain conversion exists.)
  */
 export function untyped<T extends KubernetesObject>(input: ViewInput<T>): ViewInput<KubernetesObject> {
   return input as unknown as ViewInput<KubernetesObject>;

@@ -147,6 +147,15 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
   const what = `${name}: rightKey`;
 
   const applyRight = (changes: readonly StoreChange<R>[], rows: RowWriter<JoinRow<L, R>>): void => {
+    try {
+      editGroups(changes, rows);
+    } finally {
+      // A step that failed half-way must not leave its editors to the next one.
+      editors.clear();
+    }
+  };
+
+  const editGroups = (changes: readonly StoreChange<R>[], rows: RowWriter<JoinRow<L, R>>): void => {
     // Plain loops and no closure per change: this runs once per changed right object.
     for (const change of changes) {
       const { key } = change;
@@ -177,7 +186,6 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
         for (const leftKeyOfRow of held) rewrite(rows, leftKeyOfRow, right);
       }
     }
-    editors.clear();
   };
 
   const rewrite = (rows: RowWriter<JoinRow<L, R>>, key: string, right: Store<R> | undefined): void => {
