@@ -16,7 +16,7 @@ import { freezeWork, indexerList, putObject, removeObject, workingCopy, type Ind
  * # Guarantees
  * - Exact, whatever the two snapshots: applying the changes to `before` gives `after`'s objects.
  * - Proportional to what changed when `after` was derived from `before` (by an informer, a view, or
- *   {@link editStore}): subtrees the two snapshots share are skipped unread, so a change of k keys in a store of N
+ *   `editStore`): subtrees the two snapshots share are skipped unread, so a change of k keys in a store of N
  *   objects costs O(k · log N), not O(N). Two unrelated snapshots (an informer that started afresh) are compared
  *   by reading both.
  * - Objects are compared by identity: snapshots share the objects they did not change, so an object that is not
