@@ -53,6 +53,8 @@ export type {
 
 // Informers over custom sources, and hosts that report informer health their own way.
 export { claimHealth, coalesceBursts, informerFromSource } from './informer/index.js';
+// What changed between two store snapshots (derived views read their inputs this way).
+export { diffStores } from './store/index.js';
 export type { DeltaSource } from './informer/index.js';
 
 // The reconcile operator's reasons and its metrics hook, and the default error reporting of operators.

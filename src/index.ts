@@ -98,3 +98,9 @@ export { jsonLogger, manager, silentLogger } from './manager/index.js';
 export type {
   HealthOptions, JsonLoggerOptions, ManagerEvent, ManagerLeaderElection, ManagerLogger, ManagerOptions, MetricsOptions,
 } from './manager/index.js';
+
+// Derived views over informers (views.join, views.owned, views.aggregate, ...), kept incrementally; each an informer.
+export { views } from './views/index.js';
+// Triggers from outside Kubernetes: a webhook, a timer, a message queue, another controller's outcomes.
+export { toTriggers } from './controller/triggers/index.js';
+export type { ToTriggersOptions } from './controller/triggers/index.js';

@@ -2,7 +2,8 @@
  * Informers: cached, shared, ref-counted views of one resource as `{ events$, store$, synced$, status$, current() }`.
  */
 export type { Informer, InformerEvent, InformerOptions, InformerProblem, InformerProblemReason } from './types.js';
-export { informerFromSource } from './informer-from-source.js';
+export { buildInformer, informerFromSource } from './informer-from-source.js';
+export { isPrepared, preparedStep, stepsOf, type InformerStep, type PreparedStep } from './steps.js';
 export { coalesceBursts } from './coalesce-bursts.js';
 export { informer, type InformerWatchOptions } from './informer.js';
 export {

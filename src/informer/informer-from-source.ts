@@ -8,6 +8,7 @@ import { messageOf } from '../describe/index.js';
 import { hasName, objectKey } from '../objects/index.js';
 import { Store, isBatch, storeReducer, type StoreChange, type StoreUpdate } from '../store/index.js';
 import type { WatchEvent, WatchStatus } from '../watch/index.js';
+import { STEPS, isPrepared, type InformerStep, type PreparedStep } from './steps.js';
 import type { InformerEvent, InformerProblem, InformerProblemReason } from './types.js';
 import type { Informer, InformerOptions } from 'rxkube';
 
@@ -15,6 +16,7 @@ import type { Informer, InformerOptions } from 'rxkube';
 interface Listener<T extends KubernetesObject> {
   event?(event: InformerEvent<T>): void;
   store?(store: Store<T>): void;
+  step?(step: InformerStep<T>): void;
   synced?(): void;
   status?(status: WatchStatus): void;
   problem?(problem: InformerProblem): void;
@@ -54,6 +56,17 @@ interface Listener<T extends KubernetesObject> {
 export function informerFromSource<T extends KubernetesObject>(
   source$: Observable<WatchEvent<T> | readonly WatchEvent<T>[]>, options: InformerOptions<T> = {},
 ): Informer<T> {
+  return buildInformer(source$, options);
+}
+
+/**
+ * {@link informerFromSource}, whose source may also emit {@link PreparedStep}s: snapshots it built itself (the
+ * views do), published as they are, without the reducer. Deltas after a prepared step apply to its snapshot.
+ * @internal
+ */
+export function buildInformer<T extends KubernetesObject>(
+  source$: Observable<WatchEvent<T> | readonly WatchEvent<T>[] | PreparedStep<T>>, options: InformerOptions<T> = {},
+): Informer<T> {
   const resyncPeriod = options.resyncPeriod ?? 0;
   if (!Number.isFinite(resyncPeriod) || resyncPeriod < 0) {
     throw new RangeError(`resyncPeriod must be a non-negative number of milliseconds, got ${resyncPeriod}`);
@@ -72,6 +85,8 @@ export function informerFromSource<T extends KubernetesObject>(
     listenerList = null;
   };
   let reducer = storeReducer<T>({ initial: empty });
+  /** False after a prepared step: the reducer is then behind `latest`, and is rebuilt from it before its next use. */
+  let reducerCurrent = true;
   let latest = empty;
   /** Counts the snapshots published; the replay of a late `events$` subscriber is pinned to one. */
   let generation = 0;
@@ -112,16 +127,22 @@ export function informerFromSource<T extends KubernetesObject>(
   /** Publishes one exact step of the store: its problems, the snapshot, `synced`, then its changes in order. */
   const publish = (update: StoreUpdate<T>): void => {
     const wasSynced = latest.synced;
+    const previous = latest;
     latest = update.store;
     const current = (generation += 1);
     for (const problem of update.problems) publishProblem(problem.reason, problem.message, keyOf(problem.event));
-    each((listener) => listener.store?.(latest));
+    let step: InformerStep<T> | undefined;
+    each((listener) => {
+      listener.store?.(latest);
+      if (listener.step !== undefined) listener.step(step ??= { previous, store: latest, changes: update.changes });
+    });
     if (!wasSynced && latest.synced) each((listener) => listener.synced?.());
     for (const change of update.changes) {
-      const informerEvent = toInformerEvent(change, latest);
+      // Made for the first events$ listener only: an informer read through store$ alone (a view's input) makes none.
+      let informerEvent: InformerEvent<T> | undefined;
       for (const listener of (listenerList ??= [...listeners])) {
         if (listener.event !== undefined && (listener.since === undefined || listener.since < current) && listeners.has(listener)) {
-          listener.event(informerEvent);
+          listener.event(informerEvent ??= toInformerEvent(change, latest));
         }
       }
     }
@@ -133,6 +154,10 @@ export function informerFromSource<T extends KubernetesObject>(
    * the rest belongs to a source that is gone.
    */
   const applyDeltas = (deltas: readonly WatchEvent<T>[], source: Subscription): boolean => {
+    if (!reducerCurrent) {
+      reducer = storeReducer<T>({ initial: latest });
+      reducerCurrent = true;
+    }
     for (let from = 0; from < deltas.length;) {
       if (running !== source) return false;
       let step: ReturnType<typeof reducer.step>;
@@ -166,8 +191,16 @@ export function informerFromSource<T extends KubernetesObject>(
     return running === source;
   };
 
-  /** Applies one emission of the source: a delta, or a batch of them with status and problems in their order. */
-  const apply = (input: WatchEvent<T> | readonly WatchEvent<T>[], source: Subscription): void => {
+  /**
+   * Applies one emission of the source: a delta, a batch of them with status and problems in their order, or a
+   * prepared step.
+   */
+  const apply = (input: WatchEvent<T> | readonly WatchEvent<T>[] | PreparedStep<T>, source: Subscription): void => {
+    if (isPrepared<T>(input)) {
+      reducerCurrent = false;
+      publish({ store: input.store, changes: input.changes, problems: [] });
+      return;
+    }
     const events = isBatch(input) ? input : [input];
     let start = 0;
     for (let i = 0; i <= events.length; i++) {
@@ -222,6 +255,7 @@ export function informerFromSource<T extends KubernetesObject>(
   const stream = <V>(subscribe: (subscriber: Subscriber<V>) => void): Observable<V> => new Observable<V>((subscriber) => {
     if (refs === 0) {
       reducer = storeReducer<T>({ initial: empty });
+      reducerCurrent = true;
       latest = empty;
       status = undefined;
       problemCounts = new Map();
@@ -254,6 +288,11 @@ export function informerFromSource<T extends KubernetesObject>(
     attachLazily(subscriber, { subscriber, store: (store) => subscriber.next(store) });
   });
 
+  const steps$ = stream<Store<T> | InformerStep<T>>((subscriber) => {
+    subscriber.next(latest);
+    attachLazily(subscriber, { subscriber, step: (step) => subscriber.next(step) });
+  });
+
   const synced$ = stream<boolean>((subscriber) => {
     const synced = latest.synced;
     subscriber.next(synced);
@@ -278,7 +317,7 @@ export function informerFromSource<T extends KubernetesObject>(
     if (!subscriber.closed) attach(listener);
   }
 
-  return { events$, store$, synced$, status$, problems$, current: () => latest };
+  return { events$, store$, synced$, status$, problems$, current: () => latest, [STEPS]: steps$ } as Informer<T>;
 }
 
 /** The key of the object a delta is about, when it has a usable one. */

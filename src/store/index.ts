@@ -10,3 +10,4 @@ export {
   isBatch, reduceStore, storeReducer, type ReduceStoreOptions, type StoreReducer, type StoreUpdate,
 } from './reduce-store.js';
 export type { Indexer, Indexers, StoreOptions, StoreChange, StoreProblem } from './types.js';
+export { diffStores, editStore, emptySyncedStore, type StoreEditor } from './edit.js';

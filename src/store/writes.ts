@@ -23,9 +23,16 @@ export interface WorkingData<T> {
 /** The indexers as a list, built once per batch. */
 export type IndexerList<T> = readonly (readonly [name: string, indexer: Indexer<T>])[];
 
-/** The indexers of a store as an {@link IndexerList}. */
+const indexerLists = new WeakMap<object, IndexerList<never>>();
+
+/** The indexers of a store as an {@link IndexerList}, made once per set of indexers (every snapshot shares it). */
 export function indexerList<T>(indexers: Indexers<T>): IndexerList<T> {
-  return Object.entries(indexers);
+  let list = indexerLists.get(indexers) as IndexerList<T> | undefined;
+  if (list === undefined) {
+    list = Object.freeze(Object.entries(indexers));
+    indexerLists.set(indexers, list as IndexerList<never>);
+  }
+  return list;
 }
 
 /** A working copy of `data`; its trie roots are shared until written. */

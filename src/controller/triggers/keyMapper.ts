@@ -1,5 +1,5 @@
 /**
- * The engine under every trigger operator: event in, validated triggers out, bad mappings reported.
+ * The engine under every trigger operator: event (or any input) in, validated triggers out, bad mappings reported.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
@@ -27,12 +27,44 @@ export function keyMapper<T extends KubernetesObject>(
   mapper: Mapper<T>,
   onError: ((error: Error) => void) | undefined,
 ): (source: Observable<InformerEvent<T>>) => Observable<ReconcileTrigger> {
+  return triggerMapper<InformerEvent<T>>(mapper, {
+    type: eventTypeOf,
+    key: (event) => eventKey(event) ?? '<no key>',
+    reason: (event) => eventReason(event),
+  }, onError);
+}
+
+/** How {@link triggerMapper} names an input in errors and reasons. */
+export interface InputDescription<I> {
+  /** What kind of input it is, for `KeyMappingError.eventType` (`added`, `webhook`…). */
+  readonly type: (input: I) => string;
+  /** The key it is about, for `KeyMappingError.key`, or `'<no key>'`. */
+  readonly key: (input: I) => string;
+  /**
+   * The reason given to bare keys and to triggers without one; called at most once per input, and only when a
+   * trigger needs it. It may report a problem of its own through `complain`, and must still return a reason.
+   */
+  readonly reason: (input: I, complain: Complain) => string;
+  /** Returns why a key is refused, or `undefined` to accept it; every non-empty string is accepted without it. */
+  readonly checkKey?: (key: string) => string | undefined;
+}
+
+/**
+ * The engine of every trigger operator, for inputs of any kind: runs `mapper` on every input, checks what it
+ * returns, fills in reasons, and emits the triggers in order; what is wrong goes to `onError` as a
+ * {@link KeyMappingError}, and the valid part of the mapping is still emitted.
+ */
+export function triggerMapper<I>(
+  mapper: (input: I, complain: Complain) => KeyMapping,
+  describe: InputDescription<I>,
+  onError: ((error: Error) => void) | undefined,
+): (source: Observable<I>) => Observable<ReconcileTrigger> {
   return (source) =>
     new Observable<ReconcileTrigger>((subscriber) =>
       source.subscribe({
-        next(event) {
+        next(input) {
           // Collect first and emit after: an error thrown downstream must not be reported as the mapper's.
-          for (const trigger of collect(mapper, event, onError)) subscriber.next(trigger);
+          for (const trigger of collect(mapper, input, describe, onError)) subscriber.next(trigger);
         },
         error: (error: unknown) => subscriber.error(error),
         complete: () => subscriber.complete(),
@@ -40,30 +72,27 @@ export function keyMapper<T extends KubernetesObject>(
     );
 }
 
-function collect<T extends KubernetesObject>(
-  mapper: Mapper<T>,
-  event: InformerEvent<T>,
+function collect<I>(
+  mapper: (input: I, complain: Complain) => KeyMapping,
+  input: I,
+  describe: InputDescription<I>,
   onError: ((error: Error) => void) | undefined,
 ): ReconcileTrigger[] {
   const out: ReconcileTrigger[] = [];
-  const complain: Complain = (message, details = {}) =>
-    reportError(
-      new KeyMappingError(`${message} (${eventTypeOf(event)} ${eventKey(event) ?? '<no key>'})`, {
-        eventType: eventTypeOf(event),
-        key: eventKey(event) ?? '<no key>',
-        ...details,
-      }),
-      onError,
-    );
+  const complain: Complain = (message, details = {}) => {
+    const type = describe.type(input);
+    const key = describe.key(input);
+    reportError(new KeyMappingError(`${message} (${type} ${key})`, { eventType: type, key, ...details }), onError);
+  };
   let reason: string | undefined;
-  const defaultReason = () => (reason ??= eventReason(event));
+  const defaultReason = () => (reason ??= describe.reason(input, complain));
   try {
-    const mapped = mapper(event, complain);
+    const mapped = mapper(input, complain);
     if (mapped === undefined || mapped === null) return out;
     if (typeof mapped === 'string' || !isIterable(mapped)) {
-      pushTrigger(out, mapped, defaultReason, complain);
+      pushTrigger(out, mapped, defaultReason, complain, describe.checkKey);
     } else {
-      for (const item of mapped) pushTrigger(out, item, defaultReason, complain);
+      for (const item of mapped) pushTrigger(out, item, defaultReason, complain, describe.checkKey);
     }
   } catch (cause) {
     complain('key mapper threw; keys mapped before the throw were kept', { cause });
@@ -71,10 +100,18 @@ function collect<T extends KubernetesObject>(
   return out;
 }
 
-function pushTrigger(out: ReconcileTrigger[], value: unknown, defaultReason: () => string, complain: Complain): void {
+function pushTrigger(
+  out: ReconcileTrigger[], value: unknown, defaultReason: () => string, complain: Complain,
+  checkKey: ((key: string) => string | undefined) | undefined,
+): void {
+  const refused = (key: string): boolean => {
+    const why = checkKey?.(key);
+    if (why !== undefined) complain(`key mapper returned ${JSON.stringify(key)}, which ${why}`, { value });
+    return why !== undefined;
+  };
   if (typeof value === 'string') {
     if (value === '') complain('key mapper returned an empty key', { value });
-    else out.push({ key: value, reason: defaultReason() });
+    else if (!refused(value)) out.push({ key: value, reason: defaultReason() });
     return;
   }
   if (typeof value === 'object' && value !== null && 'key' in value) {
@@ -83,6 +120,7 @@ function pushTrigger(out: ReconcileTrigger[], value: unknown, defaultReason: () 
       complain('key mapper returned a trigger without a non-empty string key', { value });
       return;
     }
+    if (refused(key)) return;
     if (reason === undefined) {
       out.push({ key, reason: defaultReason() });
     } else if (typeof reason === 'string') {
