@@ -14,8 +14,8 @@ import { performance } from 'node:perf_hooks';
 import { BehaviorSubject, Observable, Subject } from 'rxjs';
 import type { Subscriber } from 'rxjs';
 import { reconcile } from '../../src/controller/index.js';
-import { runClientGo } from './clientGo.js';
-import type { ClientGoOutcome } from './clientGo.js';
+import { runClientGo } from './client-go.js';
+import type { ClientGoOutcome } from './client-go.js';
 import { DedupQueue } from './floor.js';
 
 const TRIGGERS = 1_000_000;

@@ -4,7 +4,7 @@ import type { SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { reconcile } from '../../src/controller/index.js';
 import type { ReconcileEvent, ReconcileKeyRequest } from '../../src/controller/index.js';
-import { KeyedQueue } from '../../src/controller/keyedQueue.js';
+import { KeyedQueue } from '../../src/controller/keyed-queue.js';
 
 /** A virtual-time scheduler that counts its clock reads. */
 function countingScheduler(): { scheduler: SchedulerLike; reads: () => number } {

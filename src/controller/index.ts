@@ -16,8 +16,8 @@ export {
   fastSlowRateLimiter,
   maxOfRateLimiter,
   tokenBucketRateLimiter,
-} from './rateLimiters.js';
-export type { ExponentialOptions, FastSlowOptions, RateLimiter, TokenBucketOptions } from './rateLimiters.js';
+} from './rate-limiters.js';
+export type { ExponentialOptions, FastSlowOptions, RateLimiter, TokenBucketOptions } from './rate-limiters.js';
 export * as rateLimiters from './rate-limiters-namespace.js';
 export {
   InvalidReconcileResultError,

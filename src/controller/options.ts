@@ -5,8 +5,8 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import { monotonicScheduler } from '../clock/index.js';
 import { checkMetrics } from './metrics.js';
 import type { ReconcileMetrics } from 'rxkube/extend';
-import { exponentialRateLimiter, tokenBucketRateLimiter } from './rateLimiters.js';
-import type { RateLimiter } from './rateLimiters.js';
+import { exponentialRateLimiter, tokenBucketRateLimiter } from './rate-limiters.js';
+import type { RateLimiter } from './rate-limiters.js';
 
 /** Default `drainTimeout`: 30 s, controller-runtime's graceful shutdown period. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;

@@ -3,10 +3,10 @@
  * Internal to the reconcile operator; `Runner` owns the slots and the pump, this owns the decisions.
  */
 import type { Subscriber } from 'rxjs';
-import type { KeyedQueue, KeyState } from './keyedQueue.js';
+import type { KeyedQueue, KeyState } from './keyed-queue.js';
 import type { ReconcileMetrics } from './metrics-hook.js';
-import { askLimiter, combineDelays } from './rateLimiters.js';
-import type { RateLimiter } from './rateLimiters.js';
+import { askLimiter, combineDelays } from './rate-limiters.js';
+import type { RateLimiter } from './rate-limiters.js';
 import { REQUEUE_REASON, RETRY_REASON, TerminalError } from './types.js';
 import type { ReconcileEvent, ReconcileFailed, ReconcileSucceeded } from './types.js';
 

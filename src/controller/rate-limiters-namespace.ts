@@ -21,5 +21,5 @@
 export {
   exponentialRateLimiter as exponential, fastSlowRateLimiter as fastSlow, maxOfRateLimiter as maxOf,
   tokenBucketRateLimiter as tokenBucket,
-} from './rateLimiters.js';
-export type { ExponentialOptions, FastSlowOptions, TokenBucketOptions } from './rateLimiters.js';
+} from './rate-limiters.js';
+export type { ExponentialOptions, FastSlowOptions, TokenBucketOptions } from './rate-limiters.js';

@@ -5,8 +5,8 @@
 import { isObservable, take } from 'rxjs';
 import { describeValue } from '../describe/index.js';
 import type { Observable, SchedulerLike, Subscriber, Subscription, Unsubscribable } from 'rxjs';
-import { KeyedQueue } from './keyedQueue.js';
-import type { KeyState } from './keyedQueue.js';
+import { KeyedQueue } from './keyed-queue.js';
+import type { KeyState } from './keyed-queue.js';
 import { hookOf, queueView } from './metrics.js';
 import type { ReconcileQueueView } from './metrics-hook.js';
 import type { ResolvedOptions } from './options.js';

@@ -1,7 +1,7 @@
 /** Selector options checked where they are given, before anything is sent to a server. */
 import { SelectorParseError } from './errors.js';
-import { parseFieldSelector } from './fieldSelector.js';
-import { validateLabelSelectorText } from './labelParser.js';
+import { parseFieldSelector } from './field-selector.js';
+import { validateLabelSelectorText } from './label-parser.js';
 
 /** The selector options of a watch, a list or a delete of a collection. */
 export interface SelectorOptions {

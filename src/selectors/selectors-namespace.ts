@@ -10,7 +10,7 @@
  */
 export {
   SelectorParseError, formatLabelSelector, labelSelectorFromObject, matchesLabels, parseLabelSelector,
-} from './labelSelector.js';
-export type { LabelRequirement, LabelSelector } from './labelSelector.js';
-export { escapeFieldValue, formatFieldSelector, matchesFields, parseFieldSelector } from './fieldSelector.js';
-export type { FieldRequirement, FieldSelector } from './fieldSelector.js';
+} from './label-selector.js';
+export type { LabelRequirement, LabelSelector } from './label-selector.js';
+export { escapeFieldValue, formatFieldSelector, matchesFields, parseFieldSelector } from './field-selector.js';
+export type { FieldRequirement, FieldSelector } from './field-selector.js';

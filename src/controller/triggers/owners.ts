@@ -3,7 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { groupOfApiVersion, keyFor } from '../../objects/index.js';
-import type { Complain } from './keyMapper.js';
+import type { Complain } from './key-mapper.js';
 
 /** What an owner reference must match, resolved from {@link ToOwnerKeysOptions}. */
 export interface OwnerMatch {

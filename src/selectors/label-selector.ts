@@ -1,6 +1,6 @@
 /** Kubernetes label selectors: parse, build from `V1LabelSelector`, match, format (k8s.io/apimachinery `labels`). */
 import { SelectorParseError } from './errors.js';
-import { parseLabelRequirements } from './labelParser.js';
+import { parseLabelRequirements } from './label-parser.js';
 import { byKey, requirementErrors, type GoOperator } from './requirement.js';
 import { aggregate } from './validation.js';
 

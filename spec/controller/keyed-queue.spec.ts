@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { TestScheduler } from 'rxjs/testing';
-import { KeyedQueue } from '../../src/controller/keyedQueue.js';
+import { KeyedQueue } from '../../src/controller/keyed-queue.js';
 import { MinHeap, Ring } from '../../src/controller/structures.js';
 
 describe('the keyed queue', () => {

@@ -6,7 +6,7 @@ import { describeValue } from '../../describe/index.js';
 import type { InformerEvent } from '../../informer/index.js';
 import { builtinScopes } from '../../resources/index.js';
 import { eventReason } from './describe.js';
-import { keyMapper } from './keyMapper.js';
+import { keyMapper } from './key-mapper.js';
 import { addOwnerKeys, groupOf } from './owners.js';
 import type { OwnerMatch } from './owners.js';
 import type { TriggerOperator, TriggerOptions } from './types.js';

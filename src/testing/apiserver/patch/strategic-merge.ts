@@ -1,7 +1,7 @@
 /** Strategic merge patch (`application/strategic-merge-patch+json`), the subset kubectl uses on built-in kinds. */
 import { GENERIC_422_MESSAGE, badRequest, invalid } from './errors.js';
 import { assertJson, clone, deepEqual, goJsonType, isObject, setOwn, type JsonObject } from './json.js';
-import { DEFAULT_STRATEGIC_MERGE_KEYS, PRIMITIVE_MERGE, STRATEGIC_MERGE_KEYS } from './strategicMergeKeys.js';
+import { DEFAULT_STRATEGIC_MERGE_KEYS, PRIMITIVE_MERGE, STRATEGIC_MERGE_KEYS } from './strategic-merge-keys.js';
 
 const DIRECTIVE = '$patch';
 const RETAIN_KEYS = '$retainKeys';

@@ -1,6 +1,6 @@
 /** Recursive-descent parser for label selector text, a port of k8s.io/apimachinery `labels.Parse`. */
 import { SelectorParseError } from './errors.js';
-import type { LabelRequirement } from './labelSelector.js';
+import type { LabelRequirement } from './label-selector.js';
 import { aggregate } from './validation.js';
 import { byKey, labelKeyError, requirementErrors, type GoOperator } from './requirement.js';
 
