@@ -1,43 +1,47 @@
 /**
- * Controller building blocks: the coalescing, rate-limited reconcile operator and its rate limiters.
+ * Controller building blocks: the coalescing, rate-limited reconcile operator (`reconcile/`) and its rate limiters.
+ * `builder/`, `context/`, `predicates/` and `triggers/` have their own indexes.
  * @packageDocumentation
  */
-export { reconcile } from './reconcile.js';
-export { DEFAULT_DRAIN_TIMEOUT_MS } from './options.js';
-export type { Lookup, ReconcileLookupOptions, ReconcileOptions } from './options.js';
-export { bothMetrics } from './metrics.js';
-export type { ReconcileMetrics, ReconcileQueueView } from './metrics-hook.js';
 export {
+  bothMetrics,
   DEFAULT_BASE_DELAY_MS,
   DEFAULT_BURST,
+  DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_MAX_DELAY_MS,
   DEFAULT_QPS,
   exponentialRateLimiter,
   fastSlowRateLimiter,
-  maxOfRateLimiter,
-  tokenBucketRateLimiter,
-} from './rate-limiters.js';
-export type { ExponentialOptions, FastSlowOptions, RateLimiter, TokenBucketOptions } from './rate-limiters.js';
-export * as rateLimiters from './rate-limiters-namespace.js';
-export {
   InvalidReconcileResultError,
+  maxOfRateLimiter,
   ReconcileAbortedError,
-  REQUEUE_REASON,
-  RETRY_REASON,
   ReconcileCancelledError,
   ReconcileTimeoutError,
+  REQUEUE_REASON,
+  RETRY_REASON,
+  rateLimiters,
+  reconcile,
   TerminalError,
-} from './types.js';
+  tokenBucketRateLimiter,
+} from './reconcile/index.js';
 export type {
+  ExponentialOptions,
+  FastSlowOptions,
+  Lookup,
+  RateLimiter,
   ReconcileDropped,
   ReconcileEvent,
   ReconcileEventBase,
   ReconcileFailed,
   ReconcileFn,
+  ReconcileKeyEvent,
   ReconcileKeyFn,
   ReconcileKeyRequest,
-  ReconcileKeyEvent,
+  ReconcileLookupOptions,
+  ReconcileMetrics,
+  ReconcileOptions,
   ReconcileOutput,
+  ReconcileQueueView,
   ReconcileRejected,
   ReconcileReleased,
   ReconcileRequest,
@@ -48,4 +52,5 @@ export type {
   ReconcileSucceeded,
   ReconcileTrigger,
   RequeueAfter,
-} from './types.js';
+  TokenBucketOptions,
+} from './reconcile/index.js';

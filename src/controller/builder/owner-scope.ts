@@ -14,7 +14,7 @@ import { splitApiVersion } from '../../objects/index.js';
 import { builtinScopes, type ResolvedResource } from '../../resources/index.js';
 import type { ResourceRef } from '../../watch/index.js';
 import { toOwnerKeys } from '../triggers/index.js';
-import type { ReconcileTrigger } from '../types.js';
+import type { ReconcileTrigger } from '../reconcile/index.js';
 
 /** How often the owner kind's scope is asked again while discovery fails: 1 s, doubling, at most 30 s. */
 const RESOLVE_RETRY = { baseMs: 1_000, factor: 2, capMs: 30_000 } as const;

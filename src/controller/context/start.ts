@@ -8,9 +8,9 @@ import { eventRecorder, type EventRecorderOptions, type EventReport } from '../.
 import { messageOf } from '../../describe/index.js';
 import { informerFactory, type InformerFactoryOptions } from '../../informer/index.js';
 import { printWarningOnce, type Connection } from '../../transport/index.js';
-import { DEFAULT_DRAIN_TIMEOUT_MS } from '../options.js';
+import { DEFAULT_DRAIN_TIMEOUT_MS } from '../reconcile/index.js';
 import { reportError } from '../predicates/index.js';
-import type { ReconcileEvent } from '../types.js';
+import type { ReconcileEvent } from '../reconcile/index.js';
 import { controllerContext } from './context.js';
 import type { ControllerContext, ControllerDefinition } from './types.js';
 import type { WarningHandler } from 'rxkube/extend';

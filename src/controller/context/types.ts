@@ -8,8 +8,8 @@ import type { EventRecorder, ResourceClient } from '../../client/index.js';
 import type { InformerFactory } from '../../informer/index.js';
 import type { Connection } from '../../transport/index.js';
 import type { ResourceRef } from '../../watch/index.js';
-import type { ReconcileLookupOptions, ReconcileOptions } from '../options.js';
-import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } from '../types.js';
+import type { ReconcileLookupOptions, ReconcileOptions } from '../reconcile/index.js';
+import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } from '../reconcile/index.js';
 import type { WarningHandler } from 'rxkube/extend';
 
 /**

@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import type { InformerEvent } from '../../informer/index.js';
 import { reportError } from '../predicates/index.js';
-import type { ReconcileTrigger } from '../index.js';
+import type { ReconcileTrigger } from '../reconcile/index.js';
 import { eventKey, eventReason, eventTypeOf } from './describe.js';
 import { KeyMappingError } from './types.js';
 import type { KeyMapping } from './types.js';

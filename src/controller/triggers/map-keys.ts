@@ -4,7 +4,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { OperatorFunction } from 'rxjs';
 import type { InformerEvent } from '../../informer/index.js';
-import type { ReconcileTrigger } from '../index.js';
+import type { ReconcileTrigger } from '../reconcile/index.js';
 import { keyMapper } from './key-mapper.js';
 import type { KeyMapping, TriggerOptions } from './types.js';
 

@@ -2,8 +2,8 @@
  * The reconcile operator's metrics hook at work: combining hooks, the live view of a queue, and checking a hook.
  */
 import type { SchedulerLike } from 'rxjs';
-import { messageOf } from '../describe/index.js';
-import { reportError } from './predicates/index.js';
+import { messageOf } from '../../describe/index.js';
+import { reportError } from '../predicates/index.js';
 import type { ReconcileMetrics, ReconcileQueueView } from './metrics-hook.js';
 
 /** Both hooks, each called in turn (`a` first); either alone if the other is absent. Internal. */

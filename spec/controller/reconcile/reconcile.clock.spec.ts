@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Subject, type Subscription } from 'rxjs';
-import { fastSlowRateLimiter, reconcile, tokenBucketRateLimiter, type ReconcileEvent, type ReconcileOptions } from '../../src/controller/index.js';
-import { withSteppedWallClock } from '../leader/wall-clock.js';
+import { fastSlowRateLimiter, reconcile, tokenBucketRateLimiter, type ReconcileEvent, type ReconcileOptions } from '../../../src/controller/index.js';
+import { withSteppedWallClock } from '../../leader/wall-clock.js';
 
 const TWO_HOURS = 7_200_000;
 

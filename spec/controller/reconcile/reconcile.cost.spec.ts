@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { BehaviorSubject, Subject } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { reconcile } from '../../src/controller/index.js';
-import type { ReconcileEvent, ReconcileKeyRequest } from '../../src/controller/index.js';
-import { KeyedQueue } from '../../src/controller/keyed-queue.js';
+import { reconcile } from '../../../src/controller/index.js';
+import type { ReconcileEvent, ReconcileKeyRequest } from '../../../src/controller/index.js';
+import { KeyedQueue } from '../../../src/controller/reconcile/keyed-queue.js';
 
 /** A virtual-time scheduler that counts its clock reads. */
 function countingScheduler(): { scheduler: SchedulerLike; reads: () => number } {

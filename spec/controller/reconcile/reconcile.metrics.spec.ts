@@ -5,10 +5,10 @@ import { expect } from 'chai';
 import { KubeConfig } from '@kubernetes/client-node';
 import { asyncScheduler, config, map, merge, NEVER, Observable, of, Subject, take, timer } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
-import { controllerContext } from '../../src/controller/context/index.js';
-import { reconcile, TerminalError } from '../../src/controller/index.js';
-import type { ReconcileKeyRequest, ReconcileMetrics, ReconcileQueueView } from '../../src/controller/index.js';
-import { settleLater, virtual } from './helpers.js';
+import { controllerContext } from '../../../src/controller/context/index.js';
+import { reconcile, TerminalError } from '../../../src/controller/index.js';
+import type { ReconcileKeyRequest, ReconcileMetrics, ReconcileQueueView } from '../../../src/controller/index.js';
+import { settleLater, virtual } from '../helpers.js';
 
 /** A hook that writes one `"<time> <tag><call>"` line per call to `lines`, and keeps the views it was given. */
 function recording(scheduler: SchedulerLike, lines: string[] = [], tag = ''): { hook: ReconcileMetrics; lines: string[]; queues: ReconcileQueueView[] } {

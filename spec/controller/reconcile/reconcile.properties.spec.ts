@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { BehaviorSubject, Observable, VirtualTimeScheduler, finalize, mergeMap, of, throwError, timer } from 'rxjs';
-import { TerminalError, reconcile, tokenBucketRateLimiter } from '../../src/controller/index.js';
-import type { ReconcileEvent, ReconcileResult } from '../../src/controller/index.js';
-import { settleLater } from './helpers.js';
+import { TerminalError, reconcile, tokenBucketRateLimiter } from '../../../src/controller/index.js';
+import type { ReconcileEvent, ReconcileResult } from '../../../src/controller/index.js';
+import { settleLater } from '../helpers.js';
 
 /** What the n-th call of the reconcile function does. */
 interface Outcome {

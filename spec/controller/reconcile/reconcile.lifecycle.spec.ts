@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { BehaviorSubject, Observable, Subject } from 'rxjs';
 import {
   ReconcileAbortedError, ReconcileCancelledError, ReconcileTimeoutError, reconcile, tokenBucketRateLimiter,
-} from '../../src/controller/index.js';
-import type { RateLimiter, ReconcileEvent, ReconcileRequest, ReconcileResult, ReconcileTrigger } from '../../src/controller/index.js';
-import { collect, record, timeline, virtual } from './helpers.js';
+} from '../../../src/controller/index.js';
+import type { RateLimiter, ReconcileEvent, ReconcileRequest, ReconcileResult, ReconcileTrigger } from '../../../src/controller/index.js';
+import { collect, record, timeline, virtual } from '../helpers.js';
 
 /** A per-key limiter that always answers `ms`. */
 function fixedDelay(ms: number): RateLimiter {

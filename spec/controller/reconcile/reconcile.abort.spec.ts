@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { BehaviorSubject, NEVER, Subject, firstValueFrom, filter, take, toArray } from 'rxjs';
 import {
   ReconcileAbortedError, ReconcileCancelledError, ReconcileTimeoutError, reconcile,
-} from '../../src/controller/index.js';
-import type { ReconcileEvent, ReconcileKeyRequest, ReconcileTrigger } from '../../src/controller/index.js';
-import { record, settleLater, timeline, virtual } from './helpers.js';
-import { waitFor } from '../support/wait.js';
+} from '../../../src/controller/index.js';
+import type { ReconcileEvent, ReconcileKeyRequest, ReconcileTrigger } from '../../../src/controller/index.js';
+import { record, settleLater, timeline, virtual } from '../helpers.js';
+import { waitFor } from '../../support/wait.js';
 
 describe('reconcile: abandoned Promises never overlap their own retry', () => {
   it('reports a timed-out Promise as failed and held at the deadline, released when it settles, and retries only then', () => {

@@ -4,9 +4,9 @@ import {
   InvalidReconcileResultError,
   TerminalError,
   reconcile,
-} from '../../src/controller/index.js';
-import type { RateLimiter, ReconcileEvent, ReconcileKeyFn, ReconcileResult, ReconcileTrigger } from '../../src/controller/index.js';
-import { record, timeline, virtual } from './helpers.js';
+} from '../../../src/controller/index.js';
+import type { RateLimiter, ReconcileEvent, ReconcileKeyFn, ReconcileResult, ReconcileTrigger } from '../../../src/controller/index.js';
+import { record, timeline, virtual } from '../helpers.js';
 
 /** Triggers `key` once in real time and resolves with the first `count` events. */
 async function firstEvents(fn: ReconcileKeyFn, count: number, key = 'k'): Promise<ReconcileEvent[]> {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { concat, from, map, timer } from 'rxjs';
 import type { Observable } from 'rxjs';
-import { reconcile, tokenBucketRateLimiter } from '../../src/controller/index.js';
-import type { ReconcileResult, ReconcileTrigger } from '../../src/controller/index.js';
-import { collect, fmt, timeline, virtual } from './helpers.js';
+import { reconcile, tokenBucketRateLimiter } from '../../../src/controller/index.js';
+import type { ReconcileResult, ReconcileTrigger } from '../../../src/controller/index.js';
+import { collect, fmt, timeline, virtual } from '../helpers.js';
 
 describe('reconcile: coalescing, backoff, rate limit, requeue and ordering (marbles)', () => {
   it('runs a key triggered three times while it runs exactly twice, with the later reasons coalesced', () => {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { TestScheduler } from 'rxjs/testing';
-import { KeyedQueue } from '../../src/controller/keyed-queue.js';
-import { MinHeap, Ring } from '../../src/controller/structures.js';
+import { KeyedQueue } from '../../../src/controller/reconcile/keyed-queue.js';
+import { MinHeap, Ring } from '../../../src/controller/reconcile/structures.js';
 
 describe('the keyed queue', () => {
   it('keeps the earliest of several scheduled times for one key', () => {

@@ -2,7 +2,7 @@
  * Options of `reconcile`, their defaults and their validation.
  */
 import type { Observable, SchedulerLike } from 'rxjs';
-import { monotonicScheduler } from '../clock/index.js';
+import { monotonicScheduler } from '../../clock/index.js';
 import { checkMetrics } from './metrics.js';
 import type { ReconcileMetrics } from 'rxkube/extend';
 import { exponentialRateLimiter, tokenBucketRateLimiter } from './rate-limiters.js';

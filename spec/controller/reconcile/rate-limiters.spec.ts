@@ -5,8 +5,8 @@ import {
   fastSlowRateLimiter,
   maxOfRateLimiter,
   tokenBucketRateLimiter,
-} from '../../src/controller/index.js';
-import type { RateLimiter } from '../../src/controller/index.js';
+} from '../../../src/controller/index.js';
+import type { RateLimiter } from '../../../src/controller/index.js';
 
 describe('rate limiters', () => {
   describe('exponentialRateLimiter', () => {

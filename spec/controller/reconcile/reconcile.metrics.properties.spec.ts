@@ -5,9 +5,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { BehaviorSubject, Observable, Subject, VirtualTimeScheduler, mergeMap, of, throwError, timer } from 'rxjs';
-import { TerminalError, reconcile } from '../../src/controller/index.js';
-import type { ReconcileEvent, ReconcileMetrics, ReconcileQueueView, ReconcileResult } from '../../src/controller/index.js';
-import { settleLater } from './helpers.js';
+import { TerminalError, reconcile } from '../../../src/controller/index.js';
+import type { ReconcileEvent, ReconcileMetrics, ReconcileQueueView, ReconcileResult } from '../../../src/controller/index.js';
+import { settleLater } from '../helpers.js';
 
 /** What the n-th call of the reconcile function does. */
 interface Step {

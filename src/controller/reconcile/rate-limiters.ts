@@ -5,8 +5,8 @@
  * A limiter never reads a clock: the caller passes `now` (the scheduler's `now()`), so limiters behave identically
  * in real time and under `TestScheduler.run`.
  */
-import { backoffCeiling } from '../backoff/index.js';
-import { describeValue } from '../describe/index.js';
+import { backoffCeiling } from '../../backoff/index.js';
+import { describeValue } from '../../describe/index.js';
 
 /**
  * Decides how long a key waits before it is retried after a failure (a `{ requeueAfter }` requeue asks no limiter).
