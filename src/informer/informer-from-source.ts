@@ -4,7 +4,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, Subscription, interval, type Subscriber } from 'rxjs';
 import { monotonicScheduler } from '../clock/index.js';
-import { messageOf } from '../describe/index.js';
+import { messageOf } from '../error-messages/index.js';
 import { hasName, objectKey } from '../objects/index.js';
 import { Store, isBatch, storeReducer, type StoreChange, type StoreUpdate } from '../store/index.js';
 import type { WatchEvent, WatchStatus } from '../watch/index.js';

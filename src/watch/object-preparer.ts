@@ -3,7 +3,7 @@
  * when the user's transform throws), deep-freeze, and report the bad ones.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { messageOf } from '../describe/index.js';
+import { messageOf } from '../error-messages/index.js';
 import { deepFreeze, freezeJsonTree, hasName, objectKey } from '../objects/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { ProblemReport } from './reflector-state.js';

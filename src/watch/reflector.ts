@@ -4,7 +4,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, Subscription } from 'rxjs';
-import { messageOf } from '../describe/index.js';
+import { messageOf } from '../error-messages/index.js';
 import { hasName, joinApiVersion, splitApiVersion } from '../objects/index.js';
 import { collectionPath, resolveResource$ } from '../resources/index.js';
 import type { ResolvedResource } from '../resources/index.js';

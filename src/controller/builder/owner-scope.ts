@@ -8,7 +8,7 @@ import {
   switchMap, take, timer,
 } from 'rxjs';
 import { backoffCeiling } from '../../backoff/index.js';
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import type { Informer } from '../../informer/index.js';
 import { splitApiVersion } from '../../objects/index.js';
 import { builtinScopes, type ResolvedResource } from '../../resources/index.js';

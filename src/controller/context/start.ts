@@ -5,7 +5,7 @@
 import { concat, defer, ignoreElements, map, NEVER, Observable, of, Subscription, take, type SchedulerLike } from 'rxjs';
 import { monotonicScheduler } from '../../clock/index.js';
 import { eventRecorder, type EventRecorderOptions, type EventReport } from '../../client/index.js';
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import { informerFactory, type InformerFactoryOptions } from '../../informer/index.js';
 import { printWarningOnce, type Connection } from '../../transport/index.js';
 import { DEFAULT_DRAIN_TIMEOUT_MS } from '../reconcile/index.js';

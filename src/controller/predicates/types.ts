@@ -3,7 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import type { InformerEvent } from '../../informer/index.js';
 
 /** A plain test over one informer event: `true` keeps the event. */

@@ -2,7 +2,7 @@
  * The reconcile operator's metrics hook at work: combining hooks, the live view of a queue, and checking a hook.
  */
 import type { SchedulerLike } from 'rxjs';
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import { reportError } from '../predicates/index.js';
 import type { ReconcileMetrics, ReconcileQueueView } from './metrics-hook.js';
 

@@ -6,7 +6,7 @@
  * in real time and under `TestScheduler.run`.
  */
 import { backoffCeiling } from '../../backoff/index.js';
-import { describeValue } from '../../describe/index.js';
+import { describeValue } from '../../error-messages/index.js';
 
 /**
  * Decides how long a key waits before it is retried after a failure (a `{ requeueAfter }` requeue asks no limiter).

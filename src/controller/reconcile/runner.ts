@@ -3,7 +3,7 @@
  * Internal; the operator function wraps it.
  */
 import { isObservable, take } from 'rxjs';
-import { describeValue } from '../../describe/index.js';
+import { describeValue } from '../../error-messages/index.js';
 import type { Observable, SchedulerLike, Subscriber, Subscription, Unsubscribable } from 'rxjs';
 import { KeyedQueue } from './keyed-queue.js';
 import type { KeyState } from './keyed-queue.js';

@@ -2,7 +2,7 @@
  * The values that flow into and out of `reconcile`: triggers, requests, results, events and errors.
  */
 import type { Observable } from 'rxjs';
-import { describeValue } from '../../describe/index.js';
+import { describeValue } from '../../error-messages/index.js';
 
 /**
  * Asks for `key` to be reconciled. `reason` says why (for example `updated` or `owner:default/web`); reasons of

@@ -6,7 +6,7 @@ import { Observable } from 'rxjs';
 import type { InformerEvent } from '../../informer/index.js';
 import { reportError } from '../predicates/index.js';
 import type { ReconcileTrigger } from '../reconcile/index.js';
-import { eventKey, eventReason, eventTypeOf } from './describe.js';
+import { eventKey, eventReason, eventTypeOf } from './loose-event.js';
 import { KeyMappingError } from './types.js';
 import type { KeyMapping } from './types.js';
 

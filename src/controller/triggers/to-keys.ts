@@ -3,7 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { InformerEvent } from '../../informer/index.js';
-import { eventKey, eventReason } from './describe.js';
+import { eventKey, eventReason } from './loose-event.js';
 import { keyMapper } from './key-mapper.js';
 import type { TriggerOperator, TriggerOptions } from './types.js';
 

@@ -2,10 +2,10 @@
  * Each informer event to the key of the object's owner: children trigger their parent.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { describeValue } from '../../describe/index.js';
+import { describeValue } from '../../error-messages/index.js';
 import type { InformerEvent } from '../../informer/index.js';
 import { builtinScopes } from '../../resources/index.js';
-import { eventReason } from './describe.js';
+import { eventReason } from './loose-event.js';
 import { keyMapper } from './key-mapper.js';
 import { addOwnerKeys, groupOf } from './owners.js';
 import type { OwnerMatch } from './owners.js';

@@ -1,7 +1,7 @@
 /**
  * Custom health checks: run with a time limit, never throwing.
  */
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import type { HealthCheck } from '../types.js';
 
 /** A check's name and, when it failed, why. */

@@ -3,7 +3,7 @@
  * @module
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import { parseJson } from '../../transport/index.js';
 import type { ReconcileEvent } from 'rxkube';
 import type { WatchEvent } from 'rxkube/extend';

@@ -6,7 +6,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { concatMap, from, merge, NEVER, Observable, throwError, timer, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { hostController } from '../../controller/context/index.js';
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import { TransportError } from '../../transport/index.js';
 import { seededRandom } from '../apiserver/index.js';
 import { parseRecording, recordReconcileEvent, type RecordedReconcileEvent } from './format.js';

@@ -7,7 +7,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, Subscription } from 'rxjs';
 import { resourceClient } from '../../client/index.js';
 import { hostController } from '../../controller/context/index.js';
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import { objectKey } from '../../objects/index.js';
 import { ApiError } from '../../transport/index.js';
 import { virtualCluster, type ConflictKeyOptions, type VirtualCluster } from '../virtual/index.js';
