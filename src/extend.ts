@@ -67,7 +67,7 @@ export type { WallClockScheduler } from './clock/index.js';
 // The write path's parts.
 export { CONDITION_MESSAGE_LIMIT, InvalidEventError, NOTE_LIMIT_BYTES, compareResourceVersions } from './client/index.js';
 export type {
-  EventFlushOptions, EventFlushResult, EventObjectLike, EventRecorderCounts, EventReference, EventReport, EventType,
+  EventFlushOptions, EventFlushResult, EventRecorderCounts, EventReference, EventReport, EventType,
   JsonPatchOperation, RecordedEvent, SpamFilterOptions,
 } from './client/index.js';
 

@@ -25,10 +25,11 @@ import './runtime/node-version.js';
 // The default of every option, in one frozen object.
 export { defaults } from './defaults/index.js';
 
-// Where the cluster is, which resource, and object keys.
+// Where the cluster is, which resource, objects and their keys.
 export type { Connection } from './transport/index.js';
 export type { ResourceRef } from './resources/index.js';
 export { keyFor, objectKey } from './objects/index.js';
+export type { ObjectLike } from './objects/index.js';
 
 // Errors from the API server and the network; apiErrors reads them (client-go's apierrors: apiErrors.isNotFound).
 export { ApiError, TransportError, apiErrors } from './transport/index.js';

@@ -3,11 +3,11 @@ import {
   AlreadyOwnedError, OwnerReferenceError, controllerOf, controllerReference, isControlledBy, setControllerReference,
 } from '../../src/client/owners/index.js';
 import { recipeChanges, toJsonPatch } from '../../src/client/patch/index.js';
-import type { Ownable } from '../../src/client/owners/index.js';
+import type { ObjectLike } from '../../src/objects/index.js';
 
 const replicaSet = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web', namespace: 'ns', uid: 'rs-uid' } };
 const other = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'api', namespace: 'ns', uid: 'other-uid' } };
-const pod = (): Ownable => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-1', namespace: 'ns' } });
+const pod = (): ObjectLike => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-1', namespace: 'ns' } });
 
 describe('client: owner references', () => {
   it('builds the controller reference with controller and blockOwnerDeletion set', () => {

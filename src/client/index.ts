@@ -13,7 +13,7 @@ export type { JsonPatchOperation, Recipe, RecipeChanges } from './patch/index.js
 export {
   AlreadyOwnedError, OwnerReferenceError, controllerOf, controllerReference, isControlledBy, setControllerReference,
 } from './owners/index.js';
-export type { Ownable, Owner } from './owners/index.js';
+export type { Owner } from './owners/index.js';
 export { owners } from './owners/index.js';
 export { FinalizerNameError, finalizer } from './finalizer/index.js';
 export {

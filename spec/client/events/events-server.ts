@@ -9,9 +9,10 @@ import { ApiError, TransportError } from '../../../src/transport/index.js';
 import type { Transport, TransportRequest, TransportResponse } from '../../../src/transport/index.js';
 import { eventRecorder } from '../../../src/client/events/index.js';
 import type {
-  EventObjectLike, EventRecorder, EventRecorderOptions, EventReport, RecordedEvent,
+  EventRecorder, EventRecorderOptions, EventReport, RecordedEvent,
 } from '../../../src/client/events/index.js';
 import { resourceClient } from '../../../src/client/index.js';
+import type { ObjectLike } from '../../../src/objects/index.js';
 import { virtualCluster, type VirtualCluster, type VirtualLink } from '../../../src/testing/index.js';
 
 const EVENT = { apiVersion: 'events.k8s.io/v1', kind: 'Event' } as const;
@@ -187,6 +188,6 @@ export function setup(scheduler: SchedulerLike, options: Partial<EventRecorderOp
 }
 
 /** A Pod to record events about. */
-export function pod(name = 'web', extra: Record<string, string> = {}): EventObjectLike {
+export function pod(name = 'web', extra: Record<string, string> = {}): ObjectLike {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', uid: `uid-${name}`, ...extra } };
 }

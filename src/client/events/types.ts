@@ -28,25 +28,6 @@ export interface EventReference {
   readonly fieldPath?: string;
 }
 
-/** An object as the API serves it: client-node's `KubernetesObject` and every typed model fit. */
-export interface EventObjectLike {
-  /** The object's apiVersion; required to reference it. */
-  readonly apiVersion?: string;
-  /** The object's kind; required to reference it. */
-  readonly kind?: string;
-  /** The object's identity. */
-  readonly metadata?: {
-    /** The object's name; required to reference it. */
-    readonly name?: string;
-    /** The object's namespace; omitted for cluster-scoped objects. */
-    readonly namespace?: string;
-    /** The object's uid. */
-    readonly uid?: string;
-    /** The object's resourceVersion. */
-    readonly resourceVersion?: string;
-  };
-}
-
 /** An `events.k8s.io/v1` Event in its JSON form (times are RFC 3339 strings with microseconds). */
 export interface RecordedEvent {
   /** Always `events.k8s.io/v1`. */
