@@ -25,11 +25,18 @@ export interface ClientGoReport {
   readonly goVersion: string;
   readonly gomaxprocs: number;
   readonly throughput: readonly ClientGoThroughput[];
-  readonly latency: { readonly p50Micros: number; readonly p99Micros: number; readonly adds: number; readonly received: number };
+  readonly latency: {
+    readonly p50Micros: number;
+    readonly p99Micros: number;
+    readonly adds: number;
+    readonly received: number;
+  };
 }
 
 /** Either the report, or why there is none (shown in the table instead of figures). */
-export type ClientGoOutcome = { readonly ok: true; readonly report: ClientGoReport } | { readonly ok: false; readonly note: string };
+export type ClientGoOutcome =
+  | { readonly ok: true; readonly report: ClientGoReport }
+  | { readonly ok: false; readonly note: string };
 
 const goDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'go');
 
@@ -50,12 +57,19 @@ export function runClientGo(): ClientGoOutcome {
     });
     if (build.error !== undefined) {
       const missing = (build.error as NodeJS.ErrnoException).code === 'ENOENT';
-      return { ok: false, note: missing ? '`go` is not installed: client-go skipped' : `go build failed: ${build.error.message}` };
+      return {
+        ok: false,
+        note: missing ? '`go` is not installed: client-go skipped' : `go build failed: ${build.error.message}`,
+      };
     }
-    if (build.status !== 0) return { ok: false, note: `go build failed (exit ${build.status}): ${lastLine(build.stderr)}` };
+    if (build.status !== 0)
+      return { ok: false, note: `go build failed (exit ${build.status}): ${lastLine(build.stderr)}` };
     const run = spawnSync(binary, [], { encoding: 'utf8', timeout: 300_000, maxBuffer: 16 * 2 ** 20 });
     if (run.error !== undefined || run.status !== 0) {
-      return { ok: false, note: `client-go benchmark failed: ${run.error?.message ?? `exit ${run.status}: ${lastLine(run.stderr)}`}` };
+      return {
+        ok: false,
+        note: `client-go benchmark failed: ${run.error?.message ?? `exit ${run.status}: ${lastLine(run.stderr)}`}`,
+      };
     }
     try {
       return { ok: true, report: JSON.parse(run.stdout) as ClientGoReport };

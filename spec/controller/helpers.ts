@@ -50,7 +50,9 @@ export function settleLater<V>(
   outcome: { value: V } | { error: unknown },
   onSettle?: () => void,
 ): PromiseLike<V> {
-  const callbacks: Array<[((value: V) => unknown) | null | undefined, ((error: unknown) => unknown) | null | undefined]> = [];
+  const callbacks: Array<
+    [((value: V) => unknown) | null | undefined, ((error: unknown) => unknown) | null | undefined]
+  > = [];
   let settled = false;
   scheduler.schedule(() => {
     settled = true;

@@ -35,9 +35,12 @@ describe('leaderElection against the in-memory API server (TLS + token)', () => 
       cut: false,
       get: inner.get.bind(inner),
       watch: inner.watch.bind(inner),
-      request: (request: TransportRequest) => link.cut
-        ? new Observable<never>((subscriber) => subscriber.error(new TransportError('NetworkError', 'cut by the spec')))
-        : inner.request(request),
+      request: (request: TransportRequest) =>
+        link.cut
+          ? new Observable<never>((subscriber) =>
+              subscriber.error(new TransportError('NetworkError', 'cut by the spec')),
+            )
+          : inner.request(request),
     };
     return link;
   };
@@ -51,8 +54,14 @@ describe('leaderElection against the in-memory API server (TLS + token)', () => 
       if (open !== undefined && open[1] === Infinity) open[1] = Date.now();
     };
     const subscription: Subscription = leaderElection(transport ?? cluster.kubeConfig, {
-      namespace: 'default', name: 'spec-lock', identity, leaseDuration: 60_000, renewDeadline: 1_000, retryPeriod: 200,
-      onEvent: (event) => events.push(event), ...options,
+      namespace: 'default',
+      name: 'spec-lock',
+      identity,
+      leaseDuration: 60_000,
+      renewDeadline: 1_000,
+      retryPeriod: 200,
+      onEvent: (event) => events.push(event),
+      ...options,
     }).subscribe({
       next: (value) => {
         values.push(value);
@@ -63,7 +72,9 @@ describe('leaderElection against the in-memory API server (TLS + token)', () => 
     });
     let stopped = false;
     const live: Live = {
-      identity, values, events,
+      identity,
+      values,
+      events,
       spans: () => spans,
       leading: () => !stopped && values[values.length - 1] === true,
       stop: () => {
@@ -76,7 +87,10 @@ describe('leaderElection against the in-memory API server (TLS + token)', () => 
     return live;
   };
 
-  const lease = () => cluster.kubeConfig.makeApiClient(CoordinationV1Api).readNamespacedLease({ namespace: 'default', name: 'spec-lock' });
+  const lease = () =>
+    cluster.kubeConfig
+      .makeApiClient(CoordinationV1Api)
+      .readNamespacedLease({ namespace: 'default', name: 'spec-lock' });
 
   const expectNoOverlap = (lives: readonly Live[]): void => expectDisjoint(spansOf(lives));
 
@@ -107,7 +121,11 @@ describe('leaderElection against the in-memory API server (TLS + token)', () => 
     const before = Date.parse(String((await lease()).spec!.renewTime));
     cluster.faults.failNext({ method: 'PUT', path: '/apis/coordination.k8s.io', status: 500, count: 2 });
     cluster.faults.restart();
-    await waitFor(() => leader.events.filter((e) => e.type === 'renewed').length >= 5, 'renewals after the faults', 10_000);
+    await waitFor(
+      () => leader.events.filter((e) => e.type === 'renewed').length >= 5,
+      'renewals after the faults',
+      10_000,
+    );
     expect(leader.values).to.deep.equal([false, true]);
     const failure = leader.events.find((e) => e.type === 'failed');
     expect(failure?.type === 'failed' && failure.phase).to.equal('renew');
@@ -119,7 +137,10 @@ describe('leaderElection against the in-memory API server (TLS + token)', () => 
     await waitFor(() => leader.leading(), 'leadership');
     const current = await lease();
     const taken: KubernetesObject & { spec: unknown } = {
-      ...current, apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', spec: { ...current.spec, holderIdentity: 'intruder' },
+      ...current,
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      spec: { ...current.spec, holderIdentity: 'intruder' },
     };
     cluster.update([taken]);
     await waitFor(() => leader.values.length === 3, 'the loss', 10_000);

@@ -14,7 +14,9 @@ describe('leaderElection: failures, reporting, sharing and options', () => {
       env.scheduler.schedule(() => {
         expect(a.timeline).to.deep.equal(['0 false', '9650 true']);
         expect(described(a.events).slice(0, 3)).to.deep.equal([
-          '10 failed acquire injected 403', '3220 failed acquire injected 403', '6430 failed acquire injected 500',
+          '10 failed acquire injected 403',
+          '3220 failed acquire injected 403',
+          '6430 failed acquire injected 500',
         ]);
         const first = a.events[0];
         expect(first?.type === 'failed' && first.error).to.be.instanceOf(ApiError);
@@ -51,7 +53,12 @@ describe('leaderElection: failures, reporting, sharing and options', () => {
     config.onUnhandledError = (error) => reported.push(error);
     try {
       election((env) => {
-        const a = candidate(env, 'a', { until: 5000, onEvent: () => { throw new Error('broken handler'); } });
+        const a = candidate(env, 'a', {
+          until: 5000,
+          onEvent: () => {
+            throw new Error('broken handler');
+          },
+        });
         env.scheduler.schedule(() => expect(a.timeline).to.deep.equal(['0 false', '20 true']), 4999);
       });
     } finally {
@@ -66,13 +73,17 @@ describe('leaderElection: failures, reporting, sharing and options', () => {
       expect(actual).to.deep.equal(expected);
     });
     const garbage: Transport = {
-      get: () => of(undefined), watch: () => of(''),
+      get: () => of(undefined),
+      watch: () => of(''),
       request: () => of({ status: 200, body: '<html>proxy login</html>', headers: {} }),
     };
     const errors: unknown[] = [];
     scheduler.run(({ expectObservable }) => {
       const leading$ = leaderElection(garbage, {
-        ...base, identity: 'a', scheduler, onEvent: (e) => e.type === 'failed' && errors.push(e.error),
+        ...base,
+        identity: 'a',
+        scheduler,
+        onEvent: (e) => e.type === 'failed' && errors.push(e.error),
       });
       expectObservable(leading$, '^ 5000ms !').toBe('f', { f: false });
     });
@@ -82,7 +93,12 @@ describe('leaderElection: failures, reporting, sharing and options', () => {
 
   it('is one campaign per Observable, shared by its subscribers; the latest value is replayed to a late one', () => {
     election(({ scheduler, server }) => {
-      const leading$ = leaderElection(server.transport('a'), { ...base, identity: 'a', scheduler, onEvent: () => undefined });
+      const leading$ = leaderElection(server.transport('a'), {
+        ...base,
+        identity: 'a',
+        scheduler,
+        onEvent: () => undefined,
+      });
       const seen: string[] = [];
       let first: Subscription | undefined;
       let second: Subscription | undefined;
@@ -97,7 +113,14 @@ describe('leaderElection: failures, reporting, sharing and options', () => {
       scheduler.schedule(() => {
         expect(seen).to.deep.equal(['0 first false', '20 first true', '100 second true']);
         // One GET and one POST to acquire, renewals, then one release after the last unsubscribe.
-        expect(server.log.map((s) => `${s.at} ${s.method}`)).to.deep.equal(['10 GET', '20 POST', '2030 PUT', '4040 PUT', '5010 GET', '5020 PUT']);
+        expect(server.log.map((s) => `${s.at} ${s.method}`)).to.deep.equal([
+          '10 GET',
+          '20 POST',
+          '2030 PUT',
+          '4040 PUT',
+          '5010 GET',
+          '5020 PUT',
+        ]);
       }, 6000);
     });
   });
@@ -106,7 +129,8 @@ describe('leaderElection: failures, reporting, sharing and options', () => {
     election(({ scheduler, server }) => {
       const seen: string[] = [];
       const sub = leaderElection(server.transport('a'), { ...base, identity: 'a', scheduler, onEvent: () => undefined })
-        .pipe(repeat()).subscribe((v) => seen.push(`${scheduler.now()} ${v}`));
+        .pipe(repeat())
+        .subscribe((v) => seen.push(`${scheduler.now()} ${v}`));
       scheduler.schedule(() => server.cut('a'), 3000);
       scheduler.schedule(() => server.heal('a'), 13000);
       scheduler.schedule(() => sub.unsubscribe(), 20000);
@@ -122,26 +146,54 @@ describe('leaderElection: failures, reporting, sharing and options', () => {
     // the candidate sends.
     const found: LeaseObject = {
       metadata: { name: 'lock', namespace: 'default', resourceVersion: '7', labels: { team: 'x' } },
-      spec: { holderIdentity: '', preferredHolder: 'b', strategy: 'OldestEmulationVersion', futureField: 7, leaseTransitions: 2 } as LeaseObject['spec'],
+      spec: {
+        holderIdentity: '',
+        preferredHolder: 'b',
+        strategy: 'OldestEmulationVersion',
+        futureField: 7,
+        leaseTransitions: 2,
+      } as LeaseObject['spec'],
     };
     let written: LeaseObject | undefined;
     election(({ scheduler }) => {
-      const transport = scriptedLeases((request) => (request.method === 'GET' ? found : request.body as LeaseObject), (seen) => {
-        written ??= seen.find((request) => request.method === 'PUT')?.body;
-      });
+      const transport = scriptedLeases(
+        (request) => (request.method === 'GET' ? found : (request.body as LeaseObject)),
+        (seen) => {
+          written ??= seen.find((request) => request.method === 'PUT')?.body;
+        },
+      );
       const sub = leaderElection(transport, { ...base, identity: 'a', scheduler }).subscribe();
       scheduler.schedule(() => sub.unsubscribe(), 500);
     });
     expect(written!.metadata.labels).to.deep.equal({ team: 'x' });
-    expect(written!.spec).to.include({ holderIdentity: 'a', preferredHolder: 'b', strategy: 'OldestEmulationVersion', futureField: 7, leaseTransitions: 3 });
+    expect(written!.spec).to.include({
+      holderIdentity: 'a',
+      preferredHolder: 'b',
+      strategy: 'OldestEmulationVersion',
+      futureField: 7,
+      leaseTransitions: 3,
+    });
   });
 
   describe('options are checked at call time, as client-go checks them', () => {
-    const transport: Transport = { get: () => of(undefined), watch: () => of(''), request: () => of({ status: 200, body: {}, headers: {} }) };
-    const call = (options: Partial<LeaderElectionOptions>) => () => leaderElection(transport, { ...base, ...options } as LeaderElectionOptions);
+    const transport: Transport = {
+      get: () => of(undefined),
+      watch: () => of(''),
+      request: () => of({ status: 200, body: {}, headers: {} }),
+    };
+    const call = (options: Partial<LeaderElectionOptions>) => () =>
+      leaderElection(transport, { ...base, ...options } as LeaderElectionOptions);
     const cases: Array<[string, Partial<LeaderElectionOptions>, RegExp]> = [
-      ['leaseDuration > renewDeadline', { leaseDuration: 10_000, renewDeadline: 10_000 }, /leaseDuration \(10000 ms\) must be greater than renewDeadline/],
-      ['renewDeadline > retryPeriod × 1.2', { renewDeadline: 2_400, retryPeriod: 2_000 }, /renewDeadline \(2400 ms\) must be greater than retryPeriod × 1.2/],
+      [
+        'leaseDuration > renewDeadline',
+        { leaseDuration: 10_000, renewDeadline: 10_000 },
+        /leaseDuration \(10000 ms\) must be greater than renewDeadline/,
+      ],
+      [
+        'renewDeadline > retryPeriod × 1.2',
+        { renewDeadline: 2_400, retryPeriod: 2_000 },
+        /renewDeadline \(2400 ms\) must be greater than retryPeriod × 1.2/,
+      ],
       ['positive durations', { retryPeriod: -1 }, /retryPeriod must be a number of ms > 0/],
       ['finite durations', { leaseDuration: Number.NaN }, /leaseDuration must be a number of ms > 0/],
       ['whole seconds for the Lease', { leaseDuration: 15_500 }, /leaseDuration must be a whole number of seconds/],
@@ -163,7 +215,10 @@ describe('leaderElection: failures, reporting, sharing and options', () => {
         server.warnings = ['coordination.k8s.io/v1 Lease is fine; this is a test'];
         const seen: string[] = [];
         const sub = leaderElection(server.transport('a'), {
-          ...base, identity: 'a', scheduler, onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`),
+          ...base,
+          identity: 'a',
+          scheduler,
+          onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`),
         }).subscribe();
         scheduler.schedule(() => {
           const lease = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
@@ -179,7 +234,11 @@ describe('leaderElection: failures, reporting, sharing and options', () => {
 
     it("defaults to client-go's 15 s / 10 s / 2 s and a hostname_uuid identity", () => {
       election(({ scheduler, server }) => {
-        const sub = leaderElection(server.transport('a'), { namespace: 'default', name: 'lock', scheduler }).subscribe();
+        const sub = leaderElection(server.transport('a'), {
+          namespace: 'default',
+          name: 'lock',
+          scheduler,
+        }).subscribe();
         scheduler.schedule(() => {
           const spec = server.lease()!.spec!;
           expect(spec.leaseDurationSeconds).to.equal(15);

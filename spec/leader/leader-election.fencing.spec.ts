@@ -7,18 +7,25 @@ import { base, candidate, described, election } from './harness.js';
 describe('leaderElection: fencing and endings', () => {
   it('as the reconcile gate: runs start once leading, and losing the lease aborts them and closes intake', () => {
     election(({ scheduler, server }) => {
-      const gate = leaderElection(server.transport('a'), { ...base, identity: 'a', scheduler, onEvent: () => undefined });
-      const lines: string[] = [];
-      const slow = ({ key, signal }: { key: string; signal: AbortSignal }) => new Observable<void>((subscriber) => {
-        signal.addEventListener('abort', () => {
-          const why = signal.reason instanceof ReconcileAbortedError ? signal.reason.why : String(signal.reason);
-          lines.push(`${scheduler.now()} ${key} aborted: ${why}`);
-          subscriber.complete();
-        });
+      const gate = leaderElection(server.transport('a'), {
+        ...base,
+        identity: 'a',
+        scheduler,
+        onEvent: () => undefined,
       });
+      const lines: string[] = [];
+      const slow = ({ key, signal }: { key: string; signal: AbortSignal }) =>
+        new Observable<void>((subscriber) => {
+          signal.addEventListener('abort', () => {
+            const why = signal.reason instanceof ReconcileAbortedError ? signal.reason.why : String(signal.reason);
+            lines.push(`${scheduler.now()} ${key} aborted: ${why}`);
+            subscriber.complete();
+          });
+        });
       const keys$ = merge(timer(0).pipe(map(() => 'x')), timer(13000).pipe(map(() => 'y')), NEVER);
       const run = keys$.pipe(reconcile(slow, { gate, scheduler })).subscribe((event: ReconcileEvent) => {
-        if (event.type === 'started' || event.type === 'succeeded') lines.push(`${scheduler.now()} ${event.type} ${event.key}`);
+        if (event.type === 'started' || event.type === 'succeeded')
+          lines.push(`${scheduler.now()} ${event.type} ${event.key}`);
       });
       scheduler.schedule(() => server.cut('a'), 3000);
       scheduler.schedule(() => run.unsubscribe(), 20000);
@@ -32,7 +39,10 @@ describe('leaderElection: fencing and endings', () => {
   it("onLost: 'exit' emits false first, then exits with code 1", () => {
     election((env) => {
       const exits: string[] = [];
-      const a = candidate(env, 'a', { onLost: 'exit', exit: (code) => exits.push(`${env.scheduler.now()} exit ${code}`) });
+      const a = candidate(env, 'a', {
+        onLost: 'exit',
+        exit: (code) => exits.push(`${env.scheduler.now()} exit ${code}`),
+      });
       env.scheduler.schedule(() => env.server.cut('a'), 3000);
       env.scheduler.schedule(() => {
         expect(a.timeline).to.deep.equal(['0 false', '20 true', '12020 false', '12020 complete']);
@@ -51,7 +61,13 @@ describe('leaderElection: fencing and endings', () => {
     config.onUnhandledError = (error) => warned.push((error as Error).message.replace(/^.* as a: /, ''));
     try {
       election(({ scheduler, server }) => {
-        leaderElection(server.transport('a'), { ...base, identity: 'a', scheduler, onLost: 'exit', exit: (code) => exits.push(code) }).subscribe();
+        leaderElection(server.transport('a'), {
+          ...base,
+          identity: 'a',
+          scheduler,
+          onLost: 'exit',
+          exit: (code) => exits.push(code),
+        }).subscribe();
         scheduler.schedule(() => server.cut('a'), 3000);
       });
     } finally {
@@ -59,7 +75,9 @@ describe('leaderElection: fencing and endings', () => {
       config.onUnhandledError = onUnhandledError;
     }
     expect(exits).to.deep.equal([1]);
-    expect(written).to.deep.equal(['leader election on Lease default/lock as a: lost the lease (renewDeadline); exiting\n']);
+    expect(written).to.deep.equal([
+      'leader election on Lease default/lock as a: lost the lease (renewDeadline); exiting\n',
+    ]);
     // The loss itself is not also sent as a warning; the renewal failures before it and the release after it are.
     expect(warned.map((m) => m.split(':')[0])).to.deep.equal(['renew failed', 'release failed']);
   });
@@ -67,9 +85,19 @@ describe('leaderElection: fencing and endings', () => {
   it('gives up at once when a read shows another holder', () => {
     election((env) => {
       const a = candidate(env, 'a', { until: 10000 });
-      env.scheduler.schedule(() => env.server.put({
-        metadata: {}, spec: { holderIdentity: 'intruder', leaseDurationSeconds: 15, renewTime: microTime(3000), leaseTransitions: 1 },
-      }), 3000);
+      env.scheduler.schedule(
+        () =>
+          env.server.put({
+            metadata: {},
+            spec: {
+              holderIdentity: 'intruder',
+              leaseDurationSeconds: 15,
+              renewTime: microTime(3000),
+              leaseTransitions: 1,
+            },
+          }),
+        3000,
+      );
       env.scheduler.schedule(() => {
         // The renewal at 4030 meets a 409 (new resourceVersion), the read at 4040 shows the intruder.
         expect(a.timeline).to.deep.equal(['0 false', '20 true', '4050 false', '4050 complete']);
@@ -86,8 +114,13 @@ describe('leaderElection: fencing and endings', () => {
       env.scheduler.schedule(() => {
         expect(a.timeline).to.deep.equal(['0 false', '20 true', '12020 false', '12020 complete']);
         // The release that follows hangs too, and is given up renewDeadline later.
-        expect(env.server.log.filter((s) => s.outcome === 'aborted').map((s) => `${s.at} ${s.method}`)).to.deep.equal(['12020 PUT', '22020 GET']);
-        expect(described(a.events).slice(-1)).to.deep.equal(['22020 failed release leader election on Lease default/lock as a: release got no answer within renewDeadline (10000 ms)']);
+        expect(env.server.log.filter((s) => s.outcome === 'aborted').map((s) => `${s.at} ${s.method}`)).to.deep.equal([
+          '12020 PUT',
+          '22020 GET',
+        ]);
+        expect(described(a.events).slice(-1)).to.deep.equal([
+          '22020 failed release leader election on Lease default/lock as a: release got no answer within renewDeadline (10000 ms)',
+        ]);
       }, 30000);
     });
   });
@@ -98,7 +131,10 @@ describe('leaderElection: fencing and endings', () => {
       env.scheduler.schedule(() => {
         expect(a.timeline).to.deep.equal(['0 false', '20 true', '5000 false', '5020 complete']);
         expect(env.server.lease()?.spec).to.include({ holderIdentity: '', leaseDurationSeconds: 1 });
-        expect(env.server.log.filter((s) => s.at >= 5000).map((s) => `${s.at} ${s.method}`)).to.deep.equal(['5010 GET', '5020 PUT']);
+        expect(env.server.log.filter((s) => s.at >= 5000).map((s) => `${s.at} ${s.method}`)).to.deep.equal([
+          '5010 GET',
+          '5020 PUT',
+        ]);
       }, 10000);
     });
   });

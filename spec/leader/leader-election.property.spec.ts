@@ -11,7 +11,11 @@ const END = 150_000;
 /** A step of one machine's wall clock, forward or back, by up to an hour; whoever holds the Lease at that moment. */
 const stepArb = fc.record({
   at: fc.integer({ min: 0, max: END }),
-  by: fc.oneof(fc.integer({ min: -3_600_000, max: -1 }), fc.integer({ min: 1, max: 3_600_000 }), fc.integer({ min: -5000, max: 5000 })),
+  by: fc.oneof(
+    fc.integer({ min: -3_600_000, max: -1 }),
+    fc.integer({ min: 1, max: 3_600_000 }),
+    fc.integer({ min: -5000, max: 5000 }),
+  ),
 });
 
 /**
@@ -45,37 +49,55 @@ type FaultConfig = typeof faultArb extends fc.Arbitrary<infer T> ? T : never;
 
 /** Runs three candidates on one virtual Lease server until `END` and fails if two ever led at once. */
 function neverTwoLeaders(configs: readonly CandidateConfig[], faults: readonly FaultConfig[]): void {
-  const latencies = new Map(configs.map((c, i) => [names[i]!, { base: c.latency, random: seeded(c.seed ^ 0x5bd1e995) }]));
-  election((env) => {
-    const candidates: Candidate[] = configs.map((c, i) => {
-      const leaseDuration = c.leaseSeconds * 1000;
-      const renewDeadline = Math.max(1, Math.floor(leaseDuration * c.renewShare));
-      const retryPeriod = Math.max(1, Math.floor((renewDeadline / LEADER_JITTER_FACTOR) * c.retryShare));
-      return candidate(env, names[i]!, {
-        at: c.at, until: END, skew: c.skew, steps: c.steps, standby: c.standby, lateRelease: c.lateRelease,
-        leaseDuration, renewDeadline, retryPeriod, random: seeded(c.seed),
+  const latencies = new Map(
+    configs.map((c, i) => [names[i]!, { base: c.latency, random: seeded(c.seed ^ 0x5bd1e995) }]),
+  );
+  election(
+    (env) => {
+      const candidates: Candidate[] = configs.map((c, i) => {
+        const leaseDuration = c.leaseSeconds * 1000;
+        const renewDeadline = Math.max(1, Math.floor(leaseDuration * c.renewShare));
+        const retryPeriod = Math.max(1, Math.floor((renewDeadline / LEADER_JITTER_FACTOR) * c.retryShare));
+        return candidate(env, names[i]!, {
+          at: c.at,
+          until: END,
+          skew: c.skew,
+          steps: c.steps,
+          standby: c.standby,
+          lateRelease: c.lateRelease,
+          leaseDuration,
+          renewDeadline,
+          retryPeriod,
+          random: seeded(c.seed),
+        });
       });
-    });
-    for (const fault of faults) {
-      env.scheduler.schedule(() => {
-        const who = candidates[names.indexOf(fault.who)]!;
-        if (fault.what === 'heal') env.server.heal(fault.who);
-        else if (fault.what === 'stop') who.stop();
-        else if (typeof fault.what === 'object') env.server.failNext(fault.who, fault.what);
-        else env.server.cut(fault.who, fault.what);
-      }, fault.at);
-    }
-    env.scheduler.schedule(() => expectNoOverlap(candidates), END + 1);
-  }, (who) => {
-    const latency = latencies.get(who)!;
-    return 1 + Math.floor(latency.random() * latency.base);
-  }, (scheduler, latency) => new ScriptedLeaseServer(scheduler, latency));
+      for (const fault of faults) {
+        env.scheduler.schedule(() => {
+          const who = candidates[names.indexOf(fault.who)]!;
+          if (fault.what === 'heal') env.server.heal(fault.who);
+          else if (fault.what === 'stop') who.stop();
+          else if (typeof fault.what === 'object') env.server.failNext(fault.who, fault.what);
+          else env.server.cut(fault.who, fault.what);
+        }, fault.at);
+      }
+      env.scheduler.schedule(() => expectNoOverlap(candidates), END + 1);
+    },
+    (who) => {
+      const latency = latencies.get(who)!;
+      return 1 + Math.floor(latency.random() * latency.base);
+    },
+    (scheduler, latency) => new ScriptedLeaseServer(scheduler, latency),
+  );
 }
 
 describe('leaderElection properties', () => {
   it('never lets two candidates lead at once, whatever the skews, clock steps, timings, latencies, late answers and faults', () => {
     fc.assert(
-      fc.property(fc.tuple(candidateArb, candidateArb, candidateArb), fc.array(faultArb, { maxLength: 12 }), neverTwoLeaders),
+      fc.property(
+        fc.tuple(candidateArb, candidateArb, candidateArb),
+        fc.array(faultArb, { maxLength: 12 }),
+        neverTwoLeaders,
+      ),
       { numRuns: 150 },
     );
   });
@@ -90,7 +112,11 @@ describe('leaderElection properties', () => {
       what: fc.constantFrom<'heal' | Fault>('heal', 'heal', 'network', 'hang'),
     });
     fc.assert(
-      fc.property(fc.tuple(standbyArb, standbyArb, standbyArb), fc.array(flappingArb, { minLength: 4, maxLength: 20 }), neverTwoLeaders),
+      fc.property(
+        fc.tuple(standbyArb, standbyArb, standbyArb),
+        fc.array(flappingArb, { minLength: 4, maxLength: 20 }),
+        neverTwoLeaders,
+      ),
       { numRuns: 150 },
     );
   });

@@ -18,7 +18,11 @@ describe('leaderElection in virtual time', () => {
       scheduler.expectObservable(leading$, '^ 999ms !').toBe('f 19ms t', { t, f });
       scheduler.schedule(() => {
         expect(server.lease()?.spec).to.deep.equal({
-          holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: microTime(10), renewTime: microTime(10), leaseTransitions: 0,
+          holderIdentity: 'a',
+          leaseDurationSeconds: 15,
+          acquireTime: microTime(10),
+          renewTime: microTime(10),
+          leaseTransitions: 0,
         });
         expect(microTime(10)).to.equal('1970-01-01T00:00:00.010000Z');
       }, 500);
@@ -31,9 +35,18 @@ describe('leaderElection in virtual time', () => {
       env.scheduler.schedule(() => {
         const renewals = env.server.log.filter((s) => s.at > 20 && s.at < 9000);
         // Each renewal starts retryPeriod after the last one settled, and needs no read first.
-        expect(renewals.map((s) => `${s.at} ${s.method}`)).to.deep.equal(['2030 PUT', '4040 PUT', '6050 PUT', '8060 PUT']);
+        expect(renewals.map((s) => `${s.at} ${s.method}`)).to.deep.equal([
+          '2030 PUT',
+          '4040 PUT',
+          '6050 PUT',
+          '8060 PUT',
+        ]);
         expect(env.server.lease()?.spec).to.deep.equal({
-          holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: microTime(10), renewTime: microTime(8050), leaseTransitions: 0,
+          holderIdentity: 'a',
+          leaseDurationSeconds: 15,
+          acquireTime: microTime(10),
+          renewTime: microTime(8050),
+          leaseTransitions: 0,
         });
         expect(a.timeline).to.deep.equal(['0 false', '20 true']);
       }, 8999);
@@ -49,11 +62,19 @@ describe('leaderElection in virtual time', () => {
         // a's last renewal was sent at 2020: it gives up at 12020 exactly.
         expect(a.timeline).to.deep.equal(['0 false', '20 true', '12020 false', '12020 complete']);
         expect(described(a.events).filter((e) => !e.includes('failed'))).to.deep.equal([
-          '20 leader a', '20 acquired 0', '12020 lost renewDeadline',
+          '20 leader a',
+          '20 acquired 0',
+          '12020 lost renewDeadline',
         ]);
-        expect(a.events.filter((e) => e.type === 'failed').map((e) => `${e.at} ${e.type === 'failed' && e.phase}`)).to.deep.equal([
+        expect(
+          a.events.filter((e) => e.type === 'failed').map((e) => `${e.at} ${e.type === 'failed' && e.phase}`),
+        ).to.deep.equal([
           // Each failed try is two requests: the fast-path replace, then the read of the slow path.
-          '4050 renew', '6070 renew', '8090 renew', '10110 renew', '12030 release',
+          '4050 renew',
+          '6070 renew',
+          '8090 renew',
+          '10110 renew',
+          '12030 release',
         ]);
         // b first saw a's renewal of 2030 at 3320; it takes over when that observation is 15 s old.
         expect(b.timeline).to.deep.equal(['100 false', '18340 true']);
@@ -71,11 +92,21 @@ describe('leaderElection in virtual time', () => {
         // Observed at 10; reads at 3220 … 12850 show the same record, which must not restart the clock. The try after
         // 12850 is moved to 15010, the moment the observation expires, rather than the jittered 16050.
         expect(env.server.log.filter((s) => s.at <= 15030).map((s) => `${s.at} ${s.method}`)).to.deep.equal([
-          '10 GET', '3220 GET', '6430 GET', '9640 GET', '12850 GET', '15020 GET', '15030 PUT',
+          '10 GET',
+          '3220 GET',
+          '6430 GET',
+          '9640 GET',
+          '12850 GET',
+          '15020 GET',
+          '15030 PUT',
         ]);
         expect(b.timeline).to.deep.equal(['0 false', '15030 true']);
         expect(described(b.events)).to.deep.equal(['10 leader ghost', '15030 leader b', '15030 acquired 5']);
-        expect(env.server.lease()?.spec).to.include({ holderIdentity: 'b', leaseTransitions: 5, leaseDurationSeconds: 15 });
+        expect(env.server.lease()?.spec).to.include({
+          holderIdentity: 'b',
+          leaseTransitions: 5,
+          leaseDurationSeconds: 15,
+        });
       }, 19999);
     });
   });
@@ -86,14 +117,24 @@ describe('leaderElection in virtual time', () => {
       const b = candidate(env, 'b', { at: 50, until: 10000 });
       env.scheduler.schedule(() => {
         expect(env.server.lease()?.spec).to.deep.equal({
-          holderIdentity: '', leaseDurationSeconds: 1, acquireTime: microTime(5010), renewTime: microTime(5010), leaseTransitions: 0,
+          holderIdentity: '',
+          leaseDurationSeconds: 1,
+          acquireTime: microTime(5010),
+          renewTime: microTime(5010),
+          leaseTransitions: 0,
         });
         expect(described(a.events).slice(-2)).to.deep.equal(['5020 leader (none)', '5020 released']);
       }, 5100);
       env.scheduler.schedule(() => {
         expect(a.timeline).to.deep.equal(['0 false', '20 true']);
         expect(b.timeline).to.deep.equal(['50 false', '6490 true']);
-        expect(env.server.writes().filter((w) => parseInt(w, 10) <= 6490)).to.deep.equal(['20 a a', '2030 a a', '4040 a a', '5020 a ', '6490 b b']);
+        expect(env.server.writes().filter((w) => parseInt(w, 10) <= 6490)).to.deep.equal([
+          '20 a a',
+          '2030 a a',
+          '4040 a a',
+          '5020 a ',
+          '6490 b b',
+        ]);
         expect(env.server.lease()?.spec).to.include({ holderIdentity: 'b', leaseTransitions: 1 });
       }, 9999);
     });

@@ -19,10 +19,18 @@ describe('leaderElection: one term at a time', () => {
         // The release reads at 12 120 a Lease nobody wrote since a's POST, and clears it; the next term sends nothing
         // before that, then reads the free Lease and takes it again.
         expect(described(a.events).filter((e) => / (lost|released|acquired)/.test(e))).to.deep.equal([
-          '20 acquired 0', '10010 lost renewDeadline', '12130 released', '12150 acquired 1',
+          '20 acquired 0',
+          '10010 lost renewDeadline',
+          '12130 released',
+          '12150 acquired 1',
         ]);
         const aAfterLoss = env.server.log.filter((s) => s.candidate === 'a' && s.at > 10_010);
-        expect(aAfterLoss.map((s) => `${s.at} ${s.method}`).slice(0, 4)).to.deep.equal(['12120 GET', '12130 PUT', '12140 GET', '12150 PUT']);
+        expect(aAfterLoss.map((s) => `${s.at} ${s.method}`).slice(0, 4)).to.deep.equal([
+          '12120 GET',
+          '12130 PUT',
+          '12140 GET',
+          '12150 PUT',
+        ]);
         expect(b.timeline).to.deep.equal(['100 false']);
       }, 39_999);
     });
@@ -30,7 +38,12 @@ describe('leaderElection: one term at a time', () => {
 
   it('a new subscription makes its first request only after the previous term released the Lease', () => {
     election(({ scheduler, server }) => {
-      const leading$ = leaderElection(server.transport('a'), { ...base, identity: 'a', scheduler, onEvent: () => undefined });
+      const leading$ = leaderElection(server.transport('a'), {
+        ...base,
+        identity: 'a',
+        scheduler,
+        onEvent: () => undefined,
+      });
       const first = leading$.subscribe();
       scheduler.schedule(() => {
         server.failNext('a', { delay: 3000 });
@@ -40,9 +53,12 @@ describe('leaderElection: one term at a time', () => {
       }, 5000);
       scheduler.schedule(() => {
         // The release reads at 8 010 and writes at 8 020; only then does the new term read, and take the free Lease.
-        expect(server.log.filter((s) => s.at > 5000).slice(0, 4).map((s) => `${s.at} ${s.method} ${s.spec?.holderIdentity ?? ''}`)).to.deep.equal([
-          '8010 GET ', '8020 PUT ', '8030 GET ', '8040 PUT a',
-        ]);
+        expect(
+          server.log
+            .filter((s) => s.at > 5000)
+            .slice(0, 4)
+            .map((s) => `${s.at} ${s.method} ${s.spec?.holderIdentity ?? ''}`),
+        ).to.deep.equal(['8010 GET ', '8020 PUT ', '8030 GET ', '8040 PUT a']);
       }, 9000);
     });
   });
@@ -52,7 +68,16 @@ describe('leaderElection: one term at a time', () => {
       const a = candidate(env, 'a', { until: 5000 });
       env.scheduler.schedule(() => env.server.failNext('a', { delay: 3000 }), 4999);
       // Another writer with the same identity (a process restarted with a stable name) renews while the read is late.
-      const successor = { metadata: {}, spec: { holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: microTime(6000), renewTime: microTime(6000), leaseTransitions: 1 } };
+      const successor = {
+        metadata: {},
+        spec: {
+          holderIdentity: 'a',
+          leaseDurationSeconds: 15,
+          acquireTime: microTime(6000),
+          renewTime: microTime(6000),
+          leaseTransitions: 1,
+        },
+      };
       env.scheduler.schedule(() => env.server.put(successor), 6000);
       env.scheduler.schedule(() => {
         expect(env.server.lease()?.spec).to.deep.equal(successor.spec);

@@ -33,7 +33,10 @@ describe('parseFieldSelector', () => {
   });
 
   it('rejects terms without an operator and bad escapes with the Go messages', () => {
-    expect(() => parseFieldSelector('a=b,c')).to.throw(SelectorParseError, "invalid selector: 'a=b,c'; can't understand 'c'");
+    expect(() => parseFieldSelector('a=b,c')).to.throw(
+      SelectorParseError,
+      "invalid selector: 'a=b,c'; can't understand 'c'",
+    );
     expect(() => parseFieldSelector('a=b\\x')).to.throw('invalid field selector: invalid escape sequence: \\x');
     expect(() => parseFieldSelector('a=b\\')).to.throw('invalid field selector: invalid escape sequence: \\');
     expect(() => parseFieldSelector('a=b=c')).to.throw('invalid field selector: unescaped character in value: 61');

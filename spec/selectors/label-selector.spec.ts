@@ -64,7 +64,9 @@ describe('parseLabelSelector', () => {
   });
 
   it('reads the keywords in and notin as plain values inside a value list', () => {
-    expect(parseLabelSelector('x in (in,notin)')).to.deep.equal([{ key: 'x', operator: 'In', values: ['in', 'notin'] }]);
+    expect(parseLabelSelector('x in (in,notin)')).to.deep.equal([
+      { key: 'x', operator: 'In', values: ['in', 'notin'] },
+    ]);
   });
 
   it('rejects structural errors with the messages of the Go parser', () => {
@@ -80,9 +82,13 @@ describe('parseLabelSelector', () => {
   });
 
   it('validates keys with a <nil> field path like labels.Parse', () => {
-    expect(parseError('-a=b').message).to.equal(`unable to parse requirement: <nil>: Invalid value: "-a": name part ${NAME_RULE}`);
+    expect(parseError('-a=b').message).to.equal(
+      `unable to parse requirement: <nil>: Invalid value: "-a": name part ${NAME_RULE}`,
+    );
     expect(parseError(`${'k'.repeat(64)}`).message).to.contain('name part must be no more than 63 characters');
-    expect(parseError('Example.com/a').message).to.contain('prefix part a lowercase RFC 1123 subdomain must consist of');
+    expect(parseError('Example.com/a').message).to.contain(
+      'prefix part a lowercase RFC 1123 subdomain must consist of',
+    );
     expect(parseError('/a').message).to.contain('prefix part must be non-empty');
     expect(parseError('a/b/c ?=? def').message).to.equal(
       `unable to parse requirement: <nil>: Invalid value: "a/b/c": a qualified name ${NAME_RULE}` +
@@ -91,7 +97,9 @@ describe('parseLabelSelector', () => {
   });
 
   it('validates values with the values[i][key] path', () => {
-    expect(parseError('a=-b').message).to.equal(`unable to parse requirement: values[0][a]: Invalid value: "-b": ${VALUE_RULE}`);
+    expect(parseError('a=-b').message).to.equal(
+      `unable to parse requirement: values[0][a]: Invalid value: "-b": ${VALUE_RULE}`,
+    );
     expect(parseError(`a=${'v'.repeat(64)}`).message).to.contain('must be no more than 63 characters');
   });
 
@@ -167,8 +175,10 @@ describe('labelSelectorFromObject', () => {
   });
 
   it('rejects an unknown operator with the LabelSelectorAsSelector message', () => {
-    expect(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'in', values: ['x'] }] }))
-      .to.throw(SelectorParseError, '"in" is not a valid label selector operator');
+    expect(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'in', values: ['x'] }] })).to.throw(
+      SelectorParseError,
+      '"in" is not a valid label selector operator',
+    );
   });
 
   it('rejects wrong value counts and invalid keys with NewRequirement field errors', () => {
@@ -176,10 +186,12 @@ describe('labelSelectorFromObject', () => {
       SelectorParseError,
       "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
     );
-    expect(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] })).to.throw(
-      'values: Invalid value: []string{"x"}: values set must be empty for exists and does not exist',
+    expect(() =>
+      labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }),
+    ).to.throw('values: Invalid value: []string{"x"}: values set must be empty for exists and does not exist');
+    expect(() => labelSelectorFromObject({ matchLabels: { '-a': 'x' } })).to.throw(
+      `key: Invalid value: "-a": name part ${NAME_RULE}`,
     );
-    expect(() => labelSelectorFromObject({ matchLabels: { '-a': 'x' } })).to.throw(`key: Invalid value: "-a": name part ${NAME_RULE}`);
   });
 });
 
@@ -198,9 +210,7 @@ describe('formatLabelSelector', () => {
 // Generators for syntactically valid keys and values.
 const alnum = fc.constantFrom(...'abcXYZ019');
 const inner = fc.constantFrom(...'ab9-_.');
-const name = fc
-  .tuple(alnum, fc.array(inner, { maxLength: 4 }), alnum)
-  .map(([a, mid, b]) => `${a}${mid.join('')}${b}`);
+const name = fc.tuple(alnum, fc.array(inner, { maxLength: 4 }), alnum).map(([a, mid, b]) => `${a}${mid.join('')}${b}`);
 const keyArb = fc.oneof(
   name,
   fc.constantFrom('in', 'notin', 'app', 'x'),
@@ -218,7 +228,9 @@ const requirementArb: fc.Arbitrary<LabelRequirement> = fc.oneof(
 const selectorArb: fc.Arbitrary<LabelSelector> = fc
   .array(requirementArb, { maxLength: 5 })
   .map((reqs) => [...reqs].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)));
-const labelsArb = fc.dictionary(fc.constantFrom('in', 'notin', 'app', 'x', 'k8s.io/a9', 'ab'), valueArb, { maxKeys: 5 });
+const labelsArb = fc.dictionary(fc.constantFrom('in', 'notin', 'app', 'x', 'k8s.io/a9', 'ab'), valueArb, {
+  maxKeys: 5,
+});
 
 function modelMatch(selector: LabelSelector, labels: Record<string, string>): boolean {
   for (const r of selector) {

@@ -52,7 +52,8 @@ interface Listener<T extends KubernetesObject> {
  * Throws a `TypeError`/`RangeError` at once for invalid indexers or a negative or non-finite `resyncPeriod`.
  */
 export function informerFromSource<T extends KubernetesObject>(
-  source$: Observable<WatchEvent<T> | readonly WatchEvent<T>[]>, options: InformerOptions<T> = {},
+  source$: Observable<WatchEvent<T> | readonly WatchEvent<T>[]>,
+  options: InformerOptions<T> = {},
 ): Informer<T> {
   const resyncPeriod = options.resyncPeriod ?? 0;
   if (!Number.isFinite(resyncPeriod) || resyncPeriod < 0) {
@@ -120,7 +121,11 @@ export function informerFromSource<T extends KubernetesObject>(
     for (const change of update.changes) {
       const informerEvent = toInformerEvent(change, latest);
       for (const listener of (listenerList ??= [...listeners])) {
-        if (listener.event !== undefined && (listener.since === undefined || listener.since < current) && listeners.has(listener)) {
+        if (
+          listener.event !== undefined &&
+          (listener.since === undefined || listener.since < current) &&
+          listeners.has(listener)
+        ) {
           listener.event(informerEvent);
         }
       }
@@ -133,7 +138,7 @@ export function informerFromSource<T extends KubernetesObject>(
    * the rest belongs to a source that is gone.
    */
   const applyDeltas = (deltas: readonly WatchEvent<T>[], source: Subscription): boolean => {
-    for (let from = 0; from < deltas.length;) {
+    for (let from = 0; from < deltas.length; ) {
       if (running !== source) return false;
       let step: ReturnType<typeof reducer.step>;
       try {
@@ -158,7 +163,11 @@ export function informerFromSource<T extends KubernetesObject>(
       } catch (error) {
         // A delta the store cannot apply (a bug, or an object that defeats the reducer) must not take the informer
         // down with it: report it, keep the last good snapshot, and carry on with the next delta.
-        publishProblem('StoreFailed', `the store could not apply a ${delta.type} delta: ${messageOf(error)}`, keyOf(delta));
+        publishProblem(
+          'StoreFailed',
+          `the store could not apply a ${delta.type} delta: ${messageOf(error)}`,
+          keyOf(delta),
+        );
         continue;
       }
       if (step.update !== undefined) publish(step.update);
@@ -173,7 +182,8 @@ export function informerFromSource<T extends KubernetesObject>(
     for (let i = 0; i <= events.length; i++) {
       const event = events[i];
       if (event !== undefined && event.type !== 'status' && event.type !== 'problem') continue;
-      if (i > start && !applyDeltas(start === 0 && i === events.length ? events : events.slice(start, i), source)) return;
+      if (i > start && !applyDeltas(start === 0 && i === events.length ? events : events.slice(start, i), source))
+        return;
       if (event === undefined || running !== source) return;
       if (event.type === 'status') publishStatus(event.status);
       else publishProblem(event.problem.reason, event.problem.message, event.problem.key);
@@ -195,11 +205,13 @@ export function informerFromSource<T extends KubernetesObject>(
     if (resyncPeriod > 0) {
       subscription.add(interval(resyncPeriod, scheduler).subscribe(() => enqueue(resync)));
     }
-    subscription.add(source$.subscribe({
-      next: (input) => enqueue(() => apply(input, subscription)),
-      error: (error: unknown) => enqueue(() => each((listener) => listener.subscriber.error(error))),
-      complete: () => enqueue(() => each((listener) => listener.subscriber.complete())),
-    }));
+    subscription.add(
+      source$.subscribe({
+        next: (input) => enqueue(() => apply(input, subscription)),
+        error: (error: unknown) => enqueue(() => each((listener) => listener.subscriber.error(error))),
+        complete: () => enqueue(() => each((listener) => listener.subscriber.complete())),
+      }),
+    );
   };
 
   /** Registers `listener` for the lifetime of its subscriber and holds a reference on the source meanwhile. */
@@ -219,15 +231,16 @@ export function informerFromSource<T extends KubernetesObject>(
   };
 
   /** A stream whose subscribers start from a fresh store when they are the first. */
-  const stream = <V>(subscribe: (subscriber: Subscriber<V>) => void): Observable<V> => new Observable<V>((subscriber) => {
-    if (refs === 0) {
-      reducer = storeReducer<T>({ initial: empty });
-      latest = empty;
-      status = undefined;
-      problemCounts = new Map();
-    }
-    subscribe(subscriber);
-  });
+  const stream = <V>(subscribe: (subscriber: Subscriber<V>) => void): Observable<V> =>
+    new Observable<V>((subscriber) => {
+      if (refs === 0) {
+        reducer = storeReducer<T>({ initial: empty });
+        latest = empty;
+        status = undefined;
+        problemCounts = new Map();
+      }
+      subscribe(subscriber);
+    });
 
   const events$ = stream<InformerEvent<T>>((subscriber) => {
     // Buffer live events while replaying the snapshot, so that an event caused by a replay callback comes after
@@ -235,18 +248,22 @@ export function informerFromSource<T extends KubernetesObject>(
     // are filtered out by `since`).
     const snapshot = latest;
     let buffer: InformerEvent<T>[] | null = [];
-    attachLazily(subscriber, {
+    attachLazily(
       subscriber,
-      since: generation,
-      event: (event) => (buffer === null ? subscriber.next(event) : buffer.push(event)),
-    }, () => {
-      for (const [key, object] of snapshot.entries()) {
-        if (subscriber.closed) return;
-        subscriber.next({ type: 'added', key, object, snapshot });
-      }
-      for (let i = 0; buffer !== null && i < buffer.length; i++) subscriber.next(buffer[i]!);
-      buffer = null;
-    });
+      {
+        subscriber,
+        since: generation,
+        event: (event) => (buffer === null ? subscriber.next(event) : buffer.push(event)),
+      },
+      () => {
+        for (const [key, object] of snapshot.entries()) {
+          if (subscriber.closed) return;
+          subscriber.next({ type: 'added', key, object, snapshot });
+        }
+        for (let i = 0; buffer !== null && i < buffer.length; i++) subscriber.next(buffer[i]!);
+        buffer = null;
+      },
+    );
   });
 
   const store$ = stream<Store<T>>((subscriber) => {
@@ -288,10 +305,17 @@ function keyOf(event: WatchEvent<KubernetesObject>): string | undefined {
 
 function toInformerEvent<T extends KubernetesObject>(change: StoreChange<T>, snapshot: Store<T>): InformerEvent<T> {
   switch (change.type) {
-    case 'added': return { type: 'added', key: change.key, object: change.object, snapshot };
-    case 'updated': return { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot };
-    case 'deleted': return {
-      type: 'deleted', key: change.key, object: change.object, stateUnknown: change.stateUnknown, snapshot,
-    };
+    case 'added':
+      return { type: 'added', key: change.key, object: change.object, snapshot };
+    case 'updated':
+      return { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot };
+    case 'deleted':
+      return {
+        type: 'deleted',
+        key: change.key,
+        object: change.object,
+        stateUnknown: change.stateUnknown,
+        snapshot,
+      };
   }
 }

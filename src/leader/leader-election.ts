@@ -69,6 +69,11 @@ export function leaderElection(connection: Connection, options: LeaderElectionOp
     return () => elector.teardown();
   }).pipe(
     distinctUntilChanged(),
-    share({ connector: () => new ReplaySubject<boolean>(1), resetOnError: true, resetOnComplete: true, resetOnRefCountZero: true }),
+    share({
+      connector: () => new ReplaySubject<boolean>(1),
+      resetOnError: true,
+      resetOnComplete: true,
+      resetOnRefCountZero: true,
+    }),
   );
 }

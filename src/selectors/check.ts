@@ -39,7 +39,10 @@ function check(where: string, option: string, selector: unknown, validate: (text
     validate(selector);
   } catch (error) {
     if (!(error instanceof SelectorParseError)) throw error;
-    throw new RangeError(`${where}: ${option} ${JSON.stringify(selector)} is invalid${at(selector, error.position)}: ${error.message}`, { cause: error });
+    throw new RangeError(
+      `${where}: ${option} ${JSON.stringify(selector)} is invalid${at(selector, error.position)}: ${error.message}`,
+      { cause: error },
+    );
   }
 }
 

@@ -83,12 +83,16 @@ export function escapeFieldValue(value: string): string {
  *   and is the API server's check, not this parser's.
  */
 export function parseFieldSelector(text: string): FieldSelector {
-  if (typeof text !== 'string') throw new SelectorParseError(`a field selector must be a string, got ${typeof text}`, String(text));
+  if (typeof text !== 'string')
+    throw new SelectorParseError(`a field selector must be a string, got ${typeof text}`, String(text));
   const out: FieldRequirement[] = [];
-  for (const { text: part, start } of splitTerms(text).sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0))) {
+  for (const { text: part, start } of splitTerms(text).sort((a, b) =>
+    a.text < b.text ? -1 : a.text > b.text ? 1 : 0,
+  )) {
     if (part === '') continue;
     const m = /!=|==|=/.exec(part);
-    if (m === null) throw new SelectorParseError(`invalid selector: '${text}'; can't understand '${part}'`, text, start);
+    if (m === null)
+      throw new SelectorParseError(`invalid selector: '${text}'; can't understand '${part}'`, text, start);
     let value: string;
     const valueStart = m.index + m[0].length;
     try {

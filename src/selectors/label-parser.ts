@@ -4,8 +4,7 @@ import type { LabelRequirement } from './label-selector.js';
 import { aggregate } from './validation.js';
 import { byKey, labelKeyError, requirementErrors, type GoOperator } from './requirement.js';
 
-type Token =
-  | 'error' | 'eos' | ')' | ',' | '!' | '==' | '=' | '>' | 'identifier' | 'in' | '<' | '!=' | 'notin' | '(';
+type Token = 'error' | 'eos' | ')' | ',' | '!' | '==' | '=' | '>' | 'identifier' | 'in' | '<' | '!=' | 'notin' | '(';
 
 interface Item {
   readonly tok: Token;
@@ -16,14 +15,26 @@ interface Item {
 
 /** A parse failure with Go's message and where in the text the parser stopped. */
 class ParseFailure extends Error {
-  constructor(message: string, readonly position: number) {
+  constructor(
+    message: string,
+    readonly position: number,
+  ) {
     super(message);
   }
 }
 
 const KEYWORDS: ReadonlyMap<string, Token> = new Map<string, Token>([
-  [')', ')'], [',', ','], ['!', '!'], ['==', '=='], ['=', '='], ['>', '>'], ['in', 'in'], ['<', '<'],
-  ['!=', '!='], ['notin', 'notin'], ['(', '('],
+  [')', ')'],
+  [',', ','],
+  ['!', '!'],
+  ['==', '=='],
+  ['=', '='],
+  ['>', '>'],
+  ['in', 'in'],
+  ['<', '<'],
+  ['!=', '!='],
+  ['notin', 'notin'],
+  ['(', '('],
 ]);
 
 // Go's error text lists the binary operators by their selection.Operator spelling.
@@ -150,14 +161,22 @@ class Parser {
     const item = this.consume(false);
     const { tok, lit } = item;
     switch (tok) {
-      case 'in': return 'in';
-      case 'notin': return 'notin';
-      case '=': return '=';
-      case '==': return '==';
-      case '!=': return '!=';
-      case '>': return 'gt';
-      case '<': return 'lt';
-      default: return this.fail(`found '${lit}', expected: ${BINARY_OPERATORS}`, item);
+      case 'in':
+        return 'in';
+      case 'notin':
+        return 'notin';
+      case '=':
+        return '=';
+      case '==':
+        return '==';
+      case '!=':
+        return '!=';
+      case '>':
+        return 'gt';
+      case '<':
+        return 'lt';
+      default:
+        return this.fail(`found '${lit}', expected: ${BINARY_OPERATORS}`, item);
     }
   }
 
@@ -218,19 +237,31 @@ class Parser {
 }
 
 function asContext(item: Item, values: boolean): Item {
-  return values && (item.tok === 'in' || item.tok === 'notin') ? { tok: 'identifier', lit: item.lit, pos: item.pos } : item;
+  return values && (item.tok === 'in' || item.tok === 'notin')
+    ? { tok: 'identifier', lit: item.lit, pos: item.pos }
+    : item;
 }
 
 function toRequirement(key: string, op: GoOperator, values: string[]): LabelRequirement {
   const errs = requirementErrors(key, op, values);
   if (errs.length > 0) throw new Error(aggregate(errs));
   switch (op) {
-    case 'in': case '=': case '==': return { key, operator: 'In', values };
-    case 'notin': case '!=': return { key, operator: 'NotIn', values };
-    case 'exists': return { key, operator: 'Exists' };
-    case '!': return { key, operator: 'DoesNotExist' };
-    case 'gt': case 'lt':
-      throw new Error(`operator '${op}' (${op === 'gt' ? '>' : '<'}) is valid in Kubernetes but not supported by rxkube's LabelSelector`);
+    case 'in':
+    case '=':
+    case '==':
+      return { key, operator: 'In', values };
+    case 'notin':
+    case '!=':
+      return { key, operator: 'NotIn', values };
+    case 'exists':
+      return { key, operator: 'Exists' };
+    case '!':
+      return { key, operator: 'DoesNotExist' };
+    case 'gt':
+    case 'lt':
+      throw new Error(
+        `operator '${op}' (${op === 'gt' ? '>' : '<'}) is valid in Kubernetes but not supported by rxkube's LabelSelector`,
+      );
   }
 }
 
@@ -251,7 +282,8 @@ export function validateLabelSelectorText(text: string): void {
 }
 
 function parseWith(text: string, numericComparisons: boolean): LabelRequirement[] {
-  if (typeof text !== 'string') throw new SelectorParseError(`a label selector must be a string, got ${typeof text}`, String(text));
+  if (typeof text !== 'string')
+    throw new SelectorParseError(`a label selector must be a string, got ${typeof text}`, String(text));
   try {
     return new Parser(lex(text), numericComparisons).parse();
   } catch (err) {

@@ -14,19 +14,19 @@ export { SelectorParseError } from './errors.js';
  */
 export type LabelRequirement =
   | {
-    /** The label key. */
-    readonly key: string;
-    /** `In` (`key=v`, `key in (a,b)`) or `NotIn` (`key!=v`, `key notin (a,b)`). */
-    readonly operator: 'In' | 'NotIn';
-    /** The values the label is compared with. */
-    readonly values: readonly string[];
-  }
+      /** The label key. */
+      readonly key: string;
+      /** `In` (`key=v`, `key in (a,b)`) or `NotIn` (`key!=v`, `key notin (a,b)`). */
+      readonly operator: 'In' | 'NotIn';
+      /** The values the label is compared with. */
+      readonly values: readonly string[];
+    }
   | {
-    /** The label key. */
-    readonly key: string;
-    /** `Exists` (`key`) or `DoesNotExist` (`!key`). */
-    readonly operator: 'Exists' | 'DoesNotExist';
-  };
+      /** The label key. */
+      readonly key: string;
+      /** `Exists` (`key`) or `DoesNotExist` (`!key`). */
+      readonly operator: 'Exists' | 'DoesNotExist';
+    };
 
 /** AND of requirements; empty selector matches everything. */
 export type LabelSelector = readonly LabelRequirement[];
@@ -81,7 +81,8 @@ export function labelSelectorFromObject(sel: {
   };
   const out: LabelRequirement[] = [];
   for (const [key, value] of Object.entries(sel.matchLabels ?? {})) {
-    if (typeof value !== 'string') fail(`matchLabels[${JSON.stringify(key)}] must be a string, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'string')
+      fail(`matchLabels[${JSON.stringify(key)}] must be a string, got ${JSON.stringify(value)}`);
     const errs = requirementErrors(key, '=', [value]);
     if (errs.length > 0) fail(aggregate(errs));
     out.push({ key, operator: 'In', values: [value] });
@@ -149,7 +150,10 @@ export function formatLabelSelector(selector: LabelSelector): string {
         case 'NotIn': {
           const values = uniqueSorted(r.values);
           if (values.length === 0) {
-            throw new SelectorParseError(`values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty`, r.key);
+            throw new SelectorParseError(
+              `values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty`,
+              r.key,
+            );
           }
           if (values.length === 1) return `${r.key}${r.operator === 'In' ? '=' : '!='}${values[0]}`;
           return `${r.key} ${r.operator === 'In' ? 'in' : 'notin'} (${values.join(',')})`;

@@ -9,7 +9,11 @@
  * @packageDocumentation
  */
 export {
-  SelectorParseError, formatLabelSelector, labelSelectorFromObject, matchesLabels, parseLabelSelector,
+  SelectorParseError,
+  formatLabelSelector,
+  labelSelectorFromObject,
+  matchesLabels,
+  parseLabelSelector,
 } from './label-selector.js';
 export type { LabelRequirement, LabelSelector } from './label-selector.js';
 export { escapeFieldValue, formatFieldSelector, matchesFields, parseFieldSelector } from './field-selector.js';

@@ -171,7 +171,9 @@ describe('the queue containers', () => {
         times.forEach((at, index) => heap.push(at, index));
         const popped: [number, number][] = [];
         for (let entry = heap.pop(); entry !== undefined; entry = heap.pop()) popped.push([entry.at, entry.value]);
-        const expected = times.map((at, index): [number, number] => [at, index]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        const expected = times
+          .map((at, index): [number, number] => [at, index])
+          .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
         expect(popped).to.deep.equal(expected);
       }),
       { numRuns: 200 },

@@ -62,13 +62,18 @@ describe('rate limiters', () => {
 
     it('holds the average rate: n attempts at one instant end no sooner than (n - burst) / qps', () => {
       fc.assert(
-        fc.property(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 500 }), (qps, burst, n) => {
-          const limiter = tokenBucketRateLimiter({ qps, burst });
-          let last = 0;
-          for (let i = 0; i < n; i += 1) last = limiter.when('x', 0);
-          const floor = Math.max(0, ((n - burst) * 1000) / qps);
-          return last >= floor - 1e-6 && last <= Math.ceil(floor) + 1;
-        }),
+        fc.property(
+          fc.integer({ min: 1, max: 50 }),
+          fc.integer({ min: 1, max: 20 }),
+          fc.integer({ min: 1, max: 500 }),
+          (qps, burst, n) => {
+            const limiter = tokenBucketRateLimiter({ qps, burst });
+            let last = 0;
+            for (let i = 0; i < n; i += 1) last = limiter.when('x', 0);
+            const floor = Math.max(0, ((n - burst) * 1000) / qps);
+            return last >= floor - 1e-6 && last <= Math.ceil(floor) + 1;
+          },
+        ),
         { numRuns: 100 },
       );
     });

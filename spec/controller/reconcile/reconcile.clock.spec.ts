@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import { Subject, type Subscription } from 'rxjs';
-import { fastSlowRateLimiter, reconcile, tokenBucketRateLimiter, type ReconcileEvent, type ReconcileOptions } from '../../../src/controller/index.js';
+import {
+  fastSlowRateLimiter,
+  reconcile,
+  tokenBucketRateLimiter,
+  type ReconcileEvent,
+  type ReconcileOptions,
+} from '../../../src/controller/index.js';
 import { withSteppedWallClock } from '../../leader/wall-clock.js';
 
 const TWO_HOURS = 7_200_000;
@@ -21,28 +27,31 @@ async function raceAfterStepBack(
   let subscription: Subscription | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await withSteppedWallClock((step) => new Promise<'done' | 'stalled'>((resolve, reject) => {
-      const afterStep: ReconcileEvent[] = [];
-      let stepped = false;
-      const tick = (left: number): void => {
-        timer = left === 0 ? undefined : setTimeout(() => (left === 1 ? resolve('stalled') : tick(left - 1)), 10);
-      };
-      const triggers = new Subject<string>();
-      subscription = triggers.pipe(reconcile(fn, options)).subscribe({
-        next: (event) => {
-          if (stepped) {
-            afterStep.push(event);
-            if (done(afterStep)) resolve('done');
-          } else if (stepOn(event)) {
-            stepped = true;
-            step(-TWO_HOURS);
-            tick(ticks);
-          }
-        },
-        error: reject,
-      });
-      triggers.next('a');
-    }));
+    return await withSteppedWallClock(
+      (step) =>
+        new Promise<'done' | 'stalled'>((resolve, reject) => {
+          const afterStep: ReconcileEvent[] = [];
+          let stepped = false;
+          const tick = (left: number): void => {
+            timer = left === 0 ? undefined : setTimeout(() => (left === 1 ? resolve('stalled') : tick(left - 1)), 10);
+          };
+          const triggers = new Subject<string>();
+          subscription = triggers.pipe(reconcile(fn, options)).subscribe({
+            next: (event) => {
+              if (stepped) {
+                afterStep.push(event);
+                if (done(afterStep)) resolve('done');
+              } else if (stepOn(event)) {
+                stepped = true;
+                step(-TWO_HOURS);
+                tick(ticks);
+              }
+            },
+            error: reject,
+          });
+          triggers.next('a');
+        }),
+    );
   } finally {
     clearTimeout(timer);
     subscription?.unsubscribe();

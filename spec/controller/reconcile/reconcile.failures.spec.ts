@@ -1,11 +1,13 @@
 import { expect } from 'chai';
 import { Subject, firstValueFrom, mergeMap, of, take, throwError, timer, toArray } from 'rxjs';
-import {
-  InvalidReconcileResultError,
-  TerminalError,
-  reconcile,
+import { InvalidReconcileResultError, TerminalError, reconcile } from '../../../src/controller/index.js';
+import type {
+  RateLimiter,
+  ReconcileEvent,
+  ReconcileKeyFn,
+  ReconcileResult,
+  ReconcileTrigger,
 } from '../../../src/controller/index.js';
-import type { RateLimiter, ReconcileEvent, ReconcileKeyFn, ReconcileResult, ReconcileTrigger } from '../../../src/controller/index.js';
 import { record, timeline, virtual } from '../helpers.js';
 
 /** Triggers `key` once in real time and resolves with the first `count` events. */
@@ -24,17 +26,26 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
       return timeline(out$, scheduler);
     });
     expect(lines).to.deep.equal([
-      '0 started a#1', '0 failed a', '0 retrying a +5',
-      '5 started a#2', '5 failed a', '5 retrying a +10',
-      '15 started a#3', '15 failed a', '15 dropped a',
-      '50 started a#1', '50 succeeded a',
+      '0 started a#1',
+      '0 failed a',
+      '0 retrying a +5',
+      '5 started a#2',
+      '5 failed a',
+      '5 retrying a +10',
+      '15 started a#3',
+      '15 failed a',
+      '15 dropped a',
+      '50 started a#1',
+      '50 succeeded a',
     ]);
   });
 
   it('never retries a TerminalError but runs the key again on a fresh trigger', () => {
     const lines = virtual(({ hot, cold, scheduler }) => {
       const out$ = hot('a 19ms a').pipe(
-        reconcile(() => (scheduler.now() === 0 ? cold<never>('#', undefined, new TerminalError('bad spec')) : cold<never>('|'))),
+        reconcile(() =>
+          scheduler.now() === 0 ? cold<never>('#', undefined, new TerminalError('bad spec')) : cold<never>('|'),
+        ),
       );
       return timeline(out$, scheduler);
     });
@@ -42,7 +53,12 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
   });
 
   const panics: [string, () => ReturnType<ReconcileKeyFn>][] = [
-    ['a synchronous throw', () => { throw new Error('boom'); }],
+    [
+      'a synchronous throw',
+      () => {
+        throw new Error('boom');
+      },
+    ],
     ['a rejected promise', () => Promise.reject(new Error('boom'))],
     ['an observable erroring at once', () => throwError(() => new Error('boom'))],
     ['an observable erroring later', () => timer(1).pipe(mergeMap(() => throwError(() => new Error('boom'))))],
@@ -50,7 +66,13 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
   for (const [name, panic] of panics) {
     it(`turns ${name} into failed and retrying, and the stream survives to succeed`, async () => {
       const events = await firstEvents(({ attempt }) => (attempt === 1 ? panic() : undefined), 5);
-      expect(events.map((event) => event.type)).to.deep.equal(['started', 'failed', 'retrying', 'started', 'succeeded']);
+      expect(events.map((event) => event.type)).to.deep.equal([
+        'started',
+        'failed',
+        'retrying',
+        'started',
+        'succeeded',
+      ]);
       const failed = events[1]!;
       expect(failed.type === 'failed' && (failed.error as Error).message).to.equal('boom');
     });
@@ -59,11 +81,19 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
   it('takes the first value of an Observable result as the result and unsubscribes from the rest', () => {
     const lines = virtual(({ hot, cold, scheduler, expectSubscriptions }) => {
       const chatty = cold<ReconcileResult>('--r--#', { r: { requeueAfter: 10 } });
-      const out$ = hot('a').pipe(reconcile(({ attempt, reasons }) => (attempt === 1 && reasons.length === 0 ? chatty : cold<never>('|'))));
+      const out$ = hot('a').pipe(
+        reconcile(({ attempt, reasons }) => (attempt === 1 && reasons.length === 0 ? chatty : cold<never>('|'))),
+      );
       expectSubscriptions(chatty.subscriptions).toBe('^-!');
       return timeline(out$, scheduler);
     });
-    expect(lines).to.deep.equal(['0 started a#1', '2 succeeded a', '2 requeued a +10', '12 started a#1', '12 succeeded a']);
+    expect(lines).to.deep.equal([
+      '0 started a#1',
+      '2 succeeded a',
+      '2 requeued a +10',
+      '12 started a#1',
+      '12 succeeded a',
+    ]);
   });
 
   it('counts a lookup that throws as a failure of the run', () => {
@@ -96,7 +126,12 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
   }
 
   it('reports a requeueAfter getter that throws as an invalid result, not a crash', async () => {
-    const trap = Object.defineProperty({}, 'requeueAfter', { get: () => { throw new Error('getter'); }, enumerable: false });
+    const trap = Object.defineProperty({}, 'requeueAfter', {
+      get: () => {
+        throw new Error('getter');
+      },
+      enumerable: false,
+    });
     const events = await firstEvents(() => trap, 3);
     expect(events.map((event) => event.type)).to.deep.equal(['started', 'failed', 'retrying']);
     const failed = events[1]!;
@@ -104,7 +139,11 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
   });
 
   it('reports a result whose then getter throws as a failure, not a crash', async () => {
-    const hostile = Object.defineProperty({}, 'then', { get: () => { throw new Error('then getter'); } });
+    const hostile = Object.defineProperty({}, 'then', {
+      get: () => {
+        throw new Error('then getter');
+      },
+    });
     const events = await firstEvents(({ attempt }) => (attempt === 1 ? hostile : undefined), 5);
     expect(events.map((event) => event.type)).to.deep.equal(['started', 'failed', 'retrying', 'started', 'succeeded']);
     const failed = events[1]!;
@@ -112,7 +151,11 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
   });
 
   it('accepts a plain value, a resolved Promise and a bare-completing Observable as success', async () => {
-    for (const fn of [() => undefined, () => Promise.resolve(), () => new Subject<never>().pipe(take(0))] as ReconcileKeyFn[]) {
+    for (const fn of [
+      () => undefined,
+      () => Promise.resolve(),
+      () => new Subject<never>().pipe(take(0)),
+    ] as ReconcileKeyFn[]) {
       const events = await firstEvents(fn, 2);
       expect(events.map((event) => event.type)).to.deep.equal(['started', 'succeeded']);
     }
@@ -124,7 +167,10 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
     for (const value of results) {
       for (const fn of [() => value, () => Promise.resolve(value), () => of(value)] as ReconcileKeyFn[]) {
         const events = await firstEvents(fn, 2);
-        expect(events.map((event) => event.type), `result ${JSON.stringify(value)}`).to.deep.equal(['started', 'succeeded']);
+        expect(
+          events.map((event) => event.type),
+          `result ${JSON.stringify(value)}`,
+        ).to.deep.equal(['started', 'succeeded']);
       }
     }
   });
@@ -133,11 +179,21 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
     const lines = virtual(({ hot, cold, scheduler }) => {
       let call = 0;
       const out$ = hot('a').pipe(
-        reconcile(() => (call++ === 0 ? cold('2ms (p|)', { p: { kind: 'Pod', requeueAfter: 3 } }) : cold('1ms (p|)', { p: { kind: 'Pod' } }))),
+        reconcile(() =>
+          call++ === 0
+            ? cold('2ms (p|)', { p: { kind: 'Pod', requeueAfter: 3 } })
+            : cold('1ms (p|)', { p: { kind: 'Pod' } }),
+        ),
       );
       return timeline(out$, scheduler);
     });
-    expect(lines).to.deep.equal(['0 started a#1', '2 succeeded a', '2 requeued a +3', '5 started a#1', '6 succeeded a']);
+    expect(lines).to.deep.equal([
+      '0 started a#1',
+      '2 succeeded a',
+      '2 requeued a +3',
+      '5 started a#1',
+      '6 succeeded a',
+    ]);
   });
 
   it('reports malformed triggers as rejected events and keeps serving good ones', () => {
@@ -156,10 +212,18 @@ describe('reconcile: failures, panics, retries limits and bad input', () => {
   });
 
   it('survives a rate limiter that throws, retrying at the maximum delay and reporting the limiter error', () => {
-    const broken: RateLimiter = { when: () => { throw new Error('limiter bug'); }, forget() {} };
-    const events = virtual(({ hot, cold, scheduler }) =>
-      record(hot('a').pipe(reconcile(({ attempt }) => cold<never>(attempt === 1 ? '#' : '|'), { rateLimiter: broken })), scheduler)
-        .events,
+    const broken: RateLimiter = {
+      when: () => {
+        throw new Error('limiter bug');
+      },
+      forget() {},
+    };
+    const events = virtual(
+      ({ hot, cold, scheduler }) =>
+        record(
+          hot('a').pipe(reconcile(({ attempt }) => cold<never>(attempt === 1 ? '#' : '|'), { rateLimiter: broken })),
+          scheduler,
+        ).events,
     );
     const retrying = events.find((event) => event.type === 'retrying');
     expect(retrying?.type === 'retrying' && retrying.delayMs).to.equal(1_000_000);

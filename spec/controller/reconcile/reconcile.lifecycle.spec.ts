@@ -1,9 +1,19 @@
 import { expect } from 'chai';
 import { BehaviorSubject, Observable, Subject } from 'rxjs';
 import {
-  ReconcileAbortedError, ReconcileCancelledError, ReconcileTimeoutError, reconcile, tokenBucketRateLimiter,
+  ReconcileAbortedError,
+  ReconcileCancelledError,
+  ReconcileTimeoutError,
+  reconcile,
+  tokenBucketRateLimiter,
 } from '../../../src/controller/index.js';
-import type { RateLimiter, ReconcileEvent, ReconcileRequest, ReconcileResult, ReconcileTrigger } from '../../../src/controller/index.js';
+import type {
+  RateLimiter,
+  ReconcileEvent,
+  ReconcileRequest,
+  ReconcileResult,
+  ReconcileTrigger,
+} from '../../../src/controller/index.js';
 import { collect, record, timeline, virtual } from '../helpers.js';
 
 /** A per-key limiter that always answers `ms`. */
@@ -17,9 +27,9 @@ describe('reconcile: gate, latest state, shutdown, timeouts and cancellation (ma
       const gate = hot('----t', { t: true });
       return collect(hot('aba').pipe(reconcile(() => cold<never>('--|'), { gate })));
     });
-    expect(events.map((event) => `${event.time} ${event.type} ${event.type === 'rejected' ? '' : event.key}`)).to.deep.equal([
-      '4 started a', '6 succeeded a', '6 started b', '8 succeeded b',
-    ]);
+    expect(
+      events.map((event) => `${event.time} ${event.type} ${event.type === 'rejected' ? '' : event.key}`),
+    ).to.deep.equal(['4 started a', '6 succeeded a', '6 started b', '8 succeeded b']);
     const first = events[0]!;
     expect(first.type === 'started' && first.queueWaitMs).to.equal(4);
   });
@@ -37,14 +47,23 @@ describe('reconcile: gate, latest state, shutdown, timeouts and cancellation (ma
       const gate = hot('t------f-----------t', { t: true, f: false });
       let call = 0;
       // The first run honours its signal: it ends, rejecting with the abort reason, when the gate closes.
-      const fn = ({ signal }: { signal: AbortSignal }): Observable<ReconcileResult> | undefined => call++ === 0
-        ? new Observable<never>((subscriber) => signal.addEventListener('abort', () => subscriber.error(signal.reason)))
-        : cold<never>('--|');
+      const fn = ({ signal }: { signal: AbortSignal }): Observable<ReconcileResult> | undefined =>
+        call++ === 0
+          ? new Observable<never>((subscriber) =>
+              signal.addEventListener('abort', () => subscriber.error(signal.reason)),
+            )
+          : cold<never>('--|');
       // maxRetries: 0 would drop the key at its first counted failure.
-      return collect(hot<ReconcileTrigger>('a', { a: { key: 'a', reason: 'added' } }).pipe(reconcile(fn, { gate, maxRetries: 0 })));
+      return collect(
+        hot<ReconcileTrigger>('a', { a: { key: 'a', reason: 'added' } }).pipe(reconcile(fn, { gate, maxRetries: 0 })),
+      );
     });
-    expect(events.map((event) => `${event.time} ${event.type}${event.type === 'rejected' ? '' : ` #${event.attempt} ${event.reasons.join(',')}`}`))
-      .to.deep.equal(['0 started #1 added', '7 failed #1 added', '19 started #1 added', '21 succeeded #1 added']);
+    expect(
+      events.map(
+        (event) =>
+          `${event.time} ${event.type}${event.type === 'rejected' ? '' : ` #${event.attempt} ${event.reasons.join(',')}`}`,
+      ),
+    ).to.deep.equal(['0 started #1 added', '7 failed #1 added', '19 started #1 added', '21 succeeded #1 added']);
     const failed = events[1]!;
     expect(failed.type === 'failed' && failed.error).to.be.instanceOf(ReconcileAbortedError);
     expect(failed.type === 'failed' && failed.gateClosed).to.equal(true);
@@ -56,14 +75,26 @@ describe('reconcile: gate, latest state, shutdown, timeouts and cancellation (ma
       let call = 0;
       // This run ignores its signal and fails on its own after the gate closed: still not the reconcile's failure.
       const fn = (): Observable<never> => cold<never>(call++ === 0 ? '---#' : '|');
-      return timeline(hot('a').pipe(reconcile(fn, { gate, globalRateLimiter: tokenBucketRateLimiter({ qps: 1, burst: 1 }), rateLimiter: fixedDelay(1_000) })), scheduler);
+      return timeline(
+        hot('a').pipe(
+          reconcile(fn, {
+            gate,
+            globalRateLimiter: tokenBucketRateLimiter({ qps: 1, burst: 1 }),
+            rateLimiter: fixedDelay(1_000),
+          }),
+        ),
+        scheduler,
+      );
     });
     expect(lines).to.deep.equal(['0 started a#1', '3 failed a', '4 started a#1', '4 succeeded a']);
   });
 
   it('passes the object the lookup returns when the run starts, not when the key was triggered', () => {
     const seen = virtual(({ hot, scheduler }) => {
-      const store = new Map<string, string>([['a', 'v1'], ['b', 'v1']]);
+      const store = new Map<string, string>([
+        ['a', 'v1'],
+        ['b', 'v1'],
+      ]);
       scheduler.schedule(() => {
         store.set('a', 'v2');
         store.delete('b');
@@ -75,20 +106,33 @@ describe('reconcile: gate, latest state, shutdown, timeouts and cancellation (ma
         .subscribe();
       return requests;
     });
-    expect(seen.map(({ key, object }) => [key, object])).to.deep.equal([['a', 'v2'], ['b', undefined]]);
+    expect(seen.map(({ key, object }) => [key, object])).to.deep.equal([
+      ['a', 'v2'],
+      ['b', undefined],
+    ]);
   });
 
   it('on stop$ drops waiting keys, drains in-flight runs up to drainTimeout, cancels the rest and completes', () => {
     const result = virtual(({ hot, cold, scheduler, expectSubscriptions }) => {
       const slow = cold<never>('100ms |');
-      const fns: Record<string, () => typeof slow> = { a: () => cold<never>('10ms |'), b: () => slow, c: () => cold<never>('|') };
+      const fns: Record<string, () => typeof slow> = {
+        a: () => cold<never>('10ms |'),
+        b: () => slow,
+        c: () => cold<never>('|'),
+      };
       const out$ = hot('(abc) 5ms a').pipe(
         reconcile(({ key }) => fns[key]!(), { concurrency: 2, drainTimeout: 20, stop$: hot('-----s') }),
       );
       expectSubscriptions(slow.subscriptions).toBe('^ 24ms !');
       return record(out$, scheduler);
     });
-    expect(result.lines).to.deep.equal(['0 started a#1', '0 started b#1', '10 succeeded a', '25 failed b', '25 complete']);
+    expect(result.lines).to.deep.equal([
+      '0 started a#1',
+      '0 started b#1',
+      '10 succeeded a',
+      '25 failed b',
+      '25 complete',
+    ]);
     const failed = result.events.find((event) => event.type === 'failed');
     expect(failed?.type === 'failed' && failed.error).to.be.instanceOf(ReconcileCancelledError);
   });
@@ -124,17 +168,32 @@ describe('reconcile: gate, latest state, shutdown, timeouts and cancellation (ma
       let call = 0;
       return timeline(hot('a|').pipe(reconcile(() => cold<never>(call++ === 0 ? '#' : '--|'))), scheduler);
     });
-    expect(lines).to.deep.equal(['0 started a#1', '0 failed a', '0 retrying a +5', '5 started a#2', '7 succeeded a', '7 complete']);
+    expect(lines).to.deep.equal([
+      '0 started a#1',
+      '0 failed a',
+      '0 retrying a +5',
+      '5 started a#2',
+      '7 succeeded a',
+      '7 complete',
+    ]);
   });
 
   it('fails a run that exceeds timeout, cancels it and retries it', () => {
     const result = virtual(({ hot, cold, scheduler, expectSubscriptions }) => {
       const slow = cold<never>('20ms |');
-      const out$ = hot('a').pipe(reconcile(({ attempt }) => (attempt === 1 ? slow : cold<never>('|')), { timeout: 10 }));
+      const out$ = hot('a').pipe(
+        reconcile(({ attempt }) => (attempt === 1 ? slow : cold<never>('|')), { timeout: 10 }),
+      );
       expectSubscriptions(slow.subscriptions).toBe('^ 9ms !');
       return record(out$, scheduler);
     });
-    expect(result.lines).to.deep.equal(['0 started a#1', '10 failed a', '10 retrying a +5', '15 started a#2', '15 succeeded a']);
+    expect(result.lines).to.deep.equal([
+      '0 started a#1',
+      '10 failed a',
+      '10 retrying a +5',
+      '15 started a#2',
+      '15 succeeded a',
+    ]);
     const failed = result.events.find((event) => event.type === 'failed');
     expect(failed?.type === 'failed' && failed.error).to.be.instanceOf(ReconcileTimeoutError);
   });
@@ -142,7 +201,9 @@ describe('reconcile: gate, latest state, shutdown, timeouts and cancellation (ma
   it('cancels in-flight runs and pending retries at once on unsubscribe', () => {
     const lines = virtual(({ hot, cold, scheduler, expectSubscriptions }) => {
       const long = cold<never>('10ms |');
-      const out$ = hot('(ab)').pipe(reconcile(({ key }) => (key === 'a' ? long : cold<never>('#')), { concurrency: 2 }));
+      const out$ = hot('(ab)').pipe(
+        reconcile(({ key }) => (key === 'a' ? long : cold<never>('#')), { concurrency: 2 }),
+      );
       const seen: string[] = [];
       const subscription = out$.subscribe((event: ReconcileEvent) => seen.push(`${event.time} ${event.type}`));
       scheduler.schedule(() => subscription.unsubscribe(), 3);

@@ -6,7 +6,12 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { BehaviorSubject, Observable, Subject, VirtualTimeScheduler, mergeMap, of, throwError, timer } from 'rxjs';
 import { TerminalError, reconcile } from '../../../src/controller/index.js';
-import type { ReconcileEvent, ReconcileMetrics, ReconcileQueueView, ReconcileResult } from '../../../src/controller/index.js';
+import type {
+  ReconcileEvent,
+  ReconcileMetrics,
+  ReconcileQueueView,
+  ReconcileResult,
+} from '../../../src/controller/index.js';
 import { settleLater } from '../helpers.js';
 
 /** What the n-th call of the reconcile function does. */
@@ -31,15 +36,21 @@ interface Scenario {
 }
 
 const scenarios: fc.Arbitrary<Scenario> = fc.record({
-  triggers: fc.array(fc.record({ at: fc.integer({ min: 0, max: 80 }), key: fc.constantFrom('a', 'b', 'c', 'd') }), { minLength: 1, maxLength: 40 }),
-  steps: fc.array(fc.record({
-    kind: fc.constantFrom<Step['kind']>('ok', 'ok', 'fail', 'terminal', 'requeue'),
-    duration: fc.integer({ min: 0, max: 15 }),
-    after: fc.integer({ min: 0, max: 30 }),
-    sync: fc.boolean(),
-    promise: fc.boolean(),
-    retrigger: fc.integer({ min: 0, max: 5 }).map((n) => n === 0),
-  }), { maxLength: 60 }),
+  triggers: fc.array(fc.record({ at: fc.integer({ min: 0, max: 80 }), key: fc.constantFrom('a', 'b', 'c', 'd') }), {
+    minLength: 1,
+    maxLength: 40,
+  }),
+  steps: fc.array(
+    fc.record({
+      kind: fc.constantFrom<Step['kind']>('ok', 'ok', 'fail', 'terminal', 'requeue'),
+      duration: fc.integer({ min: 0, max: 15 }),
+      after: fc.integer({ min: 0, max: 30 }),
+      sync: fc.boolean(),
+      promise: fc.boolean(),
+      retrigger: fc.integer({ min: 0, max: 5 }).map((n) => n === 0),
+    }),
+    { maxLength: 60 },
+  ),
   concurrency: fc.integer({ min: 1, max: 4 }),
   maxRetries: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
   gateFlips: fc.array(fc.integer({ min: 0, max: 90 }), { maxLength: 6 }),
@@ -80,7 +91,14 @@ function waitingKeys(keys: Map<string, KeyTrack>, now: number): number {
 function track(keys: Map<string, KeyTrack>, key: string): KeyTrack {
   let found = keys.get(key);
   if (found === undefined) {
-    found = { running: false, startedAt: 0, triggered: false, restored: false, restoreOnRelease: false, dueAt: undefined };
+    found = {
+      running: false,
+      startedAt: 0,
+      triggered: false,
+      restored: false,
+      restoreOnRelease: false,
+      dueAt: undefined,
+    };
     keys.set(key, found);
   }
   return found;
@@ -135,16 +153,20 @@ function play(scenario: Scenario): string[] {
   const check = (where: string, settled: boolean): void => {
     if (view === undefined || closed) return;
     const now = scheduler.now();
-    if (!stopped && adds - starts !== view.depth) problems.push(`${now} ${where}: ${adds} adds - ${starts} starts, depth ${view.depth}`);
+    if (!stopped && adds - starts !== view.depth)
+      problems.push(`${now} ${where}: ${adds} adds - ${starts} starts, depth ${view.depth}`);
     if (!settled) return;
     const expected = waitingKeys(keys, now);
     if (view.depth !== expected) problems.push(`${now} ${where}: depth ${view.depth}, ${expected} keys waiting`);
     const runs = [...keys.values()].filter((key) => key.running);
     const unfinished = runs.reduce((sum, key) => sum + (now - key.startedAt), 0);
     const longest = runs.reduce((max, key) => Math.max(max, now - key.startedAt), 0);
-    if (view.activeWorkers !== runs.length) problems.push(`${now} ${where}: ${view.activeWorkers} workers, ${runs.length} runs`);
+    if (view.activeWorkers !== runs.length)
+      problems.push(`${now} ${where}: ${view.activeWorkers} workers, ${runs.length} runs`);
     if (view.unfinishedWorkMs !== unfinished || view.longestRunningMs !== longest) {
-      problems.push(`${now} ${where}: unfinished ${view.unfinishedWorkMs}/${unfinished}, longest ${view.longestRunningMs}/${longest}`);
+      problems.push(
+        `${now} ${where}: unfinished ${view.unfinishedWorkMs}/${unfinished}, longest ${view.longestRunningMs}/${longest}`,
+      );
     }
   };
   const hook: ReconcileMetrics = {
@@ -168,8 +190,19 @@ function play(scenario: Scenario): string[] {
   };
   let feed: Subject<string> | undefined;
   let calls = 0;
-  const fn = ({ key }: { key: string }): ReconcileResult | Observable<ReconcileResult> | PromiseLike<ReconcileResult> => {
-    const step = scenario.steps[calls++] ?? { kind: 'ok', duration: 1, after: 0, sync: true, promise: false, retrigger: false };
+  const fn = ({
+    key,
+  }: {
+    key: string;
+  }): ReconcileResult | Observable<ReconcileResult> | PromiseLike<ReconcileResult> => {
+    const step = scenario.steps[calls++] ?? {
+      kind: 'ok',
+      duration: 1,
+      after: 0,
+      sync: true,
+      promise: false,
+      retrigger: false,
+    };
     if (step.retrigger) send(key);
     const failure = step.kind === 'terminal' ? new TerminalError('terminal') : new Error('failed');
     const result = step.kind === 'requeue' ? { requeueAfter: step.after } : undefined;
@@ -177,8 +210,15 @@ function play(scenario: Scenario): string[] {
       if (step.kind === 'fail' || step.kind === 'terminal') throw failure;
       return result;
     }
-    if (step.promise) return settleLater(scheduler, step.duration, step.kind === 'fail' || step.kind === 'terminal' ? { error: failure } : { value: result });
-    return timer(step.duration, scheduler).pipe(mergeMap(() => (step.kind === 'fail' || step.kind === 'terminal' ? throwError(() => failure) : of(result))));
+    if (step.promise)
+      return settleLater(
+        scheduler,
+        step.duration,
+        step.kind === 'fail' || step.kind === 'terminal' ? { error: failure } : { value: result },
+      );
+    return timer(step.duration, scheduler).pipe(
+      mergeMap(() => (step.kind === 'fail' || step.kind === 'terminal' ? throwError(() => failure) : of(result))),
+    );
   };
   /** A trigger, as the operator takes it: ignored once it stopped. */
   const send = (key: string): void => {
@@ -193,7 +233,8 @@ function play(scenario: Scenario): string[] {
   if (scenario.stopAt !== undefined) {
     scheduler.schedule(() => {
       stopped = true;
-      for (const key of keys.values()) Object.assign(key, { triggered: false, restored: false, restoreOnRelease: false, dueAt: undefined });
+      for (const key of keys.values())
+        Object.assign(key, { triggered: false, restored: false, restoreOnRelease: false, dueAt: undefined });
       stop$.next();
     }, scenario.stopAt);
   }
@@ -207,13 +248,23 @@ function play(scenario: Scenario): string[] {
   });
   for (const { at, key } of scenario.triggers) scheduler.schedule(() => send(key), at);
   for (let at = 0.5; at < 300; at += 1) scheduler.schedule(() => check('sampled', true), at);
-  source.pipe(reconcile(fn, {
-    scheduler, gate, stop$, metrics: hook, concurrency: scenario.concurrency, maxRetries: scenario.maxRetries, timeout: scenario.timeout,
-    globalRateLimiter: false, // its delays are fractional; every other time here is a whole ms, so half frames are settled
-  })).subscribe({
-    next: (event) => follow(keys, event),
-    error: (error: unknown) => problems.push(`errored: ${String(error)}`),
-  });
+  source
+    .pipe(
+      reconcile(fn, {
+        scheduler,
+        gate,
+        stop$,
+        metrics: hook,
+        concurrency: scenario.concurrency,
+        maxRetries: scenario.maxRetries,
+        timeout: scenario.timeout,
+        globalRateLimiter: false, // its delays are fractional; every other time here is a whole ms, so half frames are settled
+      }),
+    )
+    .subscribe({
+      next: (event) => follow(keys, event),
+      error: (error: unknown) => problems.push(`errored: ${String(error)}`),
+    });
   scheduler.flush();
   if (!closed) {
     check('settled', true);
@@ -225,8 +276,11 @@ function play(scenario: Scenario): string[] {
 
 describe('reconcile: the metrics hook under random schedules (property)', () => {
   it('reports a depth that always equals the keys waiting to run, adds that minus starts equal it, and the runs in flight as workers', () => {
-    fc.assert(fc.property(scenarios, (scenario) => {
-      expect(play(scenario)).to.deep.equal([]);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(scenarios, (scenario) => {
+        expect(play(scenario)).to.deep.equal([]);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

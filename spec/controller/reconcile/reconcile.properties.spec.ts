@@ -69,7 +69,14 @@ interface Observed {
 function play(scenario: Scenario): Observed {
   const scheduler = new VirtualTimeScheduler();
   const observed: Observed = {
-    events: [], overlaps: [], maxActive: 0, lastTrigger: new Map(), lastStart: new Map(), completed: false, errored: false, requeues: [],
+    events: [],
+    overlaps: [],
+    maxActive: 0,
+    lastTrigger: new Map(),
+    lastStart: new Map(),
+    completed: false,
+    errored: false,
+    requeues: [],
   };
   /** The `requeueAfter` the latest run of each key asked for (runs of a key never overlap). */
   const asked = new Map<string, number>();
@@ -84,7 +91,14 @@ function play(scenario: Scenario): Observed {
     running.add(key);
     active += 1;
     (observed as { maxActive: number }).maxActive = Math.max(observed.maxActive, active);
-    const outcome: Outcome = scenario.outcomes[calls++] ?? { kind: 'ok', duration: 1, after: 0, sync: false, retrigger: false, promise: false };
+    const outcome: Outcome = scenario.outcomes[calls++] ?? {
+      kind: 'ok',
+      duration: 1,
+      after: 0,
+      sync: false,
+      retrigger: false,
+      promise: false,
+    };
     asked.set(key, outcome.after);
     const release = (): void => {
       running.delete(key);
@@ -105,9 +119,12 @@ function play(scenario: Scenario): Observed {
       return outcome.kind === 'requeue' ? { requeueAfter: outcome.after } : success;
     }
     if (outcome.promise) {
-      const settled = outcome.kind === 'fail' ? { error: new Error('failed') }
-        : outcome.kind === 'terminal' ? { error: new TerminalError('terminal') }
-          : { value: outcome.kind === 'requeue' ? { requeueAfter: outcome.after } : success };
+      const settled =
+        outcome.kind === 'fail'
+          ? { error: new Error('failed') }
+          : outcome.kind === 'terminal'
+            ? { error: new TerminalError('terminal') }
+            : { value: outcome.kind === 'requeue' ? { requeueAfter: outcome.after } : success };
       // The key counts as running until the Promise really settles, however long after its timeout.
       return settleLater(scheduler, outcome.duration, settled, release);
     }
@@ -165,7 +182,10 @@ function play(scenario: Scenario): Observed {
  * exactly after a `failed` marked `held`, before the key's next start.
  */
 function grammarViolation(events: readonly ReconcileEvent[]): string | undefined {
-  const phases = new Map<string, { phase: 'idle' | 'running' | 'succeeded' | 'failed'; attempt: number; held: boolean }>();
+  const phases = new Map<
+    string,
+    { phase: 'idle' | 'running' | 'succeeded' | 'failed'; attempt: number; held: boolean }
+  >();
   for (const event of events) {
     if (event.type === 'rejected') return 'unexpected rejected event';
     const key = phases.get(event.key) ?? { phase: 'idle' as const, attempt: 1, held: false };
@@ -177,7 +197,8 @@ function grammarViolation(events: readonly ReconcileEvent[]): string | undefined
       case 'started':
         problem = expectPhase('idle', 'succeeded');
         if (key.held) problem ??= `${event.key}: started while its abandoned Promise still holds it`;
-        if (event.attempt !== key.attempt) problem ??= `${event.key}: attempt ${event.attempt}, expected ${key.attempt}`;
+        if (event.attempt !== key.attempt)
+          problem ??= `${event.key}: attempt ${event.attempt}, expected ${key.attempt}`;
         key.phase = 'running';
         break;
       case 'succeeded':
@@ -228,7 +249,10 @@ const runs = { numRuns: 150 };
 
 describe('reconcile: properties over random schedules of triggers, durations, failures and gate flips', () => {
   it('never runs the same key twice at once', () => {
-    fc.assert(fc.property(scenarios, (scenario) => play(scenario).overlaps.length === 0), runs);
+    fc.assert(
+      fc.property(scenarios, (scenario) => play(scenario).overlaps.length === 0),
+      runs,
+    );
   });
 
   it('always runs a key once more after a trigger that arrived after its last start (nothing lost)', () => {
@@ -242,7 +266,10 @@ describe('reconcile: properties over random schedules of triggers, durations, fa
   });
 
   it('never exceeds the concurrency bound', () => {
-    fc.assert(fc.property(scenarios, (scenario) => play(scenario).maxActive <= scenario.concurrency), runs);
+    fc.assert(
+      fc.property(scenarios, (scenario) => play(scenario).maxActive <= scenario.concurrency),
+      runs,
+    );
   });
 
   it('emits a well-formed event sequence per key, never errors, and completes once the work is done', () => {
@@ -259,16 +286,31 @@ describe('reconcile: properties over random schedules of triggers, durations, fa
   });
 
   it('never delays a requeue beyond what its run asked for, whatever the bucket: a requeue takes no token', () => {
-    fc.assert(fc.property(scenarios, (scenario) => play(scenario).requeues.every(({ asked, delayMs }) => delayMs <= asked)), runs);
+    fc.assert(
+      fc.property(scenarios, (scenario) => play(scenario).requeues.every(({ asked, delayMs }) => delayMs <= asked)),
+      runs,
+    );
   });
 
   it('detects a malformed sequence (the grammar checker itself can fail)', () => {
     const base = { key: 'a', attempt: 1, reasons: [], queueWaitMs: 0, time: 0 };
-    expect(grammarViolation([{ type: 'started', ...base }, { type: 'started', ...base }])).to.match(/started after running/);
-    expect(grammarViolation([{ type: 'started', ...base }, { type: 'failed', ...base, durationMs: 0, error: 1, terminal: false }])).to.match(
-      /ended failed/,
-    );
-    const held = [{ type: 'started', ...base }, { type: 'failed', ...base, durationMs: 0, error: 1, terminal: false, held: true }, { type: 'dropped', ...base, durationMs: 0, error: 1, failures: 1 }] as const;
+    expect(
+      grammarViolation([
+        { type: 'started', ...base },
+        { type: 'started', ...base },
+      ]),
+    ).to.match(/started after running/);
+    expect(
+      grammarViolation([
+        { type: 'started', ...base },
+        { type: 'failed', ...base, durationMs: 0, error: 1, terminal: false },
+      ]),
+    ).to.match(/ended failed/);
+    const held = [
+      { type: 'started', ...base },
+      { type: 'failed', ...base, durationMs: 0, error: 1, terminal: false, held: true },
+      { type: 'dropped', ...base, durationMs: 0, error: 1, failures: 1 },
+    ] as const;
     expect(grammarViolation(held)).to.match(/never released/);
     expect(grammarViolation([...held, { type: 'started', ...base }])).to.match(/still holds it/);
     expect(grammarViolation([{ type: 'released', ...base, durationMs: 0 }])).to.match(/without a held failure/);

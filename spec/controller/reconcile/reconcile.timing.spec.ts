@@ -33,7 +33,12 @@ describe('reconcile: coalescing, backoff, rate limit, requeue and ordering (marb
       return timeline(out$, scheduler);
     });
     expect(lines).to.deep.equal([
-      '0 started z#1', '2 succeeded z', '2 started a#1', '4 succeeded a', '4 started b#1', '6 succeeded b',
+      '0 started z#1',
+      '2 succeeded z',
+      '2 started a#1',
+      '4 succeeded a',
+      '4 started b#1',
+      '6 succeeded b',
     ]);
   });
 
@@ -45,25 +50,44 @@ describe('reconcile: coalescing, backoff, rate limit, requeue and ordering (marb
       return timeline(out$, scheduler);
     });
     expect(lines).to.deep.equal([
-      '0 started a#1', '0 failed a', '0 retrying a +5',
-      '5 started a#2', '5 failed a', '5 retrying a +10',
-      '15 started a#3', '15 failed a', '15 retrying a +20',
-      '35 started a#4', '35 succeeded a',
-      '100 started a#1', '100 failed a', '100 retrying a +5',
-      '105 started a#2', '105 succeeded a',
+      '0 started a#1',
+      '0 failed a',
+      '0 retrying a +5',
+      '5 started a#2',
+      '5 failed a',
+      '5 retrying a +10',
+      '15 started a#3',
+      '15 failed a',
+      '15 retrying a +20',
+      '35 started a#4',
+      '35 succeeded a',
+      '100 started a#1',
+      '100 failed a',
+      '100 retrying a +5',
+      '105 started a#2',
+      '105 succeeded a',
     ]);
   });
 
   it('records retry and requeue as reasons of the runs they schedule, next to coalesced trigger reasons', () => {
     const events = virtual(({ hot, cold }) => {
       const outcomes = ['#', '(r|)', '|'];
-      const triggers = hot<ReconcileTrigger>('a 5ms b', { a: { key: 'x', reason: 'added' }, b: { key: 'x', reason: 'updated' } });
+      const triggers = hot<ReconcileTrigger>('a 5ms b', {
+        a: { key: 'x', reason: 'added' },
+        b: { key: 'x', reason: 'updated' },
+      });
       let call = 0;
-      return collect(triggers.pipe(reconcile(() => cold<ReconcileResult>(outcomes[call++] ?? '|', { r: { requeueAfter: 50 } }))));
+      return collect(
+        triggers.pipe(reconcile(() => cold<ReconcileResult>(outcomes[call++] ?? '|', { r: { requeueAfter: 50 } }))),
+      );
     });
     const starts = events.filter((event) => event.type === 'started');
     // The retry ran at 5 and asked for a requeue at 55; the trigger at 6 pulled that run forward and joined it.
-    expect(starts.map((event) => `${event.time} ${event.reasons.join(',')}`)).to.deep.equal(['0 added', '5 retry', '6 requeue,updated']);
+    expect(starts.map((event) => `${event.time} ${event.reasons.join(',')}`)).to.deep.equal([
+      '0 added',
+      '5 retry',
+      '6 requeue,updated',
+    ]);
   });
 
   it('never spreads requeues by the token bucket: a requested requeue is a schedule, not a retry', () => {
@@ -80,11 +104,26 @@ describe('reconcile: coalescing, backoff, rate limit, requeue and ordering (marb
       return timeline(out$, scheduler);
     });
     expect(lines).to.deep.equal([
-      '0 started a#1', '0 started b#1', '0 started c#1', '0 started d#1',
-      '0 succeeded a', '0 requeued a +1', '0 succeeded b', '0 requeued b +1',
-      '0 succeeded c', '0 requeued c +1', '0 succeeded d', '0 requeued d +1',
-      '1 started a#1', '1 started b#1', '1 started c#1', '1 started d#1',
-      '1 succeeded a', '1 succeeded b', '1 succeeded c', '1 succeeded d',
+      '0 started a#1',
+      '0 started b#1',
+      '0 started c#1',
+      '0 started d#1',
+      '0 succeeded a',
+      '0 requeued a +1',
+      '0 succeeded b',
+      '0 requeued b +1',
+      '0 succeeded c',
+      '0 requeued c +1',
+      '0 succeeded d',
+      '0 requeued d +1',
+      '1 started a#1',
+      '1 started b#1',
+      '1 started c#1',
+      '1 started d#1',
+      '1 succeeded a',
+      '1 succeeded b',
+      '1 succeeded c',
+      '1 succeeded d',
     ]);
   });
 
@@ -96,23 +135,30 @@ describe('reconcile: coalescing, backoff, rate limit, requeue and ordering (marb
       const triggers = concat(from(keys), timer(10, scheduler).pipe(map(() => 'ns/failing')));
       let failed = false;
       const resynced = new Set<string>();
-      const out$ = triggers.pipe(reconcile(({ key }) => {
-        if (key !== 'ns/failing') {
-          if (resynced.has(key)) return undefined;
-          resynced.add(key);
-          return { requeueAfter: 60_000 };
-        }
-        if (failed) return undefined;
-        failed = true;
-        throw new Error('first failure');
-      }));
+      const out$ = triggers.pipe(
+        reconcile(({ key }) => {
+          if (key !== 'ns/failing') {
+            if (resynced.has(key)) return undefined;
+            resynced.add(key);
+            return { requeueAfter: 60_000 };
+          }
+          if (failed) return undefined;
+          failed = true;
+          throw new Error('first failure');
+        }),
+      );
       return timeline(out$, scheduler);
     });
     expect(lines.filter((line) => line.includes('ns/failing'))).to.deep.equal([
-      '10 started ns/failing#1', '10 failed ns/failing', '10 retrying ns/failing +5',
-      '15 started ns/failing#2', '15 succeeded ns/failing',
+      '10 started ns/failing#1',
+      '10 failed ns/failing',
+      '10 retrying ns/failing +5',
+      '15 started ns/failing#2',
+      '15 succeeded ns/failing',
     ]);
-    const requeueDelays = new Set(lines.filter((line) => line.includes(' requeued ')).map((line) => line.split(' +')[1]));
+    const requeueDelays = new Set(
+      lines.filter((line) => line.includes(' requeued ')).map((line) => line.split(' +')[1]),
+    );
     expect(requeueDelays).to.deep.equal(new Set(['60000']));
   });
 
@@ -128,10 +174,16 @@ describe('reconcile: coalescing, backoff, rate limit, requeue and ordering (marb
       return timeline(out$, scheduler);
     });
     expect(lines).to.deep.equal([
-      '0 started a#1', '0 started b#1',
-      '0 failed a', '0 retrying a +5', '0 failed b', '0 retrying b +10',
-      '5 started a#2', '5 succeeded a',
-      '10 started b#2', '10 succeeded b',
+      '0 started a#1',
+      '0 started b#1',
+      '0 failed a',
+      '0 retrying a +5',
+      '0 failed b',
+      '0 retrying b +10',
+      '5 started a#2',
+      '5 succeeded a',
+      '10 started b#2',
+      '10 succeeded b',
     ]);
   });
 
@@ -153,12 +205,20 @@ describe('reconcile: coalescing, backoff, rate limit, requeue and ordering (marb
     const lines = virtual(({ hot, cold, scheduler }) => {
       let call = 0;
       const out$ = hot('x 4ms x').pipe(
-        reconcile(() => (call++ === 0 ? cold<ReconcileResult>('10ms (r|)', { r: { requeueAfter: 50 } }) : cold<never>('|'))),
+        reconcile(() =>
+          call++ === 0 ? cold<ReconcileResult>('10ms (r|)', { r: { requeueAfter: 50 } }) : cold<never>('|'),
+        ),
       );
       return timeline(out$, scheduler);
     });
     // The requeue at 60 lost to the immediate run at 10, so there is no ghost run at 60.
-    expect(lines).to.deep.equal(['0 started x#1', '10 succeeded x', '10 requeued x +0', '10 started x#1', '10 succeeded x']);
+    expect(lines).to.deep.equal([
+      '0 started x#1',
+      '10 succeeded x',
+      '10 requeued x +0',
+      '10 started x#1',
+      '10 succeeded x',
+    ]);
   });
 
   it('runs a key at once when a fresh trigger arrives before its scheduled requeue', () => {
@@ -169,7 +229,13 @@ describe('reconcile: coalescing, backoff, rate limit, requeue and ordering (marb
       );
       return timeline(out$, scheduler);
     });
-    expect(lines).to.deep.equal(['0 started x#1', '0 succeeded x', '0 requeued x +50', '20 started x#1', '20 succeeded x']);
+    expect(lines).to.deep.equal([
+      '0 started x#1',
+      '0 succeeded x',
+      '0 requeued x +50',
+      '20 started x#1',
+      '20 succeeded x',
+    ]);
   });
 
   it('serves waiting keys FIFO and never exceeds the concurrency', () => {
@@ -179,10 +245,14 @@ describe('reconcile: coalescing, backoff, rate limit, requeue and ordering (marb
       return timeline(out$, scheduler);
     });
     expect(lines).to.deep.equal([
-      '0 started a#1', '0 started b#1',
-      '3 succeeded b', '3 started c#1',
-      '8 succeeded c', '8 started d#1',
-      '9 succeeded d', '10 succeeded a',
+      '0 started a#1',
+      '0 started b#1',
+      '3 succeeded b',
+      '3 started c#1',
+      '8 succeeded c',
+      '8 started d#1',
+      '9 succeeded d',
+      '10 succeeded a',
     ]);
   });
 

@@ -13,7 +13,9 @@ function run(fn: (event: InformerEvent) => KeyMapping, events: InformerEvent[], 
   let failed: unknown;
   source.pipe(mapKeys(fn, onError ? { onError } : {})).subscribe({
     next: (t) => out.push(t),
-    error: (e) => { failed = e; },
+    error: (e) => {
+      failed = e;
+    },
   });
   for (const event of events) source.next(event);
   expect(failed, 'the output must never error because of the mapper').to.equal(undefined);
@@ -78,8 +80,18 @@ describe('mapKeys', () => {
     const sink = errorSink();
     const source = new Subject<InformerEvent>();
     let downstream: unknown;
-    source.pipe(mapKeys(() => 'k', sink), map(() => { throw new Error('consumer'); }))
-      .subscribe({ error: (error) => { downstream = error; } });
+    source
+      .pipe(
+        mapKeys(() => 'k', sink),
+        map(() => {
+          throw new Error('consumer');
+        }),
+      )
+      .subscribe({
+        error: (error) => {
+          downstream = error;
+        },
+      });
     source.next(added(cfg));
     expect((downstream as Error).message).to.equal('consumer');
     expect(sink.errors).to.deep.equal([]);
@@ -90,7 +102,13 @@ describe('mapKeys', () => {
     const fallback: Error[] = [];
     config.onUnhandledError = (error) => fallback.push(error as Error);
     try {
-      const out = run(() => ['', 'k'], [added(cfg)], () => { throw new Error('handler broke'); });
+      const out = run(
+        () => ['', 'k'],
+        [added(cfg)],
+        () => {
+          throw new Error('handler broke');
+        },
+      );
       expect(out.map((t) => t.key)).to.deep.equal(['k']);
       expect(fallback.map((e) => e.message)).to.deep.equal(['key mapper returned an empty key (added default/cfg)']);
     } finally {
@@ -102,7 +120,7 @@ describe('mapKeys', () => {
     expect(() => mapKeys('nope' as never)).to.throw(TypeError, /mapKeys: fn must be a function/);
   });
 
-  it('emits every key of an event at that event\'s frame', () => {
+  it("emits every key of an event at that event's frame", () => {
     new TestScheduler((actual, expected) => {
       expect(actual).to.deep.equal(expected);
     }).run(({ cold, expectObservable }) => {

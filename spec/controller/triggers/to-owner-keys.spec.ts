@@ -3,9 +3,7 @@ import { Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { InformerEvent } from '../../../src/informer/index.js';
 import type { ReconcileTrigger } from '../../../src/controller/index.js';
-import {
-  KeyMappingError, toOwnerKeys, type ToOwnerKeysOptions,
-} from '../../../src/controller/triggers/index.js';
+import { KeyMappingError, toOwnerKeys, type ToOwnerKeysOptions } from '../../../src/controller/triggers/index.js';
 import { added, deleted, errorSink, obj, ownerRef, resync, updated } from '../predicates/fixtures.js';
 
 function run(options: ToOwnerKeysOptions, events: InformerEvent[]): ReconcileTrigger[] {
@@ -28,11 +26,18 @@ describe('toOwnerKeys', () => {
   });
 
   it('ignores owners that are not the controller unless allOwners is set', () => {
-    const pod = owned('p', ownerRef('ReplicaSet', 'ctl'), ownerRef('ReplicaSet', 'other', { controller: false }),
-      ownerRef('ReplicaSet', 'unset', { controller: undefined }));
+    const pod = owned(
+      'p',
+      ownerRef('ReplicaSet', 'ctl'),
+      ownerRef('ReplicaSet', 'other', { controller: false }),
+      ownerRef('ReplicaSet', 'unset', { controller: undefined }),
+    );
     expect(keys(run({ kind: 'ReplicaSet' }, [added(pod)]))).to.deep.equal(['default/ctl']);
-    expect(keys(run({ kind: 'ReplicaSet', allOwners: true }, [added(pod)])))
-      .to.deep.equal(['default/ctl', 'default/other', 'default/unset']);
+    expect(keys(run({ kind: 'ReplicaSet', allOwners: true }, [added(pod)]))).to.deep.equal([
+      'default/ctl',
+      'default/other',
+      'default/unset',
+    ]);
   });
 
   it('ignores owners of another kind', () => {
@@ -43,10 +48,14 @@ describe('toOwnerKeys', () => {
   it('matches the API group when apiVersion is given, whatever the version', () => {
     const pod = owned('p', ownerRef('ReplicaSet', 'web', { apiVersion: 'apps/v1beta2' }));
     const foreign = owned('q', ownerRef('ReplicaSet', 'x', { apiVersion: 'example.com/v1' }));
-    expect(keys(run({ kind: 'ReplicaSet', apiVersion: 'apps/v1' }, [added(pod), added(foreign)])))
-      .to.deep.equal(['default/web']);
+    expect(keys(run({ kind: 'ReplicaSet', apiVersion: 'apps/v1' }, [added(pod), added(foreign)]))).to.deep.equal([
+      'default/web',
+    ]);
     // Any group: the example.com ReplicaSet is not built in, so clusterScoped must say its scope.
-    expect(keys(run({ kind: 'ReplicaSet', clusterScoped: false }, [added(pod), added(foreign)]))).to.deep.equal(['default/web', 'default/x']);
+    expect(keys(run({ kind: 'ReplicaSet', clusterScoped: false }, [added(pod), added(foreign)]))).to.deep.equal([
+      'default/web',
+      'default/x',
+    ]);
   });
 
   it('matches the core group for apiVersion v1', () => {
@@ -57,34 +66,62 @@ describe('toOwnerKeys', () => {
   it('keys a custom owner by name alone when clusterScoped is true, and in the child namespace when it is false', () => {
     const pod = owned('p', ownerRef('Tenant', 't1', { apiVersion: 'example.com/v1' }));
     expect(keys(run({ kind: 'Tenant', clusterScoped: true }, [added(pod)]))).to.deep.equal(['t1']);
-    expect(keys(run({ kind: 'Tenant', apiVersion: 'example.com/v1', clusterScoped: false }, [added(pod)]))).to.deep.equal(['default/t1']);
+    expect(
+      keys(run({ kind: 'Tenant', apiVersion: 'example.com/v1', clusterScoped: false }, [added(pod)])),
+    ).to.deep.equal(['default/t1']);
   });
 
   it('keys a namespaced child of a built-in cluster-scoped owner by the owner name alone, unasked (a ConfigMap of its Namespace)', () => {
-    const configMap = obj('settings', { namespace: 'team-a', ownerReferences: [ownerRef('Namespace', 'team-a')] }, 'ConfigMap');
+    const configMap = obj(
+      'settings',
+      { namespace: 'team-a', ownerReferences: [ownerRef('Namespace', 'team-a')] },
+      'ConfigMap',
+    );
     expect(keys(run({ kind: 'Namespace' }, [added(configMap)]))).to.deep.equal(['team-a']);
     expect(keys(run({ kind: 'Namespace', apiVersion: 'v1' }, [added(configMap)]))).to.deep.equal(['team-a']);
     const pod = owned('p', ownerRef('ClusterRole', 'admin', { apiVersion: 'rbac.authorization.k8s.io/v1' }));
-    expect(keys(run({ kind: 'ClusterRole', apiVersion: 'rbac.authorization.k8s.io/v1' }, [added(pod)]))).to.deep.equal(['admin']);
+    expect(keys(run({ kind: 'ClusterRole', apiVersion: 'rbac.authorization.k8s.io/v1' }, [added(pod)]))).to.deep.equal([
+      'admin',
+    ]);
   });
 
   it('refuses, when it is built, an owner kind whose scope it cannot know, or a clusterScoped that contradicts a built-in kind', () => {
-    expect(() => toOwnerKeys({ kind: 'Tenant' }))
-      .to.throw(TypeError, 'toOwnerKeys: cannot tell whether Tenant is cluster-scoped: it is not a built-in kind; pass clusterScoped: true or false');
-    expect(() => toOwnerKeys({ kind: 'Tenant', apiVersion: 'example.com/v1' }))
-      .to.throw(TypeError, 'toOwnerKeys: cannot tell whether Tenant (example.com/v1) is cluster-scoped');
-    expect(() => toOwnerKeys({ kind: 'ReplicaSet', apiVersion: 'example.com/v1' })).to.throw(TypeError, /cannot tell whether ReplicaSet/);
-    expect(() => toOwnerKeys({ kind: 'Namespace', apiVersion: 'v1', clusterScoped: false }))
-      .to.throw(TypeError, 'toOwnerKeys: Namespace (v1) is cluster-scoped, but clusterScoped is false');
-    expect(() => toOwnerKeys({ kind: 'Pod', apiVersion: 'v1', clusterScoped: true }))
-      .to.throw(TypeError, 'toOwnerKeys: Pod (v1) is namespaced, but clusterScoped is true');
-    expect(() => toOwnerKeys({ kind: 'Tenant', clusterScoped: 'yes' as never })).to.throw(TypeError, /clusterScoped must be a boolean/);
+    expect(() => toOwnerKeys({ kind: 'Tenant' })).to.throw(
+      TypeError,
+      'toOwnerKeys: cannot tell whether Tenant is cluster-scoped: it is not a built-in kind; pass clusterScoped: true or false',
+    );
+    expect(() => toOwnerKeys({ kind: 'Tenant', apiVersion: 'example.com/v1' })).to.throw(
+      TypeError,
+      'toOwnerKeys: cannot tell whether Tenant (example.com/v1) is cluster-scoped',
+    );
+    expect(() => toOwnerKeys({ kind: 'ReplicaSet', apiVersion: 'example.com/v1' })).to.throw(
+      TypeError,
+      /cannot tell whether ReplicaSet/,
+    );
+    expect(() => toOwnerKeys({ kind: 'Namespace', apiVersion: 'v1', clusterScoped: false })).to.throw(
+      TypeError,
+      'toOwnerKeys: Namespace (v1) is cluster-scoped, but clusterScoped is false',
+    );
+    expect(() => toOwnerKeys({ kind: 'Pod', apiVersion: 'v1', clusterScoped: true })).to.throw(
+      TypeError,
+      'toOwnerKeys: Pod (v1) is namespaced, but clusterScoped is true',
+    );
+    expect(() => toOwnerKeys({ kind: 'Tenant', clusterScoped: 'yes' as never })).to.throw(
+      TypeError,
+      /clusterScoped must be a boolean/,
+    );
   });
 
   it('reports, and keys nothing for, an owner reference of a group whose scope is unknown when apiVersion is left open', () => {
     const sink = errorSink();
-    const pod = owned('p', ownerRef('ReplicaSet', 'web'), ownerRef('ReplicaSet', 'x', { apiVersion: 'example.com/v1', controller: false }));
-    expect(keys(run({ kind: 'ReplicaSet', allOwners: true, onError: sink.onError }, [added(pod)]))).to.deep.equal(['default/web']);
+    const pod = owned(
+      'p',
+      ownerRef('ReplicaSet', 'web'),
+      ownerRef('ReplicaSet', 'x', { apiVersion: 'example.com/v1', controller: false }),
+    );
+    expect(keys(run({ kind: 'ReplicaSet', allOwners: true, onError: sink.onError }, [added(pod)]))).to.deep.equal([
+      'default/web',
+    ]);
     expect(sink.errors.map((e) => e.message)).to.deep.equal([
       'cannot tell whether ReplicaSet of example.com/v1 is cluster-scoped; pass apiVersion to match one group, or clusterScoped (added default/p)',
     ]);
@@ -120,7 +157,9 @@ describe('toOwnerKeys', () => {
     const out = run({ kind: 'ReplicaSet' }, [deleted(pod), deleted(pod, true), resync(pod)]);
     expect(out.map((t) => t.key)).to.deep.equal(['default/web', 'default/web', 'default/web']);
     expect(out.map((t) => t.reason)).to.deep.equal([
-      'deleted Pod default/p', 'deleted (state unknown) Pod default/p', 'resync Pod default/p',
+      'deleted Pod default/p',
+      'deleted (state unknown) Pod default/p',
+      'resync Pod default/p',
     ]);
   });
 
@@ -128,7 +167,9 @@ describe('toOwnerKeys', () => {
     const sink = errorSink();
     const pod = obj('p', {
       ownerReferences: [
-        null, ownerRef('ReplicaSet', ''), ownerRef('ReplicaSet', 'web', { controller: false }),
+        null,
+        ownerRef('ReplicaSet', ''),
+        ownerRef('ReplicaSet', 'web', { controller: false }),
       ] as never,
     });
     const notArray = obj('q', { ownerReferences: 'web' as never });
@@ -144,8 +185,10 @@ describe('toOwnerKeys', () => {
 
   it('rejects a missing kind or a group-only apiVersion when it is built', () => {
     expect(() => toOwnerKeys({} as never)).to.throw(TypeError, /kind must be a non-empty string/);
-    expect(() => toOwnerKeys({ kind: 'ReplicaSet', apiVersion: 'apps' }))
-      .to.throw(TypeError, /neither group\/version nor a core version/);
+    expect(() => toOwnerKeys({ kind: 'ReplicaSet', apiVersion: 'apps' })).to.throw(
+      TypeError,
+      /neither group\/version nor a core version/,
+    );
     expect(() => toOwnerKeys({ kind: 'ReplicaSet', apiVersion: '' })).to.throw(TypeError, /apiVersion/);
   });
 

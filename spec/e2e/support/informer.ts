@@ -128,10 +128,15 @@ export function recordingTransport(kubeConfig: KubeConfig): RecordingTransport {
     bookmarks,
     transport: {
       get: (path, query, options) => recorded('get', path, query, () => inner.get(path, query, options)),
-      watch: (path, query, options) => recorded('watch', path, query, () => inner.watch(path, query, options).pipe(tap((line) => {
-        const bookmark = asBookmark(line);
-        if (bookmark) bookmarks.push(bookmark);
-      }))),
+      watch: (path, query, options) =>
+        recorded('watch', path, query, () =>
+          inner.watch(path, query, options).pipe(
+            tap((line) => {
+              const bookmark = asBookmark(line);
+              if (bookmark) bookmarks.push(bookmark);
+            }),
+          ),
+        ),
       request: (request) => inner.request(request),
     },
   };

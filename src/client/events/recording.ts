@@ -4,8 +4,15 @@
  */
 import type { Observable, SchedulerLike } from 'rxjs';
 import type {
-  BackoffPolicy, EventFlushOptions, EventFlushResult, EventRecorderCounts, EventReference, EventReport, EventType,
-  SpamFilterOptions, WarningHandler,
+  BackoffPolicy,
+  EventFlushOptions,
+  EventFlushResult,
+  EventRecorderCounts,
+  EventReference,
+  EventReport,
+  EventType,
+  SpamFilterOptions,
+  WarningHandler,
 } from 'rxkube/extend';
 import type { ObjectLike } from '../../objects/index.js';
 

@@ -60,14 +60,19 @@ export function controllerReference(owner: Owner): V1OwnerReference {
   const name = owner.metadata?.name;
   const uid = owner.metadata?.uid;
   const missing = [
-    apiVersion ? undefined : 'apiVersion', kind ? undefined : 'kind', name ? undefined : 'metadata.name', uid ? undefined : 'metadata.uid',
+    apiVersion ? undefined : 'apiVersion',
+    kind ? undefined : 'kind',
+    name ? undefined : 'metadata.name',
+    uid ? undefined : 'metadata.uid',
   ].filter((field): field is string => field !== undefined);
   if (missing.length > 0) {
     const what = [kind ?? 'object', name].filter(Boolean).join(' ');
     throw new OwnerReferenceError(`the owner ${what} cannot be referenced: it has no ${missing.join(', ')}`);
   }
   if (isPartialObjectMetadata(apiVersion, kind)) {
-    throw new OwnerReferenceError(`the owner ${name} cannot be referenced: it is a metadata-only view (${apiVersion} PartialObjectMetadata), which does not say its kind; give it the apiVersion and kind of its resource`);
+    throw new OwnerReferenceError(
+      `the owner ${name} cannot be referenced: it is a metadata-only view (${apiVersion} PartialObjectMetadata), which does not say its kind; give it the apiVersion and kind of its resource`,
+    );
   }
   return { apiVersion: apiVersion!, kind: kind!, name: name!, uid: uid!, controller: true, blockOwnerDeletion: true };
 }
@@ -96,16 +101,23 @@ export function setControllerReference<O extends ObjectLike>(object: O, owner: O
   const objectNamespace = object.metadata?.namespace || undefined;
   if (ownerNamespace !== undefined) {
     if (objectNamespace === undefined) {
-      throw new OwnerReferenceError(`cluster-scoped ${describe(object)} cannot be owned by namespaced ${reference.kind} ${ownerNamespace}/${reference.name}`);
+      throw new OwnerReferenceError(
+        `cluster-scoped ${describe(object)} cannot be owned by namespaced ${reference.kind} ${ownerNamespace}/${reference.name}`,
+      );
     }
     if (objectNamespace !== ownerNamespace) {
-      throw new OwnerReferenceError(`cross-namespace owner references are disallowed: ${describe(object)} cannot be owned by ${reference.kind} ${ownerNamespace}/${reference.name}`);
+      throw new OwnerReferenceError(
+        `cross-namespace owner references are disallowed: ${describe(object)} cannot be owned by ${reference.kind} ${ownerNamespace}/${reference.name}`,
+      );
     }
   }
   const references = object.metadata?.ownerReferences ?? [];
   const existing = references.find((ref) => ref.controller === true);
   if (existing !== undefined && !sameObject(existing, reference)) {
-    throw new AlreadyOwnedError({ kind: object.kind, name: object.metadata?.name, namespace: objectNamespace }, existing);
+    throw new AlreadyOwnedError(
+      { kind: object.kind, name: object.metadata?.name, namespace: objectNamespace },
+      existing,
+    );
   }
   const metadata = (object.metadata ??= {});
   const index = references.findIndex((ref) => sameObject(ref, reference));
@@ -138,10 +150,15 @@ function sameObject(a: V1OwnerReference, b: V1OwnerReference): boolean {
 }
 
 function sameReference(a: V1OwnerReference, b: V1OwnerReference): boolean {
-  return a.apiVersion === b.apiVersion && a.kind === b.kind && a.name === b.name && a.uid === b.uid
-    && a.controller === b.controller && a.blockOwnerDeletion === b.blockOwnerDeletion;
+  return (
+    a.apiVersion === b.apiVersion &&
+    a.kind === b.kind &&
+    a.name === b.name &&
+    a.uid === b.uid &&
+    a.controller === b.controller &&
+    a.blockOwnerDeletion === b.blockOwnerDeletion
+  );
 }
-
 
 function describe(object: ObjectLike): string {
   const name = object.metadata?.name ?? '(unnamed)';

@@ -23,7 +23,11 @@ const known = new WeakMap<Transport, Map<string, ReadonlySet<string>>>();
  *   not noticed (a kind the cached answer does not list is asked again). Set the client's `statusSubresource` where
  *   that matters.
  */
-export function hasStatusSubresource$(transport: Transport, resource: ResolvedResource, onWarning: WarningHandler): Observable<boolean> {
+export function hasStatusSubresource$(
+  transport: Transport,
+  resource: ResolvedResource,
+  onWarning: WarningHandler,
+): Observable<boolean> {
   const groupVersion = groupVersionPath(resource.group, resource.version);
   const cache = known.get(transport) ?? new Map<string, ReadonlySet<string>>();
   known.set(transport, cache);

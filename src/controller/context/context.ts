@@ -46,13 +46,20 @@ export function controllerContext(host: ContextHost): ControllerContext {
   return {
     ...context,
     reconcile: wrapped as ContextReconcile,
-    client: <T extends KubernetesObject>(resource: ResourceRef, options: ResourceClient.Options = {}) => resourceClient<T>(host.connection, resource, {
-      scheduler: host.scheduler, random: host.random, onWarning: host.onWarning, ...options,
-    }),
+    client: <T extends KubernetesObject>(resource: ResourceRef, options: ResourceClient.Options = {}) =>
+      resourceClient<T>(host.connection, resource, {
+        scheduler: host.scheduler,
+        random: host.random,
+        onWarning: host.onWarning,
+        ...options,
+      }),
   };
 }
 
 /** Open while both are open; closed until both have said. */
 function both(a: Observable<boolean>, b: Observable<boolean>): Observable<boolean> {
-  return combineLatest([a, b]).pipe(map(([x, y]) => x === true && y === true), distinctUntilChanged());
+  return combineLatest([a, b]).pipe(
+    map(([x, y]) => x === true && y === true),
+    distinctUntilChanged(),
+  );
 }

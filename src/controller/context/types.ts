@@ -22,9 +22,15 @@ import type { WarningHandler } from 'rxkube/extend';
  */
 export interface ContextReconcile {
   /** `reconcile` with a `lookup`: the reconcile function receives the latest object of its key. */
-  <T>(fn: ReconcileFn<T>, options: ReconcileLookupOptions<T>): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
+  <T>(
+    fn: ReconcileFn<T>,
+    options: ReconcileLookupOptions<T>,
+  ): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
   /** `reconcile` without a `lookup`: the reconcile function receives the key only. */
-  (fn: ReconcileKeyFn, options?: ReconcileOptions & { readonly lookup?: undefined }): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
+  (
+    fn: ReconcileKeyFn,
+    options?: ReconcileOptions & { readonly lookup?: undefined },
+  ): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
 }
 
 /**

@@ -18,7 +18,5 @@ import type { EventPredicate } from './types.js';
  *   passes more updates than it may seem.
  */
 export function annotationsChanged<T extends KubernetesObject = KubernetesObject>(): EventPredicate<T> {
-  return updatePredicate<T>(
-    (old, object) => !sameStringMap(old.metadata?.annotations, object.metadata?.annotations),
-  );
+  return updatePredicate<T>((old, object) => !sameStringMap(old.metadata?.annotations, object.metadata?.annotations));
 }

@@ -43,9 +43,9 @@ export interface EventPredicate<T extends KubernetesObject = KubernetesObject> {
 export type PredicateLike<T extends KubernetesObject = KubernetesObject> =
   | EventTest<T>
   | {
-    /** The test: true keeps the event. */
-    readonly test: EventTest<T>;
-  };
+      /** The test: true keeps the event. */
+      readonly test: EventTest<T>;
+    };
 
 /** Options of `predicates.from`. */
 export interface PredicateOptions {

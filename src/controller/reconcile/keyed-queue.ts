@@ -117,7 +117,17 @@ export class KeyedQueue {
   trigger(key: string, reason: string | undefined): number | undefined {
     let state = this.states.get(key);
     if (state === undefined) {
-      state = { key, running: false, dirty: false, pending: IDLE, failures: 0, readyAt: 0, heapSeq: -1, reasons: NO_REASONS, enqueuedAt: 0 };
+      state = {
+        key,
+        running: false,
+        dirty: false,
+        pending: IDLE,
+        failures: 0,
+        readyAt: 0,
+        heapSeq: -1,
+        reasons: NO_REASONS,
+        enqueuedAt: 0,
+      };
       this.states.set(key, state);
     }
     if (reason !== undefined) addReason(state, reason, this.singles);
@@ -183,7 +193,8 @@ export class KeyedQueue {
     state.pending = DELAYED;
     state.readyAt = at;
     state.heapSeq = this.delayed.push(at, state);
-    if (this.delayed.size > 2 * this.delayedLive + 1024) this.delayed.retain((entry) => this.isLive(entry.value, entry.seq));
+    if (this.delayed.size > 2 * this.delayedLive + 1024)
+      this.delayed.retain((entry) => this.isLive(entry.value, entry.seq));
     this.arm(now);
     return at;
   }

@@ -7,7 +7,10 @@ import { reportError } from '../predicates/index.js';
 import type { ReconcileMetrics, ReconcileQueueView } from './metrics-hook.js';
 
 /** Both hooks, each called in turn (`a` first); either alone if the other is absent. Internal. */
-export function bothMetrics(a: ReconcileMetrics | undefined, b: ReconcileMetrics | undefined): ReconcileMetrics | undefined {
+export function bothMetrics(
+  a: ReconcileMetrics | undefined,
+  b: ReconcileMetrics | undefined,
+): ReconcileMetrics | undefined {
   if (a === undefined) return b;
   if (b === undefined) return a;
   return {
@@ -43,7 +46,10 @@ export function bothMetrics(a: ReconcileMetrics | undefined, b: ReconcileMetrics
  * Promises included), measured on `scheduler`. Internal; the runner builds one only for a hook.
  */
 export function queueView(
-  concurrency: number, scheduler: SchedulerLike, depth: () => number, active: () => number,
+  concurrency: number,
+  scheduler: SchedulerLike,
+  depth: () => number,
+  active: () => number,
   runs: readonly ReadonlySet<{ readonly startedAt: number }>[],
 ): ReconcileQueueView {
   const running = (longest: boolean): number => {
@@ -82,7 +88,8 @@ export function queueView(
  * operator: a broken hook must not stop reconciles. Internal.
  */
 export function hookOf<K extends keyof ReconcileMetrics>(
-  hook: ReconcileMetrics | undefined, name: K,
+  hook: ReconcileMetrics | undefined,
+  name: K,
 ): NonNullable<ReconcileMetrics[K]> | undefined {
   const method = hook?.[name] as ((this: ReconcileMetrics, a: unknown, b: unknown) => void) | undefined;
   if (typeof method !== 'function') return undefined;
@@ -107,9 +114,18 @@ export function checkMetrics(hook: unknown): void {
   for (const name of HOOK_METHODS) {
     const method = (hook as Record<string, unknown>)[name];
     if (method !== undefined && typeof method !== 'function') {
-      throw new TypeError(`reconcile: metrics.${name} must be a function, got ${method === null ? 'null' : typeof method}`);
+      throw new TypeError(
+        `reconcile: metrics.${name} must be a function, got ${method === null ? 'null' : typeof method}`,
+      );
     }
   }
 }
 
-const HOOK_METHODS = ['opened', 'closed', 'added', 'started', 'done', 'outcome'] as const satisfies readonly (keyof ReconcileMetrics)[];
+const HOOK_METHODS = [
+  'opened',
+  'closed',
+  'added',
+  'started',
+  'done',
+  'outcome',
+] as const satisfies readonly (keyof ReconcileMetrics)[];

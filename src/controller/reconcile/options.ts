@@ -63,12 +63,12 @@ export interface ReconcileOptions {
 export type Lookup<T> =
   | ((key: string) => T | undefined)
   | {
-    /** The latest snapshot: an informer's Lister. */
-    current(): {
-      /** The object stored under `key`; `undefined` when there is none. */
-      get(key: string): T | undefined;
+      /** The latest snapshot: an informer's Lister. */
+      current(): {
+        /** The object stored under `key`; `undefined` when there is none. */
+        get(key: string): T | undefined;
+      };
     };
-  };
 
 /**
  * Options of `reconcile` with a `lookup`: the reconcile function then receives the latest object of its key
@@ -100,17 +100,25 @@ function check(name: string, value: number | undefined, ok: (v: number) => boole
   }
 }
 
-const positiveIntegerOrInfinity = (v: number): boolean => v === Number.POSITIVE_INFINITY || (Number.isInteger(v) && v >= 1);
+const positiveIntegerOrInfinity = (v: number): boolean =>
+  v === Number.POSITIVE_INFINITY || (Number.isInteger(v) && v >= 1);
 
 /**
  * Validates `options` and fills in defaults. Throws a `RangeError`/`TypeError` naming the bad option, at
  * operator-creation time, so misconfiguration never surfaces as a runtime stream error.
  */
-export function resolveOptions<T>(options: ReconcileOptions & { readonly lookup?: Lookup<T> | undefined }): ResolvedOptions<T> {
+export function resolveOptions<T>(
+  options: ReconcileOptions & { readonly lookup?: Lookup<T> | undefined },
+): ResolvedOptions<T> {
   check('concurrency', options.concurrency, positiveIntegerOrInfinity, 'a positive integer or Infinity');
   check('drainTimeout', options.drainTimeout, (v) => v >= 0, 'a number of ms >= 0');
   check('timeout', options.timeout, (v) => v > 0, 'a number of ms > 0');
-  check('maxRetries', options.maxRetries, (v) => v === Number.POSITIVE_INFINITY || (Number.isInteger(v) && v >= 0), 'an integer >= 0');
+  check(
+    'maxRetries',
+    options.maxRetries,
+    (v) => v === Number.POSITIVE_INFINITY || (Number.isInteger(v) && v >= 0),
+    'an integer >= 0',
+  );
   checkMetrics(options.metrics);
   const lookup = toLookupFunction(options.lookup);
   const rateLimiter = options.rateLimiter;
@@ -141,5 +149,7 @@ function toLookupFunction<T>(lookup: Lookup<T> | undefined): ((key: string) => T
   if (lookup !== null && typeof lookup === 'object' && typeof lookup.current === 'function') {
     return (key) => lookup.current().get(key);
   }
-  throw new TypeError('reconcile: lookup must be an informer (anything with current().get(key)) or a function (key) => object | undefined');
+  throw new TypeError(
+    'reconcile: lookup must be an informer (anything with current().get(key)) or a function (key) => object | undefined',
+  );
 }

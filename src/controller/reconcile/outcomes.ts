@@ -47,12 +47,25 @@ export class Outcomes {
    * only failure retries are rate limited.
    */
   succeeded(
-    state: KeyState, attempt: number, reasons: readonly string[], queueWaitMs: number, durationMs: number, now: number,
+    state: KeyState,
+    attempt: number,
+    reasons: readonly string[],
+    queueWaitMs: number,
+    durationMs: number,
+    now: number,
     requeueAfter: number | undefined,
   ): void {
     const { key } = state;
     if (state.failures !== 0) this.forget(state); // the limiters saw this key only if it failed
-    const succeeded: ReconcileSucceeded = { type: 'succeeded', key, attempt, reasons, queueWaitMs, durationMs, time: now };
+    const succeeded: ReconcileSucceeded = {
+      type: 'succeeded',
+      key,
+      attempt,
+      reasons,
+      queueWaitMs,
+      durationMs,
+      time: now,
+    };
     this.out.next(succeeded);
     if (requeueAfter === undefined || this.runner.stopping || this.runner.closed) {
       this.report(succeeded, undefined);
@@ -72,14 +85,23 @@ export class Outcomes {
    * queue once the Promise settles. Returns undefined when no retry follows.
    */
   failed(
-    state: KeyState, attempt: number, reasons: readonly string[], queueWaitMs: number, durationMs: number, now: number,
-    error: unknown, held: boolean,
+    state: KeyState,
+    attempt: number,
+    reasons: readonly string[],
+    queueWaitMs: number,
+    durationMs: number,
+    now: number,
+    error: unknown,
+    held: boolean,
   ): number | undefined {
     const { key } = state;
     const terminal = error instanceof TerminalError;
     if (terminal || this.runner.stopping) {
       if (terminal) this.forget(state);
-      this.report(this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, terminal, held), undefined);
+      this.report(
+        this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, terminal, held),
+        undefined,
+      );
       return undefined;
     }
     const failures = (state.failures += 1);
@@ -87,7 +109,17 @@ export class Outcomes {
       this.forget(state);
       const failed = this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, false, held);
       if (this.runner.closed) return undefined;
-      const dropped = { type: 'dropped', key, attempt, reasons, queueWaitMs, durationMs, time: now, failures, error } as const;
+      const dropped = {
+        type: 'dropped',
+        key,
+        attempt,
+        reasons,
+        queueWaitMs,
+        durationMs,
+        time: now,
+        failures,
+        error,
+      } as const;
       this.out.next(dropped);
       this.report(failed, dropped);
       return undefined;
@@ -98,9 +130,33 @@ export class Outcomes {
     const failed = this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, false, held);
     if (this.runner.closed) return undefined;
     const { limiterError } = delay;
-    const retrying = limiterError === undefined
-      ? { type: 'retrying', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, delayMs, failures } as const
-      : { type: 'retrying', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, delayMs, failures, limiterError } as const;
+    const retrying =
+      limiterError === undefined
+        ? ({
+            type: 'retrying',
+            key,
+            attempt,
+            reasons,
+            queueWaitMs,
+            durationMs,
+            time: now,
+            error,
+            delayMs,
+            failures,
+          } as const)
+        : ({
+            type: 'retrying',
+            key,
+            attempt,
+            reasons,
+            queueWaitMs,
+            durationMs,
+            time: now,
+            error,
+            delayMs,
+            failures,
+            limiterError,
+          } as const);
     this.out.next(retrying);
     this.report(failed, retrying);
     return retryAt;
@@ -115,8 +171,14 @@ export class Outcomes {
    * failure.
    */
   interrupted(
-    state: KeyState, attempt: number, reasons: readonly string[], queueWaitMs: number, durationMs: number, now: number,
-    error: unknown, held: boolean,
+    state: KeyState,
+    attempt: number,
+    reasons: readonly string[],
+    queueWaitMs: number,
+    durationMs: number,
+    now: number,
+    error: unknown,
+    held: boolean,
   ): void {
     if (this.runner.stopping) {
       this.failed(state, attempt, reasons, queueWaitMs, durationMs, now, error, held);
@@ -125,16 +187,46 @@ export class Outcomes {
     if (!held) this.queue.restore(state, reasons, now);
     const { key } = state;
     const failed: ReconcileFailed = held
-      ? { type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false, gateClosed: true, held: true }
-      : { type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal: false, gateClosed: true };
+      ? {
+          type: 'failed',
+          key,
+          attempt,
+          reasons,
+          queueWaitMs,
+          durationMs,
+          time: now,
+          error,
+          terminal: false,
+          gateClosed: true,
+          held: true,
+        }
+      : {
+          type: 'failed',
+          key,
+          attempt,
+          reasons,
+          queueWaitMs,
+          durationMs,
+          time: now,
+          error,
+          terminal: false,
+          gateClosed: true,
+        };
     this.out.next(failed);
     this.report(failed, undefined);
   }
 
   /** Reports a failed run; a `held` one (an abandoned Promise) is marked so, until its `released` event. */
   private emitFailed(
-    state: KeyState, attempt: number, reasons: readonly string[], queueWaitMs: number, durationMs: number, now: number,
-    error: unknown, terminal: boolean, held: boolean,
+    state: KeyState,
+    attempt: number,
+    reasons: readonly string[],
+    queueWaitMs: number,
+    durationMs: number,
+    now: number,
+    error: unknown,
+    terminal: boolean,
+    held: boolean,
   ): ReconcileFailed {
     const { key } = state;
     const failed: ReconcileFailed = held

@@ -19,7 +19,9 @@
  * @packageDocumentation
  */
 export {
-  exponentialRateLimiter as exponential, fastSlowRateLimiter as fastSlow, maxOfRateLimiter as maxOf,
+  exponentialRateLimiter as exponential,
+  fastSlowRateLimiter as fastSlow,
+  maxOfRateLimiter as maxOf,
   tokenBucketRateLimiter as tokenBucket,
 } from './rate-limiters.js';
 export type { ExponentialOptions, FastSlowOptions, TokenBucketOptions } from './rate-limiters.js';

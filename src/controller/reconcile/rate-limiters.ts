@@ -192,7 +192,10 @@ export function askLimiter(limiter: RateLimiter, key: string, now: number): Dela
   try {
     const ms = limiter.when(key, now);
     if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) return { ms };
-    return { ms: DEFAULT_MAX_DELAY_MS, limiterError: new RangeError(`rate limiter returned ${describeValue(ms)} for ${key}`) };
+    return {
+      ms: DEFAULT_MAX_DELAY_MS,
+      limiterError: new RangeError(`rate limiter returned ${describeValue(ms)} for ${key}`),
+    };
   } catch (error) {
     return { ms: DEFAULT_MAX_DELAY_MS, limiterError: error };
   }

@@ -65,8 +65,8 @@ export class LookupRequest<T> extends RequestBase implements ReconcileRequest<T>
 export class KeyOnlyRequest extends RequestBase implements ReconcileKeyRequest {
   get object(): never {
     throw new TypeError(
-      `reconcile: the request for ${this.key} has no object because no lookup was configured (it does not mean the object `
-      + 'was deleted); pass lookup: (key) => informer.current().get(key) to read the latest state',
+      `reconcile: the request for ${this.key} has no object because no lookup was configured (it does not mean the object ` +
+        'was deleted); pass lookup: (key) => informer.current().get(key) to read the latest state',
     );
   }
 }

@@ -100,7 +100,13 @@ export class Runner<T> {
     const { metrics } = options;
     this.queue = new KeyedQueue(options.scheduler, () => this.pump(), hookOf(metrics, 'added'));
     this.outcomes = new Outcomes(
-      this.queue, out, options.rateLimiter(), options.globalRateLimiter(), options.maxRetries, this, hookOf(metrics, 'outcome'),
+      this.queue,
+      out,
+      options.rateLimiter(),
+      options.globalRateLimiter(),
+      options.maxRetries,
+      this,
+      hookOf(metrics, 'outcome'),
     );
     this.gateOpen = options.gate === undefined;
     this.onStarted = hookOf(metrics, 'started');
@@ -115,7 +121,13 @@ export class Runner<T> {
   start(source: Observable<ReconcileTrigger | string>): void {
     const opened = hookOf(this.options.metrics, 'opened');
     if (opened !== undefined || this.onClosed !== undefined) {
-      this.view = queueView(this.concurrency, this.scheduler, () => this.queue.depth, () => this.active, [this.inFlight, this.held]);
+      this.view = queueView(
+        this.concurrency,
+        this.scheduler,
+        () => this.queue.depth,
+        () => this.active,
+        [this.inFlight, this.held],
+      );
       opened?.(this.view);
     }
     const { gate, stop$ } = this.options;
@@ -228,9 +240,10 @@ export class Runner<T> {
     let request: AnyRequest;
     try {
       const lookup = this.lookup;
-      request = lookup === undefined
-        ? new KeyOnlyRequest(key, reasons, attempt)
-        : new LookupRequest<T>(key, lookup(key), reasons, attempt) as LookupRequest<unknown>;
+      request =
+        lookup === undefined
+          ? new KeyOnlyRequest(key, reasons, attempt)
+          : (new LookupRequest<T>(key, lookup(key), reasons, attempt) as LookupRequest<unknown>);
       output = this.fn(request as LookupRequest<T>);
     } catch (error) {
       this.finish(state, attempt, reasons, queueWaitMs, now, FAILED, error);
@@ -254,8 +267,18 @@ export class Runner<T> {
       return;
     }
     const run: Run = {
-      state, attempt, reasons, queueWaitMs, startedAt: now, request, done: false, held: false, retryAt: undefined, gateClosed: false,
-      work: undefined, deadline: undefined,
+      state,
+      attempt,
+      reasons,
+      queueWaitMs,
+      startedAt: now,
+      request,
+      done: false,
+      held: false,
+      retryAt: undefined,
+      gateClosed: false,
+      work: undefined,
+      deadline: undefined,
     };
     this.inFlight.add(run);
     if (observable) {
@@ -299,8 +322,19 @@ export class Runner<T> {
     this.held.add(run);
     const now = this.scheduler.now();
     const durationMs = now - run.startedAt;
-    if (run.gateClosed) this.outcomes.interrupted(run.state, run.attempt, run.reasons, run.queueWaitMs, durationMs, now, error, true);
-    else run.retryAt = this.outcomes.failed(run.state, run.attempt, run.reasons, run.queueWaitMs, durationMs, now, error, true);
+    if (run.gateClosed)
+      this.outcomes.interrupted(run.state, run.attempt, run.reasons, run.queueWaitMs, durationMs, now, error, true);
+    else
+      run.retryAt = this.outcomes.failed(
+        run.state,
+        run.attempt,
+        run.reasons,
+        run.queueWaitMs,
+        durationMs,
+        now,
+        error,
+        true,
+      );
   }
 
   /**
@@ -315,7 +349,15 @@ export class Runner<T> {
     const now = this.scheduler.now();
     const { state, attempt, reasons, queueWaitMs } = run;
     if (this.onDone !== undefined) this.onDone(state.key, now - run.startedAt);
-    this.out.next({ type: 'released', key: state.key, attempt, reasons, queueWaitMs, durationMs: now - run.startedAt, time: now });
+    this.out.next({
+      type: 'released',
+      key: state.key,
+      attempt,
+      reasons,
+      queueWaitMs,
+      durationMs: now - run.startedAt,
+      time: now,
+    });
     if (this.closed) return;
     this.queue.finish(run.state, now, !this.stopping);
     if (!this.stopping) {
@@ -337,9 +379,17 @@ export class Runner<T> {
     }
   }
 
-  private settleSync(state: KeyState, attempt: number, reasons: readonly string[], queueWaitMs: number, startedAt: number, value: unknown): void {
+  private settleSync(
+    state: KeyState,
+    attempt: number,
+    reasons: readonly string[],
+    queueWaitMs: number,
+    startedAt: number,
+    value: unknown,
+  ): void {
     const parsed = parseResult(state.key, value);
-    if (parsed instanceof InvalidReconcileResultError) this.finish(state, attempt, reasons, queueWaitMs, startedAt, FAILED, parsed);
+    if (parsed instanceof InvalidReconcileResultError)
+      this.finish(state, attempt, reasons, queueWaitMs, startedAt, FAILED, parsed);
     else this.finish(state, attempt, reasons, queueWaitMs, startedAt, OK, parsed);
   }
 
@@ -374,8 +424,10 @@ export class Runner<T> {
     const now = this.scheduler.now();
     if (this.onDone !== undefined) this.onDone(state.key, now - startedAt);
     this.queue.finish(state, now, !this.stopping);
-    if (outcome === OK) this.outcomes.succeeded(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail as number | undefined);
-    else if (outcome === INTERRUPTED) this.outcomes.interrupted(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);
+    if (outcome === OK)
+      this.outcomes.succeeded(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail as number | undefined);
+    else if (outcome === INTERRUPTED)
+      this.outcomes.interrupted(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);
     else this.outcomes.failed(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);
     this.queue.release(state);
     this.pump();

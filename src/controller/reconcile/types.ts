@@ -122,164 +122,164 @@ export type ReconcileKeyFn = (request: ReconcileKeyRequest) => ReconcileOutput;
  */
 export type ReconcileEvent =
   | {
-    /** Discriminates the event. */
-    readonly type: 'started';
-    /** The key the event is about. */
-    readonly key: string;
-    /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
-    readonly attempt: number;
-    /** The run's coalesced trigger reasons. */
-    readonly reasons: readonly string[];
-    /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
-    readonly queueWaitMs: number;
-    /** The scheduler's `now()` when the event was emitted, ms. */
-    readonly time: number;
-  }
+      /** Discriminates the event. */
+      readonly type: 'started';
+      /** The key the event is about. */
+      readonly key: string;
+      /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
+      readonly attempt: number;
+      /** The run's coalesced trigger reasons. */
+      readonly reasons: readonly string[];
+      /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
+      readonly queueWaitMs: number;
+      /** The scheduler's `now()` when the event was emitted, ms. */
+      readonly time: number;
+    }
   | {
-    /** Discriminates the event. */
-    readonly type: 'succeeded';
-    /** How long the run took, ms. */
-    readonly durationMs: number;
-    /** The key the event is about. */
-    readonly key: string;
-    /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
-    readonly attempt: number;
-    /** The run's coalesced trigger reasons. */
-    readonly reasons: readonly string[];
-    /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
-    readonly queueWaitMs: number;
-    /** The scheduler's `now()` when the event was emitted, ms. */
-    readonly time: number;
-  }
+      /** Discriminates the event. */
+      readonly type: 'succeeded';
+      /** How long the run took, ms. */
+      readonly durationMs: number;
+      /** The key the event is about. */
+      readonly key: string;
+      /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
+      readonly attempt: number;
+      /** The run's coalesced trigger reasons. */
+      readonly reasons: readonly string[];
+      /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
+      readonly queueWaitMs: number;
+      /** The scheduler's `now()` when the event was emitted, ms. */
+      readonly time: number;
+    }
   | {
-    /** Discriminates the event. */
-    readonly type: 'requeued';
-    /** How long the run took, ms. */
-    readonly durationMs: number;
-    /**
-     * Effective delay: the requested one, or less when the key was already scheduled earlier (the earliest time
-     * wins), or 0 if a fresh trigger already made the key ready.
-     */
-    readonly delayMs: number;
-    /** The key the event is about. */
-    readonly key: string;
-    /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
-    readonly attempt: number;
-    /** The run's coalesced trigger reasons. */
-    readonly reasons: readonly string[];
-    /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
-    readonly queueWaitMs: number;
-    /** The scheduler's `now()` when the event was emitted, ms. */
-    readonly time: number;
-  }
+      /** Discriminates the event. */
+      readonly type: 'requeued';
+      /** How long the run took, ms. */
+      readonly durationMs: number;
+      /**
+       * Effective delay: the requested one, or less when the key was already scheduled earlier (the earliest time
+       * wins), or 0 if a fresh trigger already made the key ready.
+       */
+      readonly delayMs: number;
+      /** The key the event is about. */
+      readonly key: string;
+      /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
+      readonly attempt: number;
+      /** The run's coalesced trigger reasons. */
+      readonly reasons: readonly string[];
+      /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
+      readonly queueWaitMs: number;
+      /** The scheduler's `now()` when the event was emitted, ms. */
+      readonly time: number;
+    }
   | {
-    /** Discriminates the event. */
-    readonly type: 'failed';
-    /** How long the run took, ms (to the timeout or the cancellation, for a run cut short). */
-    readonly durationMs: number;
-    /** What the run threw, rejected or errored with, or the operator's own error (timeout, invalid result, cancellation). */
-    readonly error: unknown;
-    /** True when `error` is a {@link TerminalError}: the key is not retried. */
-    readonly terminal: boolean;
-    /**
-     * Present when the `gate` closed while the run was in flight (lost leadership) and the run then failed, whatever
-     * with (typically the {@link ReconcileAbortedError} of its signal): this is not the reconcile's own failure. No
-     * event follows it, no failure is counted (no backoff, no token, no charge against `maxRetries`), and the key is
-     * ready again with the run's reasons and attempt number, so it runs once the gate is open. Never set while
-     * draining, nor for a {@link TerminalError}.
-     */
-    readonly gateClosed?: true;
-    /**
-     * Present when the run returned a Promise that outlived its `timeout`: the failure is reported at the deadline,
-     * but the Promise cannot be cancelled, so the run still holds its key and its concurrency slot. It counts as a
-     * run in flight until the `released` event of its key, which follows once the Promise settles (it never follows
-     * if the Promise never settles, or the stream ends first).
-     */
-    readonly held?: true;
-    /** The key the event is about. */
-    readonly key: string;
-    /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
-    readonly attempt: number;
-    /** The run's coalesced trigger reasons. */
-    readonly reasons: readonly string[];
-    /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
-    readonly queueWaitMs: number;
-    /** The scheduler's `now()` when the event was emitted, ms. */
-    readonly time: number;
-  }
+      /** Discriminates the event. */
+      readonly type: 'failed';
+      /** How long the run took, ms (to the timeout or the cancellation, for a run cut short). */
+      readonly durationMs: number;
+      /** What the run threw, rejected or errored with, or the operator's own error (timeout, invalid result, cancellation). */
+      readonly error: unknown;
+      /** True when `error` is a {@link TerminalError}: the key is not retried. */
+      readonly terminal: boolean;
+      /**
+       * Present when the `gate` closed while the run was in flight (lost leadership) and the run then failed, whatever
+       * with (typically the {@link ReconcileAbortedError} of its signal): this is not the reconcile's own failure. No
+       * event follows it, no failure is counted (no backoff, no token, no charge against `maxRetries`), and the key is
+       * ready again with the run's reasons and attempt number, so it runs once the gate is open. Never set while
+       * draining, nor for a {@link TerminalError}.
+       */
+      readonly gateClosed?: true;
+      /**
+       * Present when the run returned a Promise that outlived its `timeout`: the failure is reported at the deadline,
+       * but the Promise cannot be cancelled, so the run still holds its key and its concurrency slot. It counts as a
+       * run in flight until the `released` event of its key, which follows once the Promise settles (it never follows
+       * if the Promise never settles, or the stream ends first).
+       */
+      readonly held?: true;
+      /** The key the event is about. */
+      readonly key: string;
+      /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
+      readonly attempt: number;
+      /** The run's coalesced trigger reasons. */
+      readonly reasons: readonly string[];
+      /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
+      readonly queueWaitMs: number;
+      /** The scheduler's `now()` when the event was emitted, ms. */
+      readonly time: number;
+    }
   | {
-    /** Discriminates the event. */
-    readonly type: 'retrying';
-    /** How long the failed run took, ms. */
-    readonly durationMs: number;
-    /** The error of the failed run this retry follows (the same value as on its `failed` event). */
-    readonly error: unknown;
-    /**
-     * Effective delay: max(per-key, global bucket), or 0 if a fresh trigger already made the key ready. For a
-     * Promise abandoned at its `timeout`, the retry also waits until that Promise settles.
-     */
-    readonly delayMs: number;
-    /** Consecutive failures of this key so far. */
-    readonly failures: number;
-    /** Set when a limiter misbehaved (threw or returned a bad delay). */
-    readonly limiterError?: unknown;
-    /** The key the event is about. */
-    readonly key: string;
-    /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
-    readonly attempt: number;
-    /** The run's coalesced trigger reasons. */
-    readonly reasons: readonly string[];
-    /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
-    readonly queueWaitMs: number;
-    /** The scheduler's `now()` when the event was emitted, ms. */
-    readonly time: number;
-  }
+      /** Discriminates the event. */
+      readonly type: 'retrying';
+      /** How long the failed run took, ms. */
+      readonly durationMs: number;
+      /** The error of the failed run this retry follows (the same value as on its `failed` event). */
+      readonly error: unknown;
+      /**
+       * Effective delay: max(per-key, global bucket), or 0 if a fresh trigger already made the key ready. For a
+       * Promise abandoned at its `timeout`, the retry also waits until that Promise settles.
+       */
+      readonly delayMs: number;
+      /** Consecutive failures of this key so far. */
+      readonly failures: number;
+      /** Set when a limiter misbehaved (threw or returned a bad delay). */
+      readonly limiterError?: unknown;
+      /** The key the event is about. */
+      readonly key: string;
+      /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
+      readonly attempt: number;
+      /** The run's coalesced trigger reasons. */
+      readonly reasons: readonly string[];
+      /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
+      readonly queueWaitMs: number;
+      /** The scheduler's `now()` when the event was emitted, ms. */
+      readonly time: number;
+    }
   | {
-    /** Discriminates the event. */
-    readonly type: 'dropped';
-    /** How long the last run took, ms. */
-    readonly durationMs: number;
-    /** Consecutive failures of this key, the last one included. */
-    readonly failures: number;
-    /** The error of the last failed run, the one that exhausted `maxRetries`. */
-    readonly error: unknown;
-    /** The key the event is about. */
-    readonly key: string;
-    /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
-    readonly attempt: number;
-    /** The run's coalesced trigger reasons. */
-    readonly reasons: readonly string[];
-    /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
-    readonly queueWaitMs: number;
-    /** The scheduler's `now()` when the event was emitted, ms. */
-    readonly time: number;
-  }
+      /** Discriminates the event. */
+      readonly type: 'dropped';
+      /** How long the last run took, ms. */
+      readonly durationMs: number;
+      /** Consecutive failures of this key, the last one included. */
+      readonly failures: number;
+      /** The error of the last failed run, the one that exhausted `maxRetries`. */
+      readonly error: unknown;
+      /** The key the event is about. */
+      readonly key: string;
+      /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
+      readonly attempt: number;
+      /** The run's coalesced trigger reasons. */
+      readonly reasons: readonly string[];
+      /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
+      readonly queueWaitMs: number;
+      /** The scheduler's `now()` when the event was emitted, ms. */
+      readonly time: number;
+    }
   | {
-    /** Discriminates the event. */
-    readonly type: 'released';
-    /** How long the run held its key and slot, from its start until the Promise settled, ms. */
-    readonly durationMs: number;
-    /** The key the event is about. */
-    readonly key: string;
-    /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
-    readonly attempt: number;
-    /** The run's coalesced trigger reasons. */
-    readonly reasons: readonly string[];
-    /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
-    readonly queueWaitMs: number;
-    /** The scheduler's `now()` when the event was emitted, ms. */
-    readonly time: number;
-  }
+      /** Discriminates the event. */
+      readonly type: 'released';
+      /** How long the run held its key and slot, from its start until the Promise settled, ms. */
+      readonly durationMs: number;
+      /** The key the event is about. */
+      readonly key: string;
+      /** The attempt number of the run (see {@link ReconcileKeyRequest.attempt}). */
+      readonly attempt: number;
+      /** The run's coalesced trigger reasons. */
+      readonly reasons: readonly string[];
+      /** Time from the key becoming ready to the run starting, ms (see {@link ReconcileEvent}). */
+      readonly queueWaitMs: number;
+      /** The scheduler's `now()` when the event was emitted, ms. */
+      readonly time: number;
+    }
   | {
-    /** Discriminates the event. */
-    readonly type: 'rejected';
-    /** The input value as received. */
-    readonly trigger: unknown;
-    /** Why it was rejected. */
-    readonly error: TypeError;
-    /** The scheduler's `now()` when it was rejected, ms. */
-    readonly time: number;
-  };
+      /** Discriminates the event. */
+      readonly type: 'rejected';
+      /** The input value as received. */
+      readonly trigger: unknown;
+      /** Why it was rejected. */
+      readonly error: TypeError;
+      /** The scheduler's `now()` when it was rejected, ms. */
+      readonly time: number;
+    };
 
 /** The events about one key: every {@link ReconcileEvent} but `rejected`. */
 export type ReconcileKeyEvent = Exclude<ReconcileEvent, { readonly type: 'rejected' }>;
@@ -376,7 +376,11 @@ export class InvalidReconcileResultError extends TypeError {
 
 /** Whether `value` looks like a Promise. May throw if a `then` getter throws; callers guard it. Internal. */
 export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /**

@@ -69,7 +69,10 @@ export function addOwnerKeys(
     const { kind, apiVersion, controller, name } = ref as Record<string, unknown>;
     if (kind !== match.kind) continue;
     if (!match.allOwners && controller !== true) continue;
-    if (match.group !== undefined && !(typeof apiVersion === 'string' && groupOfApiVersion(apiVersion) === match.group)) {
+    if (
+      match.group !== undefined &&
+      !(typeof apiVersion === 'string' && groupOfApiVersion(apiVersion) === match.group)
+    ) {
       continue;
     }
     if (typeof name !== 'string' || name === '') {

@@ -93,11 +93,15 @@ function resolveMatch(options: ToOwnerKeysOptions): OwnerMatch {
   // With no group given, a built-in kind is known in its groups; references of other groups are judged one by one.
   const builtIn = group === undefined ? builtin.size > 0 : builtin.has(group);
   if (!builtIn && clusterScoped === undefined) {
-    throw new TypeError(`toOwnerKeys: cannot tell whether ${named} is cluster-scoped: it is not a built-in kind; pass clusterScoped: true or false`);
+    throw new TypeError(
+      `toOwnerKeys: cannot tell whether ${named} is cluster-scoped: it is not a built-in kind; pass clusterScoped: true or false`,
+    );
   }
   const namespaced = group === undefined ? undefined : builtin.get(group);
   if (namespaced !== undefined && clusterScoped !== undefined && namespaced === clusterScoped) {
-    throw new TypeError(`toOwnerKeys: ${named} is ${namespaced ? 'namespaced' : 'cluster-scoped'}, but clusterScoped is ${String(clusterScoped)}`);
+    throw new TypeError(
+      `toOwnerKeys: ${named} is ${namespaced ? 'namespaced' : 'cluster-scoped'}, but clusterScoped is ${String(clusterScoped)}`,
+    );
   }
   return { kind, group, allOwners: allOwners === true, builtin, clusterScoped };
 }

@@ -25,7 +25,10 @@ function expect422(target: unknown, ops: unknown, detail: string): void {
 
 describe('applyJsonPatch: RFC 6902 appendix A', () => {
   it('A.1 adds an object member', () => {
-    expect(applyJsonPatch({ foo: 'bar' }, [{ op: 'add', path: '/baz', value: 'qux' }])).to.deep.equal({ baz: 'qux', foo: 'bar' });
+    expect(applyJsonPatch({ foo: 'bar' }, [{ op: 'add', path: '/baz', value: 'qux' }])).to.deep.equal({
+      baz: 'qux',
+      foo: 'bar',
+    });
   });
   it('A.2 adds an array element', () => {
     expect(applyJsonPatch({ foo: ['bar', 'baz'] }, [{ op: 'add', path: '/foo/1', value: 'qux' }])).to.deep.equal({
@@ -36,7 +39,9 @@ describe('applyJsonPatch: RFC 6902 appendix A', () => {
     expect(applyJsonPatch({ baz: 'qux', foo: 'bar' }, [{ op: 'remove', path: '/baz' }])).to.deep.equal({ foo: 'bar' });
   });
   it('A.4 removes an array element', () => {
-    expect(applyJsonPatch({ foo: ['bar', 'qux', 'baz'] }, [{ op: 'remove', path: '/foo/1' }])).to.deep.equal({ foo: ['bar', 'baz'] });
+    expect(applyJsonPatch({ foo: ['bar', 'qux', 'baz'] }, [{ op: 'remove', path: '/foo/1' }])).to.deep.equal({
+      foo: ['bar', 'baz'],
+    });
   });
   it('A.5 replaces a value', () => {
     expect(applyJsonPatch({ baz: 'qux', foo: 'bar' }, [{ op: 'replace', path: '/baz', value: 'boo' }])).to.deep.equal({
@@ -52,13 +57,20 @@ describe('applyJsonPatch: RFC 6902 appendix A', () => {
     });
   });
   it('A.7 moves an array element', () => {
-    expect(applyJsonPatch({ foo: ['all', 'grass', 'cows', 'eat'] }, [{ op: 'move', from: '/foo/1', path: '/foo/3' }])).to.deep.equal({
+    expect(
+      applyJsonPatch({ foo: ['all', 'grass', 'cows', 'eat'] }, [{ op: 'move', from: '/foo/1', path: '/foo/3' }]),
+    ).to.deep.equal({
       foo: ['all', 'cows', 'eat', 'grass'],
     });
   });
   it('A.8 passes tests of equal values', () => {
     const doc = { baz: 'qux', foo: ['a', 2, 'c'] };
-    expect(applyJsonPatch(doc, [{ op: 'test', path: '/baz', value: 'qux' }, { op: 'test', path: '/foo/1', value: 2 }])).to.deep.equal(doc);
+    expect(
+      applyJsonPatch(doc, [
+        { op: 'test', path: '/baz', value: 'qux' },
+        { op: 'test', path: '/foo/1', value: 2 },
+      ]),
+    ).to.deep.equal(doc);
   });
   it('A.9 fails a test of a different value with 422', () => {
     expect422({ baz: 'qux' }, [{ op: 'test', path: '/baz', value: 'bar' }], 'testing value /baz failed: test failed');
@@ -70,17 +82,30 @@ describe('applyJsonPatch: RFC 6902 appendix A', () => {
     });
   });
   it('A.11 ignores unrecognized members of an operation', () => {
-    expect(applyJsonPatch({ foo: 'bar' }, [{ op: 'add', path: '/baz', value: 'qux', xyz: 123 }])).to.deep.equal({ foo: 'bar', baz: 'qux' });
+    expect(applyJsonPatch({ foo: 'bar' }, [{ op: 'add', path: '/baz', value: 'qux', xyz: 123 }])).to.deep.equal({
+      foo: 'bar',
+      baz: 'qux',
+    });
   });
   it('A.12 rejects adding below a nonexistent target with 422', () => {
-    expect422({ foo: 'bar' }, [{ op: 'add', path: '/baz/bat', value: 'qux' }],
-      'add operation does not apply: doc is missing path: "/baz/bat": missing value');
+    expect422(
+      { foo: 'bar' },
+      [{ op: 'add', path: '/baz/bat', value: 'qux' }],
+      'add operation does not apply: doc is missing path: "/baz/bat": missing value',
+    );
   });
   it('A.14 decodes ~01 as ~1, not as /', () => {
-    expect(applyJsonPatch({ '/': 9, '~1': 10 }, [{ op: 'test', path: '/~01', value: 10 }])).to.deep.equal({ '/': 9, '~1': 10 });
+    expect(applyJsonPatch({ '/': 9, '~1': 10 }, [{ op: 'test', path: '/~01', value: 10 }])).to.deep.equal({
+      '/': 9,
+      '~1': 10,
+    });
   });
   it('A.15 does not equate the string "10" with the number 10', () => {
-    expect422({ '/': 9, '~1': 10 }, [{ op: 'test', path: '/~01', value: '10' }], 'testing value /~01 failed: test failed');
+    expect422(
+      { '/': 9, '~1': 10 },
+      [{ op: 'test', path: '/~01', value: '10' }],
+      'testing value /~01 failed: test failed',
+    );
   });
   it('A.16 appends an array value with -', () => {
     expect(applyJsonPatch({ foo: ['bar'] }, [{ op: 'add', path: '/foo/-', value: ['abc', 'def'] }])).to.deep.equal({
@@ -93,7 +118,9 @@ describe('applyJsonPatch: RFC 6902 appendix A', () => {
 describe('applyJsonPatch: kube-apiserver behaviour', () => {
   it('copies values, addressing keys with ~1 escapes', () => {
     const doc = { metadata: { annotations: { 'a/b': 'x' } } };
-    expect(applyJsonPatch(doc, [{ op: 'copy', from: '/metadata/annotations/a~1b', path: '/metadata/annotations/c' }])).to.deep.equal({
+    expect(
+      applyJsonPatch(doc, [{ op: 'copy', from: '/metadata/annotations/a~1b', path: '/metadata/annotations/c' }]),
+    ).to.deep.equal({
       metadata: { annotations: { 'a/b': 'x', c: 'x' } },
     });
   });
@@ -101,9 +128,13 @@ describe('applyJsonPatch: kube-apiserver behaviour', () => {
   it('rejects a patch that is not a list of objects with 400 and the strict pre-decode message by default', () => {
     const notList = rejection({}, { op: 'add' });
     expect([notList.status, notList.reason, notList.message]).to.deep.equal([
-      400, 'BadRequest', 'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp',
+      400,
+      'BadRequest',
+      'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp',
     ]);
-    expect(rejection({}, ['add']).message).to.equal('error decoding patch: json: cannot unmarshal string into Go value of type handlers.jsonPatchOp');
+    expect(rejection({}, ['add']).message).to.equal(
+      'error decoding patch: json: cannot unmarshal string into Go value of type handlers.jsonPatchOp',
+    );
     expect(rejection({}, [{ op: 'add', path: 5 }]).message).to.equal(
       'error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.path of type string',
     );
@@ -111,16 +142,31 @@ describe('applyJsonPatch: kube-apiserver behaviour', () => {
 
   it("uses jsonpatch.DecodePatch's messages when fieldValidation is Ignore", () => {
     expect(() => applyJsonPatch({}, { op: 'add' }, { fieldValidation: 'Ignore' }))
-      .to.throw(PatchError, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch').with.property('status', 400);
-    expect(() => applyJsonPatch({}, [1], { fieldValidation: 'Ignore' }))
-      .to.throw(PatchError, 'json: cannot unmarshal number into Go value of type jsonpatch.Operation');
+      .to.throw(PatchError, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch')
+      .with.property('status', 400);
+    expect(() => applyJsonPatch({}, [1], { fieldValidation: 'Ignore' })).to.throw(
+      PatchError,
+      'json: cannot unmarshal number into Go value of type jsonpatch.Operation',
+    );
   });
 
   it('rejects removing a missing member, a bad index and an unknown op with 422', () => {
-    expect422({ a: {} }, [{ op: 'remove', path: '/a/b' }], "error in remove for path: '/a/b': Unable to remove nonexistent key: b: missing value");
-    expect422({ a: [1] }, [{ op: 'add', path: '/a/5', value: 1 }], "error in add for path: '/a/5': Unable to access invalid index: 5: invalid index referenced");
+    expect422(
+      { a: {} },
+      [{ op: 'remove', path: '/a/b' }],
+      "error in remove for path: '/a/b': Unable to remove nonexistent key: b: missing value",
+    );
+    expect422(
+      { a: [1] },
+      [{ op: 'add', path: '/a/5', value: 1 }],
+      "error in add for path: '/a/5': Unable to access invalid index: 5: invalid index referenced",
+    );
     expect422({ a: 1 }, [{ op: 'frob', path: '/a' }], 'Unexpected kind: frob');
-    expect422({ a: 1 }, [{ op: 'add', value: 1 }], 'add operation failed to decode path: operation missing path field: missing value');
+    expect422(
+      { a: 1 },
+      [{ op: 'add', value: 1 }],
+      'add operation failed to decode path: operation missing path field: missing value',
+    );
   });
 
   it('keeps evanphx v4 quirks: replace adds a missing member and test of a missing member against null passes', () => {
@@ -135,7 +181,14 @@ describe('applyJsonPatch: kube-apiserver behaviour', () => {
 
   it('is atomic: a failing later operation leaves no partial result and the input untouched', () => {
     const doc = { a: 1 };
-    expect422(doc, [{ op: 'replace', path: '/a', value: 2 }, { op: 'test', path: '/a', value: 3 }], 'testing value /a failed: test failed');
+    expect422(
+      doc,
+      [
+        { op: 'replace', path: '/a', value: 2 },
+        { op: 'test', path: '/a', value: 3 },
+      ],
+      'testing value /a failed: test failed',
+    );
     expect(doc).to.deep.equal({ a: 1 });
   });
 
@@ -154,15 +207,19 @@ describe('applyJsonPatch: kube-apiserver behaviour', () => {
       { maxLength: 4 },
     );
     fc.assert(
-      fc.property(fc.record({ a: fc.array(fc.integer(), { maxLength: 3 }), b: fc.dictionary(fc.string(), fc.integer()) }), ops, (doc, patch) => {
-        const before = JSON.stringify([doc, patch]);
-        try {
-          expect(sharesStructure(applyJsonPatch(doc, patch), doc, patch)).to.equal(false);
-        } catch (err) {
-          expect(err).to.be.instanceOf(PatchError);
-        }
-        expect(JSON.stringify([doc, patch])).to.equal(before);
-      }),
+      fc.property(
+        fc.record({ a: fc.array(fc.integer(), { maxLength: 3 }), b: fc.dictionary(fc.string(), fc.integer()) }),
+        ops,
+        (doc, patch) => {
+          const before = JSON.stringify([doc, patch]);
+          try {
+            expect(sharesStructure(applyJsonPatch(doc, patch), doc, patch)).to.equal(false);
+          } catch (err) {
+            expect(err).to.be.instanceOf(PatchError);
+          }
+          expect(JSON.stringify([doc, patch])).to.equal(before);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -14,7 +14,11 @@ describe('applyMergePatch', () => {
     [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
     [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
     [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['c', 'd'],
+    ],
     [{ a: 'b' }, ['c'], ['c']],
     [{ a: 'foo' }, null, null],
     [{ a: 'foo' }, 'bar', 'bar'],
@@ -29,8 +33,12 @@ describe('applyMergePatch', () => {
   });
 
   it('rejects values JSON cannot carry with a 400 instead of guessing', () => {
-    expect(() => applyMergePatch({}, { a: undefined })).to.throw(PatchError).with.property('status', 400);
-    expect(() => applyMergePatch({ a: Number.NaN }, {})).to.throw(PatchError).with.property('reason', 'BadRequest');
+    expect(() => applyMergePatch({}, { a: undefined }))
+      .to.throw(PatchError)
+      .with.property('status', 400);
+    expect(() => applyMergePatch({ a: Number.NaN }, {}))
+      .to.throw(PatchError)
+      .with.property('reason', 'BadRequest');
   });
 
   it('detects aliasing in its own purity check, so that check can fail', () => {
@@ -60,24 +68,37 @@ describe('applyMergePatch', () => {
 
 describe('applyKubeMergePatch', () => {
   it('rejects non-object patches with the strict pre-decode 400 by default', () => {
-    for (const [patch, type] of [[[1], 'array'], ['x', 'string'], [1, 'number'], [true, 'bool']] as const) {
+    for (const [patch, type] of [
+      [[1], 'array'],
+      ['x', 'string'],
+      [1, 'number'],
+      [true, 'bool'],
+    ] as const) {
       expect(() => applyKubeMergePatch({ a: 1 }, patch))
-        .to.throw(PatchError, `error decoding patch: json: cannot unmarshal ${type} into Go value of type map[string]interface {}`)
+        .to.throw(
+          PatchError,
+          `error decoding patch: json: cannot unmarshal ${type} into Go value of type map[string]interface {}`,
+        )
         .with.property('status', 400);
     }
   });
 
   it('rejects null, and scalars when fieldValidation is Ignore, with 400 Invalid JSON Patch', () => {
-    expect(() => applyKubeMergePatch({ a: 1 }, null)).to.throw(PatchError, 'Invalid JSON Patch').with.property('status', 400);
+    expect(() => applyKubeMergePatch({ a: 1 }, null))
+      .to.throw(PatchError, 'Invalid JSON Patch')
+      .with.property('status', 400);
     for (const patch of [null, 'x', 1, true]) {
       expect(() => applyKubeMergePatch({ a: 1 }, patch, { fieldValidation: 'Ignore' }))
-        .to.throw(PatchError, 'Invalid JSON Patch').with.property('reason', 'BadRequest');
+        .to.throw(PatchError, 'Invalid JSON Patch')
+        .with.property('reason', 'BadRequest');
     }
     expect(applyKubeMergePatch({ a: 1 }, ['x'], { fieldValidation: 'Ignore' })).to.deep.equal(['x']);
   });
 
   it('merges object patches like applyMergePatch', () => {
-    expect(applyKubeMergePatch({ metadata: { labels: { a: '1', b: '2' } } }, { metadata: { labels: { a: null } } })).to.deep.equal({
+    expect(
+      applyKubeMergePatch({ metadata: { labels: { a: '1', b: '2' } } }, { metadata: { labels: { a: null } } }),
+    ).to.deep.equal({
       metadata: { labels: { b: '2' } },
     });
   });

@@ -3,7 +3,11 @@
  * @module
  */
 import {
-  matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, SelectorParseError,
+  matchesFields,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+  SelectorParseError,
 } from '../../../selectors/index.js';
 import { badRequest, isPlainObject, type KubeObject } from '../machinery/index.js';
 import type { ResourceInfo } from '../registry/index.js';
@@ -40,7 +44,11 @@ function selectorError(error: unknown): Error {
  *   `"<label>" is not a known field selector: only "metadata.name", "metadata.namespace"` for the others.
  *   Unparsable selectors are a 400 too.
  */
-export function compileFilter(resource: ResourceInfo, labelSelector: string | undefined, fieldSelector: string | undefined): ObjectFilter {
+export function compileFilter(
+  resource: ResourceInfo,
+  labelSelector: string | undefined,
+  fieldSelector: string | undefined,
+): ObjectFilter {
   let labels: ReturnType<typeof parseLabelSelector> | undefined;
   let fields: ReturnType<typeof parseFieldSelector> | undefined;
   if (labelSelector !== undefined && labelSelector.trim() !== '') {
@@ -61,9 +69,11 @@ export function compileFilter(resource: ResourceInfo, labelSelector: string | un
     const allowed = new Set(['metadata.name', 'metadata.namespace', ...resource.fieldLabels]);
     for (const requirement of fields) {
       if (allowed.has(requirement.field)) continue;
-      throw badRequest(resource.customFieldLabels
-        ? `field label not supported: ${requirement.field}`
-        : `${JSON.stringify(requirement.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`);
+      throw badRequest(
+        resource.customFieldLabels
+          ? `field label not supported: ${requirement.field}`
+          : `${JSON.stringify(requirement.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`,
+      );
     }
   }
   const l = labels;
@@ -72,7 +82,8 @@ export function compileFilter(resource: ResourceInfo, labelSelector: string | un
     empty: l === undefined && f === undefined,
     matches(obj) {
       if (l !== undefined && !matchesLabels(l, obj.metadata.labels ?? {})) return false;
-      if (f !== undefined && !matchesFields(f, (field) => fieldValue(obj, resource.fieldLabelMap?.[field] ?? field))) return false;
+      if (f !== undefined && !matchesFields(f, (field) => fieldValue(obj, resource.fieldLabelMap?.[field] ?? field)))
+        return false;
       return true;
     },
   };

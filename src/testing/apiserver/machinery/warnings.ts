@@ -78,7 +78,14 @@ export function keepingWarnings<T>(warnings: readonly string[], write: () => T):
   } catch (error) {
     if (!(error instanceof ApiError) || warnings.length === 0) throw error;
     const { body } = error;
-    throw new ApiError(error.status, body.reason ?? '', body.message ?? '', body.details, withWarnings(error.headers, warnings), body.metadata);
+    throw new ApiError(
+      error.status,
+      body.reason ?? '',
+      body.message ?? '',
+      body.details,
+      withWarnings(error.headers, warnings),
+      body.metadata,
+    );
   }
 }
 
@@ -86,7 +93,10 @@ export function keepingWarnings<T>(warnings: readonly string[], write: () => T):
  * `headers` with `warnings` first among their warnings (any already there come after them), written as one
  * recorder would: a text already there is not written twice.
  */
-export function withWarnings(headers: Readonly<Record<string, string>>, warnings: readonly string[]): Record<string, string> {
+export function withWarnings(
+  headers: Readonly<Record<string, string>>,
+  warnings: readonly string[],
+): Record<string, string> {
   const theirs = headers['Warning'];
   const merged = warningHeaders([...warnings, ...(theirs === undefined ? [] : parseWarningHeaders([theirs]))]);
   const { Warning: _replaced, ...rest } = headers;

@@ -71,7 +71,8 @@ function add(con: Container, key: string, value: unknown): void {
     return;
   }
   const idx = atoi(key);
-  if (idx === undefined) fail(`value was not a proper array index: '${key}': strconv.Atoi: parsing ${JSON.stringify(key)}: invalid syntax`);
+  if (idx === undefined)
+    fail(`value was not a proper array index: '${key}': strconv.Atoi: parsing ${JSON.stringify(key)}: invalid syntax`);
   con.splice(normalizeIndex(idx!, con.length + 1), 0, value);
 }
 
@@ -97,9 +98,11 @@ function wrap<T>(context: string, fn: () => T): T {
 function stringField(op: JsonObject, field: 'path' | 'from', kind: string): string {
   const value = op[field];
   if (typeof value !== 'string') {
-    fail(value === undefined
-      ? `${kind} operation failed to decode ${field}: operation missing ${field} field: ${MISSING}`
-      : `${kind} operation failed to decode ${field}: json: cannot unmarshal ${goJsonType(value)} into Go value of type string`);
+    fail(
+      value === undefined
+        ? `${kind} operation failed to decode ${field}: operation missing ${field} field: ${MISSING}`
+        : `${kind} operation failed to decode ${field}: json: cannot unmarshal ${goJsonType(value)} into Go value of type string`,
+    );
   }
   return value as string;
 }
@@ -127,7 +130,9 @@ function applyOne(doc: Container, op: JsonObject): void {
       const { con, key } = locate(doc, path, `replace operation does not apply: doc is missing path: ${path}`);
       // v4 quirk kept for fidelity: replacing a missing object member adds it; only bad array indices fail.
       const idx = Array.isArray(con)
-        ? wrap(`replace operation does not apply: doc is missing key: ${path}`, () => normalizeIndex(atoiOrFail(key), con.length))
+        ? wrap(`replace operation does not apply: doc is missing key: ${path}`, () =>
+            normalizeIndex(atoiOrFail(key), con.length),
+          )
         : undefined;
       if (idx === undefined) setOwn(con as JsonObject, key, value);
       else (con as unknown[])[idx] = value;
@@ -140,9 +145,11 @@ function applyOne(doc: Container, op: JsonObject): void {
       const context = kind === 'move' ? `error in move for path: '${src.key}'` : `error in copy for from: '${from}'`;
       const moved = wrap(context, () => {
         if (!Array.isArray(src.con) && !Object.hasOwn(src.con, src.key)) {
-          fail(kind === 'move'
-            ? `Unable to remove nonexistent key: ${src.key}: ${MISSING}`
-            : `unable to get nonexistent key: ${src.key}: ${MISSING}`);
+          fail(
+            kind === 'move'
+              ? `Unable to remove nonexistent key: ${src.key}: ${MISSING}`
+              : `unable to get nonexistent key: ${src.key}: ${MISSING}`,
+          );
         }
         const v = get(src.con, src.key);
         if (kind === 'move') remove(src.con, src.key);
@@ -151,7 +158,8 @@ function applyOne(doc: Container, op: JsonObject): void {
       const path = stringField(op, 'path', kind);
       const dst = locate(doc, path, `${kind} operation does not apply: doc is missing destination path: ${path}`);
       return wrap(kind === 'move' ? `error in move for path: '${path}'` : 'error while adding value during copy', () =>
-        add(dst.con, dst.key, moved));
+        add(dst.con, dst.key, moved),
+      );
     }
     case 'test': {
       const path = stringField(op, 'path', kind);
@@ -187,7 +195,9 @@ function checkPatchShape(operations: unknown, strict: boolean): void {
     for (const field of ['op', 'path', 'from'] as const) {
       const value = op[field];
       if (value !== undefined && value !== null && typeof value !== 'string') {
-        throw badRequest(`${prefix}json: cannot unmarshal ${goJsonType(value)} into Go struct field jsonPatchOp.${field} of type string`);
+        throw badRequest(
+          `${prefix}json: cannot unmarshal ${goJsonType(value)} into Go struct field jsonPatchOp.${field} of type string`,
+        );
       }
     }
   }
@@ -226,7 +236,10 @@ export function applyJsonPatch(target: unknown, operations: unknown, options?: P
   checkPatchShape(operations, strictDecode(options));
   assertJson(operations, 'the JSON patch');
   if (!isObject(target) && !Array.isArray(target)) {
-    throw invalid(GENERIC_422_MESSAGE, `json: cannot unmarshal ${goJsonType(target)} into Go value of type jsonpatch.partialDoc`);
+    throw invalid(
+      GENERIC_422_MESSAGE,
+      `json: cannot unmarshal ${goJsonType(target)} into Go value of type jsonpatch.partialDoc`,
+    );
   }
   const doc = clone(target);
   try {

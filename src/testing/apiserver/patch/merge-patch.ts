@@ -49,7 +49,9 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
  */
 export function applyKubeMergePatch(target: unknown, patch: unknown, options?: PatchDecodeOptions): unknown {
   if (strictDecode(options) && patch !== null && !isObject(patch)) {
-    throw badRequest(`error decoding patch: json: cannot unmarshal ${goJsonType(patch)} into Go value of type map[string]interface {}`);
+    throw badRequest(
+      `error decoding patch: json: cannot unmarshal ${goJsonType(patch)} into Go value of type map[string]interface {}`,
+    );
   }
   if (!isObject(patch) && !Array.isArray(patch)) throw badRequest('Invalid JSON Patch');
   return applyMergePatch(target, patch);

@@ -35,7 +35,12 @@ function podSpec(prefix: string): Table {
 }
 
 const CONDITIONS: Table = { 'status.conditions': 'type' };
-const WORKLOAD: Table = { ...METADATA, ...podTemplateMetadata('spec.template.'), ...podSpec('spec.template.spec.'), ...CONDITIONS };
+const WORKLOAD: Table = {
+  ...METADATA,
+  ...podTemplateMetadata('spec.template.'),
+  ...podSpec('spec.template.spec.'),
+  ...CONDITIONS,
+};
 
 /**
  * Strategic-merge list strategies by kind: `path -> mergeKey` (objects merged by that field) or

@@ -20,7 +20,10 @@ const unmappedGoError = (text: string) => invalid(text, text);
 function goValue(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(goValue).join(' ')}]`;
   if (isObject(value)) {
-    return `map[${Object.keys(value).sort().map((k) => `${k}:${goValue(value[k])}`).join(' ')}]`;
+    return `map[${Object.keys(value)
+      .sort()
+      .map((k) => `${k}:${goValue(value[k])}`)
+      .join(' ')}]`;
   }
   return value === null ? '<nil>' : String(value);
 }
@@ -38,15 +41,22 @@ function mergeMap(original: JsonObject | undefined, patch: JsonObject, path: str
   const result: JsonObject = original ?? {};
   // Deletions first, so `$deleteFromPrimitiveList/x` never removes what the same patch adds to `x`.
   for (const [key, value] of Object.entries(patch)) {
-    if (key.startsWith(SET_ELEMENT_ORDER) && !Array.isArray(value)) throw badRequest('invalid patch format of setElementOrder list');
+    if (key.startsWith(SET_ELEMENT_ORDER) && !Array.isArray(value))
+      throw badRequest('invalid patch format of setElementOrder list');
     if (!key.startsWith(DELETE_FROM_PRIMITIVE_LIST)) continue;
     if (!Array.isArray(value)) throw badRequest('invalid patch format of primitive list');
     const field = key.slice(DELETE_FROM_PRIMITIVE_LIST.length);
     const current = Object.hasOwn(result, field) ? result[field] : undefined;
-    if (Array.isArray(current)) setOwn(result, field, current.filter((item) => !value.some((d) => deepEqual(d, item))));
+    if (Array.isArray(current))
+      setOwn(
+        result,
+        field,
+        current.filter((item) => !value.some((d) => deepEqual(d, item))),
+      );
   }
   for (const [key, value] of Object.entries(patch)) {
-    if (key === RETAIN_KEYS || key.startsWith(SET_ELEMENT_ORDER) || key.startsWith(DELETE_FROM_PRIMITIVE_LIST)) continue;
+    if (key === RETAIN_KEYS || key.startsWith(SET_ELEMENT_ORDER) || key.startsWith(DELETE_FROM_PRIMITIVE_LIST))
+      continue;
     if (value === null) {
       delete result[key];
       continue;
@@ -86,10 +96,18 @@ function mergeValue(current: unknown, value: unknown, path: string, table: Table
 }
 
 /** Lists of objects merged by `mergeKey`: matching elements merge, new ones append, `$patch` directives apply. */
-function mergeList(current: unknown[], patch: readonly unknown[], path: string, mergeKey: string, table: Table): unknown[] {
+function mergeList(
+  current: unknown[],
+  patch: readonly unknown[],
+  path: string,
+  mergeKey: string,
+  table: Table,
+): unknown[] {
   const isReplace = (e: unknown): boolean => isObject(e) && e[DIRECTIVE] === 'replace' && Object.keys(e).length === 1;
   if (patch.some(isReplace)) {
-    return patch.filter((e) => !isReplace(e)).map((e) => (isObject(e) ? mergeMap(undefined, e, path, table) : clone(e)));
+    return patch
+      .filter((e) => !isReplace(e))
+      .map((e) => (isObject(e) ? mergeMap(undefined, e, path, table) : clone(e)));
   }
   const result = current;
   for (const element of patch) {

@@ -25,18 +25,36 @@ export function present(target: RequestTarget, obj: KubeObject): KubeObject {
  * Stores a prepared update: no write when nothing changed, deletion when the last finalizer of an object being
  * deleted goes away (only a DELETED event, like the generic registry), a MODIFIED otherwise.
  */
-export function commitUpdate(state: ServerState, target: RequestTarget, old: KubeObject, next: KubeObject, dryRun: boolean): Reply {
+export function commitUpdate(
+  state: ServerState,
+  target: RequestTarget,
+  old: KubeObject,
+  next: KubeObject,
+  dryRun: boolean,
+): Reply {
   const key = storageKey(target.resource);
   const meta = next.metadata;
   const spec = next['spec'];
-  const nsHeld = !target.resource.custom && target.resource.kind === 'Namespace' && isPlainObject(spec) && Array.isArray(spec['finalizers']) && spec['finalizers'].length > 0;
-  const emptied = meta.deletionTimestamp !== undefined && (meta.finalizers ?? []).length === 0 && (meta.deletionGracePeriodSeconds ?? 0) === 0 && !nsHeld;
+  const nsHeld =
+    !target.resource.custom &&
+    target.resource.kind === 'Namespace' &&
+    isPlainObject(spec) &&
+    Array.isArray(spec['finalizers']) &&
+    spec['finalizers'].length > 0;
+  const emptied =
+    meta.deletionTimestamp !== undefined &&
+    (meta.finalizers ?? []).length === 0 &&
+    (meta.deletionGracePeriodSeconds ?? 0) === 0 &&
+    !nsHeld;
   if (dryRun) return { code: 200, body: present(target, next) };
   if (emptied) {
     // The stored object is deleted as it was (its DELETED event still lists the finalizers); the answer is the
     // object as submitted, at the resourceVersion it was read at, as from the real server.
     state.store.remove(key, objectKey(meta.namespace ?? '', meta.name ?? ''));
-    return { code: 200, body: present(target, { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } }) };
+    return {
+      code: 200,
+      body: present(target, { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } }),
+    };
   }
   if (isNoop(old, next)) return { code: 200, body: present(target, old) };
   return { code: 200, body: present(target, state.store.put(key, next)) };
