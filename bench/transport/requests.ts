@@ -8,7 +8,7 @@
  * Run: `npm run bench -- transport` (or `node --import tsx bench/transport/requests.ts`); writes
  * `bench/results/transport-requests.md`.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import https from 'node:https';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';

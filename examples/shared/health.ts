@@ -6,7 +6,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { defer, filter, finalize, ignoreElements, merge, take, tap, type Observable } from 'rxjs';
 import { claimHealth } from '../../src/extend.js';
-import { type Informer } from '../../src/index.js';
+import type { Informer } from '../../src/index.js';
 
 /** How the lines name the watched resource. */
 export interface HealthNames {

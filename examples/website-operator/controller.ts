@@ -16,7 +16,7 @@ import {
   type ReconcileTrigger,
   type Store,
 } from '../../src/index.js';
-import { type Indexer } from '../../src/extend.js';
+import type { Indexer } from '../../src/extend.js';
 import { defaultsConfigMapOf } from './defaults.js';
 import { websiteEvents } from './events.js';
 import { resolveOptions, type WebsiteOperatorOptions } from './options.js';

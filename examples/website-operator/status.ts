@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { defer, of, tap, type Observable } from 'rxjs';
 import { compareResourceVersions } from '../../src/extend.js';
-import { type EventDetails, type ResourceClient } from '../../src/index.js';
+import type { EventDetails, ResourceClient } from '../../src/index.js';
 import { changedConditions, setConditions, type ConditionChange, type ConditionUpdate } from './conditions.js';
 import { REASONS, type WebsiteEvents } from './events.js';
 import type { WebsiteMemory } from './owned.js';

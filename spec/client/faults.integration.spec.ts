@@ -11,7 +11,7 @@ import type { ResourceClient } from '../../src/client/index.js';
 import { startTestCluster } from '../../src/testing/index.js';
 import type { TestCluster } from '../../src/testing/index.js';
 import {
-  ApiError,
+  type ApiError,
   TransportError,
   isConflict,
   isForbidden,

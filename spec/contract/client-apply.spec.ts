@@ -7,7 +7,7 @@ import { firstValueFrom } from 'rxjs';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { resourceClient } from '../../src/client/index.js';
 import { applyConflicts } from '../../src/transport/index.js';
-import { ApiError, isConflict, isInvalid } from '../../src/transport/index.js';
+import { type ApiError, isConflict, isInvalid } from '../../src/transport/index.js';
 import { recordingTransport } from '../client/support/recording-transport.js';
 import { contractTargets, entryOf, suffix, useContractSession } from './support/index.js';
 

@@ -16,7 +16,7 @@ import {
 import { informer } from '../../src/informer/index.js';
 import { reconcile } from '../../src/controller/index.js';
 import { toKeys } from '../../src/controller/triggers/index.js';
-import { ApiError, isInvalid, isNotFound } from '../../src/transport/index.js';
+import { type ApiError, isInvalid, isNotFound } from '../../src/transport/index.js';
 import { waitForAsync } from '../support/wait.js';
 import { recordingTransport } from '../client/support/recording-transport.js';
 import { contractTargets, suffix, useContractSession } from './support/index.js';

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { firstValueFrom, switchMap } from 'rxjs';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { resourceClient } from '../../src/client/index.js';
-import { ApiError, isConflict } from '../../src/transport/index.js';
+import { type ApiError, isConflict } from '../../src/transport/index.js';
 import type { Transport } from '../../src/transport/index.js';
 import { recordingTransport } from '../client/support/recording-transport.js';
 import { contractTargets, suffix, useContractSession } from './support/index.js';

@@ -14,7 +14,7 @@ import {
   type ManagerOptions,
   type ReconcileEvent,
 } from '../../src/index.js';
-import { type ServerAddress } from '../../src/manager/index.js';
+import type { ServerAddress } from '../../src/manager/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { waitFor } from '../support/wait.js';
 import { histogramCount, probe, scrape, valueOf } from './scrape.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { throwError, timer } from 'rxjs';
-import { ApiError, controller, ReconcileAbortedError } from '../../src/index.js';
-import { type Transport } from '../../src/extend.js';
+import { ApiError, controller, type ReconcileAbortedError } from '../../src/index.js';
+import type { Transport } from '../../src/extend.js';
 import type { ControllerDefinition } from '../../src/controller/context/index.js';
 import { virtual } from '../controller/helpers.js';
 import { VirtualLeaseServer } from '../leader/lease-server.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { KubeConfig } from '@kubernetes/client-node';
 import { EMPTY, type Subscription } from 'rxjs';
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { ControllerDefinition } from '../../src/controller/context/index.js';
 import { manager, type ManagerOptions } from '../../src/manager/index.js';
 

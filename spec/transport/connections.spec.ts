@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
+import type http from 'node:http';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';

@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, getJson, listPage, TransportError, watchLineChunks, watchLines } from '../../src/transport/index.js';
+import {
+  ApiError,
+  getJson,
+  listPage,
+  type TransportError,
+  watchLineChunks,
+  watchLines,
+} from '../../src/transport/index.js';
 import { closed, startServer, tick } from './server.js';
 import type { Handler, TestServer } from './server.js';
 

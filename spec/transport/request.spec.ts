@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { firstValueFrom, lastValueFrom } from 'rxjs';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import {
-  ApiError,
+  type ApiError,
   isAlreadyExists,
   isConflict,
   isInvalid,

@@ -14,7 +14,7 @@ import {
 } from '../watch/index.js';
 import { checkWarningHandler, transportOf } from '../transport/index.js';
 import type { Connection } from '../transport/index.js';
-import { HealthClaims, healthClaimsFor, registerHealthClaims } from './health.js';
+import { type HealthClaims, healthClaimsFor, registerHealthClaims } from './health.js';
 import { informerFromSource } from './informer-from-source.js';
 import type { InformerWatchOptions } from './informer.js';
 import type { Informer } from './types.js';

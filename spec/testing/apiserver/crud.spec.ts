@@ -1,4 +1,4 @@
-import { AppsV1Api, CoreV1Api, V1ConfigMap } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { startTestCluster, type TestCluster } from '../../../src/testing/index.js';
 import { deploymentBody, failure, podBody, send } from './helpers.js';

@@ -13,7 +13,7 @@ import {
   type InformerEvent,
   type ReconcileEvent,
 } from '../../../src/index.js';
-import { type WatchEvent } from '../../../src/extend.js';
+import type { WatchEvent } from '../../../src/extend.js';
 import {
   expectReconciles,
   fakeInformer,

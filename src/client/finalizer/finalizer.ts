@@ -4,7 +4,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
-  Observable,
+  type Observable,
   catchError,
   defaultIfEmpty,
   defer,

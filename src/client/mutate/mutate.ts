@@ -3,7 +3,7 @@
  * with client-go's conflict retry.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Observable, defer, map, of, switchMap, throwError, timer, catchError } from 'rxjs';
+import { type Observable, defer, map, of, switchMap, throwError, timer, catchError } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import { monotonicScheduler } from '../../clock/index.js';
 import { keyFor, objectKey } from '../../objects/index.js';

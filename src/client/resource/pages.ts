@@ -2,7 +2,7 @@
  * `list` over every page: client-go's `pager.List`, following `continue` tokens until the last page.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { EMPTY, Observable, catchError, defer, expand, last, map, throwError } from 'rxjs';
+import { EMPTY, type Observable, catchError, defer, expand, last, map, throwError } from 'rxjs';
 import { isExpired } from '../../transport/index.js';
 import type { ResourceClient } from './client.js';
 

@@ -2,7 +2,7 @@
  * `resourceClient`: the typed client of one kind, every call one request through the transport seam.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Observable, defer, map, of, switchMap } from 'rxjs';
+import { type Observable, defer, map, of, switchMap } from 'rxjs';
 import type { ResourceRef } from '../../resources/index.js';
 import { collectionPath, resolveResource$ } from '../../resources/index.js';
 import { checkSelectors, type SelectorOptions } from '../../selectors/index.js';

@@ -2,7 +2,7 @@
  * Whether a resource has a status subresource, from discovery: `mutate` must send status changes there when it
  * exists, and with the rest of the object when it does not (a custom resource without `subresources.status`).
  */
-import { Observable, map, of } from 'rxjs';
+import { type Observable, map, of } from 'rxjs';
 import type { ResolvedResource } from '../../resources/index.js';
 import { groupVersionPath } from '../../resources/index.js';
 import { getWithWarnings, type Transport, type WarningHandler } from '../../transport/index.js';

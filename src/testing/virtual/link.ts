@@ -23,7 +23,7 @@ import type { WatchHealthHandler } from '../../watch/index.js';
 import { warningHeaders, type ApiRequest, type ResponseHeaders, type ServerCore } from '../apiserver/index.js';
 import { bodyText, failure, lowerCased, ok, splitPath, warningLines, whole, withQuery } from './answers.js';
 import { exchange, type CutExchange, type ExchangeEvent } from './exchange.js';
-import { delayOf, NetworkFaultState, WarningState, type NetworkFault } from './network.js';
+import { delayOf, type NetworkFaultState, type WarningState, type NetworkFault } from './network.js';
 import type { RawExchangeRequest, VirtualLink, VirtualLinkOptions, VirtualRequestInfo } from './types.js';
 
 /** What a link needs of its cluster. */
