@@ -9,7 +9,7 @@ import { resourceClient, type ReconcileEvent } from '../../src/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { waitFor, waitForAsync } from '../shared/wait.js';
 import { firstLinesUnreachable, jsonRecords, servedUrls, spawnExample } from '../shared/spec-support.js';
-import { probe, scrape, valueOf } from '../shared/scrape.js';
+import { probe, scrape, metricValue } from '../shared/scrape.js';
 import { LABEL_FAILED_REASON } from './handle-node.js';
 import { NODE, nodeLabeler } from './node-labeler.js';
 import { DEFAULT_REPORTING_CONTROLLER } from './options.js';
@@ -200,16 +200,18 @@ describe('npm run example (examples/run.ts)', function () {
       const families = await scrape(metrics);
       // cloud-1 labeled, onprem-1 left alone then deleted, cloud-2 labeled at a re-check: four runs succeed.
       expect(
-        valueOf(families, 'controller_runtime_reconcile_total', { controller: 'nodes', result: 'success' }),
+        metricValue(families, 'controller_runtime_reconcile_total', { controller: 'nodes', result: 'success' }),
       ).to.equal(4);
       expect(
-        valueOf(families, 'controller_runtime_reconcile_total', { controller: 'nodes', result: 'error' }),
+        metricValue(families, 'controller_runtime_reconcile_total', { controller: 'nodes', result: 'error' }),
       ).to.equal(0);
       expect(
-        valueOf(families, 'controller_runtime_reconcile_total', { controller: 'nodes', result: 'requeue_after' }),
+        metricValue(families, 'controller_runtime_reconcile_total', { controller: 'nodes', result: 'requeue_after' }),
       ).to.be.at.least(1);
-      expect(valueOf(families, 'controller_runtime_max_concurrent_reconciles', { controller: 'nodes' })).to.equal(2);
-      expect(valueOf(families, 'leader_election_master_status', { name: 'node-labeler' })).to.equal(1);
+      expect(metricValue(families, 'controller_runtime_max_concurrent_reconciles', { controller: 'nodes' })).to.equal(
+        2,
+      );
+      expect(metricValue(families, 'leader_election_master_status', { name: 'node-labeler' })).to.equal(1);
       child.kill('SIGINT');
       const [code] = await exited;
       expect(code).to.equal(0);

@@ -8,7 +8,7 @@ import { demoLines, faultScenarioLines } from './spec-helpers.js';
 import { runDemoWorkload } from './workload.js';
 import { waitFor } from '../shared/wait.js';
 import { firstLinesUnreachable, jsonRecords, servedUrls, spawnExample } from '../shared/spec-support.js';
-import { probe, scrape, valueOf } from '../shared/scrape.js';
+import { probe, scrape, metricValue } from '../shared/scrape.js';
 
 describe('the pod-logger example', function () {
   this.timeout(30000);
@@ -125,10 +125,10 @@ describe('npm start (examples/pod-logger/main.ts)', function () {
       const { metrics, health } = servedUrls(stdout());
       expect((await probe(health, '/readyz')).status).to.equal(200);
       const families = await scrape(metrics);
-      expect(valueOf(families, 'controller_runtime_reconcile_total', { controller: 'pods', result: 'error' })).to.equal(
-        9,
-      );
-      expect(valueOf(families, 'leader_election_master_status', { name: 'pod-logger' })).to.equal(1);
+      expect(
+        metricValue(families, 'controller_runtime_reconcile_total', { controller: 'pods', result: 'error' }),
+      ).to.equal(9);
+      expect(metricValue(families, 'leader_election_master_status', { name: 'pod-logger' })).to.equal(1);
       child.kill('SIGINT');
       const [code] = await exited;
       expect(code).to.equal(0);

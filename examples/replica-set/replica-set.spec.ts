@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { firstValueFrom } from 'rxjs';
 import { resourceClient } from '../../src/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
-import { probe, scrape, valueOf } from '../shared/scrape.js';
+import { probe, scrape, metricValue } from '../shared/scrape.js';
 import { waitFor, waitForAsync } from '../shared/wait.js';
 import { firstLinesUnreachable, jsonRecords, servedUrls, spawnExample } from '../shared/spec-support.js';
 import { installPodSetCrd, PODSET, type PodSet } from './podset.js';
@@ -220,13 +220,15 @@ describe('npm run example -- replica-set', function () {
       expect((await probe(health, '/readyz')).status).to.equal(200);
       const families = await scrape(metrics);
       expect(
-        valueOf(families, 'controller_runtime_reconcile_total', { controller: 'podsets', result: 'error' }),
+        metricValue(families, 'controller_runtime_reconcile_total', { controller: 'podsets', result: 'error' }),
       ).to.equal(0);
       expect(
-        valueOf(families, 'controller_runtime_reconcile_total', { controller: 'podsets', result: 'success' }),
+        metricValue(families, 'controller_runtime_reconcile_total', { controller: 'podsets', result: 'success' }),
       ).to.be.at.least(5);
-      expect(valueOf(families, 'controller_runtime_max_concurrent_reconciles', { controller: 'podsets' })).to.equal(5);
-      expect(valueOf(families, 'leader_election_master_status', { name: 'replica-set' })).to.equal(1);
+      expect(metricValue(families, 'controller_runtime_max_concurrent_reconciles', { controller: 'podsets' })).to.equal(
+        5,
+      );
+      expect(metricValue(families, 'leader_election_master_status', { name: 'replica-set' })).to.equal(1);
       child.kill('SIGINT');
       const [code] = await exited;
       expect(code).to.equal(0);

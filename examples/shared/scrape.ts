@@ -32,7 +32,7 @@ export function sample(
 }
 
 /** The value of a counter or gauge sample. */
-export function valueOf(
+export function metricValue(
   families: Map<string, ParsedFamily>,
   name: string,
   labels: Record<string, string> = {},

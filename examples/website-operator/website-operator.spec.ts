@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { firstValueFrom, type Subscription } from 'rxjs';
 import { manager, resourceClient, silentLogger } from '../../src/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
-import { probe, scrape, valueOf } from '../shared/scrape.js';
+import { probe, scrape, metricValue } from '../shared/scrape.js';
 import { waitFor } from '../shared/wait.js';
 import { jsonRecords, servedUrls, spawnExample } from '../shared/spec-support.js';
 import { WEBSITE_CONTROLLER, websiteController } from './controller.js';
@@ -143,15 +143,15 @@ describe('npm run example -- website-operator', function () {
       expect((await probe(health, '/readyz')).status).to.equal(200);
       const families = await scrape(metrics);
       expect(
-        valueOf(families, 'controller_runtime_reconcile_total', {
+        metricValue(families, 'controller_runtime_reconcile_total', {
           controller: WEBSITE_CONTROLLER,
           result: 'requeue_after',
         }),
       ).to.be.at.least(3);
       expect(
-        valueOf(families, 'controller_runtime_max_concurrent_reconciles', { controller: WEBSITE_CONTROLLER }),
+        metricValue(families, 'controller_runtime_max_concurrent_reconciles', { controller: WEBSITE_CONTROLLER }),
       ).to.equal(2);
-      expect(valueOf(families, 'leader_election_master_status', { name: 'website-operator' })).to.equal(1);
+      expect(metricValue(families, 'leader_election_master_status', { name: 'website-operator' })).to.equal(1);
       child.kill('SIGINT');
       const [code] = await exited;
       expect(code).to.equal(0);

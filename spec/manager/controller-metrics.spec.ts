@@ -7,7 +7,7 @@ import { controllerContext } from '../../src/controller/context/index.js';
 import { reconcile, type ReconcileOptions, type ReconcileTrigger } from '../../src/controller/index.js';
 import { ControllerMetrics, createManagerMetrics, type ManagerMetrics } from '../../src/manager/metrics/index.js';
 import { settleLater } from '../controller/helpers.js';
-import { valueOf } from './scrape.js';
+import { metricValue } from './scrape.js';
 
 /**
  * One controller's metrics as a real `reconcile` operator's metrics hook, as the manager passes them, on a virtual
@@ -35,10 +35,10 @@ function instrumented(fn: Parameters<typeof reconcile>[0], options: ReconcileOpt
       );
       const queue = { name: 'stuck', controller: 'stuck' };
       return {
-        activeWorkers: valueOf(families, 'controller_runtime_active_workers', { controller: 'stuck' }),
-        unfinishedWorkSeconds: valueOf(families, 'workqueue_unfinished_work_seconds', queue),
-        longestRunningSeconds: valueOf(families, 'workqueue_longest_running_processor_seconds', queue),
-        depth: valueOf(families, 'workqueue_depth', queue),
+        activeWorkers: metricValue(families, 'controller_runtime_active_workers', { controller: 'stuck' }),
+        unfinishedWorkSeconds: metricValue(families, 'workqueue_unfinished_work_seconds', queue),
+        longestRunningSeconds: metricValue(families, 'workqueue_longest_running_processor_seconds', queue),
+        depth: metricValue(families, 'workqueue_depth', queue),
       };
     },
   };
@@ -100,8 +100,8 @@ describe("ControllerMetrics: the operator's own queue", () => {
       );
       const labels = { name: 'c', controller: 'c' };
       return {
-        depth: valueOf(families, 'workqueue_depth', labels),
-        adds: valueOf(families, 'workqueue_adds_total', labels),
+        depth: metricValue(families, 'workqueue_depth', labels),
+        adds: metricValue(families, 'workqueue_adds_total', labels),
       };
     };
     return { scheduler, context, queue };

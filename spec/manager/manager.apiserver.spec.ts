@@ -17,7 +17,7 @@ import {
 import type { ServerAddress } from '../../src/manager/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { waitFor } from '../support/wait.js';
-import { histogramCount, probe, scrape, valueOf } from './scrape.js';
+import { histogramCount, probe, scrape, metricValue } from './scrape.js';
 
 const FAIL = 'spec.rxkube.io/fail-attempts';
 const TOKEN = 'manager-spec-token-0123456789';
@@ -152,43 +152,45 @@ describe('manager against the in-memory API server', function () {
       const requeued = count(name, (e) => e.type === 'requeued');
       const ended = count(name, (e) => e.type === 'succeeded' || e.type === 'failed');
       expect(
-        valueOf(families, 'controller_runtime_reconcile_total', { ...c, result: 'success' }),
+        metricValue(families, 'controller_runtime_reconcile_total', { ...c, result: 'success' }),
         `${name} successes`,
       ).to.equal(count(name, (e) => e.type === 'succeeded') - requeued);
-      expect(valueOf(families, 'controller_runtime_reconcile_total', { ...c, result: 'requeue_after' })).to.equal(
+      expect(metricValue(families, 'controller_runtime_reconcile_total', { ...c, result: 'requeue_after' })).to.equal(
         requeued,
       );
-      expect(valueOf(families, 'controller_runtime_reconcile_total', { ...c, result: 'error' })).to.equal(
+      expect(metricValue(families, 'controller_runtime_reconcile_total', { ...c, result: 'error' })).to.equal(
         count(name, (e) => e.type === 'failed'),
       );
-      expect(valueOf(families, 'controller_runtime_reconcile_errors_total', c)).to.equal(
+      expect(metricValue(families, 'controller_runtime_reconcile_errors_total', c)).to.equal(
         count(name, (e) => e.type === 'failed'),
       );
-      expect(valueOf(families, 'controller_runtime_terminal_reconcile_errors_total', c)).to.equal(
+      expect(metricValue(families, 'controller_runtime_terminal_reconcile_errors_total', c)).to.equal(
         count(name, (e) => e.type === 'failed' && e.terminal),
       );
-      expect(valueOf(families, 'controller_runtime_reconcile_timeouts_total', c)).to.equal(0);
+      expect(metricValue(families, 'controller_runtime_reconcile_timeouts_total', c)).to.equal(0);
       expect(await histogramCount(registry, 'controller_runtime_reconcile_time_seconds', c)).to.equal(ended);
-      expect(valueOf(families, 'controller_runtime_active_workers', c)).to.equal(0);
-      expect(valueOf(families, 'controller_runtime_max_concurrent_reconciles', c)).to.equal(name === 'pods' ? 1 : 2);
+      expect(metricValue(families, 'controller_runtime_active_workers', c)).to.equal(0);
+      expect(metricValue(families, 'controller_runtime_max_concurrent_reconciles', c)).to.equal(
+        name === 'pods' ? 1 : 2,
+      );
       expect(await histogramCount(registry, 'workqueue_queue_duration_seconds', q)).to.equal(
         count(name, (e) => e.type === 'started'),
       );
       expect(await histogramCount(registry, 'workqueue_work_duration_seconds', q)).to.equal(ended);
-      expect(valueOf(families, 'workqueue_retries_total', q)).to.equal(count(name, (e) => e.type === 'retrying'));
+      expect(metricValue(families, 'workqueue_retries_total', q)).to.equal(count(name, (e) => e.type === 'retrying'));
       // Settled: nothing waits, and every add was taken by exactly one run.
-      expect(valueOf(families, 'workqueue_depth', q)).to.equal(0);
-      expect(valueOf(families, 'workqueue_adds_total', q)).to.equal(count(name, (e) => e.type === 'started'));
-      expect(valueOf(families, 'workqueue_unfinished_work_seconds', q)).to.equal(0);
-      expect(valueOf(families, 'workqueue_longest_running_processor_seconds', q)).to.equal(0);
+      expect(metricValue(families, 'workqueue_depth', q)).to.equal(0);
+      expect(metricValue(families, 'workqueue_adds_total', q)).to.equal(count(name, (e) => e.type === 'started'));
+      expect(metricValue(families, 'workqueue_unfinished_work_seconds', q)).to.equal(0);
+      expect(metricValue(families, 'workqueue_longest_running_processor_seconds', q)).to.equal(0);
     }
     expect(count('pods', (e) => e.type === 'retrying')).to.equal(2);
-    expect(valueOf(families, 'leader_election_master_status', { name: 'spec-manager' })).to.equal(1);
+    expect(metricValue(families, 'leader_election_master_status', { name: 'spec-manager' })).to.equal(1);
     for (const name of ['Pod v1 in default', 'ConfigMap v1 in default']) {
-      expect(valueOf(families, 'reflector_lists_total', { name })).to.equal(1);
-      expect(valueOf(families, 'reflector_relists_total', { name })).to.equal(0);
-      expect(valueOf(families, 'reflector_watches_total', { name })).to.be.at.least(1);
-      expect(valueOf(families, 'reflector_last_resource_version', { name })).to.be.greaterThan(0);
+      expect(metricValue(families, 'reflector_lists_total', { name })).to.equal(1);
+      expect(metricValue(families, 'reflector_relists_total', { name })).to.equal(0);
+      expect(metricValue(families, 'reflector_watches_total', { name })).to.be.at.least(1);
+      expect(metricValue(families, 'reflector_last_resource_version', { name })).to.be.greaterThan(0);
     }
     expect(await probe(addresses().health!.url, '/healthz')).to.deep.equal({ status: 200, body: 'ok' });
     expect(await probe(addresses().health!.url, '/readyz')).to.deep.equal({ status: 200, body: 'ok' });

@@ -112,7 +112,7 @@ export async function buildControlPlane(
 
   for (const target of todo) {
     const goMod = readFileSync(join(modulesDir, target.module, 'go.mod'), 'utf8');
-    if (!new RegExp(`^\\s*(require\\s+)?${escape(target.requires)}\\s*$`, 'm').test(goMod)) {
+    if (!new RegExp(`^\\s*(require\\s+)?${escapeRegExp(target.requires)}\\s*$`, 'm').test(goMod)) {
       log(
         `${join(modulesDir, target.module, 'go.mod')} does not require ${target.requires}; keep it in step with CONTROL_PLANE_VERSIONS`,
       );
@@ -187,4 +187,4 @@ function run(
 }
 
 const seconds = (since: number): number => Math.round((Date.now() - since) / 1000);
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
