@@ -40,7 +40,7 @@ describe('informerFromSource', () => {
     const seen: string[] = [];
     informer.events$.subscribe((event) => {
       const cached = informer.current().get(event.key);
-      seen.push(`${label(event)} cached=${cached?.metadata!.resourceVersion ?? 'none'}`);
+      seen.push(`${label(event)} cached=${cached?.metadata?.resourceVersion ?? 'none'}`);
       expect(event.snapshot).to.equal(informer.current());
     });
     [started, listed('a'), done(), modified('a', '2'), deleted('a', '3')].forEach((e) => source.next(e));
