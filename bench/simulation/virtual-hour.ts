@@ -41,7 +41,10 @@ function virtualHour(seed: number): Outcome {
   let requests = 0;
   const connection = {
     ...cluster,
-    request: (r: Parameters<typeof cluster.request>[0]) => (requests++, cluster.request(r)),
+    request: (r: Parameters<typeof cluster.request>[0]) => {
+      requests++;
+      return cluster.request(r);
+    },
   };
   const counts = { reconciles: 0, retries: 0, requeues: 0 };
   const manager$ = manager({

@@ -126,6 +126,6 @@ describe("the examples' logs", () => {
     cyclic.self = cyclic;
     logger.info({ note: 'two\nlines', cyclic }, 'a\nmessage');
     expect(lines).to.have.length(1);
-    expect(lines[0]).to.match(/^03:04:05\.678 INFO  a\\nmessage note="two\\nlines" cyclic=/);
+    expect(lines[0]).to.match(/^03:04:05\.678 INFO {2}a\\nmessage note="two\\nlines" cyclic=/);
   });
 });

@@ -411,7 +411,12 @@ describe('listWatch: options', () => {
     expect(listed({})).to.deep.equal([pod('a', '1')]);
     expect(listed({ keepManagedFields: true })).to.deep.equal([withFields]);
     const seen: unknown[] = [];
-    listed({ transform: (obj) => (seen.push(obj), { ...obj, kind: 'Transformed' }) });
+    listed({
+      transform: (obj) => {
+        seen.push(obj);
+        return { ...obj, kind: 'Transformed' };
+      },
+    });
     expect(seen).to.deep.equal([pod('a', '1')]);
     expect(withFields.metadata.managedFields, 'the input object is not mutated').to.have.length(1);
   });

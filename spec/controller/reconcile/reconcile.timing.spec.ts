@@ -276,7 +276,7 @@ describe('reconcile: coalescing, backoff, rate limit, requeue and ordering (marb
     const keys = Array.from({ length: 1000 }, (_, i) => `ns/k${(i * 7919) % 1000}`);
     const started = virtual(({ cold, hot }) => {
       const order: string[] = [];
-      const triggers = cold<string>('(' + 'x'.repeat(keys.length) + ')').pipe(map((_, i) => keys[i]!));
+      const triggers = cold<string>(`(${'x'.repeat(keys.length)})`).pipe(map((_, i) => keys[i]!));
       triggers.pipe(reconcile(({ key }) => void order.push(key), { gate: hot('--t', { t: true }) })).subscribe();
       return order;
     });

@@ -158,9 +158,8 @@ export function fastClock(factor: number, base: SchedulerLike = asyncScheduler):
     schedule<S>(work: (this: SchedulerAction<S>, state?: S) => void, delay = 0, state?: S): Subscription {
       return base.schedule(
         function (this: SchedulerAction<S>, inner?: S) {
-          const action = this;
-          const compressed = Object.assign(Object.create(action) as SchedulerAction<S>, {
-            schedule: (next?: S, nextDelay = 0) => action.schedule(next, nextDelay / factor),
+          const compressed = Object.assign(Object.create(this) as SchedulerAction<S>, {
+            schedule: (next?: S, nextDelay = 0) => this.schedule(next, nextDelay / factor),
           });
           work.call(compressed, inner);
         },

@@ -110,7 +110,7 @@ describe('in-memory API server: watch', () => {
   it('sends no bookmarks unless asked', async () => {
     const watch = await rawWatch(
       cluster,
-      '/api/v1/namespaces/w/configmaps?watch=true&timeoutSeconds=1&resourceVersion=' + cluster.resourceVersion(),
+      `/api/v1/namespaces/w/configmaps?watch=true&timeoutSeconds=1&resourceVersion=${cluster.resourceVersion()}`,
     );
     await watch.ended;
     expect(watch.events.filter((e) => e.type === 'BOOKMARK')).to.deep.equal([]);

@@ -32,7 +32,7 @@ export function hasStatusSubresource$(
   const cache = known.get(transport) ?? new Map<string, ReadonlySet<string>>();
   known.set(transport, cache);
   const names = cache.get(groupVersion);
-  if (names !== undefined && names.has(resource.plural)) return of(names.has(`${resource.plural}/status`));
+  if (names?.has(resource.plural)) return of(names.has(`${resource.plural}/status`));
   return getWithWarnings(transport, groupVersion, {}, onWarning).pipe(
     map((body) => {
       const resources = (body as { resources?: unknown } | null)?.resources;

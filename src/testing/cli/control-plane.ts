@@ -29,8 +29,11 @@ const command: ClusterCommand = {
 
 const argv = process.argv.slice(2);
 if (argv[0] === 'build') {
-  process.exitCode =
-    argv.length === 1 ? await buildControlPlane() : (process.stderr.write('usage: rxkube-control-plane build\n'), 2);
+  if (argv.length === 1) process.exitCode = await buildControlPlane();
+  else {
+    process.stderr.write('usage: rxkube-control-plane build\n');
+    process.exitCode = 2;
+  }
 } else {
   await runClusterCli(command, argv, ({ port, token }) =>
     startControlPlane({ port, ...(token === undefined ? {} : { adminToken: token }) }),

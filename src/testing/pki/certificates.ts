@@ -229,7 +229,7 @@ function subjectOf(certificateDer: Buffer): Buffer {
     const fields = readChildren(tbs!.content);
     const skip = fields[0]!.tag === 0xa0 ? 1 : 0;
     const subject = fields[skip + 4];
-    if (!subject || subject.tag !== 0x30) throw new RangeError('no subject Name');
+    if (subject?.tag !== 0x30) throw new RangeError('no subject Name');
     return subject.raw;
   } catch (error) {
     throw new TypeError(`CA certificate does not parse as X.509: ${(error as Error).message}`);

@@ -137,7 +137,7 @@ function truncatedToMicros(value: unknown): number | undefined {
   const match = /\.(\d+)Z$/.exec(value);
   const millis = Date.parse(value);
   if (Number.isNaN(millis)) return undefined;
-  const micros = match === null ? 0 : Number((match[1]! + '000000').slice(3, 6));
+  const micros = match === null ? 0 : Number(`${match[1]!}000000`.slice(3, 6));
   return Math.floor(millis / 1000) * 1_000_000 + (millis % 1000) * 1000 + micros;
 }
 
