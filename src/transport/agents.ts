@@ -42,7 +42,7 @@ function idleFor(socket: Duplex, kept: boolean): boolean {
 }
 
 /** `base` with `idleFor` applied to every connection going back to its pool; one definition for HTTP and HTTPS. */
-// A mixin's base must be constructible with any arguments (TS2545), hence `any[]`.
+// biome-ignore lint/suspicious/noExplicitAny: a mixin's base must be constructible with any arguments (TS2545)
 function closingIdle<Base extends new (...args: any[]) => http.Agent>(base: Base) {
   return class extends base {
     override keepSocketAlive(socket: Duplex): boolean {

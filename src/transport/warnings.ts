@@ -137,7 +137,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** `raw`'s characters read as bytes, decoded as UTF-8; `raw` itself when they are not bytes or not UTF-8. */
 function utf8OfLatin1(raw: string): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII and Latin-1 byte ranges, 0x00 included
   if (/^[\x00-\x7f]*$/.test(raw) || /[^\x00-\xff]/.test(raw)) return raw;
   try {
     return utf8.decode(Buffer.from(raw, 'latin1'));

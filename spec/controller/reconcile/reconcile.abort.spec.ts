@@ -197,6 +197,7 @@ describe('reconcile: the request signal', () => {
       const out$ = hot('a').pipe(
         reconcile(
           ({ signal }) => ({
+            // biome-ignore lint/suspicious/noThenProperty: the spec needs a Promise-like that is not a Promise
             then: (_ok: unknown, fail: (e: unknown) => void) =>
               signal.addEventListener('abort', () => fail(signal.reason)),
           }),

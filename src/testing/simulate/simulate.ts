@@ -29,6 +29,7 @@ export interface SimulateOptions {
   /** Quiet virtual ms after `duration` before the checks: the controller's time to converge (default 300 000). */
   readonly settle?: number;
   /** Where the workload steps come from: one workload or several. */
+  // biome-ignore lint/suspicious/noExplicitAny: workloads of different object types run side by side
   readonly workload: Workload<any> | readonly Workload<any>[];
   /** Which faults to draw (default: all kinds, at most 20 per run); `false` for none. */
   readonly faults?: FaultOptions | false;

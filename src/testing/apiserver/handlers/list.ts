@@ -104,6 +104,7 @@ export function listObjects(
   const { snapshot, start } = pickSnapshot(store, target, query, limit);
   const prefix = target.namespace === '' ? '' : `${target.namespace}/`;
   const end = prefix === '' ? undefined : `${target.namespace}0`; // '0' sorts right after '/'
+  // biome-ignore lint/complexity/useMathMinMax: these are strings, compared as keys sort
   const from = start > prefix ? start : prefix;
   const apiVersion = groupVersion(target.resource.group, target.version);
   const items: KubeObject[] = [];

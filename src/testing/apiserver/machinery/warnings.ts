@@ -25,7 +25,7 @@ import { ApiError } from './status.js';
 export function warningHeaders(warnings: readonly string[] | undefined): Record<string, string> {
   const recorded = recordedWarnings(warnings ?? []);
   if (recorded.length === 0) return {};
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: kube-apiserver replaces control characters in warnings with U+FFFD
   const quote = (text: string) => `"${text.replace(/[\x00-\x1f\x7f-\x9f]/g, '\ufffd').replace(/["\\]/g, '\\$&')}"`;
   const asBytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
   return { Warning: asBytes(recorded.map((text) => `299 - ${quote(text)}`).join(', ')) };

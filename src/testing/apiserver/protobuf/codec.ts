@@ -197,8 +197,10 @@ export function decodeProtobuf(body: Buffer): { apiVersion: string; kind: string
   if (body.length < 4 || !body.subarray(0, 4).equals(magic))
     throw new ProtobufError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
   const unknownType = root().lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
+  // biome-ignore lint/suspicious/noExplicitAny: protobufjs decodes to untyped fields; they are checked below
   let envelope: Record<string, any>;
   try {
+    // biome-ignore lint/suspicious/noExplicitAny: as above
     envelope = unknownType.decode(body.subarray(4)) as unknown as Record<string, any>;
   } catch (error) {
     throw new ProtobufError(`unable to decode the protobuf envelope: ${(error as Error).message}`);
