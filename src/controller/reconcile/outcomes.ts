@@ -130,33 +130,20 @@ export class Outcomes {
     const failed = this.emitFailed(state, attempt, reasons, queueWaitMs, durationMs, now, error, false, held);
     if (this.runner.closed) return undefined;
     const { limiterError } = delay;
-    const retrying =
-      limiterError === undefined
-        ? ({
-            type: 'retrying',
-            key,
-            attempt,
-            reasons,
-            queueWaitMs,
-            durationMs,
-            time: now,
-            error,
-            delayMs,
-            failures,
-          } as const)
-        : ({
-            type: 'retrying',
-            key,
-            attempt,
-            reasons,
-            queueWaitMs,
-            durationMs,
-            time: now,
-            error,
-            delayMs,
-            failures,
-            limiterError,
-          } as const);
+    const retrying = {
+      type: 'retrying',
+      key,
+      attempt,
+      reasons,
+      queueWaitMs,
+      durationMs,
+      time: now,
+      error,
+      delayMs,
+      failures,
+      // Present only when a limiter failed: the event has no limiterError key otherwise, not an undefined one.
+      ...(limiterError === undefined ? {} : { limiterError }),
+    } as const;
     this.out.next(retrying);
     this.report(failed, retrying);
     return retryAt;
@@ -186,32 +173,7 @@ export class Outcomes {
     }
     if (!held) this.queue.restore(state, reasons, now);
     const { key } = state;
-    const failed: ReconcileFailed = held
-      ? {
-          type: 'failed',
-          key,
-          attempt,
-          reasons,
-          queueWaitMs,
-          durationMs,
-          time: now,
-          error,
-          terminal: false,
-          gateClosed: true,
-          held: true,
-        }
-      : {
-          type: 'failed',
-          key,
-          attempt,
-          reasons,
-          queueWaitMs,
-          durationMs,
-          time: now,
-          error,
-          terminal: false,
-          gateClosed: true,
-        };
+    const failed = failedEvent(key, attempt, reasons, queueWaitMs, durationMs, now, error, false, held, true);
     this.out.next(failed);
     this.report(failed, undefined);
   }
@@ -229,9 +191,7 @@ export class Outcomes {
     held: boolean,
   ): ReconcileFailed {
     const { key } = state;
-    const failed: ReconcileFailed = held
-      ? { type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal, held: true }
-      : { type: 'failed', key, attempt, reasons, queueWaitMs, durationMs, time: now, error, terminal };
+    const failed = failedEvent(key, attempt, reasons, queueWaitMs, durationMs, now, error, terminal, held);
     this.out.next(failed);
     return failed;
   }
@@ -249,4 +209,35 @@ export class Outcomes {
       // A limiter that cannot forget only makes this key's next backoff longer; that must not end the stream.
     }
   }
+}
+
+/**
+ * A `failed` event. `gateClosed` (the gate closed during the run) and `held` (an abandoned Promise, until its
+ * `released` event) are there only when true: an event without them has no such keys, not undefined ones.
+ */
+function failedEvent(
+  key: string,
+  attempt: number,
+  reasons: readonly string[],
+  queueWaitMs: number,
+  durationMs: number,
+  time: number,
+  error: unknown,
+  terminal: boolean,
+  held: boolean,
+  gateClosed = false,
+): ReconcileFailed {
+  return {
+    type: 'failed',
+    key,
+    attempt,
+    reasons,
+    queueWaitMs,
+    durationMs,
+    time,
+    error,
+    terminal,
+    ...(gateClosed ? { gateClosed: true as const } : {}),
+    ...(held ? { held: true as const } : {}),
+  };
 }
