@@ -2,11 +2,11 @@
  * Server-side apply: the `PATCH` with `application/apply-patch+yaml`, through the field manager of `apply/`.
  * @module
  */
-import { admitCreate, commitUpdate, fieldScope, present, type Reply } from '../write-path/index.js';
+import { admitCreate, fieldScope, present, type Reply, updateAt } from '../write-path/index.js';
 import { applyObject, parseApplyBody, writeOptions } from '../apply/index.js';
 import { conflict, notFound, objectKey } from '../machinery/index.js';
 import { isDryRun } from './query.js';
-import { prepareUpdate, storageKey } from '../registry/index.js';
+import { storageKey } from '../registry/index.js';
 import type { RequestTarget, ServerState } from '../storage/index.js';
 
 /** Keeps the managedFields the field manager already computed (apply). */
@@ -53,15 +53,5 @@ export function applyRequest(
     return { code: 201, body: present(target, state.store.put(storageKey(target.resource), obj)) };
   }
   const applied = applyObject(scope, present(target, old), config, options.manager, options.force);
-  const sub = target.subresource === 'status' ? 'status' : undefined;
-  const next = prepareUpdate(
-    state.runtime,
-    { resource: target.resource, version: target.version, namespace: target.namespace },
-    old,
-    applied,
-    sub,
-    true,
-    keepManagedFields,
-  );
-  return commitUpdate(state, target, old, next, dryRun);
+  return updateAt(state, target, old, applied, keepManagedFields, dryRun);
 }

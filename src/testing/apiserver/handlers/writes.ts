@@ -5,12 +5,12 @@
 import {
   admitCreate,
   checkFields,
-  commitUpdate,
   fieldValidation,
   type FieldValidation,
   present,
   type Reply,
   tracker,
+  updateAt,
 } from '../write-path/index.js';
 import { writeOptions } from '../apply/index.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError } from '../patch/index.js';
@@ -26,7 +26,7 @@ import {
 } from '../machinery/index.js';
 import { isDryRun } from './query.js';
 import { applyRequest } from './server-side-apply.js';
-import { prepareUpdate, storageKey } from '../registry/index.js';
+import { storageKey } from '../registry/index.js';
 import { mustGet, type RequestTarget, type ServerState } from '../storage/index.js';
 import { parseJson } from '../../../transport/index.js';
 
@@ -68,17 +68,8 @@ export function update(
   const warnings = checkBody(state, target, body, fieldValidation(query, 'UpdateOptions'));
   return keepingWarnings(warnings, () => {
     const old = mustGet(state, target);
-    const sub = target.subresource === 'status' ? 'status' : undefined;
-    const next = prepareUpdate(
-      state.runtime,
-      { resource: target.resource, version: target.version, namespace: target.namespace },
-      old,
-      body,
-      sub,
-      true,
-      tracker(state, target, present(target, old), manager),
-    );
-    return { ...commitUpdate(state, target, old, next, dryRun), warnings };
+    const track = tracker(state, target, present(target, old), manager);
+    return { ...updateAt(state, target, old, body, track, dryRun), warnings };
   });
 }
 
@@ -212,16 +203,7 @@ export function patch(
     patched.metadata.resourceVersion = old.metadata.resourceVersion;
   }
   return keepingWarnings(warnings, () => {
-    const sub = target.subresource === 'status' ? 'status' : undefined;
-    const next = prepareUpdate(
-      state.runtime,
-      { resource: target.resource, version: target.version, namespace: target.namespace },
-      old,
-      patched,
-      sub,
-      true,
-      tracker(state, target, present(target, old), manager),
-    );
-    return { ...commitUpdate(state, target, old, next, dryRun), warnings };
+    const track = tracker(state, target, present(target, old), manager);
+    return { ...updateAt(state, target, old, patched, track, dryRun), warnings };
   });
 }

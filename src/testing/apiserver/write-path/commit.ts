@@ -5,7 +5,7 @@
  */
 import { atVersion } from '../representation/index.js';
 import { isPlainObject, type KubeObject, objectKey } from '../machinery/index.js';
-import { groupVersion, isNoop, storageKey } from '../registry/index.js';
+import { groupVersion, isNoop, prepareUpdate, storageKey } from '../registry/index.js';
 import type { RequestTarget, ServerState } from '../storage/index.js';
 
 /** A handler's answer: HTTP code and JSON body. */
@@ -58,4 +58,23 @@ export function commitUpdate(
   }
   if (isNoop(old, next)) return { code: 200, body: present(target, old) };
   return { code: 200, body: present(target, state.store.put(key, next)) };
+}
+
+/**
+ * Stores `given` (a PUT body, a patched object, an applied one) as the new state of `old`, as PUT, PATCH and
+ * server-side apply do: with the status subresource's rules when the target is `status`, and `track` recording the
+ * field manager's part of the change.
+ */
+export function updateAt(
+  state: ServerState,
+  target: RequestTarget,
+  old: KubeObject,
+  given: unknown,
+  track: (decoded: KubeObject) => void,
+  dryRun: boolean,
+): Reply {
+  const subresource = target.subresource === 'status' ? 'status' : undefined;
+  const scope = { resource: target.resource, version: target.version, namespace: target.namespace };
+  const next = prepareUpdate(state.runtime, scope, old, given, subresource, true, track);
+  return commitUpdate(state, target, old, next, dryRun);
 }
