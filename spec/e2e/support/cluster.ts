@@ -30,7 +30,10 @@ let shared: Promise<E2eCluster> | undefined;
 export function e2eCluster(): Promise<E2eCluster> {
   shared ??= existingKubeconfig
     ? Promise.resolve().then(() => ({
-        handle: existingCluster(existingKubeconfig, process.env.RXKUBE_E2E_CONTEXT ? { context: process.env.RXKUBE_E2E_CONTEXT } : {}),
+        handle: existingCluster(
+          existingKubeconfig,
+          process.env.RXKUBE_E2E_CONTEXT ? { context: process.env.RXKUBE_E2E_CONTEXT } : {},
+        ),
         controlPlane: undefined,
       }))
     : startControlPlane().then((controlPlane) => {
