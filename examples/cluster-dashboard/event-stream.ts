@@ -58,6 +58,8 @@ export interface ConnectionStats {
   written: number;
   /** The most bytes its response held unsent right after a write (`writableLength`). */
   peakBufferedBytes: number;
+  /** Its response's `writableHighWaterMark`: a write happens only while less than this is unsent. */
+  highWaterMark: number;
 }
 
 /**
@@ -82,6 +84,7 @@ export function serveEventStream(
     'X-Accel-Buffering': 'no',
   });
   response.socket?.setNoDelay(true);
+  stats.highWaterMark = response.writableHighWaterMark;
   response.write('retry: 1000\n\n');
   const drain$ = merge(fromEvent(response, 'drain'), fromEvent(response, 'close'));
   const write = (chunk: string): void => {

@@ -106,7 +106,7 @@ export function startDashboardServer(options: ServeOptions): Promise<DashboardSe
       response.setHeader('Retry-After', '5');
       return void plain(response, 503, `${options.maxClients} browsers are connected already, the most this dashboard serves at once\n`);
     }
-    const stats: ConnectionStats = { offered: 0, written: 0, peakBufferedBytes: 0 };
+    const stats: ConnectionStats = { offered: 0, written: 0, peakBufferedBytes: 0, highWaterMark: 0 };
     const stop = serveEventStream(response, options.frames$, stats, options.scheduler);
     open.set(response, { stats, stop });
     clients$.next(open.size);
