@@ -9,6 +9,9 @@ import { type ContextReconcile, type ControllerDefinition, type ReconcileEvent }
 import type { ReconcileMetrics, ReconcileQueueView } from '../../src/extend.js';
 import { messageOf } from '../shared/health.js';
 
+/** Reasons a run row keeps: a busy key's run coalesces many triggers, and the page says how many it left out. */
+export const REASONS_PER_RUN = 6;
+
 /** A key in the queue, and since when (wall clock, ms since the epoch). */
 export interface QueuedKey {
   readonly key: string;
@@ -30,7 +33,10 @@ export interface RunRow {
   readonly outcome: 'succeeded' | 'failed';
   /** What followed: `requeue in 250 ms`, `retry in 10 ms (failure 2)`, `dropped after 5 failures`; absent when nothing did. */
   readonly then?: string;
+  /** The first {@link REASONS_PER_RUN} of the run's reasons. */
   readonly reasons: readonly string[];
+  /** How many more reasons the run had. */
+  readonly moreReasons: number;
   readonly attempt: number;
   readonly durationMs: number;
   readonly queueWaitMs: number;
@@ -78,7 +84,8 @@ export interface QueueState {
  * - `waiting` holds exactly the keys the operator counts in its depth (each `added` key until its run `started`),
  *   `running` the keys holding a worker (`started` until `done`), `delayed` the keys whose run was followed by a
  *   retry or a requeue with a delay, until they are `added` again.
- * - At most `recentRuns` finished runs are kept, newest first; older ones are forgotten.
+ * - At most `recentRuns` finished runs are kept, newest first, each with at most {@link REASONS_PER_RUN} reasons
+ *   (and how many more it had); older runs are forgotten.
  * - `changed$` emits after every hook call, so a sampler knows when to read again.
  *
  * # Caveats
@@ -151,7 +158,8 @@ export class ReconcileWatch implements ReconcileMetrics {
       at,
       outcome: run.type,
       ...(next === undefined ? {} : { then: describeNext(next) }),
-      reasons: run.reasons,
+      reasons: run.reasons.slice(0, REASONS_PER_RUN),
+      moreReasons: Math.max(0, run.reasons.length - REASONS_PER_RUN),
       attempt: run.attempt,
       durationMs: run.durationMs,
       queueWaitMs: run.queueWaitMs,

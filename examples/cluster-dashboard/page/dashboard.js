@@ -107,7 +107,7 @@ function drawRuns(state) {
     el('td', {}, age(run.at)),
     el('td', {}, run.key),
     el('td', { 'data-field': 'outcome' }, run.outcome, run.attempt > 1 ? ` (attempt ${run.attempt})` : ''),
-    el('td', { class: 'reasons' }, run.reasons.join('; ')),
+    el('td', { class: 'reasons' }, run.reasons.join('; '), run.moreReasons > 0 ? el('span', { class: 'muted' }, ` and ${run.moreReasons} more`) : null),
     el('td', {}, ms(run.durationMs)),
     el('td', {}, ms(run.queueWaitMs)),
     el('td', { class: run.error ? 'error' : 'muted', 'data-field': 'error' }, [run.error, run.then].filter(Boolean).join(' → ')))));
