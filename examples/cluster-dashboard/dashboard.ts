@@ -11,15 +11,12 @@
  * ```
  * @module
  */
-import {
-  BehaviorSubject, filter, map, merge, Observable, shareReplay, startWith, Subject, Subscription, switchMap, take, tap,
-  throttleTime,
-} from 'rxjs';
+import { BehaviorSubject, filter, merge, Observable, shareReplay, Subject, Subscription, switchMap, take, tap } from 'rxjs';
 import { wallClockNow, type ControllerDefinition, type ReconcileEvent, type WatchStatus } from '../../src/index.js';
 import { messageOf } from '../shared/health.js';
 import { clusterViews } from './cluster-views.js';
-import { toFrame, type Frame } from './event-stream.js';
 import { resolveDashboardOptions, type DashboardOptions } from './options.js';
+import { pictures } from './pictures.js';
 import { observeController, ReconcileWatch } from './reconcile-watch.js';
 import { LEADER_HISTORY, readDashboardState, type DashboardState, type LeaderState } from './state.js';
 import { startDashboardServer, type DashboardServer } from './server.js';
@@ -123,28 +120,16 @@ export function clusterDashboard(options: DashboardOptions): ClusterDashboard {
         recentRuns: settings.recentRuns,
       }, wallClockNow(scheduler));
 
-      // The views run while a browser is connected (or `GET /state` asks): subscribed first, their own first
-      // emissions ignored, so the first picture is read once every view holds the current snapshots.
-      const frames$ = new Observable<Frame>((frames) => {
-        const live = new Subscription();
-        const viewChanges = new Subject<void>();
-        let ready = false;
-        live.add(merge(
+      // The views run while a browser is connected (or `GET /state` asks).
+      const frames$ = pictures({
+        live: [
           ...cluster.kinds.map(({ perNamespace }) => perNamespace.store$),
           cluster.podPhases.store$,
           cluster.podSetPods.store$,
           ...(cluster.lease === undefined ? [] : [cluster.lease.store$]),
-        ).subscribe(() => {
-          if (ready) viewChanges.next();
-        }));
-        ready = true;
-        live.add(merge(viewChanges, changes).pipe(
-          startWith(undefined),
-          throttleTime(settings.updateIntervalMs, scheduler, { leading: true, trailing: true }),
-          map(() => toFrame(read())),
-        ).subscribe(frames));
-        return live;
-      }).pipe(shareReplay({ bufferSize: 1, refCount: true }));
+        ],
+        changes,
+      }, read, settings.updateIntervalMs, scheduler);
 
       const close = (): void => {
         if (closed) return;
