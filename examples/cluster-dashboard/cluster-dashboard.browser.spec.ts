@@ -158,7 +158,7 @@ describe('the cluster-dashboard example in headless Chromium', function () {
     await page.waitFor(`document.querySelector('#connection').dataset.state === 'live'`, 'the connection back', FOLLOW_BOUND_MS);
     await page.waitFor(`${text(cell('default/resume', 'desired'))} === '3' && ${text(cell('default/resume', 'ready'))} === '3'`,
       'resume scaled to 3 while the page was away', FOLLOW_BOUND_MS);
-    expect(await page.evaluate<string>(text('#connection'))).to.match(/reconnected/);
+    expect(await page.evaluate<string>(text('#connection'))).to.equal('live (reconnected 1×)');
     expect(page.errors()).to.deep.equal([]);
     expect(await stopExample()).to.equal(0);
   });

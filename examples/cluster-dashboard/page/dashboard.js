@@ -8,7 +8,9 @@ let source;
 /** The latest picture, and when it arrived (performance.now()), to age timestamps between pictures. */
 let latest;
 let receivedAt = 0;
-let reconnects = 0;
+/** Connections lost so far, and whether the current one is lost (errors repeat while the server is away). */
+let drops = 0;
+let lost = false;
 
 /** The server's clock now, estimated from the latest picture: ages do not depend on the browser's clock. */
 const serverNow = () => (latest === undefined ? Date.now() : latest.now + (performance.now() - receivedAt));
@@ -171,15 +173,19 @@ function setConnection(state, text) {
 function connect() {
   source = new EventSource('/events');
   source.addEventListener('state', (event) => draw(JSON.parse(event.data)));
-  source.addEventListener('open', () => setConnection('live', reconnects === 0 ? 'live' : `live (reconnected ${reconnects}×)`));
+  source.addEventListener('open', () => {
+    lost = false;
+    setConnection('live', drops === 0 ? 'live' : `live (reconnected ${drops}×)`);
+  });
   source.addEventListener('error', () => {
+    if (!lost) drops += 1;
+    lost = true;
     if (source.readyState === EventSource.CLOSED) {
       setConnection('closed', 'disconnected; retrying in 2 s');
       setTimeout(connect, 2000);
     } else {
       setConnection('reconnecting', 'reconnecting…');
     }
-    reconnects += 1;
   });
 }
 
