@@ -25,10 +25,11 @@ import './runtime/node-version.js';
 // The default of every option, in one frozen object.
 export { defaults } from './defaults/index.js';
 
-// Where the cluster is, which resource, and object keys.
+// Where the cluster is, which resource, objects and their keys.
 export type { Connection } from './transport/index.js';
 export type { ResourceRef } from './resources/index.js';
 export { keyFor, objectKey } from './objects/index.js';
+export type { ObjectLike } from './objects/index.js';
 
 // Errors from the API server and the network; apiErrors reads them (client-go's apierrors: apiErrors.isNotFound).
 export { ApiError, TransportError, apiErrors } from './transport/index.js';
@@ -40,8 +41,14 @@ export { selectors } from './selectors/index.js';
 // Informers: shared caches as Observables, their snapshots and their connection status.
 export { informer, informerFactory } from './informer/index.js';
 export type {
-  Informer, InformerEvent, InformerFactory, InformerFactoryOptions, InformerOptions, InformerProblem,
-  InformerProblemReason, InformerWatchOptions,
+  Informer,
+  InformerEvent,
+  InformerFactory,
+  InformerFactoryOptions,
+  InformerOptions,
+  InformerProblem,
+  InformerProblemReason,
+  InformerWatchOptions,
 } from './informer/index.js';
 export { Store } from './store/index.js';
 export { ListWatchError } from './watch/index.js';
@@ -54,11 +61,27 @@ export { predicates } from './controller/predicates/index.js';
 
 // The reconcile operator, and its rate limiters (client-go's workqueue limiters): rateLimiters.exponential, ...
 export {
-  ReconcileAbortedError, ReconcileCancelledError, ReconcileTimeoutError, TerminalError, rateLimiters, reconcile,
+  ReconcileAbortedError,
+  ReconcileCancelledError,
+  ReconcileTimeoutError,
+  TerminalError,
+  rateLimiters,
+  reconcile,
 } from './controller/index.js';
 export type {
-  Lookup, RateLimiter, ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileKeyRequest, ReconcileLookupOptions, ReconcileOptions,
-  ReconcileOutput, ReconcileRequest, ReconcileResult, ReconcileTrigger, RequeueAfter,
+  Lookup,
+  RateLimiter,
+  ReconcileEvent,
+  ReconcileFn,
+  ReconcileKeyFn,
+  ReconcileKeyRequest,
+  ReconcileLookupOptions,
+  ReconcileOptions,
+  ReconcileOutput,
+  ReconcileRequest,
+  ReconcileResult,
+  ReconcileTrigger,
+  RequeueAfter,
 } from './controller/index.js';
 
 // The wall clock, for the timestamps a reconcile writes (every part measures durations on a monotonic clock).
@@ -67,11 +90,20 @@ export { wallClockNow } from './clock/index.js';
 // A controller written once against one context, the controller-runtime-shaped builder, and a host of its own.
 export { startController } from './controller/context/index.js';
 export type {
-  ContextReconcile, ControllerContext, ControllerDefinition, StartControllerOptions,
+  ContextReconcile,
+  ControllerContext,
+  ControllerDefinition,
+  StartControllerOptions,
 } from './controller/context/index.js';
 export { InformerHealthError, SyncTimeoutError, controller } from './controller/builder/index.js';
 export type {
-  Controller, ControllerOptions, InformerHealth, LabelledProblem, UnsyncedInformer, WatchSource, WatchesSpec,
+  Controller,
+  ControllerOptions,
+  InformerHealth,
+  LabelledProblem,
+  UnsyncedInformer,
+  WatchSource,
+  WatchesSpec,
 } from './controller/builder/index.js';
 
 // Leader election on a coordination.k8s.io/v1 Lease (a reconcile gate).
@@ -96,7 +128,13 @@ export type { EventDetails, EventRecorder, EventRecorderOptions, EventSubject } 
 // The manager: many controllers, one cache, leader election, probes, metrics, logs, graceful stop.
 export { jsonLogger, manager, silentLogger } from './manager/index.js';
 export type {
-  HealthOptions, JsonLoggerOptions, ManagerEvent, ManagerLeaderElection, ManagerLogger, ManagerOptions, MetricsOptions,
+  HealthOptions,
+  JsonLoggerOptions,
+  ManagerEvent,
+  ManagerLeaderElection,
+  ManagerLogger,
+  ManagerOptions,
+  MetricsOptions,
 } from './manager/index.js';
 
 // Derived views over informers (views.join, views.owned, views.aggregate, ...), kept incrementally; each an informer.

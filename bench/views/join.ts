@@ -56,13 +56,22 @@ function podOn(i: number, rv: number, node: number, name?: string): BenchObject 
 
 function nodeObject(i: number): KubernetesObject {
   return freezeJsonTree({
-    apiVersion: 'v1', kind: 'Node',
-    metadata: { name: `node-${i}`, uid: `node-uid-${i}`, resourceVersion: '1', labels: { 'kubernetes.io/hostname': `node-${i}`, zone: `z${i % 3}` } },
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name: `node-${i}`,
+      uid: `node-uid-${i}`,
+      resourceVersion: '1',
+      labels: { 'kubernetes.io/hostname': `node-${i}`, zone: `z${i % 3}` },
+    },
   });
 }
 
 /** The first lists, and a stream of changes that only ever deletes live Pods and creates new ones. */
-function workload(changes: number, seed: number): { nodes: KubernetesObject[]; pods: BenchObject[]; stream: WatchEvent<BenchObject>[] } {
+function workload(
+  changes: number,
+  seed: number,
+): { nodes: KubernetesObject[]; pods: BenchObject[]; stream: WatchEvent<BenchObject>[] } {
   const next = random(seed);
   const nodes = Array.from({ length: NODES }, (_, i) => nodeObject(i));
   const pods = Array.from({ length: PODS }, (_, i) => podOn(i, i + 1, i % NODES));
@@ -124,13 +133,23 @@ function start(variant: Variant, nodes: readonly KubernetesObject[], pods: reado
     check = () => floor.byNode.get('node-7')!.size;
   } else if (variant === 'recompute') {
     let latest = new Map<string, BenchObject[]>();
-    subscriptions.push(podInformer.store$.subscribe((snapshot) => {
-      latest = joinFromScratch(nodeInformer.current(), snapshot);
-    }));
+    subscriptions.push(
+      podInformer.store$.subscribe((snapshot) => {
+        latest = joinFromScratch(nodeInformer.current(), snapshot);
+      }),
+    );
     check = () => latest.get('node-7')!.length;
   }
-  nodeSource.next([{ type: 'relistStarted' }, ...nodes.map((object) => ({ type: 'listed' as const, object })), { type: 'relistDone', resourceVersion: '1' }]);
-  podSource.next([{ type: 'relistStarted' }, ...pods.map((object) => ({ type: 'listed' as const, object })), { type: 'relistDone', resourceVersion: String(PODS) }]);
+  nodeSource.next([
+    { type: 'relistStarted' },
+    ...nodes.map((object) => ({ type: 'listed' as const, object })),
+    { type: 'relistDone', resourceVersion: '1' },
+  ]);
+  podSource.next([
+    { type: 'relistStarted' },
+    ...pods.map((object) => ({ type: 'listed' as const, object })),
+    { type: 'relistDone', resourceVersion: String(PODS) },
+  ]);
   return { pods: podSource, stop: () => subscriptions.forEach((s) => s.unsubscribe()), check };
 }
 
@@ -156,11 +175,13 @@ function handWrittenJoin(nodes: Informer<KubernetesObject>, pods: Informer<Bench
     if (event.type === 'deleted') nodeNames.delete(event.key);
     else nodeNames.add(event.key);
   });
-  subscription.add(pods.events$.subscribe((event) => {
-    if (event.type === 'updated') remove(event.old, event.key);
-    if (event.type === 'deleted') remove(event.object, event.key);
-    else add(event.object, event.key);
-  }));
+  subscription.add(
+    pods.events$.subscribe((event) => {
+      if (event.type === 'updated') remove(event.old, event.key);
+      if (event.type === 'deleted') remove(event.object, event.key);
+      else add(event.object, event.key);
+    }),
+  );
   return { byNode, subscription };
 }
 
@@ -188,7 +209,12 @@ function feed(running: Running, stream: readonly WatchEvent<BenchObject>[], chun
 }
 
 const { nodes, pods, stream } = workload(CHANGES, 29);
-const samples = Object.fromEntries(variants.flatMap((v) => [[`${v}:1`, [] as number[]], [`${v}:${CHUNK}`, [] as number[]]])) as Record<string, number[]>;
+const samples = Object.fromEntries(
+  variants.flatMap((v) => [
+    [`${v}:1`, [] as number[]],
+    [`${v}:${CHUNK}`, [] as number[]],
+  ]),
+) as Record<string, number[]>;
 // Warm the JIT on every path once before measuring.
 for (const variant of variants) {
   const running = start(variant, nodes, pods);
@@ -200,7 +226,10 @@ for (let round = 0; round < ROUNDS; round++) {
     for (const chunk of [1, CHUNK]) {
       gc?.();
       const running = start(variant, nodes, pods);
-      const changes = variant === 'recompute' ? stream.slice(0, chunk === 1 ? RECOMPUTE_CHANGES : RECOMPUTE_CHANGES * CHUNK / 5) : stream;
+      const changes =
+        variant === 'recompute'
+          ? stream.slice(0, chunk === 1 ? RECOMPUTE_CHANGES : (RECOMPUTE_CHANGES * CHUNK) / 5)
+          : stream;
       samples[`${variant}:${chunk}`]!.push(feed(running, changes, chunk));
       running.stop();
     }
@@ -217,26 +246,41 @@ const rows = [1, CHUNK].map((chunk) => {
   const view = m('view', chunk);
   const floor = m('floor', chunk);
   const recompute = m('recompute', chunk);
-  return { chunk, informer, view, floor, recompute, viewAdds: view - informer, floorAdds: floor - informer, recomputeAdds: recompute - informer };
+  return {
+    chunk,
+    informer,
+    view,
+    floor,
+    recompute,
+    viewAdds: view - informer,
+    floorAdds: floor - informer,
+    recomputeAdds: recompute - informer,
+  };
 });
-const load = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
+const load = os
+  .loadavg()
+  .map((x) => x.toFixed(1))
+  .join(' / ');
 const table = [
   '## views: the Pods-by-Node join (issue 29)',
   '',
   `\`npm run bench -- views\` (\`bench/views/join.ts\`). ${PODS.toLocaleString('en')} realistic Pods on ${NODES.toLocaleString('en')} Nodes, then`,
   `${CHANGES.toLocaleString('en')} Pod changes (80% updates in place, 10% deletions, 10% creations on a random Node; recomputing:`,
-  `${RECOMPUTE_CHANGES} changes one per step, ${RECOMPUTE_CHANGES * CHUNK / 5} per chunk); objects parsed and frozen before timing; median of ${ROUNDS} rounds`,
+  `${RECOMPUTE_CHANGES} changes one per step, ${(RECOMPUTE_CHANGES * CHUNK) / 5} per chunk); objects parsed and frozen before timing; median of ${ROUNDS} rounds`,
   `interleaving the variants; main-thread CPU µs per change; Node ${process.version}, ${os.availableParallelism()} CPUs (shared; load at the`,
   `end ${load}). "1 per step": one informer snapshot per change; "${CHUNK} per step": one per 64 KiB watch chunk.`,
   '',
   '| delivery | informer alone | + joinView | + hand-written Map join (floor) | + recompute per snapshot | view adds | floor adds | recompute adds |',
   '|---|---:|---:|---:|---:|---:|---:|---:|',
-  ...rows.map((r) => `| ${r.chunk} per step | ${fmt(r.informer)} | ${fmt(r.view)} | ${fmt(r.floor)} | ${fmt(r.recompute)} | ${fmt(r.viewAdds)} | ${fmt(r.floorAdds)} | ${fmt(r.recomputeAdds)} |`),
+  ...rows.map(
+    (r) =>
+      `| ${r.chunk} per step | ${fmt(r.informer)} | ${fmt(r.view)} | ${fmt(r.floor)} | ${fmt(r.recompute)} | ${fmt(r.viewAdds)} | ${fmt(r.floorAdds)} | ${fmt(r.recomputeAdds)} |`,
+  ),
   '',
   ...rows.flatMap((r) => [
-    `- ${r.chunk} per step: informer + view ÷ informer + floor = ${ratio(r.view / r.floor)} (target ≤ 1.5×: ${verdict(r.view / r.floor <= 1.5)});`
-    + ` recomputing ÷ the view = ${ratio(r.recompute / r.view)} (target ≥ 100×: ${verdict(r.recompute / r.view >= 100)});`
-    + ` what each adds over the informer: view ${fmt(r.viewAdds)} µs, floor ${fmt(r.floorAdds)} µs (${ratio(r.viewAdds / Math.max(r.floorAdds, 0.01))}).`,
+    `- ${r.chunk} per step: informer + view ÷ informer + floor = ${ratio(r.view / r.floor)} (target ≤ 1.5×: ${verdict(r.view / r.floor <= 1.5)});` +
+      ` recomputing ÷ the view = ${ratio(r.recompute / r.view)} (target ≥ 100×: ${verdict(r.recompute / r.view >= 100)});` +
+      ` what each adds over the informer: view ${fmt(r.viewAdds)} µs, floor ${fmt(r.floorAdds)} µs (${ratio(r.viewAdds / Math.max(r.floorAdds, 0.01))}).`,
   ]),
   '',
 ].join('\n');

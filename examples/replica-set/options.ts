@@ -65,24 +65,38 @@ export interface ReplicaSetSettings {
  */
 export function resolveOptions(options: ReplicaSetOptions): ReplicaSetSettings {
   const workers = options.workers ?? DEFAULT_WORKERS;
-  if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`replicaSet: workers must be an integer >= 1, got ${String(workers)}`);
+  if (!Number.isInteger(workers) || workers < 1)
+    throw new RangeError(`replicaSet: workers must be an integer >= 1, got ${String(workers)}`);
   const burstReplicas = options.burstReplicas ?? DEFAULT_BURST_REPLICAS;
   if (!Number.isInteger(burstReplicas) || burstReplicas < 1) {
     throw new RangeError(`replicaSet: burstReplicas must be an integer >= 1, got ${String(burstReplicas)}`);
   }
   const expectationsTimeoutMs = options.expectationsTimeoutMs ?? EXPECTATIONS_TIMEOUT_MS;
-  if (typeof expectationsTimeoutMs !== 'number' || !(expectationsTimeoutMs > 0) || !Number.isFinite(expectationsTimeoutMs)) {
-    throw new RangeError(`replicaSet: expectationsTimeoutMs must be a finite number of ms > 0, got ${String(expectationsTimeoutMs)}`);
+  if (
+    typeof expectationsTimeoutMs !== 'number' ||
+    !(expectationsTimeoutMs > 0) ||
+    !Number.isFinite(expectationsTimeoutMs)
+  ) {
+    throw new RangeError(
+      `replicaSet: expectationsTimeoutMs must be a finite number of ms > 0, got ${String(expectationsTimeoutMs)}`,
+    );
   }
   const { namespace } = options;
   if (namespace !== undefined && (typeof namespace !== 'string' || namespace === '')) {
-    throw new TypeError(`replicaSet: namespace must be a non-empty string when given, got ${JSON.stringify(namespace)}`);
+    throw new TypeError(
+      `replicaSet: namespace must be a non-empty string when given, got ${JSON.stringify(namespace)}`,
+    );
   }
   const fieldManager = options.fieldManager ?? DEFAULT_FIELD_MANAGER;
   if (typeof fieldManager !== 'string' || fieldManager === '') {
     throw new TypeError(`replicaSet: fieldManager must be a non-empty string, got ${JSON.stringify(fieldManager)}`);
   }
   return {
-    namespace, workers, burstReplicas, expectationsTimeoutMs, fieldManager, print: options.print ?? ((line) => console.log(line)),
+    namespace,
+    workers,
+    burstReplicas,
+    expectationsTimeoutMs,
+    fieldManager,
+    print: options.print ?? ((line) => console.log(line)),
   };
 }

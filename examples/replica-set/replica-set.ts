@@ -16,13 +16,29 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { combineLatest, defer, filter, finalize, map, merge, Observable, take, tap, type SchedulerLike } from 'rxjs';
 import {
-  informerFactory, mapKeys, reconcile, resourceClient, toKeys, wallClockNow, type Connection,
-  type ContextReconcile, type EventRecorder, type Informer, type InformerFactory, type ControllerDefinition, type ReconcileEvent,
+  informerFactory,
+  mapKeys,
+  reconcile,
+  resourceClient,
+  toKeys,
+  wallClockNow,
+  type Connection,
+  type ContextReconcile,
+  type EventRecorder,
+  type Informer,
+  type InformerFactory,
+  type ControllerDefinition,
+  type ReconcileEvent,
 } from '../../src/index.js';
 import { monotonicScheduler, type EventReport } from '../../src/extend.js';
 import { messageOf, watchErrorLines } from '../shared/health.js';
 import { Expectations } from './expectations.js';
-import { resolveOptions, type ReplicaSetControllerOptions, type ReplicaSetOptions, type ReplicaSetSettings } from './options.js';
+import {
+  resolveOptions,
+  type ReplicaSetControllerOptions,
+  type ReplicaSetOptions,
+  type ReplicaSetSettings,
+} from './options.js';
 import { POD_OWNER_INDEX, podEventKeys, podOwnerIndex } from './pod-events.js';
 import { POD, PODSET, type PodSet } from './podset.js';
 import { syncPodSet } from './sync-podset.js';
@@ -61,11 +77,19 @@ export function replicaSet(connection: Connection, options: ReplicaSetOptions = 
     ...(options.random ? { random: options.random } : {}),
   };
   return defer(() => {
-    const informers = options.informers ?? informerFactory(connection, options.scheduler ? { scheduler: options.scheduler } : {});
+    const informers =
+      options.informers ?? informerFactory(connection, options.scheduler ? { scheduler: options.scheduler } : {});
     return podSetPipeline({
-      settings, ...watch(informers, settings), operator: reconcile, recorder: options.recorder,
+      settings,
+      ...watch(informers, settings),
+      operator: reconcile,
+      recorder: options.recorder,
       podClient: resourceClient<V1Pod>(connection, POD, { fieldManager: settings.fieldManager, ...timing }),
-      podSetClient: resourceClient<PodSet>(connection, PODSET, { fieldManager: settings.fieldManager, statusSubresource: true, ...timing }),
+      podSetClient: resourceClient<PodSet>(connection, PODSET, {
+        fieldManager: settings.fieldManager,
+        statusSubresource: true,
+        ...timing,
+      }),
       ...(options.stop$ ? { stop$: options.stop$ } : {}),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
@@ -93,9 +117,16 @@ export function replicaSetController(options: ReplicaSetControllerOptions = {}):
     start: (context) => {
       const timing = { scheduler: context.scheduler, ...(options.random ? { random: options.random } : {}) };
       return podSetPipeline({
-        settings, ...watch(context.informers, settings), operator: context.reconcile, recorder: context.recorder,
+        settings,
+        ...watch(context.informers, settings),
+        operator: context.reconcile,
+        recorder: context.recorder,
         podClient: resourceClient<V1Pod>(context.connection, POD, { fieldManager: settings.fieldManager, ...timing }),
-        podSetClient: resourceClient<PodSet>(context.connection, PODSET, { fieldManager: settings.fieldManager, statusSubresource: true, ...timing }),
+        podSetClient: resourceClient<PodSet>(context.connection, PODSET, {
+          fieldManager: settings.fieldManager,
+          statusSubresource: true,
+          ...timing,
+        }),
         scheduler: context.scheduler,
       });
     },
@@ -104,7 +135,8 @@ export function replicaSetController(options: ReplicaSetControllerOptions = {}):
 
 /** The two informers: PodSets, and Pods with the owner index (declared before anything subscribes). */
 function watch(
-  informers: InformerFactory, settings: ReplicaSetSettings,
+  informers: InformerFactory,
+  settings: ReplicaSetSettings,
 ): { readonly podSets: Informer<PodSet>; readonly pods: Informer<V1Pod> } {
   const scope = settings.namespace === undefined ? {} : { namespace: settings.namespace };
   return {
@@ -136,10 +168,19 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
   const now = (): number => wallClockNow(clock);
   print('Starting PodSet controller');
   const expectations = new Expectations(() => clock.now(), settings.expectationsTimeoutMs);
-  const synced$ = combineLatest([podSets.synced$, pods.synced$]).pipe(map(([podSetsSynced, podsSynced]) => podSetsSynced && podsSynced));
+  const synced$ = combineLatest([podSets.synced$, pods.synced$]).pipe(
+    map(([podSetsSynced, podsSynced]) => podSetsSynced && podsSynced),
+  );
   const context = {
-    expectations, pods, podSets, recorder, now, print,
-    podClient: parts.podClient, podSetClient: parts.podSetClient, burstReplicas: settings.burstReplicas,
+    expectations,
+    pods,
+    podSets,
+    recorder,
+    now,
+    print,
+    podClient: parts.podClient,
+    podSetClient: parts.podSetClient,
+    burstReplicas: settings.burstReplicas,
   };
   const controller$ = merge(
     // `addRS`, `updateRS`, `deleteRS`: every change of a PodSet, and its resyncs, wake it up.
@@ -159,11 +200,16 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
   const run$ = new Observable<ReconcileEvent>((subscriber) => {
     // Health lines first, so they come before anything the workers print.
     const subscription = merge(
-      synced$.pipe(filter(Boolean), take(1), tap(() => print('PodSet and Pod caches synced; starting workers'))),
+      synced$.pipe(
+        filter(Boolean),
+        take(1),
+        tap(() => print('PodSet and Pod caches synced; starting workers')),
+      ),
       watchErrorLines(podSets, 'podsets', print),
       watchErrorLines(pods, 'pods', print),
     ).subscribe();
-    if (recorder !== undefined) subscription.add(recorder.reports$.subscribe((report) => printLostEvent(report, print)));
+    if (recorder !== undefined)
+      subscription.add(recorder.reports$.subscribe((report) => printLostEvent(report, print)));
     subscription.add(controller$.subscribe(subscriber));
     return subscription;
   });
@@ -173,7 +219,8 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
 /** The Go worker's `HandleError(fmt.Errorf("sync %q failed with %v", key, err))`; rxkube adds when the retry comes. */
 function printOutcome(event: ReconcileEvent, print: (line: string) => void): void {
   if (event.type === 'failed') print(`sync ${JSON.stringify(event.key)} failed with ${messageOf(event.error)}`);
-  else if (event.type === 'retrying') print(`Retrying PodSet ${event.key} in ${event.delayMs} ms (failure ${event.failures})`);
+  else if (event.type === 'retrying')
+    print(`Retrying PodSet ${event.key} in ${event.delayMs} ms (failure ${event.failures})`);
   else if (event.type === 'rejected') print(`Rejected trigger: ${event.error.message}`);
 }
 

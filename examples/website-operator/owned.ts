@@ -81,7 +81,11 @@ export interface OwnedWriteContext {
  * - A Normal `Created` or `Updated` Event (related to the object) when the write created or changed it; none when
  *   the server kept it as it was.
  */
-export function applyOwned<T extends KubernetesObject>(kind: OwnedKind<T>, desired: T, context: OwnedWriteContext): Observable<T> {
+export function applyOwned<T extends KubernetesObject>(
+  kind: OwnedKind<T>,
+  desired: T,
+  context: OwnedWriteContext,
+): Observable<T> {
   return defer(() => {
     const { id, memory, events, signal } = context;
     const name = desired.metadata!.name!;
@@ -95,7 +99,13 @@ export function applyOwned<T extends KubernetesObject>(kind: OwnedKind<T>, desir
         const conflicts = apiErrors.applyConflicts(error);
         if (conflicts.length === 0) return throwError(() => error);
         const taken = conflicts.map((conflict) => `${conflict.field} from "${conflict.manager}"`).join(', ');
-        events.record(id, { type: 'Warning', reason: REASONS.fieldConflict, action: 'Apply', note: `took back ${taken} on ${kind.resource.kind} ${name}`, related });
+        events.record(id, {
+          type: 'Warning',
+          reason: REASONS.fieldConflict,
+          action: 'Apply',
+          note: `took back ${taken} on ${kind.resource.kind} ${name}`,
+          related,
+        });
         return kind.client.apply(configuration, { signal, force: true });
       }),
       tap((written) => {
@@ -104,8 +114,11 @@ export function applyOwned<T extends KubernetesObject>(kind: OwnedKind<T>, desir
         if (version !== undefined) memory.owned.set(memoryKey, version);
         if (change === 'unchanged') return;
         events.record(id, {
-          type: 'Normal', reason: change === 'created' ? REASONS.created : REASONS.updated, action: 'Apply',
-          note: `${change} ${kind.resource.kind} ${name}`, related: { ...related, uid: written.metadata?.uid },
+          type: 'Normal',
+          reason: change === 'created' ? REASONS.created : REASONS.updated,
+          action: 'Apply',
+          note: `${change} ${kind.resource.kind} ${name}`,
+          related: { ...related, uid: written.metadata?.uid },
         });
       }),
     );
@@ -117,7 +130,11 @@ export function applyOwned<T extends KubernetesObject>(kind: OwnedKind<T>, desir
  * that is not this Website (the API server allows one controller, and taking another's object would be theft).
  * Objects with no controller are adopted.
  */
-export function foreignController<T extends KubernetesObject>(kind: OwnedKind<T>, desired: T, id: WebsiteId): string | undefined {
+export function foreignController<T extends KubernetesObject>(
+  kind: OwnedKind<T>,
+  desired: T,
+  id: WebsiteId,
+): string | undefined {
   const name = desired.metadata!.name!;
   const existing = kind.cache.current().get(`${id.namespace}/${name}`);
   const controller = existing === undefined ? undefined : owners.controllerOf(existing);

@@ -82,7 +82,10 @@ export interface WebsiteId {
 /** The identity of `website`; throws a `TypeError` for an object the API server could not have served. */
 export function websiteId(website: Website): WebsiteId {
   const { namespace, name, uid, generation } = website.metadata ?? {};
-  if (!namespace || !name || !uid) throw new TypeError(`a Website needs metadata.namespace, name and uid, got ${JSON.stringify(website.metadata ?? {})}`);
+  if (!namespace || !name || !uid)
+    throw new TypeError(
+      `a Website needs metadata.namespace, name and uid, got ${JSON.stringify(website.metadata ?? {})}`,
+    );
   return { namespace, name, uid, key: `${namespace}/${name}`, generation: generation ?? 0 };
 }
 
@@ -91,7 +94,11 @@ export function websiteId(website: Website): WebsiteId {
  * its {@link WebsiteId} around, not the object).
  */
 export function websiteOwner(id: WebsiteId): owners.Owner {
-  return { apiVersion: WEBSITE.apiVersion, kind: WEBSITE.kind, metadata: { name: id.name, namespace: id.namespace, uid: id.uid } };
+  return {
+    apiVersion: WEBSITE.apiVersion,
+    kind: WEBSITE.kind,
+    metadata: { name: id.name, namespace: id.namespace, uid: id.uid },
+  };
 }
 
 /** What the operator names the objects it owns for a Website. */

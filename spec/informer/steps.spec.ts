@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import { Subject } from 'rxjs';
-import { buildInformer, informerFromSource, preparedStep, stepsOf, type InformerStep, type PreparedStep } from '../../src/informer/index.js';
+import {
+  buildInformer,
+  informerFromSource,
+  preparedStep,
+  stepsOf,
+  type InformerStep,
+  type PreparedStep,
+} from '../../src/informer/index.js';
 import { Store, editStore } from '../../src/store/index.js';
 import type { WatchEvent } from '../../src/watch/index.js';
 import { pod, type TestPod } from '../store/fixtures.js';
@@ -11,7 +18,11 @@ describe('informer steps (what views read and write)', () => {
     const informer = informerFromSource(source);
     const a = pod('a', '1');
     informer.store$.subscribe();
-    source.next([{ type: 'relistStarted' }, { type: 'listed', object: a }, { type: 'relistDone', resourceVersion: '1' }]);
+    source.next([
+      { type: 'relistStarted' },
+      { type: 'listed', object: a },
+      { type: 'relistDone', resourceVersion: '1' },
+    ]);
     const seen: (Store<TestPod> | InformerStep<TestPod>)[] = [];
     const stores: Store<TestPod>[] = [];
     informer.store$.subscribe((store) => stores.push(store));
@@ -19,9 +30,16 @@ describe('informer steps (what views read and write)', () => {
     expect(seen[0]).to.equal(informer.current());
     const a2 = pod('a', '2');
     // One batch, cut in two steps because it changes a twice.
-    source.next([{ type: 'modified', object: a2 }, { type: 'added', object: pod('b', '3') }, { type: 'deleted', object: a2 }]);
+    source.next([
+      { type: 'modified', object: a2 },
+      { type: 'added', object: pod('b', '3') },
+      { type: 'deleted', object: a2 },
+    ]);
     const steps = seen.slice(1) as InformerStep<TestPod>[];
-    expect(steps.map((step) => step.changes.map((c) => `${c.type} ${c.key}`))).to.deep.equal([['updated default/a', 'added default/b'], ['deleted default/a']]);
+    expect(steps.map((step) => step.changes.map((c) => `${c.type} ${c.key}`))).to.deep.equal([
+      ['updated default/a', 'added default/b'],
+      ['deleted default/a'],
+    ]);
     expect(steps[0]!.previous).to.equal(seen[0]);
     expect(steps[1]!.previous).to.equal(steps[0]!.store);
     expect(steps.map((step) => step.store)).to.deep.equal(stores.slice(1));

@@ -25,13 +25,17 @@ function webhook(posts: Subject<Post>): Server {
     }
     let body = '';
     request.setEncoding('utf8');
-    request.on('data', (chunk: string) => { body += chunk; });
+    request.on('data', (chunk: string) => {
+      body += chunk;
+    });
     request.on('end', () => {
       let message: { key?: unknown };
       try {
         message = JSON.parse(body) as { key?: unknown };
       } catch {
-        response.writeHead(400, { 'content-type': 'text/plain' }).end('the body must be JSON: {"key": "namespace/name"}');
+        response
+          .writeHead(400, { 'content-type': 'text/plain' })
+          .end('the body must be JSON: {"key": "namespace/name"}');
         return;
       }
       posts.next({ key: message?.key, from: request.socket.remoteAddress ?? 'unknown' });
@@ -40,7 +44,11 @@ function webhook(posts: Subject<Post>): Server {
   });
 }
 
-const widget = (name: string): KubernetesObject => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'default', resourceVersion: '1' } });
+const widget = (name: string): KubernetesObject => ({
+  apiVersion: 'example.com/v1',
+  kind: 'Widget',
+  metadata: { name, namespace: 'default', resourceVersion: '1' },
+});
 
 describe('a webhook as a trigger source', () => {
   let server: Server;
@@ -50,24 +58,34 @@ describe('a webhook as a trigger source', () => {
   const refused: Error[] = [];
   let waiting: (() => void)[] = [];
   const nextRun = () => new Promise<void>((resolve) => waiting.push(resolve));
-  const post = (body: string) => fetch(`${url}/reconcile`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+  const post = (body: string) =>
+    fetch(`${url}/reconcile`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
 
   before(async () => {
     const posts = new Subject<Post>();
     const widgets = fakeInformer([widget('a'), widget('b')]);
     running = merge(
       widgets.events$.pipe(toKeys()),
-      posts.pipe(toTriggers((message) => (typeof message.key === 'string' ? message.key : undefined), {
-        reason: (message) => `webhook POST /reconcile from ${message.from}`,
-        source: 'webhook',
-        onError: (error) => refused.push(error),
-      })),
-    ).pipe(reconcile(({ key, object, reasons }) => {
-      runs.push({ key, reasons, found: object !== undefined });
-      const resolve = waiting;
-      waiting = [];
-      for (const done of resolve) done();
-    }, { lookup: widgets, gate: widgets.synced$ })).subscribe();
+      posts.pipe(
+        toTriggers((message) => (typeof message.key === 'string' ? message.key : undefined), {
+          reason: (message) => `webhook POST /reconcile from ${message.from}`,
+          source: 'webhook',
+          onError: (error) => refused.push(error),
+        }),
+      ),
+    )
+      .pipe(
+        reconcile(
+          ({ key, object, reasons }) => {
+            runs.push({ key, reasons, found: object !== undefined });
+            const resolve = waiting;
+            waiting = [];
+            for (const done of resolve) done();
+          },
+          { lookup: widgets, gate: widgets.synced$ },
+        ),
+      )
+      .subscribe();
     server = webhook(posts);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -86,7 +104,9 @@ describe('a webhook as a trigger source', () => {
     const response = await post('{"key":"default/b"}');
     expect([response.status, await response.text()]).to.deep.equal([202, 'queued']);
     await ran;
-    expect(runs).to.deep.equal([{ key: 'default/b', reasons: ['webhook POST /reconcile from 127.0.0.1'], found: true }]);
+    expect(runs).to.deep.equal([
+      { key: 'default/b', reasons: ['webhook POST /reconcile from 127.0.0.1'], found: true },
+    ]);
   });
 
   it('reconciles a key the cache does not hold as gone, which is what the reconcile must decide about', async () => {
@@ -94,7 +114,9 @@ describe('a webhook as a trigger source', () => {
     const ran = nextRun();
     await post('{"key":"default/unknown"}');
     await ran;
-    expect(runs).to.deep.equal([{ key: 'default/unknown', reasons: ['webhook POST /reconcile from 127.0.0.1'], found: false }]);
+    expect(runs).to.deep.equal([
+      { key: 'default/unknown', reasons: ['webhook POST /reconcile from 127.0.0.1'], found: false },
+    ]);
   });
 
   it('answers 400 to a body that is not JSON, and reports a key no object can have instead of queueing it', async () => {

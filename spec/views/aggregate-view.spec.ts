@@ -8,18 +8,32 @@ const restarts = (p: V1Pod) => (p.status?.containerStatuses ?? []).reduce((n, c)
 const byPhase = (p: V1Pod) => `${p.metadata?.namespace}/${p.status?.phase ?? 'Unknown'}`;
 
 describe('aggregateView', () => {
-  it('counts Pods and sums their restarts per phase per namespace, and lists one namespace\'s groups', () => {
+  it("counts Pods and sums their restarts per phase per namespace, and lists one namespace's groups", () => {
     const pods = fed<V1Pod>();
     const view = aggregateView(pods.informer, { groupBy: byPhase, sums: { restarts } });
     view.store$.subscribe();
     const a = pod('a', { restarts: 2 });
     pods.list([a, pod('b', { restarts: 1 }), pod('c', { phase: 'Pending' }), pod('d', { namespace: 'kube-system' })]);
     const row = (key: string) => view.current().get(key);
-    expect(row('default/Running')).to.deep.equal({ metadata: { namespace: 'default', name: 'Running' }, count: 2, sums: { restarts: 3 } });
-    expect(view.current().list({ namespace: 'default' }).map((r) => r.metadata.name).sort()).to.deep.equal(['Pending', 'Running']);
+    expect(row('default/Running')).to.deep.equal({
+      metadata: { namespace: 'default', name: 'Running' },
+      count: 2,
+      sums: { restarts: 3 },
+    });
+    expect(
+      view
+        .current()
+        .list({ namespace: 'default' })
+        .map((r) => r.metadata.name)
+        .sort(),
+    ).to.deep.equal(['Pending', 'Running']);
     pods.modify({ ...a, status: { ...a.status, phase: 'Pending' } });
-    expect([row('default/Running')?.count, row('default/Running')?.sums.restarts, row('default/Pending')?.count, row('default/Pending')?.sums.restarts])
-      .to.deep.equal([1, 1, 2, 2]);
+    expect([
+      row('default/Running')?.count,
+      row('default/Running')?.sums.restarts,
+      row('default/Pending')?.count,
+      row('default/Pending')?.sums.restarts,
+    ]).to.deep.equal([1, 1, 2, 2]);
     pods.remove(pod('d', { namespace: 'kube-system' }));
     expect(row('kube-system/Running'), 'a group whose count falls to 0 leaves').to.equal(undefined);
   });
@@ -45,9 +59,17 @@ describe('aggregateView', () => {
     view.problems$.subscribe((problem) => problems.push(problem));
     view.store$.subscribe();
     pods.list([pod('slash'), pod('nan', { restarts: 4 }), pod('ok', { restarts: 1 })]);
-    expect(view.current().get('default/Running')).to.deep.equal({ metadata: { namespace: 'default', name: 'Running' }, count: 2, sums: { restarts: 1 } });
+    expect(view.current().get('default/Running')).to.deep.equal({
+      metadata: { namespace: 'default', name: 'Running' },
+      count: 2,
+      sums: { restarts: 1 },
+    });
     const byKey = Object.fromEntries(problems.map((p) => [p.key, p.message]));
-    expect(byKey["default/slash"]).to.include(`groupBy returned "default/" for default/slash, which no object key can be`);
-    expect(byKey['default/nan']).to.match(/sum "restarts" returned NaN for default\/nan, not a finite number; it counts 0/);
+    expect(byKey['default/slash']).to.include(
+      `groupBy returned "default/" for default/slash, which no object key can be`,
+    );
+    expect(byKey['default/nan']).to.match(
+      /sum "restarts" returned NaN for default\/nan, not a finite number; it counts 0/,
+    );
   });
 });

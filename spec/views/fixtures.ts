@@ -8,30 +8,65 @@ let version = 1;
 const nextVersion = () => String((version += 1));
 
 export function node(name: string, labels: Record<string, string> = {}): V1Node {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, uid: `uid-${name}`, resourceVersion: nextVersion(), labels } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, uid: `uid-${name}`, resourceVersion: nextVersion(), labels },
+  };
 }
 
-export function pod(name: string, options: { node?: string; phase?: string; namespace?: string; owner?: V1OwnerReference; restarts?: number } = {}): V1Pod {
+export function pod(
+  name: string,
+  options: { node?: string; phase?: string; namespace?: string; owner?: V1OwnerReference; restarts?: number } = {},
+): V1Pod {
   return {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: {
-      name, namespace: options.namespace ?? 'default', uid: `uid-${name}`, resourceVersion: nextVersion(),
+      name,
+      namespace: options.namespace ?? 'default',
+      uid: `uid-${name}`,
+      resourceVersion: nextVersion(),
       ...(options.owner === undefined ? {} : { ownerReferences: [options.owner] }),
     },
     spec: { containers: [], ...(options.node === undefined ? {} : { nodeName: options.node }) },
-    status: { phase: options.phase ?? 'Running', containerStatuses: [{ name: 'c', image: 'i', imageID: '', ready: true, restartCount: options.restarts ?? 0 }] },
+    status: {
+      phase: options.phase ?? 'Running',
+      containerStatuses: [{ name: 'c', image: 'i', imageID: '', ready: true, restartCount: options.restarts ?? 0 }],
+    },
   };
 }
 
 /** An owned object of `kind` with a controller reference to `owner` (by its uid). */
-export function owned<T extends KubernetesObject>(kind: string, name: string, owner: KubernetesObject | undefined, uid = `uid-${name}`, extra: Partial<V1OwnerReference> = {}): T {
+export function owned<T extends KubernetesObject>(
+  kind: string,
+  name: string,
+  owner: KubernetesObject | undefined,
+  uid = `uid-${name}`,
+  extra: Partial<V1OwnerReference> = {},
+): T {
   return {
-    apiVersion: kind === 'Pod' ? 'v1' : 'apps/v1', kind,
+    apiVersion: kind === 'Pod' ? 'v1' : 'apps/v1',
+    kind,
     metadata: {
-      name, namespace: 'default', uid, resourceVersion: nextVersion(),
-      ...(owner === undefined ? {} : {
-        ownerReferences: [{ apiVersion: owner.apiVersion!, kind: owner.kind!, name: owner.metadata!.name!, uid: owner.metadata!.uid!, controller: true, ...extra }],
-      }),
+      name,
+      namespace: 'default',
+      uid,
+      resourceVersion: nextVersion(),
+      ...(owner === undefined
+        ? {}
+        : {
+            ownerReferences: [
+              {
+                apiVersion: owner.apiVersion!,
+                kind: owner.kind!,
+                name: owner.metadata!.name!,
+                uid: owner.metadata!.uid!,
+                controller: true,
+                ...extra,
+              },
+            ],
+          }),
     },
   } as T;
 }
@@ -50,7 +85,12 @@ export function fed<T extends KubernetesObject>(): FedInformer<T> {
   const source = new Subject<readonly WatchEvent<T>[]>();
   return {
     informer: informerFromSource<T>(source),
-    list: (objects) => source.next([{ type: 'relistStarted' }, ...objects.map((object) => ({ type: 'listed' as const, object })), { type: 'relistDone', resourceVersion: nextVersion() }]),
+    list: (objects) =>
+      source.next([
+        { type: 'relistStarted' },
+        ...objects.map((object) => ({ type: 'listed' as const, object })),
+        { type: 'relistDone', resourceVersion: nextVersion() },
+      ]),
     add: (object) => source.next([{ type: 'added', object }]),
     modify: (object) => source.next([{ type: 'modified', object }]),
     remove: (object) => source.next([{ type: 'deleted', object }]),
@@ -59,7 +99,9 @@ export function fed<T extends KubernetesObject>(): FedInformer<T> {
 }
 
 /** A join view's rows as `key: right keys`, sorted, for compact assertions. */
-export function membership(store: Iterable<[string, { readonly right: { keys(): Iterable<string> } }]>): Record<string, string[]> {
+export function membership(
+  store: Iterable<[string, { readonly right: { keys(): Iterable<string> } }]>,
+): Record<string, string[]> {
   const result: Record<string, string[]> = {};
   for (const [key, row] of [...store].sort(([a], [b]) => (a < b ? -1 : 1))) result[key] = [...row.right.keys()].sort();
   return result;

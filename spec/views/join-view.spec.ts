@@ -5,7 +5,9 @@ import type { Store } from '../../src/store/index.js';
 import { joinView, type JoinRow } from '../../src/views/index.js';
 import { fed, membership, node, pod } from './fixtures.js';
 
-function podsByNode(options: { leftKey?: (node: V1Node) => string | undefined; rightKey?: (pod: V1Pod) => unknown } = {}) {
+function podsByNode(
+  options: { leftKey?: (node: V1Node) => string | undefined; rightKey?: (pod: V1Pod) => unknown } = {},
+) {
   const nodes = fed<V1Node>();
   const pods = fed<V1Pod>();
   const view = joinView(nodes.informer, pods.informer, {
@@ -29,7 +31,7 @@ describe('joinView', () => {
     expect(view.current().get('n1')!.left.metadata!.name).to.equal('n1');
   });
 
-  it('keeps a Pod whose Node has not arrived yet, and shows it in that Node\'s row once the Node does', () => {
+  it("keeps a Pod whose Node has not arrived yet, and shows it in that Node's row once the Node does", () => {
     const { nodes, pods, view } = podsByNode();
     view.store$.subscribe();
     nodes.list([]);
@@ -52,7 +54,10 @@ describe('joinView', () => {
     expect(view.current().size).to.equal(0);
     pods.list([pod('a', { node: 'n1' })]);
     expect(synced).to.deep.equal([false, true]);
-    expect(snapshots.map((s) => [s.synced, s.size])).to.deep.equal([[false, 0], [true, 2]]);
+    expect(snapshots.map((s) => [s.synced, s.size])).to.deep.equal([
+      [false, 0],
+      [true, 2],
+    ]);
     expect(events.map((e) => `${e.type} ${e.key}`).sort()).to.deep.equal(['added n1', 'added n2']);
     expect(view.current().resourceVersion).to.equal('');
   });
@@ -61,8 +66,14 @@ describe('joinView', () => {
     let leftCalls = 0;
     let rightCalls = 0;
     const { nodes, pods, view } = podsByNode({
-      leftKey: (n) => { leftCalls += 1; return n.metadata?.name; },
-      rightKey: (p) => { rightCalls += 1; return p.spec?.nodeName; },
+      leftKey: (n) => {
+        leftCalls += 1;
+        return n.metadata?.name;
+      },
+      rightKey: (p) => {
+        rightCalls += 1;
+        return p.spec?.nodeName;
+      },
     });
     view.store$.subscribe();
     nodes.list(Array.from({ length: 50 }, (_, i) => node(`n${i}`)));
@@ -77,7 +88,10 @@ describe('joinView', () => {
   });
 
   it('gives Nodes that share a join key the same group of Pods', () => {
-    const { nodes, pods, view } = podsByNode({ leftKey: (n) => n.metadata?.labels?.zone, rightKey: (p) => p.metadata?.labels?.zone });
+    const { nodes, pods, view } = podsByNode({
+      leftKey: (n) => n.metadata?.labels?.zone,
+      rightKey: (p) => p.metadata?.labels?.zone,
+    });
     view.store$.subscribe();
     nodes.list([node('n1', { zone: 'a' }), node('n2', { zone: 'a' }), node('n3', { zone: 'b' })]);
     const a = pod('a');
@@ -87,7 +101,7 @@ describe('joinView', () => {
     expect(membership(rows.entries())).to.deep.equal({ n1: ['default/a'], n2: ['default/a'], n3: [] });
   });
 
-  it('reports a key function that throws or returns a non-key with the object\'s key, leaves that object out, and carries on', () => {
+  it("reports a key function that throws or returns a non-key with the object's key, leaves that object out, and carries on", () => {
     const { nodes, pods, view } = podsByNode({
       rightKey: (p) => {
         if (p.metadata?.name === 'bomb') throw new Error('no node for you');
@@ -101,7 +115,10 @@ describe('joinView', () => {
     nodes.list([node('n1')]);
     pods.list([pod('bomb', { node: 'n1' }), pod('odd', { node: 'n1' }), pod('fine', { node: 'n1' })]);
     expect(membership(view.current().entries())).to.deep.equal({ n1: ['default/fine'] });
-    expect(problems.map((p) => [p.reason, p.key])).to.deep.equal([['TransformFailed', 'default/bomb'], ['TransformFailed', 'default/odd']]);
+    expect(problems.map((p) => [p.reason, p.key])).to.deep.equal([
+      ['TransformFailed', 'default/bomb'],
+      ['TransformFailed', 'default/odd'],
+    ]);
     expect(problems[0]!.message).to.match(/joinView: rightKey threw on default\/bomb; it is left out: no node for you/);
     expect(problems[1]!.message).to.match(/returned 42 for default\/odd, not a key/);
   });
@@ -123,7 +140,13 @@ describe('joinView', () => {
 
   it('refuses inputs that are not informers and key functions that are not functions, at once', () => {
     const { nodes } = podsByNode();
-    expect(() => joinView(nodes.informer, {} as never, { leftKey: () => 'x', rightKey: () => 'x' })).to.throw(TypeError, /input 2 is not an informer or a view/);
-    expect(() => joinView(nodes.informer, nodes.informer, { leftKey: 'name' as never, rightKey: () => 'x' })).to.throw(TypeError, /leftKey must be a function/);
+    expect(() => joinView(nodes.informer, {} as never, { leftKey: () => 'x', rightKey: () => 'x' })).to.throw(
+      TypeError,
+      /input 2 is not an informer or a view/,
+    );
+    expect(() => joinView(nodes.informer, nodes.informer, { leftKey: 'name' as never, rightKey: () => 'x' })).to.throw(
+      TypeError,
+      /leftKey must be a function/,
+    );
   });
 });

@@ -7,7 +7,9 @@ import { fed, pod } from './fixtures.js';
 describe('mapView and filterView', () => {
   it('project each object under its own key, deep-frozen, and leave out what maps to nothing', () => {
     const pods = fed<V1Pod>();
-    const view = mapView(pods.informer, (p) => (p.spec?.nodeName ? { metadata: p.metadata, node: p.spec.nodeName, seen: [p.status?.phase] } : undefined));
+    const view = mapView(pods.informer, (p) =>
+      p.spec?.nodeName ? { metadata: p.metadata, node: p.spec.nodeName, seen: [p.status?.phase] } : undefined,
+    );
     view.store$.subscribe();
     pods.list([pod('a', { node: 'n1' }), pod('b')]);
     expect([...view.current().keys()]).to.deep.equal(['default/a']);
@@ -17,7 +19,9 @@ describe('mapView and filterView', () => {
 
   it('keep the row, and publish nothing, when equals says a new projection is the same', () => {
     const pods = fed<V1Pod>();
-    const view = mapView(pods.informer, (p) => ({ metadata: p.metadata, phase: p.status?.phase }), { equals: (a, b) => a.phase === b.phase });
+    const view = mapView(pods.informer, (p) => ({ metadata: p.metadata, phase: p.status?.phase }), {
+      equals: (a, b) => a.phase === b.phase,
+    });
     const events: string[] = [];
     view.events$.subscribe((event) => events.push(event.type));
     const a = pod('a');
@@ -41,7 +45,9 @@ describe('mapView and filterView', () => {
       return row;
     });
     let snapshots = 0;
-    view.store$.subscribe(() => { snapshots += 1; });
+    view.store$.subscribe(() => {
+      snapshots += 1;
+    });
     const a = pod('a');
     pods.list([a]);
     expect(snapshots).to.equal(2);
@@ -58,10 +64,12 @@ describe('mapView and filterView', () => {
     pods.list([pod('a')]);
     expect(view.current().size).to.equal(0);
     expect(problems.map((p) => [p.reason, p.key])).to.deep.equal([['TransformFailed', 'default/a']]);
-    expect(problems[0]!.message).to.match(/the projection of default\/a is keyed a-renamed; keep the source's metadata.name and metadata.namespace/);
+    expect(problems[0]!.message).to.match(
+      /the projection of default\/a is keyed a-renamed; keep the source's metadata.name and metadata.namespace/,
+    );
   });
 
-  it('filter the same objects under the same keys, and report a test that throws as the test\'s fault', () => {
+  it("filter the same objects under the same keys, and report a test that throws as the test's fault", () => {
     const pods = fed<V1Pod>();
     const pending = filterView(pods.informer, (p) => {
       if (p.metadata?.name === 'bad') throw new Error('cannot tell');
@@ -90,7 +98,15 @@ describe('diffSnapshots', () => {
     });
     const a = pod('a');
     pods.list([a, pod('b')]);
-    pods.batch([{ type: 'modified', object: { ...a, status: { phase: 'Failed' } } }, { type: 'deleted', object: pod('b') }, { type: 'added', object: pod('c') }]);
-    expect(seen).to.deep.equal([[], ['added default/a', 'added default/b'], ['added default/c', 'deleted default/b', 'updated default/a']]);
+    pods.batch([
+      { type: 'modified', object: { ...a, status: { phase: 'Failed' } } },
+      { type: 'deleted', object: pod('b') },
+      { type: 'added', object: pod('c') },
+    ]);
+    expect(seen).to.deep.equal([
+      [],
+      ['added default/a', 'added default/b'],
+      ['added default/c', 'deleted default/b', 'updated default/a'],
+    ]);
   });
 });

@@ -5,7 +5,7 @@ import { ownedView } from '../../src/views/index.js';
 import { fed, membership, owned } from './fixtures.js';
 
 describe('ownedView', () => {
-  it('joins by uid: an owner created again under its name does not inherit its predecessor\'s dependents', () => {
+  it("joins by uid: an owner created again under its name does not inherit its predecessor's dependents", () => {
     const owners = fed<KubernetesObject>();
     const children = fed<KubernetesObject>();
     const view = ownedView(owners.informer, children.informer);
@@ -30,10 +30,12 @@ describe('ownedView', () => {
     owners.list([rs]);
     children.list([owned('Pod', 'controlled', rs), owned('Pod', 'adopted-not', rs, undefined, { controller: false })]);
     expect(membership(controllerOnly.current().entries())).to.deep.equal({ 'default/web': ['default/controlled'] });
-    expect(membership(all.current().entries())).to.deep.equal({ 'default/web': ['default/adopted-not', 'default/controlled'] });
+    expect(membership(all.current().entries())).to.deep.equal({
+      'default/web': ['default/adopted-not', 'default/controlled'],
+    });
   });
 
-  it('stacks: a Pod that comes, changes and goes reaches its Deployment\'s row through its ReplicaSet\'s', () => {
+  it("stacks: a Pod that comes, changes and goes reaches its Deployment's row through its ReplicaSet's", () => {
     const deployments = fed<KubernetesObject>();
     const replicaSets = fed<KubernetesObject>();
     const pods = fed<KubernetesObject>();
@@ -46,7 +48,10 @@ describe('ownedView', () => {
     deployments.list([web]);
     replicaSets.list([rs1, rs2]);
     pods.list([owned('Pod', 'web-1-a', rs1)]);
-    const podsOf = () => Object.fromEntries([...tree.current().get('default/web')!.right.entries()].map(([key, row]) => [key, [...row.right.keys()]]));
+    const podsOf = () =>
+      Object.fromEntries(
+        [...tree.current().get('default/web')!.right.entries()].map(([key, row]) => [key, [...row.right.keys()]]),
+      );
     expect(podsOf()).to.deep.equal({ 'default/web-1': ['default/web-1-a'], 'default/web-2': [] });
     const b = owned('Pod', 'web-2-b', rs2);
     pods.add(b);
@@ -55,13 +60,17 @@ describe('ownedView', () => {
     pods.modify({ ...b, metadata: { ...b.metadata, labels: { ready: 'true' } } });
     const after = tree.current().get('default/web')!;
     expect(after).to.not.equal(before);
-    expect(after.right.get('default/web-2')!.right.get('default/web-2-b')!.metadata!.labels).to.deep.equal({ ready: 'true' });
-    expect(after.right.get('default/web-1'), 'the untouched ReplicaSet row is shared').to.equal(before.right.get('default/web-1'));
+    expect(after.right.get('default/web-2')!.right.get('default/web-2-b')!.metadata!.labels).to.deep.equal({
+      ready: 'true',
+    });
+    expect(after.right.get('default/web-1'), 'the untouched ReplicaSet row is shared').to.equal(
+      before.right.get('default/web-1'),
+    );
     pods.remove(b);
     expect(podsOf()).to.deep.equal({ 'default/web-1': ['default/web-1-a'], 'default/web-2': [] });
   });
 
-  it('reports malformed owner references with the object\'s key, and keeps the well-formed ones', () => {
+  it("reports malformed owner references with the object's key, and keeps the well-formed ones", () => {
     const owners = fed<KubernetesObject>();
     const children = fed<KubernetesObject>();
     const view = ownedView(owners.informer, children.informer, { allOwners: true });
@@ -71,7 +80,13 @@ describe('ownedView', () => {
     const rs = owned('ReplicaSet', 'web', undefined);
     owners.list([rs]);
     const good = owned<KubernetesObject>('Pod', 'mixed', rs);
-    const mixed = { ...good, metadata: { ...good.metadata, ownerReferences: [...good.metadata!.ownerReferences!, { kind: 'ReplicaSet', name: 'x' } as never] } };
+    const mixed = {
+      ...good,
+      metadata: {
+        ...good.metadata,
+        ownerReferences: [...good.metadata!.ownerReferences!, { kind: 'ReplicaSet', name: 'x' } as never],
+      },
+    };
     const broken = { ...good, metadata: { ...good.metadata, name: 'broken', ownerReferences: 'web' as never } };
     children.list([mixed, broken]);
     expect(membership(view.current().entries())).to.deep.equal({ 'default/web': ['default/mixed'] });

@@ -11,7 +11,10 @@ import { fed, node, pod } from './fixtures.js';
 function podsByNode() {
   const nodes = fed<V1Node>();
   const pods = fed<V1Pod>();
-  const view = joinView(nodes.informer, pods.informer, { leftKey: (n) => n.metadata?.name, rightKey: (p) => p.spec?.nodeName });
+  const view = joinView(nodes.informer, pods.informer, {
+    leftKey: (n) => n.metadata?.name,
+    rightKey: (p) => p.spec?.nodeName,
+  });
   return { nodes, pods, view };
 }
 
@@ -23,9 +26,16 @@ describe('toJoinKeys', () => {
     nodes.list([node('n1'), node('n2')]);
     const a = pod('a', { node: 'n1' });
     pods.list([a]);
-    expect(triggers.map((t) => `${t.key}: ${t.reason}`).sort()).to.deep.equal(['n1: added Node n1', 'n2: added Node n2']);
+    expect(triggers.map((t) => `${t.key}: ${t.reason}`).sort()).to.deep.equal([
+      'n1: added Node n1',
+      'n2: added Node n2',
+    ]);
     triggers.length = 0;
-    pods.batch([{ type: 'modified', object: { ...a, spec: { ...a.spec!, nodeName: 'n2' } } }, { type: 'added', object: pod('b', { node: 'n2' }) }, { type: 'added', object: pod('c', { node: 'n2' }) }]);
+    pods.batch([
+      { type: 'modified', object: { ...a, spec: { ...a.spec!, nodeName: 'n2' } } },
+      { type: 'added', object: pod('b', { node: 'n2' }) },
+      { type: 'added', object: pod('c', { node: 'n2' }) },
+    ]);
     const lines = triggers.map((t) => `${t.key}: ${t.reason}`).sort();
     expect(lines).to.have.length(2);
     expect(lines[0]).to.equal('n1: Pod default/a left Node n1');
@@ -33,7 +43,7 @@ describe('toJoinKeys', () => {
     expect(lines[1]).to.match(/^n2: Pod default\/[abc] and 2 more joined Node n2$/);
   });
 
-  it('does not trigger when a Pod changes in place or the Node itself changes, unless on: \'any\'', () => {
+  it("does not trigger when a Pod changes in place or the Node itself changes, unless on: 'any'", () => {
     const { nodes, pods, view } = podsByNode();
     const members: string[] = [];
     const any: string[] = [];
@@ -53,24 +63,36 @@ describe('toJoinKeys', () => {
   });
 
   it('reconciles a Node when the set of its Pods changes, reading the Node and its Pods from the view at start', () => {
-    const scheduler = new TestScheduler((actual, expected) => { expect(actual).to.deep.equal(expected); });
+    const scheduler = new TestScheduler((actual, expected) => {
+      expect(actual).to.deep.equal(expected);
+    });
     scheduler.run((helpers) => {
       const n1 = node('n1');
       const [a, b] = [pod('a', { node: 'n1' }), pod('b', { node: 'n1' })];
       const nodes = fakeInformer<V1Node>(helpers, 'a', { a: watchEvent.relist([n1]) });
       // Pods list at 2 ms; b arrives at 5, changes its phase at 8 (nothing to reconcile), leaves at 12.
       const pods = fakeInformer<V1Pod>(helpers, '--a--b--c---d', {
-        a: watchEvent.relist([a]), b, c: { ...b, status: { phase: 'Failed' } }, d: watchEvent.deleted(b),
+        a: watchEvent.relist([a]),
+        b,
+        c: { ...b, status: { phase: 'Failed' } },
+        d: watchEvent.deleted(b),
       });
       const view = joinView(nodes, pods, { leftKey: (n) => n.metadata?.name, rightKey: (p) => p.spec?.nodeName });
       const runs: string[] = [];
-      view.events$.pipe(
-        toJoinKeys(),
-        reconcile(({ key, object, reasons }) => {
-          runs.push(`${scheduler.now()} ${key} [${[...object!.right.keys()].sort().join(' ')}] ${reasons.join('; ')}`);
-          return of(undefined);
-        }, { lookup: view, gate: view.synced$, scheduler }),
-      ).subscribe();
+      view.events$
+        .pipe(
+          toJoinKeys(),
+          reconcile(
+            ({ key, object, reasons }) => {
+              runs.push(
+                `${scheduler.now()} ${key} [${[...object!.right.keys()].sort().join(' ')}] ${reasons.join('; ')}`,
+              );
+              return of(undefined);
+            },
+            { lookup: view, gate: view.synced$, scheduler },
+          ),
+        )
+        .subscribe();
       helpers.flush();
       expect(runs).to.deep.equal([
         '2 n1 [default/a] added Node n1',
@@ -81,16 +103,23 @@ describe('toJoinKeys', () => {
   });
 
   it('serves as the primary of a controller, which reconciles each row with the row read at start', () => {
-    const scheduler = new TestScheduler((actual, expected) => { expect(actual).to.deep.equal(expected); });
+    const scheduler = new TestScheduler((actual, expected) => {
+      expect(actual).to.deep.equal(expected);
+    });
     scheduler.run((helpers) => {
       const nodes = fakeInformer<V1Node>(helpers, 'a', { a: watchEvent.relist([node('n1'), node('n2')]) });
-      const pods = fakeInformer<V1Pod>(helpers, 'a--b', { a: watchEvent.relist([pod('a', { node: 'n1' })]), b: pod('b', { node: 'n2' }) });
+      const pods = fakeInformer<V1Pod>(helpers, 'a--b', {
+        a: watchEvent.relist([pod('a', { node: 'n1' })]),
+        b: pod('b', { node: 'n2' }),
+      });
       const view = joinView(nodes, pods, { leftKey: (n) => n.metadata?.name, rightKey: (p) => p.spec?.nodeName });
       const runs: string[] = [];
       controller({
         for: view,
         scheduler,
-        reconcile: ({ key, object }) => { runs.push(`${scheduler.now()} ${key} ${object?.right.size}`); },
+        reconcile: ({ key, object }) => {
+          runs.push(`${scheduler.now()} ${key} ${object?.right.size}`);
+        },
       }).subscribe();
       helpers.flush();
       expect(runs.sort()).to.deep.equal(['0 n1 1', '0 n2 0', '3 n2 1']);

@@ -2,16 +2,32 @@
  * Every default number of rxkube's public options, in one frozen object, read from the constants the code itself
  * uses, so the object cannot drift from the behaviour.
  */
-import { DEFAULT_PAGE_SIZE, DEFAULT_RETRY, DEFAULT_SPAM_BURST, DEFAULT_SPAM_OBJECTS, DEFAULT_SPAM_QPS } from '../client/index.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_RETRY,
+  DEFAULT_SPAM_BURST,
+  DEFAULT_SPAM_OBJECTS,
+  DEFAULT_SPAM_QPS,
+} from '../client/index.js';
 import type { ResourceClient } from '../client/index.js';
 import {
-  DEFAULT_BASE_DELAY_MS, DEFAULT_BURST, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MAX_DELAY_MS, DEFAULT_QPS,
+  DEFAULT_BASE_DELAY_MS,
+  DEFAULT_BURST,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_MAX_DELAY_MS,
+  DEFAULT_QPS,
 } from '../controller/index.js';
 import {
-  DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS, LEADER_JITTER_FACTOR,
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+  LEADER_JITTER_FACTOR,
 } from '../leader/index.js';
 import {
-  DEFAULT_CHECK_TIMEOUT_MS, DEFAULT_HEALTH_PORT, DEFAULT_INFORMER_FAILURE_THRESHOLD_MS, DEFAULT_METRICS_PORT,
+  DEFAULT_CHECK_TIMEOUT_MS,
+  DEFAULT_HEALTH_PORT,
+  DEFAULT_INFORMER_FAILURE_THRESHOLD_MS,
+  DEFAULT_METRICS_PORT,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
 } from '../manager/index.js';
 import { deepFreeze } from '../objects/index.js';

@@ -13,5 +13,6 @@ import type { ListWatchOptions, WatchEvent } from 'rxkube/extend';
  * `informerFromSource`).
  */
 export type DeltaSource = <T extends KubernetesObject>(
-  resource: ResourceRef, options: ListWatchOptions<T>,
+  resource: ResourceRef,
+  options: ListWatchOptions<T>,
 ) => Observable<WatchEvent<T> | readonly WatchEvent<T>[]>;

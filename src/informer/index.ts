@@ -7,7 +7,9 @@ export { isPrepared, preparedStep, stepsOf, type InformerStep, type PreparedStep
 export { coalesceBursts } from './coalesce-bursts.js';
 export { informer, type InformerWatchOptions } from './informer.js';
 export {
-  informerFactory, type InformerFactory, type InformerFactoryOptions,
+  informerFactory,
+  type InformerFactory,
+  type InformerFactoryOptions,
 } from './informer-factory.js';
 export type { DeltaSource } from './delta-source.js';
 export { claimHealth } from './health.js';

@@ -4,7 +4,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, Subscription, interval, type Subscriber } from 'rxjs';
 import { monotonicScheduler } from '../clock/index.js';
-import { messageOf } from '../describe/index.js';
+import { messageOf } from '../error-messages/index.js';
 import { hasName, objectKey } from '../objects/index.js';
 import { Store, isBatch, storeReducer, type StoreChange, type StoreUpdate } from '../store/index.js';
 import type { WatchEvent, WatchStatus } from '../watch/index.js';
@@ -54,7 +54,8 @@ interface Listener<T extends KubernetesObject> {
  * Throws a `TypeError`/`RangeError` at once for invalid indexers or a negative or non-finite `resyncPeriod`.
  */
 export function informerFromSource<T extends KubernetesObject>(
-  source$: Observable<WatchEvent<T> | readonly WatchEvent<T>[]>, options: InformerOptions<T> = {},
+  source$: Observable<WatchEvent<T> | readonly WatchEvent<T>[]>,
+  options: InformerOptions<T> = {},
 ): Informer<T> {
   return buildInformer(source$, options);
 }
@@ -65,7 +66,8 @@ export function informerFromSource<T extends KubernetesObject>(
  * @internal
  */
 export function buildInformer<T extends KubernetesObject>(
-  source$: Observable<WatchEvent<T> | readonly WatchEvent<T>[] | PreparedStep<T>>, options: InformerOptions<T> = {},
+  source$: Observable<WatchEvent<T> | readonly WatchEvent<T>[] | PreparedStep<T>>,
+  options: InformerOptions<T> = {},
 ): Informer<T> {
   const resyncPeriod = options.resyncPeriod ?? 0;
   if (!Number.isFinite(resyncPeriod) || resyncPeriod < 0) {
@@ -134,15 +136,19 @@ export function buildInformer<T extends KubernetesObject>(
     let step: InformerStep<T> | undefined;
     each((listener) => {
       listener.store?.(latest);
-      if (listener.step !== undefined) listener.step(step ??= { previous, store: latest, changes: update.changes });
+      if (listener.step !== undefined) listener.step((step ??= { previous, store: latest, changes: update.changes }));
     });
     if (!wasSynced && latest.synced) each((listener) => listener.synced?.());
     for (const change of update.changes) {
       // Made for the first events$ listener only: an informer read through store$ alone (a view's input) makes none.
       let informerEvent: InformerEvent<T> | undefined;
       for (const listener of (listenerList ??= [...listeners])) {
-        if (listener.event !== undefined && (listener.since === undefined || listener.since < current) && listeners.has(listener)) {
-          listener.event(informerEvent ??= toInformerEvent(change, latest));
+        if (
+          listener.event !== undefined &&
+          (listener.since === undefined || listener.since < current) &&
+          listeners.has(listener)
+        ) {
+          listener.event((informerEvent ??= toInformerEvent(change, latest)));
         }
       }
     }
@@ -158,7 +164,7 @@ export function buildInformer<T extends KubernetesObject>(
       reducer = storeReducer<T>({ initial: latest });
       reducerCurrent = true;
     }
-    for (let from = 0; from < deltas.length;) {
+    for (let from = 0; from < deltas.length; ) {
       if (running !== source) return false;
       let step: ReturnType<typeof reducer.step>;
       try {
@@ -183,7 +189,11 @@ export function buildInformer<T extends KubernetesObject>(
       } catch (error) {
         // A delta the store cannot apply (a bug, or an object that defeats the reducer) must not take the informer
         // down with it: report it, keep the last good snapshot, and carry on with the next delta.
-        publishProblem('StoreFailed', `the store could not apply a ${delta.type} delta: ${messageOf(error)}`, keyOf(delta));
+        publishProblem(
+          'StoreFailed',
+          `the store could not apply a ${delta.type} delta: ${messageOf(error)}`,
+          keyOf(delta),
+        );
         continue;
       }
       if (step.update !== undefined) publish(step.update);
@@ -206,7 +216,8 @@ export function buildInformer<T extends KubernetesObject>(
     for (let i = 0; i <= events.length; i++) {
       const event = events[i];
       if (event !== undefined && event.type !== 'status' && event.type !== 'problem') continue;
-      if (i > start && !applyDeltas(start === 0 && i === events.length ? events : events.slice(start, i), source)) return;
+      if (i > start && !applyDeltas(start === 0 && i === events.length ? events : events.slice(start, i), source))
+        return;
       if (event === undefined || running !== source) return;
       if (event.type === 'status') publishStatus(event.status);
       else publishProblem(event.problem.reason, event.problem.message, event.problem.key);
@@ -228,11 +239,13 @@ export function buildInformer<T extends KubernetesObject>(
     if (resyncPeriod > 0) {
       subscription.add(interval(resyncPeriod, scheduler).subscribe(() => enqueue(resync)));
     }
-    subscription.add(source$.subscribe({
-      next: (input) => enqueue(() => apply(input, subscription)),
-      error: (error: unknown) => enqueue(() => each((listener) => listener.subscriber.error(error))),
-      complete: () => enqueue(() => each((listener) => listener.subscriber.complete())),
-    }));
+    subscription.add(
+      source$.subscribe({
+        next: (input) => enqueue(() => apply(input, subscription)),
+        error: (error: unknown) => enqueue(() => each((listener) => listener.subscriber.error(error))),
+        complete: () => enqueue(() => each((listener) => listener.subscriber.complete())),
+      }),
+    );
   };
 
   /** Registers `listener` for the lifetime of its subscriber and holds a reference on the source meanwhile. */
@@ -252,16 +265,17 @@ export function buildInformer<T extends KubernetesObject>(
   };
 
   /** A stream whose subscribers start from a fresh store when they are the first. */
-  const stream = <V>(subscribe: (subscriber: Subscriber<V>) => void): Observable<V> => new Observable<V>((subscriber) => {
-    if (refs === 0) {
-      reducer = storeReducer<T>({ initial: empty });
-      reducerCurrent = true;
-      latest = empty;
-      status = undefined;
-      problemCounts = new Map();
-    }
-    subscribe(subscriber);
-  });
+  const stream = <V>(subscribe: (subscriber: Subscriber<V>) => void): Observable<V> =>
+    new Observable<V>((subscriber) => {
+      if (refs === 0) {
+        reducer = storeReducer<T>({ initial: empty });
+        reducerCurrent = true;
+        latest = empty;
+        status = undefined;
+        problemCounts = new Map();
+      }
+      subscribe(subscriber);
+    });
 
   const events$ = stream<InformerEvent<T>>((subscriber) => {
     // Buffer live events while replaying the snapshot, so that an event caused by a replay callback comes after
@@ -269,18 +283,22 @@ export function buildInformer<T extends KubernetesObject>(
     // are filtered out by `since`).
     const snapshot = latest;
     let buffer: InformerEvent<T>[] | null = [];
-    attachLazily(subscriber, {
+    attachLazily(
       subscriber,
-      since: generation,
-      event: (event) => (buffer === null ? subscriber.next(event) : buffer.push(event)),
-    }, () => {
-      for (const [key, object] of snapshot.entries()) {
-        if (subscriber.closed) return;
-        subscriber.next({ type: 'added', key, object, snapshot });
-      }
-      for (let i = 0; buffer !== null && i < buffer.length; i++) subscriber.next(buffer[i]!);
-      buffer = null;
-    });
+      {
+        subscriber,
+        since: generation,
+        event: (event) => (buffer === null ? subscriber.next(event) : buffer.push(event)),
+      },
+      () => {
+        for (const [key, object] of snapshot.entries()) {
+          if (subscriber.closed) return;
+          subscriber.next({ type: 'added', key, object, snapshot });
+        }
+        for (let i = 0; buffer !== null && i < buffer.length; i++) subscriber.next(buffer[i]!);
+        buffer = null;
+      },
+    );
   });
 
   const store$ = stream<Store<T>>((subscriber) => {
@@ -327,10 +345,17 @@ function keyOf(event: WatchEvent<KubernetesObject>): string | undefined {
 
 function toInformerEvent<T extends KubernetesObject>(change: StoreChange<T>, snapshot: Store<T>): InformerEvent<T> {
   switch (change.type) {
-    case 'added': return { type: 'added', key: change.key, object: change.object, snapshot };
-    case 'updated': return { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot };
-    case 'deleted': return {
-      type: 'deleted', key: change.key, object: change.object, stateUnknown: change.stateUnknown, snapshot,
-    };
+    case 'added':
+      return { type: 'added', key: change.key, object: change.object, snapshot };
+    case 'updated':
+      return { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot };
+    case 'deleted':
+      return {
+        type: 'deleted',
+        key: change.key,
+        object: change.object,
+        stateUnknown: change.stateUnknown,
+        snapshot,
+      };
   }
 }

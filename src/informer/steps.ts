@@ -23,7 +23,9 @@ export const STEPS: unique symbol = Symbol('rxkube.informer.steps');
  * emits the current snapshot (read it whole, or diff it from one held before), then every step as it is published,
  * exactly where `store$` emits it. Subscribing holds a reference on the informer, as any of its streams does.
  */
-export function stepsOf<T extends KubernetesObject>(source: object): Observable<Store<T> | InformerStep<T>> | undefined {
+export function stepsOf<T extends KubernetesObject>(
+  source: object,
+): Observable<Store<T> | InformerStep<T>> | undefined {
   return (source as { readonly [STEPS]?: Observable<Store<T> | InformerStep<T>> })[STEPS];
 }
 
@@ -39,7 +41,10 @@ export interface PreparedStep<T extends KubernetesObject> {
 }
 
 /** A {@link PreparedStep}: what a source emits instead of deltas when it builds its snapshots itself. */
-export function preparedStep<T extends KubernetesObject>(store: Store<T>, changes: readonly StoreChange<T>[]): PreparedStep<T> {
+export function preparedStep<T extends KubernetesObject>(
+  store: Store<T>,
+  changes: readonly StoreChange<T>[],
+): PreparedStep<T> {
   return { [PREPARED]: true, store, changes };
 }
 

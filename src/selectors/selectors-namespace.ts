@@ -9,8 +9,12 @@
  * @packageDocumentation
  */
 export {
-  SelectorParseError, formatLabelSelector, labelSelectorFromObject, matchesLabels, parseLabelSelector,
-} from './labelSelector.js';
-export type { LabelRequirement, LabelSelector } from './labelSelector.js';
-export { escapeFieldValue, formatFieldSelector, matchesFields, parseFieldSelector } from './fieldSelector.js';
-export type { FieldRequirement, FieldSelector } from './fieldSelector.js';
+  SelectorParseError,
+  formatLabelSelector,
+  labelSelectorFromObject,
+  matchesLabels,
+  parseLabelSelector,
+} from './label-selector.js';
+export type { LabelRequirement, LabelSelector } from './label-selector.js';
+export { escapeFieldValue, formatFieldSelector, matchesFields, parseFieldSelector } from './field-selector.js';
+export type { FieldRequirement, FieldSelector } from './field-selector.js';

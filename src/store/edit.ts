@@ -8,7 +8,16 @@ import { trieDiff, trieGet } from './hash-trie.js';
 import { Store as StoreClass, storeDataOf, storeFromData, storeIndexersOf, type StoreData } from './store.js';
 import type { Store } from 'rxkube';
 import type { StoreChange } from './types.js';
-import { freezeWork, indexerList, putObject, removeObject, workingCopy, type IndexFailure, type IndexerList, type WorkingData } from './writes.js';
+import {
+  freezeWork,
+  indexerList,
+  putObject,
+  removeObject,
+  workingCopy,
+  type IndexFailure,
+  type IndexerList,
+  type WorkingData,
+} from './writes.js';
 
 /**
  * What changed from `before` to `after`, key by key: `added` for a key only `after` holds, `deleted` for one only
@@ -118,8 +127,13 @@ class Editor<T extends KubernetesObject> implements StoreEditor<T> {
     const resourceVersion = options.resourceVersion ?? base.resourceVersion;
     let indexesMoved = false;
     for (const name in work.indexes) if (work.indexes[name] !== base.indexes[name]) indexesMoved = true;
-    if (work.objects === base.objects && !indexesMoved && synced === base.synced && resourceVersion === base.resourceVersion
-      && work.namespacesFollowKeys === base.namespacesFollowKeys) {
+    if (
+      work.objects === base.objects &&
+      !indexesMoved &&
+      synced === base.synced &&
+      resourceVersion === base.resourceVersion &&
+      work.namespacesFollowKeys === base.namespacesFollowKeys
+    ) {
       return this.store;
     }
     freezeWork(work);

@@ -84,7 +84,7 @@ function lookup(node: Node | null, key: string, hash: number, depth: number): un
 /** Looks `key` up (`hash` is `hashKey(key)`, when the caller has it). */
 export function trieGet<V>(root: TrieNode<V> | null, key: string, hash = hashKey(key)): V | undefined {
   const value = lookup(root as Node | null, key, hash, 0);
-  return value === MISSING ? undefined : value as V;
+  return value === MISSING ? undefined : (value as V);
 }
 
 /** Whether the trie holds `key`. */
@@ -137,7 +137,12 @@ function newLeaf(hash: number, key: string, value: unknown, fresh: object[]): No
  * values are never `undefined`. Setting the value a key already holds copies nothing. Created nodes go on `fresh`.
  */
 export function trieSet<V>(
-  holder: object, slot: string | number, key: string, value: V, fresh: object[], hash = hashKey(key),
+  holder: object,
+  slot: string | number,
+  key: string,
+  value: V,
+  fresh: object[],
+  hash = hashKey(key),
 ): V | undefined {
   let parent = holder as Slots;
   let at: string | number = slot;
@@ -169,7 +174,8 @@ function split(leaf: Node, depth: number, fresh: object[]): Node {
   const branch: Node = new Array<Node | null>(FAN_OUT).fill(null);
   fresh.push(branch);
   // Re-inserting below the branch reuses the overflow rule, so a pathological cluster splits again.
-  for (let i = 0; i < leaf.length; i += ENTRY) insertBelow(branch, leaf[i] as number, leaf[i + 1] as string, leaf[i + 2], depth, fresh);
+  for (let i = 0; i < leaf.length; i += ENTRY)
+    insertBelow(branch, leaf[i] as number, leaf[i + 1] as string, leaf[i + 2], depth, fresh);
   return branch;
 }
 
@@ -191,11 +197,24 @@ function insertBelow(branch: Node, hash: number, key: string, value: unknown, de
  * trie is `null` again. Returns true when the key was present. Removing an absent key copies nothing. Created nodes
  * go on `fresh`.
  */
-export function trieDelete(holder: object, slot: string | number, key: string, fresh: object[], hash = hashKey(key)): boolean {
+export function trieDelete(
+  holder: object,
+  slot: string | number,
+  key: string,
+  fresh: object[],
+  hash = hashKey(key),
+): boolean {
   return deleteAt(holder as Slots, slot, key, hash, 0, fresh);
 }
 
-function deleteAt(parent: Slots, at: string | number, key: string, hash: number, depth: number, fresh: object[]): boolean {
+function deleteAt(
+  parent: Slots,
+  at: string | number,
+  key: string,
+  hash: number,
+  depth: number,
+  fresh: object[],
+): boolean {
   const shared = (parent[at] ?? null) as Node | null;
   if (shared === null) return false;
   if (isLeaf(shared)) {
@@ -235,7 +254,8 @@ export function freezeFresh(fresh: readonly object[]): void {
  * trie. Tries of unrelated lineages are compared correctly too, at the cost of reading both.
  */
 export function trieDiff<V>(
-  before: TrieNode<V> | null, after: TrieNode<V> | null,
+  before: TrieNode<V> | null,
+  after: TrieNode<V> | null,
   visit: (key: string, before: V | undefined, after: V | undefined) => void,
 ): void {
   diffAt(before as Node | null, after as Node | null, 0, visit as Visit);

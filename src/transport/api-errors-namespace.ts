@@ -15,7 +15,15 @@
  * @packageDocumentation
  */
 export {
-  isAlreadyExists, isBadRequest, isConflict, isExpired, isForbidden, isInvalid, isNotFound, isServerError, isTooManyRequests,
+  isAlreadyExists,
+  isBadRequest,
+  isConflict,
+  isExpired,
+  isForbidden,
+  isInvalid,
+  isNotFound,
+  isServerError,
+  isTooManyRequests,
   isUnauthorized,
 } from './errors.js';
 export type { StatusCause, StatusDetails } from './errors.js';

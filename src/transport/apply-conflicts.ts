@@ -21,7 +21,8 @@ export interface ApplyConflict {
 
 // apimachinery managedfields/internal/conflict.go printManager: `"m"`, then ` with subresource "s"`, then for an
 // Update owner ` using <apiVersion>` and ` at <RFC 3339 time>`.
-const managerPattern = /^conflict with ("(?:[^"\\]|\\.)*")(?: with subresource ("(?:[^"\\]|\\.)*"))?(?: using (\S+)(?: at (\S+))?)?$/;
+const managerPattern =
+  /^conflict with ("(?:[^"\\]|\\.)*")(?: with subresource ("(?:[^"\\]|\\.)*"))?(?: using (\S+)(?: at (\S+))?)?$/;
 
 /**
  * The conflicts a server-side apply was refused for: one per cause of a 409 whose causes are
@@ -45,7 +46,7 @@ export function applyConflicts(error: unknown): ApplyConflict[] {
       return {
         field,
         manager: unquote(manager!),
-        operation: apiVersion === undefined ? 'Apply' as const : 'Update' as const,
+        operation: apiVersion === undefined ? ('Apply' as const) : ('Update' as const),
         ...(apiVersion !== undefined ? { apiVersion } : {}),
         ...(subresource !== undefined ? { subresource: unquote(subresource) } : {}),
         ...(time !== undefined ? { time } : {}),

@@ -203,7 +203,14 @@ export function apiErrorFromResponse(response: ErrorResponse): ApiError {
   // A body that is not a Status (kube-apiserver's text/plain `404 page not found\n` for a path no API serves, a
   // proxy's page) is the message as it reads, without the line break.
   const message = status?.message || body.trim().slice(0, 512) || statusMessage || `HTTP ${statusCode}`;
-  return new ApiError(statusCode, reason, message, retryAfter, status, parseWarningHeaders(response.warningHeaders ?? []));
+  return new ApiError(
+    statusCode,
+    reason,
+    message,
+    retryAfter,
+    status,
+    parseWarningHeaders(response.warningHeaders ?? []),
+  );
 }
 
 /** The subset of `metav1.Status` the transport reads. */

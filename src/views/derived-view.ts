@@ -5,7 +5,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, type Subscription } from 'rxjs';
-import { messageOf } from '../describe/index.js';
+import { messageOf } from '../error-messages/index.js';
 import { buildInformer, preparedStep, stepsOf, type InformerStep, type PreparedStep } from '../informer/index.js';
 import { Store, diffStores, editStore, type StoreChange, type StoreEditor } from '../store/index.js';
 import type { WatchEvent } from '../watch/index.js';
@@ -69,7 +69,10 @@ function asRead(step: InformerStep<KubernetesObject>): readonly StoreChange<Kube
  * the view synced.
  */
 export function derivedView<V extends KubernetesObject>(
-  name: string, inputs: readonly ViewInput<KubernetesObject>[], start: () => ViewLogic<V>, options: ViewOptions<V> = {},
+  name: string,
+  inputs: readonly ViewInput<KubernetesObject>[],
+  start: () => ViewLogic<V>,
+  options: ViewOptions<V> = {},
 ): View<V> {
   if (inputs.length === 0) throw new TypeError(`${name}: a view needs at least one input`);
   inputs.forEach((input, i) => {
@@ -104,7 +107,10 @@ export function derivedView<V extends KubernetesObject>(
       else entry.after = row;
     };
     const problem = (message: string, key?: string): void => {
-      problems.push({ type: 'problem', problem: { reason: 'TransformFailed', message, count: 0, ...(key === undefined ? {} : { key }) } });
+      problems.push({
+        type: 'problem',
+        problem: { reason: 'TransformFailed', message, count: 0, ...(key === undefined ? {} : { key }) },
+      });
     };
     const writer: RowWriter<V> = {
       get: (key) => {
@@ -122,9 +128,10 @@ export function derivedView<V extends KubernetesObject>(
     const consume = (i: number): void => {
       const snapshot = latest[i]!;
       const step = latestStep[i];
-      const changes = step !== undefined && step.previous === read[i] && step.store === snapshot
-        ? asRead(step)
-        : diffStores(read[i] ?? EMPTY, snapshot);
+      const changes =
+        step !== undefined && step.previous === read[i] && step.store === snapshot
+          ? asRead(step)
+          : diffStores(read[i] ?? EMPTY, snapshot);
       read[i] = snapshot;
       if (changes.length === 0) return;
       try {
@@ -138,7 +145,8 @@ export function derivedView<V extends KubernetesObject>(
     const flush = (): void => {
       let changes: StoreChange<V>[] | undefined;
       if (editor !== undefined) {
-        for (const { name: index, error } of editor.failures) problem(`${name}: indexer "${index}" threw; a row is left out of that index: ${messageOf(error)}`);
+        for (const { name: index, error } of editor.failures)
+          problem(`${name}: indexer "${index}" threw; a row is left out of that index: ${messageOf(error)}`);
         const before = working;
         working = editor.commit();
         editor = undefined;
@@ -146,8 +154,13 @@ export function derivedView<V extends KubernetesObject>(
           changes = [];
           for (const [key, { before: was, after: now }] of touched) {
             if (now === was) continue;
-            changes.push(now === undefined ? { type: 'deleted', key, object: was!, stateUnknown: false }
-              : was === undefined ? { type: 'added', key, object: now } : { type: 'updated', key, old: was, object: now });
+            changes.push(
+              now === undefined
+                ? { type: 'deleted', key, object: was!, stateUnknown: false }
+                : was === undefined
+                  ? { type: 'added', key, object: now }
+                  : { type: 'updated', key, old: was, object: now },
+            );
           }
           if (changes.length === 0) working = before;
         }
@@ -195,7 +208,11 @@ export function derivedView<V extends KubernetesObject>(
         busy = false;
       }
     };
-    const receive = (i: number, snapshot: Store<KubernetesObject>, step: InformerStep<KubernetesObject> | undefined): void => {
+    const receive = (
+      i: number,
+      snapshot: Store<KubernetesObject>,
+      step: InformerStep<KubernetesObject> | undefined,
+    ): void => {
       latest[i] = snapshot;
       latestStep[i] = step;
       dirty[i] = snapshot !== read[i];
@@ -226,7 +243,9 @@ export function derivedView<V extends KubernetesObject>(
         else receive(i, value.store, value);
       },
     });
-    const subscriptions = inputs.map((input, i) => (stepsOf<KubernetesObject>(input) ?? input.store$).subscribe(observer(i)));
+    const subscriptions = inputs.map((input, i) =>
+      (stepsOf<KubernetesObject>(input) ?? input.store$).subscribe(observer(i)),
+    );
     return () => {
       for (const subscription of subscriptions) subscription.unsubscribe();
       scheduled?.unsubscribe();

@@ -22,18 +22,22 @@ const EMPTY: Store<KubernetesObject> = Store.empty();
  * - Changes are in the hash order of their keys, and a key changed several times between two snapshots appears
  *   once, with its state in each.
  */
-export function diffSnapshots<T extends KubernetesObject = KubernetesObject>(): OperatorFunction<Store<T>, SnapshotDiff<T>> {
-  return (source) => new Observable<SnapshotDiff<T>>((subscriber) => {
-    let previous: Store<T> | undefined;
-    return source.subscribe({
-      next: (snapshot) => {
-        const changes = diffStores(previous ?? (EMPTY as unknown as Store<T>), snapshot);
-        const diff: SnapshotDiff<T> = { snapshot, previous, changes };
-        previous = snapshot;
-        subscriber.next(diff);
-      },
-      error: (error: unknown) => subscriber.error(error),
-      complete: () => subscriber.complete(),
+export function diffSnapshots<T extends KubernetesObject = KubernetesObject>(): OperatorFunction<
+  Store<T>,
+  SnapshotDiff<T>
+> {
+  return (source) =>
+    new Observable<SnapshotDiff<T>>((subscriber) => {
+      let previous: Store<T> | undefined;
+      return source.subscribe({
+        next: (snapshot) => {
+          const changes = diffStores(previous ?? (EMPTY as unknown as Store<T>), snapshot);
+          const diff: SnapshotDiff<T> = { snapshot, previous, changes };
+          previous = snapshot;
+          subscriber.next(diff);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
     });
-  });
 }

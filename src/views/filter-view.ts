@@ -19,8 +19,17 @@ import type { View, ViewInput, ViewOptions } from './types.js';
  * - `test` must depend on the object alone: it is not called again when anything else changes.
  */
 export function filterView<T extends KubernetesObject>(
-  source: ViewInput<T>, test: (object: T, key: string) => boolean, options: ViewOptions<T> = {},
+  source: ViewInput<T>,
+  test: (object: T, key: string) => boolean,
+  options: ViewOptions<T> = {},
 ): View<T> {
-  if (typeof test !== 'function') throw new TypeError('filterView: the test must be a function (object, key) => boolean');
-  return projectedView<T, T>('filterView', 'the test', source, (object, key) => (test(object, key) ? object : undefined), options);
+  if (typeof test !== 'function')
+    throw new TypeError('filterView: the test must be a function (object, key) => boolean');
+  return projectedView<T, T>(
+    'filterView',
+    'the test',
+    source,
+    (object, key) => (test(object, key) ? object : undefined),
+    options,
+  );
 }

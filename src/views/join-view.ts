@@ -2,14 +2,15 @@
  * `joinView`: left objects with the right objects that share a join key, kept incrementally.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { describeValue, messageOf } from '../describe/index.js';
+import { describeValue, messageOf } from '../error-messages/index.js';
 import { editStore, emptySyncedStore, type Store, type StoreChange, type StoreEditor } from '../store/index.js';
 import { derivedView, untyped, type RowWriter, type ViewLogic } from './derived-view.js';
 import { hasKey, keysOf, type KeySet, type ProblemSink } from './keys.js';
 import type { JoinKeys, JoinRow, View, ViewInput, ViewOptions } from './types.js';
 
 /** Options of `views.join`: the key function of each side. */
-export interface JoinViewOptions<L extends KubernetesObject, R extends KubernetesObject> extends ViewOptions<JoinRow<L, R>> {
+export interface JoinViewOptions<L extends KubernetesObject, R extends KubernetesObject>
+  extends ViewOptions<JoinRow<L, R>> {
   /** The join key of a left object, e.g. a Node's `metadata.name`; `null`, `undefined` or `''` for none. */
   readonly leftKey: (object: L) => string | null | undefined;
   /**
@@ -56,13 +57,18 @@ export interface JoinViewOptions<L extends KubernetesObject, R extends Kubernete
  *   `views.toJoinKeys`.
  */
 export function joinView<L extends KubernetesObject, R extends KubernetesObject>(
-  left: ViewInput<L>, right: ViewInput<R>, options: JoinViewOptions<L, R>,
+  left: ViewInput<L>,
+  right: ViewInput<R>,
+  options: JoinViewOptions<L, R>,
 ): View<JoinRow<L, R>> {
   const name = options?.name ?? 'joinView';
-  if (typeof options?.leftKey !== 'function') throw new TypeError(`${name}: leftKey must be a function (left object) => key`);
-  if (typeof options.rightKey !== 'function') throw new TypeError(`${name}: rightKey must be a function (right object) => key or keys`);
+  if (typeof options?.leftKey !== 'function')
+    throw new TypeError(`${name}: leftKey must be a function (left object) => key`);
+  if (typeof options.rightKey !== 'function')
+    throw new TypeError(`${name}: rightKey must be a function (right object) => key or keys`);
   return derivedView<JoinRow<L, R>>(
-    name, [untyped(left), untyped(right)],
+    name,
+    [untyped(left), untyped(right)],
     () => joinLogic<L, R>(name, options.leftKey, options.rightKey),
     options,
   );
@@ -70,7 +76,9 @@ export function joinView<L extends KubernetesObject, R extends KubernetesObject>
 
 /** One run of a join: the right objects by join key, and the left objects' keys by join key. */
 function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
-  name: string, leftKey: (object: L) => string | null | undefined, rightKey: (object: R) => JoinKeys,
+  name: string,
+  leftKey: (object: L) => string | null | undefined,
+  rightKey: (object: R) => JoinKeys,
 ): ViewLogic<JoinRow<L, R>> {
   const empty = emptySyncedStore<R>();
   /** Join key → the right objects with that key. Groups that fall empty are dropped. */
@@ -118,7 +126,10 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
   const applyLeft = (changes: readonly StoreChange<L>[], rows: RowWriter<JoinRow<L, R>>): void => {
     for (const change of changes) {
       const { key } = change;
-      const before = change.type === 'added' ? undefined : leftJoinKey(change.type === 'updated' ? change.old : change.object, key, undefined);
+      const before =
+        change.type === 'added'
+          ? undefined
+          : leftJoinKey(change.type === 'updated' ? change.old : change.object, key, undefined);
       const after = change.type === 'deleted' ? undefined : leftJoinKey(change.object, key, rows);
       if (before !== after) {
         if (before !== undefined) removeLeft(before, key);
@@ -159,8 +170,10 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
     // Plain loops and no closure per change: this runs once per changed right object.
     for (const change of changes) {
       const { key } = change;
-      const before: KeySet = change.type === 'added' ? undefined
-        : keysOf(rightKey, change.type === 'updated' ? change.old : change.object, what, key, undefined);
+      const before: KeySet =
+        change.type === 'added'
+          ? undefined
+          : keysOf(rightKey, change.type === 'updated' ? change.old : change.object, what, key, undefined);
       const after: KeySet = change.type === 'deleted' ? undefined : keysOf(rightKey, change.object, what, key, rows);
       if (typeof before === 'string') {
         if (!hasKey(after, before)) edit(before).delete(key);

@@ -2,7 +2,7 @@
  * Running user key functions for the views: normalising what they return, and reporting what they get wrong.
  * @internal
  */
-import { describeValue, messageOf } from '../describe/index.js';
+import { describeValue, messageOf } from '../error-messages/index.js';
 import type { JoinKeys } from './types.js';
 
 /** Where a key function's failures are reported (a view step's row writer). */
@@ -21,7 +21,11 @@ export type KeySet = undefined | string | readonly string[];
  * ignored.
  */
 export function keysOf<T>(
-  fn: (object: T) => JoinKeys, object: T, what: string, key: string, report: ProblemSink | undefined,
+  fn: (object: T) => JoinKeys,
+  object: T,
+  what: string,
+  key: string,
+  report: ProblemSink | undefined,
 ): KeySet {
   let raw: JoinKeys;
   try {
@@ -41,13 +45,19 @@ export function keysOf<T>(
     for (const value of raw as Iterable<unknown>) {
       if (value === null || value === undefined || value === '') continue;
       if (typeof value !== 'string') {
-        report?.problem(`${what} returned ${describeValue(value)} among the keys of ${key}; that value is skipped`, key);
+        report?.problem(
+          `${what} returned ${describeValue(value)} among the keys of ${key}; that value is skipped`,
+          key,
+        );
         continue;
       }
       if (!keys.includes(value)) keys.push(value);
     }
   } catch (error) {
-    report?.problem(`${what} threw while listing the keys of ${key}; the keys before the throw are kept: ${messageOf(error)}`, key);
+    report?.problem(
+      `${what} threw while listing the keys of ${key}; the keys before the throw are kept: ${messageOf(error)}`,
+      key,
+    );
   }
   return keys.length === 0 ? undefined : keys.length === 1 ? keys[0] : keys;
 }

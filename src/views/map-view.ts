@@ -2,7 +2,7 @@
  * `mapView`: a projection of one informer or view, keeping only the objects it maps to something.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { describeValue, messageOf } from '../describe/index.js';
+import { describeValue, messageOf } from '../error-messages/index.js';
 import { deepFreeze, hasName, objectKey } from '../objects/index.js';
 import type { StoreChange } from '../store/index.js';
 import { derivedView, untyped } from './derived-view.js';
@@ -43,65 +43,82 @@ export interface MapViewOptions<V extends KubernetesObject> extends ViewOptions<
  * - `project` must depend on the object alone (and its key): it is not called again when anything else changes.
  */
 export function mapView<T extends KubernetesObject, V extends KubernetesObject>(
-  source: ViewInput<T>, project: (object: T, key: string) => V | null | undefined, options: MapViewOptions<V> = {},
+  source: ViewInput<T>,
+  project: (object: T, key: string) => V | null | undefined,
+  options: MapViewOptions<V> = {},
 ): View<V> {
   const name = options.name ?? 'mapView';
-  if (typeof project !== 'function') throw new TypeError(`${name}: the projection must be a function (object, key) => value`);
+  if (typeof project !== 'function')
+    throw new TypeError(`${name}: the projection must be a function (object, key) => value`);
   return projectedView(name, 'the projection', source, project, options);
 }
 
 /** `views.map` with `what` naming the user function in problem messages (`filterView` says "the test"). */
 export function projectedView<T extends KubernetesObject, V extends KubernetesObject>(
-  name: string, what: string, source: ViewInput<T>, project: (object: T, key: string) => V | null | undefined,
+  name: string,
+  what: string,
+  source: ViewInput<T>,
+  project: (object: T, key: string) => V | null | undefined,
   options: MapViewOptions<V>,
 ): View<V> {
   const equals = options.equals;
   if (equals !== undefined && typeof equals !== 'function') throw new TypeError(`${name}: equals must be a function`);
-  return derivedView<V>(name, [untyped(source)], () => ({
-    apply(_input, changes, rows) {
-      for (const change of changes as readonly StoreChange<T>[]) {
-        const { key } = change;
-        if (change.type === 'deleted') {
-          rows.delete(key);
-          continue;
-        }
-        let value: V | null | undefined;
-        try {
-          value = project(change.object, key);
-        } catch (error) {
-          rows.problem(`${name}: ${what} threw on ${key}; it is left out: ${messageOf(error)}`, key);
-          rows.delete(key);
-          continue;
-        }
-        if (value === null || value === undefined) {
-          rows.delete(key);
-          continue;
-        }
-        if ((value as unknown) !== change.object && !keyedAs(value, key)) {
-          rows.problem(`${name}: the projection of ${key} is ${describeKey(value)}; keep the source's metadata.name and metadata.namespace. It is left out`, key);
-          rows.delete(key);
-          continue;
-        }
-        const previous = rows.get(key);
-        if (previous !== undefined && equals !== undefined) {
-          let same = false;
-          try {
-            same = equals(previous, value) === true;
-          } catch (error) {
-            // Publishing the new row is never wrong; keeping the old one might be.
-            rows.problem(`${name}: equals threw on ${key}; the new projection is used: ${messageOf(error)}`, key);
+  return derivedView<V>(
+    name,
+    [untyped(source)],
+    () => ({
+      apply(_input, changes, rows) {
+        for (const change of changes as readonly StoreChange<T>[]) {
+          const { key } = change;
+          if (change.type === 'deleted') {
+            rows.delete(key);
+            continue;
           }
-          if (same) continue;
+          let value: V | null | undefined;
+          try {
+            value = project(change.object, key);
+          } catch (error) {
+            rows.problem(`${name}: ${what} threw on ${key}; it is left out: ${messageOf(error)}`, key);
+            rows.delete(key);
+            continue;
+          }
+          if (value === null || value === undefined) {
+            rows.delete(key);
+            continue;
+          }
+          if ((value as unknown) !== change.object && !keyedAs(value, key)) {
+            rows.problem(
+              `${name}: the projection of ${key} is ${describeKey(value)}; keep the source's metadata.name and metadata.namespace. It is left out`,
+              key,
+            );
+            rows.delete(key);
+            continue;
+          }
+          const previous = rows.get(key);
+          if (previous !== undefined && equals !== undefined) {
+            let same = false;
+            try {
+              same = equals(previous, value) === true;
+            } catch (error) {
+              // Publishing the new row is never wrong; keeping the old one might be.
+              rows.problem(`${name}: equals threw on ${key}; the new projection is used: ${messageOf(error)}`, key);
+            }
+            if (same) continue;
+          }
+          try {
+            rows.set(key, deepFreeze(value));
+          } catch (error) {
+            rows.problem(
+              `${name}: the projection of ${key} cannot be frozen; it is left out: ${messageOf(error)}`,
+              key,
+            );
+            rows.delete(key);
+          }
         }
-        try {
-          rows.set(key, deepFreeze(value));
-        } catch (error) {
-          rows.problem(`${name}: the projection of ${key} cannot be frozen; it is left out: ${messageOf(error)}`, key);
-          rows.delete(key);
-        }
-      }
-    },
-  }), options);
+      },
+    }),
+    options,
+  );
 }
 
 function keyedAs(value: KubernetesObject, key: string): boolean {

@@ -2,12 +2,13 @@
  * `ownedView`: owners with the objects they own, through owner references, at any depth.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { describeValue } from '../describe/index.js';
+import { describeValue } from '../error-messages/index.js';
 import { joinView } from './join-view.js';
 import type { JoinRow, View, ViewInput, ViewOptions } from './types.js';
 
 /** Options of `views.owned`. */
-export interface OwnedViewOptions<O extends KubernetesObject, C extends KubernetesObject> extends ViewOptions<JoinRow<O, C>> {
+export interface OwnedViewOptions<O extends KubernetesObject, C extends KubernetesObject>
+  extends ViewOptions<JoinRow<O, C>> {
   /** Follow every owner reference, not only the controller one (`controller: true`). Default `false`. */
   readonly allOwners?: boolean;
 }
@@ -41,10 +42,13 @@ export interface OwnedViewOptions<O extends KubernetesObject, C extends Kubernet
  * - An owner reference whose owner is not (yet) in the owners' informer joins nothing until the owner arrives.
  */
 export function ownedView<O extends KubernetesObject, C extends KubernetesObject>(
-  owners: ViewInput<O>, owned: ViewInput<C>, options: OwnedViewOptions<O, C> = {},
+  owners: ViewInput<O>,
+  owned: ViewInput<C>,
+  options: OwnedViewOptions<O, C> = {},
 ): View<JoinRow<O, C>> {
   const allOwners = options.allOwners ?? false;
-  if (typeof allOwners !== 'boolean') throw new TypeError(`ownedView: allOwners must be a boolean, got ${describeValue(allOwners)}`);
+  if (typeof allOwners !== 'boolean')
+    throw new TypeError(`ownedView: allOwners must be a boolean, got ${describeValue(allOwners)}`);
   return joinView<O, C>(owners, owned, {
     ...options,
     name: 'ownedView',
@@ -57,7 +61,8 @@ export function ownedView<O extends KubernetesObject, C extends KubernetesObject
 function* ownerUids(object: KubernetesObject, allOwners: boolean): Generator<string> {
   const references: unknown = object.metadata?.ownerReferences;
   if (references === undefined || references === null) return;
-  if (!Array.isArray(references)) throw new TypeError(`metadata.ownerReferences is ${describeValue(references)}, not an array`);
+  if (!Array.isArray(references))
+    throw new TypeError(`metadata.ownerReferences is ${describeValue(references)}, not an array`);
   let malformed: { readonly value: unknown } | undefined;
   for (const reference of references as unknown[]) {
     const uid = typeof reference === 'object' && reference !== null ? (reference as { uid?: unknown }).uid : undefined;

@@ -24,7 +24,9 @@ export interface ToJoinKeysOptions extends TriggerOptions {
 /** The operator `views.toJoinKeys` returns: from a join view's `events$`, whatever its row types, to triggers. */
 export interface JoinTriggerOperator {
   /** Maps each row event of `source` to triggers of the row's key. */
-  <L extends KubernetesObject, R extends KubernetesObject>(source: Observable<InformerEvent<JoinRow<L, R>>>): Observable<ReconcileTrigger>;
+  <L extends KubernetesObject, R extends KubernetesObject>(
+    source: Observable<InformerEvent<JoinRow<L, R>>>,
+  ): Observable<ReconcileTrigger>;
 }
 
 /**
@@ -51,8 +53,12 @@ export interface JoinTriggerOperator {
  */
 export function toJoinKeys(options: ToJoinKeysOptions = {}): JoinTriggerOperator {
   const on = options.on ?? 'members';
-  if (on !== 'members' && on !== 'any') throw new TypeError(`toJoinKeys: on must be 'members' or 'any', got ${String(on)}`);
-  const operator = mapKeys<JoinRow>((event) => triggersOf(event, on), options.onError === undefined ? {} : { onError: options.onError });
+  if (on !== 'members' && on !== 'any')
+    throw new TypeError(`toJoinKeys: on must be 'members' or 'any', got ${String(on)}`);
+  const operator = mapKeys<JoinRow>(
+    (event) => triggersOf(event, on),
+    options.onError === undefined ? {} : { onError: options.onError },
+  );
   // The mapper reads only what every JoinRow has, so it is sound for every row type.
   return operator as unknown as JoinTriggerOperator;
 }

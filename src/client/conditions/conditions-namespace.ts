@@ -15,8 +15,12 @@
  * @packageDocumentation
  */
 export {
-  conditionTime as time, findStatusCondition as find, isStatusConditionFalse as isFalse,
-  isStatusConditionPresentAndEqual as isPresentAndEqual, isStatusConditionTrue as isTrue, removeStatusCondition as remove,
+  conditionTime as time,
+  findStatusCondition as find,
+  isStatusConditionFalse as isFalse,
+  isStatusConditionPresentAndEqual as isPresentAndEqual,
+  isStatusConditionTrue as isTrue,
+  removeStatusCondition as remove,
   setStatusCondition as set,
 } from './conditions.js';
 export type { Condition, ConditionHolder, ConditionStatus, ConditionUpdate } from './conditions.js';

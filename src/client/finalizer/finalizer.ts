@@ -3,7 +3,19 @@
  * twice for nothing: the finalizer is added before the first `apply`, and removed only after `cleanup` succeeded.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Observable, catchError, defaultIfEmpty, defer, from, isObservable, map, of, switchMap, take, throwError } from 'rxjs';
+import {
+  type Observable,
+  catchError,
+  defaultIfEmpty,
+  defer,
+  from,
+  isObservable,
+  map,
+  of,
+  switchMap,
+  take,
+  throwError,
+} from 'rxjs';
 import { isNotFound } from '../../transport/index.js';
 import type { ResourceClient } from '../resource/index.js';
 
@@ -71,7 +83,9 @@ export class FinalizerNameError extends Error {
  * - Throws an `Error` named `FinalizerNameError` at once for a name without a `/`.
  */
 export function finalizer<T extends KubernetesObject>(
-  client: ResourceClient<T>, name: string, handlers: FinalizerHandlers<T>,
+  client: ResourceClient<T>,
+  name: string,
+  handlers: FinalizerHandlers<T>,
 ): (request: FinalizerRequest<T>) => Observable<unknown> {
   const [prefix, rest, extra] = name.split('/');
   if (!prefix || !rest || extra !== undefined) {
@@ -80,32 +94,51 @@ export function finalizer<T extends KubernetesObject>(
   const carries = (object: T): boolean => object.metadata?.finalizers?.includes(name) === true;
   const deleting = (object: T): boolean => Boolean(object.metadata?.deletionTimestamp);
 
-  return (request) => defer(() => {
-    const object = request.object;
-    if (object === undefined) return of(undefined);
-    const signal = request.signal;
-    if (deleting(object)) {
-      if (!carries(object)) return of(undefined);
-      return run(handlers.cleanup, object, request).pipe(
-        switchMap((result) => client.mutate(object, (draft) => {
-          const finalizers = draft.metadata?.finalizers;
-          if (finalizers?.includes(name)) draft.metadata!.finalizers = finalizers.filter((f) => f !== name);
-        }, { signal, store: handlers.store }).pipe(
-          catchError((error: unknown) => (isNotFound(error) ? of(undefined) : throwError(() => error))),
-          map(() => result),
-        )),
-      );
-    }
-    if (carries(object)) return run(handlers.apply, object, request);
-    return client.mutate(object, (draft) => {
-      if (deleting(draft as T) || carries(draft as T)) return;
-      const metadata = (draft.metadata ??= {});
-      metadata.finalizers = [...(metadata.finalizers ?? []), name];
-    }, { signal, store: handlers.store }).pipe(
-      // The object may have started its deletion meanwhile: then it is not ours to apply (nor to clean up).
-      switchMap((written) => (carries(written) && !deleting(written) ? run(handlers.apply, written, { ...requestFields(request), object: written }) : of(undefined))),
-    );
-  });
+  return (request) =>
+    defer(() => {
+      const object = request.object;
+      if (object === undefined) return of(undefined);
+      const signal = request.signal;
+      if (deleting(object)) {
+        if (!carries(object)) return of(undefined);
+        return run(handlers.cleanup, object, request).pipe(
+          switchMap((result) =>
+            client
+              .mutate(
+                object,
+                (draft) => {
+                  const finalizers = draft.metadata?.finalizers;
+                  if (finalizers?.includes(name)) draft.metadata!.finalizers = finalizers.filter((f) => f !== name);
+                },
+                { signal, store: handlers.store },
+              )
+              .pipe(
+                catchError((error: unknown) => (isNotFound(error) ? of(undefined) : throwError(() => error))),
+                map(() => result),
+              ),
+          ),
+        );
+      }
+      if (carries(object)) return run(handlers.apply, object, request);
+      return client
+        .mutate(
+          object,
+          (draft) => {
+            if (deleting(draft as T) || carries(draft as T)) return;
+            const metadata = (draft.metadata ??= {});
+            metadata.finalizers = [...(metadata.finalizers ?? []), name];
+          },
+          { signal, store: handlers.store },
+        )
+        .pipe(
+          // The object may have started its deletion meanwhile: then it is not ours to apply (nor to clean up).
+          switchMap((written) =>
+            carries(written) && !deleting(written)
+              ? run(handlers.apply, written, { ...requestFields(request), object: written })
+              : of(undefined),
+          ),
+        );
+    });
 }
 
 /** A handler's output as an Observable of its result: the first value, or `undefined` for a bare completion. */
@@ -119,7 +152,11 @@ function run<T>(handler: FinalizerHandler<T>, object: T, request: FinalizerReque
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** The request's fields, read explicitly: the operator's `signal` is a getter that a spread would lose. */

@@ -13,6 +13,10 @@ import type { ResourceClient } from '../resource/index.js';
  * - Never shorter than the unjittered delay, as `wait.Jitter` guarantees.
  */
 export function retryDelay(retry: number, policy: ResourceClient.RetryPolicy, sample: number): number {
-  const ceiling = backoffCeiling(retry, { baseMs: policy.durationMs, factor: policy.factor, capMs: Number.MAX_SAFE_INTEGER });
+  const ceiling = backoffCeiling(retry, {
+    baseMs: policy.durationMs,
+    factor: policy.factor,
+    capMs: Number.MAX_SAFE_INTEGER,
+  });
   return proportionalJitter(ceiling, policy.jitter, sample);
 }

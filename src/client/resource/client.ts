@@ -74,7 +74,11 @@ export interface ResourceClient<T extends KubernetesObject> {
    */
   replace(object: T, options?: ResourceClient.WriteOptions): Observable<T>;
   /** `PATCH` with a merge, JSON or strategic merge patch (see `ResourceClient.Patch`). */
-  patch(ref: ResourceClient.ObjectRef, patch: ResourceClient.Patch, options?: ResourceClient.WriteOptions): Observable<T>;
+  patch(
+    ref: ResourceClient.ObjectRef,
+    patch: ResourceClient.Patch,
+    options?: ResourceClient.WriteOptions,
+  ): Observable<T>;
   /**
    * Server-side apply: `PATCH` with `application/apply-patch+yaml` (JSON is YAML). The body is the caller's
    * partial object, holding only the fields it manages; `apiVersion` and `kind` are filled in when missing.
@@ -94,7 +98,10 @@ export interface ResourceClient<T extends KubernetesObject> {
    * # Guarantees
    * - `preconditions` make the delete fail with 409 unless uid and resourceVersion still match.
    */
-  delete(ref: ResourceClient.ObjectRef, options?: ResourceClient.DeleteOptions): Observable<T | ResourceClient.StatusObject>;
+  delete(
+    ref: ResourceClient.ObjectRef,
+    options?: ResourceClient.DeleteOptions,
+  ): Observable<T | ResourceClient.StatusObject>;
   /**
    * `DELETE` every object of the client's namespace that the selectors match. Needs a namespace for a namespaced
    * kind (the API server has no cross-namespace delete). Emits the list of deleted objects or a `Status`. Selectors
@@ -112,7 +119,11 @@ export interface ResourceClient<T extends KubernetesObject> {
    */
   replaceStatus(object: T, options?: ResourceClient.WriteOptions): Observable<T>;
   /** `PATCH` the status subresource; changes outside `status` are ignored by the server. */
-  patchStatus(ref: ResourceClient.ObjectRef, patch: ResourceClient.Patch, options?: ResourceClient.WriteOptions): Observable<T>;
+  patchStatus(
+    ref: ResourceClient.ObjectRef,
+    patch: ResourceClient.Patch,
+    options?: ResourceClient.WriteOptions,
+  ): Observable<T>;
   /** Server-side apply to the status subresource; ownership is tracked apart from the main resource's. */
   applyStatus(object: ResourceClient.PartialObject<T>, options?: ResourceClient.ApplyOptions): Observable<T>;
 
@@ -151,7 +162,11 @@ export interface ResourceClient<T extends KubernetesObject> {
    * - A recipe cannot remove what its object does not show: a key a transform dropped stays on the server.
    * - A transform may drop keys, never list items: list positions must be the server's.
    */
-  mutate(target: T | ResourceClient.ObjectRef, recipe: Recipe<T>, options?: ResourceClient.MutateOptions<T>): Observable<T>;
+  mutate(
+    target: T | ResourceClient.ObjectRef,
+    recipe: Recipe<T>,
+    options?: ResourceClient.MutateOptions<T>,
+  ): Observable<T>;
 }
 
 /**
@@ -259,38 +274,38 @@ export declare namespace ResourceClient {
   export type Patch =
     /** RFC 7386 JSON merge patch (`application/merge-patch+json`): `null` deletes, lists are replaced whole. */
     | {
-      /** `merge`: RFC 7386 JSON merge patch. */
-      readonly type: 'merge';
-      /** The merge patch document. */
-      readonly body: unknown;
-    }
+        /** `merge`: RFC 7386 JSON merge patch. */
+        readonly type: 'merge';
+        /** The merge patch document. */
+        readonly body: unknown;
+      }
     /** RFC 6902 JSON Patch (`application/json-patch+json`). */
     | {
-      /** `json`: RFC 6902 JSON Patch. */
-      readonly type: 'json';
-      /** The operations, applied in order. */
-      readonly body: readonly JsonPatchOperation[];
-    }
+        /** `json`: RFC 6902 JSON Patch. */
+        readonly type: 'json';
+        /** The operations, applied in order. */
+        readonly body: readonly JsonPatchOperation[];
+      }
     /** Kubernetes strategic merge patch; built-in kinds only (custom resources answer 415). */
     | {
-      /** `strategic`: Kubernetes strategic merge patch. */
-      readonly type: 'strategic';
-      /** The strategic merge patch document. */
-      readonly body: unknown;
-    };
+        /** `strategic`: Kubernetes strategic merge patch. */
+        readonly type: 'strategic';
+        /** The strategic merge patch document. */
+        readonly body: unknown;
+      };
 
   /** An object, or its name: what `get`, `patch`, `delete` and the status calls act on. */
   export type ObjectRef =
     | string
     | {
-      /** Where the name (and, for a client of all namespaces, the namespace) is read. */
-      readonly metadata?: {
-        /** The object's name. */
-        readonly name?: string;
-        /** The object's namespace. */
-        readonly namespace?: string;
+        /** Where the name (and, for a client of all namespaces, the namespace) is read. */
+        readonly metadata?: {
+          /** The object's name. */
+          readonly name?: string;
+          /** The object's namespace. */
+          readonly namespace?: string;
+        };
       };
-    };
 
   /** A partial object, as server-side apply takes it: only the fields the caller has an opinion about. */
   export type PartialObject<T> = T extends readonly (infer U)[]
@@ -364,7 +379,6 @@ export declare namespace ResourceClient {
      */
     readonly onWarning?: WarningHandler;
   }
-
 
   /** A list as the API server returns it. */
   export interface ObjectList<T extends KubernetesObject> {

@@ -7,7 +7,12 @@ import type { ResourceClient } from './client.js';
 /**
  * client-go's `retry.DefaultRetry`: 5 attempts, 10 ms apart, factor 1, jitter 0.1, so the delays are 10–11 ms.
  */
-export const DEFAULT_RETRY: ResourceClient.RetryPolicy = Object.freeze({ steps: 5, durationMs: 10, factor: 1, jitter: 0.1 });
+export const DEFAULT_RETRY: ResourceClient.RetryPolicy = Object.freeze({
+  steps: 5,
+  durationMs: 10,
+  factor: 1,
+  jitter: 0.1,
+});
 
 /** What every call accepts: the `signal` of each call's options. */
 export type CallOptions = Pick<ResourceClient.GetOptions, 'signal'>;

@@ -2,12 +2,16 @@
  * `resourceClient`: the typed client of one kind, every call one request through the transport seam.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Observable, defer, map, of, switchMap } from 'rxjs';
+import { type Observable, defer, map, of, switchMap } from 'rxjs';
 import type { ResourceRef } from '../../resources/index.js';
 import { collectionPath, resolveResource$ } from '../../resources/index.js';
 import { checkSelectors, type SelectorOptions } from '../../selectors/index.js';
 import {
-  TransportError, checkWarningHandler, printWarningOnce, requestWithWarnings, transportOf,
+  TransportError,
+  checkWarningHandler,
+  printWarningOnce,
+  requestWithWarnings,
+  transportOf,
 } from '../../transport/index.js';
 import type { Connection, QueryParams, TransportRequest } from '../../transport/index.js';
 import { mutate } from '../mutate/index.js';
@@ -52,7 +56,9 @@ const patchContentTypes: Readonly<Record<ResourceClient.Patch['type'], string>> 
  * ```
  */
 export function resourceClient<T extends KubernetesObject>(
-  connection: Connection, resource: ResourceRef, options: ResourceClient.Options = {},
+  connection: Connection,
+  resource: ResourceRef,
+  options: ResourceClient.Options = {},
 ): ResourceClient<T> {
   const transport = transportOf(connection);
   checkWarningHandler('resourceClient', options.onWarning);
@@ -68,7 +74,9 @@ export function resourceClient<T extends KubernetesObject>(
         // A request that cannot be built (no name, no namespace) errors here, at subscription, never at call time.
         switchMap((r) => {
           const request = build(r);
-          return requestWithWarnings(transport, request, onWarning).pipe(map((response) => objectBody<R>(request, response.body)));
+          return requestWithWarnings(transport, request, onWarning).pipe(
+            map((response) => objectBody<R>(request, response.body)),
+          );
         }),
       ),
       signal,
@@ -86,21 +94,29 @@ export function resourceClient<T extends KubernetesObject>(
     fieldManager: o?.fieldManager ?? fieldManager,
     fieldValidation: o?.fieldValidation,
   });
-  const applyQuery = (o: ResourceClient.ApplyOptions | undefined): QueryParams => ({ ...writeQuery(o), force: o?.force === true ? true : undefined });
+  const applyQuery = (o: ResourceClient.ApplyOptions | undefined): QueryParams => ({
+    ...writeQuery(o),
+    force: o?.force === true ? true : undefined,
+  });
   const applyBody = (object: object): object => {
     const partial = object as { apiVersion?: string; kind?: string };
     return { ...object, apiVersion: partial.apiVersion ?? resource.apiVersion, kind: partial.kind ?? resource.kind };
   };
 
   /** One GET of the collection: one page when `limit` is given. */
-  const listPage = (o: ResourceClient.ListOptions | undefined): Observable<ResourceClient.ObjectList<T>> => send(o?.signal, (r) => ({
-    method: 'GET',
-    path: collectionPath(r, namespace),
-    query: {
-      labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, limit: o?.limit, continue: o?.continue,
-      resourceVersion: o?.resourceVersion, resourceVersionMatch: o?.resourceVersionMatch,
-    },
-  }));
+  const listPage = (o: ResourceClient.ListOptions | undefined): Observable<ResourceClient.ObjectList<T>> =>
+    send(o?.signal, (r) => ({
+      method: 'GET',
+      path: collectionPath(r, namespace),
+      query: {
+        labelSelector: o?.labelSelector,
+        fieldSelector: o?.fieldSelector,
+        limit: o?.limit,
+        continue: o?.continue,
+        resourceVersion: o?.resourceVersion,
+        resourceVersionMatch: o?.resourceVersionMatch,
+      },
+    }));
 
   const client: ResourceClient<T> = {
     resource: Object.freeze({ apiVersion: resource.apiVersion, kind: resource.kind }),
@@ -108,65 +124,113 @@ export function resourceClient<T extends KubernetesObject>(
     fieldManager,
     inNamespace: (ns) => resourceClient<T>(transport, resource, { ...options, namespace: ns }),
 
-    get: (ref, o) => send(o?.signal, (r) => ({
-      method: 'GET', path: objectPath(r, targetOf(r, namespace, ref, 'get')), query: { resourceVersion: o?.resourceVersion },
-    })),
-    list: (o) => withSelectors('list', o, () => (o?.limit !== undefined || o?.continue !== undefined ? listPage(o) : listAllPages(listPage, o ?? {}))),
-    create: (object, o) => send(o?.signal, (r) => ({
-      method: 'POST',
-      path: collectionPath(r, namespaceOf(r, namespace, object?.metadata?.namespace, 'create')),
-      query: writeQuery(o),
-      body: object,
-    })),
-    replace: (object, o) => send(o?.signal, (r) => ({
-      method: 'PUT', path: objectPath(r, targetOf(r, namespace, object, 'replace')), query: writeQuery(o), body: object,
-    })),
-    patch: (ref, patch, o) => send(o?.signal, (r) => ({
-      method: 'PATCH', path: objectPath(r, targetOf(r, namespace, ref, 'patch')), query: writeQuery(o),
-      body: patch.body, contentType: patchContentTypes[patch.type],
-    })),
-    apply: (object, o) => send(o?.signal, (r) => ({
-      method: 'PATCH', path: objectPath(r, targetOf(r, namespace, object as object, 'apply')), query: applyQuery(o),
-      body: applyBody(object as object), contentType: APPLY_PATCH,
-    })),
-    delete: (ref, o) => send(o?.signal, (r) => ({
-      method: 'DELETE', path: objectPath(r, targetOf(r, namespace, ref, 'delete')), query: dryRunQuery(o), body: deleteOptionsBody(o),
-    })),
-    deleteCollection: (o) => withSelectors('deleteCollection', o, () => send(o?.signal, (r) => ({
-      method: 'DELETE',
-      path: collectionPath(r, namespaceOf(r, namespace, undefined, 'deleteCollection')),
-      query: { ...dryRunQuery(o), labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector },
-      body: deleteOptionsBody(o),
-    }))),
+    get: (ref, o) =>
+      send(o?.signal, (r) => ({
+        method: 'GET',
+        path: objectPath(r, targetOf(r, namespace, ref, 'get')),
+        query: { resourceVersion: o?.resourceVersion },
+      })),
+    list: (o) =>
+      withSelectors('list', o, () =>
+        o?.limit !== undefined || o?.continue !== undefined ? listPage(o) : listAllPages(listPage, o ?? {}),
+      ),
+    create: (object, o) =>
+      send(o?.signal, (r) => ({
+        method: 'POST',
+        path: collectionPath(r, namespaceOf(r, namespace, object?.metadata?.namespace, 'create')),
+        query: writeQuery(o),
+        body: object,
+      })),
+    replace: (object, o) =>
+      send(o?.signal, (r) => ({
+        method: 'PUT',
+        path: objectPath(r, targetOf(r, namespace, object, 'replace')),
+        query: writeQuery(o),
+        body: object,
+      })),
+    patch: (ref, patch, o) =>
+      send(o?.signal, (r) => ({
+        method: 'PATCH',
+        path: objectPath(r, targetOf(r, namespace, ref, 'patch')),
+        query: writeQuery(o),
+        body: patch.body,
+        contentType: patchContentTypes[patch.type],
+      })),
+    apply: (object, o) =>
+      send(o?.signal, (r) => ({
+        method: 'PATCH',
+        path: objectPath(r, targetOf(r, namespace, object as object, 'apply')),
+        query: applyQuery(o),
+        body: applyBody(object as object),
+        contentType: APPLY_PATCH,
+      })),
+    delete: (ref, o) =>
+      send(o?.signal, (r) => ({
+        method: 'DELETE',
+        path: objectPath(r, targetOf(r, namespace, ref, 'delete')),
+        query: dryRunQuery(o),
+        body: deleteOptionsBody(o),
+      })),
+    deleteCollection: (o) =>
+      withSelectors('deleteCollection', o, () =>
+        send(o?.signal, (r) => ({
+          method: 'DELETE',
+          path: collectionPath(r, namespaceOf(r, namespace, undefined, 'deleteCollection')),
+          query: { ...dryRunQuery(o), labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector },
+          body: deleteOptionsBody(o),
+        })),
+      ),
 
-    getStatus: (ref, o) => send(o?.signal, (r) => ({
-      method: 'GET', path: objectPath(r, targetOf(r, namespace, ref, 'getStatus'), 'status'), query: { resourceVersion: o?.resourceVersion },
-    })),
-    replaceStatus: (object, o) => send(o?.signal, (r) => ({
-      method: 'PUT', path: objectPath(r, targetOf(r, namespace, object, 'replaceStatus'), 'status'), query: writeQuery(o), body: object,
-    })),
-    patchStatus: (ref, patch, o) => send(o?.signal, (r) => ({
-      method: 'PATCH', path: objectPath(r, targetOf(r, namespace, ref, 'patchStatus'), 'status'), query: writeQuery(o),
-      body: patch.body, contentType: patchContentTypes[patch.type],
-    })),
-    applyStatus: (object, o) => send(o?.signal, (r) => ({
-      method: 'PATCH', path: objectPath(r, targetOf(r, namespace, object as object, 'applyStatus'), 'status'), query: applyQuery(o),
-      body: applyBody(object as object), contentType: APPLY_PATCH,
-    })),
+    getStatus: (ref, o) =>
+      send(o?.signal, (r) => ({
+        method: 'GET',
+        path: objectPath(r, targetOf(r, namespace, ref, 'getStatus'), 'status'),
+        query: { resourceVersion: o?.resourceVersion },
+      })),
+    replaceStatus: (object, o) =>
+      send(o?.signal, (r) => ({
+        method: 'PUT',
+        path: objectPath(r, targetOf(r, namespace, object, 'replaceStatus'), 'status'),
+        query: writeQuery(o),
+        body: object,
+      })),
+    patchStatus: (ref, patch, o) =>
+      send(o?.signal, (r) => ({
+        method: 'PATCH',
+        path: objectPath(r, targetOf(r, namespace, ref, 'patchStatus'), 'status'),
+        query: writeQuery(o),
+        body: patch.body,
+        contentType: patchContentTypes[patch.type],
+      })),
+    applyStatus: (object, o) =>
+      send(o?.signal, (r) => ({
+        method: 'PATCH',
+        path: objectPath(r, targetOf(r, namespace, object as object, 'applyStatus'), 'status'),
+        query: applyQuery(o),
+        body: applyBody(object as object),
+        contentType: APPLY_PATCH,
+      })),
 
-    mutate: (target, recipe, o) => withSignal(mutate(
-      {
-        client,
-        resource: resolved$,
-        hasStatusSubresource: () => options.statusSubresource !== undefined
-          ? of(options.statusSubresource)
-          : resolved$().pipe(switchMap((r) => hasStatusSubresource$(transport, r, onWarning))),
-        retry: o?.retry ?? options.retry ?? DEFAULT_RETRY,
-        scheduler: options.scheduler,
-        random: options.random,
-      },
-      target, recipe, o,
-    ), o?.signal),
+    mutate: (target, recipe, o) =>
+      withSignal(
+        mutate(
+          {
+            client,
+            resource: resolved$,
+            hasStatusSubresource: () =>
+              options.statusSubresource !== undefined
+                ? of(options.statusSubresource)
+                : resolved$().pipe(switchMap((r) => hasStatusSubresource$(transport, r, onWarning))),
+            retry: o?.retry ?? options.retry ?? DEFAULT_RETRY,
+            scheduler: options.scheduler,
+            random: options.random,
+          },
+          target,
+          recipe,
+          o,
+        ),
+        o?.signal,
+      ),
   };
   return client;
 }
@@ -175,7 +239,10 @@ export function resourceClient<T extends KubernetesObject>(
 function objectBody<R>(request: TransportRequest, body: unknown): R {
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as R;
   const what = typeof body === 'string' ? `${body.length} characters of text` : JSON.stringify(body);
-  throw new TransportError('MalformedResponse', `${request.method} ${request.path}: expected a JSON object, got ${what}`);
+  throw new TransportError(
+    'MalformedResponse',
+    `${request.method} ${request.path}: expected a JSON object, got ${what}`,
+  );
 }
 
 /**
@@ -197,4 +264,3 @@ function deleteOptionsBody(o: ResourceClient.DeleteOptions | undefined): object 
   };
   return Object.keys(body).length === 0 ? undefined : { apiVersion: 'v1', kind: 'DeleteOptions', ...body };
 }
-

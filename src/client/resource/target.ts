@@ -31,28 +31,40 @@ export class ClientScopeError extends Error {
  * - Cluster-scoped resources get no namespace; a namespaced client of a cluster-scoped kind is an error.
  */
 export function namespaceOf(
-  resource: ResolvedResource, clientNamespace: string | undefined, objectNamespace: string | undefined, what: string,
+  resource: ResolvedResource,
+  clientNamespace: string | undefined,
+  objectNamespace: string | undefined,
+  what: string,
 ): string | undefined {
   if (!resource.namespaced) {
     if (clientNamespace !== undefined) {
-      throw new ClientScopeError(`${resource.kind} is cluster-scoped: a client for it cannot have namespace "${clientNamespace}"`);
+      throw new ClientScopeError(
+        `${resource.kind} is cluster-scoped: a client for it cannot have namespace "${clientNamespace}"`,
+      );
     }
     return undefined;
   }
   const fromObject = objectNamespace === '' ? undefined : objectNamespace;
   if (clientNamespace !== undefined && fromObject !== undefined && fromObject !== clientNamespace) {
-    throw new ClientScopeError(`${what}: the object is in namespace "${fromObject}" but the client is scoped to "${clientNamespace}"`);
+    throw new ClientScopeError(
+      `${what}: the object is in namespace "${fromObject}" but the client is scoped to "${clientNamespace}"`,
+    );
   }
   const namespace = clientNamespace ?? fromObject;
   if (namespace === undefined) {
-    throw new ClientScopeError(`${what}: ${resource.kind} is namespaced; give the client a namespace or the object a metadata.namespace`);
+    throw new ClientScopeError(
+      `${what}: ${resource.kind} is namespaced; give the client a namespace or the object a metadata.namespace`,
+    );
   }
   return namespace;
 }
 
 /** The target of `ref` (a name, or an object with `metadata.name`). */
 export function targetOf(
-  resource: ResolvedResource, clientNamespace: string | undefined, ref: ResourceClient.ObjectRef, what: string,
+  resource: ResolvedResource,
+  clientNamespace: string | undefined,
+  ref: ResourceClient.ObjectRef,
+  what: string,
 ): Target {
   const name = typeof ref === 'string' ? ref : ref?.metadata?.name;
   if (typeof name !== 'string' || name === '') throw new ClientScopeError(`${what}: the object has no metadata.name`);

@@ -2,30 +2,47 @@
  * `controller()`: controller-runtime's builder shape (`For`, `Owns`, `Watches`) as a thin layer over the operators.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { combineLatest, defer, EMPTY, map, merge, Subject, takeUntil, tap, type Observable, type OperatorFunction } from 'rxjs';
+import {
+  combineLatest,
+  defer,
+  EMPTY,
+  map,
+  merge,
+  Subject,
+  takeUntil,
+  tap,
+  type Observable,
+  type OperatorFunction,
+} from 'rxjs';
 import { monotonicScheduler } from '../../clock/index.js';
 import type { Informer, InformerEvent, InformerWatchOptions } from '../../informer/index.js';
 import { describeWatch as describeWatchOf, type ResourceRef } from '../../watch/index.js';
 import { reportError } from '../predicates/index.js';
-import type { ReconcileOptions } from '../options.js';
-import { reconcile } from '../reconcile.js';
-import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from '../types.js';
+import type { ReconcileOptions } from '../reconcile/index.js';
+import { reconcile } from '../reconcile/index.js';
+import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from '../reconcile/index.js';
 import { mapKeys, toKeys, type KeyMapping } from '../triggers/index.js';
 import type { ContextReconcile, ControllerContext } from '../context/index.js';
 import { ownedTriggers } from './owner-scope.js';
 import {
-  healthOf, problemsOf, reportHealth, watchSyncTimeout, type InformerHealth, type LabelledProblem, type NamedInformer,
+  healthOf,
+  problemsOf,
+  reportHealth,
+  watchSyncTimeout,
+  type InformerHealth,
+  type LabelledProblem,
+  type NamedInformer,
 } from './health.js';
 
 /** A resource to watch: a reference plus its watch options, or an informer the caller already has. */
 export type WatchSource<T extends KubernetesObject = KubernetesObject> =
   | ResourceRef
   | {
-    /** Which resource. */
-    readonly resource: ResourceRef;
-    /** Its watch options (namespace, selectors, indexers, …). */
-    readonly options?: InformerWatchOptions<T>;
-  }
+      /** Which resource. */
+      readonly resource: ResourceRef;
+      /** Its watch options (namespace, selectors, indexers, …). */
+      readonly options?: InformerWatchOptions<T>;
+    }
   | Informer<T>;
 
 /** A secondary resource whose events map to primary keys. */
@@ -127,7 +144,9 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   const { context } = options;
   const replaced = REPLACED_OPTIONS.filter((name) => name in options);
   if (replaced.length > 0) {
-    throw new TypeError(`controller: ${replaced.join(', ')} ${replaced.length > 1 ? 'are' : 'is'} no longer an option; pass the host's context as \`context\` (startController(definition, { connection }) runs a controller alone)`);
+    throw new TypeError(
+      `controller: ${replaced.join(', ')} ${replaced.length > 1 ? 'are' : 'is'} no longer an option; pass the host's context as \`context\` (startController(definition, { connection }) runs a controller alone)`,
+    );
   }
   const factory = context?.informers;
   const resolve = <S extends KubernetesObject>(source: WatchSource<S>): Informer<S> => {
@@ -140,14 +159,21 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
     throw new RangeError(`controller: syncTimeout must be a number of ms > 0, got ${String(syncTimeout)}`);
   }
   const primary = resolve(options.for);
-  const primaryRef = isInformer(options.for) ? undefined : 'resource' in options.for ? options.for.resource : options.for;
+  const primaryRef = isInformer(options.for)
+    ? undefined
+    : 'resource' in options.for
+      ? options.for.resource
+      : options.for;
   const owned = (options.owns ?? []).map((source) => resolve(source));
   const watched = (options.watches ?? []).map((spec) => ({ spec, informer: resolve(spec.source) }));
   const onError = options.onError ?? context?.reportError;
   const report = (error: Error): void => reportError(error, onError);
   // The owner's scope decides its key, as controller-runtime asks its RESTMapper: never guessed, waited for if need be.
   const owners = ownedTriggers(primaryRef, owned, {
-    resolve$: primaryRef === undefined ? undefined : factory?.resolve?.(primaryRef, 'resource' in options.for ? options.for.options : undefined),
+    resolve$:
+      primaryRef === undefined
+        ? undefined
+        : factory?.resolve?.(primaryRef, 'resource' in options.for ? options.for.options : undefined),
     primarySynced$: primary.synced$,
     scheduler: options.scheduler ?? context?.scheduler ?? monotonicScheduler,
     report,
@@ -157,31 +183,62 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   const triggers: Observable<ReconcileTrigger>[] = [
     forEvents.pipe(toKeys()),
     owners.triggers$,
-    ...watched.map(({ spec, informer }) => (spec.filter ? informer.events$.pipe(spec.filter) : informer.events$).pipe(mapKeys(spec.map))),
+    ...watched.map(({ spec, informer }) =>
+      (spec.filter ? informer.events$.pipe(spec.filter) : informer.events$).pipe(mapKeys(spec.map)),
+    ),
   ];
   const named: NamedInformer[] = [
-    { name: describeSource(options.for as WatchSource<KubernetesObject>, 'primary'), informer: primary as unknown as Informer<KubernetesObject> },
-    ...(options.owns ?? []).map((source, i) => ({ name: describeSource(source, `owned #${i + 1}`), informer: owned[i]! })),
-    ...(options.watches ?? []).map((spec, i) => ({ name: describeSource(spec.source, `watched #${i + 1}`), informer: watched[i]!.informer })),
+    {
+      name: describeSource(options.for as WatchSource<KubernetesObject>, 'primary'),
+      informer: primary as unknown as Informer<KubernetesObject>,
+    },
+    ...(options.owns ?? []).map((source, i) => ({
+      name: describeSource(source, `owned #${i + 1}`),
+      informer: owned[i]!,
+    })),
+    ...(options.watches ?? []).map((spec, i) => ({
+      name: describeSource(spec.source, `watched #${i + 1}`),
+      informer: watched[i]!.informer,
+    })),
   ];
-  const gate = owners.gate(options.gate ?? combineLatest(named.map(({ informer }) => informer.synced$)).pipe(map((synced) => synced.every(Boolean))));
+  const gate = owners.gate(
+    options.gate ??
+      combineLatest(named.map(({ informer }) => informer.synced$)).pipe(map((synced) => synced.every(Boolean))),
+  );
 
   const {
-    for: _for, forFilter: _forFilter, owns: _owns, watches: _watches, reconcile: fn,
-    context: _context, syncTimeout: _syncTimeout, failFast = false, onError: _onError, ...reconcileOptions
+    for: _for,
+    forFilter: _forFilter,
+    owns: _owns,
+    watches: _watches,
+    reconcile: fn,
+    context: _context,
+    syncTimeout: _syncTimeout,
+    failFast = false,
+    onError: _onError,
+    ...reconcileOptions
   } = options;
   const operator: ContextReconcile = context?.reconcile ?? reconcile;
   const run$ = defer(() => {
     // The health reports end with the reconciles, so the controller completes after a drain.
     const done$ = new Subject<void>();
     return merge(
-      merge(...triggers).pipe(operator<T>(fn, { ...reconcileOptions, gate, lookup: (key) => primary.current().get(key) }), tap({ complete: () => done$.next() })),
+      merge(...triggers).pipe(
+        operator<T>(fn, { ...reconcileOptions, gate, lookup: (key) => primary.current().get(key) }),
+        tap({ complete: () => done$.next() }),
+      ),
       merge(
         // Without an `onError` of its own, each informer says its own health where its host's factory sends it (the
         // manager's log, stderr, the virtual cluster's collection); with one, the controller takes it over, so that it
         // is said once.
         options.onError === undefined ? EMPTY : reportHealth(named, report),
-        watchSyncTimeout(named, syncTimeout, options.scheduler ?? context?.scheduler ?? monotonicScheduler, failFast, report),
+        watchSyncTimeout(
+          named,
+          syncTimeout,
+          options.scheduler ?? context?.scheduler ?? monotonicScheduler,
+          failFast,
+          report,
+        ),
       ).pipe(takeUntil(done$)),
     );
   });
@@ -206,6 +263,9 @@ function describeSource(source: WatchSource<KubernetesObject>, role: string): st
  * How informers are named in reports, logs and metric labels: `Pod v1`, then `in <namespace>` and the selectors
  * when set (`Widget example.com/v1 in default app=web`).
  */
-export function describeWatch(resource: ResourceRef, options?: Pick<InformerWatchOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>): string {
+export function describeWatch(
+  resource: ResourceRef,
+  options?: Pick<InformerWatchOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>,
+): string {
   return describeWatchOf(resource, options);
 }

@@ -6,11 +6,11 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { combineLatest, distinctUntilChanged, map, merge, type Observable } from 'rxjs';
 import { resourceClient } from '../../client/index.js';
 import type { ResourceRef } from '../../watch/index.js';
-import { bothMetrics, checkMetrics } from '../metrics.js';
-import type { ReconcileMetrics } from '../metrics-hook.js';
-import type { Lookup, ReconcileOptions } from '../options.js';
-import { reconcile } from '../reconcile.js';
-import type { ReconcileFn } from '../types.js';
+import { bothMetrics, checkMetrics } from '../reconcile/index.js';
+import type { ReconcileMetrics } from '../reconcile/index.js';
+import type { Lookup, ReconcileOptions } from '../reconcile/index.js';
+import { reconcile } from '../reconcile/index.js';
+import type { ReconcileFn } from '../reconcile/index.js';
 import type { ContextReconcile, ControllerContext } from './types.js';
 import type { ResourceClient } from '../../client/index.js';
 
@@ -46,13 +46,20 @@ export function controllerContext(host: ContextHost): ControllerContext {
   return {
     ...context,
     reconcile: wrapped as ContextReconcile,
-    client: <T extends KubernetesObject>(resource: ResourceRef, options: ResourceClient.Options = {}) => resourceClient<T>(host.connection, resource, {
-      scheduler: host.scheduler, random: host.random, onWarning: host.onWarning, ...options,
-    }),
+    client: <T extends KubernetesObject>(resource: ResourceRef, options: ResourceClient.Options = {}) =>
+      resourceClient<T>(host.connection, resource, {
+        scheduler: host.scheduler,
+        random: host.random,
+        onWarning: host.onWarning,
+        ...options,
+      }),
   };
 }
 
 /** Open while both are open; closed until both have said. */
 function both(a: Observable<boolean>, b: Observable<boolean>): Observable<boolean> {
-  return combineLatest([a, b]).pipe(map(([x, y]) => x === true && y === true), distinctUntilChanged());
+  return combineLatest([a, b]).pipe(
+    map(([x, y]) => x === true && y === true),
+    distinctUntilChanged(),
+  );
 }

@@ -8,8 +8,8 @@ import type { EventRecorder, ResourceClient } from '../../client/index.js';
 import type { InformerFactory } from '../../informer/index.js';
 import type { Connection } from '../../transport/index.js';
 import type { ResourceRef } from '../../watch/index.js';
-import type { ReconcileLookupOptions, ReconcileOptions } from '../options.js';
-import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } from '../types.js';
+import type { ReconcileLookupOptions, ReconcileOptions } from '../reconcile/index.js';
+import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } from '../reconcile/index.js';
 import type { WarningHandler } from 'rxkube/extend';
 
 /**
@@ -22,9 +22,15 @@ import type { WarningHandler } from 'rxkube/extend';
  */
 export interface ContextReconcile {
   /** `reconcile` with a `lookup`: the reconcile function receives the latest object of its key. */
-  <T>(fn: ReconcileFn<T>, options: ReconcileLookupOptions<T>): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
+  <T>(
+    fn: ReconcileFn<T>,
+    options: ReconcileLookupOptions<T>,
+  ): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
   /** `reconcile` without a `lookup`: the reconcile function receives the key only. */
-  (fn: ReconcileKeyFn, options?: ReconcileOptions & { readonly lookup?: undefined }): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
+  (
+    fn: ReconcileKeyFn,
+    options?: ReconcileOptions & { readonly lookup?: undefined },
+  ): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
 }
 
 /**

@@ -3,7 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import type { InformerEvent } from '../../informer/index.js';
 
 /** A plain test over one informer event: `true` keeps the event. */
@@ -43,9 +43,9 @@ export interface EventPredicate<T extends KubernetesObject = KubernetesObject> {
 export type PredicateLike<T extends KubernetesObject = KubernetesObject> =
   | EventTest<T>
   | {
-    /** The test: true keeps the event. */
-    readonly test: EventTest<T>;
-  };
+      /** The test: true keeps the event. */
+      readonly test: EventTest<T>;
+    };
 
 /** Options of `predicates.from`. */
 export interface PredicateOptions {
