@@ -28,21 +28,40 @@ await cluster.writeKubeconfig(kubeconfig);
 await installPodSetCrd(cluster.kubeConfig);
 
 cluster.seed(Array.from({ length: PODSETS }, (_, i) => demoPodSet(PODS_PER_SET, `set-${i}`)));
-const podSets = (await firstValueFrom(resourceClient<PodSet>(cluster.kubeConfig, PODSET, { namespace: 'default' }).list())).items;
+const podSets = (
+  await firstValueFrom(resourceClient<PodSet>(cluster.kubeConfig, PODSET, { namespace: 'default' }).list())
+).items;
 const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-const pods: V1Pod[] = podSets.flatMap((podSet) => Array.from({ length: PODS_PER_SET }, (_, i): V1Pod => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: {
-    name: `${podSet.metadata!.name}-${i}`,
-    namespace: 'default',
-    labels: { app: podSet.metadata!.name! },
-    annotations: { 'bench.rxkube.io/tick': '0' },
-    ownerReferences: [{ apiVersion: PODSET.apiVersion, kind: PODSET.kind, name: podSet.metadata!.name!, uid: podSet.metadata!.uid!, controller: true, blockOwnerDeletion: true }],
-  },
-  spec: { containers: [{ name: 'web', image: 'registry.example.com/web:1.0' }] },
-  status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now as unknown as Date }] },
-})));
+const pods: V1Pod[] = podSets.flatMap((podSet) =>
+  Array.from(
+    { length: PODS_PER_SET },
+    (_, i): V1Pod => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: `${podSet.metadata!.name}-${i}`,
+        namespace: 'default',
+        labels: { app: podSet.metadata!.name! },
+        annotations: { 'bench.rxkube.io/tick': '0' },
+        ownerReferences: [
+          {
+            apiVersion: PODSET.apiVersion,
+            kind: PODSET.kind,
+            name: podSet.metadata!.name!,
+            uid: podSet.metadata!.uid!,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      spec: { containers: [{ name: 'web', image: 'registry.example.com/web:1.0' }] },
+      status: {
+        phase: 'Running',
+        conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now as unknown as Date }],
+      },
+    }),
+  ),
+);
 cluster.seed(pods as KubernetesObject[], { preserveStatus: true });
 
 let perSecond = 0;

@@ -26,7 +26,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ServerStats } from '../../examples/cluster-dashboard/server.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, window: { type: 'string', default: '10000' } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '5' }, window: { type: 'string', default: '10000' } },
+});
 const ROUNDS = Number(values.rounds);
 const WINDOW_MS = Number(values.window);
 const WARMUP_MS = 3000;
@@ -59,7 +61,10 @@ interface Measure {
 }
 
 function child(script: string, args: readonly string[]): ChildProcess {
-  return fork(join(benchDir, script), args, { execArgv: ['--expose-gc', '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return fork(join(benchDir, script), args, {
+    execArgv: ['--expose-gc', '--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
 }
 
 async function reply<T>(process: ChildProcess, type: string, request?: object): Promise<T> {
@@ -106,8 +111,8 @@ async function sample(server: ChildProcess): Promise<Sample> {
 
 async function measure(server: ChildProcess, url: string, reading: number, stopped: number): Promise<Measure> {
   const browsers = [
-    ...await Promise.all(Array.from({ length: reading }, () => connectBrowser(url, true))),
-    ...await Promise.all(Array.from({ length: stopped }, () => connectBrowser(url, false))),
+    ...(await Promise.all(Array.from({ length: reading }, () => connectBrowser(url, true)))),
+    ...(await Promise.all(Array.from({ length: stopped }, () => connectBrowser(url, false)))),
   ];
   // A stopped browser's kernel buffers take pictures until they are full (a send buffer grows to 4 MiB here):
   // measure it once the server has to skip.
@@ -119,10 +124,12 @@ async function measure(server: ChildProcess, url: string, reading: number, stopp
   const after = await sample(server);
   const seconds = (after.at - before.at) / 1000;
   // Frames written to the reading browsers (they connected first: the server lists connections in that order).
-  const written = (stats: ServerStats) => stats.connections.slice(0, reading).reduce((n, connection) => n + connection.written, 0);
+  const written = (stats: ServerStats) =>
+    stats.connections.slice(0, reading).reduce((n, connection) => n + connection.written, 0);
   const frames = written(after.stats) - written(before.stats);
   const stoppedOnes = (stats: ServerStats) => stats.connections.slice(reading);
-  const sum = (stats: ServerStats, field: 'offered' | 'written') => stoppedOnes(stats).reduce((n, connection) => n + connection[field], 0);
+  const sum = (stats: ServerStats, field: 'offered' | 'written') =>
+    stoppedOnes(stats).reduce((n, connection) => n + connection[field], 0);
   const offeredToStopped = sum(after.stats, 'offered') - sum(before.stats, 'offered');
   const writtenToStopped = sum(after.stats, 'written') - sum(before.stats, 'written');
   const bytes = readers.reduce((n, b) => n + b.bytes, 0) - bytesBefore;
@@ -147,7 +154,10 @@ interface Round {
 }
 
 const cluster = child('cluster.ts', []);
-const { kubeconfig, pods, podSets } = await reply<{ kubeconfig: string; pods: number; podSets: number }>(cluster, 'ready');
+const { kubeconfig, pods, podSets } = await reply<{ kubeconfig: string; pods: number; podSets: number }>(
+  cluster,
+  'ready',
+);
 const server = child('server.ts', [kubeconfig]);
 const { url } = await reply<{ url: string }>(server, 'ready');
 console.log(`dashboard: ${podSets} PodSets, ${pods} Pods; page at ${url}; ${RATE} Pod changes/s; ${ROUNDS} rounds`);
@@ -161,7 +171,9 @@ for (let round = 1; round <= ROUNDS; round++) {
   const many = await measure(server, url, MANY, 0);
   const stopped = await measure(server, url, 1, MANY);
   rounds.push({ none, one, many, stopped });
-  console.log(`round ${round}: CPU ms/s none ${(none.cpuPerSecond / 1000).toFixed(0)}, 1 ${(one.cpuPerSecond / 1000).toFixed(0)}, ${MANY} ${(many.cpuPerSecond / 1000).toFixed(0)}, 1 + ${MANY} stopped ${(stopped.cpuPerSecond / 1000).toFixed(0)}; events/s ${many.eventsPerSecond.toFixed(0)}`);
+  console.log(
+    `round ${round}: CPU ms/s none ${(none.cpuPerSecond / 1000).toFixed(0)}, 1 ${(one.cpuPerSecond / 1000).toFixed(0)}, ${MANY} ${(many.cpuPerSecond / 1000).toFixed(0)}, 1 + ${MANY} stopped ${(stopped.cpuPerSecond / 1000).toFixed(0)}; events/s ${many.eventsPerSecond.toFixed(0)}`,
+  );
 }
 cluster.send({ type: 'rate', perSecond: 0 });
 server.disconnect();
@@ -199,7 +211,10 @@ const row = (label: string, key: Figure, format: (value: number) => string, lowI
   `| ${label} | ${format(best(key, lowIsBest))} | ${format(median(key))} | ${format(worst(key, lowIsBest))} |`;
 const us = (value: number) => value.toFixed(value < 1 ? 3 : 1);
 const kib = (value: number) => `${(value / 1024).toFixed(1)} KiB`;
-const load = os.loadavg().map((value) => value.toFixed(1)).join(' / ');
+const load = os
+  .loadavg()
+  .map((value) => value.toFixed(1))
+  .join(' / ');
 
 const markdown = [
   '## dashboard: server CPU per connected browser at 1,000 events/s (issue 29)',
@@ -207,7 +222,7 @@ const markdown = [
   `\`npm run bench -- dashboard\` (\`bench/dashboard/dashboard.ts\`). The cluster-dashboard example's manager (the PodSet`,
   `controller, observed, and the dashboard; update interval 250 ms) in a process of its own, against the in-memory API`,
   `server in another, which changes ${RATE.toLocaleString('en')} of its ${pods.toLocaleString('en')} Pods (${podSets} PodSets) a second (an annotation; the controller`,
-  'reconciles their PodSets, the views follow). Browsers are event-stream clients in the benchmark\'s process, reading at',
+  "reconciles their PodSets, the views follow). Browsers are event-stream clients in the benchmark's process, reading at",
   `full speed, or paused after their first byte ("stopped"). ${ROUNDS} rounds; in each, no browser, 1, ${MANY} reading, and 1 reading`,
   `with ${MANY} stopped, each measured over ${WINDOW_MS / 1000} s after a ${WARMUP_MS / 1000} s warm-up (${STOPPED_WARMUP_MS / 1000} s with stopped browsers, until their kernel`,
   'buffers are full); server process CPU (user + system) per Pod event',
@@ -223,14 +238,26 @@ const markdown = [
   row('… the same per picture sent, µs', 'eachPerFrame', us),
   row('pictures per second each browser receives', 'framesPerSecond', (value) => value.toFixed(2), false),
   row('picture size', 'frameBytes', kib),
-  row(`memory per stopped browser (heap and buffers after a full collection, ${MANY} stopped)`, 'memoryPerStopped', kib),
-  row('most a stopped browser\'s response held unsent', 'peak', kib),
-  row('its bound: the response\'s high-water mark plus one picture', 'bound', kib),
-  row('share of the pictures offered to the stopped browsers (once their kernel buffers were full) that were skipped', 'skipped', (value) => `${(value * 100).toFixed(1)} %`, false),
+  row(
+    `memory per stopped browser (heap and buffers after a full collection, ${MANY} stopped)`,
+    'memoryPerStopped',
+    kib,
+  ),
+  row("most a stopped browser's response held unsent", 'peak', kib),
+  row("its bound: the response's high-water mark plus one picture", 'bound', kib),
+  row(
+    'share of the pictures offered to the stopped browsers (once their kernel buffers were full) that were skipped',
+    'skipped',
+    (value) => `${(value * 100).toFixed(1)} %`,
+    false,
+  ),
   '',
   `Per round, server CPU per second of wall time (no browser / 1 / ${MANY} reading / 1 reading + ${MANY} stopped):`,
   '',
-  ...rounds.map(({ none, one, many, stopped }, i) => `- round ${i + 1}: ${[none, one, many, stopped].map((m) => (m.cpuPerSecond / 1000).toFixed(0)).join(' / ')} ms/s`),
+  ...rounds.map(
+    ({ none, one, many, stopped }, i) =>
+      `- round ${i + 1}: ${[none, one, many, stopped].map((m) => (m.cpuPerSecond / 1000).toFixed(0)).join(' / ')} ms/s`,
+  ),
 ].join('\n');
 
 const resultsDir = join(benchDir, '..', 'results');

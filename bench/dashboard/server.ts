@@ -23,17 +23,22 @@ let podEvents = 0;
 const counter: ControllerDefinition = {
   name: 'event-counter',
   needLeaderElection: false,
-  start: (context) => context.informers.for<V1Pod>(POD).events$.pipe(
-    tap(() => {
-      podEvents += 1;
-    }),
-    filter(() => false),
-    takeUntil(context.stop$),
-  ) as Observable<never> as Observable<ReconcileEvent>,
+  start: (context) =>
+    context.informers.for<V1Pod>(POD).events$.pipe(
+      tap(() => {
+        podEvents += 1;
+      }),
+      filter(() => false),
+      takeUntil(context.stop$),
+    ) as Observable<never> as Observable<ReconcileEvent>,
 };
 
 const dashboard = clusterDashboard({
-  title: 'bench', port: 0, maxClients: 10_000, lease: false, print: () => {},
+  title: 'bench',
+  port: 0,
+  maxClients: 10_000,
+  lease: false,
+  print: () => {},
   ...(interval === undefined ? {} : { updateIntervalMs: Number(interval) }),
 });
 let synced!: () => void;
@@ -59,7 +64,13 @@ process.on('message', (message: { type: string }) => {
   if (message.type !== 'sample') return;
   gc?.();
   const { heapUsed, external } = process.memoryUsage();
-  process.send!({ type: 'sample', cpu: process.cpuUsage(), memory: heapUsed + external, podEvents, stats: server.stats() });
+  process.send!({
+    type: 'sample',
+    cpu: process.cpuUsage(),
+    memory: heapUsed + external,
+    podEvents,
+    stats: server.stats(),
+  });
 });
 process.on('disconnect', () => {
   running.unsubscribe();

@@ -54,14 +54,39 @@ describe('the cluster-dashboard example in headless Chromium', function () {
 
   /** Starts the example against the test cluster and resolves with its page's URL. */
   async function startExample(): Promise<string> {
-    example = spawnNode([
-      '--import', 'tsx', 'examples/run.ts', 'cluster-dashboard', '--kubeconfig', kubeconfig, '--install-crd',
-      '--dashboard-port', String(port), '--update-interval', '100', '--metrics-bind-address', '127.0.0.1:0',
-      '--health-probe-bind-address', '127.0.0.1:0', '--lease-duration', '2000', '--renew-deadline', '1500', '--retry-period', '300',
-      '--stop-on-stdin-eof',
-    ], { stdin: true });
+    example = spawnNode(
+      [
+        '--import',
+        'tsx',
+        'examples/run.ts',
+        'cluster-dashboard',
+        '--kubeconfig',
+        kubeconfig,
+        '--install-crd',
+        '--dashboard-port',
+        String(port),
+        '--update-interval',
+        '100',
+        '--metrics-bind-address',
+        '127.0.0.1:0',
+        '--health-probe-bind-address',
+        '127.0.0.1:0',
+        '--lease-duration',
+        '2000',
+        '--renew-deadline',
+        '1500',
+        '--retry-period',
+        '300',
+        '--stop-on-stdin-eof',
+      ],
+      { stdin: true },
+    );
     const started = example;
-    await waitFor(() => /dashboard on (http:\S+)/.test(started.stdout()), () => `the dashboard's URL; output so far:\n${started.output()}`, 60_000);
+    await waitFor(
+      () => /dashboard on (http:\S+)/.test(started.stdout()),
+      () => `the dashboard's URL; output so far:\n${started.output()}`,
+      60_000,
+    );
     return /dashboard on (http:\S+)/.exec(started.stdout())![1]!;
   }
 
@@ -101,32 +126,85 @@ describe('the cluster-dashboard example in headless Chromium', function () {
     await page.waitFor(`document.querySelector('#connection').dataset.state === 'live'`, 'a live connection');
     await page.waitFor(`${text('#leading')} === 'leading'`, 'this process leading', FOLLOW_BOUND_MS);
 
-    await firstValueFrom(resourceClient<V1Namespace>(cluster.kubeConfig, { apiVersion: 'v1', kind: 'Namespace' })
-      .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } }));
+    await firstValueFrom(
+      resourceClient<V1Namespace>(cluster.kubeConfig, { apiVersion: 'v1', kind: 'Namespace' }).create({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'team-a' },
+      }),
+    );
     await firstValueFrom(podSets('default').create(demoPodSet(3, 'web')));
-    await firstValueFrom(podSets('team-a').create({ ...demoPodSet(2, 'shop'), metadata: { name: 'shop', namespace: 'team-a' } }));
-    await page.waitFor(`${text(cell('default/web', 'ready'))} === '3' && ${text(cell('default/web', 'pods'))} === '3'`, 'web with 3 ready pods', FOLLOW_BOUND_MS);
+    await firstValueFrom(
+      podSets('team-a').create({ ...demoPodSet(2, 'shop'), metadata: { name: 'shop', namespace: 'team-a' } }),
+    );
+    await page.waitFor(
+      `${text(cell('default/web', 'ready'))} === '3' && ${text(cell('default/web', 'pods'))} === '3'`,
+      'web with 3 ready pods',
+      FOLLOW_BOUND_MS,
+    );
     await page.waitFor(`${text(cell('team-a/shop', 'pods'))} === '2'`, 'shop with 2 pods', FOLLOW_BOUND_MS);
     // Objects by kind and namespace, and Pods by phase (team-a has no kubelet: its Pods stay Pending).
-    await page.waitFor(`${text('#kinds tr[data-kind="PodSet"] td[data-namespace="team-a"]')} === '1'`, 'one PodSet in team-a', FOLLOW_BOUND_MS);
-    await page.waitFor(`${text('#kinds tr[data-kind="Pod"] td[data-field="total"]')} === '5'`, '5 Pods in all', FOLLOW_BOUND_MS);
-    await page.waitFor(`${text('#phases tr[data-namespace="team-a"] td[data-phase="Pending"]')} === '2'`, '2 Pending Pods in team-a', FOLLOW_BOUND_MS);
-    await page.waitFor(`${text('#phases tr[data-namespace="default"] td[data-phase="Running"]')} === '3'`, '3 Running Pods in default', FOLLOW_BOUND_MS);
+    await page.waitFor(
+      `${text('#kinds tr[data-kind="PodSet"] td[data-namespace="team-a"]')} === '1'`,
+      'one PodSet in team-a',
+      FOLLOW_BOUND_MS,
+    );
+    await page.waitFor(
+      `${text('#kinds tr[data-kind="Pod"] td[data-field="total"]')} === '5'`,
+      '5 Pods in all',
+      FOLLOW_BOUND_MS,
+    );
+    await page.waitFor(
+      `${text('#phases tr[data-namespace="team-a"] td[data-phase="Pending"]')} === '2'`,
+      '2 Pending Pods in team-a',
+      FOLLOW_BOUND_MS,
+    );
+    await page.waitFor(
+      `${text('#phases tr[data-namespace="default"] td[data-phase="Running"]')} === '3'`,
+      '3 Running Pods in default',
+      FOLLOW_BOUND_MS,
+    );
 
     await firstValueFrom(podSets('default').patch('web', { type: 'merge', body: { spec: { replicas: 5 } } }));
-    await page.waitFor(`${text(cell('default/web', 'desired'))} === '5' && ${text(cell('default/web', 'ready'))} === '5'`, 'web scaled to 5 ready pods', FOLLOW_BOUND_MS);
-    expect(await page.evaluate<number>(`document.querySelectorAll('${cell('default/web', 'pod-list')} .pod.ready').length`)).to.equal(5);
+    await page.waitFor(
+      `${text(cell('default/web', 'desired'))} === '5' && ${text(cell('default/web', 'ready'))} === '5'`,
+      'web scaled to 5 ready pods',
+      FOLLOW_BOUND_MS,
+    );
+    expect(
+      await page.evaluate<number>(`document.querySelectorAll('${cell('default/web', 'pod-list')} .pod.ready').length`),
+    ).to.equal(5);
 
     // Pods the API server refuses (no image): failed runs with their error, and their retries.
     const broken = demoPodSet(2, 'broken');
-    await firstValueFrom(podSets('default').create({ ...broken, spec: { ...broken.spec!, template: { ...broken.spec!.template, spec: { containers: [{ name: 'web', image: '' }] } } } }));
-    await page.waitFor(`[...document.querySelectorAll('#runs tr.failed[data-key="default/broken"] [data-field="error"]')].some((td) => /image: Required value/.test(td.textContent) && /retry in/.test(td.textContent))`,
-      'a failed run of default/broken with its error and its retry', FOLLOW_BOUND_MS);
-    await page.waitFor(`${text(cell('default/broken', 'failure'))}?.includes('Required value')`, 'the ReplicaFailure of broken', FOLLOW_BOUND_MS);
+    await firstValueFrom(
+      podSets('default').create({
+        ...broken,
+        spec: {
+          ...broken.spec!,
+          template: { ...broken.spec!.template, spec: { containers: [{ name: 'web', image: '' }] } },
+        },
+      }),
+    );
+    await page.waitFor(
+      `[...document.querySelectorAll('#runs tr.failed[data-key="default/broken"] [data-field="error"]')].some((td) => /image: Required value/.test(td.textContent) && /retry in/.test(td.textContent))`,
+      'a failed run of default/broken with its error and its retry',
+      FOLLOW_BOUND_MS,
+    );
+    await page.waitFor(
+      `${text(cell('default/broken', 'failure'))}?.includes('Required value')`,
+      'the ReplicaFailure of broken',
+      FOLLOW_BOUND_MS,
+    );
     // The runs say why they ran.
-    expect(await page.evaluate<string>(`[...document.querySelectorAll('#runs tr[data-key="default/web"] .reasons')].map((td) => td.textContent).join('|')`))
-      .to.match(/PodSet default\/web/);
-    expect(await page.evaluate<string>(text('#queues .queue[data-controller="podsets"] [data-field="workers"]'))).to.match(/^\d+ \/ 5$/);
+    expect(
+      await page.evaluate<string>(
+        `[...document.querySelectorAll('#runs tr[data-key="default/web"] .reasons')].map((td) => td.textContent).join('|')`,
+      ),
+    ).to.match(/PodSet default\/web/);
+    expect(
+      await page.evaluate<string>(text('#queues .queue[data-controller="podsets"] [data-field="workers"]')),
+    ).to.match(/^\d+ \/ 5$/);
     expect(await page.evaluate<string>(text('#leader-facts'))).to.contain('default/cluster-dashboard');
 
     const shot = join(dir, 'dashboard.png');
@@ -138,10 +216,17 @@ describe('the cluster-dashboard example in headless Chromium', function () {
 
     await firstValueFrom(podSets('default').delete('broken'));
     await firstValueFrom(podSets('default').delete('web'));
-    await page.waitFor(`document.querySelector('#podsets tr[data-key="default/web"]') === null && document.querySelector('#podsets tr[data-key="default/broken"]') === null`,
-      'web and broken gone', FOLLOW_BOUND_MS);
+    await page.waitFor(
+      `document.querySelector('#podsets tr[data-key="default/web"]') === null && document.querySelector('#podsets tr[data-key="default/broken"]') === null`,
+      'web and broken gone',
+      FOLLOW_BOUND_MS,
+    );
     // The garbage collector deletes their Pods; the per-kind counts follow.
-    await page.waitFor(`${text('#kinds tr[data-kind="Pod"] td[data-field="total"]')} === '2'`, 'only shop\'s 2 Pods left', FOLLOW_BOUND_MS);
+    await page.waitFor(
+      `${text('#kinds tr[data-kind="Pod"] td[data-field="total"]')} === '2'`,
+      "only shop's 2 Pods left",
+      FOLLOW_BOUND_MS,
+    );
     expect(page.errors()).to.deep.equal([]);
   });
 
@@ -151,13 +236,24 @@ describe('the cluster-dashboard example in headless Chromium', function () {
     const page = await browser!.open(`http://127.0.0.1:${port}/`);
     await page.waitFor(`${text(cell('default/resume', 'ready'))} === '1'`, 'resume with 1 ready pod', FOLLOW_BOUND_MS);
     expect(await stopExample()).to.equal(0);
-    await page.waitFor(`document.querySelector('#connection').dataset.state !== 'live'`, 'the connection lost', FOLLOW_BOUND_MS);
+    await page.waitFor(
+      `document.querySelector('#connection').dataset.state !== 'live'`,
+      'the connection lost',
+      FOLLOW_BOUND_MS,
+    );
 
     await firstValueFrom(podSets('default').patch('resume', { type: 'merge', body: { spec: { replicas: 3 } } }));
     await startExample();
-    await page.waitFor(`document.querySelector('#connection').dataset.state === 'live'`, 'the connection back', FOLLOW_BOUND_MS);
-    await page.waitFor(`${text(cell('default/resume', 'desired'))} === '3' && ${text(cell('default/resume', 'ready'))} === '3'`,
-      'resume scaled to 3 while the page was away', FOLLOW_BOUND_MS);
+    await page.waitFor(
+      `document.querySelector('#connection').dataset.state === 'live'`,
+      'the connection back',
+      FOLLOW_BOUND_MS,
+    );
+    await page.waitFor(
+      `${text(cell('default/resume', 'desired'))} === '3' && ${text(cell('default/resume', 'ready'))} === '3'`,
+      'resume scaled to 3 while the page was away',
+      FOLLOW_BOUND_MS,
+    );
     expect(await page.evaluate<string>(text('#connection'))).to.equal('live (reconnected 1×)');
     expect(page.errors()).to.deep.equal([]);
     expect(await stopExample()).to.equal(0);

@@ -14,7 +14,11 @@ import type { DashboardState } from './state.js';
 import { startDashboardServer, type DashboardServer } from './server.js';
 
 /** A raw HTTP/1.1 request on a socket of its own (so the Host header and the reading pace are the test's). */
-async function request(url: string, path: string, options: { readonly method?: string; readonly host?: string } = {}): Promise<{ readonly head: string; readonly socket: Socket; readonly body: () => string }> {
+async function request(
+  url: string,
+  path: string,
+  options: { readonly method?: string; readonly host?: string } = {},
+): Promise<{ readonly head: string; readonly socket: Socket; readonly body: () => string }> {
   const { port } = new URL(url);
   const socket = connect(Number(port), '127.0.0.1');
   await once(socket, 'connect');
@@ -22,7 +26,9 @@ async function request(url: string, path: string, options: { readonly method?: s
   socket.setEncoding('utf8').on('data', (chunk: string) => {
     received += chunk;
   });
-  socket.write(`${options.method ?? 'GET'} ${path} HTTP/1.1\r\nHost: ${options.host ?? `127.0.0.1:${port}`}\r\nConnection: close\r\n\r\n`);
+  socket.write(
+    `${options.method ?? 'GET'} ${path} HTTP/1.1\r\nHost: ${options.host ?? `127.0.0.1:${port}`}\r\nConnection: close\r\n\r\n`,
+  );
   await waitFor(() => received.includes('\r\n\r\n'), `the head of ${path}`);
   const head = received.slice(0, received.indexOf('\r\n\r\n'));
   return { head, socket, body: () => received.slice(received.indexOf('\r\n\r\n') + 4) };
@@ -33,16 +39,34 @@ describe('npm run example -- cluster-dashboard', function () {
 
   it('plays its workload on the embedded cluster, serves the page, its picture and its event stream on 127.0.0.1, and exits 0 on SIGINT', async () => {
     const { child, stdout, output, exited } = spawnExample(
-      'examples/run.ts', 'cluster-dashboard', '--dashboard-port', '0', '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0',
+      'examples/run.ts',
+      'cluster-dashboard',
+      '--dashboard-port',
+      '0',
+      '--metrics-bind-address',
+      '127.0.0.1:0',
+      '--health-probe-bind-address',
+      '127.0.0.1:0',
     );
     try {
-      await waitFor(() => /dashboard on http:\/\/127\.0\.0\.1:\d+\//.test(stdout()), () => `the dashboard's URL; output so far:\n${output()}`, 60_000);
+      await waitFor(
+        () => /dashboard on http:\/\/127\.0\.0\.1:\d+\//.test(stdout()),
+        () => `the dashboard's URL; output so far:\n${output()}`,
+        60_000,
+      );
       const url = /dashboard on (http:\S+)/.exec(stdout())![1]!;
       let state: DashboardState | undefined;
-      await waitForAsync(async () => {
-        state = await (await fetch(`${url}state`)).json() as DashboardState;
-        return state.podSets.some((set) => set.key === 'default/web' && set.ready === 3) && state.podSets.some((set) => set.key === 'default/api' && set.ready === 2);
-      }, () => `web with 3 and api with 2 ready Pods; the last picture: ${JSON.stringify(state?.podSets)}`, 60_000);
+      await waitForAsync(
+        async () => {
+          state = (await (await fetch(`${url}state`)).json()) as DashboardState;
+          return (
+            state.podSets.some((set) => set.key === 'default/web' && set.ready === 3) &&
+            state.podSets.some((set) => set.key === 'default/api' && set.ready === 2)
+          );
+        },
+        () => `web with 3 and api with 2 ready Pods; the last picture: ${JSON.stringify(state?.podSets)}`,
+        60_000,
+      );
       expect(state!.kinds.map((kind) => kind.kind)).to.deep.equal(['PodSet', 'Pod']);
       expect(state!.queues.map((queue) => queue.controller)).to.deep.equal(['podsets']);
       expect(state!.runs.length).to.be.greaterThan(0);
@@ -54,7 +78,9 @@ describe('npm run example -- cluster-dashboard', function () {
       expect(await page.text()).to.contain('<script type="module" src="/dashboard.js"></script>');
       const stream = await request(url, '/events');
       await waitFor(() => stream.body().includes('event: state\ndata: {'), 'a picture on the event stream');
-      expect(stream.head).to.match(/^HTTP\/1\.1 200 OK/).and.match(/content-type: text\/event-stream/i);
+      expect(stream.head)
+        .to.match(/^HTTP\/1\.1 200 OK/)
+        .and.match(/content-type: text\/event-stream/i);
       expect(stream.body()).to.match(/^[0-9a-f]+\r\nretry: 1000\n\n/);
       stream.socket.destroy();
 
@@ -83,7 +109,7 @@ describe('npm run example -- cluster-dashboard', function () {
   }
 });
 
-describe('the dashboard\'s server', () => {
+describe("the dashboard's server", () => {
   let server: DashboardServer | undefined;
   afterEach(async () => {
     await server?.close();
@@ -101,21 +127,26 @@ describe('the dashboard\'s server', () => {
     const { url } = await serve(new BehaviorSubject<Frame | undefined>(toFrame({ n: 1 })), 1);
     expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     expect((await request(url, '/', { host: 'evil.example.com' })).head).to.match(/^HTTP\/1\.1 403/);
-    for (const host of ['localhost:9000', '127.0.0.1', '[::1]:8090']) expect((await request(url, '/dashboard.js', { host })).head, host).to.match(/^HTTP\/1\.1 200/);
-    expect((await request(url, '/events', { method: 'POST' })).head).to.match(/^HTTP\/1\.1 405/).and.match(/allow: GET, HEAD/i);
+    for (const host of ['localhost:9000', '127.0.0.1', '[::1]:8090'])
+      expect((await request(url, '/dashboard.js', { host })).head, host).to.match(/^HTTP\/1\.1 200/);
+    expect((await request(url, '/events', { method: 'POST' })).head)
+      .to.match(/^HTTP\/1\.1 405/)
+      .and.match(/allow: GET, HEAD/i);
     expect((await request(url, '/nope')).head).to.match(/^HTTP\/1\.1 404/);
     expect(await (await fetch(`${url}state`)).json()).to.deep.equal({ n: 1 });
     const first = await request(url, '/events');
     expect(first.head).to.match(/^HTTP\/1\.1 200/);
     await waitFor(() => server!.stats().clients === 1, 'one browser connected');
     const second = await request(url, '/events');
-    expect(second.head).to.match(/^HTTP\/1\.1 503/).and.match(/retry-after: 5/i);
+    expect(second.head)
+      .to.match(/^HTTP\/1\.1 503/)
+      .and.match(/retry-after: 5/i);
     expect(server!.stats().refused).to.equal(1);
     first.socket.destroy();
     await firstValueFrom(server!.clients$.pipe(filter((count) => count === 0)));
   });
 
-  it('holds at most its socket\'s high-water mark plus one frame for a browser that stops reading, skips the frames it cannot take, and sends the latest once it reads again', async () => {
+  it("holds at most its socket's high-water mark plus one frame for a browser that stops reading, skips the frames it cannot take, and sends the latest once it reads again", async () => {
     const pictures = new BehaviorSubject<Frame | undefined>(undefined);
     const picture = (n: number): Frame => toFrame({ n, padding: 'x'.repeat(64 * 1024) });
     const { url } = await serve(pictures);

@@ -45,21 +45,31 @@ export interface ClusterViews {
  * - The views are cold: they run while the dashboard subscribes to them, and share the informers' subscriptions.
  */
 export function clusterViews(
-  informers: InformerFactory, scope: { readonly namespace?: string | undefined; readonly lease: { readonly namespace: string; readonly name: string } | false },
+  informers: InformerFactory,
+  scope: {
+    readonly namespace?: string | undefined;
+    readonly lease: { readonly namespace: string; readonly name: string } | false;
+  },
 ): ClusterViews {
   const where = scope.namespace === undefined ? {} : { namespace: scope.namespace };
   const podSets = informers.for<PodSet>(PODSET, where);
   const pods = informers.for<V1Pod>(POD, where);
-  const lease = scope.lease === false ? undefined : informers.for<V1Lease>(LEASE, {
-    namespace: scope.lease.namespace, fieldSelector: `metadata.name=${scope.lease.name}`,
-  });
+  const lease =
+    scope.lease === false
+      ? undefined
+      : informers.for<V1Lease>(LEASE, {
+          namespace: scope.lease.namespace,
+          fieldSelector: `metadata.name=${scope.lease.name}`,
+        });
   const kinds: KindCount[] = [
     { kind: PODSET.kind, informer: podSets as Informer<KubernetesObject>, perNamespace: countPerNamespace(podSets) },
     { kind: POD.kind, informer: pods as Informer<KubernetesObject>, perNamespace: countPerNamespace(pods) },
   ];
   return {
     kinds,
-    podPhases: views.aggregate(pods, { groupBy: (pod) => `${pod.metadata?.namespace}/${pod.status?.phase ?? 'Unknown'}` }),
+    podPhases: views.aggregate(pods, {
+      groupBy: (pod) => `${pod.metadata?.namespace}/${pod.status?.phase ?? 'Unknown'}`,
+    }),
     podSetPods: views.owned(podSets, pods),
     lease,
     informers: [

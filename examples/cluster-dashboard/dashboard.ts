@@ -11,7 +11,18 @@
  * ```
  * @module
  */
-import { BehaviorSubject, filter, merge, Observable, shareReplay, Subject, Subscription, switchMap, take, tap } from 'rxjs';
+import {
+  BehaviorSubject,
+  filter,
+  merge,
+  Observable,
+  shareReplay,
+  Subject,
+  Subscription,
+  switchMap,
+  take,
+  tap,
+} from 'rxjs';
 import { wallClockNow, type ControllerDefinition, type ReconcileEvent, type WatchStatus } from '../../src/index.js';
 import { messageOf } from '../shared/health.js';
 import { clusterViews } from './cluster-views.js';
@@ -77,100 +88,139 @@ export function clusterDashboard(options: DashboardOptions): ClusterDashboard {
   const controller: ControllerDefinition = {
     name: DASHBOARD_CONTROLLER,
     needLeaderElection: false,
-    start: (context) => new Observable<ReconcileEvent>((subscriber) => {
-      const { scheduler } = context;
-      const cluster = clusterViews(context.informers, settings);
-      const subscription = new Subscription();
-      // Everything but the views: always on, and cheap (a flag, a Map write, a Subject emission).
-      const changes = new Subject<void>();
-      const statuses = new Map<string, WatchStatus>();
-      const history: Array<LeaderState['history'][number]> = [];
-      let leading = false;
-      let stopping = false;
-      let clients = 0;
-      let server: DashboardServer | undefined;
-      let closed = false;
+    start: (context) =>
+      new Observable<ReconcileEvent>((subscriber) => {
+        const { scheduler } = context;
+        const cluster = clusterViews(context.informers, settings);
+        const subscription = new Subscription();
+        // Everything but the views: always on, and cheap (a flag, a Map write, a Subject emission).
+        const changes = new Subject<void>();
+        const statuses = new Map<string, WatchStatus>();
+        const history: Array<LeaderState['history'][number]> = [];
+        let leading = false;
+        let stopping = false;
+        let clients = 0;
+        let server: DashboardServer | undefined;
+        let closed = false;
 
-      // A process starts not leading: the history lists changes from there (a standby replica's stays empty).
-      subscription.add(context.leader$.subscribe((now) => {
-        if (now !== leading) {
-          history.unshift({ leading: now, at: wallClockNow(scheduler) });
-          if (history.length > LEADER_HISTORY) history.length = LEADER_HISTORY;
+        // A process starts not leading: the history lists changes from there (a standby replica's stays empty).
+        subscription.add(
+          context.leader$.subscribe((now) => {
+            if (now !== leading) {
+              history.unshift({ leading: now, at: wallClockNow(scheduler) });
+              if (history.length > LEADER_HISTORY) history.length = LEADER_HISTORY;
+            }
+            leading = now;
+            changes.next();
+          }),
+        );
+        for (const { name, informer } of cluster.informers) {
+          subscription.add(
+            informer.status$.subscribe((status) => {
+              statuses.set(name, status);
+              changes.next();
+            }),
+          );
         }
-        leading = now;
-        changes.next();
-      }));
-      for (const { name, informer } of cluster.informers) {
-        subscription.add(informer.status$.subscribe((status) => {
-          statuses.set(name, status);
-          changes.next();
-        }));
-      }
-      subscription.add(watches$.pipe(switchMap((watches) => merge(...watches.map((watch) => watch.changed$)))).subscribe(changes));
+        subscription.add(
+          watches$.pipe(switchMap((watches) => merge(...watches.map((watch) => watch.changed$)))).subscribe(changes),
+        );
 
-      const read = (): DashboardState => readDashboardState({
-        title: settings.title,
-        views: cluster,
-        watches: watches$.value,
-        leader: { enabled: settings.lease !== false, lease: settings.lease === false ? undefined : `${settings.lease.namespace}/${settings.lease.name}`, leading, history },
-        statuses,
-        stopping,
-        clients,
-        listLimit: settings.listLimit,
-        recentRuns: settings.recentRuns,
-      }, wallClockNow(scheduler));
+        const read = (): DashboardState =>
+          readDashboardState(
+            {
+              title: settings.title,
+              views: cluster,
+              watches: watches$.value,
+              leader: {
+                enabled: settings.lease !== false,
+                lease: settings.lease === false ? undefined : `${settings.lease.namespace}/${settings.lease.name}`,
+                leading,
+                history,
+              },
+              statuses,
+              stopping,
+              clients,
+              listLimit: settings.listLimit,
+              recentRuns: settings.recentRuns,
+            },
+            wallClockNow(scheduler),
+          );
 
-      // The views run while a browser is connected (or `GET /state` asks).
-      const frames$ = pictures({
-        live: [
-          ...cluster.kinds.map(({ perNamespace }) => perNamespace.store$),
-          cluster.podPhases.store$,
-          cluster.podSetPods.store$,
-          ...(cluster.lease === undefined ? [] : [cluster.lease.store$]),
-        ],
-        changes,
-      }, read, settings.updateIntervalMs, scheduler);
+        // The views run while a browser is connected (or `GET /state` asks).
+        const frames$ = pictures(
+          {
+            live: [
+              ...cluster.kinds.map(({ perNamespace }) => perNamespace.store$),
+              cluster.podPhases.store$,
+              cluster.podSetPods.store$,
+              ...(cluster.lease === undefined ? [] : [cluster.lease.store$]),
+            ],
+            changes,
+          },
+          read,
+          settings.updateIntervalMs,
+          scheduler,
+        );
 
-      const close = (): void => {
-        if (closed) return;
-        closed = true;
-        subscription.unsubscribe();
-        const closing = server?.close() ?? Promise.resolve();
-        void closing.then(() => subscriber.complete());
-      };
+        const close = (): void => {
+          if (closed) return;
+          closed = true;
+          subscription.unsubscribe();
+          const closing = server?.close() ?? Promise.resolve();
+          void closing.then(() => subscriber.complete());
+        };
 
-      startDashboardServer({ port: settings.port, maxClients: settings.maxClients, frames$, scheduler }).then((started) => {
-        if (closed || subscriber.closed) {
-          void started.close();
-          return;
-        }
-        server = started;
-        settings.print(`${settings.title}: dashboard on ${started.url}`);
-        subscription.add(started.clients$.subscribe((count) => {
-          clients = count;
-          changes.next();
-        }));
-        server$.next(started);
-      }, (error: unknown) => {
-        subscriber.error(new Error(`dashboard: could not listen on 127.0.0.1:${settings.port}: ${messageOf(error)}`, { cause: error }));
-      });
+        startDashboardServer({ port: settings.port, maxClients: settings.maxClients, frames$, scheduler }).then(
+          (started) => {
+            if (closed || subscriber.closed) {
+              void started.close();
+              return;
+            }
+            server = started;
+            settings.print(`${settings.title}: dashboard on ${started.url}`);
+            subscription.add(
+              started.clients$.subscribe((count) => {
+                clients = count;
+                changes.next();
+              }),
+            );
+            server$.next(started);
+          },
+          (error: unknown) => {
+            subscriber.error(
+              new Error(`dashboard: could not listen on 127.0.0.1:${settings.port}: ${messageOf(error)}`, {
+                cause: error,
+              }),
+            );
+          },
+        );
 
-      // The manager's graceful stop: say so, keep serving while the observed controllers drain, then close.
-      subscription.add(context.stop$.pipe(
-        take(1),
-        tap(() => {
-          stopping = true;
-          changes.next();
-        }),
-        switchMap(() => running$.pipe(filter((count) => count <= 0), take(1))),
-      ).subscribe(() => close()));
+        // The manager's graceful stop: say so, keep serving while the observed controllers drain, then close.
+        subscription.add(
+          context.stop$
+            .pipe(
+              take(1),
+              tap(() => {
+                stopping = true;
+                changes.next();
+              }),
+              switchMap(() =>
+                running$.pipe(
+                  filter((count) => count <= 0),
+                  take(1),
+                ),
+              ),
+            )
+            .subscribe(() => close()),
+        );
 
-      return () => {
-        closed = true;
-        subscription.unsubscribe();
-        void server?.close();
-      };
-    }),
+        return () => {
+          closed = true;
+          subscription.unsubscribe();
+          void server?.close();
+        };
+      }),
   };
 
   return { observe, controller, server$: served$ };

@@ -4,7 +4,18 @@
  * @module
  */
 import type { ServerResponse } from 'node:http';
-import { filter, fromEvent, interval, merge, take, tap, throttle, type MonoTypeOperatorFunction, type Observable, type SchedulerLike } from 'rxjs';
+import {
+  filter,
+  fromEvent,
+  interval,
+  merge,
+  take,
+  tap,
+  throttle,
+  type MonoTypeOperatorFunction,
+  type Observable,
+  type SchedulerLike,
+} from 'rxjs';
 import { HEARTBEAT_MS } from './options.js';
 
 /** What a connection needs of its socket: whether its buffer is over the high-water mark. */
@@ -31,7 +42,10 @@ export interface DrainingWritable {
  * - If `drain$` never emits (a reader that stopped reading), the latest value is held until the subscription ends;
  *   close such connections on their `close` event.
  */
-export function latestWhenWritable<T>(writable: DrainingWritable, drain$: Observable<unknown>): MonoTypeOperatorFunction<T> {
+export function latestWhenWritable<T>(
+  writable: DrainingWritable,
+  drain$: Observable<unknown>,
+): MonoTypeOperatorFunction<T> {
   return throttle<T>(() => (writable.writableNeedDrain ? drain$.pipe(take(1)) : []), { leading: true, trailing: true });
 }
 
@@ -75,12 +89,15 @@ export interface ConnectionStats {
  * - `retry: 1000` asks the browser to reconnect one second after the connection drops.
  */
 export function serveEventStream(
-  response: ServerResponse, frames$: Observable<Frame>, stats: ConnectionStats, scheduler: SchedulerLike,
+  response: ServerResponse,
+  frames$: Observable<Frame>,
+  stats: ConnectionStats,
+  scheduler: SchedulerLike,
 ): () => void {
   response.writeHead(200, {
     'Content-Type': 'text/event-stream; charset=utf-8',
     'Cache-Control': 'no-store',
-    'Connection': 'keep-alive',
+    Connection: 'keep-alive',
     'X-Accel-Buffering': 'no',
   });
   response.socket?.setNoDelay(true);

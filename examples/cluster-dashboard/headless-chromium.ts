@@ -21,8 +21,17 @@ export const CHROMIUM_PATH = process.env.RXKUBE_CHROMIUM || '/usr/bin/chromium';
 
 /** Headless, no sandbox (it runs as root in CI containers), and nothing that talks to the network on its own. */
 export const CHROMIUM_FLAGS: readonly string[] = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', '--hide-scrollbars', '--mute-audio',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+  '--hide-scrollbars',
+  '--mute-audio',
 ];
 
 /** How long one DevTools command may take, ms. */
@@ -67,12 +76,18 @@ export interface HeadlessChromium {
  */
 export async function launchChromium(): Promise<HeadlessChromium> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium; .ci/run does) or set RXKUBE_CHROMIUM`);
+    throw new Error(
+      `no Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium; .ci/run does) or set RXKUBE_CHROMIUM`,
+    );
   }
   const profile = mkdtempSync(join(tmpdir(), 'rxkube-chromium-'));
-  const child = spawn(CHROMIUM_PATH, [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe', 'about:blank'], {
-    stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    CHROMIUM_PATH,
+    [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe', 'about:blank'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   (child.stderr as Readable).setEncoding('utf8').on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-4000);
@@ -87,28 +102,48 @@ export async function launchChromium(): Promise<HeadlessChromium> {
   }
   return {
     open: async (url, size = { width: 1400, height: 1000 }) => {
-      const { targetId } = await connection.send('Target.createTarget', { url: 'about:blank' }) as { targetId: string };
-      const { sessionId } = await connection.send('Target.attachToTarget', { targetId, flatten: true }) as { sessionId: string };
+      const { targetId } = (await connection.send('Target.createTarget', { url: 'about:blank' })) as {
+        targetId: string;
+      };
+      const { sessionId } = (await connection.send('Target.attachToTarget', { targetId, flatten: true })) as {
+        sessionId: string;
+      };
       const errors: string[] = [];
       connection.listen(sessionId, (message) => {
         if (message.method === 'Runtime.exceptionThrown') {
-          const details = message.params?.exceptionDetails as { text?: string; exception?: { description?: string } } | undefined;
+          const details = message.params?.exceptionDetails as
+            | { text?: string; exception?: { description?: string } }
+            | undefined;
           errors.push(details?.exception?.description ?? details?.text ?? 'exception');
         } else if (message.method === 'Runtime.consoleAPICalled' && message.params?.type === 'error') {
-          errors.push((message.params.args as Array<{ value?: unknown; description?: string }>).map((arg) => String(arg.value ?? arg.description)).join(' '));
+          errors.push(
+            (message.params.args as Array<{ value?: unknown; description?: string }>)
+              .map((arg) => String(arg.value ?? arg.description))
+              .join(' '),
+          );
         }
       });
       await connection.send('Runtime.enable', {}, sessionId);
       await connection.send('Page.enable', {}, sessionId);
-      await connection.send('Emulation.setDeviceMetricsOverride', { ...size, deviceScaleFactor: 1, mobile: false }, sessionId);
+      await connection.send(
+        'Emulation.setDeviceMetricsOverride',
+        { ...size, deviceScaleFactor: 1, mobile: false },
+        sessionId,
+      );
       const loaded = connection.next(sessionId, 'Page.loadEventFired');
       await connection.send('Page.navigate', { url }, sessionId);
       await loaded;
       const evaluate = async <T>(expression: string): Promise<T> => {
-        const { result, exceptionDetails } = await connection.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId) as {
-          result: { value?: T }; exceptionDetails?: { text: string; exception?: { description?: string } };
+        const { result, exceptionDetails } = (await connection.send(
+          'Runtime.evaluate',
+          { expression, returnByValue: true, awaitPromise: true },
+          sessionId,
+        )) as {
+          result: { value?: T };
+          exceptionDetails?: { text: string; exception?: { description?: string } };
         };
-        if (exceptionDetails !== undefined) throw new Error(`in the page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+        if (exceptionDetails !== undefined)
+          throw new Error(`in the page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
         return result.value as T;
       };
       return {
@@ -118,16 +153,30 @@ export async function launchChromium(): Promise<HeadlessChromium> {
           for (;;) {
             const value = await evaluate<T>(expression);
             if (value) return value;
-            if (Date.now() > deadline) throw new Error(`timed out after ${limitMs} ms waiting for the page to show ${what}`);
+            if (Date.now() > deadline)
+              throw new Error(`timed out after ${limitMs} ms waiting for the page to show ${what}`);
             await new Promise((resolve) => setTimeout(resolve, 50));
           }
         },
         screenshot: async (path) => {
-          const { cssContentSize } = await connection.send('Page.getLayoutMetrics', {}, sessionId) as { cssContentSize: { width: number; height: number } };
-          const { data } = await connection.send('Page.captureScreenshot', {
-            format: 'png', captureBeyondViewport: true,
-            clip: { x: 0, y: 0, width: Math.ceil(cssContentSize.width), height: Math.ceil(cssContentSize.height), scale: 1 },
-          }, sessionId) as { data: string };
+          const { cssContentSize } = (await connection.send('Page.getLayoutMetrics', {}, sessionId)) as {
+            cssContentSize: { width: number; height: number };
+          };
+          const { data } = (await connection.send(
+            'Page.captureScreenshot',
+            {
+              format: 'png',
+              captureBeyondViewport: true,
+              clip: {
+                x: 0,
+                y: 0,
+                width: Math.ceil(cssContentSize.width),
+                height: Math.ceil(cssContentSize.height),
+                scale: 1,
+              },
+            },
+            sessionId,
+          )) as { data: string };
           const png = Buffer.from(data, 'base64');
           writeFileSync(path, png);
           return png.length;
@@ -150,11 +199,17 @@ export async function launchChromium(): Promise<HeadlessChromium> {
 class DevTools {
   private nextId = 0;
   private buffer = Buffer.alloc(0);
-  private readonly pending = new Map<number, { resolve: (result: Record<string, unknown>) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (result: Record<string, unknown>) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }
+  >();
   private readonly listeners = new Map<string, Array<(message: Message) => void>>();
   private exited: Error | undefined;
 
-  constructor(private readonly child: ChildProcess, private readonly stderr: () => string) {
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly stderr: () => string,
+  ) {
     (child.stdio[4] as Readable).on('data', (chunk: Buffer) => this.receive(chunk));
     child.once('exit', (code, signal) => {
       this.exited = new Error(`Chromium exited (${code ?? signal}); its last output:\n${this.stderr()}`);
@@ -172,10 +227,16 @@ class DevTools {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new Error(`Chromium did not answer ${method} within ${COMMAND_TIMEOUT_MS} ms; its last output:\n${this.stderr()}`));
+        reject(
+          new Error(
+            `Chromium did not answer ${method} within ${COMMAND_TIMEOUT_MS} ms; its last output:\n${this.stderr()}`,
+          ),
+        );
       }, COMMAND_TIMEOUT_MS);
       this.pending.set(id, { resolve, reject, timer });
-      (this.child.stdio[3] as Writable).write(`${JSON.stringify({ id, method, params, ...(sessionId === undefined ? {} : { sessionId }) })}\0`);
+      (this.child.stdio[3] as Writable).write(
+        `${JSON.stringify({ id, method, params, ...(sessionId === undefined ? {} : { sessionId }) })}\0`,
+      );
     });
   }
 
@@ -189,7 +250,10 @@ class DevTools {
     return new Promise((resolve) => {
       const listener = (message: Message): void => {
         if (message.method !== method) return;
-        this.listeners.set(sessionId, (this.listeners.get(sessionId) ?? []).filter((known) => known !== listener));
+        this.listeners.set(
+          sessionId,
+          (this.listeners.get(sessionId) ?? []).filter((known) => known !== listener),
+        );
         resolve(message);
       };
       this.listen(sessionId, listener);

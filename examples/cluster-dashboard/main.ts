@@ -32,9 +32,9 @@ const NAME = 'cluster-dashboard';
 
 const { kubeconfig, installCrd, controllers, managerOptions, scope } = checkedArgs(NAME, () => {
   const values = exampleArgs({
-    'kubeconfig': { type: 'string' },
-    'namespace': { type: 'string' },
-    'workers': { type: 'string', default: String(DEFAULT_WORKERS) },
+    kubeconfig: { type: 'string' },
+    namespace: { type: 'string' },
+    workers: { type: 'string', default: String(DEFAULT_WORKERS) },
     'install-crd': { type: 'boolean', default: false },
     'dashboard-port': { type: 'string', default: String(DEFAULT_DASHBOARD_PORT) },
     'update-interval': { type: 'string', default: String(DEFAULT_UPDATE_INTERVAL_MS) },
@@ -50,7 +50,10 @@ const { kubeconfig, installCrd, controllers, managerOptions, scope } = checkedAr
     maxClients: numberFlag('max-clients', values['max-clients']),
     ...namespace,
     // The manager's Lease is named after it (ManagerLeaderElection.name's default).
-    lease: leaderElection === false || leaderElection === undefined ? false : { namespace: leaderElection.namespace!, name: NAME },
+    lease:
+      leaderElection === false || leaderElection === undefined
+        ? false
+        : { namespace: leaderElection.namespace!, name: NAME },
   });
   const podSets = replicaSetController({ ...namespace, workers: numberFlag('workers', values.workers) });
   return {
@@ -66,19 +69,25 @@ const target = await connectExample(NAME, kubeconfig, `; a live page about the P
 
 if (target.cluster !== undefined || installCrd) await installExampleCrd(NAME, target, podSetCrd(), PODSET);
 
-runExampleManager(NAME, target, {
-  connection: target.kubeConfig,
-  name: NAME,
-  controllers,
-  ...managerOptions,
-}, {
-  play: runDashboardWorkload,
-  done: 'workload: stopped',
-});
+runExampleManager(
+  NAME,
+  target,
+  {
+    connection: target.kubeConfig,
+    name: NAME,
+    controllers,
+    ...managerOptions,
+  },
+  {
+    play: runDashboardWorkload,
+    done: 'workload: stopped',
+  },
+);
 
 /** A flag's value as a number; a `TypeError` naming the flag when it is not one (its range is checked by its user). */
 function numberFlag(flag: string, value: string): number {
   const number = Number(value);
-  if (value.trim() === '' || !Number.isFinite(number)) throw new TypeError(`--${flag} must be a number, got ${JSON.stringify(value)}`);
+  if (value.trim() === '' || !Number.isFinite(number))
+    throw new TypeError(`--${flag} must be a number, got ${JSON.stringify(value)}`);
   return number;
 }

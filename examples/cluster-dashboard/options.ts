@@ -69,17 +69,22 @@ export interface DashboardSettings {
  */
 export function resolveDashboardOptions(options: DashboardOptions): DashboardSettings {
   const port = options.port ?? DEFAULT_DASHBOARD_PORT;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new RangeError(`dashboard: port must be an integer in [0, 65535], got ${String(port)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new RangeError(`dashboard: port must be an integer in [0, 65535], got ${String(port)}`);
   const updateIntervalMs = options.updateIntervalMs ?? DEFAULT_UPDATE_INTERVAL_MS;
   if (typeof updateIntervalMs !== 'number' || !(updateIntervalMs >= 10 && updateIntervalMs <= 60_000)) {
-    throw new RangeError(`dashboard: update interval must be a number of ms in [10, 60000], got ${String(updateIntervalMs)}`);
+    throw new RangeError(
+      `dashboard: update interval must be a number of ms in [10, 60000], got ${String(updateIntervalMs)}`,
+    );
   }
   const limit = (name: string, value: number | undefined, fallback: number): number => {
     const resolved = value ?? fallback;
-    if (!Number.isInteger(resolved) || resolved < 1) throw new RangeError(`dashboard: ${name} must be an integer >= 1, got ${String(resolved)}`);
+    if (!Number.isInteger(resolved) || resolved < 1)
+      throw new RangeError(`dashboard: ${name} must be an integer >= 1, got ${String(resolved)}`);
     return resolved;
   };
-  if (typeof options.title !== 'string' || options.title === '') throw new TypeError(`dashboard: title must be a non-empty string, got ${JSON.stringify(options.title)}`);
+  if (typeof options.title !== 'string' || options.title === '')
+    throw new TypeError(`dashboard: title must be a non-empty string, got ${JSON.stringify(options.title)}`);
   const { namespace } = options;
   if (namespace !== undefined && (typeof namespace !== 'string' || namespace === '')) {
     throw new TypeError(`dashboard: namespace must be a non-empty string when given, got ${JSON.stringify(namespace)}`);

@@ -7,10 +7,11 @@ import { concat, defer, map, of } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { pictures } from './pictures.js';
 
-describe('pictures: the dashboard\'s shared, sampled stream', () => {
-  const scheduler = () => new TestScheduler((actual, expected) => {
-    expect(actual).to.deep.equal(expected);
-  });
+describe("pictures: the dashboard's shared, sampled stream", () => {
+  const scheduler = () =>
+    new TestScheduler((actual, expected) => {
+      expect(actual).to.deep.equal(expected);
+    });
 
   it('reads one picture at once, then at most one per interval while changes come, the last state of each interval at its end', () => {
     const test = scheduler();
@@ -32,7 +33,9 @@ describe('pictures: the dashboard\'s shared, sampled stream', () => {
         viewsRunning = true;
         return of('s');
       });
-      const built = pictures({ live: [view], changes: hot('') }, () => viewsRunning, 5, test).pipe(map((frame) => frame.json));
+      const built = pictures({ live: [view], changes: hot('') }, () => viewsRunning, 5, test).pipe(
+        map((frame) => frame.json),
+      );
       expectObservable(built, '^ 30ms !').toBe('t', { t: 'true' });
     });
   });

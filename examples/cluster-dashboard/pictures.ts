@@ -3,7 +3,17 @@
  * interval out, read and serialized once for every connection.
  * @module
  */
-import { map, merge, Observable, shareReplay, startWith, Subject, Subscription, throttleTime, type SchedulerLike } from 'rxjs';
+import {
+  map,
+  merge,
+  Observable,
+  shareReplay,
+  startWith,
+  Subject,
+  Subscription,
+  throttleTime,
+  type SchedulerLike,
+} from 'rxjs';
 import { toFrame, type Frame } from './event-stream.js';
 
 /** What {@link pictures} reads from. */
@@ -30,21 +40,32 @@ export interface PictureSources {
  * - `read` is called, and its result serialized, once per picture whatever the number of subscribers; the latest
  *   picture is replayed to a new subscriber; when the last one leaves, the `live` streams are left.
  */
-export function pictures<T>(sources: PictureSources, read: () => T, intervalMs: number, scheduler: SchedulerLike): Observable<Frame> {
+export function pictures<T>(
+  sources: PictureSources,
+  read: () => T,
+  intervalMs: number,
+  scheduler: SchedulerLike,
+): Observable<Frame> {
   return new Observable<Frame>((subscriber) => {
     const subscription = new Subscription();
     const liveChanges = new Subject<void>();
     // The views first: what they emit as they start (their current snapshot) reaches no one yet, and the first
     // read below sees them built.
-    subscription.add(merge(...sources.live).subscribe({
-      next: () => liveChanges.next(),
-      error: (error: unknown) => subscriber.error(error),
-    }));
-    subscription.add(merge(liveChanges, sources.changes).pipe(
-      startWith(undefined),
-      throttleTime(intervalMs, scheduler, { leading: true, trailing: true }),
-      map(() => toFrame(read())),
-    ).subscribe(subscriber));
+    subscription.add(
+      merge(...sources.live).subscribe({
+        next: () => liveChanges.next(),
+        error: (error: unknown) => subscriber.error(error),
+      }),
+    );
+    subscription.add(
+      merge(liveChanges, sources.changes)
+        .pipe(
+          startWith(undefined),
+          throttleTime(intervalMs, scheduler, { leading: true, trailing: true }),
+          map(() => toFrame(read())),
+        )
+        .subscribe(subscriber),
+    );
     return subscription;
   }).pipe(shareReplay({ bufferSize: 1, refCount: true }));
 }

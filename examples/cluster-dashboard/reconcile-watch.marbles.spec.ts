@@ -10,9 +10,10 @@ import { reconcile, startController, type ControllerDefinition, type ReconcileEv
 import { observeController, ReconcileWatch, type QueueState } from './reconcile-watch.js';
 
 describe('ReconcileWatch: the queue and the runs, from the metrics hook', () => {
-  const scheduler = () => new TestScheduler((actual, expected) => {
-    expect(actual).to.deep.equal(expected);
-  });
+  const scheduler = () =>
+    new TestScheduler((actual, expected) => {
+      expect(actual).to.deep.equal(expected);
+    });
 
   it('lists the keys waiting, running and delayed at each moment, and the finished runs with their reasons, errors and what followed', () => {
     const test = scheduler();
@@ -21,21 +22,42 @@ describe('ReconcileWatch: the queue and the runs, from the metrics hook', () => 
       const seen: Record<number, QueueState> = {};
       const failures = new Map<string, number>();
       // One worker; each run takes 10 ms; `flaky` fails twice.
-      hot('abc', { a: { key: 'ns/one', reason: 'first' }, b: { key: 'ns/two', reason: 'second' }, c: { key: 'ns/flaky', reason: 'third' } }).pipe(
-        reconcile(({ key }) => timer(10).pipe(map(() => {
-          const failed = failures.get(key) ?? 0;
-          if (key === 'ns/flaky' && failed < 2) {
-            failures.set(key, failed + 1);
-            throw new Error(`flaky failure ${failed + 1}`);
-          }
-        })), { metrics: watch, scheduler: test, globalRateLimiter: false }),
-      ).subscribe();
-      for (const at of [5, 25, 31, 36]) test.schedule(() => { seen[at] = watch.state(10); }, at);
+      hot('abc', {
+        a: { key: 'ns/one', reason: 'first' },
+        b: { key: 'ns/two', reason: 'second' },
+        c: { key: 'ns/flaky', reason: 'third' },
+      })
+        .pipe(
+          reconcile(
+            ({ key }) =>
+              timer(10).pipe(
+                map(() => {
+                  const failed = failures.get(key) ?? 0;
+                  if (key === 'ns/flaky' && failed < 2) {
+                    failures.set(key, failed + 1);
+                    throw new Error(`flaky failure ${failed + 1}`);
+                  }
+                }),
+              ),
+            { metrics: watch, scheduler: test, globalRateLimiter: false },
+          ),
+        )
+        .subscribe();
+      for (const at of [5, 25, 31, 36])
+        test.schedule(() => {
+          seen[at] = watch.state(10);
+        }, at);
       flush();
 
       // At 5 ms: one runs, two wait (oldest first), with when they came.
       expect(seen[5]!.running.keys).to.deep.equal([{ key: 'ns/one', since: 0 }]);
-      expect(seen[5]!.waiting).to.deep.equal({ total: 2, keys: [{ key: 'ns/two', since: 1 }, { key: 'ns/flaky', since: 2 }] });
+      expect(seen[5]!.waiting).to.deep.equal({
+        total: 2,
+        keys: [
+          { key: 'ns/two', since: 1 },
+          { key: 'ns/flaky', since: 2 },
+        ],
+      });
       expect(seen[5]).to.deep.include({ depth: 2, activeWorkers: 1, concurrency: 1, open: true, priorities: null });
       // At 25 ms flaky runs; at 31 it failed once and waits 5 ms for its retry (not in the depth); at 36 it runs again.
       expect(seen[25]!.running.keys.map((key) => key.key)).to.deep.equal(['ns/flaky']);
@@ -44,11 +66,27 @@ describe('ReconcileWatch: the queue and the runs, from the metrics hook', () => 
       expect(seen[36]!.delayed.total).to.equal(0);
       expect(seen[36]!.running.keys.map((key) => key.key)).to.deep.equal(['ns/flaky']);
 
-      const runs = watch.recent().map(({ key, outcome, reasons, attempt, error, then }) => ({ key, outcome, reasons, attempt, error, then }));
+      const runs = watch
+        .recent()
+        .map(({ key, outcome, reasons, attempt, error, then }) => ({ key, outcome, reasons, attempt, error, then }));
       expect(runs).to.deep.equal([
         { key: 'ns/flaky', outcome: 'succeeded', reasons: ['retry'], attempt: 3, error: undefined, then: undefined },
-        { key: 'ns/flaky', outcome: 'failed', reasons: ['retry'], attempt: 2, error: 'flaky failure 2', then: 'retry in 10 ms (failure 2)' },
-        { key: 'ns/flaky', outcome: 'failed', reasons: ['third'], attempt: 1, error: 'flaky failure 1', then: 'retry in 5 ms (failure 1)' },
+        {
+          key: 'ns/flaky',
+          outcome: 'failed',
+          reasons: ['retry'],
+          attempt: 2,
+          error: 'flaky failure 2',
+          then: 'retry in 10 ms (failure 2)',
+        },
+        {
+          key: 'ns/flaky',
+          outcome: 'failed',
+          reasons: ['third'],
+          attempt: 1,
+          error: 'flaky failure 1',
+          then: 'retry in 5 ms (failure 1)',
+        },
         { key: 'ns/two', outcome: 'succeeded', reasons: ['second'], attempt: 1, error: undefined, then: undefined },
         { key: 'ns/one', outcome: 'succeeded', reasons: ['first'], attempt: 1, error: undefined, then: undefined },
       ]);
@@ -62,14 +100,18 @@ describe('ReconcileWatch: the queue and the runs, from the metrics hook', () => 
       const watch = new ReconcileWatch('things', () => test.now(), 3);
       const stop = new Subject<void>();
       // Eight keys at once; one worker, 10 ms a run; the stop comes at 25 ms, with five keys still waiting.
-      concat(from(Array.from({ length: 8 }, (_, i) => `ns/k${i}`)), NEVER).pipe(
-        reconcile(() => timer(10), { metrics: watch, scheduler: test, stop$: stop, globalRateLimiter: false }),
-      ).subscribe();
+      concat(from(Array.from({ length: 8 }, (_, i) => `ns/k${i}`)), NEVER)
+        .pipe(reconcile(() => timer(10), { metrics: watch, scheduler: test, stop$: stop, globalRateLimiter: false }))
+        .subscribe();
       let state: QueueState | undefined;
-      test.schedule(() => { state = watch.state(2); }, 5);
+      test.schedule(() => {
+        state = watch.state(2);
+      }, 5);
       test.schedule(() => stop.next(), 25);
       let afterStop: QueueState | undefined;
-      test.schedule(() => { afterStop = watch.state(2); }, 26);
+      test.schedule(() => {
+        afterStop = watch.state(2);
+      }, 26);
       flush();
       expect(state!.waiting.total).to.equal(7);
       expect(state!.waiting.keys.map((key) => key.key)).to.deep.equal(['ns/k1', 'ns/k2']);
@@ -78,24 +120,32 @@ describe('ReconcileWatch: the queue and the runs, from the metrics hook', () => 
     });
   });
 
-  it('observeController adds the watch to every operator of a definition, beside the host\'s own hook and the controller\'s', () => {
+  it("observeController adds the watch to every operator of a definition, beside the host's own hook and the controller's", () => {
     const own: string[] = [];
     const definition: ControllerDefinition = {
       name: 'things',
-      start: (context) => of('ns/a', 'ns/b').pipe(context.reconcile(() => EMPTY, { metrics: { added: (key) => own.push(key) } })),
+      start: (context) =>
+        of('ns/a', 'ns/b').pipe(context.reconcile(() => EMPTY, { metrics: { added: (key) => own.push(key) } })),
     };
     const test = scheduler();
     test.run(({ flush }) => {
       const watch = new ReconcileWatch('things', () => test.now(), 10);
       let ended = 0;
       const events: ReconcileEvent[] = [];
-      const observed = observeController(definition, watch, () => { ended += 1; });
+      const observed = observeController(definition, watch, () => {
+        ended += 1;
+      });
       expect(observed.name).to.equal('things');
       const connection = new KubeConfig();
       connection.loadFromOptions({
-        clusters: [{ name: 'c', server: 'http://127.0.0.1:1' }], users: [{ name: 'u' }], contexts: [{ name: 'c', cluster: 'c', user: 'u' }], currentContext: 'c',
+        clusters: [{ name: 'c', server: 'http://127.0.0.1:1' }],
+        users: [{ name: 'u' }],
+        contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
+        currentContext: 'c',
       });
-      startController(observed, { connection, scheduler: test, events: false }).subscribe((event) => events.push(event));
+      startController(observed, { connection, scheduler: test, events: false }).subscribe((event) =>
+        events.push(event),
+      );
       flush();
       expect(own).to.deep.equal(['ns/a', 'ns/b']);
       expect(watch.recent().map((run) => run.key)).to.deep.equal(['ns/b', 'ns/a']);

@@ -108,7 +108,11 @@ export class ReconcileWatch implements ReconcileMetrics {
    * @param now - the wall clock, ms since the epoch (`wallClockNow` of the host's scheduler).
    * @param recentRuns - how many finished runs to keep.
    */
-  constructor(readonly controller: string, private readonly now: () => number, private readonly recentRuns: number) {
+  constructor(
+    readonly controller: string,
+    private readonly now: () => number,
+    private readonly recentRuns: number,
+  ) {
     this.changed$ = this.changes.asObservable();
   }
 
@@ -151,7 +155,11 @@ export class ReconcileWatch implements ReconcileMetrics {
     const at = this.now();
     // A delay of 0 means a fresh trigger made the key ready already: it is `added`, not delayed.
     if ((next?.type === 'retrying' || next?.type === 'requeued') && next.delayMs > 0 && !this.waiting.has(run.key)) {
-      this.delayed.set(run.key, { key: run.key, at: at + next.delayMs, why: next.type === 'retrying' ? 'retry' : 'requeue' });
+      this.delayed.set(run.key, {
+        key: run.key,
+        at: at + next.delayMs,
+        why: next.type === 'retrying' ? 'retry' : 'requeue',
+      });
     }
     const row: RunRow = {
       key: run.key,
@@ -192,7 +200,10 @@ export class ReconcileWatch implements ReconcileMetrics {
       longestRunningMs,
       waiting: firstKeys(this.waiting, limit),
       running: firstKeys(this.running, limit),
-      delayed: { total: this.delayed.size, keys: [...this.delayed.values()].sort((a, b) => a.at - b.at).slice(0, limit) },
+      delayed: {
+        total: this.delayed.size,
+        keys: [...this.delayed.values()].sort((a, b) => a.at - b.at).slice(0, limit),
+      },
       priorities: null,
     };
   }
@@ -227,14 +238,22 @@ function describeNext(next: Extract<ReconcileEvent, { type: 'requeued' | 'retryi
  * - Same name, same `needLeaderElection`, same events; only the operators' `metrics` option is added to.
  * - `onEnded` is called once when the controller's stream ends (drained, failed or unsubscribed).
  */
-export function observeController(definition: ControllerDefinition, watch: ReconcileMetrics, onEnded: () => void = () => {}): ControllerDefinition {
+export function observeController(
+  definition: ControllerDefinition,
+  watch: ReconcileMetrics,
+  onEnded: () => void = () => {},
+): ControllerDefinition {
   return {
     ...definition,
     start: (context) => {
-      const reconcile = ((fn: Parameters<ContextReconcile>[0], options: Parameters<ContextReconcile>[1] = {}) => context.reconcile(fn as never, {
-        ...options,
-        metrics: options.metrics === undefined ? watch : bothHooks(watch, options.metrics),
-      } as never)) as ContextReconcile;
+      const reconcile = ((fn: Parameters<ContextReconcile>[0], options: Parameters<ContextReconcile>[1] = {}) =>
+        context.reconcile(
+          fn as never,
+          {
+            ...options,
+            metrics: options.metrics === undefined ? watch : bothHooks(watch, options.metrics),
+          } as never,
+        )) as ContextReconcile;
       return definition.start({ ...context, reconcile }).pipe(finalize(onEnded));
     },
   };
@@ -243,11 +262,29 @@ export function observeController(definition: ControllerDefinition, watch: Recon
 /** One hook that tells `a`, then `b`, everything. */
 function bothHooks(a: ReconcileMetrics, b: ReconcileMetrics): ReconcileMetrics {
   return {
-    opened: (queue) => { a.opened?.(queue); b.opened?.(queue); },
-    closed: (queue) => { a.closed?.(queue); b.closed?.(queue); },
-    added: (key) => { a.added?.(key); b.added?.(key); },
-    started: (key, waitMs) => { a.started?.(key, waitMs); b.started?.(key, waitMs); },
-    done: (key, durationMs) => { a.done?.(key, durationMs); b.done?.(key, durationMs); },
-    outcome: (run, next) => { a.outcome?.(run, next); b.outcome?.(run, next); },
+    opened: (queue) => {
+      a.opened?.(queue);
+      b.opened?.(queue);
+    },
+    closed: (queue) => {
+      a.closed?.(queue);
+      b.closed?.(queue);
+    },
+    added: (key) => {
+      a.added?.(key);
+      b.added?.(key);
+    },
+    started: (key, waitMs) => {
+      a.started?.(key, waitMs);
+      b.started?.(key, waitMs);
+    },
+    done: (key, durationMs) => {
+      a.done?.(key, durationMs);
+      b.done?.(key, durationMs);
+    },
+    outcome: (run, next) => {
+      a.outcome?.(run, next);
+      b.outcome?.(run, next);
+    },
   };
 }

@@ -26,7 +26,8 @@ const ASSETS: ReadonlyMap<string, { readonly file: string; readonly type: string
 ]);
 
 const SECURITY_HEADERS = {
-  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
 } as const;
@@ -74,14 +75,21 @@ export interface ServeOptions {
  * - At most `maxClients` event streams; each holds at most its socket's high-water mark plus one frame unsent.
  */
 export function startDashboardServer(options: ServeOptions): Promise<DashboardServer> {
-  const assets = new Map([...ASSETS].map(([path, { file, type }]) => [path, { body: readFileSync(new URL(file, PAGE_DIR)), type }]));
+  const assets = new Map(
+    [...ASSETS].map(([path, { file, type }]) => [path, { body: readFileSync(new URL(file, PAGE_DIR)), type }]),
+  );
   const clients$ = new BehaviorSubject(0);
   const open = new Map<ServerResponse, { readonly stats: ConnectionStats; readonly stop: () => void }>();
   let refused = 0;
 
   const handle = (request: IncomingMessage, response: ServerResponse): void => {
     const host = (request.headers.host ?? '').replace(/:\d+$/, '');
-    if (!LOOPBACK_HOSTS.has(host)) return void plain(response, 403, `the dashboard answers requests to 127.0.0.1 or localhost only, not ${JSON.stringify(host)}\n`);
+    if (!LOOPBACK_HOSTS.has(host))
+      return void plain(
+        response,
+        403,
+        `the dashboard answers requests to 127.0.0.1 or localhost only, not ${JSON.stringify(host)}\n`,
+      );
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.setHeader('Allow', 'GET, HEAD');
       return void plain(response, 405, `${request.method} is not allowed; the dashboard is read-only\n`);
@@ -94,17 +102,28 @@ export function startDashboardServer(options: ServeOptions): Promise<DashboardSe
       return;
     }
     if (path === '/state') {
-      firstValueFrom(options.frames$).then((frame) => {
-        response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...SECURITY_HEADERS });
-        response.end(request.method === 'HEAD' ? undefined : frame.json);
-      }, (error: unknown) => plain(response, 503, `no picture to serve: ${messageOf(error)}\n`));
+      firstValueFrom(options.frames$).then(
+        (frame) => {
+          response.writeHead(200, {
+            'Content-Type': 'application/json; charset=utf-8',
+            'Cache-Control': 'no-store',
+            ...SECURITY_HEADERS,
+          });
+          response.end(request.method === 'HEAD' ? undefined : frame.json);
+        },
+        (error: unknown) => plain(response, 503, `no picture to serve: ${messageOf(error)}\n`),
+      );
       return;
     }
     if (path !== '/events') return void plain(response, 404, `no such page: ${path}\n`);
     if (open.size >= options.maxClients) {
       refused += 1;
       response.setHeader('Retry-After', '5');
-      return void plain(response, 503, `${options.maxClients} browsers are connected already, the most this dashboard serves at once\n`);
+      return void plain(
+        response,
+        503,
+        `${options.maxClients} browsers are connected already, the most this dashboard serves at once\n`,
+      );
     }
     const stats: ConnectionStats = { offered: 0, written: 0, peakBufferedBytes: 0, highWaterMark: 0 };
     const stop = serveEventStream(response, options.frames$, stats, options.scheduler);
@@ -126,12 +145,17 @@ export function startDashboardServer(options: ServeOptions): Promise<DashboardSe
       resolve({
         url: `http://${DASHBOARD_HOST}:${port}/`,
         clients$: clients$.asObservable(),
-        stats: () => ({ clients: open.size, connections: [...open.values()].map(({ stats }) => ({ ...stats })), refused }),
-        close: () => new Promise<void>((closed) => {
-          for (const { stop } of open.values()) stop();
-          server.close(() => closed());
-          server.closeAllConnections();
+        stats: () => ({
+          clients: open.size,
+          connections: [...open.values()].map(({ stats }) => ({ ...stats })),
+          refused,
         }),
+        close: () =>
+          new Promise<void>((closed) => {
+            for (const { stop } of open.values()) stop();
+            server.close(() => closed());
+            server.closeAllConnections();
+          }),
       });
     });
   });

@@ -27,7 +27,12 @@ export interface PodSetRow {
   /** Pods it controls in the cache now, terminating ones included. */
   readonly pods: number;
   /** Up to {@link PODS_PER_PODSET} of them. */
-  readonly podList: ReadonlyArray<{ readonly name: string; readonly phase: string; readonly ready: boolean; readonly terminating: boolean }>;
+  readonly podList: ReadonlyArray<{
+    readonly name: string;
+    readonly phase: string;
+    readonly ready: boolean;
+    readonly terminating: boolean;
+  }>;
   /** The message of its `ReplicaFailure` condition, when True. */
   readonly failure?: string;
 }
@@ -59,7 +64,12 @@ export interface DashboardState {
   /** Every namespace that holds an object of a listed kind, sorted. */
   readonly namespaces: readonly string[];
   /** Objects per kind per namespace. */
-  readonly kinds: ReadonlyArray<{ readonly kind: string; readonly total: number; readonly synced: boolean; readonly perNamespace: Readonly<Record<string, number>> }>;
+  readonly kinds: ReadonlyArray<{
+    readonly kind: string;
+    readonly total: number;
+    readonly synced: boolean;
+    readonly perNamespace: Readonly<Record<string, number>>;
+  }>;
   /** Every Pod phase in use, sorted. */
   readonly phases: readonly string[];
   /** Pods per phase per namespace. */
@@ -80,7 +90,12 @@ export interface StateSources {
   readonly title: string;
   readonly views: ClusterViews;
   readonly watches: readonly ReconcileWatch[];
-  readonly leader: { readonly enabled: boolean; readonly lease: string | undefined; readonly leading: boolean; readonly history: LeaderState['history'] };
+  readonly leader: {
+    readonly enabled: boolean;
+    readonly lease: string | undefined;
+    readonly leading: boolean;
+    readonly history: LeaderState['history'];
+  };
   readonly statuses: ReadonlyMap<string, WatchStatus>;
   readonly stopping: boolean;
   readonly clients: number;
@@ -134,7 +149,9 @@ export function readDashboardState(sources: StateSources, now: number): Dashboar
     namespaces: [...namespaces].sort(),
     kinds,
     phases: [...phases].sort(),
-    podPhases: [...byNamespace].sort(([a], [b]) => a.localeCompare(b)).map(([namespace, counts]) => ({ namespace, phases: counts })),
+    podPhases: [...byNamespace]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([namespace, counts]) => ({ namespace, phases: counts })),
     podSets: podSetKeys.slice(0, listLimit).map((key) => podSetRow(key, tree.get(key)!)),
     podSetTotal: podSetKeys.length,
     queues: sources.watches.map((watch) => watch.state(listLimit)),
@@ -153,7 +170,8 @@ function podSetRow(key: string, row: views.JoinRow<PodSet, V1Pod>): PodSetRow {
     podList.push({
       name: pod.metadata?.name ?? '',
       phase: pod.status?.phase ?? 'Pending',
-      ready: pod.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') ?? false,
+      ready:
+        pod.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') ?? false,
       terminating: pod.metadata?.deletionTimestamp != null,
     });
   }
@@ -172,7 +190,8 @@ function podSetRow(key: string, row: views.JoinRow<PodSet, V1Pod>): PodSetRow {
 
 function leaderState(leader: StateSources['leader'], lease: V1Lease | undefined): LeaderState {
   const renewTime = lease?.spec?.renewTime as unknown;
-  const renewedAt = typeof renewTime === 'string' ? Date.parse(renewTime) : renewTime instanceof Date ? renewTime.getTime() : undefined;
+  const renewedAt =
+    typeof renewTime === 'string' ? Date.parse(renewTime) : renewTime instanceof Date ? renewTime.getTime() : undefined;
   return {
     enabled: leader.enabled,
     leading: leader.leading,
@@ -187,11 +206,19 @@ function leaderState(leader: StateSources['leader'], lease: V1Lease | undefined)
 function describeStatus(status: WatchStatus | undefined): { readonly state: string; readonly detail?: string } {
   if (status === undefined) return { state: 'starting' };
   switch (status.state) {
-    case 'listing': return { state: 'listing', detail: `page ${status.page}` };
-    case 'watching': return { state: 'watching' };
-    case 'backingOff': return { state: 'backing off', detail: `${status.cause.reason}: ${status.cause.message} (attempt ${status.attempt}, next in ${status.delayMs} ms)` };
+    case 'listing':
+      return { state: 'listing', detail: `page ${status.page}` };
+    case 'watching':
+      return { state: 'watching' };
+    case 'backingOff':
+      return {
+        state: 'backing off',
+        detail: `${status.cause.reason}: ${status.cause.message} (attempt ${status.attempt}, next in ${status.delayMs} ms)`,
+      };
     case 'error':
-    case 'failed': return { state: status.state, detail: `${status.cause.reason}: ${status.cause.message}` };
-    default: return { state: status.state };
+    case 'failed':
+      return { state: status.state, detail: `${status.cause.reason}: ${status.cause.message}` };
+    default:
+      return { state: status.state };
   }
 }

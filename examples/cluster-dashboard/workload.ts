@@ -37,10 +37,11 @@ const scale = (name: string, replicas: number): Step => ({
 export const dashboardSteps: readonly Step[] = [
   scale('web', 5),
   {
-    describe: 'delete one of api\'s pods by hand (the controller replaces it)',
+    describe: "delete one of api's pods by hand (the controller replaces it)",
     run: async (c) => {
-      const victim = (await firstValueFrom(c.pods.list())).items
-        .find((pod) => owners.controllerOf(pod)?.name === 'api' && pod.metadata?.deletionTimestamp == null);
+      const victim = (await firstValueFrom(c.pods.list())).items.find(
+        (pod) => owners.controllerOf(pod)?.name === 'api' && pod.metadata?.deletionTimestamp == null,
+      );
       if (victim !== undefined) await firstValueFrom(c.pods.delete(victim));
     },
   },
@@ -52,9 +53,15 @@ export const dashboardSteps: readonly Step[] = [
   scale('web', 2),
   {
     describe: `give PodSet ${BROKEN_PODSET} an image (its pods are created)`,
-    run: (c) => firstValueFrom(c.podSets.patch(BROKEN_PODSET, {
-      type: 'merge', body: { spec: { template: { spec: { containers: [{ name: 'web', image: 'registry.example.com/web:1.1' }] } } } },
-    })),
+    run: (c) =>
+      firstValueFrom(
+        c.podSets.patch(BROKEN_PODSET, {
+          type: 'merge',
+          body: {
+            spec: { template: { spec: { containers: [{ name: 'web', image: 'registry.example.com/web:1.1' }] } } },
+          },
+        }),
+      ),
   },
   scale('api', 2),
   { describe: `delete PodSet ${BROKEN_PODSET}`, run: (c) => firstValueFrom(c.podSets.delete(BROKEN_PODSET)) },
@@ -70,12 +77,17 @@ export const dashboardSteps: readonly Step[] = [
  *   dashboard.
  */
 export async function runDashboardWorkload(
-  kubeConfig: KubeConfig, narrate: (line: string) => void, signal: AbortSignal, { stepMs = DEFAULT_STEP_MS }: { readonly stepMs?: number } = {},
+  kubeConfig: KubeConfig,
+  narrate: (line: string) => void,
+  signal: AbortSignal,
+  { stepMs = DEFAULT_STEP_MS }: { readonly stepMs?: number } = {},
 ): Promise<void> {
   // The kubelet's "Running and Ready" line per Pod would drown the steps: only its failures are told.
   simulatedKubelet(kubeConfig, (line) => {
     if (line.includes('could not')) narrate(line);
-  }).pipe(takeUntil(fromEvent(signal, 'abort'))).subscribe();
+  })
+    .pipe(takeUntil(fromEvent(signal, 'abort')))
+    .subscribe();
   const clients: Clients = {
     podSets: resourceClient<PodSet>(kubeConfig, PODSET, { namespace: DEMO_NAMESPACE }),
     pods: resourceClient<V1Pod>(kubeConfig, POD, { namespace: DEMO_NAMESPACE }),
@@ -85,11 +97,18 @@ export async function runDashboardWorkload(
     try {
       await step.run(clients);
     } catch (error) {
-      if (!apiErrors.isAlreadyExists(error) && !apiErrors.isNotFound(error)) narrate(`workload: ${step.describe} failed: ${messageOf(error)}`);
+      if (!apiErrors.isAlreadyExists(error) && !apiErrors.isNotFound(error))
+        narrate(`workload: ${step.describe} failed: ${messageOf(error)}`);
     }
   };
-  await play({ describe: 'create PodSet web with 3 replicas', run: (c) => firstValueFrom(c.podSets.create(demoPodSet(3, 'web'))) });
-  await play({ describe: 'create PodSet api with 2 replicas', run: (c) => firstValueFrom(c.podSets.create(demoPodSet(2, 'api'))) });
+  await play({
+    describe: 'create PodSet web with 3 replicas',
+    run: (c) => firstValueFrom(c.podSets.create(demoPodSet(3, 'web'))),
+  });
+  await play({
+    describe: 'create PodSet api with 2 replicas',
+    run: (c) => firstValueFrom(c.podSets.create(demoPodSet(2, 'api'))),
+  });
   for (let at = 0; !signal.aborted; at = (at + 1) % dashboardSteps.length) {
     await pause(stepMs, signal);
     if (!signal.aborted) await play(dashboardSteps[at]!);
@@ -98,7 +117,10 @@ export async function runDashboardWorkload(
 
 function withoutImage(podSet: PodSet): PodSet {
   const template = podSet.spec!.template;
-  return { ...podSet, spec: { ...podSet.spec!, template: { ...template, spec: { containers: [{ name: 'web', image: '' }] } } } };
+  return {
+    ...podSet,
+    spec: { ...podSet.spec!, template: { ...template, spec: { containers: [{ name: 'web', image: '' }] } } },
+  };
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
