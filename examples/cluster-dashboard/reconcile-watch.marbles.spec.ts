@@ -68,16 +68,30 @@ describe('ReconcileWatch: the queue and the runs, from the metrics hook', () => 
 
       const runs = watch
         .recent()
-        .map(({ key, outcome, reasons, attempt, error, then }) => ({ key, outcome, reasons, attempt, error, then }));
+        .map(({ key, outcome, reasons, attempt, error, followedBy }) => ({
+          key,
+          outcome,
+          reasons,
+          attempt,
+          error,
+          followedBy,
+        }));
       expect(runs).to.deep.equal([
-        { key: 'ns/flaky', outcome: 'succeeded', reasons: ['retry'], attempt: 3, error: undefined, then: undefined },
+        {
+          key: 'ns/flaky',
+          outcome: 'succeeded',
+          reasons: ['retry'],
+          attempt: 3,
+          error: undefined,
+          followedBy: undefined,
+        },
         {
           key: 'ns/flaky',
           outcome: 'failed',
           reasons: ['retry'],
           attempt: 2,
           error: 'flaky failure 2',
-          then: 'retry in 10 ms (failure 2)',
+          followedBy: 'retry in 10 ms (failure 2)',
         },
         {
           key: 'ns/flaky',
@@ -85,10 +99,24 @@ describe('ReconcileWatch: the queue and the runs, from the metrics hook', () => 
           reasons: ['third'],
           attempt: 1,
           error: 'flaky failure 1',
-          then: 'retry in 5 ms (failure 1)',
+          followedBy: 'retry in 5 ms (failure 1)',
         },
-        { key: 'ns/two', outcome: 'succeeded', reasons: ['second'], attempt: 1, error: undefined, then: undefined },
-        { key: 'ns/one', outcome: 'succeeded', reasons: ['first'], attempt: 1, error: undefined, then: undefined },
+        {
+          key: 'ns/two',
+          outcome: 'succeeded',
+          reasons: ['second'],
+          attempt: 1,
+          error: undefined,
+          followedBy: undefined,
+        },
+        {
+          key: 'ns/one',
+          outcome: 'succeeded',
+          reasons: ['first'],
+          attempt: 1,
+          error: undefined,
+          followedBy: undefined,
+        },
       ]);
       expect(watch.recent()[0]).to.deep.include({ durationMs: 10, at: 65 });
     });

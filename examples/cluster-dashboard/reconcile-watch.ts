@@ -5,7 +5,7 @@
  * @module
  */
 import { finalize, Subject, type Observable } from 'rxjs';
-import { type ContextReconcile, type ControllerDefinition, type ReconcileEvent } from '../../src/index.js';
+import type { ContextReconcile, ControllerDefinition, ReconcileEvent } from '../../src/index.js';
 import type { ReconcileMetrics, ReconcileQueueView } from '../../src/extend.js';
 import { messageOf } from '../shared/health.js';
 
@@ -32,7 +32,7 @@ export interface RunRow {
   readonly at: number;
   readonly outcome: 'succeeded' | 'failed';
   /** What followed: `requeue in 250 ms`, `retry in 10 ms (failure 2)`, `dropped after 5 failures`; absent when nothing did. */
-  readonly then?: string;
+  readonly followedBy?: string;
   /** The first {@link REASONS_PER_RUN} of the run's reasons. */
   readonly reasons: readonly string[];
   /** How many more reasons the run had. */
@@ -165,7 +165,7 @@ export class ReconcileWatch implements ReconcileMetrics {
       key: run.key,
       at,
       outcome: run.type,
-      ...(next === undefined ? {} : { then: describeNext(next) }),
+      ...(next === undefined ? {} : { followedBy: describeNext(next) }),
       reasons: run.reasons.slice(0, REASONS_PER_RUN),
       moreReasons: Math.max(0, run.reasons.length - REASONS_PER_RUN),
       attempt: run.attempt,

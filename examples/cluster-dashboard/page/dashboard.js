@@ -243,7 +243,7 @@ function drawRuns(state) {
         el(
           'td',
           { class: run.error ? 'error' : 'muted', 'data-field': 'error' },
-          [run.error, run.then].filter(Boolean).join(' → '),
+          [run.error, run.followedBy].filter(Boolean).join(' → '),
         ),
       ),
     ),
