@@ -66,16 +66,14 @@ describe('ReconcileWatch: the queue and the runs, from the metrics hook', () => 
       expect(seen[36]!.delayed.total).to.equal(0);
       expect(seen[36]!.running.keys.map((key) => key.key)).to.deep.equal(['ns/flaky']);
 
-      const runs = watch
-        .recent()
-        .map(({ key, outcome, reasons, attempt, error, followedBy }) => ({
-          key,
-          outcome,
-          reasons,
-          attempt,
-          error,
-          followedBy,
-        }));
+      const runs = watch.recent().map(({ key, outcome, reasons, attempt, error, followedBy }) => ({
+        key,
+        outcome,
+        reasons,
+        attempt,
+        error,
+        followedBy,
+      }));
       expect(runs).to.deep.equal([
         {
           key: 'ns/flaky',
