@@ -204,6 +204,8 @@ class DevTools {
     { resolve: (result: Record<string, unknown>) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }
   >();
   private readonly listeners = new Map<string, Array<(message: Message) => void>>();
+  /** Who waits for an event: told when the browser exits. */
+  private readonly waiters = new Set<(error: Error) => void>();
   private exited: Error | undefined;
 
   constructor(
@@ -218,6 +220,7 @@ class DevTools {
         reject(this.exited);
       }
       this.pending.clear();
+      for (const fail of [...this.waiters]) fail(this.exited);
     });
   }
 
@@ -245,17 +248,38 @@ class DevTools {
     this.listeners.set(sessionId, [...(this.listeners.get(sessionId) ?? []), listener]);
   }
 
-  /** Resolves with the next `method` event of `sessionId`. */
+  /**
+   * Resolves with the next `method` event of `sessionId`; rejects after {@link COMMAND_TIMEOUT_MS}, or at once if the
+   * browser exits, so a page that never loads fails the spec instead of hanging it.
+   */
   next(sessionId: string, method: string): Promise<Message> {
-    return new Promise((resolve) => {
-      const listener = (message: Message): void => {
-        if (message.method !== method) return;
+    if (this.exited !== undefined) return Promise.reject(this.exited);
+    return new Promise((resolve, reject) => {
+      const settle = (): void => {
+        clearTimeout(timer);
+        this.waiters.delete(fail);
         this.listeners.set(
           sessionId,
           (this.listeners.get(sessionId) ?? []).filter((known) => known !== listener),
         );
+      };
+      const fail = (error: Error): void => {
+        settle();
+        reject(error);
+      };
+      const listener = (message: Message): void => {
+        if (message.method !== method) return;
+        settle();
         resolve(message);
       };
+      const timer = setTimeout(
+        () =>
+          fail(
+            new Error(`Chromium sent no ${method} within ${COMMAND_TIMEOUT_MS} ms; its last output:\n${this.stderr()}`),
+          ),
+        COMMAND_TIMEOUT_MS,
+      );
+      this.waiters.add(fail);
       this.listen(sessionId, listener);
     });
   }
