@@ -9,7 +9,7 @@ export {
 export type {
   ApplyConflict, ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation, GetOptions,
   MutateOptions, ObjectList, ObjectRef, PartialObject, Patch, PropagationPolicy, ResourceClient, ResourceClientOptions,
-  RetryPolicy, StatusObject, StoreSource, WriteOptions,
+  RetryPolicy, StatusObject, StoreSource, WriteOptions, ClientWrite, ClientWriteOutcome, WriteObserver, WriteVerb,
 } from './resource/index.js';
 export { compareResourceVersions } from './mutate/index.js';
 export { escapePointerToken, jsonPointer, recipeChanges } from './patch/index.js';

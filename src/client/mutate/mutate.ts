@@ -53,7 +53,10 @@ export function mutate<T extends KubernetesObject>(
   const { client, retry } = context;
   const scheduler = context.scheduler ?? monotonicScheduler;
   const random = context.random ?? Math.random;
-  const writeOptions: WriteOptions = { dryRun: options.dryRun, fieldManager: options.fieldManager, fieldValidation: options.fieldValidation };
+  // The signal rides along so that a write observer can tie each write to the reconcile run that sent it.
+  const writeOptions: WriteOptions = {
+    signal: options.signal, dryRun: options.dryRun, fieldManager: options.fieldManager, fieldValidation: options.fieldValidation,
+  };
 
   /** The store's copy when it is strictly newer than `than` (so it has seen the write that beat us), else a GET. */
   const latest = (ref: ObjectRef, than: string | undefined): Observable<Base<T>> => {

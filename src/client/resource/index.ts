@@ -10,6 +10,7 @@ export { applyConflicts } from './apply-conflicts.js';
 export type { ApplyConflict } from './apply-conflicts.js';
 export { withSignal } from './abortable.js';
 export { DEFAULT_RETRY } from './options.js';
+export type { ClientWrite, ClientWriteOutcome, WriteObserver, WriteVerb } from './write-observer.js';
 export { DEFAULT_PAGE_SIZE } from './pages.js';
 export type {
   ApplyOptions, CallOptions, ClientListOptions, DeleteCollectionOptions, DeleteOptions, FieldValidation, GetOptions, MutateOptions,

@@ -5,6 +5,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { SchedulerLike } from 'rxjs';
 import type { JsonPatchOperation, WarningHandler } from 'rxkube/extend';
+import type { WriteObserver } from './write-observer.js';
 
 /** Options of `create`, `replace`, `patch` and the status writes. */
 export interface WriteOptions {
@@ -208,6 +209,12 @@ export interface ResourceClientOptions {
    * process warning. Default: `printWarningOnce`.
    */
   readonly onWarning?: WarningHandler;
+  /**
+   * Hears every write the client sends, and its answer (see {@link WriteObserver}): a controller context's
+   * `client()` passes the context's own-write ledger (`context.writes`), so that the controller can read its own
+   * writes and ignore their echoes. Default: none.
+   */
+  readonly writeObserver?: WriteObserver;
 }
 
 /**
