@@ -6,6 +6,7 @@ export { reconcile } from './reconcile.js';
 export { DEFAULT_DRAIN_TIMEOUT_MS } from './options.js';
 export type { Lookup, ReconcileLookupOptions, ReconcileOptions } from './options.js';
 export { bothMetrics } from './metrics.js';
+export type { ReconcileReadiness, StaleObject, StaleRead } from './readiness.js';
 export type { ReconcileMetrics, ReconcileQueueView } from './metrics.js';
 export {
   DEFAULT_BASE_DELAY_MS,

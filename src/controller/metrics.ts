@@ -5,6 +5,7 @@
 import type { SchedulerLike } from 'rxjs';
 import { messageOf } from '../describe/index.js';
 import { reportError } from './predicates/index.js';
+import type { StaleRead } from './readiness.js';
 import type { ReconcileEvent } from './types.js';
 
 /**
@@ -73,6 +74,12 @@ export interface ReconcileMetrics {
   added?(key: string): void;
   /** A run of `key` started after waiting `queueWaitMs` (client-go's `get`: `workqueue_queue_duration_seconds`). */
   started?(key: string, queueWaitMs: number): void;
+  /**
+   * The run of `key` that just `started` reads caches older than its key's last own writes: the `readiness` hook
+   * gave up waiting for them (`controller_runtime_reconcile_stale_reads_total`). Called right before its `started`
+   * event, after `started`.
+   */
+  staleRead?(key: string, staleRead: StaleRead): void;
   /** The run of `key` freed its slot after `durationMs` (client-go's `done`: `workqueue_work_duration_seconds`). */
   done?(key: string, durationMs: number): void;
   /** How a run ended, in one call: its completion and what followed it (controller-runtime's `result`). */
@@ -102,6 +109,10 @@ export function bothMetrics(a: ReconcileMetrics | undefined, b: ReconcileMetrics
     started(key, queueWaitMs) {
       a.started?.(key, queueWaitMs);
       b.started?.(key, queueWaitMs);
+    },
+    staleRead(key, staleRead) {
+      a.staleRead?.(key, staleRead);
+      b.staleRead?.(key, staleRead);
     },
     done(key, durationMs) {
       a.done?.(key, durationMs);
@@ -188,4 +199,4 @@ export function checkMetrics(hook: unknown): void {
   }
 }
 
-const HOOK_METHODS = ['opened', 'closed', 'added', 'started', 'done', 'outcome'] as const satisfies readonly (keyof ReconcileMetrics)[];
+const HOOK_METHODS = ['opened', 'closed', 'added', 'started', 'staleRead', 'done', 'outcome'] as const satisfies readonly (keyof ReconcileMetrics)[];
