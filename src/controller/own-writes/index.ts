@@ -1,0 +1,10 @@
+/**
+ * Read-your-own-writes: the ledger of a controller's writes (`ownWrites`), the `readiness` hook that makes the next
+ * run of a key wait for its caches to show them (`readYourWrites`), and the filter that drops their echoes
+ * (`ignoreOwnWrites`).
+ * @packageDocumentation
+ */
+export { DEFAULT_OWN_WRITES_RETAIN_MS, OwnWrites, kindOf, ownWrites } from './ledger.js';
+export { DEFAULT_READ_YOUR_WRITES_WAIT_MS, cacheShows, readYourWrites } from './read-your-writes.js';
+export { echoOf, ignoreOwnWrites } from './ignore-own-writes.js';
+export type { OwnWrite, OwnWritesOptions, ReadCache, ReadSource, ReadYourWritesOptions } from './types.js';
