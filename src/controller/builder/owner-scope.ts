@@ -55,7 +55,7 @@ export interface ScopeSource {
  *   resources.
  */
 export function ownedTriggers(
-  owner: ResourceRef | undefined, owned: readonly Informer<KubernetesObject>[], source: ScopeSource,
+  owner: ResourceRef | undefined, owned: readonly Pick<Informer<KubernetesObject>, 'events$'>[], source: ScopeSource,
 ): OwnedTriggers {
   if (owned.length === 0) return { triggers$: EMPTY, gate: (gate) => gate };
   if (owner === undefined) throw new TypeError('controller: `owns` needs `for` given as a resource reference, to know the owner kind');
