@@ -17,7 +17,9 @@ import { credentialLiterals } from './credentials.js';
 import { Readiness, runChecks, type CheckResult } from './health/index.js';
 import { metricsRoutes, probeRoutes, serve } from './http/index.js';
 import { managerInformers, type TrackedInformer } from './informers.js';
-import { logEventReport, logInformerStatus, logLeaderEvent, logOutcome, redactingLogger, redactor, type ManagerLogger } from './logging/index.js';
+import {
+  logEventReport, logInformerStatus, logLeaderEvent, logOutcome, logStaleRead, redactingLogger, redactor, type ManagerLogger,
+} from './logging/index.js';
 import { ControllerMetrics, createManagerMetrics, ReflectorMetrics, type ManagerMetrics } from './metrics/index.js';
 import type { ManagerSettings } from './options.js';
 import type { ManagerEvent, ServerAddress } from './types.js';
@@ -370,7 +372,10 @@ export class ManagerRun {
    */
   private runHook(name: string, metrics: ControllerMetrics | undefined): ReconcileMetrics {
     const log = this.log;
-    return bothMetrics(metrics, { outcome: (run, next) => logOutcome(log, name, run, next) })!;
+    return bothMetrics(metrics, {
+      outcome: (run, next) => logOutcome(log, name, run, next),
+      staleRead: (key, staleRead) => logStaleRead(log, name, key, staleRead),
+    })!;
   }
 
   private async readyChecks(): Promise<CheckResult[]> {

@@ -23,6 +23,7 @@ export interface ManagerMetrics {
   readonly reconcileErrors: Counter<'controller'>;
   readonly terminalErrors: Counter<'controller'>;
   readonly reconcileTimeouts: Counter<'controller'>;
+  readonly staleReads: Counter<'controller'>;
   readonly reconcileTime: Histogram<'controller'>;
   readonly maxConcurrent: Gauge<'controller'>;
   readonly activeWorkers: CollectedGauge<'controller'>;
@@ -102,6 +103,8 @@ export function createManagerMetrics(registry: Registry, withProcessMetrics: boo
     reconcileErrors: counter('controller_runtime_reconcile_errors_total', 'Total number of reconciliation errors per controller', ['controller']),
     terminalErrors: counter('controller_runtime_terminal_reconcile_errors_total', 'Total number of terminal reconciliation errors per controller', ['controller']),
     reconcileTimeouts: counter('controller_runtime_reconcile_timeouts_total', 'Total number of reconciliation timeouts per controller', ['controller']),
+    staleReads: counter('controller_runtime_reconcile_stale_reads_total',
+      'Total number of reconciliations that started before the cache showed the writes of their key\'s last runs, per controller', ['controller']),
     reconcileTime: histogram('controller_runtime_reconcile_time_seconds', 'Length of time per reconciliation per controller', ['controller'], RECONCILE_BUCKETS),
     maxConcurrent: gauge('controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller', ['controller']),
     activeWorkers: collected('controller_runtime_active_workers', 'Number of currently used workers per controller', ['controller']),
@@ -137,7 +140,7 @@ export function createManagerMetrics(registry: Registry, withProcessMetrics: boo
 /** Every metric name the manager registers (Node's process metrics aside). */
 export const MANAGER_METRIC_NAMES: readonly string[] = [
   'controller_runtime_reconcile_total', 'controller_runtime_reconcile_errors_total', 'controller_runtime_terminal_reconcile_errors_total',
-  'controller_runtime_reconcile_timeouts_total', 'controller_runtime_reconcile_time_seconds', 'controller_runtime_max_concurrent_reconciles',
+  'controller_runtime_reconcile_timeouts_total', 'controller_runtime_reconcile_stale_reads_total', 'controller_runtime_reconcile_time_seconds', 'controller_runtime_max_concurrent_reconciles',
   'controller_runtime_active_workers', 'workqueue_depth', 'workqueue_adds_total', 'workqueue_queue_duration_seconds',
   'workqueue_work_duration_seconds', 'workqueue_unfinished_work_seconds', 'workqueue_longest_running_processor_seconds',
   'workqueue_retries_total', 'leader_election_master_status', 'reflector_lists_total', 'reflector_relists_total',
