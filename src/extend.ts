@@ -66,7 +66,7 @@ export type { WallClockScheduler } from './clock/index.js';
 export { CONDITION_MESSAGE_LIMIT, NOTE_LIMIT_BYTES, compareResourceVersions } from './client/index.js';
 export type {
   EventFlushOptions, EventFlushResult, EventObjectLike, EventRecorderCounts, EventReference, EventReport, EventType,
-  JsonPatchOperation, RecordedEvent, SpamFilterOptions,
+  JsonPatchOperation, RecordedEvent, SpamFilterOptions, ClientWrite, ClientWriteOutcome, WriteObserver, WriteVerb,
 } from './client/index.js';
 
 // The manager's parts: signals, redaction, metric names.
