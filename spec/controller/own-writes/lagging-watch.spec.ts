@@ -4,18 +4,22 @@
  */
 import { expect } from 'chai';
 import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
-import { timer } from 'rxjs';
+import { of, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import {
-  controller, isControlledBy, resourceClient, setControllerReference, type ControllerDefinition, type ReconcileEvent,
+  controller, isControlledBy, resourceClient, setControllerReference, type ControllerDefinition, type InformerEvent, type ReconcileEvent,
 } from '../../../src/index.js';
 import { runController, type VirtualCluster } from '../../../src/testing/index.js';
 
 const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
+const toOwner = (event: InformerEvent): string[] => (event.object.metadata?.ownerReferences ?? []).map((owner) => `default/${owner.name}`);
 
-/** Keeps exactly one Secret per ConfigMap: counts them in its cache, creates one (by generateName) when there is none. */
-export function oneChild(readYourWrites: boolean | { readonly maxWait: number }): ControllerDefinition {
+/**
+ * Keeps exactly one Secret per ConfigMap: counts them in its cache, creates one (by generateName) when there is none.
+ * It watches its Secrets as owned objects, or (`atRunTime`) through a watch added by `watches$`.
+ */
+export function oneChild(readYourWrites: boolean | { readonly maxWait: number }, atRunTime = false): ControllerDefinition {
   return {
     name: 'one-child',
     start: (context) => {
@@ -24,7 +28,9 @@ export function oneChild(readYourWrites: boolean | { readonly maxWait: number })
       return controller<V1ConfigMap>({
         context,
         for: { resource: CONFIG_MAP, options: { namespace: 'default' } },
-        owns: [{ resource: SECRET, options: { namespace: 'default' } }],
+        ...(atRunTime
+          ? { watches$: of([{ source: { resource: SECRET, options: { namespace: 'default' } }, map: toOwner }]) }
+          : { owns: [{ resource: SECRET, options: { namespace: 'default' } }] }),
         readYourWrites,
         reconcile: ({ object, signal }) => {
           if (object === undefined) return undefined;
@@ -69,6 +75,12 @@ describe('read-your-own-writes on a lagging watch', () => {
     // run, on a cache that holds the child.
     expect(startsOf(events).map((event) => event.time)).to.deep.equal([110, 210]);
     expect(startsOf(events).filter((event) => event.staleRead !== undefined)).to.deep.equal([]);
+  });
+
+  it('waits as well for the caches of a watch added at run time', () => {
+    const { cluster, events } = lagging(oneChild(true, true));
+    expect(cluster.list(SECRET, 'default')).to.have.length(1);
+    expect(startsOf(events).map((event) => event.time)).to.deep.equal([110, 210]);
   });
 
   it('creates two children without it: the failure read-your-own-writes exists for', () => {
