@@ -119,7 +119,7 @@ function violations(schedule: Schedule): Violation[] {
     const run = runController(definition, {
       scheduler, until: 3000, seed: schedule.seed,
       objects: KEYS.map((name): V1ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } })),
-      watchLag: (request, random) => random() * schedule.maxLag,
+      watchLag: (_request, random) => random() * schedule.maxLag,
     });
     const touch = resourceClient<V1ConfigMap>(run.cluster, CONFIG_MAP, { namespace: 'default' });
     for (const { at, key } of schedule.touches) {
