@@ -56,6 +56,9 @@ export { claimHealth, coalesceBursts, informerFromSource } from './informer/inde
 
 // The reconcile operator's reasons, and the default error reporting of operators.
 export { REQUEUE_REASON, RETRY_REASON } from './controller/index.js';
+
+// Read-your-own-writes' rules, for hooks and filters of one's own.
+export { cacheShows, echoOf } from './controller/own-writes/index.js';
 export { reportError } from './controller/predicates/index.js';
 
 // The monotonic clock every part defaults to (`wallClockNow`, for timestamps, is in `rxkube`).

@@ -67,8 +67,12 @@ export type {
   ExponentialOptions, FastSlowOptions, Lookup, RateLimiter, ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileKeyRequest,
   ReconcileMetrics, ReconcileQueueView,
   ReconcileLookupOptions, ReconcileOptions, ReconcileOutput, ReconcileRequest, ReconcileResult, ReconcileTrigger, RequeueAfter,
-  TokenBucketOptions,
+  TokenBucketOptions, ReconcileReadiness, StaleObject, StaleRead,
 } from './controller/index.js';
+
+// Read-your-own-writes: the ledger of a controller's writes, the wait for its caches, and the filter of its echoes.
+export { OwnWrites, ignoreOwnWrites, ownWrites, readYourWrites } from './controller/own-writes/index.js';
+export type { OwnWrite, OwnWritesOptions, ReadCache, ReadSource, ReadYourWritesOptions } from './controller/own-writes/index.js';
 
 // The wall clock, for the timestamps a reconcile writes (every part measures durations on a monotonic clock).
 export { wallClockNow } from './clock/index.js';
@@ -80,7 +84,8 @@ export type {
 } from './controller/context/index.js';
 export { InformerHealthError, SyncTimeoutError, controller } from './controller/builder/index.js';
 export type {
-  Controller, ControllerOptions, InformerHealth, LabelledProblem, UnsyncedInformer, WatchSource, WatchesSpec,
+  Controller, ControllerOptions, InformerHealth, LabelledProblem, OwnWriteFilter, ReadYourWritesOption, UnsyncedInformer, WatchSource,
+  WatchesSpec,
 } from './controller/builder/index.js';
 
 // Leader election on a coordination.k8s.io/v1 Lease (a reconcile gate).

@@ -13,6 +13,7 @@ import {
   DEFAULT_CHECK_TIMEOUT_MS, DEFAULT_HEALTH_PORT, DEFAULT_INFORMER_FAILURE_THRESHOLD_MS, DEFAULT_METRICS_PORT,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
 } from '../manager/index.js';
+import { DEFAULT_OWN_WRITES_RETAIN_MS, DEFAULT_READ_YOUR_WRITES_WAIT_MS } from '../controller/own-writes/index.js';
 import { deepFreeze } from '../objects/index.js';
 import { BACKOFF_RESET_MS, DEFAULT_LIST_TIMEOUT_MS, DEFAULT_WATCH_BACKOFF } from '../watch/index.js';
 
@@ -64,6 +65,13 @@ export const defaults = deepFreeze({
       /** Tokens the bucket holds when full. */
       burst: DEFAULT_BURST,
     },
+  },
+  /** Read-your-own-writes: `readYourWrites`, `ownWrites`, and `controller()`'s `readYourWrites` option. */
+  readYourWrites: {
+    /** How long a run waits at most for its caches to show its key's own writes (`maxWait`). */
+    maxWait: DEFAULT_READ_YOUR_WRITES_WAIT_MS,
+    /** How long a write is remembered after its answer (`ownWrites({ retain })`). */
+    retain: DEFAULT_OWN_WRITES_RETAIN_MS,
   },
   /** `resourceClient`. */
   client: {
