@@ -16,8 +16,9 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { combineLatest, defer, filter, finalize, map, merge, Observable, take, tap, type SchedulerLike } from 'rxjs';
 import {
-  informerFactory, mapKeys, reconcile, resourceClient, toKeys, wallClockNow, type Connection,
-  type ContextReconcile, type EventRecorder, type Informer, type InformerFactory, type ControllerDefinition, type ReconcileEvent,
+  ignoreOwnWrites, informerFactory, mapKeys, ownWrites, readYourWrites, reconcile, resourceClient, toKeys, wallClockNow, type Connection,
+  type ContextReconcile, type EventRecorder, type Informer, type InformerFactory, type ControllerDefinition, type OwnWrites,
+  type ReconcileEvent,
 } from '../../src/index.js';
 import { monotonicScheduler, type EventReport } from '../../src/extend.js';
 import { messageOf, watchErrorLines } from '../shared/health.js';
@@ -62,10 +63,13 @@ export function replicaSet(connection: Connection, options: ReplicaSetOptions = 
   };
   return defer(() => {
     const informers = options.informers ?? informerFactory(connection, options.scheduler ? { scheduler: options.scheduler } : {});
+    // What this controller writes, as a controller context's clients tell `context.writes`.
+    const writes = ownWrites(options.scheduler ? { scheduler: options.scheduler } : {});
+    const writing = { fieldManager: settings.fieldManager, writeObserver: writes, ...timing };
     return podSetPipeline({
-      settings, ...watch(informers, settings), operator: reconcile, recorder: options.recorder,
-      podClient: resourceClient<V1Pod>(connection, POD, { fieldManager: settings.fieldManager, ...timing }),
-      podSetClient: resourceClient<PodSet>(connection, PODSET, { fieldManager: settings.fieldManager, statusSubresource: true, ...timing }),
+      settings, ...watch(informers, settings), operator: reconcile, recorder: options.recorder, writes,
+      podClient: resourceClient<V1Pod>(connection, POD, writing),
+      podSetClient: resourceClient<PodSet>(connection, PODSET, { ...writing, statusSubresource: true }),
       ...(options.stop$ ? { stop$: options.stop$ } : {}),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
@@ -91,11 +95,12 @@ export function replicaSetController(options: ReplicaSetControllerOptions = {}):
   return {
     name: REPLICA_SET_CONTROLLER,
     start: (context) => {
-      const timing = { scheduler: context.scheduler, ...(options.random ? { random: options.random } : {}) };
+      const timing = { fieldManager: settings.fieldManager, ...(options.random ? { random: options.random } : {}) };
       return podSetPipeline({
-        settings, ...watch(context.informers, settings), operator: context.reconcile, recorder: context.recorder,
-        podClient: resourceClient<V1Pod>(context.connection, POD, { fieldManager: settings.fieldManager, ...timing }),
-        podSetClient: resourceClient<PodSet>(context.connection, PODSET, { fieldManager: settings.fieldManager, statusSubresource: true, ...timing }),
+        settings, ...watch(context.informers, settings), operator: context.reconcile, recorder: context.recorder, writes: context.writes,
+        // The context's clients tell `context.writes` what they write.
+        podClient: context.client<V1Pod>(POD, timing),
+        podSetClient: context.client<PodSet>(PODSET, { ...timing, statusSubresource: true }),
         scheduler: context.scheduler,
       });
     },
@@ -121,6 +126,8 @@ interface PipelineParts {
   readonly podClient: ReturnType<typeof resourceClient<V1Pod>>;
   readonly podSetClient: ReturnType<typeof resourceClient<PodSet>>;
   readonly recorder: EventRecorder | undefined;
+  /** What the two clients wrote: read-your-own-writes waits on it, and the PodSet echoes of it are dropped. */
+  readonly writes: OwnWrites;
   /** Plain `reconcile`, or a manager context's (which adds leadership, the manager's stop and metrics). */
   readonly operator: ContextReconcile;
   readonly stop$?: Observable<unknown>;
@@ -141,9 +148,19 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
     expectations, pods, podSets, recorder, now, print,
     podClient: parts.podClient, podSetClient: parts.podSetClient, burstReplicas: settings.burstReplicas,
   };
+  const ryow = settings.readYourWrites !== false;
+  const scope = settings.namespace === undefined ? {} : { namespace: settings.namespace };
+  // A sync waits until both caches show what the PodSet's last sync wrote (its Pods, its status), for up to 5 s.
+  const readiness = ryow
+    ? readYourWrites(parts.writes, [{ resource: PODSET, informer: podSets, ...scope }, { resource: POD, informer: pods, ...scope }], {
+      primary: PODSET, ...(settings.readYourWrites === undefined ? {} : { maxWait: settings.readYourWrites }),
+      ...(parts.scheduler ? { scheduler: parts.scheduler } : {}),
+    })
+    : undefined;
   const controller$ = merge(
-    // `addRS`, `updateRS`, `deleteRS`: every change of a PodSet, and its resyncs, wake it up.
-    podSets.events$.pipe(toKeys()),
+    // `addRS`, `updateRS`, `deleteRS`: every change of a PodSet, and its resyncs, wake it up; the echo of its own
+    // status write does not (with read-your-own-writes).
+    podSets.events$.pipe(ryow ? ignoreOwnWrites(parts.writes, PODSET) : (events$) => events$, toKeys()),
     // `addPod`, `updatePod`, `deletePod`: expectations lowered, then the owner woken up.
     pods.events$.pipe(mapKeys((event) => podEventKeys(event, context))),
   ).pipe(
@@ -151,6 +168,7 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
       lookup: podSets,
       gate: synced$,
       concurrency: settings.workers,
+      ...(readiness === undefined ? {} : { readiness }),
       ...(parts.stop$ ? { stop$: parts.stop$ } : {}),
       ...(parts.scheduler ? { scheduler: parts.scheduler } : {}),
     }),
