@@ -21,7 +21,7 @@ import type { OwnWrite } from './types.js';
  * Deletes, resyncs and writes that were not conditioned never match.
  */
 export function echoOf<T extends KubernetesObject>(writes: OwnWrites, resource: ResourceRef, event: InformerEvent<T>, since: number): OwnWrite | undefined {
-  if (event.type !== 'added' && event.type !== 'updated') return undefined;
+  if (writes.sequence <= since || (event.type !== 'added' && event.type !== 'updated')) return undefined;
   const version = event.object.metadata?.resourceVersion;
   if (typeof version !== 'string' || version === '') return undefined;
   const written = writes.writesTo(resource, event.key);

@@ -17,9 +17,13 @@ export const DEFAULT_OWN_WRITES_RETAIN_MS = 60_000;
 /** The latest writes remembered per object; older ones can no longer be echoed by a watch that has caught up. */
 const PER_OBJECT = 8;
 
+const kinds = new WeakMap<ResourceRef, string>();
+
 /** `group/Kind`: resourceVersions order the objects of a resource, whatever version they are read at. */
 export function kindOf(resource: ResourceRef): string {
-  return `${groupOfApiVersion(resource.apiVersion)}/${resource.kind}`;
+  let kind = kinds.get(resource);
+  if (kind === undefined) kinds.set(resource, (kind = `${groupOfApiVersion(resource.apiVersion)}/${resource.kind}`));
+  return kind;
 }
 
 function idOf(kind: string, key: string): string {
@@ -95,6 +99,7 @@ export class OwnWrites implements WriteObserver {
 
   /** Whether a write of the object (or a create that may turn out to be it) is in flight. */
   inFlight(resource: ResourceRef, key: string, namespace: string | undefined, name: string | undefined): boolean {
+    if (this.inFlightIds.size === 0 && this.inFlightPrefixes.size === 0) return false;
     const kind = kindOf(resource);
     if ((this.inFlightIds.get(idOf(kind, key)) ?? 0) > 0) return true;
     const prefixes = this.inFlightPrefixes.get(`${kind} ${namespace ?? ''}`);

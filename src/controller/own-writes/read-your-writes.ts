@@ -9,6 +9,8 @@ import type { ReconcileReadiness, StaleObject, StaleRead } from '../readiness.js
 import { kindOf, type OwnWrites } from './ledger.js';
 import type { OwnWrite, ReadSource, ReadYourWritesOptions } from './types.js';
 
+const NONE: readonly OwnWrite[] = Object.freeze([]);
+
 /** Default `maxWait`: 5 s, far above a healthy watch's delay (milliseconds), short enough for a broken one. */
 export const DEFAULT_READ_YOUR_WRITES_WAIT_MS = 5_000;
 
@@ -110,15 +112,17 @@ export function readYourWrites(writes: OwnWrites, reads: Iterable<ReadSource>, o
     }
     return found;
   };
-  /** The writes a run of `key` waits for: the last one per object. */
-  const targets = (key: string): OwnWrite[] => {
+  /** The writes a run of `key` waits for: the last one per object; `undefined` when there are none (the hot path). */
+  const targets = (key: string): OwnWrite[] | undefined => {
+    const charged = writes.chargedTo(key);
+    const own = primary === undefined ? NONE : writes.writesTo(primary, key);
+    if (charged.length === 0 && own.length === 0) return undefined;
     const latest = new Map<string, OwnWrite>();
-    for (const write of writes.chargedTo(key)) latest.set(`${kindOf(write.resource)} ${write.key}`, write);
-    if (primary !== undefined) {
-      const own = writes.writesTo(primary, key);
-      const last = own[own.length - 1];
-      const id = `${kindOf(primary)} ${key}`;
-      if (last !== undefined && (latest.get(id)?.seq ?? 0) < last.seq) latest.set(id, last);
+    for (const write of charged) latest.set(`${kindOf(write.resource)} ${write.key}`, write);
+    const last = own[own.length - 1];
+    if (last !== undefined) {
+      const id = `${kindOf(primary!)} ${key}`;
+      if ((latest.get(id)?.seq ?? 0) < last.seq) latest.set(id, last);
     }
     return [...latest.values()];
   };
@@ -139,7 +143,7 @@ export function readYourWrites(writes: OwnWrites, reads: Iterable<ReadSource>, o
   return {
     wait(key) {
       const candidates = targets(key);
-      if (candidates.length === 0) return undefined;
+      if (candidates === undefined) return undefined;
       let behind = lagging(candidates);
       if (behind.length === 0) return undefined;
       return new Observable<StaleRead | undefined>((subscriber) => {
