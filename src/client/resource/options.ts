@@ -4,8 +4,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { SchedulerLike } from 'rxjs';
-import type { JsonPatchOperation, WarningHandler } from 'rxkube/extend';
-import type { WriteObserver } from './write-observer.js';
+import type { JsonPatchOperation, WarningHandler, WriteObserver } from 'rxkube/extend';
 
 /** Options of `create`, `replace`, `patch` and the status writes. */
 export interface WriteOptions {
@@ -210,7 +209,7 @@ export interface ResourceClientOptions {
    */
   readonly onWarning?: WarningHandler;
   /**
-   * Hears every write the client sends, and its answer (see {@link WriteObserver}): a controller context's
+   * Hears every write the client sends, and its answer (a `WriteObserver` of `rxkube/extend`): a controller context's
    * `client()` passes the context's own-write ledger (`context.writes`), so that the controller can read its own
    * writes and ignore their echoes. Default: none.
    */

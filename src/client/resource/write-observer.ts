@@ -4,7 +4,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
-import type { ResourceRef } from '../../resources/index.js';
+import type { ResourceRef } from 'rxkube';
 import type { Patch } from './options.js';
 
 /** The calls of a resource client that write. */

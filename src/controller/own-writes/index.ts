@@ -5,6 +5,8 @@
  * @packageDocumentation
  */
 export { DEFAULT_OWN_WRITES_RETAIN_MS, OwnWrites, kindOf, ownWrites } from './ledger.js';
-export { DEFAULT_READ_YOUR_WRITES_WAIT_MS, cacheShows, readYourWrites } from './read-your-writes.js';
-export { echoOf, ignoreOwnWrites } from './ignore-own-writes.js';
+export { DEFAULT_READ_YOUR_WRITES_WAIT_MS, readYourWrites } from './read-your-writes.js';
+export { cacheShows } from './cache-shows.js';
+export { echoOf } from './echo.js';
+export { ignoreOwnWrites } from './ignore-own-writes.js';
 export type { OwnWrite, OwnWritesOptions, ReadCache, ReadSource, ReadYourWritesOptions } from './types.js';

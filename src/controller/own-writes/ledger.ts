@@ -5,7 +5,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { SchedulerLike } from 'rxjs';
-import type { ClientWrite, ClientWriteOutcome, WriteObserver } from '../../client/index.js';
+import type { ClientWrite, ClientWriteOutcome, WriteObserver } from 'rxkube/extend';
 import { monotonicScheduler } from '../../clock/index.js';
 import { groupOfApiVersion, keyFor } from '../../objects/index.js';
 import type { ResourceRef } from '../../resources/index.js';
@@ -114,7 +114,7 @@ export class OwnWrites implements WriteObserver {
     return () => this.settledListeners.delete(listener);
   }
 
-  /** {@inheritDoc WriteObserver.sending} */
+  /** A client is about to send `write`: it is in flight until it settles, and remembered once answered. */
   sending(write: ClientWrite): ClientWriteOutcome {
     const kind = kindOf(write.resource);
     const inFlight = write.name !== undefined

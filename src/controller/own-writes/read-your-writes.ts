@@ -3,9 +3,9 @@
  * its last runs wrote (client-go's KEP-5647 `ConsistencyStore`, java-operator-sdk's read-cache-after-write).
  */
 import { merge, Observable } from 'rxjs';
-import { compareResourceVersions } from '../../client/index.js';
 import { parseLabelSelector, matchesLabels, type LabelSelector } from '../../selectors/index.js';
 import type { ReconcileReadiness, StaleObject, StaleRead } from '../readiness.js';
+import { cacheShows } from './cache-shows.js';
 import { kindOf, type OwnWrites } from './ledger.js';
 import type { OwnWrite, ReadSource, ReadYourWritesOptions } from './types.js';
 
@@ -13,32 +13,6 @@ const NONE: readonly OwnWrite[] = Object.freeze([]);
 
 /** Default `maxWait`: 5 s, far above a healthy watch's delay (milliseconds), short enough for a broken one. */
 export const DEFAULT_READ_YOUR_WRITES_WAIT_MS = 5_000;
-
-/**
- * Whether `source`'s cache shows `write`.
- *
- * - A write: the cache has reached its resourceVersion (`compareResourceVersions(store, written) >= 0`): one watch
- *   delivers its events in resourceVersion order, so the cache then holds the write, or what followed it.
- * - A delete: the object is gone from the cache, is another object (another uid), or shows its deletion
- *   (`deletionTimestamp`) at the answered resourceVersion or later.
- * - A write whose resourceVersion does not compare (an opaque one, from a server that is not etcd-backed) is not
- *   waited for: nothing can be assumed.
- */
-export function cacheShows(source: ReadSource, write: OwnWrite): boolean {
-  const store = source.informer.current();
-  if (write.deleted) {
-    const cached = store.get(write.key);
-    if (cached === undefined) return true;
-    if (write.uid !== undefined && cached.metadata?.uid !== undefined && cached.metadata.uid !== write.uid) return true;
-    if (!write.deleting || cached.metadata?.deletionTimestamp == null || write.resourceVersion === undefined) return false;
-    return (compareResourceVersions(cached.metadata.resourceVersion, write.resourceVersion) ?? -1) >= 0;
-  }
-  const written = write.resourceVersion;
-  if (written === undefined || compareResourceVersions(written, written) === undefined) return true;
-  if (store.resourceVersion === '') return false;
-  const order = compareResourceVersions(store.resourceVersion, written);
-  return order === undefined || order >= 0;
-}
 
 /**
  * The `readiness` hook (give it as `reconcile`'s `readiness` option) with which a run of a key starts only once the
@@ -50,7 +24,7 @@ export function cacheShows(source: ReadSource, write: OwnWrite): boolean {
  *   namespace (or every one), a label selector that selects the object as answered;
  * - with `options.primary`, the last write to the object `K` itself (of the primary kind), whoever sent it.
  *
- * A cache shows a write as {@link cacheShows} says. When `maxWait` passes first, the run starts anyway with a
+ * A cache shows a write as `cacheShows` (in `rxkube/extend`) says. When `maxWait` passes first, the run starts anyway with a
  * {@link StaleRead} naming what the caches did not show (on its `started` event, and to the metrics hook).
  *
  * ```ts
