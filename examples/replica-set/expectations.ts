@@ -65,7 +65,8 @@ export class Expectations {
     /** How long expectations hold a PodSet back at most, ms. */
     readonly timeoutMs: number = EXPECTATIONS_TIMEOUT_MS,
   ) {
-    if (!(timeoutMs > 0)) throw new RangeError(`Expectations: timeoutMs must be a number of ms > 0, got ${String(timeoutMs)}`);
+    if (!(timeoutMs > 0))
+      throw new RangeError(`Expectations: timeoutMs must be a number of ms > 0, got ${String(timeoutMs)}`);
   }
 
   /** Expects `count` creations for `key` (`ExpectCreations`), replacing what was expected. */

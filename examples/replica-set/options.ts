@@ -73,18 +73,27 @@ export interface ReplicaSetSettings {
  */
 export function resolveOptions(options: ReplicaSetOptions): ReplicaSetSettings {
   const workers = options.workers ?? DEFAULT_WORKERS;
-  if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`replicaSet: workers must be an integer >= 1, got ${String(workers)}`);
+  if (!Number.isInteger(workers) || workers < 1)
+    throw new RangeError(`replicaSet: workers must be an integer >= 1, got ${String(workers)}`);
   const burstReplicas = options.burstReplicas ?? DEFAULT_BURST_REPLICAS;
   if (!Number.isInteger(burstReplicas) || burstReplicas < 1) {
     throw new RangeError(`replicaSet: burstReplicas must be an integer >= 1, got ${String(burstReplicas)}`);
   }
   const expectationsTimeoutMs = options.expectationsTimeoutMs ?? EXPECTATIONS_TIMEOUT_MS;
-  if (typeof expectationsTimeoutMs !== 'number' || !(expectationsTimeoutMs > 0) || !Number.isFinite(expectationsTimeoutMs)) {
-    throw new RangeError(`replicaSet: expectationsTimeoutMs must be a finite number of ms > 0, got ${String(expectationsTimeoutMs)}`);
+  if (
+    typeof expectationsTimeoutMs !== 'number' ||
+    !(expectationsTimeoutMs > 0) ||
+    !Number.isFinite(expectationsTimeoutMs)
+  ) {
+    throw new RangeError(
+      `replicaSet: expectationsTimeoutMs must be a finite number of ms > 0, got ${String(expectationsTimeoutMs)}`,
+    );
   }
   const { namespace } = options;
   if (namespace !== undefined && (typeof namespace !== 'string' || namespace === '')) {
-    throw new TypeError(`replicaSet: namespace must be a non-empty string when given, got ${JSON.stringify(namespace)}`);
+    throw new TypeError(
+      `replicaSet: namespace must be a non-empty string when given, got ${JSON.stringify(namespace)}`,
+    );
   }
   const fieldManager = options.fieldManager ?? DEFAULT_FIELD_MANAGER;
   if (typeof fieldManager !== 'string' || fieldManager === '') {
@@ -92,11 +101,23 @@ export function resolveOptions(options: ReplicaSetOptions): ReplicaSetSettings {
   }
   const ryow = options.readYourWrites ?? true;
   const maxWait = typeof ryow === 'object' && ryow !== null ? ryow.maxWait : undefined;
-  if (typeof ryow !== 'boolean' && (typeof ryow !== 'object' || ryow === null || (maxWait !== undefined && !(typeof maxWait === 'number' && maxWait >= 0)))) {
-    throw new RangeError(`replicaSet: readYourWrites must be a boolean or { maxWait: ms >= 0 }, got ${JSON.stringify(ryow)}`);
+  if (
+    typeof ryow !== 'boolean' &&
+    (typeof ryow !== 'object' ||
+      ryow === null ||
+      (maxWait !== undefined && !(typeof maxWait === 'number' && maxWait >= 0)))
+  ) {
+    throw new RangeError(
+      `replicaSet: readYourWrites must be a boolean or { maxWait: ms >= 0 }, got ${JSON.stringify(ryow)}`,
+    );
   }
   return {
-    namespace, workers, burstReplicas, expectationsTimeoutMs, fieldManager, print: options.print ?? ((line) => console.log(line)),
+    namespace,
+    workers,
+    burstReplicas,
+    expectationsTimeoutMs,
+    fieldManager,
+    print: options.print ?? ((line) => console.log(line)),
     readYourWrites: ryow === false ? false : maxWait,
   };
 }

@@ -16,14 +16,33 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { combineLatest, defer, filter, finalize, map, merge, Observable, take, tap, type SchedulerLike } from 'rxjs';
 import {
-  ignoreOwnWrites, informerFactory, mapKeys, ownWrites, readYourWrites, reconcile, resourceClient, toKeys, wallClockNow, type Connection,
-  type ContextReconcile, type EventRecorder, type Informer, type InformerFactory, type ControllerDefinition, type OwnWrites,
+  ignoreOwnWrites,
+  informerFactory,
+  mapKeys,
+  ownWrites,
+  readYourWrites,
+  reconcile,
+  resourceClient,
+  toKeys,
+  wallClockNow,
+  type Connection,
+  type ContextReconcile,
+  type EventRecorder,
+  type Informer,
+  type InformerFactory,
+  type ControllerDefinition,
+  type OwnWrites,
   type ReconcileEvent,
 } from '../../src/index.js';
 import { monotonicScheduler, type EventReport } from '../../src/extend.js';
 import { messageOf, watchErrorLines } from '../shared/health.js';
 import { Expectations } from './expectations.js';
-import { resolveOptions, type ReplicaSetControllerOptions, type ReplicaSetOptions, type ReplicaSetSettings } from './options.js';
+import {
+  resolveOptions,
+  type ReplicaSetControllerOptions,
+  type ReplicaSetOptions,
+  type ReplicaSetSettings,
+} from './options.js';
 import { POD_OWNER_INDEX, podEventKeys, podOwnerIndex } from './pod-events.js';
 import { POD, PODSET, type PodSet } from './podset.js';
 import { syncPodSet } from './sync-podset.js';
@@ -62,12 +81,17 @@ export function replicaSet(connection: Connection, options: ReplicaSetOptions = 
     ...(options.random ? { random: options.random } : {}),
   };
   return defer(() => {
-    const informers = options.informers ?? informerFactory(connection, options.scheduler ? { scheduler: options.scheduler } : {});
+    const informers =
+      options.informers ?? informerFactory(connection, options.scheduler ? { scheduler: options.scheduler } : {});
     // What this controller writes, as a controller context's clients tell `context.writes`.
     const writes = ownWrites(options.scheduler ? { scheduler: options.scheduler } : {});
     const writing = { fieldManager: settings.fieldManager, writeObserver: writes, ...timing };
     return podSetPipeline({
-      settings, ...watch(informers, settings), operator: reconcile, recorder: options.recorder, writes,
+      settings,
+      ...watch(informers, settings),
+      operator: reconcile,
+      recorder: options.recorder,
+      writes,
       podClient: resourceClient<V1Pod>(connection, POD, writing),
       podSetClient: resourceClient<PodSet>(connection, PODSET, { ...writing, statusSubresource: true }),
       ...(options.stop$ ? { stop$: options.stop$ } : {}),
@@ -97,7 +121,11 @@ export function replicaSetController(options: ReplicaSetControllerOptions = {}):
     start: (context) => {
       const timing = { fieldManager: settings.fieldManager, ...(options.random ? { random: options.random } : {}) };
       return podSetPipeline({
-        settings, ...watch(context.informers, settings), operator: context.reconcile, recorder: context.recorder, writes: context.writes,
+        settings,
+        ...watch(context.informers, settings),
+        operator: context.reconcile,
+        recorder: context.recorder,
+        writes: context.writes,
         // The context's clients tell `context.writes` what they write.
         podClient: context.client<V1Pod>(POD, timing),
         podSetClient: context.client<PodSet>(PODSET, { ...timing, statusSubresource: true }),
@@ -109,7 +137,8 @@ export function replicaSetController(options: ReplicaSetControllerOptions = {}):
 
 /** The two informers: PodSets, and Pods with the owner index (declared before anything subscribes). */
 function watch(
-  informers: InformerFactory, settings: ReplicaSetSettings,
+  informers: InformerFactory,
+  settings: ReplicaSetSettings,
 ): { readonly podSets: Informer<PodSet>; readonly pods: Informer<V1Pod> } {
   const scope = settings.namespace === undefined ? {} : { namespace: settings.namespace };
   return {
@@ -143,19 +172,36 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
   const now = (): number => wallClockNow(clock);
   print('Starting PodSet controller');
   const expectations = new Expectations(() => clock.now(), settings.expectationsTimeoutMs);
-  const synced$ = combineLatest([podSets.synced$, pods.synced$]).pipe(map(([podSetsSynced, podsSynced]) => podSetsSynced && podsSynced));
+  const synced$ = combineLatest([podSets.synced$, pods.synced$]).pipe(
+    map(([podSetsSynced, podsSynced]) => podSetsSynced && podsSynced),
+  );
   const context = {
-    expectations, pods, podSets, recorder, now, print,
-    podClient: parts.podClient, podSetClient: parts.podSetClient, burstReplicas: settings.burstReplicas,
+    expectations,
+    pods,
+    podSets,
+    recorder,
+    now,
+    print,
+    podClient: parts.podClient,
+    podSetClient: parts.podSetClient,
+    burstReplicas: settings.burstReplicas,
   };
   const ryow = settings.readYourWrites !== false;
   const scope = settings.namespace === undefined ? {} : { namespace: settings.namespace };
   // A sync waits until both caches show what the PodSet's last sync wrote (its Pods, its status), for up to 5 s.
   const readiness = ryow
-    ? readYourWrites(parts.writes, [{ resource: PODSET, informer: podSets, ...scope }, { resource: POD, informer: pods, ...scope }], {
-      primary: PODSET, ...(settings.readYourWrites === undefined ? {} : { maxWait: settings.readYourWrites }),
-      ...(parts.scheduler ? { scheduler: parts.scheduler } : {}),
-    })
+    ? readYourWrites(
+        parts.writes,
+        [
+          { resource: PODSET, informer: podSets, ...scope },
+          { resource: POD, informer: pods, ...scope },
+        ],
+        {
+          primary: PODSET,
+          ...(settings.readYourWrites === undefined ? {} : { maxWait: settings.readYourWrites }),
+          ...(parts.scheduler ? { scheduler: parts.scheduler } : {}),
+        },
+      )
     : undefined;
   const controller$ = merge(
     // `addRS`, `updateRS`, `deleteRS`: every change of a PodSet, and its resyncs, wake it up; the echo of its own
@@ -177,11 +223,16 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
   const run$ = new Observable<ReconcileEvent>((subscriber) => {
     // Health lines first, so they come before anything the workers print.
     const subscription = merge(
-      synced$.pipe(filter(Boolean), take(1), tap(() => print('PodSet and Pod caches synced; starting workers'))),
+      synced$.pipe(
+        filter(Boolean),
+        take(1),
+        tap(() => print('PodSet and Pod caches synced; starting workers')),
+      ),
       watchErrorLines(podSets, 'podsets', print),
       watchErrorLines(pods, 'pods', print),
     ).subscribe();
-    if (recorder !== undefined) subscription.add(recorder.reports$.subscribe((report) => printLostEvent(report, print)));
+    if (recorder !== undefined)
+      subscription.add(recorder.reports$.subscribe((report) => printLostEvent(report, print)));
     subscription.add(controller$.subscribe(subscriber));
     return subscription;
   });
@@ -191,7 +242,8 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
 /** The Go worker's `HandleError(fmt.Errorf("sync %q failed with %v", key, err))`; rxkube adds when the retry comes. */
 function printOutcome(event: ReconcileEvent, print: (line: string) => void): void {
   if (event.type === 'failed') print(`sync ${JSON.stringify(event.key)} failed with ${messageOf(event.error)}`);
-  else if (event.type === 'retrying') print(`Retrying PodSet ${event.key} in ${event.delayMs} ms (failure ${event.failures})`);
+  else if (event.type === 'retrying')
+    print(`Retrying PodSet ${event.key} in ${event.delayMs} ms (failure ${event.failures})`);
   else if (event.type === 'rejected') print(`Rejected trigger: ${event.error.message}`);
 }
 

@@ -20,9 +20,12 @@ function listening(): { observer: WriteObserver; heard: string[]; writes: Client
     sending(write) {
       writes.push(write);
       const target = write.name ?? `${write.generateName}*`;
-      heard.push(`sending ${write.verb}${write.subresource ? '/status' : ''} ${write.namespace === undefined ? '' : `${write.namespace}/`}${target} base=${String(write.base)}`);
+      heard.push(
+        `sending ${write.verb}${write.subresource ? '/status' : ''} ${write.namespace === undefined ? '' : `${write.namespace}/`}${target} base=${String(write.base)}`,
+      );
       return {
-        answered: (answer: KubernetesObject) => heard.push(`answered ${answer.kind === 'Status' ? 'Status' : answer.metadata?.resourceVersion}`),
+        answered: (answer: KubernetesObject) =>
+          heard.push(`answered ${answer.kind === 'Status' ? 'Status' : answer.metadata?.resourceVersion}`),
         settled: () => heard.push('settled'),
       };
     },
@@ -34,17 +37,30 @@ function listening(): { observer: WriteObserver; heard: string[]; writes: Client
  * Runs the calls one after the other on a virtual cluster seeded with a ConfigMap `app`; `calls` gets the
  * resourceVersion `app` was seeded at (each write then adds 1).
  */
-function onCluster(calls: (client: ReturnType<typeof resourceClient<V1ConfigMap>>, seeded: number) => Observable<unknown>[], observer: WriteObserver): string[] {
+function onCluster(
+  calls: (client: ReturnType<typeof resourceClient<V1ConfigMap>>, seeded: number) => Observable<unknown>[],
+  observer: WriteObserver,
+): string[] {
   const seen: string[] = [];
   const scheduler = new TestScheduler((actual, expected) => void expect(actual).to.deep.equal(expected));
   scheduler.run(({ flush }) => {
     const cluster = virtualCluster({ scheduler });
-    const seeded = Number(cluster.seed([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app', namespace: 'default' } }]));
-    const client = resourceClient<V1ConfigMap>(cluster, CONFIG_MAP, { namespace: 'default', writeObserver: observer, fieldManager: 'spec' });
-    concat(...calls(client, seeded).map((call$) => defer(() => {
-      seen.push('call');
-      return call$;
-    }))).subscribe({ error: (error: unknown) => seen.push(`error ${String(error)}`) });
+    const seeded = Number(
+      cluster.seed([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app', namespace: 'default' } }]),
+    );
+    const client = resourceClient<V1ConfigMap>(cluster, CONFIG_MAP, {
+      namespace: 'default',
+      writeObserver: observer,
+      fieldManager: 'spec',
+    });
+    concat(
+      ...calls(client, seeded).map((call$) =>
+        defer(() => {
+          seen.push('call');
+          return call$;
+        }),
+      ),
+    ).subscribe({ error: (error: unknown) => seen.push(`error ${String(error)}`) });
     flush();
     cluster.close();
   });
@@ -60,7 +76,13 @@ describe('resourceClient: the write observer', () => {
       return [
         client.get('app'),
         client.create({ metadata: { generateName: 'web-' } }),
-        client.patch('app', { type: 'json', body: [{ op: 'test', path: '/metadata/resourceVersion', value: String(v) }, { op: 'add', path: '/data', value: { a: '1' } }] }),
+        client.patch('app', {
+          type: 'json',
+          body: [
+            { op: 'test', path: '/metadata/resourceVersion', value: String(v) },
+            { op: 'add', path: '/data', value: { a: '1' } },
+          ],
+        }),
         client.patch('app', { type: 'merge', body: { data: { b: '2' } } }),
         client.apply({ metadata: { name: 'app' }, data: { c: '3' } }),
         client.replace({ metadata: { name: 'app', resourceVersion: String(v + 4) }, data: {} }),
@@ -69,12 +91,24 @@ describe('resourceClient: the write observer', () => {
       ];
     }, observer);
     expect(heard).to.deep.equal([
-      `sending create default/web-* base=null`, `answered ${v + 1}`, 'settled',
-      `sending patch default/app base=${v}`, `answered ${v + 2}`, 'settled',
-      `sending patch default/app base=undefined`, `answered ${v + 3}`, 'settled',
-      `sending apply default/app base=undefined`, `answered ${v + 4}`, 'settled',
-      `sending replace default/app base=${v + 4}`, `answered ${v + 5}`, 'settled',
-      `sending delete default/app base=undefined`, `answered ${heard.at(-2)?.split(' ')[1]}`, 'settled',
+      `sending create default/web-* base=null`,
+      `answered ${v + 1}`,
+      'settled',
+      `sending patch default/app base=${v}`,
+      `answered ${v + 2}`,
+      'settled',
+      `sending patch default/app base=undefined`,
+      `answered ${v + 3}`,
+      'settled',
+      `sending apply default/app base=undefined`,
+      `answered ${v + 4}`,
+      'settled',
+      `sending replace default/app base=${v + 4}`,
+      `answered ${v + 5}`,
+      'settled',
+      `sending delete default/app base=undefined`,
+      `answered ${heard.at(-2)?.split(' ')[1]}`,
+      'settled',
     ]);
   });
 
@@ -88,52 +122,74 @@ describe('resourceClient: the write observer', () => {
       flush();
       namespaces.create({ metadata: { name: 'team' } }).subscribe({ error: () => undefined });
       flush();
-      namespaces.patchStatus('team', { type: 'merge', body: { metadata: { resourceVersion: heard[1]!.split(' ')[1] } } }).subscribe();
+      namespaces
+        .patchStatus('team', { type: 'merge', body: { metadata: { resourceVersion: heard[1]!.split(' ')[1] } } })
+        .subscribe();
       flush();
       cluster.close();
     });
     const created = heard[1]!.split(' ')[1]!;
     expect(heard).to.deep.equal([
-      'sending create team base=null', `answered ${created}`, 'settled', 'sending create team base=null', 'settled',
-      `sending patch/status team base=${created}`, heard[6], 'settled',
+      'sending create team base=null',
+      `answered ${created}`,
+      'settled',
+      'sending create team base=null',
+      'settled',
+      `sending patch/status team base=${created}`,
+      heard[6],
+      'settled',
     ]);
     expect(heard[6]).to.match(/^answered \d+$/);
   });
 
-  it('tells the writes mutate sends, each conditioned on the version it tests, with the call\'s signal', () => {
+  it("tells the writes mutate sends, each conditioned on the version it tests, with the call's signal", () => {
     const { observer, heard, writes } = listening();
     const signal = new AbortController().signal;
     let v = 0;
     onCluster((client, seeded) => {
       v = seeded;
-      return [client.mutate('app', (draft) => {
-        draft.data = { a: '1' };
-      }, { signal })];
+      return [
+        client.mutate(
+          'app',
+          (draft) => {
+            draft.data = { a: '1' };
+          },
+          { signal },
+        ),
+      ];
     }, observer);
     expect(heard).to.deep.equal([`sending patch default/app base=${v}`, `answered ${v + 1}`, 'settled']);
     expect(writes.map((write) => write.signal)).to.deep.equal([signal]);
   });
 
-  it('tells the finalizer helper\'s writes, with the request\'s signal', () => {
+  it("tells the finalizer helper's writes, with the request's signal", () => {
     const { observer, writes } = listening();
     const signal = new AbortController().signal;
     const scheduler = new TestScheduler(() => undefined);
     scheduler.run(({ flush }) => {
       const cluster = virtualCluster({ scheduler });
       cluster.seed([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app', namespace: 'default' } }]);
-      const client = resourceClient<V1ConfigMap>(cluster, CONFIG_MAP, { namespace: 'default', writeObserver: observer });
+      const client = resourceClient<V1ConfigMap>(cluster, CONFIG_MAP, {
+        namespace: 'default',
+        writeObserver: observer,
+      });
       const reconcile = finalizer(client, 'example.com/cleanup', { apply: () => undefined, cleanup: () => undefined });
       client.get('app').subscribe((app) => reconcile({ object: app, signal }).subscribe());
       flush();
       cluster.close();
     });
-    expect(writes.map((write) => [write.verb, write.name, write.base, write.signal === signal])).to.deep.equal([['patch', 'app', writes[0]?.base, true]]);
+    expect(writes.map((write) => [write.verb, write.name, write.base, write.signal === signal])).to.deep.equal([
+      ['patch', 'app', writes[0]?.base, true],
+    ]);
     expect(writes[0]?.base).to.be.a('string');
   });
 
   it('refuses an observer without a sending method where the client is made, and survives one that throws', () => {
     const scheduler = new TestScheduler(() => undefined);
-    expect(() => resourceClient(virtualCluster({ scheduler }), CONFIG_MAP, { writeObserver: {} as never })).to.throw(TypeError, 'writeObserver must be an object with a sending(write) method');
+    expect(() => resourceClient(virtualCluster({ scheduler }), CONFIG_MAP, { writeObserver: {} as never })).to.throw(
+      TypeError,
+      'writeObserver must be an object with a sending(write) method',
+    );
     const warnings: string[] = [];
     const onWarning = (warning: Error) => warnings.push(warning.message);
     process.on('warning', onWarning);

@@ -7,7 +7,12 @@ import type { KubernetesObject, V1ConfigMap, V1Secret } from '@kubernetes/client
 import { BehaviorSubject, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import {
-  controller, resourceClient, type ControllerContext, type ControllerDefinition, type ReconcileEvent, type WatchesSpec,
+  controller,
+  resourceClient,
+  type ControllerContext,
+  type ControllerDefinition,
+  type ReconcileEvent,
+  type WatchesSpec,
 } from '../../../src/index.js';
 import { runController, type VirtualCluster } from '../../../src/testing/index.js';
 
@@ -45,19 +50,28 @@ function scene(setup: (scene: Scene) => void, onError?: (error: Error) => void):
       start: (given) => {
         context = given;
         return controller<V1ConfigMap>({
-          context, for: { resource: CONFIG_MAP, options: { namespace: 'default' } }, watches$, ...(onError ? { onError } : {}),
+          context,
+          for: { resource: CONFIG_MAP, options: { namespace: 'default' } },
+          watches$,
+          ...(onError ? { onError } : {}),
           reconcile: () => undefined,
         });
       },
     };
     const run = runController(definition, {
-      scheduler, until: 1000, objects: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p', namespace: 'default' } }],
+      scheduler,
+      until: 1000,
+      objects: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p', namespace: 'default' } }],
     });
     run.events$.subscribe((event: ReconcileEvent) => {
       if (event.type === 'started') log.push(`${event.time} ${event.key} ${event.reasons.join(',')}`);
     });
     running = {
-      cluster: run.cluster, get context() { return context; }, log,
+      cluster: run.cluster,
+      get context() {
+        return context;
+      },
+      log,
       secrets: resourceClient<V1Secret>(run.cluster, SECRET, { namespace: 'default' }),
     };
     setup({ watches$, at: (ms, act) => void timer(ms, scheduler).subscribe(() => act(running)) });
@@ -66,8 +80,11 @@ function scene(setup: (scene: Scene) => void, onError?: (error: Error) => void):
   return running;
 }
 
-const secret = (name: string, parent: string): V1Secret => ({ metadata: { name, namespace: 'default', labels: { parent } } });
-const watchRequests = (cluster: VirtualCluster, resource: string) => cluster.requestLog.records().filter((r) => r.verb === 'watch' && r.resource === resource);
+const secret = (name: string, parent: string): V1Secret => ({
+  metadata: { name, namespace: 'default', labels: { parent } },
+});
+const watchRequests = (cluster: VirtualCluster, resource: string) =>
+  cluster.requestLog.records().filter((r) => r.verb === 'watch' && r.resource === resource);
 
 describe('controller({ watches$ }): watches added and removed at run time', () => {
   it('triggers from a watch once it is added, and no more once it is removed', () => {
@@ -81,10 +98,11 @@ describe('controller({ watches$ }): watches added and removed at run time', () =
     expect(log).to.deep.equal(['0 default/p added ConfigMap default/p', '200 default/p added Secret default/s1']);
   });
 
-  it('releases a removed watch\'s informer: the factory runs one informer less and the watch request is aborted', () => {
+  it("releases a removed watch's informer: the factory runs one informer less and the watch request is aborted", () => {
     const spec = secretsToParents();
     const counts: string[] = [];
-    const count = ({ context, cluster }: Running, when: string) => counts.push(`${when}: ${context.informers.active} informers, ${cluster.openWatches()} watches`);
+    const count = ({ context, cluster }: Running, when: string) =>
+      counts.push(`${when}: ${context.informers.active} informers, ${cluster.openWatches()} watches`);
     scene(({ watches$, at }) => {
       at(50, (running) => count(running, 'before'));
       at(100, () => watches$.next([spec]));
@@ -92,7 +110,11 @@ describe('controller({ watches$ }): watches added and removed at run time', () =
       at(200, () => watches$.next([]));
       at(250, (running) => count(running, 'removed'));
     });
-    expect(counts).to.deep.equal(['before: 1 informers, 1 watches', 'watching: 2 informers, 2 watches', 'removed: 1 informers, 1 watches']);
+    expect(counts).to.deep.equal([
+      'before: 1 informers, 1 watches',
+      'watching: 2 informers, 2 watches',
+      'removed: 1 informers, 1 watches',
+    ]);
   });
 
   it('keeps a shared informer running when a spec is replaced by another of the same kind and options', () => {
@@ -111,7 +133,10 @@ describe('controller({ watches$ }): watches added and removed at run time', () =
   });
 
   it('leaves a watch the primary also uses running when it is removed', () => {
-    const configs: WatchesSpec = { source: { resource: CONFIG_MAP, options: { namespace: 'default' } }, map: () => 'default/p' };
+    const configs: WatchesSpec = {
+      source: { resource: CONFIG_MAP, options: { namespace: 'default' } },
+      map: () => 'default/p',
+    };
     const counts: number[] = [];
     scene(({ watches$, at }) => {
       at(100, () => watches$.next([configs]));
@@ -126,18 +151,26 @@ describe('controller({ watches$ }): watches added and removed at run time', () =
     const reported: string[] = [];
     const bad = { source: { resource: SECRET } } as unknown as WatchesSpec;
     const good = secretsToParents();
-    const { log } = scene(({ watches$, at }) => {
-      at(100, () => watches$.next([bad, good]));
-      at(150, () => watches$.next([bad, good]));
-      at(200, ({ secrets }) => secrets.create(secret('s1', 'p')).subscribe());
-    }, (error) => reported.push(error.message));
+    const { log } = scene(
+      ({ watches$, at }) => {
+        at(100, () => watches$.next([bad, good]));
+        at(150, () => watches$.next([bad, good]));
+        at(200, ({ secrets }) => secrets.create(secret('s1', 'p')).subscribe());
+      },
+      (error) => reported.push(error.message),
+    );
     expect(reported.filter((message) => message.includes('watches$'))).to.have.length(1);
     expect(reported[0]).to.match(/each spec of watches\$ must be \{ source, map \}/);
     expect(log).to.deep.equal(['0 default/p added ConfigMap default/p', '200 default/p added Secret default/s1']);
   });
 
   it('refuses a watches$ that is not an Observable when the controller is built', () => {
-    expect(() => controller<KubernetesObject>({ for: { current: () => undefined, events$: undefined } as never, reconcile: () => undefined, watches$: [] as never }))
-      .to.throw(TypeError, 'watches$ must be an Observable');
+    expect(() =>
+      controller<KubernetesObject>({
+        for: { current: () => undefined, events$: undefined } as never,
+        reconcile: () => undefined,
+        watches$: [] as never,
+      }),
+    ).to.throw(TypeError, 'watches$ must be an Observable');
   });
 });

@@ -11,19 +11,37 @@ import { Store } from '../../../src/store/index.js';
 import { CONFIG_MAP, object, write } from './support.js';
 
 const snapshot = Store.empty<KubernetesObject>();
-const added = (item: KubernetesObject): InformerEvent => ({ type: 'added', key: `default/${item.metadata!.name}`, object: item, snapshot });
-const updated = (old: KubernetesObject, item: KubernetesObject): InformerEvent => ({
-  type: 'updated', key: `default/${item.metadata!.name}`, old, object: item, snapshot,
+const added = (item: KubernetesObject): InformerEvent => ({
+  type: 'added',
+  key: `default/${item.metadata!.name}`,
+  object: item,
+  snapshot,
 });
-const deleted = (item: KubernetesObject): InformerEvent => ({ type: 'deleted', key: `default/${item.metadata!.name}`, object: item, stateUnknown: false, snapshot });
-const describe$ = (event: InformerEvent): string => `${event.type} ${event.object.metadata!.name}@${event.object.metadata!.resourceVersion}`;
+const updated = (old: KubernetesObject, item: KubernetesObject): InformerEvent => ({
+  type: 'updated',
+  key: `default/${item.metadata!.name}`,
+  old,
+  object: item,
+  snapshot,
+});
+const deleted = (item: KubernetesObject): InformerEvent => ({
+  type: 'deleted',
+  key: `default/${item.metadata!.name}`,
+  object: item,
+  stateUnknown: false,
+  snapshot,
+});
+const describe$ = (event: InformerEvent): string =>
+  `${event.type} ${event.object.metadata!.name}@${event.object.metadata!.resourceVersion}`;
 
 /** Subscribes `ignoreOwnWrites` to a subject; `seen` lists what passed. */
 function filtered(writes = ownWrites()) {
   const events = new Subject<InformerEvent>();
   const seen: string[] = [];
   let completed = false;
-  events.pipe(ignoreOwnWrites(writes, CONFIG_MAP)).subscribe({ next: (event) => seen.push(describe$(event)), complete: () => (completed = true) });
+  events
+    .pipe(ignoreOwnWrites(writes, CONFIG_MAP))
+    .subscribe({ next: (event) => seen.push(describe$(event)), complete: () => (completed = true) });
   return { writes, events, seen, completed: () => completed };
 }
 
@@ -39,7 +57,7 @@ describe('ignoreOwnWrites: which events only echo our own writes', () => {
     expect(seen).to.deep.equal([]);
   });
 
-  it('passes an update that may carry someone else\'s change: another version, a previous state that is not our base', () => {
+  it("passes an update that may carry someone else's change: another version, a previous state that is not our base", () => {
     const { writes, events, seen } = filtered();
     write(writes, object('a', '6'), { base: '5' });
     // Someone wrote 7 after us: the event carries their change.
@@ -79,7 +97,14 @@ describe('ignoreOwnWrites: which events only echo our own writes', () => {
     expect(seen, 'other objects pass at once').to.deep.equal(['added other@2']);
     // The answer arrives after its event, as kube-apiserver and the virtual cluster may deliver them.
     const outcome = writes.sending({
-      resource: CONFIG_MAP, verb: 'patch', subresource: undefined, namespace: 'default', name: 'a', generateName: undefined, base: '5', signal: undefined,
+      resource: CONFIG_MAP,
+      verb: 'patch',
+      subresource: undefined,
+      namespace: 'default',
+      name: 'a',
+      generateName: undefined,
+      base: '5',
+      signal: undefined,
     });
     outcome.answered?.(object('a', '6'));
     outcome.settled?.();
@@ -91,7 +116,14 @@ describe('ignoreOwnWrites: which events only echo our own writes', () => {
   it('holds the added events a create by generateName may have made until it settles', () => {
     const { writes, events, seen } = filtered();
     const outcome = writes.sending({
-      resource: CONFIG_MAP, verb: 'create', subresource: undefined, namespace: 'default', name: undefined, generateName: 'web-', base: null, signal: undefined,
+      resource: CONFIG_MAP,
+      verb: 'create',
+      subresource: undefined,
+      namespace: 'default',
+      name: undefined,
+      generateName: 'web-',
+      base: null,
+      signal: undefined,
     });
     events.next(added(object('web-x1', '5')));
     events.next(added(object('db-1', '6')));

@@ -7,19 +7,25 @@ import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import { of, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import {
-  controller, isControlledBy, resourceClient, setControllerReference, type ControllerDefinition, type InformerEvent, type ReconcileEvent,
+  controller,
+  owners,
+  resourceClient,
+  type ControllerDefinition,
+  type InformerEvent,
+  type ReconcileEvent,
 } from '../../../src/index.js';
 import { runController, type VirtualCluster } from '../../../src/testing/index.js';
 
 const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
-const toOwner = (event: InformerEvent): string[] => (event.object.metadata?.ownerReferences ?? []).map((owner) => `default/${owner.name}`);
+const toOwner = (event: InformerEvent): string[] =>
+  (event.object.metadata?.ownerReferences ?? []).map((owner) => `default/${owner.name}`);
 
 /**
  * Keeps exactly one Secret per ConfigMap: counts them in its cache, creates one (by generateName) when there is none.
  * It watches its Secrets as owned objects, or (`atRunTime`) through a watch added by `watches$`.
  */
-export function oneChild(readYourWrites: boolean | { readonly maxWait: number }, atRunTime = false): ControllerDefinition {
+function oneChild(readYourWrites: boolean | { readonly maxWait: number }, atRunTime = false): ControllerDefinition {
   return {
     name: 'one-child',
     start: (context) => {
@@ -34,9 +40,15 @@ export function oneChild(readYourWrites: boolean | { readonly maxWait: number },
         readYourWrites,
         reconcile: ({ object, signal }) => {
           if (object === undefined) return undefined;
-          const children = secrets.current().list({ namespace: 'default' }).filter((secret) => isControlledBy(secret, object));
+          const children = secrets
+            .current()
+            .list({ namespace: 'default' })
+            .filter((secret) => owners.isControlledBy(secret, object));
           if (children.length > 0) return undefined;
-          const child = setControllerReference<V1Secret>({ apiVersion: 'v1', kind: 'Secret', metadata: { generateName: 'child-', namespace: 'default' } }, object);
+          const child = owners.setControllerReference<V1Secret>(
+            { apiVersion: 'v1', kind: 'Secret', metadata: { generateName: 'child-', namespace: 'default' } },
+            object,
+          );
           return client.create(child, { signal });
         },
       });
@@ -49,7 +61,10 @@ export function oneChild(readYourWrites: boolean | { readonly maxWait: number },
  * else at 50 ms: its creation reaches the controller at 110 ms (the first run creates the child then), the touch at
  * 150 ms (a second run), the child at 210 ms. So the second run starts while the child is still on its way.
  */
-function lagging(definition: ControllerDefinition, lag = 100): { cluster: VirtualCluster; events: readonly ReconcileEvent[] } {
+function lagging(
+  definition: ControllerDefinition,
+  lag = 100,
+): { cluster: VirtualCluster; events: readonly ReconcileEvent[] } {
   let cluster!: VirtualCluster;
   let events!: readonly ReconcileEvent[];
   const scheduler = new TestScheduler((actual, expected) => void expect(actual).to.deep.equal(expected));
@@ -57,8 +72,12 @@ function lagging(definition: ControllerDefinition, lag = 100): { cluster: Virtua
     const run = runController(definition, { scheduler, until: 2000, watchLag: lag });
     cluster = run.cluster;
     const configs = resourceClient<V1ConfigMap>(cluster, CONFIG_MAP, { namespace: 'default' });
-    timer(10, scheduler).subscribe(() => configs.create({ metadata: { name: 'parent', namespace: 'default' } }).subscribe());
-    timer(50, scheduler).subscribe(() => configs.patch('parent', { type: 'merge', body: { metadata: { annotations: { touched: 'yes' } } } }).subscribe());
+    timer(10, scheduler).subscribe(() =>
+      configs.create({ metadata: { name: 'parent', namespace: 'default' } }).subscribe(),
+    );
+    timer(50, scheduler).subscribe(() =>
+      configs.patch('parent', { type: 'merge', body: { metadata: { annotations: { touched: 'yes' } } } }).subscribe(),
+    );
     flush();
     events = run.events;
   });
@@ -95,14 +114,46 @@ describe('read-your-own-writes on a lagging watch', () => {
     // 210 ms the first child wakes the parent, whose run waits for the second (due at 280 ms) until 240 ms, and
     // finds the first.
     expect(cluster.list(SECRET, 'default')).to.have.length(2);
-    const [first, second] = cluster.list(SECRET, 'default').sort((a, b) => Number(a.metadata!.resourceVersion) - Number(b.metadata!.resourceVersion));
-    const stale = startsOf(events).filter((event) => event.staleRead !== undefined).map((event) => ({
-      time: event.time, waitedMs: event.staleRead!.waitedMs,
-      behind: event.staleRead!.behind.map(({ resource, key, resourceVersion, deleted }) => ({ kind: resource.kind, key, resourceVersion, deleted })),
-    }));
+    const [first, second] = cluster
+      .list(SECRET, 'default')
+      .sort((a, b) => Number(a.metadata!.resourceVersion) - Number(b.metadata!.resourceVersion));
+    const stale = startsOf(events)
+      .filter((event) => event.staleRead !== undefined)
+      .map((event) => ({
+        time: event.time,
+        waitedMs: event.staleRead!.waitedMs,
+        behind: event.staleRead!.behind.map(({ resource, key, resourceVersion, deleted }) => ({
+          kind: resource.kind,
+          key,
+          resourceVersion,
+          deleted,
+        })),
+      }));
     expect(stale).to.deep.equal([
-      { time: 180, waitedMs: 30, behind: [{ kind: 'Secret', key: `default/${first!.metadata!.name}`, resourceVersion: first!.metadata!.resourceVersion, deleted: false }] },
-      { time: 240, waitedMs: 30, behind: [{ kind: 'Secret', key: `default/${second!.metadata!.name}`, resourceVersion: second!.metadata!.resourceVersion, deleted: false }] },
+      {
+        time: 180,
+        waitedMs: 30,
+        behind: [
+          {
+            kind: 'Secret',
+            key: `default/${first!.metadata!.name}`,
+            resourceVersion: first!.metadata!.resourceVersion,
+            deleted: false,
+          },
+        ],
+      },
+      {
+        time: 240,
+        waitedMs: 30,
+        behind: [
+          {
+            kind: 'Secret',
+            key: `default/${second!.metadata!.name}`,
+            resourceVersion: second!.metadata!.resourceVersion,
+            deleted: false,
+          },
+        ],
+      },
     ]);
   });
 });

@@ -10,7 +10,11 @@ import { map, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { compareResourceVersions } from '../../../src/client/index.js';
 import {
-  controller, resourceClient, setControllerReference, type ControllerDefinition, type ReconcileEvent,
+  controller,
+  owners,
+  resourceClient,
+  type ControllerDefinition,
+  type ReconcileEvent,
 } from '../../../src/index.js';
 import { runController } from '../../../src/testing/index.js';
 
@@ -35,11 +39,16 @@ interface Schedule {
 }
 
 const schedules: fc.Arbitrary<Schedule> = fc.record({
-  steps: fc.array(fc.record({
-    write: fc.constantFrom<Step['write']>('own', 'child', 'none'),
-    requeueAfter: fc.option(fc.integer({ min: 0, max: 150 }), { nil: undefined }),
-  }), { minLength: 1, maxLength: 30 }),
-  touches: fc.array(fc.record({ at: fc.integer({ min: 0, max: 1500 }), key: fc.constantFrom(...KEYS) }), { maxLength: 12 }),
+  steps: fc.array(
+    fc.record({
+      write: fc.constantFrom<Step['write']>('own', 'child', 'none'),
+      requeueAfter: fc.option(fc.integer({ min: 0, max: 150 }), { nil: undefined }),
+    }),
+    { minLength: 1, maxLength: 30 },
+  ),
+  touches: fc.array(fc.record({ at: fc.integer({ min: 0, max: 1500 }), key: fc.constantFrom(...KEYS) }), {
+    maxLength: 12,
+  }),
   maxLag: fc.integer({ min: 0, max: 400 }),
   maxWait: fc.integer({ min: 20, max: 600 }),
   seed: fc.integer({ min: 0, max: 1000 }),
@@ -83,47 +92,80 @@ function violations(schedule: Schedule): Violation[] {
             previousStart.set(key, now);
             const behind: string[] = [];
             const own = lastOwnWrite.get(key);
-            if (own !== undefined && (compareResourceVersions(primaries.current().resourceVersion, own) ?? -1) < 0) behind.push(`own@${own}`);
+            if (own !== undefined && (compareResourceVersions(primaries.current().resourceVersion, own) ?? -1) < 0)
+              behind.push(`own@${own}`);
             for (const child of childWrites.get(key) ?? []) {
-              if (child.at >= since && (compareResourceVersions(children.current().resourceVersion, child.rv) ?? -1) < 0) behind.push(`child@${child.rv}`);
+              if (
+                child.at >= since &&
+                (compareResourceVersions(children.current().resourceVersion, child.rv) ?? -1) < 0
+              )
+                behind.push(`child@${child.rv}`);
             }
-            if (behind.length > 0 && !reported) found.push(`${now} ${key}: started behind ${behind.join(', ')} without a stale read`);
+            if (behind.length > 0 && !reported)
+              found.push(`${now} ${key}: started behind ${behind.join(', ')} without a stale read`);
             if (object === undefined) return undefined;
             const step = schedule.steps[calls++ % schedule.steps.length]!;
             const again = step.requeueAfter === undefined ? undefined : { requeueAfter: step.requeueAfter };
             if (step.write === 'own') {
-              return configs.mutate(object, (draft) => {
-                draft.data = { n: String(calls) };
-              }, { signal }).pipe(map((written) => {
-                lastOwnWrite.set(key, written.metadata!.resourceVersion!);
-                return again;
-              }));
+              return configs
+                .mutate(
+                  object,
+                  (draft) => {
+                    draft.data = { n: String(calls) };
+                  },
+                  { signal },
+                )
+                .pipe(
+                  map((written) => {
+                    lastOwnWrite.set(key, written.metadata!.resourceVersion!);
+                    return again;
+                  }),
+                );
             }
             if (step.write === 'child') {
-              const child = setControllerReference<V1Secret>({ apiVersion: 'v1', kind: 'Secret', metadata: { generateName: `${object.metadata!.name}-`, namespace: 'default' } }, object);
-              return secrets.create(child, { signal }).pipe(map((created) => {
-                const list = childWrites.get(key) ?? [];
-                list.push({ rv: created.metadata!.resourceVersion!, at: scheduler.now() });
-                childWrites.set(key, list);
-                return again;
-              }));
+              const child = owners.setControllerReference<V1Secret>(
+                {
+                  apiVersion: 'v1',
+                  kind: 'Secret',
+                  metadata: { generateName: `${object.metadata!.name}-`, namespace: 'default' },
+                },
+                object,
+              );
+              return secrets.create(child, { signal }).pipe(
+                map((created) => {
+                  const list = childWrites.get(key) ?? [];
+                  list.push({ rv: created.metadata!.resourceVersion!, at: scheduler.now() });
+                  childWrites.set(key, list);
+                  return again;
+                }),
+              );
             }
             return again;
           },
-        }).pipe(map((event) => {
-          if (event.type === 'started') started.set(event.key, event);
-          return event;
-        }));
+        }).pipe(
+          map((event) => {
+            if (event.type === 'started') started.set(event.key, event);
+            return event;
+          }),
+        );
       },
     };
     const run = runController(definition, {
-      scheduler, until: 3000, seed: schedule.seed,
-      objects: KEYS.map((name): V1ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } })),
+      scheduler,
+      until: 3000,
+      seed: schedule.seed,
+      objects: KEYS.map(
+        (name): V1ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } }),
+      ),
       watchLag: (_request, random) => random() * schedule.maxLag,
     });
     const touch = resourceClient<V1ConfigMap>(run.cluster, CONFIG_MAP, { namespace: 'default' });
     for (const { at, key } of schedule.touches) {
-      timer(at, scheduler).subscribe(() => touch.patch(key, { type: 'merge', body: { metadata: { annotations: { touched: String(at) } } } }).subscribe({ error: () => undefined }));
+      timer(at, scheduler).subscribe(() =>
+        touch
+          .patch(key, { type: 'merge', body: { metadata: { annotations: { touched: String(at) } } } })
+          .subscribe({ error: () => undefined }),
+      );
     }
     flush();
   });
@@ -131,10 +173,13 @@ function violations(schedule: Schedule): Violation[] {
 }
 
 describe('read-your-own-writes (property)', () => {
-  it('never starts a run on a cache older than its key\'s own writes, unless the bound passed and the run says so', () => {
+  it("never starts a run on a cache older than its key's own writes, unless the bound passed and the run says so", () => {
     // Each case runs a controller for 3 s of virtual time: the counterexample is reported as found, not shrunk.
-    fc.assert(fc.property(schedules, (schedule) => {
-      expect(violations(schedule)).to.deep.equal([]);
-    }), { numRuns: 40, endOnFailure: true });
+    fc.assert(
+      fc.property(schedules, (schedule) => {
+        expect(violations(schedule)).to.deep.equal([]);
+      }),
+      { numRuns: 40, endOnFailure: true },
+    );
   });
 });

@@ -6,7 +6,9 @@ import { TestScheduler } from 'rxjs/testing';
 import { ownWrites, readYourWrites, type ReadSource } from '../../../src/controller/own-writes/index.js';
 import { CONFIG_MAP, SECRET, fakeCache, object, request, write, type FakeCache } from './support.js';
 
-function marbles(body: (helpers: Parameters<Parameters<TestScheduler['run']>[0]>[0], scheduler: TestScheduler) => void): void {
+function marbles(
+  body: (helpers: Parameters<Parameters<TestScheduler['run']>[0]>[0], scheduler: TestScheduler) => void,
+): void {
   const scheduler = new TestScheduler((actual, expected) => void expect(actual).to.deep.equal(expected));
   scheduler.run((helpers) => body(helpers, scheduler));
 }
@@ -28,7 +30,11 @@ describe('readYourWrites: what the next run of a key waits for', () => {
       const readiness = readYourWrites(writes, [{ resource: SECRET, informer: secrets }]);
       const run = request('default/parent');
       readiness.began!(run);
-      write(writes, { ...object('child', '7'), kind: 'Secret' }, { resource: SECRET, verb: 'create', base: null, signal: run.signal });
+      write(
+        writes,
+        { ...object('child', '7'), kind: 'Secret' },
+        { resource: SECRET, verb: 'create', base: null, signal: run.signal },
+      );
       cold('10ms a 9ms b').subscribe((step) => secrets.set(step === 'a' ? '6' : '7'));
       expectObservable(readiness.wait('default/parent')!).toBe('20ms (u|)', { u: undefined });
     });
@@ -38,10 +44,18 @@ describe('readYourWrites: what the next run of a key waits for', () => {
     marbles(({ expectObservable }, scheduler) => {
       const writes = ownWrites({ scheduler });
       const cache = fakeCache('5');
-      const readiness = readYourWrites(writes, [{ resource: CONFIG_MAP, informer: cache }], { primary: CONFIG_MAP, maxWait: 50 });
+      const readiness = readYourWrites(writes, [{ resource: CONFIG_MAP, informer: cache }], {
+        primary: CONFIG_MAP,
+        maxWait: 50,
+      });
       write(writes, object('a', '8'), { base: '5' });
       expectObservable(readiness.wait('default/a')!).toBe('50ms (s|)', {
-        s: { waitedMs: 50, behind: [{ resource: CONFIG_MAP, key: 'default/a', resourceVersion: '8', deleted: false, cacheResourceVersion: '5' }] },
+        s: {
+          waitedMs: 50,
+          behind: [
+            { resource: CONFIG_MAP, key: 'default/a', resourceVersion: '8', deleted: false, cacheResourceVersion: '5' },
+          ],
+        },
       });
     });
   });
@@ -49,13 +63,16 @@ describe('readYourWrites: what the next run of a key waits for', () => {
   it('waits without a bound when maxWait is Infinity', () => {
     marbles(({ expectObservable }, scheduler) => {
       const writes = ownWrites({ scheduler });
-      const readiness = readYourWrites(writes, [{ resource: CONFIG_MAP, informer: fakeCache('5') }], { primary: CONFIG_MAP, maxWait: Number.POSITIVE_INFINITY });
+      const readiness = readYourWrites(writes, [{ resource: CONFIG_MAP, informer: fakeCache('5') }], {
+        primary: CONFIG_MAP,
+        maxWait: Number.POSITIVE_INFINITY,
+      });
       write(writes, object('a', '8'));
       expectObservable(readiness.wait('default/a')!, '^ 3600000ms !').toBe('');
     });
   });
 
-  it('waits for the last write to the key\'s own object whoever sent it, only with a primary kind', () => {
+  it("waits for the last write to the key's own object whoever sent it, only with a primary kind", () => {
     const writes = ownWrites();
     const cache = fakeCache('5');
     write(writes, object('a', '6'));
@@ -70,7 +87,11 @@ describe('readYourWrites: what the next run of a key waits for', () => {
 
   it('waits only in the caches that can hold the object: its kind, its namespace, a label selector that selects it', () => {
     const writes = ownWrites();
-    const lagging = (extra: Partial<ReadSource>): ReadSource => ({ resource: CONFIG_MAP, informer: fakeCache('1'), ...extra });
+    const lagging = (extra: Partial<ReadSource>): ReadSource => ({
+      resource: CONFIG_MAP,
+      informer: fakeCache('1'),
+      ...extra,
+    });
     const run = request('k');
     const readiness = (source: ReadSource) => {
       const hook = readYourWrites(writes, [source]);
@@ -85,7 +106,9 @@ describe('readYourWrites: what the next run of a key waits for', () => {
       everyNamespace: readiness(lagging({})),
     };
     write(writes, object('a', '5', { labels: { app: 'web' } }), { signal: run.signal });
-    const waiting = Object.entries(hooks).filter(([, hook]) => hook.wait('k') !== undefined).map(([name]) => name);
+    const waiting = Object.entries(hooks)
+      .filter(([, hook]) => hook.wait('k') !== undefined)
+      .map(([name]) => name);
     expect(waiting).to.deep.equal(['selected', 'everyNamespace']);
   });
 
@@ -97,7 +120,10 @@ describe('readYourWrites: what the next run of a key waits for', () => {
     expect(readiness.wait('default/a'), 'the cache still shows it alive').to.not.equal(undefined);
     cache.set('9', object('a', '6', { deletionTimestamp: '2026-01-01T00:00:00Z' as never }));
     expect(readiness.wait('default/a'), 'it shows the deletion').to.equal(undefined);
-    write(writes, { kind: 'Status', apiVersion: 'v1', metadata: {}, details: { name: 'a', uid: 'uid-a' } } as never, { verb: 'delete', name: 'a' });
+    write(writes, { kind: 'Status', apiVersion: 'v1', metadata: {}, details: { name: 'a', uid: 'uid-a' } } as never, {
+      verb: 'delete',
+      name: 'a',
+    });
     expect(readiness.wait('default/a'), 'gone for the server, still in the cache').to.not.equal(undefined);
     cache.set('9', object('a', '12', { uid: 'uid-new' }));
     expect(readiness.wait('default/a'), 'another object under the name').to.equal(undefined);
@@ -115,7 +141,7 @@ describe('readYourWrites: what the next run of a key waits for', () => {
     expect(readiness.wait('default/a')).to.not.equal(undefined);
   });
 
-  it('forgets what was charged to a key when its next run begins, and charges that run\'s writes anew', () => {
+  it("forgets what was charged to a key when its next run begins, and charges that run's writes anew", () => {
     const writes = ownWrites();
     const cache: FakeCache = fakeCache('1');
     const readiness = readYourWrites(writes, [{ resource: CONFIG_MAP, informer: cache }]);
@@ -140,6 +166,9 @@ describe('readYourWrites: what the next run of a key waits for', () => {
   });
 
   it('refuses a maxWait that is not a number of ms >= 0', () => {
-    expect(() => readYourWrites(ownWrites(), [], { maxWait: -1 })).to.throw(RangeError, 'maxWait must be a number of ms >= 0');
+    expect(() => readYourWrites(ownWrites(), [], { maxWait: -1 })).to.throw(
+      RangeError,
+      'maxWait must be a number of ms >= 0',
+    );
   });
 });

@@ -29,8 +29,17 @@ export function fakeCache(resourceVersion = '1', ...objects: KubernetesObject[])
   };
 }
 
-export function object(name: string, resourceVersion: string, extra: Partial<KubernetesObject['metadata']> = {}, namespace = 'default'): KubernetesObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, resourceVersion, uid: `uid-${name}`, ...extra } };
+export function object(
+  name: string,
+  resourceVersion: string,
+  extra: Partial<KubernetesObject['metadata']> = {},
+  namespace = 'default',
+): KubernetesObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, resourceVersion, uid: `uid-${name}`, ...extra },
+  };
 }
 
 function keyOf(object: KubernetesObject): string {
@@ -39,11 +48,20 @@ function keyOf(object: KubernetesObject): string {
 
 /** A write as a client tells it: sent, answered with `answer` (unless `undefined`: it failed), settled. */
 export function write(
-  writes: OwnWrites, answer: KubernetesObject | undefined, options: Partial<ClientWrite> & { readonly settle?: boolean } = {},
+  writes: OwnWrites,
+  answer: KubernetesObject | undefined,
+  options: Partial<ClientWrite> & { readonly settle?: boolean } = {},
 ): { settle(): void } {
   const outcome = writes.sending({
-    resource: CONFIG_MAP, verb: 'patch', subresource: undefined, namespace: 'default', name: answer?.metadata?.name, generateName: undefined,
-    base: undefined, signal: undefined, ...options,
+    resource: CONFIG_MAP,
+    verb: 'patch',
+    subresource: undefined,
+    namespace: 'default',
+    name: answer?.metadata?.name,
+    generateName: undefined,
+    base: undefined,
+    signal: undefined,
+    ...options,
   });
   if (answer !== undefined) outcome.answered?.(answer);
   const settle = (): void => outcome.settled?.();
@@ -52,6 +70,11 @@ export function write(
 }
 
 /** A request as the operator hands it, with a signal of its own. */
-export function request(key: string): { key: string; reasons: readonly string[]; attempt: number; signal: AbortSignal } {
+export function request(key: string): {
+  key: string;
+  reasons: readonly string[];
+  attempt: number;
+  signal: AbortSignal;
+} {
   return { key, reasons: [], attempt: 1, signal: new AbortController().signal };
 }

@@ -5,7 +5,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import type { ResourceRef } from 'rxkube';
-import type { Patch } from './options.js';
+import type { ResourceClient } from './client.js';
 
 /** The calls of a resource client that write. */
 export type WriteVerb = 'create' | 'replace' | 'patch' | 'apply' | 'delete';
@@ -69,7 +69,9 @@ export interface WriteObserver {
 export function checkWriteObserver(observer: unknown): void {
   if (observer === undefined) return;
   if (observer === null || typeof observer !== 'object' || typeof (observer as WriteObserver).sending !== 'function') {
-    throw new TypeError(`resourceClient: writeObserver must be an object with a sending(write) method, got ${observer === null ? 'null' : typeof observer}`);
+    throw new TypeError(
+      `resourceClient: writeObserver must be an object with a sending(write) method, got ${observer === null ? 'null' : typeof observer}`,
+    );
   }
 }
 
@@ -80,10 +82,16 @@ export function versionIn(body: unknown): string | undefined {
 }
 
 /** The resourceVersion a patch is conditioned on: a JSON Patch's leading `test`, else the body's own. */
-export function baseOfPatch(patch: Patch): string | undefined {
+export function baseOfPatch(patch: ResourceClient.Patch): string | undefined {
   if (patch.type !== 'json') return versionIn(patch.body);
   const first = Array.isArray(patch.body) ? patch.body[0] : undefined;
-  if (first?.op === 'test' && first.path === '/metadata/resourceVersion' && typeof first.value === 'string' && first.value !== '') return first.value;
+  if (
+    first?.op === 'test' &&
+    first.path === '/metadata/resourceVersion' &&
+    typeof first.value === 'string' &&
+    first.value !== ''
+  )
+    return first.value;
   return undefined;
 }
 
@@ -126,7 +134,9 @@ function guarded<T>(call: () => T): T | undefined {
   try {
     return call();
   } catch (error) {
-    process.emitWarning(error instanceof Error ? error : new Error(String(error)), { type: 'KubernetesWriteObserverError' });
+    process.emitWarning(error instanceof Error ? error : new Error(String(error)), {
+      type: 'KubernetesWriteObserverError',
+    });
     return undefined;
   }
 }

@@ -2,23 +2,46 @@
  * `controller()`: controller-runtime's builder shape (`For`, `Owns`, `Watches`) as a thin layer over the operators.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { combineLatest, defer, EMPTY, map, merge, Subject, takeUntil, tap, type Observable, type OperatorFunction } from 'rxjs';
+import {
+  combineLatest,
+  defer,
+  EMPTY,
+  map,
+  merge,
+  Subject,
+  takeUntil,
+  tap,
+  type Observable,
+  type OperatorFunction,
+} from 'rxjs';
 import { monotonicScheduler } from '../../clock/index.js';
 import type { Informer, InformerEvent, InformerWatchOptions } from '../../informer/index.js';
 import { describeWatch as describeWatchOf, type ResourceRef } from '../../watch/index.js';
 import { reportError } from '../predicates/index.js';
-import type { ReconcileOptions } from '../options.js';
+import type { ReconcileOptions } from '../reconcile/index.js';
+import { reconcile } from '../reconcile/index.js';
+import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from '../reconcile/index.js';
 import { readYourWrites, type ReadSource } from '../own-writes/index.js';
-import { reconcile } from '../reconcile.js';
-import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from '../types.js';
 import { mapKeys, toKeys } from '../triggers/index.js';
 import type { ContextReconcile, ControllerContext } from '../context/index.js';
 import { ownedTriggers } from './owner-scope.js';
 import {
-  healthOf, problemsOf, reportHealth, watchSyncTimeout, type InformerHealth, type LabelledProblem, type NamedInformer,
+  healthOf,
+  problemsOf,
+  reportHealth,
+  watchSyncTimeout,
+  type InformerHealth,
+  type LabelledProblem,
+  type NamedInformer,
 } from './health.js';
 import {
-  checkOwnWriteOptions, echoFilter, maxWaitOf, readSourceOf, referenceOf, type OwnWriteFilter, type ReadYourWritesOption,
+  checkOwnWriteOptions,
+  echoFilter,
+  maxWaitOf,
+  readSourceOf,
+  referenceOf,
+  type OwnWriteFilter,
+  type ReadYourWritesOption,
 } from './own-writes.js';
 import { checkRuntimeWatches, runtimeWatches, type AttachedWatch } from './runtime-watches.js';
 import { describeSource, isInformer, type WatchesSpec, type WatchSource } from './sources.js';
@@ -34,7 +57,7 @@ export interface ControllerOptions<T extends KubernetesObject> extends Reconcile
   readonly context?: ControllerContext;
   /** The primary resource: its own events trigger its own keys, and reconciles read it from its store. */
   readonly for: WatchSource<T>;
-  /** Filters primary events before keying, e.g. `generationChanged()`. */
+  /** Filters primary events before keying, e.g. `predicates.generationChanged()`. */
   readonly forFilter?: OperatorFunction<InformerEvent<T>, InformerEvent<T>>;
   /**
    * Owned resources: their events trigger the key of their controller owner of the primary kind, keyed by that kind's
@@ -137,7 +160,9 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   const { context } = options;
   const replaced = REPLACED_OPTIONS.filter((name) => name in options);
   if (replaced.length > 0) {
-    throw new TypeError(`controller: ${replaced.join(', ')} ${replaced.length > 1 ? 'are' : 'is'} no longer an option; pass the host's context as \`context\` (startController(definition, { connection }) runs a controller alone)`);
+    throw new TypeError(
+      `controller: ${replaced.join(', ')} ${replaced.length > 1 ? 'are' : 'is'} no longer an option; pass the host's context as \`context\` (startController(definition, { connection }) runs a controller alone)`,
+    );
   }
   const factory = context?.informers;
   const resolve = <S extends KubernetesObject>(source: WatchSource<S>): Informer<S> => {
@@ -158,22 +183,39 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   const primaryReference = referenced(options.for as WatchSource<KubernetesObject>);
   const primaryRef = primaryReference?.resource;
   const owned = (options.owns ?? []).map((source) => ({ informer: resolve(source), reference: referenced(source) }));
-  const watched = (options.watches ?? []).map((spec) => ({ spec, informer: resolve(spec.source), reference: referenced(spec.source) }));
+  const watched = (options.watches ?? []).map((spec) => ({
+    spec,
+    informer: resolve(spec.source),
+    reference: referenced(spec.source),
+  }));
   const onError = options.onError ?? context?.reportError;
   const report = (error: Error): void => reportError(error, onError);
-  const secondaryEvents = <S extends KubernetesObject>(informer: Informer<S>, reference: ReturnType<typeof referenced>): Observable<InformerEvent<S>> =>
-    informer.events$.pipe(echoFilter<S>(writes, reference, filtering === 'all'));
+  const secondaryEvents = <S extends KubernetesObject>(
+    informer: Informer<S>,
+    reference: ReturnType<typeof referenced>,
+  ): Observable<InformerEvent<S>> => informer.events$.pipe(echoFilter<S>(writes, reference, filtering === 'all'));
   // The owner's scope decides its key, as controller-runtime asks its RESTMapper: never guessed, waited for if need be.
-  const owners = ownedTriggers(primaryRef, owned.map(({ informer, reference }) => ({ events$: secondaryEvents(informer, reference) })), {
-    resolve$: primaryRef === undefined ? undefined : factory?.resolve?.(primaryRef, 'resource' in options.for ? options.for.options : undefined),
-    primarySynced$: primary.synced$,
-    scheduler: options.scheduler ?? context?.scheduler ?? monotonicScheduler,
-    report,
-  });
+  const owners = ownedTriggers(
+    primaryRef,
+    owned.map(({ informer, reference }) => ({ events$: secondaryEvents(informer, reference) })),
+    {
+      resolve$:
+        primaryRef === undefined
+          ? undefined
+          : factory?.resolve?.(primaryRef, 'resource' in options.for ? options.for.options : undefined),
+      primarySynced$: primary.synced$,
+      scheduler: options.scheduler ?? context?.scheduler ?? monotonicScheduler,
+      report,
+    },
+  );
 
   const ownEvents = primary.events$.pipe(echoFilter<T>(writes, primaryReference, filtering !== 'none'));
   const forEvents = options.forFilter ? ownEvents.pipe(options.forFilter) : ownEvents;
-  const watchTriggers = (spec: WatchesSpec, informer: Informer<KubernetesObject>, reference: ReturnType<typeof referenced>): Observable<ReconcileTrigger> => {
+  const watchTriggers = (
+    spec: WatchesSpec,
+    informer: Informer<KubernetesObject>,
+    reference: ReturnType<typeof referenced>,
+  ): Observable<ReconcileTrigger> => {
     const events$ = secondaryEvents(informer, reference);
     return (spec.filter ? events$.pipe(spec.filter) : events$).pipe(mapKeys(spec.map));
   };
@@ -183,9 +225,18 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
     ...watched.map(({ spec, informer, reference }) => watchTriggers(spec, informer, reference)),
   ];
   const named: NamedInformer[] = [
-    { name: describeSource(options.for as WatchSource<KubernetesObject>, 'primary'), informer: primary as unknown as Informer<KubernetesObject> },
-    ...(options.owns ?? []).map((source, i) => ({ name: describeSource(source, `owned #${i + 1}`), informer: owned[i]!.informer })),
-    ...(options.watches ?? []).map((spec, i) => ({ name: describeSource(spec.source, `watched #${i + 1}`), informer: watched[i]!.informer })),
+    {
+      name: describeSource(options.for as WatchSource<KubernetesObject>, 'primary'),
+      informer: primary as unknown as Informer<KubernetesObject>,
+    },
+    ...(options.owns ?? []).map((source, i) => ({
+      name: describeSource(source, `owned #${i + 1}`),
+      informer: owned[i]!.informer,
+    })),
+    ...(options.watches ?? []).map((spec, i) => ({
+      name: describeSource(spec.source, `watched #${i + 1}`),
+      informer: watched[i]!.informer,
+    })),
   ];
   // The caches a run reads, for read-your-own-writes: every one whose kind is known.
   const staticReads = [
@@ -199,14 +250,34 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   const attach = (spec: WatchesSpec): AttachedWatch => {
     const informer = resolve(spec.source);
     const reference = referenced(spec.source);
-    const health = options.onError === undefined ? EMPTY : reportHealth([{ name: describeSource(spec.source, 'watched at run time'), informer }], report);
-    return { triggers$: merge(watchTriggers(spec, informer, reference), health), read: readSourceOf(reference, informer) };
+    const health =
+      options.onError === undefined
+        ? EMPTY
+        : reportHealth([{ name: describeSource(spec.source, 'watched at run time'), informer }], report);
+    return {
+      triggers$: merge(watchTriggers(spec, informer, reference), health),
+      read: readSourceOf(reference, informer),
+    };
   };
-  const gate = owners.gate(options.gate ?? combineLatest(named.map(({ informer }) => informer.synced$)).pipe(map((synced) => synced.every(Boolean))));
+  const gate = owners.gate(
+    options.gate ??
+      combineLatest(named.map(({ informer }) => informer.synced$)).pipe(map((synced) => synced.every(Boolean))),
+  );
 
   const {
-    for: _for, forFilter: _forFilter, owns: _owns, watches: _watches, reconcile: fn, watches$, readYourWrites: _readYourWrites,
-    ignoreOwnWrites: _ignoreOwnWrites, context: _context, syncTimeout: _syncTimeout, failFast = false, onError: _onError, ...reconcileOptions
+    for: _for,
+    forFilter: _forFilter,
+    owns: _owns,
+    watches: _watches,
+    reconcile: fn,
+    watches$,
+    readYourWrites: _readYourWrites,
+    ignoreOwnWrites: _ignoreOwnWrites,
+    context: _context,
+    syncTimeout: _syncTimeout,
+    failFast = false,
+    onError: _onError,
+    ...reconcileOptions
   } = options;
   const operator: ContextReconcile = context?.reconcile ?? reconcile;
   const run$ = defer(() => {
@@ -214,12 +285,20 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
     const done$ = new Subject<void>();
     // Per subscription: the watches added at run time join and leave it.
     const reads = new Set(staticReads);
-    const readiness = reconcileOptions.readiness
-      ?? (writes === undefined || maxWait === false ? undefined : readYourWrites(writes, reads, { maxWait, primary: primaryRef, scheduler }));
+    const readiness =
+      reconcileOptions.readiness ??
+      (writes === undefined || maxWait === false
+        ? undefined
+        : readYourWrites(writes, reads, { maxWait, primary: primaryRef, scheduler }));
     const sources = watches$ === undefined ? triggers : [...triggers, runtimeWatches(watches$, attach, reads, report)];
     return merge(
       merge(...sources).pipe(
-        operator<T>(fn, { ...reconcileOptions, gate, lookup: (key) => primary.current().get(key), ...(readiness === undefined ? {} : { readiness }) }),
+        operator<T>(fn, {
+          ...reconcileOptions,
+          gate,
+          lookup: (key) => primary.current().get(key),
+          ...(readiness === undefined ? {} : { readiness }),
+        }),
         tap({ complete: () => done$.next() }),
       ),
       merge(
@@ -241,6 +320,9 @@ const REPLACED_OPTIONS = ['connection', 'kubeConfig', 'informers'] as const;
  * How informers are named in reports, logs and metric labels: `Pod v1`, then `in <namespace>` and the selectors
  * when set (`Widget example.com/v1 in default app=web`).
  */
-export function describeWatch(resource: ResourceRef, options?: Pick<InformerWatchOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>): string {
+export function describeWatch(
+  resource: ResourceRef,
+  options?: Pick<InformerWatchOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>,
+): string {
   return describeWatchOf(resource, options);
 }

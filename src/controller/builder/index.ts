@@ -1,9 +1,18 @@
 /**
  * The `controller()` builder: controller-runtime's `For`/`Owns`/`Watches` shape over rxkube's operators.
  */
-export { controller, describeWatch, type Controller, type ControllerOptions } from './controller.js';
-export type { WatchesSpec, WatchSource } from './sources.js';
-export type { OwnWriteFilter, ReadYourWritesOption } from './own-writes.js';
 export {
-  InformerHealthError, SyncTimeoutError, type InformerHealth, type LabelledProblem, type UnsyncedInformer,
+  controller,
+  describeWatch,
+  type Controller,
+  type ControllerOptions,
+} from './controller.js';
+export type { OwnWriteFilter, ReadYourWritesOption } from './own-writes.js';
+export type { WatchesSpec, WatchSource } from './sources.js';
+export {
+  InformerHealthError,
+  SyncTimeoutError,
+  type InformerHealth,
+  type LabelledProblem,
+  type UnsyncedInformer,
 } from './health.js';

@@ -13,22 +13,34 @@ import type { WatchSource } from './sources.js';
 export type OwnWriteFilter = 'primary' | 'all' | 'none';
 
 /** The `readYourWrites` option: on (default), off, or on with another bound. */
-export type ReadYourWritesOption = boolean | {
-  /** How long a run waits at most for its caches to show its key's writes, ms; default 5 000; `Infinity`: no bound. */
-  readonly maxWait?: number;
-};
+export type ReadYourWritesOption =
+  | boolean
+  | {
+      /** How long a run waits at most for its caches to show its key's writes, ms; default 5 000; `Infinity`: no bound. */
+      readonly maxWait?: number;
+    };
 
 /** Throws a `TypeError` or `RangeError` for a bad `readYourWrites` or `ignoreOwnWrites`. */
 export function checkOwnWriteOptions(readYourWrites: unknown, filter: unknown): void {
   if (readYourWrites !== undefined && typeof readYourWrites !== 'boolean') {
-    const maxWait = readYourWrites !== null && typeof readYourWrites === 'object' ? (readYourWrites as { maxWait?: unknown }).maxWait : null;
-    if (maxWait === null) throw new TypeError(`controller: readYourWrites must be a boolean or { maxWait }, got ${readYourWrites === null ? 'null' : typeof readYourWrites}`);
+    const maxWait =
+      readYourWrites !== null && typeof readYourWrites === 'object'
+        ? (readYourWrites as { maxWait?: unknown }).maxWait
+        : null;
+    if (maxWait === null)
+      throw new TypeError(
+        `controller: readYourWrites must be a boolean or { maxWait }, got ${readYourWrites === null ? 'null' : typeof readYourWrites}`,
+      );
     if (maxWait !== undefined && !(typeof maxWait === 'number' && maxWait >= 0)) {
-      throw new RangeError(`controller: readYourWrites.maxWait must be a number of ms >= 0 (Infinity: no bound), got ${String(maxWait)}`);
+      throw new RangeError(
+        `controller: readYourWrites.maxWait must be a number of ms >= 0 (Infinity: no bound), got ${String(maxWait)}`,
+      );
     }
   }
   if (filter !== undefined && filter !== 'primary' && filter !== 'all' && filter !== 'none') {
-    throw new TypeError(`controller: ignoreOwnWrites must be 'primary', 'all' or 'none', got ${JSON.stringify(filter)}`);
+    throw new TypeError(
+      `controller: ignoreOwnWrites must be 'primary', 'all' or 'none', got ${JSON.stringify(filter)}`,
+    );
   }
 }
 
@@ -39,14 +51,20 @@ export function maxWaitOf(option: ReadYourWritesOption | undefined): number | un
 }
 
 /** The resource reference of a source given by reference, and its watch options; `undefined` for an informer. */
-export function referenceOf(source: WatchSource<KubernetesObject>, isInformer: boolean): { resource: ResourceRef; namespace?: string; labelSelector?: string } | undefined {
+export function referenceOf(
+  source: WatchSource<KubernetesObject>,
+  isInformer: boolean,
+): { resource: ResourceRef; namespace?: string; labelSelector?: string } | undefined {
   if (isInformer) return undefined;
   const { resource, options } = 'resource' in source ? source : { resource: source as ResourceRef, options: undefined };
   return { resource, namespace: options?.namespace, labelSelector: options?.labelSelector };
 }
 
 /** The cache a source given by reference is read from; `undefined` for an informer given as it is (its kind is unknown). */
-export function readSourceOf(reference: ReturnType<typeof referenceOf>, informer: Informer<KubernetesObject>): ReadSource | undefined {
+export function readSourceOf(
+  reference: ReturnType<typeof referenceOf>,
+  informer: Informer<KubernetesObject>,
+): ReadSource | undefined {
   return reference === undefined ? undefined : { ...reference, informer };
 }
 
@@ -55,7 +73,11 @@ export function readSourceOf(reference: ReturnType<typeof referenceOf>, informer
  * and `filter` covers it; else nothing.
  */
 export function echoFilter<S extends KubernetesObject>(
-  writes: OwnWrites | undefined, reference: { resource: ResourceRef } | undefined, covered: boolean,
+  writes: OwnWrites | undefined,
+  reference: { resource: ResourceRef } | undefined,
+  covered: boolean,
 ): MonoTypeOperatorFunction<InformerEvent<S>> {
-  return writes === undefined || reference === undefined || !covered ? identity : ignoreOwnWrites<S>(writes, reference.resource);
+  return writes === undefined || reference === undefined || !covered
+    ? identity
+    : ignoreOwnWrites<S>(writes, reference.resource);
 }

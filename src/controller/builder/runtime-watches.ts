@@ -2,8 +2,8 @@
  * The watches a controller adds and removes while it runs (`watches$`). Internal to the builder.
  */
 import { isObservable, Observable, type Subscription } from 'rxjs';
-import { describeValue } from '../../describe/index.js';
-import type { ReconcileTrigger } from '../types.js';
+import { describeValue } from '../../error-messages/index.js';
+import type { ReconcileTrigger } from '../reconcile/index.js';
 import type { ReadSource } from '../own-writes/index.js';
 import type { WatchesSpec } from './sources.js';
 
@@ -16,7 +16,9 @@ export interface AttachedWatch {
 /** Throws a `TypeError` unless `watches$` is undefined or an Observable. */
 export function checkRuntimeWatches(watches$: unknown): void {
   if (watches$ !== undefined && !isObservable(watches$)) {
-    throw new TypeError(`controller: watches$ must be an Observable of WatchesSpec arrays, got ${describeValue(watches$)}`);
+    throw new TypeError(
+      `controller: watches$ must be an Observable of WatchesSpec arrays, got ${describeValue(watches$)}`,
+    );
   }
 }
 
@@ -36,7 +38,9 @@ export function checkRuntimeWatches(watches$: unknown): void {
  *   `watches$` or a watch's informer errors. Unsubscribing stops every watch.
  */
 export function runtimeWatches(
-  watches$: Observable<readonly WatchesSpec[]>, attach: (spec: WatchesSpec) => AttachedWatch, reads: Set<ReadSource>,
+  watches$: Observable<readonly WatchesSpec[]>,
+  attach: (spec: WatchesSpec) => AttachedWatch,
+  reads: Set<ReadSource>,
   report: (error: Error) => void,
 ): Observable<ReconcileTrigger> {
   return new Observable<ReconcileTrigger>((subscriber) => {
@@ -84,7 +88,11 @@ export function runtimeWatches(
     const subscription = watches$.subscribe({
       next: (specs) => {
         if (!Array.isArray(specs)) {
-          report(new TypeError(`controller: watches$ must emit arrays of WatchesSpec, got ${describeValue(specs)}; the watches stay as they were`));
+          report(
+            new TypeError(
+              `controller: watches$ must emit arrays of WatchesSpec, got ${describeValue(specs)}; the watches stay as they were`,
+            ),
+          );
           return;
         }
         const wanted = new Set(specs);

@@ -12,11 +12,11 @@ import type { KeyMapping } from '../triggers/index.js';
 export type WatchSource<T extends KubernetesObject = KubernetesObject> =
   | ResourceRef
   | {
-    /** Which resource. */
-    readonly resource: ResourceRef;
-    /** Its watch options (namespace, selectors, indexers, …). */
-    readonly options?: InformerWatchOptions<T>;
-  }
+      /** Which resource. */
+      readonly resource: ResourceRef;
+      /** Its watch options (namespace, selectors, indexers, …). */
+      readonly options?: InformerWatchOptions<T>;
+    }
   | Informer<T>;
 
 /** A secondary resource whose events map to primary keys. */

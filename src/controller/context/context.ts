@@ -4,14 +4,16 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { combineLatest, distinctUntilChanged, map, merge, type Observable } from 'rxjs';
-import { resourceClient, type ResourceClientOptions } from '../../client/index.js';
+import { resourceClient } from '../../client/index.js';
 import type { ResourceRef } from '../../watch/index.js';
-import { bothMetrics, checkMetrics, type ReconcileMetrics } from '../metrics.js';
-import type { Lookup, ReconcileOptions } from '../options.js';
+import { bothMetrics, checkMetrics } from '../reconcile/index.js';
+import type { ReconcileMetrics } from '../reconcile/index.js';
+import type { Lookup, ReconcileOptions } from '../reconcile/index.js';
+import { reconcile } from '../reconcile/index.js';
+import type { ReconcileFn } from '../reconcile/index.js';
 import { ownWrites } from '../own-writes/index.js';
-import { reconcile } from '../reconcile.js';
-import type { ReconcileFn } from '../types.js';
 import type { ContextReconcile, ControllerContext } from './types.js';
+import type { ResourceClient } from '../../client/index.js';
 
 /** What a host knows; {@link controllerContext} adds `reconcile`, `client()` and `writes`. */
 export type ContextHost = Omit<ControllerContext, 'reconcile' | 'client' | 'writes'> & {
@@ -48,14 +50,22 @@ export function controllerContext(host: ContextHost): ControllerContext {
   return {
     ...context,
     reconcile: wrapped as ContextReconcile,
-    client: <T extends KubernetesObject>(resource: ResourceRef, options: ResourceClientOptions = {}) => resourceClient<T>(host.connection, resource, {
-      scheduler: host.scheduler, random: host.random, onWarning: host.onWarning, writeObserver: writes, ...options,
-    }),
+    client: <T extends KubernetesObject>(resource: ResourceRef, options: ResourceClient.Options = {}) =>
+      resourceClient<T>(host.connection, resource, {
+        scheduler: host.scheduler,
+        random: host.random,
+        onWarning: host.onWarning,
+        writeObserver: writes,
+        ...options,
+      }),
     writes,
   };
 }
 
 /** Open while both are open; closed until both have said. */
 function both(a: Observable<boolean>, b: Observable<boolean>): Observable<boolean> {
-  return combineLatest([a, b]).pipe(map(([x, y]) => x === true && y === true), distinctUntilChanged());
+  return combineLatest([a, b]).pipe(
+    map(([x, y]) => x === true && y === true),
+    distinctUntilChanged(),
+  );
 }

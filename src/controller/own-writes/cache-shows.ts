@@ -20,7 +20,8 @@ export function cacheShows(source: ReadSource, write: OwnWrite): boolean {
     const cached = store.get(write.key);
     if (cached === undefined) return true;
     if (write.uid !== undefined && cached.metadata?.uid !== undefined && cached.metadata.uid !== write.uid) return true;
-    if (!write.deleting || cached.metadata?.deletionTimestamp == null || write.resourceVersion === undefined) return false;
+    if (!write.deleting || cached.metadata?.deletionTimestamp == null || write.resourceVersion === undefined)
+      return false;
     return (compareResourceVersions(cached.metadata.resourceVersion, write.resourceVersion) ?? -1) >= 0;
   }
   const written = write.resourceVersion;

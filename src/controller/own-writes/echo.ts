@@ -15,7 +15,12 @@ import type { InformerEvent, OwnWrite, OwnWrites, ResourceRef } from 'rxkube';
  * nobody wrote between the state this cache showed and ours (a relist can fold such a write into one `updated`).
  * Deletes, resyncs and writes that were not conditioned never match.
  */
-export function echoOf<T extends KubernetesObject>(writes: OwnWrites, resource: ResourceRef, event: InformerEvent<T>, since: number): OwnWrite | undefined {
+export function echoOf<T extends KubernetesObject>(
+  writes: OwnWrites,
+  resource: ResourceRef,
+  event: InformerEvent<T>,
+  since: number,
+): OwnWrite | undefined {
   if (writes.sequence <= since || (event.type !== 'added' && event.type !== 'updated')) return undefined;
   const version = event.object.metadata?.resourceVersion;
   if (typeof version !== 'string' || version === '') return undefined;

@@ -34,43 +34,47 @@ import type { OwnWrites } from './ledger.js';
  *   yet (a status computed from children it just created) relies on the echo to run again: filter only the events
  *   of objects whose writes are a run's last word on them (the `controller()` default: the primary's own).
  */
-export function ignoreOwnWrites<T extends KubernetesObject>(writes: OwnWrites, resource: ResourceRef): MonoTypeOperatorFunction<InformerEvent<T>> {
-  return (source) => new Observable<InformerEvent<T>>((subscriber) => {
-    const since = writes.sequence;
-    const held = new Map<string, InformerEvent<T>[]>();
-    const pass = (event: InformerEvent<T>): void => {
-      if (echoOf(writes, resource, event, since) === undefined) subscriber.next(event);
-    };
-    const busy = (event: InformerEvent<T>): boolean =>
-      writes.inFlight(resource, event.key, event.object.metadata?.namespace, event.object.metadata?.name);
-    const flush = (all: boolean): void => {
-      const ready: InformerEvent<T>[][] = [];
-      for (const [key, events] of held) {
-        if (!all && busy(events[0]!)) continue;
-        held.delete(key);
-        ready.push(events);
-      }
-      for (const events of ready) for (const event of events) pass(event);
-    };
-    const stopListening = writes.onSettled(() => {
-      if (held.size > 0) flush(false);
+export function ignoreOwnWrites<T extends KubernetesObject>(
+  writes: OwnWrites,
+  resource: ResourceRef,
+): MonoTypeOperatorFunction<InformerEvent<T>> {
+  return (source) =>
+    new Observable<InformerEvent<T>>((subscriber) => {
+      const since = writes.sequence;
+      const held = new Map<string, InformerEvent<T>[]>();
+      const pass = (event: InformerEvent<T>): void => {
+        if (echoOf(writes, resource, event, since) === undefined) subscriber.next(event);
+      };
+      const busy = (event: InformerEvent<T>): boolean =>
+        writes.inFlight(resource, event.key, event.object.metadata?.namespace, event.object.metadata?.name);
+      const flush = (all: boolean): void => {
+        const ready: InformerEvent<T>[][] = [];
+        for (const [key, events] of held) {
+          if (!all && busy(events[0]!)) continue;
+          held.delete(key);
+          ready.push(events);
+        }
+        for (const events of ready) for (const event of events) pass(event);
+      };
+      const stopListening = writes.onSettled(() => {
+        if (held.size > 0) flush(false);
+      });
+      const subscription = source.subscribe({
+        next: (event) => {
+          const queue = held.get(event.key);
+          if (queue !== undefined) queue.push(event);
+          else if ((event.type === 'added' || event.type === 'updated') && busy(event)) held.set(event.key, [event]);
+          else pass(event);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => {
+          flush(true);
+          subscriber.complete();
+        },
+      });
+      return () => {
+        stopListening();
+        subscription.unsubscribe();
+      };
     });
-    const subscription = source.subscribe({
-      next: (event) => {
-        const queue = held.get(event.key);
-        if (queue !== undefined) queue.push(event);
-        else if ((event.type === 'added' || event.type === 'updated') && busy(event)) held.set(event.key, [event]);
-        else pass(event);
-      },
-      error: (error: unknown) => subscriber.error(error),
-      complete: () => {
-        flush(true);
-        subscriber.complete();
-      },
-    });
-    return () => {
-      stopListening();
-      subscription.unsubscribe();
-    };
-  });
 }

@@ -64,7 +64,8 @@ export class OwnWrites implements WriteObserver {
 
   constructor(options: OwnWritesOptions = {}) {
     const retain = options.retain ?? DEFAULT_OWN_WRITES_RETAIN_MS;
-    if (typeof retain !== 'number' || !(retain > 0)) throw new RangeError(`ownWrites: retain must be a number of ms > 0, got ${String(retain)}`);
+    if (typeof retain !== 'number' || !(retain > 0))
+      throw new RangeError(`ownWrites: retain must be a number of ms > 0, got ${String(retain)}`);
     this.retain = retain;
     this.scheduler = options.scheduler ?? monotonicScheduler;
   }
@@ -117,9 +118,12 @@ export class OwnWrites implements WriteObserver {
   /** A client is about to send `write`: it is in flight until it settles, and remembered once answered. */
   sending(write: ClientWrite): ClientWriteOutcome {
     const kind = kindOf(write.resource);
-    const inFlight = write.name !== undefined
-      ? { map: this.inFlightIds, key: idOf(kind, keyFor(write.name, write.namespace)) }
-      : write.generateName !== undefined ? { map: this.prefixesOf(`${kind} ${write.namespace ?? ''}`), key: write.generateName } : undefined;
+    const inFlight =
+      write.name !== undefined
+        ? { map: this.inFlightIds, key: idOf(kind, keyFor(write.name, write.namespace)) }
+        : write.generateName !== undefined
+          ? { map: this.prefixesOf(`${kind} ${write.namespace ?? ''}`), key: write.generateName }
+          : undefined;
     if (inFlight !== undefined) inFlight.map.set(inFlight.key, (inFlight.map.get(inFlight.key) ?? 0) + 1);
     return {
       answered: (answer) => this.record(write, answer),

@@ -4,7 +4,7 @@
  */
 import { merge, Observable } from 'rxjs';
 import { parseLabelSelector, matchesLabels, type LabelSelector } from '../../selectors/index.js';
-import type { ReconcileReadiness, StaleObject, StaleRead } from '../readiness.js';
+import type { ReconcileReadiness, StaleObject, StaleRead } from '../reconcile/index.js';
 import { cacheShows } from './cache-shows.js';
 import { kindOf, type OwnWrites } from './ledger.js';
 import type { OwnWrite, ReadSource, ReadYourWritesOptions } from './types.js';
@@ -54,10 +54,16 @@ export const DEFAULT_READ_YOUR_WRITES_WAIT_MS = 5_000;
  *   waited for until its store moves past it (a later event or bookmark), or `maxWait`.
  * - Writes are remembered for the ledger's `retain` (60 s): a run that starts later does not wait for them.
  */
-export function readYourWrites(writes: OwnWrites, reads: Iterable<ReadSource>, options: ReadYourWritesOptions = {}): ReconcileReadiness {
+export function readYourWrites(
+  writes: OwnWrites,
+  reads: Iterable<ReadSource>,
+  options: ReadYourWritesOptions = {},
+): ReconcileReadiness {
   const maxWait = options.maxWait ?? DEFAULT_READ_YOUR_WRITES_WAIT_MS;
   if (typeof maxWait !== 'number' || Number.isNaN(maxWait) || maxWait < 0) {
-    throw new RangeError(`readYourWrites: maxWait must be a number of ms >= 0 (Infinity: no bound), got ${String(maxWait)}`);
+    throw new RangeError(
+      `readYourWrites: maxWait must be a number of ms >= 0 (Infinity: no bound), got ${String(maxWait)}`,
+    );
   }
   const scheduler = options.scheduler ?? writes.scheduler;
   const primary = options.primary;
@@ -103,15 +109,21 @@ export function readYourWrites(writes: OwnWrites, reads: Iterable<ReadSource>, o
   type Lag = readonly [OwnWrite, ReadSource];
   const lagging = (candidates: readonly OwnWrite[]): Lag[] => {
     const behind: Lag[] = [];
-    for (const write of candidates) for (const source of holders(write)) if (!cacheShows(source, write)) behind.push([write, source]);
+    for (const write of candidates)
+      for (const source of holders(write)) if (!cacheShows(source, write)) behind.push([write, source]);
     return behind;
   };
   const staleOf = (behind: readonly Lag[], waitedMs: number): StaleRead => ({
     waitedMs,
-    behind: behind.map(([write, source]): StaleObject => ({
-      resource: write.resource, key: write.key, resourceVersion: write.resourceVersion, deleted: write.deleted,
-      cacheResourceVersion: source.informer.current().resourceVersion,
-    })),
+    behind: behind.map(
+      ([write, source]): StaleObject => ({
+        resource: write.resource,
+        key: write.key,
+        resourceVersion: write.resourceVersion,
+        deleted: write.deleted,
+        cacheResourceVersion: source.informer.current().resourceVersion,
+      }),
+    ),
   });
 
   return {
@@ -132,16 +144,20 @@ export function readYourWrites(writes: OwnWrites, reads: Iterable<ReadSource>, o
           // An informer publishes a snapshot before its events: one action later, the events of the change that
           // caught the cache up have reached the operator and coalesced into the waiting run, instead of asking for
           // another run right after it.
-          subscription.add(scheduler.schedule(() => {
-            subscriber.next(undefined);
-            subscriber.complete();
-          }));
+          subscription.add(
+            scheduler.schedule(() => {
+              subscriber.next(undefined);
+              subscriber.complete();
+            }),
+          );
         });
         if (maxWait !== Number.POSITIVE_INFINITY) {
-          subscription.add(scheduler.schedule(() => {
-            subscriber.next(staleOf(behind, scheduler.now() - since));
-            subscriber.complete();
-          }, maxWait));
+          subscription.add(
+            scheduler.schedule(() => {
+              subscriber.next(staleOf(behind, scheduler.now() - since));
+              subscriber.complete();
+            }, maxWait),
+          );
         }
         return subscription;
       });

@@ -2,8 +2,14 @@
  * One controller's metrics, as its `reconcile` operators report them through their metrics hook.
  */
 import {
-  ReconcileTimeoutError, type ReconcileDropped, type ReconcileFailed, type ReconcileMetrics, type ReconcileQueueView,
-  type ReconcileRequeued, type ReconcileRetrying, type ReconcileSucceeded,
+  ReconcileTimeoutError,
+  type ReconcileDropped,
+  type ReconcileFailed,
+  type ReconcileMetrics,
+  type ReconcileQueueView,
+  type ReconcileRequeued,
+  type ReconcileRetrying,
+  type ReconcileSucceeded,
 } from '../../controller/index.js';
 import type { ManagerMetrics } from './definitions.js';
 
@@ -12,7 +18,8 @@ const RESULTS = ['success', 'error', 'requeue', 'requeue_after'] as const;
 
 /** controller-runtime's `result` label of a run: `requeue` is never used (rxkube has no `Requeue: true`). */
 export function resultOf(
-  run: ReconcileSucceeded | ReconcileFailed, next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined,
+  run: ReconcileSucceeded | ReconcileFailed,
+  next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined,
 ): 'success' | 'requeue_after' | 'error' {
   if (run.type === 'failed') return 'error';
   return next?.type === 'requeued' ? 'requeue_after' : 'success';
@@ -50,7 +57,13 @@ export class ControllerMetrics implements ReconcileMetrics {
     this.labels = { controller };
     this.queueLabels = { name: controller, controller };
     for (const result of RESULTS) metrics.reconcileTotal.inc({ controller, result }, 0);
-    for (const counter of [metrics.reconcileErrors, metrics.terminalErrors, metrics.reconcileTimeouts, metrics.staleReads]) counter.inc(this.labels, 0);
+    for (const counter of [
+      metrics.reconcileErrors,
+      metrics.terminalErrors,
+      metrics.reconcileTimeouts,
+      metrics.staleReads,
+    ])
+      counter.inc(this.labels, 0);
     metrics.adds.inc(this.queueLabels, 0);
     metrics.retries.inc(this.queueLabels, 0);
     for (const gauge of this.gauges()) gauge.sources.add(this.collect);
@@ -60,7 +73,10 @@ export class ControllerMetrics implements ReconcileMetrics {
   opened(queue: ReconcileQueueView): void {
     this.queues.add(queue);
     const { concurrency } = queue;
-    this.metrics.maxConcurrent.set(this.labels, concurrency === Number.POSITIVE_INFINITY ? Number.MAX_SAFE_INTEGER : concurrency);
+    this.metrics.maxConcurrent.set(
+      this.labels,
+      concurrency === Number.POSITIVE_INFINITY ? Number.MAX_SAFE_INTEGER : concurrency,
+    );
   }
 
   closed(queue: ReconcileQueueView): void {
@@ -83,7 +99,10 @@ export class ControllerMetrics implements ReconcileMetrics {
     this.metrics.workDuration.observe(this.queueLabels, durationMs / 1000);
   }
 
-  outcome(run: ReconcileSucceeded | ReconcileFailed, next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined): void {
+  outcome(
+    run: ReconcileSucceeded | ReconcileFailed,
+    next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined,
+  ): void {
     const { controller } = this.labels;
     const result = resultOf(run, next);
     this.metrics.reconcileTotal.inc({ controller, result });
