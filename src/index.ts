@@ -84,15 +84,8 @@ export type {
   RequeueAfter,
 } from './controller/index.js';
 
-// Read-your-own-writes: the ledger of a controller's writes, the wait for its caches, and the filter of its echoes.
-export { OwnWrites, ignoreOwnWrites, ownWrites, readYourWrites } from './controller/own-writes/index.js';
-export type {
-  OwnWrite,
-  OwnWritesOptions,
-  ReadCache,
-  ReadSource,
-  ReadYourWritesOptions,
-} from './controller/own-writes/index.js';
+// Read-your-own-writes in a pipeline written by hand (controller() does it by itself): ownWrites.readYourWrites, ...
+export { ownWrites } from './controller/own-writes/index.js';
 
 // The wall clock, for the timestamps a reconcile writes (every part measures durations on a monotonic clock).
 export { wallClockNow } from './clock/index.js';
@@ -111,8 +104,6 @@ export type {
   ControllerOptions,
   InformerHealth,
   LabelledProblem,
-  OwnWriteFilter,
-  ReadYourWritesOption,
   UnsyncedInformer,
   WatchSource,
   WatchesSpec,

@@ -16,11 +16,9 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { combineLatest, defer, filter, finalize, map, merge, Observable, take, tap, type SchedulerLike } from 'rxjs';
 import {
-  ignoreOwnWrites,
   informerFactory,
   mapKeys,
   ownWrites,
-  readYourWrites,
   reconcile,
   resourceClient,
   toKeys,
@@ -31,7 +29,6 @@ import {
   type Informer,
   type InformerFactory,
   type ControllerDefinition,
-  type OwnWrites,
   type ReconcileEvent,
 } from '../../src/index.js';
 import { monotonicScheduler, type EventReport } from '../../src/extend.js';
@@ -84,7 +81,7 @@ export function replicaSet(connection: Connection, options: ReplicaSetOptions = 
     const informers =
       options.informers ?? informerFactory(connection, options.scheduler ? { scheduler: options.scheduler } : {});
     // What this controller writes, as a controller context's clients tell `context.writes`.
-    const writes = ownWrites(options.scheduler ? { scheduler: options.scheduler } : {});
+    const writes = ownWrites.ledger(options.scheduler ? { scheduler: options.scheduler } : {});
     const writing = { fieldManager: settings.fieldManager, writeObserver: writes, ...timing };
     return podSetPipeline({
       settings,
@@ -156,7 +153,7 @@ interface PipelineParts {
   readonly podSetClient: ReturnType<typeof resourceClient<PodSet>>;
   readonly recorder: EventRecorder | undefined;
   /** What the two clients wrote: read-your-own-writes waits on it, and the PodSet echoes of it are dropped. */
-  readonly writes: OwnWrites;
+  readonly writes: ownWrites.OwnWrites;
   /** Plain `reconcile`, or a manager context's (which adds leadership, the manager's stop and metrics). */
   readonly operator: ContextReconcile;
   readonly stop$?: Observable<unknown>;
@@ -190,7 +187,7 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
   const scope = settings.namespace === undefined ? {} : { namespace: settings.namespace };
   // A sync waits until both caches show what the PodSet's last sync wrote (its Pods, its status), for up to 5 s.
   const readiness = ryow
-    ? readYourWrites(
+    ? ownWrites.readYourWrites(
         parts.writes,
         [
           { resource: PODSET, informer: podSets, ...scope },
@@ -206,7 +203,7 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
   const controller$ = merge(
     // `addRS`, `updateRS`, `deleteRS`: every change of a PodSet, and its resyncs, wake it up; the echo of its own
     // status write does not (with read-your-own-writes).
-    podSets.events$.pipe(ryow ? ignoreOwnWrites(parts.writes, PODSET) : (events$) => events$, toKeys()),
+    podSets.events$.pipe(ryow ? ownWrites.ignore(parts.writes, PODSET) : (events$) => events$, toKeys()),
     // `addPod`, `updatePod`, `deletePod`: expectations lowered, then the owner woken up.
     pods.events$.pipe(mapKeys((event) => podEventKeys(event, context))),
   ).pipe(

@@ -83,11 +83,11 @@ export const defaults = deepFreeze({
       burst: DEFAULT_BURST,
     },
   },
-  /** Read-your-own-writes: `readYourWrites`, `ownWrites`, and `controller()`'s `readYourWrites` option. */
+  /** Read-your-own-writes: `ownWrites.readYourWrites`, `ownWrites.ledger`, and `controller()`'s `readYourWrites` option. */
   readYourWrites: {
     /** How long a run waits at most for its caches to show its key's own writes (`maxWait`). */
     maxWait: DEFAULT_READ_YOUR_WRITES_WAIT_MS,
-    /** How long a write is remembered after its answer (`ownWrites({ retain })`). */
+    /** How long a write is remembered after its answer (`ownWrites.ledger({ retain })`). */
     retain: DEFAULT_OWN_WRITES_RETAIN_MS,
   },
   /** `resourceClient`. */

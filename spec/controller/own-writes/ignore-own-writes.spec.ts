@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Subject } from 'rxjs';
-import { ignoreOwnWrites, ownWrites } from '../../../src/controller/own-writes/index.js';
+import { ignoreOwnWrites, ownWriteLedger } from '../../../src/controller/own-writes/index.js';
 import type { InformerEvent } from '../../../src/informer/index.js';
 import { Store } from '../../../src/store/index.js';
 import { CONFIG_MAP, object, write } from './support.js';
@@ -35,7 +35,7 @@ const describe$ = (event: InformerEvent): string =>
   `${event.type} ${event.object.metadata!.name}@${event.object.metadata!.resourceVersion}`;
 
 /** Subscribes `ignoreOwnWrites` to a subject; `seen` lists what passed. */
-function filtered(writes = ownWrites()) {
+function filtered(writes = ownWriteLedger()) {
   const events = new Subject<InformerEvent>();
   const seen: string[] = [];
   let completed = false;
@@ -81,7 +81,7 @@ describe('ignoreOwnWrites: which events only echo our own writes', () => {
   });
 
   it('passes the echo of a write answered before it subscribed: a late subscriber is told everything', () => {
-    const writes = ownWrites();
+    const writes = ownWriteLedger();
     write(writes, object('a', '5'), { verb: 'create', base: null });
     const { events, seen } = filtered(writes);
     events.next(added(object('a', '5')));

@@ -3,7 +3,7 @@
  */
 import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
-import { ownWrites, readYourWrites, type ReadSource } from '../../../src/controller/own-writes/index.js';
+import { ownWriteLedger, readYourWrites, type ReadSource } from '../../../src/controller/own-writes/index.js';
 import { CONFIG_MAP, SECRET, fakeCache, object, request, write, type FakeCache } from './support.js';
 
 function marbles(
@@ -15,7 +15,7 @@ function marbles(
 
 describe('readYourWrites: what the next run of a key waits for', () => {
   it('lets a key run at once when nothing was written, or its caches already show it', () => {
-    const writes = ownWrites();
+    const writes = ownWriteLedger();
     const cache = fakeCache('10');
     const readiness = readYourWrites(writes, [{ resource: CONFIG_MAP, informer: cache }], { primary: CONFIG_MAP });
     expect(readiness.wait('default/a')).to.equal(undefined);
@@ -25,7 +25,7 @@ describe('readYourWrites: what the next run of a key waits for', () => {
 
   it('waits for the cache to reach the resourceVersion of a write charged to the key, and ends one action later', () => {
     marbles(({ cold, expectObservable }, scheduler) => {
-      const writes = ownWrites({ scheduler });
+      const writes = ownWriteLedger({ scheduler });
       const secrets = fakeCache('5');
       const readiness = readYourWrites(writes, [{ resource: SECRET, informer: secrets }]);
       const run = request('default/parent');
@@ -42,7 +42,7 @@ describe('readYourWrites: what the next run of a key waits for', () => {
 
   it('gives up after maxWait and names what the caches did not show', () => {
     marbles(({ expectObservable }, scheduler) => {
-      const writes = ownWrites({ scheduler });
+      const writes = ownWriteLedger({ scheduler });
       const cache = fakeCache('5');
       const readiness = readYourWrites(writes, [{ resource: CONFIG_MAP, informer: cache }], {
         primary: CONFIG_MAP,
@@ -62,7 +62,7 @@ describe('readYourWrites: what the next run of a key waits for', () => {
 
   it('waits without a bound when maxWait is Infinity', () => {
     marbles(({ expectObservable }, scheduler) => {
-      const writes = ownWrites({ scheduler });
+      const writes = ownWriteLedger({ scheduler });
       const readiness = readYourWrites(writes, [{ resource: CONFIG_MAP, informer: fakeCache('5') }], {
         primary: CONFIG_MAP,
         maxWait: Number.POSITIVE_INFINITY,
@@ -73,7 +73,7 @@ describe('readYourWrites: what the next run of a key waits for', () => {
   });
 
   it("waits for the last write to the key's own object whoever sent it, only with a primary kind", () => {
-    const writes = ownWrites();
+    const writes = ownWriteLedger();
     const cache = fakeCache('5');
     write(writes, object('a', '6'));
     write(writes, object('a', '7'));
@@ -86,7 +86,7 @@ describe('readYourWrites: what the next run of a key waits for', () => {
   });
 
   it('waits only in the caches that can hold the object: its kind, its namespace, a label selector that selects it', () => {
-    const writes = ownWrites();
+    const writes = ownWriteLedger();
     const lagging = (extra: Partial<ReadSource>): ReadSource => ({
       resource: CONFIG_MAP,
       informer: fakeCache('1'),
@@ -113,7 +113,7 @@ describe('readYourWrites: what the next run of a key waits for', () => {
   });
 
   it('counts a delete as shown once the object is gone, is another object, or shows its deletion at the answered version', () => {
-    const writes = ownWrites();
+    const writes = ownWriteLedger();
     const cache = fakeCache('9', object('a', '4'));
     const readiness = readYourWrites(writes, [{ resource: CONFIG_MAP, informer: cache }], { primary: CONFIG_MAP });
     write(writes, object('a', '6', { deletionTimestamp: '2026-01-01T00:00:00Z' as never }), { verb: 'delete' });
@@ -132,7 +132,7 @@ describe('readYourWrites: what the next run of a key waits for', () => {
   });
 
   it('does not wait for a write whose resourceVersion does not compare, and waits on a cache that has not listed yet', () => {
-    const writes = ownWrites();
+    const writes = ownWriteLedger();
     const cache = fakeCache('');
     const readiness = readYourWrites(writes, [{ resource: CONFIG_MAP, informer: cache }], { primary: CONFIG_MAP });
     write(writes, object('opaque', 'a1b2'));
@@ -142,7 +142,7 @@ describe('readYourWrites: what the next run of a key waits for', () => {
   });
 
   it("forgets what was charged to a key when its next run begins, and charges that run's writes anew", () => {
-    const writes = ownWrites();
+    const writes = ownWriteLedger();
     const cache: FakeCache = fakeCache('1');
     const readiness = readYourWrites(writes, [{ resource: CONFIG_MAP, informer: cache }]);
     const first = request('k');
@@ -156,7 +156,7 @@ describe('readYourWrites: what the next run of a key waits for', () => {
   });
 
   it('reads its sources at each check: a cache added later is waited on', () => {
-    const writes = ownWrites();
+    const writes = ownWriteLedger();
     const reads = new Set<ReadSource>();
     const readiness = readYourWrites(writes, reads, { primary: CONFIG_MAP });
     write(writes, object('a', '5'));
@@ -166,7 +166,7 @@ describe('readYourWrites: what the next run of a key waits for', () => {
   });
 
   it('refuses a maxWait that is not a number of ms >= 0', () => {
-    expect(() => readYourWrites(ownWrites(), [], { maxWait: -1 })).to.throw(
+    expect(() => readYourWrites(ownWriteLedger(), [], { maxWait: -1 })).to.throw(
       RangeError,
       'maxWait must be a number of ms >= 0',
     );

@@ -34,15 +34,7 @@ import {
   type LabelledProblem,
   type NamedInformer,
 } from './health.js';
-import {
-  checkOwnWriteOptions,
-  echoFilter,
-  maxWaitOf,
-  readSourceOf,
-  referenceOf,
-  type OwnWriteFilter,
-  type ReadYourWritesOption,
-} from './own-writes.js';
+import { checkOwnWriteOptions, echoFilter, maxWaitOf, readSourceOf, referenceOf } from './own-writes.js';
 import { checkRuntimeWatches, runtimeWatches, type AttachedWatch } from './runtime-watches.js';
 import { describeSource, isInformer, type WatchesSpec, type WatchSource } from './sources.js';
 
@@ -81,13 +73,18 @@ export interface ControllerOptions<T extends KubernetesObject> extends Reconcile
    * it runs anyway and its `started` event carries `staleRead`. `false` turns it off. Default: on. A `readiness`
    * option given explicitly replaces it.
    */
-  readonly readYourWrites?: ReadYourWritesOption;
+  readonly readYourWrites?:
+    | boolean
+    | {
+        /** How long a run waits at most for its caches to show its key's writes, ms; default 5 000; `Infinity`: no bound. */
+        readonly maxWait?: number;
+      };
   /**
    * Own-write filtering (needs a `context`): which sources drop the events that only echo a write this controller
-   * sent through `context.client()` (see `ignoreOwnWrites` for exactly which events): `'primary'` (default) the
+   * sent through `context.client()` (see `ownWrites.ignore` for exactly which events): `'primary'` (default) the
    * primary's own events, `'all'` every source given by reference (owned and watched too), `'none'`.
    */
-  readonly ignoreOwnWrites?: OwnWriteFilter;
+  readonly ignoreOwnWrites?: 'primary' | 'all' | 'none';
   /** The reconcile function; it receives the primary object read from the store at start time. */
   readonly reconcile: ReconcileFn<T>;
   /**

@@ -7,7 +7,6 @@ export {
   type Controller,
   type ControllerOptions,
 } from './controller.js';
-export type { OwnWriteFilter, ReadYourWritesOption } from './own-writes.js';
 export type { WatchesSpec, WatchSource } from './sources.js';
 export {
   InformerHealthError,

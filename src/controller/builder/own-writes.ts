@@ -7,18 +7,11 @@ import { identity, type MonoTypeOperatorFunction } from 'rxjs';
 import type { Informer, InformerEvent } from '../../informer/index.js';
 import type { ResourceRef } from '../../watch/index.js';
 import { ignoreOwnWrites, type OwnWrites, type ReadSource } from '../own-writes/index.js';
+import type { ControllerOptions } from './controller.js';
 import type { WatchSource } from './sources.js';
 
-/** Which sources' events are dropped when they only echo the controller's own writes (`ignoreOwnWrites`). */
-export type OwnWriteFilter = 'primary' | 'all' | 'none';
-
 /** The `readYourWrites` option: on (default), off, or on with another bound. */
-export type ReadYourWritesOption =
-  | boolean
-  | {
-      /** How long a run waits at most for its caches to show its key's writes, ms; default 5 000; `Infinity`: no bound. */
-      readonly maxWait?: number;
-    };
+type ReadYourWritesOption = NonNullable<ControllerOptions<KubernetesObject>['readYourWrites']>;
 
 /** Throws a `TypeError` or `RangeError` for a bad `readYourWrites` or `ignoreOwnWrites`. */
 export function checkOwnWriteOptions(readYourWrites: unknown, filter: unknown): void {

@@ -11,7 +11,7 @@ import type { ReconcileMetrics } from '../reconcile/index.js';
 import type { Lookup, ReconcileOptions } from '../reconcile/index.js';
 import { reconcile } from '../reconcile/index.js';
 import type { ReconcileFn } from '../reconcile/index.js';
-import { ownWrites } from '../own-writes/index.js';
+import { ownWriteLedger } from '../own-writes/index.js';
 import type { ContextReconcile, ControllerContext } from './types.js';
 import type { ResourceClient } from '../../client/index.js';
 
@@ -46,7 +46,7 @@ export function controllerContext(host: ContextHost): ControllerContext {
       metrics: bothMetrics(metrics, options.metrics),
     });
   };
-  const writes = ownWrites({ scheduler: host.scheduler });
+  const writes = ownWriteLedger({ scheduler: host.scheduler });
   return {
     ...context,
     reconcile: wrapped as ContextReconcile,

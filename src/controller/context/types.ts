@@ -63,8 +63,8 @@ export interface ControllerContext {
    */
   client<T extends KubernetesObject>(resource: ResourceRef, options?: ResourceClient.Options): ResourceClient<T>;
   /**
-   * What this controller wrote through `client()`: the ledger read-your-own-writes waits on (`readYourWrites`) and
-   * own-write filtering reads (`ignoreOwnWrites`). `controller({ context })` uses it by itself.
+   * What this controller wrote through `client()`: the ledger read-your-own-writes waits on (`ownWrites.readYourWrites`) and
+   * own-write filtering reads (`ownWrites.ignore`). `controller({ context })` uses it by itself.
    */
   readonly writes: OwnWrites;
   /**

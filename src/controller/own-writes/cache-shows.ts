@@ -1,7 +1,7 @@
 /**
  * When a cache shows a write of the controller: the condition `readYourWrites` waits for.
  */
-import type { OwnWrite, ReadSource } from 'rxkube';
+import type { ownWrites } from 'rxkube';
 import { compareResourceVersions } from '../../client/index.js';
 
 /**
@@ -14,7 +14,7 @@ import { compareResourceVersions } from '../../client/index.js';
  * - A write whose resourceVersion does not compare (an opaque one, from a server that is not etcd-backed) is not
  *   waited for: nothing can be assumed.
  */
-export function cacheShows(source: ReadSource, write: OwnWrite): boolean {
+export function cacheShows(source: ownWrites.ReadSource, write: ownWrites.OwnWrite): boolean {
   const store = source.informer.current();
   if (write.deleted) {
     const cached = store.get(write.key);

@@ -2,7 +2,7 @@
  * When an informer event only echoes a write of the controller itself: the rule `ignoreOwnWrites` filters by.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { InformerEvent, OwnWrite, OwnWrites, ResourceRef } from 'rxkube';
+import type { InformerEvent, ownWrites, ResourceRef } from 'rxkube';
 
 /**
  * The write of `writes` (answered after `since`) that `event` only echoes, if there is one. An event echoes a write
@@ -16,11 +16,11 @@ import type { InformerEvent, OwnWrite, OwnWrites, ResourceRef } from 'rxkube';
  * Deletes, resyncs and writes that were not conditioned never match.
  */
 export function echoOf<T extends KubernetesObject>(
-  writes: OwnWrites,
+  writes: ownWrites.OwnWrites,
   resource: ResourceRef,
   event: InformerEvent<T>,
   since: number,
-): OwnWrite | undefined {
+): ownWrites.OwnWrite | undefined {
   if (writes.sequence <= since || (event.type !== 'added' && event.type !== 'updated')) return undefined;
   const version = event.object.metadata?.resourceVersion;
   if (typeof version !== 'string' || version === '') return undefined;

@@ -14,7 +14,7 @@ import type { OwnWrites } from './ledger.js';
  * (exactly which: `echoOf` in `rxkube/extend`), and passes every other event, in order.
  *
  * ```ts
- * const events$ = configs.events$.pipe(ignoreOwnWrites(context.writes, CONFIG_MAP), toKeys());
+ * const events$ = configs.events$.pipe(ownWrites.ignore(context.writes, CONFIG_MAP), toKeys());
  * ```
  *
  * # Guarantees

@@ -1,5 +1,5 @@
 /**
- * `ownWrites`: the ledger of what a controller wrote, fed by its clients (a `WriteObserver`), read by
+ * `ownWrites.ledger`: the ledger of what a controller wrote, fed by its clients (a `WriteObserver`), read by
  * `readYourWrites` (what the next run of a key waits for) and `ignoreOwnWrites` (which watch events only echo a
  * write).
  */
@@ -33,7 +33,7 @@ function idOf(kind: string, key: string): string {
 /**
  * What a controller wrote, object by object and run by run. Give it to the controller's clients as their
  * `writeObserver` (a controller context does: `context.writes`), and tell it which run sent what with
- * {@link OwnWrites.charge}.
+ * `charge`.
  *
  * # Guarantees
  * - Every answered write of its clients is remembered for `retain` ms (the last 8 per object): its kind, key,
@@ -210,9 +210,9 @@ export class OwnWrites implements WriteObserver {
 }
 
 /**
- * A ledger of the writes of the clients it is given to, and of the runs that sent them; see {@link OwnWrites}.
- * A controller context has one (`context.writes`), which its `client()` feeds.
+ * A ledger of the writes of the clients it is given to, and of the runs that sent them; see `OwnWrites`.
+ * A controller context has one (`context.writes`), which its `client()` feeds. Public as `ownWrites.ledger`.
  */
-export function ownWrites(options?: OwnWritesOptions): OwnWrites {
+export function ownWriteLedger(options?: OwnWritesOptions): OwnWrites {
   return new OwnWrites(options);
 }

@@ -4,7 +4,7 @@
  */
 import { merge, Observable } from 'rxjs';
 import { parseLabelSelector, matchesLabels, type LabelSelector } from '../../selectors/index.js';
-import type { ReconcileReadiness, StaleObject, StaleRead } from '../reconcile/index.js';
+import type { ReconcileReadiness, StaleObject, StaleRead } from 'rxkube/extend';
 import { cacheShows } from './cache-shows.js';
 import { kindOf, type OwnWrites } from './ledger.js';
 import type { OwnWrite, ReadSource, ReadYourWritesOptions } from './types.js';
@@ -25,12 +25,12 @@ export const DEFAULT_READ_YOUR_WRITES_WAIT_MS = 5_000;
  * - with `options.primary`, the last write to the object `K` itself (of the primary kind), whoever sent it.
  *
  * A cache shows a write as `cacheShows` (in `rxkube/extend`) says. When `maxWait` passes first, the run starts anyway with a
- * {@link StaleRead} naming what the caches did not show (on its `started` event, and to the metrics hook).
+ * `StaleRead` naming what the caches did not show (on its `started` event, and to the metrics hook).
  *
  * ```ts
  * const podSets = context.informers.for<PodSet>(PODSET);
  * const pods = context.informers.for<V1Pod>(POD);
- * const readiness = readYourWrites(context.writes, [{ resource: PODSET, informer: podSets }, { resource: POD, informer: pods }], {
+ * const readiness = ownWrites.readYourWrites(context.writes, [{ resource: PODSET, informer: podSets }, { resource: POD, informer: pods }], {
  *   primary: PODSET,
  * });
  * triggers$.pipe(context.reconcile(sync, { lookup: podSets, readiness }));

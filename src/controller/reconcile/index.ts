@@ -7,7 +7,7 @@ export { DEFAULT_DRAIN_TIMEOUT_MS } from './options.js';
 export type { Lookup, ReconcileLookupOptions, ReconcileOptions } from './options.js';
 export { bothMetrics } from './metrics.js';
 export type { ReconcileMetrics, ReconcileQueueView } from './metrics-hook.js';
-export type { ReconcileReadiness, StaleObject, StaleRead } from './readiness.js';
+export type { ReconcileReadiness, StaleObject, StaleRead } from './readiness-hook.js';
 export {
   DEFAULT_BASE_DELAY_MS,
   DEFAULT_BURST,

@@ -5,7 +5,7 @@
  * because `rxkube`'s `ReconcileOptions` names them (from `rxkube/extend`) and they name `rxkube`'s `ReconcileEvent`.
  */
 import type { ReconcileEvent } from 'rxkube';
-import type { StaleRead } from './readiness.js';
+import type { StaleRead } from './readiness-hook.js';
 
 /**
  * A live, read-only view of the queue of one subscription of `reconcile`, for gauges read when they are scraped

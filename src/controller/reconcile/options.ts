@@ -7,7 +7,7 @@ import { checkMetrics } from './metrics.js';
 import type { ReconcileMetrics } from 'rxkube/extend';
 import { exponentialRateLimiter, tokenBucketRateLimiter } from './rate-limiters.js';
 import type { RateLimiter } from './rate-limiters.js';
-import type { ReconcileReadiness } from './readiness.js';
+import type { ReconcileReadiness } from 'rxkube/extend';
 
 /** Default `drainTimeout`: 30 s, controller-runtime's graceful shutdown period. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
@@ -51,9 +51,9 @@ export interface ReconcileOptions {
    */
   readonly metrics?: ReconcileMetrics;
   /**
-   * Asked before each run of a key starts; the run waits until it says so (see {@link ReconcileReadiness}).
+   * Asked before each run of a key starts; the run waits until it says so (see `ReconcileReadiness`, from `rxkube/extend`).
    * `controller()` passes one that waits for the caches to show what the key's last runs wrote (read-your-own-
-   * writes; see `readYourWrites`). Default: none, and then runs start as soon as a slot is free.
+   * writes; see `ownWrites.readYourWrites`). Default: none, and then runs start as soon as a slot is free.
    */
   readonly readiness?: ReconcileReadiness;
 }

@@ -4,7 +4,6 @@
 import { Observable } from 'rxjs';
 import type { OperatorFunction } from 'rxjs';
 import { resolveOptions } from './options.js';
-import type { ReconcileReadiness } from './readiness.js';
 import type { Lookup, ReconcileLookupOptions, ReconcileOptions } from './options.js';
 import { Runner } from './runner.js';
 import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } from './types.js';
@@ -57,7 +56,7 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  * 14. Metrics: a `metrics` hook (`ReconcileMetrics`, from `rxkube/extend`) hears the queue's adds, starts, runs done and outcomes
  *     as they happen, and reads its depth, workers and unfinished work through a live view; without one, nothing is
  *     called.
- * - Readiness: with a `readiness` hook ({@link ReconcileReadiness}; `readYourWrites` is one), a key about to start
+ * - Readiness: with a `readiness` hook (`ReconcileReadiness`, from `rxkube/extend`; `ownWrites.readYourWrites` is one), a key about to start
  *   first waits until the hook says so, holding no slot, in the depth, with the triggers that reach it meanwhile
  *   coalesced into that run; a run the hook let start stale says so (`staleRead` on `started`, and the metrics
  *   hook's `staleRead`). Every guarantee above holds for the run once it starts.

@@ -11,7 +11,8 @@ import { hookOf, queueView } from './metrics.js';
 import type { ReconcileQueueView } from './metrics-hook.js';
 import type { ResolvedOptions } from './options.js';
 import { Outcomes } from './outcomes.js';
-import { ReadinessHolds, withReasons, type Released, type StaleRead } from './readiness.js';
+import type { StaleRead } from 'rxkube/extend';
+import { ReadinessHolds, withReasons, type Released } from './readiness.js';
 import { abortRequest, KeyOnlyRequest, LookupRequest, type AnyRequest } from './request.js';
 import {
   InvalidReconcileResultError,

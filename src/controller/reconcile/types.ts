@@ -3,7 +3,7 @@
  */
 import type { Observable } from 'rxjs';
 import { describeValue } from '../../error-messages/index.js';
-import type { StaleRead } from './readiness.js';
+import type { StaleRead } from 'rxkube/extend';
 
 /**
  * Asks for `key` to be reconciled. `reason` says why (for example `updated` or `owner:default/web`); reasons of
