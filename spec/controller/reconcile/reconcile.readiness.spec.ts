@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { config, map, NEVER, Observable, Subject, timer } from 'rxjs';
 import {
+  bothMetrics,
   reconcile,
   type ReconcileReadiness,
   type ReconcileTrigger,
@@ -81,6 +82,23 @@ describe('reconcile: the readiness hook (marbles)', () => {
     expect(events[0]).to.deep.include({ type: 'started', time: 5, staleRead: stale(5) });
     expect(events[1]).to.not.have.property('staleRead');
     expect(heard).to.deep.equal(['started a', 'stale a 5']);
+  });
+
+  it("tells a stale read to both hooks when a host's hook and the options' own are combined, and refuses one that is not a function", () => {
+    const heard: string[] = [];
+    virtual(({ hot, scheduler }) => {
+      const readiness: ReconcileReadiness = { wait: () => timer(5, scheduler).pipe(map(() => stale(5))) };
+      const metrics = bothMetrics(
+        { staleRead: (key, staleRead) => heard.push(`host ${key} ${staleRead.waitedMs}`) },
+        { staleRead: (key, staleRead) => heard.push(`own ${key} ${staleRead.waitedMs}`) },
+      );
+      return collect(hot('a').pipe(reconcile(() => undefined, { readiness, metrics })));
+    });
+    expect(heard).to.deep.equal(['host a 5', 'own a 5']);
+    expect(() => reconcile(() => undefined, { metrics: { staleRead: 1 } as never })).to.throw(
+      TypeError,
+      'reconcile: metrics.staleRead must be a function, got number',
+    );
   });
 
   it('coalesces the triggers of a waiting key into the run it waits for, reasons included', () => {
