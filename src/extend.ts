@@ -78,6 +78,10 @@ export type { DeltaSource } from './informer/index.js';
 // The reconcile operator's reasons and its metrics hook, and the default error reporting of operators.
 export { REQUEUE_REASON, RETRY_REASON } from './controller/index.js';
 export type { ReconcileMetrics, ReconcileQueueView } from './controller/index.js';
+export type { ReconcileReadiness, StaleObject, StaleRead } from './controller/index.js';
+
+// Read-your-own-writes' rules, for hooks and filters of one's own.
+export { cacheShows, echoOf } from './controller/own-writes/index.js';
 export { reportError } from './controller/predicates/index.js';
 
 // The monotonic clock every part defaults to (`wallClockNow`, for timestamps, is in `rxkube`).
@@ -101,6 +105,10 @@ export type {
   JsonPatchOperation,
   RecordedEvent,
   SpamFilterOptions,
+  ClientWrite,
+  ClientWriteOutcome,
+  WriteObserver,
+  WriteVerb,
 } from './client/index.js';
 
 // The manager's parts: signals, redaction, metric names.

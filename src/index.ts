@@ -84,6 +84,9 @@ export type {
   RequeueAfter,
 } from './controller/index.js';
 
+// Read-your-own-writes in a pipeline written by hand (controller() does it by itself): ownWrites.readYourWrites, ...
+export { ownWrites } from './controller/own-writes/index.js';
+
 // The wall clock, for the timestamps a reconcile writes (every part measures durations on a monotonic clock).
 export { wallClockNow } from './clock/index.js';
 

@@ -41,6 +41,12 @@ export interface ReplicaSetOptions {
   readonly informers?: InformerFactory;
   /** Uniform samples in [0, 1) for the status write's conflict-retry jitter. Default `Math.random`. */
   readonly random?: () => number;
+  /**
+   * Read-your-own-writes: a sync starts only once the caches show what the PodSet's last sync wrote (its Pod
+   * creations and deletions, its status), or `maxWait` passes (default 5 s). `false`: expectations alone, as
+   * kube-controller-manager before v1.36. Default on.
+   */
+  readonly readYourWrites?: boolean | { readonly maxWait?: number };
 }
 
 /** Options of `replicaSetController`: the manager brings the informers, the recorder, the stop and the scheduler. */
@@ -54,6 +60,8 @@ export interface ReplicaSetSettings {
   readonly expectationsTimeoutMs: number;
   readonly fieldManager: string;
   readonly print: (line: string) => void;
+  /** The bound of read-your-own-writes, ms (`undefined`: the default), or `false`: off. */
+  readonly readYourWrites: number | undefined | false;
 }
 
 /**
@@ -91,6 +99,18 @@ export function resolveOptions(options: ReplicaSetOptions): ReplicaSetSettings {
   if (typeof fieldManager !== 'string' || fieldManager === '') {
     throw new TypeError(`replicaSet: fieldManager must be a non-empty string, got ${JSON.stringify(fieldManager)}`);
   }
+  const ryow = options.readYourWrites ?? true;
+  const maxWait = typeof ryow === 'object' && ryow !== null ? ryow.maxWait : undefined;
+  if (
+    typeof ryow !== 'boolean' &&
+    (typeof ryow !== 'object' ||
+      ryow === null ||
+      (maxWait !== undefined && !(typeof maxWait === 'number' && maxWait >= 0)))
+  ) {
+    throw new RangeError(
+      `replicaSet: readYourWrites must be a boolean or { maxWait: ms >= 0 }, got ${JSON.stringify(ryow)}`,
+    );
+  }
   return {
     namespace,
     workers,
@@ -98,5 +118,6 @@ export function resolveOptions(options: ReplicaSetOptions): ReplicaSetSettings {
     expectationsTimeoutMs,
     fieldManager,
     print: options.print ?? ((line) => console.log(line)),
+    readYourWrites: ryow === false ? false : maxWait,
   };
 }

@@ -18,6 +18,7 @@ import { combineLatest, defer, filter, finalize, map, merge, Observable, take, t
 import {
   informerFactory,
   mapKeys,
+  ownWrites,
   reconcile,
   resourceClient,
   toKeys,
@@ -79,17 +80,17 @@ export function replicaSet(connection: Connection, options: ReplicaSetOptions = 
   return defer(() => {
     const informers =
       options.informers ?? informerFactory(connection, options.scheduler ? { scheduler: options.scheduler } : {});
+    // What this controller writes, as a controller context's clients tell `context.writes`.
+    const writes = ownWrites.ledger(options.scheduler ? { scheduler: options.scheduler } : {});
+    const writing = { fieldManager: settings.fieldManager, writeObserver: writes, ...timing };
     return podSetPipeline({
       settings,
       ...watch(informers, settings),
       operator: reconcile,
       recorder: options.recorder,
-      podClient: resourceClient<V1Pod>(connection, POD, { fieldManager: settings.fieldManager, ...timing }),
-      podSetClient: resourceClient<PodSet>(connection, PODSET, {
-        fieldManager: settings.fieldManager,
-        statusSubresource: true,
-        ...timing,
-      }),
+      writes,
+      podClient: resourceClient<V1Pod>(connection, POD, writing),
+      podSetClient: resourceClient<PodSet>(connection, PODSET, { ...writing, statusSubresource: true }),
       ...(options.stop$ ? { stop$: options.stop$ } : {}),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
@@ -115,18 +116,16 @@ export function replicaSetController(options: ReplicaSetControllerOptions = {}):
   return {
     name: REPLICA_SET_CONTROLLER,
     start: (context) => {
-      const timing = { scheduler: context.scheduler, ...(options.random ? { random: options.random } : {}) };
+      const timing = { fieldManager: settings.fieldManager, ...(options.random ? { random: options.random } : {}) };
       return podSetPipeline({
         settings,
         ...watch(context.informers, settings),
         operator: context.reconcile,
         recorder: context.recorder,
-        podClient: resourceClient<V1Pod>(context.connection, POD, { fieldManager: settings.fieldManager, ...timing }),
-        podSetClient: resourceClient<PodSet>(context.connection, PODSET, {
-          fieldManager: settings.fieldManager,
-          statusSubresource: true,
-          ...timing,
-        }),
+        writes: context.writes,
+        // The context's clients tell `context.writes` what they write.
+        podClient: context.client<V1Pod>(POD, timing),
+        podSetClient: context.client<PodSet>(PODSET, { ...timing, statusSubresource: true }),
         scheduler: context.scheduler,
       });
     },
@@ -153,6 +152,8 @@ interface PipelineParts {
   readonly podClient: ReturnType<typeof resourceClient<V1Pod>>;
   readonly podSetClient: ReturnType<typeof resourceClient<PodSet>>;
   readonly recorder: EventRecorder | undefined;
+  /** What the two clients wrote: read-your-own-writes waits on it, and the PodSet echoes of it are dropped. */
+  readonly writes: ownWrites.OwnWrites;
   /** Plain `reconcile`, or a manager context's (which adds leadership, the manager's stop and metrics). */
   readonly operator: ContextReconcile;
   readonly stop$?: Observable<unknown>;
@@ -182,9 +183,27 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
     podSetClient: parts.podSetClient,
     burstReplicas: settings.burstReplicas,
   };
+  const ryow = settings.readYourWrites !== false;
+  const scope = settings.namespace === undefined ? {} : { namespace: settings.namespace };
+  // A sync waits until both caches show what the PodSet's last sync wrote (its Pods, its status), for up to 5 s.
+  const readiness = ryow
+    ? ownWrites.readYourWrites(
+        parts.writes,
+        [
+          { resource: PODSET, informer: podSets, ...scope },
+          { resource: POD, informer: pods, ...scope },
+        ],
+        {
+          primary: PODSET,
+          ...(settings.readYourWrites === undefined ? {} : { maxWait: settings.readYourWrites }),
+          ...(parts.scheduler ? { scheduler: parts.scheduler } : {}),
+        },
+      )
+    : undefined;
   const controller$ = merge(
-    // `addRS`, `updateRS`, `deleteRS`: every change of a PodSet, and its resyncs, wake it up.
-    podSets.events$.pipe(toKeys()),
+    // `addRS`, `updateRS`, `deleteRS`: every change of a PodSet, and its resyncs, wake it up; the echo of its own
+    // status write does not (with read-your-own-writes).
+    podSets.events$.pipe(ryow ? ownWrites.ignore(parts.writes, PODSET) : (events$) => events$, toKeys()),
     // `addPod`, `updatePod`, `deletePod`: expectations lowered, then the owner woken up.
     pods.events$.pipe(mapKeys((event) => podEventKeys(event, context))),
   ).pipe(
@@ -192,6 +211,7 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
       lookup: podSets,
       gate: synced$,
       concurrency: settings.workers,
+      ...(readiness === undefined ? {} : { readiness }),
       ...(parts.stop$ ? { stop$: parts.stop$ } : {}),
       ...(parts.scheduler ? { scheduler: parts.scheduler } : {}),
     }),

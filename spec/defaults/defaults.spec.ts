@@ -26,6 +26,10 @@ import {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
 } from '../../src/manager/index.js';
 import { DEFAULT_LIST_TIMEOUT_MS, DEFAULT_WATCH_BACKOFF } from '../../src/watch/index.js';
+import {
+  DEFAULT_OWN_WRITES_RETAIN_MS,
+  DEFAULT_READ_YOUR_WRITES_WAIT_MS,
+} from '../../src/controller/own-writes/index.js';
 
 function frozenEverywhere(value: unknown, path = 'defaults'): string[] {
   if (typeof value !== 'object' || value === null) return [];
@@ -56,6 +60,10 @@ describe('defaults', () => {
       globalRateLimiter: { qps: DEFAULT_QPS, burst: DEFAULT_BURST },
     });
     expect(defaults.client).to.deep.equal({ pageSize: DEFAULT_PAGE_SIZE, retry: DEFAULT_RETRY });
+    expect(defaults.readYourWrites).to.deep.equal({
+      maxWait: DEFAULT_READ_YOUR_WRITES_WAIT_MS,
+      retain: DEFAULT_OWN_WRITES_RETAIN_MS,
+    });
     expect(defaults.leaderElection).to.deep.equal({
       leaseDuration: DEFAULT_LEASE_DURATION_MS,
       renewDeadline: DEFAULT_RENEW_DEADLINE_MS,
@@ -78,5 +86,6 @@ describe('defaults', () => {
     expect(defaults.leaderElection).to.include({ leaseDuration: 15_000, renewDeadline: 10_000, retryPeriod: 2_000 });
     expect(defaults.manager).to.include({ metricsPort: 8080, healthPort: 8081, shutdownTimeout: 30_000 });
     expect(defaults.events.spamFilter).to.include({ burst: 25, maxObjects: 4096 });
+    expect(defaults.readYourWrites).to.deep.equal({ maxWait: 5_000, retain: 60_000 });
   });
 });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
-import { NEVER, of, Subject, timer, VirtualTimeScheduler } from 'rxjs';
+import { map, NEVER, of, Subject, timer, VirtualTimeScheduler } from 'rxjs';
 import { controllerContext } from '../../src/controller/context/index.js';
 import { reconcile, type ReconcileOptions, type ReconcileTrigger } from '../../src/controller/index.js';
 import { ControllerMetrics, createManagerMetrics, type ManagerMetrics } from '../../src/manager/metrics/index.js';
@@ -128,5 +128,40 @@ describe("ControllerMetrics: the operator's own queue", () => {
     triggers.next('a');
     scheduler.flush();
     expect(await queue()).to.deep.equal({ depth: 0, adds: 2 });
+  });
+});
+
+describe('ControllerMetrics: read-your-own-writes', () => {
+  it('counts a run that starts on a stale cache, and a key that waits for its caches in the depth meanwhile', async () => {
+    const scheduler = new VirtualTimeScheduler();
+    const metrics: ManagerMetrics = createManagerMetrics(new Registry(), false);
+    const triggers = new Subject<string>();
+    const staleAfter = (ms: number) => timer(ms, scheduler).pipe(map(() => ({ waitedMs: ms, behind: [] })));
+    triggers
+      .pipe(
+        reconcile(() => undefined, {
+          scheduler,
+          metrics: new ControllerMetrics(metrics, 'c'),
+          readiness: { wait: (key) => (key === 'a' ? staleAfter(100) : undefined) },
+        }),
+      )
+      .subscribe();
+    const scrape = async () => {
+      const families = new Map(
+        parsePrometheusTextFormat(await metrics.scrape()).map((family) => [family.name, family]),
+      );
+      return {
+        staleReads: metricValue(families, 'controller_runtime_reconcile_stale_reads_total', { controller: 'c' }),
+        depth: metricValue(families, 'workqueue_depth', { name: 'c', controller: 'c' }),
+      };
+    };
+    triggers.next('a');
+    triggers.next('b');
+    scheduler.maxFrames = 50;
+    scheduler.flush();
+    expect(await scrape()).to.deep.equal({ staleReads: 0, depth: 1 });
+    scheduler.maxFrames = Number.POSITIVE_INFINITY;
+    scheduler.flush();
+    expect(await scrape()).to.deep.equal({ staleReads: 1, depth: 0 });
   });
 });

@@ -11,7 +11,16 @@ export {
   resourceClient,
   withSignal,
 } from './resource/index.js';
-export type { CallOptions, FieldValidation, PropagationPolicy, ResourceClient } from './resource/index.js';
+export type {
+  CallOptions,
+  ClientWrite,
+  ClientWriteOutcome,
+  FieldValidation,
+  PropagationPolicy,
+  ResourceClient,
+  WriteObserver,
+  WriteVerb,
+} from './resource/index.js';
 export { compareResourceVersions } from './mutate/index.js';
 export { escapePointerToken, jsonPointer, recipeChanges } from './patch/index.js';
 export type { JsonPatchOperation, Recipe, RecipeChanges } from './patch/index.js';

@@ -30,6 +30,7 @@ import {
   DEFAULT_METRICS_PORT,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
 } from '../manager/index.js';
+import { DEFAULT_OWN_WRITES_RETAIN_MS, DEFAULT_READ_YOUR_WRITES_WAIT_MS } from '../controller/own-writes/index.js';
 import { deepFreeze } from '../objects/index.js';
 import { BACKOFF_RESET_MS, DEFAULT_LIST_TIMEOUT_MS, DEFAULT_WATCH_BACKOFF } from '../watch/index.js';
 
@@ -81,6 +82,13 @@ export const defaults = deepFreeze({
       /** Tokens the bucket holds when full. */
       burst: DEFAULT_BURST,
     },
+  },
+  /** Read-your-own-writes: `ownWrites.readYourWrites`, `ownWrites.ledger`, and `controller()`'s `readYourWrites` option. */
+  readYourWrites: {
+    /** How long a run waits at most for its caches to show its key's own writes (`maxWait`). */
+    maxWait: DEFAULT_READ_YOUR_WRITES_WAIT_MS,
+    /** How long a write is remembered after its answer (`ownWrites.ledger({ retain })`). */
+    retain: DEFAULT_OWN_WRITES_RETAIN_MS,
   },
   /** `resourceClient`. */
   client: {

@@ -36,6 +36,7 @@ import {
   logInformerStatus,
   logLeaderEvent,
   logOutcome,
+  logStaleRead,
   redactingLogger,
   redactor,
   type ManagerLogger,
@@ -506,7 +507,10 @@ export class ManagerRun {
    */
   private runHook(name: string, metrics: ControllerMetrics | undefined): ReconcileMetrics {
     const log = this.log;
-    return bothMetrics(metrics, { outcome: (run, next) => logOutcome(log, name, run, next) })!;
+    return bothMetrics(metrics, {
+      outcome: (run, next) => logOutcome(log, name, run, next),
+      staleRead: (key, staleRead) => logStaleRead(log, name, key, staleRead),
+    })!;
   }
 
   private async readyChecks(): Promise<CheckResult[]> {

@@ -56,7 +56,9 @@ export function mutate<T extends KubernetesObject>(
   const { client, retry } = context;
   const scheduler = context.scheduler ?? monotonicScheduler;
   const random = context.random ?? Math.random;
+  // The signal rides along so that a write observer can tie each write to the reconcile run that sent it.
   const writeOptions: ResourceClient.WriteOptions = {
+    signal: options.signal,
     dryRun: options.dryRun,
     fieldManager: options.fieldManager,
     fieldValidation: options.fieldValidation,

@@ -6,7 +6,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import type { ResourceRef } from '../../resources/index.js';
 import type { Recipe } from '../patch/index.js';
-import type { JsonPatchOperation, WarningHandler } from 'rxkube/extend';
+import type { JsonPatchOperation, WarningHandler, WriteObserver } from 'rxkube/extend';
 import type { SchedulerLike } from 'rxjs';
 
 /**
@@ -378,6 +378,12 @@ export declare namespace ResourceClient {
      * process warning. Default: `printWarningOnce`.
      */
     readonly onWarning?: WarningHandler;
+    /**
+     * Hears every write the client sends, and its answer (a `WriteObserver` of `rxkube/extend`): a controller
+     * context's `client()` passes the context's own-write ledger (`context.writes`), so that the controller can read
+     * its own writes and ignore their echoes. Default: none.
+     */
+    readonly writeObserver?: WriteObserver;
   }
 
   /** A list as the API server returns it. */

@@ -21,6 +21,14 @@ import { DEFAULT_RETRY } from './options.js';
 import { listAllPages } from './pages.js';
 import { hasStatusSubresource$ } from './status-subresource.js';
 import { namespaceOf, objectPath, targetOf } from './target.js';
+import {
+  baseOfPatch,
+  checkWriteObserver,
+  observeWrite,
+  versionIn,
+  type ClientWrite,
+  type WriteVerb,
+} from './write-observer.js';
 import type { ResolvedResource } from 'rxkube/extend';
 
 /** The content type of server-side apply; the body is JSON, which is YAML. */
@@ -66,21 +74,51 @@ export function resourceClient<T extends KubernetesObject>(
   const resolved$ = (): Observable<ResolvedResource> => defer(() => resolveResource$(transport, resource, onWarning));
   const namespace = options.namespace === '' ? undefined : options.namespace;
   const fieldManager = options.fieldManager;
+  checkWriteObserver(options.writeObserver);
+  const observer = options.writeObserver;
 
-  /** One request, built once the kind is resolved; its JSON body is the result. */
-  const send = <R>(signal: AbortSignal | undefined, build: (r: ResolvedResource) => TransportRequest): Observable<R> =>
+  /**
+   * One request, built once the kind is resolved; its JSON body is the result. A write (`describe` given) is told to
+   * the write observer, unless it is a dry run.
+   */
+  const send = <R>(
+    signal: AbortSignal | undefined,
+    build: (r: ResolvedResource) => TransportRequest,
+    describe?: (r: ResolvedResource) => WriteTarget,
+  ): Observable<R> =>
     withSignal(
       resolved$().pipe(
         // A request that cannot be built (no name, no namespace) errors here, at subscription, never at call time.
         switchMap((r) => {
           const request = build(r);
-          return requestWithWarnings(transport, request, onWarning).pipe(
+          const answer$ = requestWithWarnings(transport, request, onWarning).pipe(
             map((response) => objectBody<R>(request, response.body)),
           );
+          if (observer === undefined || describe === undefined || request.query?.['dryRun'] === 'All') return answer$;
+          return observeWrite(answer$, observer, { resource: client.resource, ...describe(r), signal });
         }),
       ),
       signal,
     );
+  /** What the observer hears of a write to `ref`. */
+  const writeTo = (
+    r: ResolvedResource,
+    ref: ResourceClient.ObjectRef,
+    what: string,
+    verb: WriteVerb,
+    status: boolean,
+    base: string | undefined,
+  ): WriteTarget => {
+    const target = targetOf(r, namespace, ref, what);
+    return {
+      verb,
+      subresource: status ? 'status' : undefined,
+      namespace: target.namespace,
+      name: target.name,
+      generateName: undefined,
+      base,
+    };
+  };
 
   /** `call()`, unless the selectors are text the server would refuse: then an error at subscription, before any request. */
   const withSelectors = <R>(name: string, o: SelectorOptions | undefined, call: () => Observable<R>): Observable<R> =>
@@ -135,42 +173,69 @@ export function resourceClient<T extends KubernetesObject>(
         o?.limit !== undefined || o?.continue !== undefined ? listPage(o) : listAllPages(listPage, o ?? {}),
       ),
     create: (object, o) =>
-      send(o?.signal, (r) => ({
-        method: 'POST',
-        path: collectionPath(r, namespaceOf(r, namespace, object?.metadata?.namespace, 'create')),
-        query: writeQuery(o),
-        body: object,
-      })),
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'POST',
+          path: collectionPath(r, namespaceOf(r, namespace, object?.metadata?.namespace, 'create')),
+          query: writeQuery(o),
+          body: object,
+        }),
+        (r) => ({
+          verb: 'create',
+          subresource: undefined,
+          namespace: namespaceOf(r, namespace, object?.metadata?.namespace, 'create'),
+          name: nonEmpty(object?.metadata?.name),
+          generateName: nonEmpty(object?.metadata?.generateName),
+          base: null,
+        }),
+      ),
     replace: (object, o) =>
-      send(o?.signal, (r) => ({
-        method: 'PUT',
-        path: objectPath(r, targetOf(r, namespace, object, 'replace')),
-        query: writeQuery(o),
-        body: object,
-      })),
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PUT',
+          path: objectPath(r, targetOf(r, namespace, object, 'replace')),
+          query: writeQuery(o),
+          body: object,
+        }),
+        (r) => writeTo(r, object, 'replace', 'replace', false, versionIn(object)),
+      ),
     patch: (ref, patch, o) =>
-      send(o?.signal, (r) => ({
-        method: 'PATCH',
-        path: objectPath(r, targetOf(r, namespace, ref, 'patch')),
-        query: writeQuery(o),
-        body: patch.body,
-        contentType: patchContentTypes[patch.type],
-      })),
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PATCH',
+          path: objectPath(r, targetOf(r, namespace, ref, 'patch')),
+          query: writeQuery(o),
+          body: patch.body,
+          contentType: patchContentTypes[patch.type],
+        }),
+        (r) => writeTo(r, ref, 'patch', 'patch', false, baseOfPatch(patch)),
+      ),
     apply: (object, o) =>
-      send(o?.signal, (r) => ({
-        method: 'PATCH',
-        path: objectPath(r, targetOf(r, namespace, object as object, 'apply')),
-        query: applyQuery(o),
-        body: applyBody(object as object),
-        contentType: APPLY_PATCH,
-      })),
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PATCH',
+          path: objectPath(r, targetOf(r, namespace, object as object, 'apply')),
+          query: applyQuery(o),
+          body: applyBody(object as object),
+          contentType: APPLY_PATCH,
+        }),
+        (r) => writeTo(r, object as object, 'apply', 'apply', false, versionIn(object)),
+      ),
     delete: (ref, o) =>
-      send(o?.signal, (r) => ({
-        method: 'DELETE',
-        path: objectPath(r, targetOf(r, namespace, ref, 'delete')),
-        query: dryRunQuery(o),
-        body: deleteOptionsBody(o),
-      })),
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'DELETE',
+          path: objectPath(r, targetOf(r, namespace, ref, 'delete')),
+          query: dryRunQuery(o),
+          body: deleteOptionsBody(o),
+        }),
+        (r) => writeTo(r, ref, 'delete', 'delete', false, o?.preconditions?.resourceVersion),
+      ),
     deleteCollection: (o) =>
       withSelectors('deleteCollection', o, () =>
         send(o?.signal, (r) => ({
@@ -188,28 +253,40 @@ export function resourceClient<T extends KubernetesObject>(
         query: { resourceVersion: o?.resourceVersion },
       })),
     replaceStatus: (object, o) =>
-      send(o?.signal, (r) => ({
-        method: 'PUT',
-        path: objectPath(r, targetOf(r, namespace, object, 'replaceStatus'), 'status'),
-        query: writeQuery(o),
-        body: object,
-      })),
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PUT',
+          path: objectPath(r, targetOf(r, namespace, object, 'replaceStatus'), 'status'),
+          query: writeQuery(o),
+          body: object,
+        }),
+        (r) => writeTo(r, object, 'replaceStatus', 'replace', true, versionIn(object)),
+      ),
     patchStatus: (ref, patch, o) =>
-      send(o?.signal, (r) => ({
-        method: 'PATCH',
-        path: objectPath(r, targetOf(r, namespace, ref, 'patchStatus'), 'status'),
-        query: writeQuery(o),
-        body: patch.body,
-        contentType: patchContentTypes[patch.type],
-      })),
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PATCH',
+          path: objectPath(r, targetOf(r, namespace, ref, 'patchStatus'), 'status'),
+          query: writeQuery(o),
+          body: patch.body,
+          contentType: patchContentTypes[patch.type],
+        }),
+        (r) => writeTo(r, ref, 'patchStatus', 'patch', true, baseOfPatch(patch)),
+      ),
     applyStatus: (object, o) =>
-      send(o?.signal, (r) => ({
-        method: 'PATCH',
-        path: objectPath(r, targetOf(r, namespace, object as object, 'applyStatus'), 'status'),
-        query: applyQuery(o),
-        body: applyBody(object as object),
-        contentType: APPLY_PATCH,
-      })),
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PATCH',
+          path: objectPath(r, targetOf(r, namespace, object as object, 'applyStatus'), 'status'),
+          query: applyQuery(o),
+          body: applyBody(object as object),
+          contentType: APPLY_PATCH,
+        }),
+        (r) => writeTo(r, object as object, 'applyStatus', 'apply', true, versionIn(object)),
+      ),
 
     mutate: (target, recipe, o) =>
       withSignal(
@@ -233,6 +310,14 @@ export function resourceClient<T extends KubernetesObject>(
       ),
   };
   return client;
+}
+
+/** What a write observer hears of a write besides its kind and signal. */
+type WriteTarget = Omit<ClientWrite, 'resource' | 'signal'>;
+
+/** `value` when it is a non-empty string. */
+function nonEmpty(value: string | undefined): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /** The answer's JSON object; anything else (a proxy's HTML page, an empty body) is a `MalformedResponse`. */

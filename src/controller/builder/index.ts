@@ -6,9 +6,8 @@ export {
   describeWatch,
   type Controller,
   type ControllerOptions,
-  type WatchesSpec,
-  type WatchSource,
 } from './controller.js';
+export type { WatchesSpec, WatchSource } from './sources.js';
 export {
   InformerHealthError,
   SyncTimeoutError,

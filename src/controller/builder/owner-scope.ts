@@ -68,7 +68,7 @@ export interface ScopeSource {
  */
 export function ownedTriggers(
   owner: ResourceRef | undefined,
-  owned: readonly Informer<KubernetesObject>[],
+  owned: readonly Pick<Informer<KubernetesObject>, 'events$'>[],
   source: ScopeSource,
 ): OwnedTriggers {
   if (owned.length === 0) return { triggers$: EMPTY, gate: (gate) => gate };

@@ -11,11 +11,12 @@ import type { ReconcileMetrics } from '../reconcile/index.js';
 import type { Lookup, ReconcileOptions } from '../reconcile/index.js';
 import { reconcile } from '../reconcile/index.js';
 import type { ReconcileFn } from '../reconcile/index.js';
+import { ownWriteLedger } from '../own-writes/index.js';
 import type { ContextReconcile, ControllerContext } from './types.js';
 import type { ResourceClient } from '../../client/index.js';
 
-/** What a host knows; {@link controllerContext} adds `reconcile` and `client()`. */
-export type ContextHost = Omit<ControllerContext, 'reconcile' | 'client'> & {
+/** What a host knows; {@link controllerContext} adds `reconcile`, `client()` and `writes`. */
+export type ContextHost = Omit<ControllerContext, 'reconcile' | 'client' | 'writes'> & {
   /** The host's metrics hook (the manager's workqueue metrics and run logs), given to every operator built. */
   readonly metrics?: ReconcileMetrics;
 };
@@ -27,7 +28,9 @@ export type ContextHost = Omit<ControllerContext, 'reconcile' | 'client'> & {
  * - `reconcile` applies the host's `gate` (AND the options' own), its `stop$` (OR the options' own), and defaults
  *   `scheduler` and `drainTimeout` to the host's; the host's `metrics` hook hears every operator built, before the
  *   options' own `metrics` (both hear everything). Its options may be left out, as `reconcile`'s may.
- * - `client()` passes the host's `scheduler`, `random` and `onWarning` unless `options` name others.
+ * - `client()` passes the host's `scheduler`, `random` and `onWarning` unless `options` name others, and tells
+ *   `writes` (a ledger of the context's own, on the host's scheduler) about every write unless `options` name
+ *   another `writeObserver`.
  */
 export function controllerContext(host: ContextHost): ControllerContext {
   const { metrics, ...context } = host;
@@ -43,6 +46,7 @@ export function controllerContext(host: ContextHost): ControllerContext {
       metrics: bothMetrics(metrics, options.metrics),
     });
   };
+  const writes = ownWriteLedger({ scheduler: host.scheduler });
   return {
     ...context,
     reconcile: wrapped as ContextReconcile,
@@ -51,8 +55,10 @@ export function controllerContext(host: ContextHost): ControllerContext {
         scheduler: host.scheduler,
         random: host.random,
         onWarning: host.onWarning,
+        writeObserver: writes,
         ...options,
       }),
+    writes,
   };
 }
 

@@ -10,6 +10,7 @@ import type { Connection } from '../../transport/index.js';
 import type { ResourceRef } from '../../watch/index.js';
 import type { ReconcileLookupOptions, ReconcileOptions } from '../reconcile/index.js';
 import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } from '../reconcile/index.js';
+import type { OwnWrites } from '../own-writes/index.js';
 import type { WarningHandler } from 'rxkube/extend';
 
 /**
@@ -55,8 +56,17 @@ export interface ControllerContext {
   readonly connection: Connection;
   /** The host's informer factory, shared by every controller it runs. */
   readonly informers: InformerFactory;
-  /** A resource client on `connection` with the host's `scheduler`, `random` and `onWarning`; `options` add to them. */
+  /**
+   * A resource client on `connection` with the host's `scheduler`, `random` and `onWarning`; `options` add to them.
+   * Its writes are remembered in `writes` (unless `options` name another `writeObserver`), so that the controller
+   * reads its own writes and ignores their echoes: write through it, and pass each call the run's `signal`.
+   */
   client<T extends KubernetesObject>(resource: ResourceRef, options?: ResourceClient.Options): ResourceClient<T>;
+  /**
+   * What this controller wrote through `client()`: the ledger read-your-own-writes waits on (`ownWrites.readYourWrites`) and
+   * own-write filtering reads (`ownWrites.ignore`). `controller({ context })` uses it by itself.
+   */
+  readonly writes: OwnWrites;
   /**
    * The host's event recorder: under a manager, the manager's (its `reportingController` is the manager's name);
    * elsewhere one whose `reportingController` is the controller's name. Flushed when the host stops. `undefined`

@@ -1,5 +1,5 @@
 /**
- * The reconcile operator: its keyed queue, runner, outcomes, options, metrics hook and rate limiters. The controller
+ * The reconcile operator: its keyed queue, runner, outcomes, options, metrics and readiness hooks, and rate limiters. The controller
  * folder's index picks the public names; `builder/` and `context/` import the operator from here.
  */
 export { reconcile } from './reconcile.js';
@@ -7,6 +7,7 @@ export { DEFAULT_DRAIN_TIMEOUT_MS } from './options.js';
 export type { Lookup, ReconcileLookupOptions, ReconcileOptions } from './options.js';
 export { bothMetrics } from './metrics.js';
 export type { ReconcileMetrics, ReconcileQueueView } from './metrics-hook.js';
+export type { ReconcileReadiness, StaleObject, StaleRead } from './readiness-hook.js';
 export {
   DEFAULT_BASE_DELAY_MS,
   DEFAULT_BURST,

@@ -5,6 +5,7 @@
  * because `rxkube`'s `ReconcileOptions` names them (from `rxkube/extend`) and they name `rxkube`'s `ReconcileEvent`.
  */
 import type { ReconcileEvent } from 'rxkube';
+import type { StaleRead } from './readiness-hook.js';
 
 /**
  * A live, read-only view of the queue of one subscription of `reconcile`, for gauges read when they are scraped
@@ -72,6 +73,12 @@ export interface ReconcileMetrics {
   added?(key: string): void;
   /** A run of `key` started after waiting `queueWaitMs` (client-go's `get`: `workqueue_queue_duration_seconds`). */
   started?(key: string, queueWaitMs: number): void;
+  /**
+   * The run of `key` that just `started` reads caches older than its key's last own writes: the `readiness` hook
+   * gave up waiting for them (`controller_runtime_reconcile_stale_reads_total`). Called right before its `started`
+   * event, after `started`.
+   */
+  staleRead?(key: string, staleRead: StaleRead): void;
   /** The run of `key` freed its slot after `durationMs` (client-go's `done`: `workqueue_work_duration_seconds`). */
   done?(key: string, durationMs: number): void;
   /** How a run ended, in one call: its completion and what followed it (controller-runtime's `result`). */

@@ -30,6 +30,10 @@ export function bothMetrics(
       a.started?.(key, queueWaitMs);
       b.started?.(key, queueWaitMs);
     },
+    staleRead(key, staleRead) {
+      a.staleRead?.(key, staleRead);
+      b.staleRead?.(key, staleRead);
+    },
     done(key, durationMs) {
       a.done?.(key, durationMs);
       b.done?.(key, durationMs);
@@ -126,6 +130,7 @@ const HOOK_METHODS = [
   'closed',
   'added',
   'started',
+  'staleRead',
   'done',
   'outcome',
 ] as const satisfies readonly (keyof ReconcileMetrics)[];

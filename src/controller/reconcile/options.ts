@@ -7,6 +7,7 @@ import { checkMetrics } from './metrics.js';
 import type { ReconcileMetrics } from 'rxkube/extend';
 import { exponentialRateLimiter, tokenBucketRateLimiter } from './rate-limiters.js';
 import type { RateLimiter } from './rate-limiters.js';
+import type { ReconcileReadiness } from 'rxkube/extend';
 
 /** Default `drainTimeout`: 30 s, controller-runtime's graceful shutdown period. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
@@ -49,6 +50,12 @@ export interface ReconcileOptions {
    * passes its own through `context.reconcile`.
    */
   readonly metrics?: ReconcileMetrics;
+  /**
+   * Asked before each run of a key starts; the run waits until it says so (see `ReconcileReadiness`, from `rxkube/extend`).
+   * `controller()` passes one that waits for the caches to show what the key's last runs wrote (read-your-own-
+   * writes; see `ownWrites.readYourWrites`). Default: none, and then runs start as soon as a slot is free.
+   */
+  readonly readiness?: ReconcileReadiness;
 }
 
 /**
@@ -92,6 +99,7 @@ export interface ResolvedOptions<T> {
   readonly globalRateLimiter: () => RateLimiter | undefined;
   readonly lookup: ((key: string) => T | undefined) | undefined;
   readonly metrics: ReconcileMetrics | undefined;
+  readonly readiness: ReconcileReadiness | undefined;
 }
 
 function check(name: string, value: number | undefined, ok: (v: number) => boolean, want: string): void {
@@ -120,6 +128,17 @@ export function resolveOptions<T>(
     'an integer >= 0',
   );
   checkMetrics(options.metrics);
+  const readiness: unknown = options.readiness;
+  if (
+    readiness !== undefined &&
+    (readiness === null ||
+      typeof readiness !== 'object' ||
+      typeof (readiness as ReconcileReadiness).wait !== 'function')
+  ) {
+    throw new TypeError(
+      `reconcile: readiness must be an object with a wait(key) method, got ${readiness === null ? 'null' : typeof readiness}`,
+    );
+  }
   const lookup = toLookupFunction(options.lookup);
   const rateLimiter = options.rateLimiter;
   const globalRateLimiter = options.globalRateLimiter;
@@ -140,6 +159,7 @@ export function resolveOptions<T>(
           : () => globalRateLimiter,
     lookup,
     metrics: options.metrics,
+    readiness: options.readiness,
   };
 }
 

@@ -56,6 +56,10 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  * 14. Metrics: a `metrics` hook (`ReconcileMetrics`, from `rxkube/extend`) hears the queue's adds, starts, runs done and outcomes
  *     as they happen, and reads its depth, workers and unfinished work through a live view; without one, nothing is
  *     called.
+ * - Readiness: with a `readiness` hook (`ReconcileReadiness`, from `rxkube/extend`; `ownWrites.readYourWrites` is one), a key about to start
+ *   first waits until the hook says so, holding no slot, in the depth, with the triggers that reach it meanwhile
+ *   coalesced into that run; a run the hook let start stale says so (`staleRead` on `started`, and the metrics
+ *   hook's `staleRead`). Every guarantee above holds for the run once it starts.
  *
  * # Caveats
  * - Results: `{ requeueAfter: ms }` requeues; any other value (the object an API call returned, `null`, a string)

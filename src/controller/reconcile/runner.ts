@@ -11,6 +11,8 @@ import { hookOf, queueView } from './metrics.js';
 import type { ReconcileQueueView } from './metrics-hook.js';
 import type { ResolvedOptions } from './options.js';
 import { Outcomes } from './outcomes.js';
+import type { StaleRead } from 'rxkube/extend';
+import { ReadinessHolds, withReasons, type Released } from './readiness.js';
 import { abortRequest, KeyOnlyRequest, LookupRequest, type AnyRequest } from './request.js';
 import {
   InvalidReconcileResultError,
@@ -87,7 +89,10 @@ export class Runner<T> {
   private readonly onStarted: ((key: string, queueWaitMs: number) => void) | undefined;
   private readonly onDone: ((key: string, durationMs: number) => void) | undefined;
   private readonly onClosed: ((queue: ReconcileQueueView) => void) | undefined;
+  private readonly onStaleRead: ((key: string, staleRead: StaleRead) => void) | undefined;
   private view: ReconcileQueueView | undefined;
+  /** The keys waiting for the `readiness` hook (none without one). */
+  private readonly holds: ReadinessHolds | undefined;
 
   constructor(
     private readonly fn: ReconcileFn<T>,
@@ -112,6 +117,11 @@ export class Runner<T> {
     this.onStarted = hookOf(metrics, 'started');
     this.onDone = hookOf(metrics, 'done');
     this.onClosed = hookOf(metrics, 'closed');
+    this.onStaleRead = hookOf(metrics, 'staleRead');
+    this.holds =
+      options.readiness === undefined
+        ? undefined
+        : new ReadinessHolds(options.readiness, this.queue, () => this.pump());
   }
 
   /**
@@ -124,7 +134,7 @@ export class Runner<T> {
       this.view = queueView(
         this.concurrency,
         this.scheduler,
-        () => this.queue.depth,
+        () => this.queue.depth + (this.holds?.size ?? 0),
         () => this.active,
         [this.inFlight, this.held],
       );
@@ -178,6 +188,7 @@ export class Runner<T> {
     this.inFlight.clear();
     this.held.clear();
     this.queue.dispose();
+    this.holds?.dispose();
     this.drainTimer?.unsubscribe();
     this.source?.unsubscribe();
     for (const subscription of this.subscriptions) subscription.unsubscribe();
@@ -188,6 +199,7 @@ export class Runner<T> {
     if (this.closed || this.stopping) return;
     // The common case, a plain key, skips the shape checks below.
     if (typeof trigger === 'string' && trigger !== '') {
+      if (this.holds?.absorb(trigger, undefined)) return;
       const now = this.queue.trigger(trigger, undefined);
       if (now !== undefined) this.pump(now);
       return;
@@ -205,6 +217,7 @@ export class Runner<T> {
       this.out.next({ type: 'rejected', trigger, error, time: this.scheduler.now() });
       return;
     }
+    if (this.holds?.absorb(key, reason as string | undefined)) return;
     const now = this.queue.trigger(key, reason as string | undefined);
     // A coalesced trigger changed nothing the pump could act on, so it is not called: no clock read, no loop.
     if (now !== undefined) this.pump(now);
@@ -216,9 +229,12 @@ export class Runner<T> {
     this.pumping = true;
     try {
       while (!this.closed && this.gateOpen && !this.stopping && this.active < this.concurrency) {
-        const state = this.queue.take();
+        // Keys whose readiness wait is over go first: they were ready before the keys still in the queue.
+        const released = this.holds?.next();
+        const state = released?.state ?? this.queue.take();
         if (state === undefined) break;
-        this.begin(state, now ?? this.scheduler.now());
+        if (released === undefined && this.holds?.hold(state) === true) continue;
+        this.begin(state, now ?? this.scheduler.now(), released);
         now = undefined;
       }
     } finally {
@@ -227,14 +243,20 @@ export class Runner<T> {
     this.maybeComplete();
   }
 
-  private begin(state: KeyState, now: number): void {
+  private begin(state: KeyState, now: number, released?: Released): void {
     const { key } = state;
     const attempt = state.failures + 1;
-    const reasons = this.queue.takeReasons(state);
+    let reasons = this.queue.takeReasons(state);
+    if (released !== undefined && released.reasons.length > 0) reasons = withReasons(reasons, released.reasons);
+    const staleRead = released?.staleRead;
     const queueWaitMs = now - state.enqueuedAt;
     this.active += 1;
     if (this.onStarted !== undefined) this.onStarted(key, queueWaitMs);
-    this.out.next({ type: 'started', key, attempt, reasons, queueWaitMs, time: now });
+    if (staleRead === undefined) this.out.next({ type: 'started', key, attempt, reasons, queueWaitMs, time: now });
+    else {
+      if (this.onStaleRead !== undefined) this.onStaleRead(key, staleRead);
+      this.out.next({ type: 'started', key, attempt, reasons, queueWaitMs, time: now, staleRead });
+    }
     if (this.closed) return;
     let output: unknown;
     let request: AnyRequest;
@@ -244,6 +266,7 @@ export class Runner<T> {
         lookup === undefined
           ? new KeyOnlyRequest(key, reasons, attempt)
           : (new LookupRequest<T>(key, lookup(key), reasons, attempt) as LookupRequest<unknown>);
+      if (this.holds !== undefined) this.holds.began(request);
       output = this.fn(request as LookupRequest<T>);
     } catch (error) {
       this.finish(state, attempt, reasons, queueWaitMs, now, FAILED, error);
@@ -438,6 +461,7 @@ export class Runner<T> {
     this.stopping = true;
     this.source?.unsubscribe();
     this.queue.clearPending();
+    this.holds?.drop(this.scheduler.now());
     if (this.active === 0) {
       this.complete();
       return;
@@ -456,7 +480,11 @@ export class Runner<T> {
 
   private maybeComplete(): void {
     if (this.closed || this.active > 0) return;
-    if (this.stopping || (this.sourceDone && this.queue.pendingCount === 0)) this.complete();
+    if (
+      this.stopping ||
+      (this.sourceDone && this.queue.pendingCount === 0 && !(this.holds !== undefined && this.holds.size > 0))
+    )
+      this.complete();
   }
 
   private complete(): void {

@@ -3,6 +3,7 @@
  */
 import type { Observable } from 'rxjs';
 import { describeValue } from '../../error-messages/index.js';
+import type { StaleRead } from 'rxkube/extend';
 
 /**
  * Asks for `key` to be reconciled. `reason` says why (for example `updated` or `owner:default/web`); reasons of
@@ -134,6 +135,11 @@ export type ReconcileEvent =
       readonly queueWaitMs: number;
       /** The scheduler's `now()` when the event was emitted, ms. */
       readonly time: number;
+      /**
+       * Present when the run starts on caches that do not show everything its key's last runs wrote: the `readiness`
+       * hook (read-your-own-writes) waited for them as long as its bound allows, then let the run start anyway.
+       */
+      readonly staleRead?: StaleRead;
     }
   | {
       /** Discriminates the event. */

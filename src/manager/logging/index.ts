@@ -12,4 +12,4 @@ export {
   type ManagerLogger,
 } from './logger.js';
 export { MIN_LITERAL_LENGTH, REDACTED, errorFields, redactingLogger, redactor } from './redact.js';
-export { logEventReport, logInformerStatus, logLeaderEvent, logOutcome } from './records.js';
+export { logEventReport, logInformerStatus, logLeaderEvent, logOutcome, logStaleRead } from './records.js';

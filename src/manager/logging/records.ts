@@ -11,6 +11,7 @@ import type {
   ReconcileRequeued,
   ReconcileRetrying,
   ReconcileSucceeded,
+  StaleRead,
 } from '../../controller/index.js';
 import { resultOf } from '../metrics/index.js';
 import type { LogFields, ManagerLogger } from './logger.js';
@@ -49,6 +50,19 @@ export function logOutcome(
   if (next?.type === 'dropped') fields.dropped = true;
   if (run.gateClosed === true) fields.gateClosed = true;
   logger.error(fields, 'reconcile failed');
+}
+
+/**
+ * One record (warn, `reconcile reads a stale cache`) per run that starts before its caches show the writes of its
+ * key's last runs: read-your-own-writes waited `waitedMs` and gave up. `behind` names each object the caches lack
+ * as `Kind key@resourceVersion` (`deleted` for a delete), with the cache's resourceVersion.
+ */
+export function logStaleRead(logger: ManagerLogger, controller: string, key: string, staleRead: StaleRead): void {
+  const behind = staleRead.behind.map(
+    (object) =>
+      `${object.resource.kind} ${object.key}${object.deleted ? ' deleted' : `@${object.resourceVersion ?? '?'}`} (cache at ${object.cacheResourceVersion || 'nothing'})`,
+  );
+  logger.warn({ controller, key, waitedMs: staleRead.waitedMs, behind }, 'reconcile reads a stale cache');
 }
 
 /**

@@ -34,7 +34,9 @@ export function resultOf(
  * - `controller_runtime_*` follow controller-runtime: every run counts once in `reconcile_total` by result and in
  *   `reconcile_time_seconds` (a run the gate closure interrupted counts as an `error` run, as its `failed` event
  *   says, though it charges nothing against its key); failures in `reconcile_errors_total` (terminal ones also in
- *   `terminal_reconcile_errors_total`, timeouts also in `reconcile_timeouts_total`).
+ *   `terminal_reconcile_errors_total`, timeouts also in `reconcile_timeouts_total`). A run that starts on caches
+ *   that do not show its key's last own writes (read-your-own-writes gave up waiting) counts in
+ *   `controller_runtime_reconcile_stale_reads_total`, an rxkube metric.
  * - `workqueue_*` follow client-go: `adds_total` counts the operator's adds, `queue_duration_seconds` each run's
  *   queue wait, `work_duration_seconds` each run's time holding its worker, `retries_total` each retry scheduled.
  * - The gauges are read from the operators' queues when scraped: `depth`, `controller_runtime_active_workers`,
@@ -55,7 +57,12 @@ export class ControllerMetrics implements ReconcileMetrics {
     this.labels = { controller };
     this.queueLabels = { name: controller, controller };
     for (const result of RESULTS) metrics.reconcileTotal.inc({ controller, result }, 0);
-    for (const counter of [metrics.reconcileErrors, metrics.terminalErrors, metrics.reconcileTimeouts])
+    for (const counter of [
+      metrics.reconcileErrors,
+      metrics.terminalErrors,
+      metrics.reconcileTimeouts,
+      metrics.staleReads,
+    ])
       counter.inc(this.labels, 0);
     metrics.adds.inc(this.queueLabels, 0);
     metrics.retries.inc(this.queueLabels, 0);
@@ -82,6 +89,10 @@ export class ControllerMetrics implements ReconcileMetrics {
 
   started(_key: string, queueWaitMs: number): void {
     this.metrics.queueDuration.observe(this.queueLabels, queueWaitMs / 1000);
+  }
+
+  staleRead(): void {
+    this.metrics.staleReads.inc(this.labels);
   }
 
   done(_key: string, durationMs: number): void {

@@ -23,6 +23,7 @@ export interface ManagerMetrics {
   readonly reconcileErrors: Counter<'controller'>;
   readonly terminalErrors: Counter<'controller'>;
   readonly reconcileTimeouts: Counter<'controller'>;
+  readonly staleReads: Counter<'controller'>;
   readonly reconcileTime: Histogram<'controller'>;
   readonly maxConcurrent: Gauge<'controller'>;
   readonly activeWorkers: CollectedGauge<'controller'>;
@@ -125,6 +126,11 @@ export function createManagerMetrics(registry: Registry, withProcessMetrics: boo
       'Total number of reconciliation timeouts per controller',
       ['controller'],
     ),
+    staleReads: counter(
+      'controller_runtime_reconcile_stale_reads_total',
+      "Total number of reconciliations that started before the cache showed the writes of their key's last runs, per controller",
+      ['controller'],
+    ),
     reconcileTime: histogram(
       'controller_runtime_reconcile_time_seconds',
       'Length of time per reconciliation per controller',
@@ -212,6 +218,7 @@ export const MANAGER_METRIC_NAMES: readonly string[] = [
   'controller_runtime_reconcile_errors_total',
   'controller_runtime_terminal_reconcile_errors_total',
   'controller_runtime_reconcile_timeouts_total',
+  'controller_runtime_reconcile_stale_reads_total',
   'controller_runtime_reconcile_time_seconds',
   'controller_runtime_max_concurrent_reconciles',
   'controller_runtime_active_workers',
