@@ -3,8 +3,12 @@
  * exclusive end of the whole space being `'0x10000000000000000'` (2^64).
  * @module
  */
-import type { ObjectLike } from '../objects/index.js';
 import { fnv1a64 } from './hash.js';
+
+/** What hashing reads of an object: its uid and namespace (any object, typed or a draft, fits). */
+export interface ShardedObject {
+  readonly metadata?: { readonly uid?: string; readonly namespace?: string };
+}
 
 /** The object fields a shard selector may hash: KEP-5866 serves exactly these two. */
 export type ShardField = 'object.metadata.uid' | 'object.metadata.namespace';
@@ -28,7 +32,7 @@ export function hexLess(a: string, b: string): boolean {
 }
 
 /** The `0x`-prefixed hash of `obj`'s `field`, as the server compares it with range bounds. */
-export function shardHash(obj: ObjectLike, field: ShardField = 'object.metadata.uid'): string {
+export function shardHash(obj: ShardedObject, field: ShardField = 'object.metadata.uid'): string {
   const value = field === 'object.metadata.uid' ? obj.metadata?.uid : obj.metadata?.namespace;
   return `0x${fnv1a64(value ?? '')}`;
 }
@@ -45,7 +49,7 @@ export function inRange(hash: string, range: ShardRange): boolean {
  * - An empty list matches everything, as an empty selector does on the server.
  * - A missing uid or namespace hashes as the empty string, as apimachinery's accessor returns it.
  */
-export function matchesShard(ranges: readonly ShardRange[], obj: ObjectLike): boolean {
+export function matchesShard(ranges: readonly ShardRange[], obj: ShardedObject): boolean {
   if (ranges.length === 0) return true;
   const hash = shardHash(obj, ranges[0]!.field);
   return ranges.some((range) => inRange(hash, range));

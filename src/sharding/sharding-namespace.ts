@@ -8,5 +8,5 @@
  */
 export { fnv1a64 } from './hash.js';
 export { hashSpaceEnd, matchesShard, shardHash, splitHashSpace } from './ranges.js';
-export type { ShardField, ShardRange } from './ranges.js';
+export type { ShardField, ShardRange, ShardedObject } from './ranges.js';
 export { formatShardSelector, parseShardSelector, ShardSelectorError } from './selector.js';
