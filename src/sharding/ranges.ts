@@ -7,6 +7,7 @@ import { fnv1a64 } from './hash.js';
 
 /** What hashing reads of an object: its uid and namespace (any object, typed or a draft, fits). */
 export interface ShardedObject {
+  /** Its uid and namespace; either missing hashes as the empty string, as apimachinery's accessor gives it. */
   readonly metadata?: { readonly uid?: string; readonly namespace?: string };
 }
 
@@ -15,6 +16,7 @@ export type ShardField = 'object.metadata.uid' | 'object.metadata.namespace';
 
 /** One `shardRange(field, start, end)`: hashes `h` with `start <= h < end`. */
 export interface ShardRange {
+  /** The hashed field: `object.metadata.uid`, or `object.metadata.namespace` to keep a namespace on one shard. */
   readonly field: ShardField;
   /** Inclusive lower bound, `0x` + 16 lowercase hex digits. */
   readonly start: string;

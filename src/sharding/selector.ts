@@ -235,7 +235,7 @@ function walk(e: Expr): ShardRange[] {
  * several joined by `||`, with optional parentheses.
  *
  * # Guarantees
- * - Accepts what the server accepts and refuses what it refuses, with its messages (see {@link ShardSelectorError}):
+ * - Accepts what the server accepts and refuses what it refuses, with its messages (a `ShardSelectorError`):
  *   bounds need `0x` and exactly 16 lowercase hex digits (the short `'0x0'` is refused with a "did you mean"),
  *   `0x10000000000000000` is the only 17-digit bound, `start < end`, one field for every range.
  * - The ranges come back in the order written; duplicates and overlaps are kept, as the server keeps them.

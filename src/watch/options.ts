@@ -6,6 +6,7 @@ import type { SchedulerLike } from 'rxjs';
 import { monotonicScheduler } from '../clock/index.js';
 import { checkSelectors } from '../selectors/index.js';
 import { formatShardSelector, type ShardRange } from '../sharding/index.js';
+import type { sharding } from 'rxkube';
 import { checkWarningHandler, printWarningOnce } from '../transport/index.js';
 import type { Connection, Transport, WarningHandler } from '../transport/index.js';
 import type { BackoffPolicy } from '../backoff/index.js';
@@ -51,7 +52,7 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
    * - Custom resources: kube-apiserver 1.36 filters their lists but echoes no `shardInfo` (an UnstructuredList has
    *   none), so the warning shows on them even where the server selects.
    */
-  readonly shard?: readonly ShardRange[];
+  readonly shard?: readonly sharding.ShardRange[];
   /**
    * Applied to every listed and watched object before it is emitted. Runs after `managedFields` are stripped
    * (unless `keepManagedFields`). A throw, a result that is not an object, or one that cannot be deep-frozen is
