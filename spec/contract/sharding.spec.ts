@@ -165,6 +165,31 @@ for (const target of contractTargets()) {
       expect(added).to.deep.equal(late.filter((l) => l.inside).map((l) => l.name));
     });
 
+    it('deletes only the shard on a DELETE of the collection with a shardSelector (the registry lists through it)', async () => {
+      const made: { name: string; uid: string }[] = [];
+      for (let i = 0; i < 8; i++) {
+        const cm = await watches.create(`doomed-${i}`, { labels: { batch: 'doomed' } });
+        made.push({ name: cm.metadata.name, uid: cm.metadata.uid });
+      }
+      const inLow = (m: { uid: string }) => matchesShard([low!], { metadata: { uid: m.uid } });
+      const answer = await session().raw('DELETE', `${watches.path()}?labelSelector=batch%3Ddoomed&${q(lowText)}`);
+      expect(answer.status, answer.text).to.equal(200);
+      expect((answer.json.items as any[]).map((i) => i.metadata.name).sort()).to.deep.equal(
+        made
+          .filter(inLow)
+          .map((m) => m.name)
+          .sort(),
+      );
+      const left = await session().raw('GET', `${watches.path()}?labelSelector=batch%3Ddoomed`);
+      expect((left.json.items as any[]).map((i) => i.metadata.name).sort()).to.deep.equal(
+        made
+          .filter((m) => !inLow(m))
+          .map((m) => m.name)
+          .sort(),
+      );
+      expect(answer.json.metadata.shardInfo).to.deep.equal({ selector: lowText });
+    });
+
     it('lists metadata-only with the shard applied but no shardInfo', async () => {
       const answer = await session().raw('GET', `${watches.path()}?${q(lowText)}`, {
         accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1',
