@@ -36,6 +36,8 @@ const suites: readonly Suite[] = [
   { script: 'simulation/virtual-hour.ts' },
   // 100,000 Pods on 1,000 Nodes, kept by a join view beside its floors.
   { script: 'views/join.ts' },
+  // The cluster dashboard's server CPU per connected browser at 1,000 events/s.
+  { script: 'dashboard/dashboard.ts' },
   // KEP-5866: the hash, and the cache of a sharded informer with the server selecting or the client filtering.
   { script: 'sharding/sharding.ts' },
 ];

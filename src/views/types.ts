@@ -137,7 +137,12 @@ export interface JoinRow<L extends KubernetesObject = KubernetesObject, R extend
  */
 export interface AggregateRow<S extends string = string> {
   /** The group key, spelt as an object's (`namespace/name`, or `name`). */
-  readonly metadata: { readonly name: string; readonly namespace?: string };
+  readonly metadata: {
+    /** The group key's name part: the whole key when the group key has no `/`. */
+    readonly name: string;
+    /** The group key's part before its `/`, absent for a key without one. */
+    readonly namespace?: string;
+  };
   /** How many objects are in the group. */
   readonly count: number;
   /** Per sum name, the sum of its value over the group's objects. */
