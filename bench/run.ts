@@ -38,6 +38,8 @@ const suites: readonly Suite[] = [
   { script: 'views/join.ts' },
   // The cluster dashboard's server CPU per connected browser at 1,000 events/s.
   { script: 'dashboard/dashboard.ts' },
+  // KEP-5866: the hash, and the cache of a sharded informer with the server selecting or the client filtering.
+  { script: 'sharding/sharding.ts' },
 ];
 
 const wanted = process.argv.slice(2);

@@ -38,6 +38,9 @@ export { UnknownResourceError } from './resources/index.js';
 // Label and field selectors (apimachinery's labels and fields): selectors.parseLabelSelector, .matchesLabels, ...
 export { selectors } from './selectors/index.js';
 
+// KEP-5866 hash sharding (shardSelector, FNV-1a ranges): sharding.parseShardSelector, .splitHashSpace, ...
+export { sharding } from './sharding/index.js';
+
 // Informers: shared caches as Observables, their snapshots and their connection status.
 export { informer, informerFactory } from './informer/index.js';
 export type {

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { KubeConfig } from '@kubernetes/client-node';
 
-/** Starts `rxkube-test-cluster` (HTTPS with its own CA when `tls`) and returns its kubeconfig and a stop function. */
+/** Starts `rxkube-test-cluster` (HTTPS with its own CA when `tls`, then any extra `args`) and returns its kubeconfig and a stop function. */
 export async function testClusterProcess(
-  options: { tls?: boolean } = {},
+  options: { tls?: boolean; args?: readonly string[] } = {},
 ): Promise<{ kubeConfig: KubeConfig; stop: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'rxkube-bench-cluster-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
@@ -24,6 +24,7 @@ export async function testClusterProcess(
     '--kubeconfig',
     kubeconfigPath,
     ...(options.tls ? ['--tls'] : []),
+    ...(options.args ?? []),
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {

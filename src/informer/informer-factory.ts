@@ -265,6 +265,7 @@ function sharingKey(resource: ResourceRef, options: ListWatchOptions<KubernetesO
     options.namespace ?? '',
     options.labelSelector ?? '',
     options.fieldSelector ?? '',
+    options.shard ?? null,
     options.metadataOnly === true,
     options.keepManagedFields === true,
     transformId(options.transform),

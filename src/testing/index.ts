@@ -19,6 +19,7 @@ export type {
   TestCluster,
   TestClusterOptions,
   InMemoryServerOptions,
+  FeatureGates,
   Faults,
   FailNextOptions,
   ConflictNextOptions,

@@ -5,6 +5,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { messageOf } from '../error-messages/index.js';
 import { deepFreeze, freezeJsonTree, hasName, objectKey } from '../objects/index.js';
+import { matchesShard, type ShardedObject } from '../sharding/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { ProblemReport } from './reflector-state.js';
 
@@ -24,6 +25,12 @@ export class ObjectPreparer<T extends KubernetesObject> {
     private readonly opts: ResolvedOptions<T>,
     private readonly report: (problem: ProblemReport) => void,
   ) {}
+
+  /** Whether `raw` lies in the watch's shard (always, unsharded): the client-side half of `shard`. */
+  inShard(raw: unknown): boolean {
+    const shard = this.opts.shard;
+    return shard === undefined || matchesShard(shard.ranges, raw as ShardedObject);
+  }
 
   /**
    * The object as the cache should hold it, deep-frozen; reports (and survives) a failing transform. `parsedTree`
@@ -71,12 +78,15 @@ export class ObjectPreparer<T extends KubernetesObject> {
    * Validates and prepares one list page. Items without a name are skipped (they have no key) and reported once per
    * page with their number; every other item is kept, transformed or not. An item without `apiVersion` or `kind`
    * gets the listed resource's: kube-apiserver leaves them out of list items but sends them on watch events, and a
-   * cached object should look the same whichever way it arrived (Events and owner references need them).
+   * cached object should look the same whichever way it arrived (Events and owner references need them). Items
+   * outside the watch's shard (a server that ignored `shardSelector` sent them) are left out, silently: they are
+   * not this watch's objects.
    */
   preparePage(items: readonly unknown[], page: number, typeMeta: TypeMeta): T[] {
     const accepted: T[] = [];
     let missing = 0;
     for (const item of items) {
+      if (!this.inShard(item)) continue;
       if (hasName(item)) accepted.push(this.prepare(withTypeMeta(item as T, typeMeta), 'listed'));
       else missing += 1;
     }

@@ -8,7 +8,7 @@ import { messageOf } from '../error-messages/index.js';
 import { hasName, joinApiVersion, splitApiVersion } from '../objects/index.js';
 import { collectionPath, resolveResource$ } from '../resources/index.js';
 import type { ResolvedResource } from '../resources/index.js';
-import { asKubeList, getWithWarnings, warningsOfRequest } from '../transport/index.js';
+import { asKubeList, deliverWarnings, getWithWarnings, warningsOfRequest } from '../transport/index.js';
 import type { KubeList, QueryParams, Transport } from '../transport/index.js';
 import { BACKOFF_RESET_MS, exponentialBackoff } from './backoff.js';
 import type { BatchOutput } from './batch-output.js';
@@ -55,6 +55,8 @@ export class Reflector<T extends KubernetesObject> {
   private backoffTimer: Subscription | undefined;
   /** Bad objects the preparer found, handed to the step with the input they came in. */
   private reports: ProblemReport[] = [];
+  /** Whether this subscription already looked for `shardInfo` on a sharded list (see `noticeShardInfo`). */
+  private shardNoticed = false;
   private readonly config: StepConfig;
   private readonly request: RequestSlot;
   private readonly timers: WatchTimers;
@@ -197,6 +199,7 @@ export class Reflector<T extends KubernetesObject> {
       continue: continueToken,
       labelSelector: this.opts.labelSelector,
       fieldSelector: this.opts.fieldSelector,
+      shardSelector: this.opts.shard?.selector,
     };
     this.send(
       getWithWarnings(this.transport, this.path, query, this.opts.onWarning, this.opts.listAccept),
@@ -209,6 +212,7 @@ export class Reflector<T extends KubernetesObject> {
             this.dispatch({ type: 'requestFailed', failure: toWatchFailure(err) });
             return;
           }
+          this.noticeShardInfo(list);
           const objects = this.objects.preparePage(list.items, page, this.typeMeta);
           const { continue: next, resourceVersion = '' } = list.metadata;
           this.dispatch({
@@ -235,6 +239,7 @@ export class Reflector<T extends KubernetesObject> {
       resourceVersion,
       labelSelector: this.opts.labelSelector,
       fieldSelector: this.opts.fieldSelector,
+      shardSelector: this.opts.shard?.selector,
       ...(streaming ? { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' } : {}),
     };
     const connection = (this.connection += 1);
@@ -310,12 +315,27 @@ export class Reflector<T extends KubernetesObject> {
           });
           return;
         }
+        // Outside the shard: a server without shardSelector sent it; it is not ours, in any event type.
+        if (!this.objects.inShard(raw)) return;
         // decodeWatchLine built `raw` with JSON.parse.
         const object = this.objects.prepare(raw as T, decoded.type, true);
         this.dispatch({ type: 'object', event: decoded.type, raw, object, problems: this.takeReports() });
         return;
       }
     }
+  }
+
+  /** Says once per subscription that the server ignored `shardSelector` (no `shardInfo` on a sharded list). */
+  private noticeShardInfo(list: KubeList<T>): void {
+    const shard = this.opts.shard;
+    if (shard === undefined || this.shardNoticed) return;
+    this.shardNoticed = true;
+    if ((list.metadata as { shardInfo?: unknown }).shardInfo !== undefined) return;
+    const text =
+      'rxkube: shardSelector not served (the list has no metadata.shardInfo: kube-apiserver 1.36+ needs ' +
+      '--feature-gates=ShardedListAndWatch=true; custom resources never echo it): the shard is filtered ' +
+      'client-side, so every object is still transferred and decoded';
+    deliverWarnings(this.opts.onWarning, 'GET', this.path, [text]);
   }
 
   private takeReports(): readonly ProblemReport[] {

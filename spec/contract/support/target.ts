@@ -87,7 +87,7 @@ export function suffix(): string {
 
 /**
  * Registers `before`/`after` hooks in the calling `describe` that start the target (in memory and virtual: one server
- * per file, with `inMemoryOptions` such as `ownerGC`; real: the run's shared control plane) and create a namespace; returns a
+ * per file, with `inMemoryOptions` such as `ownerGC` or `featureGates`; real: the run's shared control plane) and create a namespace; returns a
  * getter valid inside tests.
  *
  * # Guarantees
@@ -99,7 +99,7 @@ export function suffix(): string {
 export function useContractSession(
   target: ContractTarget,
   prefix: string,
-  inMemoryOptions: Pick<TestClusterOptions, 'ownerGC'> = {},
+  inMemoryOptions: Pick<TestClusterOptions, 'ownerGC' | 'featureGates'> = {},
 ): () => ContractSession {
   let session: ContractSession | undefined;
   let inMemory: TestCluster | undefined;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { waitFor } from '../../support/wait.js';
+import { parseFeatureGates } from '../../../src/testing/cli/feature-gates.js';
 import { startCli, type RunningCli } from './cli-process.js';
 
 const run = promisify(execFile);
@@ -117,7 +118,7 @@ describe('rxkube-test-cluster', function () {
   });
 });
 
-describe('rxkube-test-cluster with --owner-gc, --namespace-lifecycle and --log-requests', function () {
+describe('rxkube-test-cluster with --owner-gc, --namespace-lifecycle, --log-requests and --feature-gates', function () {
   this.timeout(60000);
   let cli: RunningCli;
   const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
@@ -136,6 +137,7 @@ describe('rxkube-test-cluster with --owner-gc, --namespace-lifecycle and --log-r
       '--owner-gc',
       '--namespace-lifecycle',
       '--log-requests',
+      '--feature-gates=ShardedListAndWatch=true',
     ]);
   });
   after(() => cli?.terminate());
@@ -175,6 +177,14 @@ describe('rxkube-test-cluster with --owner-gc, --namespace-lifecycle and --log-r
     );
   });
 
+  it('serves shardSelector and echoes shardInfo with --feature-gates=ShardedListAndWatch=true', async () => {
+    const selector = "shardRange(object.metadata.uid, '0x0000000000000000', '0x10000000000000000')";
+    const list = await api('GET', `/api/v1/namespaces?shardSelector=${encodeURIComponent(selector)}`);
+    expect(list.status).to.equal(200);
+    expect(list.json.metadata.shardInfo).to.deep.equal({ selector });
+    expect(list.json.items.map((n: any) => n.metadata.name)).to.include('default');
+  });
+
   it('prints each request to stderr as an access-log line, and nothing but the ready line to stdout', async () => {
     await api('GET', '/api/v1/namespaces/default/configmaps?limit=1');
     await waitFor(
@@ -198,6 +208,31 @@ describe('rxkube-test-cluster with --owner-gc, --namespace-lifecycle and --log-r
 });
 
 describe('rxkube-test-cluster arguments', () => {
+  it('parses --feature-gates pairs and refuses a pair without a bool, naming it', () => {
+    expect(parseFeatureGates('ShardedListAndWatch=true, Other=false')).to.deep.equal({
+      ShardedListAndWatch: true,
+      Other: false,
+    });
+    expect(() => parseFeatureGates('ShardedListAndWatch')).to.throw(
+      'invalid argument "ShardedListAndWatch" for "--feature-gates" flag: missing bool value for ShardedListAndWatch',
+    );
+    expect(() => parseFeatureGates('ShardedListAndWatch=yes')).to.throw('want true or false');
+  });
+
+  it('exits 1 naming an unknown gate given to --feature-gates', async () => {
+    const child = await run(process.execPath, [
+      '--import',
+      'tsx',
+      'src/testing/cli/test-cluster.ts',
+      '--feature-gates=ShardedListAndWatsh=true',
+    ]).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(child.code).to.equal(1);
+    expect(child.stderr).to.contain('unrecognized feature gate: ShardedListAndWatsh');
+  });
+
   it('prints every flag with one line of help on --help, starts nothing and exits 0', async () => {
     for (const [entry, flags] of [
       [
@@ -210,6 +245,7 @@ describe('rxkube-test-cluster arguments', () => {
           '--owner-gc',
           '--namespace-lifecycle',
           '--log-requests',
+          '--feature-gates',
           '--help',
         ],
       ],

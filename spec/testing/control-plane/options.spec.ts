@@ -58,7 +58,7 @@ describe('testing/control-plane options', () => {
     };
     const args = apiServerArgs(config);
 
-    it('binds loopback only, with RBAC, client certificates, tokens and service-account signing', () => {
+    it('binds loopback only, with RBAC, client certificates, tokens, service-account signing and the pinned feature gates', () => {
       expect(args).to.include.members([
         '--bind-address=127.0.0.1',
         '--advertise-address=127.0.0.1',
@@ -70,7 +70,7 @@ describe('testing/control-plane options', () => {
         '--service-account-signing-key-file=sa',
         '--service-account-key-file=sa.pub',
         '--watch-cache=true',
-        '--feature-gates=WatchList=true',
+        '--feature-gates=WatchList=true,ShardedListAndWatch=true',
       ]);
     });
 

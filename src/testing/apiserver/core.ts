@@ -18,7 +18,7 @@ import {
 import { crdController, namespaceController, ownerGarbageCollector } from './controllers/index.js';
 import { ResourceRegistry } from './registry/index.js';
 import { seedObjects, type SeedOptions, updateObjects } from './write-path/index.js';
-import { namespaceStorageKey, ObjectStore } from './storage/index.js';
+import { type FeatureGates, knownFeatureGates, namespaceStorageKey, ObjectStore } from './storage/index.js';
 import { WatchHub } from './handlers/index.js';
 
 /** What shapes a server core (the transport-independent part of `TestClusterOptions`). */
@@ -39,6 +39,23 @@ export interface InMemoryServerOptions {
   readonly token?: string;
   /** Records the request log keeps before it drops the oldest (default 10000; 0 keeps none). */
   readonly requestLogSize?: number;
+  /**
+   * kube-apiserver feature gates to emulate as on, e.g. `{ ShardedListAndWatch: true }` (what
+   * `--feature-gates=ShardedListAndWatch=true` does to the real server). Every gate is off unless set here.
+   */
+  readonly featureGates?: FeatureGates;
+}
+
+/** `gates` checked like kube-apiserver's `--feature-gates`: an unknown name is an error naming it. */
+function checkFeatureGates(gates: FeatureGates | undefined): FeatureGates {
+  for (const [name, value] of Object.entries(gates ?? {})) {
+    if (!(knownFeatureGates as readonly string[]).includes(name))
+      throw new Error(
+        `unrecognized feature gate: ${name} (the in-memory server knows ${knownFeatureGates.join(', ')})`,
+      );
+    if (typeof value !== 'boolean') throw new Error(`feature gate ${name} must be true or false, got ${String(value)}`);
+  }
+  return { ...gates };
 }
 
 /**
@@ -83,8 +100,9 @@ const builtinNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-l
 export function createServerCore(options: InMemoryServerOptions, runtime: ServerRuntime, hooks: CoreHooks): ServerCore {
   const store = new ObjectStore(options.watchHistorySize ?? 10000);
   const registry = new ResourceRegistry();
-  const hub = new WatchHub(store, options.bookmarkIntervalMs ?? 60000, runtime);
-  const state: ServingState = { store, registry, hub, runtime };
+  const featureGates = checkFeatureGates(options.featureGates);
+  const hub = new WatchHub(store, options.bookmarkIntervalMs ?? 60000, runtime, featureGates);
+  const state: ServingState = { store, registry, hub, runtime, featureGates };
   store.listen(crdController(state));
   if (options.namespaceLifecycle === true) store.listen(namespaceController(state));
   if (options.ownerGC === true) store.listen(ownerGarbageCollector(state));

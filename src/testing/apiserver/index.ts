@@ -5,6 +5,7 @@
 export { startTestCluster } from './cluster.js';
 export type { TestCluster, TestClusterOptions } from './cluster.js';
 export type { InMemoryServerOptions, ServerCore, CoreHooks } from './core.js';
+export type { FeatureGates } from './storage/index.js';
 export { createServerCore } from './core.js';
 export type { ApiRequest, ChunkSink, ResponseHeaders, ResponseSink } from './machinery/index.js';
 export { realRuntime, seededRuntime, seededRandom } from './machinery/index.js';

@@ -13,12 +13,24 @@ export interface ClusterCliOptions {
   readonly token: string | undefined;
   /** The command's own on/off flags ({@link ClusterCommand.switches}) by name, false unless given. */
   readonly switches: Readonly<Record<string, boolean>>;
+  /** The command's own valued flags ({@link ClusterCommand.settings}) by name, absent unless given. */
+  readonly settings: Readonly<Record<string, string | undefined>>;
 }
 
 /** An on/off flag of one command (`--owner-gc`), with its line of `--help`. */
 export interface CliSwitch {
   /** The flag without its dashes. */
   readonly name: string;
+  /** What it does and its default, one line. */
+  readonly help: string;
+}
+
+/** A flag of one command that takes a value (`--feature-gates=ShardedListAndWatch=true`), with its line of `--help`. */
+export interface CliSetting {
+  /** The flag without its dashes. */
+  readonly name: string;
+  /** What `--help` shows after the flag name, e.g. `GATE=BOOL,...`. */
+  readonly value: string;
   /** What it does and its default, one line. */
   readonly help: string;
 }
@@ -33,6 +45,8 @@ export interface ClusterCommand {
   readonly tlsHelp: string;
   /** Flags of this command only. */
   readonly switches?: readonly CliSwitch[];
+  /** Valued flags of this command only. */
+  readonly settings?: readonly CliSetting[];
   /** Lines of `--help` after the flags (subcommands, environment). */
   readonly notes?: readonly string[];
 }
@@ -56,7 +70,7 @@ export async function runClusterCli(
   const { name } = command;
   let options: ClusterCliOptions | 'help';
   try {
-    options = parseClusterCliArgs(argv, command.switches);
+    options = parseClusterCliArgs(argv, command.switches, command.settings);
   } catch (error) {
     process.stderr.write(`${name}: ${(error as Error).message}\n${usage(name)}\nRun ${name} --help for every flag.\n`);
     process.exitCode = 2;
@@ -105,8 +119,12 @@ export async function runClusterCli(
 export function parseClusterCliArgs(
   argv: readonly string[],
   switches: readonly CliSwitch[] = [],
+  settings: readonly CliSetting[] = [],
 ): ClusterCliOptions | 'help' {
-  const own = Object.fromEntries(switches.map((s) => [s.name, { type: 'boolean' as const, default: false }]));
+  const own = {
+    ...Object.fromEntries(switches.map((s) => [s.name, { type: 'boolean' as const, default: false }])),
+    ...Object.fromEntries(settings.map((s) => [s.name, { type: 'string' as const }])),
+  };
   const { values } = parseArgs({
     args: [...argv],
     options: {
@@ -132,6 +150,7 @@ export function parseClusterCliArgs(
     tls: flags['tls'] === true,
     token: flags['token'] as string | undefined,
     switches: Object.fromEntries(switches.map((s) => [s.name, flags[s.name] === true])),
+    settings: Object.fromEntries(settings.map((s) => [s.name, flags[s.name] as string | undefined])),
   };
 }
 
@@ -147,6 +166,7 @@ export function helpText(command: ClusterCommand): string {
     ['--tls', command.tlsHelp],
     ['--token TOKEN', 'require this bearer token on every request (the kubeconfig carries it)'],
     ...(command.switches ?? []).map((s): [string, string] => [`--${s.name}`, s.help]),
+    ...(command.settings ?? []).map((s): [string, string] => [`--${s.name} ${s.value}`, s.help]),
     ['--help, -h', 'print this help and exit'],
   ];
   const width = Math.max(...flags.map(([flag]) => flag.length)) + 2;

@@ -2,7 +2,7 @@
  * `rxkube-test-cluster`: runs the in-memory API server in the foreground, for kubectl, scripts and demos.
  *
  * `rxkube-test-cluster --port 0 --kubeconfig ./kubeconfig.yaml [--tls] [--token T] [--owner-gc]
- * [--namespace-lifecycle] [--log-requests]` writes the kubeconfig, prints exactly one `ready <url>` line, and stops
+ * [--namespace-lifecycle] [--log-requests] [--feature-gates=ShardedListAndWatch=true]` writes the kubeconfig, prints exactly one `ready <url>` line, and stops
  * cleanly on SIGINT/SIGTERM; `--help` lists every flag. With `--tls` and no `--token`, a random token is generated
  * so the served endpoint is never open to other local users by accident.
  *
@@ -14,6 +14,7 @@
 import '../../runtime/node-version.js';
 import { randomBytes } from 'node:crypto';
 import { startTestCluster } from '../apiserver/index.js';
+import { parseFeatureGates } from './feature-gates.js';
 import { requestLine } from './request-line.js';
 import { runClusterCli, type ClusterCommand } from './serve.js';
 
@@ -37,12 +38,21 @@ const command: ClusterCommand = {
       help: 'print every request to stderr as it is answered: time, status, method, path and query, user agent',
     },
   ],
+  settings: [
+    {
+      name: 'feature-gates',
+      value: 'GATE=BOOL,...',
+      help: 'kube-apiserver feature gates to emulate, e.g. ShardedListAndWatch=true (KEP-5866 shardSelector); all off by default',
+    },
+  ],
 };
 
-await runClusterCli(command, process.argv.slice(2), async ({ port, tls, token, switches }) => {
+await runClusterCli(command, process.argv.slice(2), async ({ port, tls, token, switches, settings }) => {
+  const gates = settings['feature-gates'];
   const cluster = await startTestCluster({
     port,
     tls,
+    ...(gates !== undefined ? { featureGates: parseFeatureGates(gates) } : {}),
     ownerGC: switches['owner-gc'] === true,
     namespaceLifecycle: switches['namespace-lifecycle'] === true,
     ...(token !== undefined ? { token } : tls ? { token: randomBytes(16).toString('hex') } : {}),

@@ -104,7 +104,8 @@ export function apiServerArgs(config: ApiServerConfig): string[] {
     '--disable-admission-plugins=ServiceAccount',
     '--watch-cache=true',
     // Streaming lists (sendInitialEvents); on by default since 1.34, pinned so a default flip cannot surprise us.
-    '--feature-gates=WatchList=true',
+    // KEP-5866 shard selectors (alpha in 1.36): the sharding contract scenarios and the sharded manager need them.
+    '--feature-gates=WatchList=true,ShardedListAndWatch=true',
     `--etcd-compaction-interval=${config.etcdCompactionInterval}`,
     '--profiling=false',
     ...config.extraArgs,

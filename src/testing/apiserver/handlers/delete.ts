@@ -189,7 +189,11 @@ function bodyDryRun(value: unknown): boolean {
   return value.length > 0;
 }
 
-/** DELETE on a collection: deletes every matching object with the same options; answers with the list of results. */
+/**
+ * DELETE on a collection: deletes every matching object with the same options; answers with the list of results.
+ * Under `ShardedListAndWatch` a `shardSelector` narrows it too and is echoed in `metadata.shardInfo`, as the real
+ * registry lists the victims through its `List` (checked against kube-apiserver 1.36.3 by the contract suite).
+ */
 export function deleteCollection(
   state: ServerState,
   target: RequestTarget,
@@ -202,6 +206,7 @@ export function deleteCollection(
     target.resource,
     query.get('labelSelector') ?? undefined,
     query.get('fieldSelector') ?? undefined,
+    state.featureGates.ShardedListAndWatch === true ? (query.get('shardSelector') ?? undefined) : undefined,
   );
   const key = storageKey(target.resource);
   const victims = [...state.store.values(key)].filter(
@@ -223,7 +228,10 @@ export function deleteCollection(
     body: {
       kind: target.resource.listKind,
       apiVersion: groupVersion(target.resource.group, target.version),
-      metadata: { resourceVersion: String(state.store.resourceVersion) },
+      metadata: {
+        resourceVersion: String(state.store.resourceVersion),
+        ...(filter.shard !== undefined && !target.resource.custom ? { shardInfo: { selector: filter.shard } } : {}),
+      },
       // As in a list: a built-in kind's items without kind and apiVersion.
       items: target.resource.custom ? items : itemsWithoutTypeMeta(items),
     },

@@ -7,7 +7,7 @@ import { itemsWithoutTypeMeta, represent, type Representation, toTable } from '.
 import { badRequest, expired, type KubeObject, tooLargeResourceVersion } from '../machinery/index.js';
 import { intParam, rvParam, validateListOptions } from './query.js';
 import { groupVersion, type ResourceInfo, storageKey } from '../registry/index.js';
-import type { ObjectStore, Snapshot } from '../storage/index.js';
+import type { FeatureGates, ObjectStore, Snapshot } from '../storage/index.js';
 
 /** What a list request targets. */
 export interface ListTarget {
@@ -82,6 +82,10 @@ function pickSnapshot(
  *   kube-apiserver does; metadata-only and Table lists carry `PartialObjectMetadata` objects, kind included.
  * - `resourceVersion` unset or "0", or with `NotOlderThan`: the current state. `Exact`, or a non-zero RV with a
  *   `limit` (legacy semantics): the state at that RV, 410 when compacted. An RV ahead of the server: 504.
+ * - With the `ShardedListAndWatch` gate, `shardSelector` keeps the objects in its hash ranges and a list of a
+ *   built-in kind echoes it, normalised, in `metadata.shardInfo.selector`. Like kube-apiserver 1.36.3, custom
+ *   resource lists (unstructured) and metadata-only or Table lists carry no `shardInfo`, and `remainingItemCount`
+ *   ignores the shard selector.
  */
 export function listObjects(
   nowMs: number,
@@ -89,6 +93,7 @@ export function listObjects(
   target: ListTarget,
   query: URLSearchParams,
   representation: Representation,
+  featureGates: FeatureGates = {},
 ): KubeObject {
   validateListOptions(query, false);
   // resourceVersion=0 is served from the watch cache, which ignores limit: one page with everything.
@@ -100,6 +105,7 @@ export function listObjects(
     target.resource,
     query.get('labelSelector') ?? undefined,
     query.get('fieldSelector') ?? undefined,
+    featureGates.ShardedListAndWatch === true ? (query.get('shardSelector') ?? undefined) : undefined,
   );
   const { snapshot, start } = pickSnapshot(store, target, query, limit);
   const prefix = target.namespace === '' ? '' : `${target.namespace}/`;
@@ -135,10 +141,12 @@ export function listObjects(
   }
   const listed = items.map((o) => represent(o, apiVersion, 'object'));
   // kube-apiserver leaves kind and apiVersion out of a built-in kind's items (kubernetes#3030); CRs keep them.
+  // UnstructuredList has no SetShardInfo, so the real server echoes the shard only on built-in kinds' lists.
+  const sharded = filter.shard !== undefined && !target.resource.custom;
   return {
     kind: target.resource.listKind,
     apiVersion,
-    metadata,
+    metadata: sharded ? { ...metadata, shardInfo: { selector: filter.shard } } : metadata,
     items: target.resource.custom ? listed : itemsWithoutTypeMeta(listed),
   };
 }

@@ -15,7 +15,7 @@ import { compileFilter, type ObjectFilter } from './filter.js';
 import { represent, type Representation, toJson, toTable } from '../representation/index.js';
 import { boolParam, intParam, rvParam, validateListOptions } from './query.js';
 import { groupVersion, type ResourceInfo, storageKey } from '../registry/index.js';
-import type { ObjectStore, StoredEvent } from '../storage/index.js';
+import type { FeatureGates, ObjectStore, StoredEvent } from '../storage/index.js';
 
 /** What a watch request targets. */
 export interface WatchTarget {
@@ -258,11 +258,13 @@ export class WatchHub {
     readonly store: ObjectStore,
     private readonly bookmarkIntervalMs: number,
     readonly runtime: ServerRuntime,
+    private readonly featureGates: FeatureGates = {},
   ) {}
 
   /**
    * Serves a WATCH request on `res`. Validation errors throw before any byte is written (so they become a Status
-   * response); an expired resourceVersion is a 200 with one 410 ERROR event, like the real server.
+   * response: a malformed `shardSelector` under `ShardedListAndWatch` is a 500, as for a list); an expired
+   * resourceVersion is a 200 with one 410 ERROR event, like the real server.
    */
   serve(res: ResponseSink, target: WatchTarget, query: URLSearchParams, representation: Representation): void {
     validateListOptions(query, true);
@@ -270,6 +272,7 @@ export class WatchHub {
       target.resource,
       query.get('labelSelector') ?? undefined,
       query.get('fieldSelector') ?? undefined,
+      this.featureGates.ShardedListAndWatch === true ? (query.get('shardSelector') ?? undefined) : undefined,
     );
     const bookmarks = boolParam(query, 'allowWatchBookmarks');
     const initialEvents = boolParam(query, 'sendInitialEvents');

@@ -178,7 +178,7 @@ function serveTarget(
         sendObject(
           res,
           200,
-          listObjects(state.runtime.now(), state.store, target, query, negotiate(accept, 'list')),
+          listObjects(state.runtime.now(), state.store, target, query, negotiate(accept, 'list'), state.featureGates),
           accept,
         );
         return;

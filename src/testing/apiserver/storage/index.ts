@@ -5,6 +5,7 @@
  * @module
  */
 export { crdStorageKey, mustGet, namespaceResource, namespaceStorageKey } from './state.js';
-export type { RequestTarget, ServerState } from './state.js';
+export type { FeatureGates, RequestTarget, ServerState } from './state.js';
+export { knownFeatureGates } from './state.js';
 export { ObjectStore } from './store.js';
 export type { Snapshot, StoredEvent } from './store.js';

@@ -13,7 +13,24 @@ export interface ServerState {
   readonly registry: ResourceRegistry;
   /** Time, timers and randomness: real for the HTTP server, seeded and virtual for the virtual cluster. */
   readonly runtime: ServerRuntime;
+  /** The kube-apiserver feature gates this server emulates as switched on. */
+  readonly featureGates: FeatureGates;
 }
+
+/**
+ * The kube-apiserver feature gates the in-memory server emulates, spelled as `--feature-gates` spells them. Each is
+ * off unless set, whatever its default in kube-apiserver, so that a test says what it relies on.
+ */
+export interface FeatureGates {
+  /**
+   * KEP-5866 (alpha in 1.36): lists and watches take `shardSelector` (see the `sharding` namespace), and a sharded
+   * list echoes it in `metadata.shardInfo`. Off, the parameter is ignored, as kube-apiserver ignores it.
+   */
+  readonly ShardedListAndWatch?: boolean;
+}
+
+/** The gates {@link FeatureGates} knows; any other name is refused, as kube-apiserver refuses it. */
+export const knownFeatureGates: readonly (keyof FeatureGates)[] = ['ShardedListAndWatch'];
 
 /** A resolved API request: resource, the URL's version, namespace, object name and subresource. */
 export interface RequestTarget {
