@@ -97,6 +97,7 @@ export {
   scenarioArbitrary,
   describeStep,
   describeEvent,
+  CONTROLLER_FAULT_KINDS,
   FAULT_KINDS,
 } from './simulate/index.js';
 export type {

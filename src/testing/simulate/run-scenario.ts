@@ -12,6 +12,7 @@ import { objectKey } from '../../objects/index.js';
 import { ApiError } from '../../transport/index.js';
 import { virtualCluster, type ConflictKeyOptions, type VirtualCluster } from '../virtual/index.js';
 import { seededRandom } from '../apiserver/index.js';
+import { controllerView, ControllerFaultState } from './controller-view.js';
 import { GuardedTestScheduler } from './guarded-scheduler.js';
 import { describeStep, type Scenario, type ScenarioStep } from './scenario.js';
 import type { CacheUnderTest, Check, FaultStep, Invariants, SimulationWorld, Workload } from './types.js';
@@ -79,37 +80,53 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
       scheduler.maxFrames = end;
       const log = (line: string): void => void trace.push(`${scheduler.now()} ${line}`);
       const cluster = virtualCluster({ scheduler, seed: scenario.seed });
+      const view = new ControllerFaultState(seededRandom(scenario.seed ^ 0x3e1ee7));
       let subscription: Subscription | undefined;
-      let context: ControllerContext | undefined;
       let caches: readonly CacheUnderTest[] | undefined;
-      try {
-        const events$ = hostController(
-          definition,
-          {
-            connection: cluster,
-            scheduler,
-            random: seededRandom(scenario.seed ^ 0x5eed),
-            onError: (error) => log(`controller reported: ${messageOf(error)}`),
-          },
-          (built) => (context = built),
-        );
-        subscription = events$.subscribe({
-          next: (event) => {
-            events.push(event);
-            log(describeEvent(event));
-          },
-          error: (error: unknown) => {
-            log(`controller errored: ${messageOf(error)}`);
-            violations.push(`the controller's stream errored at ${scheduler.now()} ms: ${messageOf(error)}`);
-          },
-          complete: () => log('controller completed'),
+      let incarnation = 0;
+      // Each incarnation is a fresh manager over the same cluster: nothing of the one before survives but its writes.
+      const host = (): void => {
+        incarnation++;
+        let context: ControllerContext | undefined;
+        const connection = controllerView(cluster, view, (crash) => {
+          log(`controller crashed at ${crash.request} (${crash.mode})`);
+          subscription?.unsubscribe();
+          subscription = undefined;
+          scheduler.schedule(() => {
+            log(`controller restarted (incarnation ${incarnation + 1})`);
+            host();
+          }, crash.restartMs);
         });
-        caches = context === undefined ? [] : (settings.caches?.(context) ?? []);
-      } catch (error) {
-        violations.push(`the controller could not be started: ${messageOf(error)}`);
-      }
+        try {
+          const events$ = hostController(
+            definition,
+            {
+              connection,
+              scheduler,
+              random: seededRandom((scenario.seed ^ 0x5eed) + (incarnation - 1) * 0x9e37),
+              onError: (error) => log(`controller reported: ${messageOf(error)}`),
+            },
+            (built) => (context = built),
+          );
+          subscription = events$.subscribe({
+            next: (event) => {
+              events.push(event);
+              log(describeEvent(event));
+            },
+            error: (error: unknown) => {
+              log(`controller errored: ${messageOf(error)}`);
+              violations.push(`the controller's stream errored at ${scheduler.now()} ms: ${messageOf(error)}`);
+            },
+            complete: () => log('controller completed'),
+          });
+          caches = context === undefined ? [] : (settings.caches?.(context) ?? []);
+        } catch (error) {
+          violations.push(`the controller could not be started: ${messageOf(error)}`);
+        }
+      };
+      host();
       for (const step of scenario.steps)
-        scheduler.schedule(() => perform(step, scenario, cluster, settings, log), step.at);
+        scheduler.schedule(() => perform(step, scenario, { cluster, view }, settings, log), step.at);
       scheduler.schedule(() => {
         log('check');
         if (caches !== undefined)
@@ -126,16 +143,23 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
   return { trace, violations, events };
 }
 
+/** Where faults land: the cluster's own, and the controller's view of it. */
+interface FaultTargets {
+  readonly cluster: VirtualCluster;
+  readonly view: ControllerFaultState;
+}
+
 function perform(
   step: ScenarioStep,
   scenario: Scenario,
-  cluster: VirtualCluster,
+  targets: FaultTargets,
   settings: RunSettings,
   log: (line: string) => void,
 ): void {
   log(describeStep(step));
+  const { cluster } = targets;
   if ('fault' in step) {
-    injectFault(step.fault, scenario, cluster, settings, log);
+    injectFault(step.fault, scenario, targets, settings, log);
     return;
   }
   const workload = settings.workloads[step.workload]!;
@@ -158,11 +182,12 @@ function perform(
 function injectFault(
   fault: FaultStep,
   scenario: Scenario,
-  cluster: VirtualCluster,
+  { cluster, view }: FaultTargets,
   settings: RunSettings,
   log: (line: string) => void,
 ): void {
   const { faults } = cluster;
+  const now = cluster.scheduler.now();
   switch (fault.fault) {
     case 'dropWatches':
       faults.dropWatches({ mode: fault.mode });
@@ -201,6 +226,17 @@ function injectFault(
       return;
     case 'restart':
       faults.restart();
+      return;
+    case 'staleView':
+      view.stale = { until: now + fault.forMs, lagMs: fault.lagMs, versions: fault.versions };
+      // A failover: the controller's watches end with 410 and it relists from the lagging apiserver, back in time.
+      if (fault.relist) for (const expire of [...view.expire]) expire();
+      return;
+    case 'mergeEvents':
+      view.merge = { until: now + fault.forMs, spreadMs: fault.spreadMs };
+      return;
+    case 'crash':
+      view.crash = { write: fault.write, mode: fault.mode, restartMs: fault.restartMs };
       return;
   }
 }
