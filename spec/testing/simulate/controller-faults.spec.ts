@@ -31,16 +31,14 @@ const workload: Workload<V1ConfigMap> = {
   maxSteps: 4,
   step: fc.oneof(
     fc.constantFrom('a', 'b').map((name): WorkloadStep<V1ConfigMap> => ({ op: 'create', object: config(name) })),
-    fc
-      .record({ name: fc.constantFrom('a', 'b'), v: fc.constantFrom('1', '2', '3') })
-      .map(
-        ({ name, v }): WorkloadStep<V1ConfigMap> => ({
-          op: 'update',
-          name,
-          namespace: 'default',
-          patch: { data: { v } },
-        }),
-      ),
+    fc.record({ name: fc.constantFrom('a', 'b'), v: fc.constantFrom('1', '2', '3') }).map(
+      ({ name, v }): WorkloadStep<V1ConfigMap> => ({
+        op: 'update',
+        name,
+        namespace: 'default',
+        patch: { data: { v } },
+      }),
+    ),
   ),
 };
 
