@@ -35,6 +35,18 @@ export interface CrashReport {
   readonly restartMs: number;
 }
 
+/** One write of the controller, as the oracles see it. */
+export interface ControllerWrite {
+  /** Virtual ms it was sent at. */
+  readonly at: number;
+  readonly method: string;
+  readonly path: string;
+  /** Sent while the controller's view was stale or its events merged. */
+  readonly stale: boolean;
+  /** A delete carrying a resourceVersion precondition: the server refuses it if the controller read the past. */
+  readonly preconditioned: boolean;
+}
+
 /** Writes that are not a controller's own reconcile writes: leader election renews its Lease all the time. */
 const LEASES = /\/apis\/coordination\.k8s\.io\//;
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -48,6 +60,7 @@ export function controllerView(
   cluster: VirtualCluster,
   state: ControllerFaultState,
   onCrash: (crash: CrashReport) => void,
+  onWrite: (write: ControllerWrite, outcome: Observable<TransportResponse>) => Observable<TransportResponse>,
 ): Transport & { readonly onHealth: WatchHealthHandler } {
   const { scheduler } = cluster;
   let dead = false;
@@ -142,12 +155,22 @@ export function controllerView(
       ),
     request: (request: TransportRequest): Observable<TransportResponse> => {
       if (dead) return NEVER;
+      if (!WRITES.has(request.method) || LEASES.test(request.path)) return cluster.request(request);
+      const now = scheduler.now();
+      const write: ControllerWrite = {
+        at: now,
+        method: request.method,
+        path: request.path,
+        stale:
+          (state.stale !== undefined && now < state.stale.until) ||
+          (state.merge !== undefined && now < state.merge.until),
+        preconditioned: JSON.stringify(request.body ?? {}).includes('"resourceVersion"'),
+      };
       const crash = state.crash;
-      if (crash === undefined || !WRITES.has(request.method) || LEASES.test(request.path))
-        return cluster.request(request);
+      if (crash === undefined) return onWrite(write, cluster.request(request));
       if (crash.write > 0) {
         crash.write--;
-        return cluster.request(request);
+        return onWrite(write, cluster.request(request));
       }
       state.crash = undefined;
       const report = { mode: crash.mode, request: `${request.method} ${request.path}`, restartMs: crash.restartMs };
@@ -156,7 +179,7 @@ export function controllerView(
         return NEVER;
       }
       return new Observable<TransportResponse>((subscriber) =>
-        cluster.request(request).subscribe({
+        onWrite(write, cluster.request(request)).subscribe({
           next: (response) => {
             // Nothing the controller sends from here on leaves the process.
             die(report);

@@ -14,6 +14,7 @@ import { virtualCluster, type ConflictKeyOptions, type VirtualCluster } from '..
 import { seededRandom } from '../apiserver/index.js';
 import { controllerView, ControllerFaultState } from './controller-view.js';
 import { GuardedTestScheduler } from './guarded-scheduler.js';
+import { idempotenceViolation, writeRecorder, writeViolations, type RecordedWrite } from './oracles.js';
 import { describeStep, type Scenario, type ScenarioStep } from './scenario.js';
 import type { CacheUnderTest, Check, FaultStep, Invariants, SimulationWorld, Workload } from './types.js';
 import type { ControllerContext, ControllerDefinition, ReconcileEvent } from 'rxkube';
@@ -26,6 +27,8 @@ export interface ScenarioRun {
   readonly violations: readonly string[];
   /** Every ReconcileEvent the controller emitted during the run, in order (what the invariants saw as `events`). */
   readonly events: readonly ReconcileEvent[];
+  /** `invariants.crashSafe` of the final state, as JSON, when it is set. */
+  readonly state?: string;
 }
 
 /** How a scenario is run. */
@@ -72,7 +75,11 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
   const trace: string[] = [];
   const violations: string[] = [];
   const events: ReconcileEvent[] = [];
-  const end = settings.duration + settings.settle;
+  const checkAt = settings.duration + settings.settle;
+  const idempotentWithin = settings.invariants.idempotentWithin ?? 0;
+  const end = checkAt + idempotentWithin;
+  const writes: RecordedWrite[] = [];
+  let state: string | undefined;
   const scheduler = new GuardedTestScheduler();
   try {
     scheduler.run(() => {
@@ -88,15 +95,20 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
       const host = (): void => {
         incarnation++;
         let context: ControllerContext | undefined;
-        const connection = controllerView(cluster, view, (crash) => {
-          log(`controller crashed at ${crash.request} (${crash.mode})`);
-          subscription?.unsubscribe();
-          subscription = undefined;
-          scheduler.schedule(() => {
-            log(`controller restarted (incarnation ${incarnation + 1})`);
-            host();
-          }, crash.restartMs);
-        });
+        const connection = controllerView(
+          cluster,
+          view,
+          (crash) => {
+            log(`controller crashed at ${crash.request} (${crash.mode})`);
+            subscription?.unsubscribe();
+            subscription = undefined;
+            scheduler.schedule(() => {
+              log(`controller restarted (incarnation ${incarnation + 1})`);
+              host();
+            }, crash.restartMs);
+          },
+          writeRecorder(writes),
+        );
         try {
           const events$ = hostController(
             definition,
@@ -129,8 +141,26 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
         scheduler.schedule(() => perform(step, scenario, { cluster, view }, settings, log), step.at);
       scheduler.schedule(() => {
         log('check');
-        if (caches !== undefined)
-          violations.push(...check(cluster, caches, settings, { events, trace, now: scheduler.now() }));
+        if (caches !== undefined) {
+          const seen = { events, trace, now: scheduler.now() };
+          violations.push(...check(cluster, caches, settings, seen));
+          violations.push(...writeViolations(settings.invariants, writes, scheduler.now()));
+          const { crashSafe } = settings.invariants;
+          if (crashSafe !== undefined) state = crashSafeState(crashSafe, cluster, seen);
+        }
+        if (idempotentWithin === 0) return;
+        // A fresh manager over the final state, with every fault over: whatever it writes, it did not need to.
+        subscription?.unsubscribe();
+        view.stale = view.merge = view.crash = undefined;
+        const before = writes.length;
+        log('idempotence: a fresh controller over the final state');
+        host();
+        scheduler.schedule(() => {
+          log('idempotence check');
+          violations.push(...idempotenceViolation(writes.slice(before), idempotentWithin));
+        }, idempotentWithin);
+      }, checkAt);
+      scheduler.schedule(() => {
         subscription?.unsubscribe();
         cluster.close();
       }, end);
@@ -140,7 +170,23 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
     trace.push(`${scheduler.now()} run stopped: ${messageOf(error)}`);
     violations.push(`the run stopped at ${scheduler.now()} ms: ${messageOf(error)}`);
   }
-  return { trace, violations, events };
+  return { trace, violations, events, ...(state !== undefined ? { state } : {}) };
+}
+
+/** What `crashSafe` makes of the final state, as JSON (a throw is a state too: it must throw alike without crashes). */
+function crashSafeState(
+  crashSafe: (world: SimulationWorld) => unknown,
+  cluster: VirtualCluster,
+  seen: Omit<SimulationWorld, 'server'>,
+): string {
+  try {
+    return (
+      JSON.stringify(crashSafe({ ...seen, server: (resource, namespace) => cluster.list(resource, namespace) })) ??
+      'undefined'
+    );
+  } catch (error) {
+    return `threw ${messageOf(error)}`;
+  }
 }
 
 /** Where faults land: the cluster's own, and the controller's view of it. */

@@ -257,4 +257,26 @@ export interface Invariants {
   readonly desired?: Check;
   /** More named checks over the server state and the trace. */
   readonly checks?: Readonly<Record<string, Check>>;
+  /**
+   * Eventually stable: the controller writes nothing (Lease renewals aside) in the last `stableFor` virtual ms
+   * before the check; keep it below `settle`, the time faults leave it to converge.
+   */
+  readonly stableFor?: number;
+  /**
+   * Idempotence: after the check, a fresh controller (a new manager, no faults) is started over the final state
+   * and must write nothing within `idempotentWithin` virtual ms: its reconciles of objects already in their desired
+   * state are no-ops.
+   */
+  readonly idempotentWithin?: number;
+  /**
+   * Crash safety: a run with `crash` faults must end in the same `crashSafe(world)` (compared as JSON) as the same
+   * run without them. Return what the desired state consists of (names, specs), not uids or resourceVersions.
+   */
+  readonly crashSafe?: (world: SimulationWorld) => unknown;
+  /**
+   * No destructive action on stale reads: no delete the server carries out while the controller's view is stale or
+   * its events merged, unless it carries a resourceVersion precondition (the server would refuse a stale one) or
+   * `allow(path)` says it may.
+   */
+  readonly noStaleDeletes?: boolean | ((path: string) => boolean);
 }

@@ -1,0 +1,72 @@
+/**
+ * The oracles of the controller faults: eventually stable, idempotent, crash safe, and no destructive action on a
+ * stale read. They read the controller's own writes, as its view ({@link controllerView}) records them.
+ * @module
+ */
+import { Observable } from 'rxjs';
+import type { TransportResponse } from '../../transport/index.js';
+import type { ControllerWrite } from './controller-view.js';
+import type { Invariants } from './types.js';
+
+/** A write of the controller and whether the server carried it out (undefined: no answer yet, or none arrived). */
+export interface RecordedWrite extends ControllerWrite {
+  ok?: boolean;
+}
+
+/** Records every write of the controller in `writes`, and its outcome once it is answered. */
+export function writeRecorder(
+  writes: RecordedWrite[],
+): (write: ControllerWrite, outcome: Observable<TransportResponse>) => Observable<TransportResponse> {
+  return (write, outcome) => {
+    const recorded: RecordedWrite = { ...write };
+    writes.push(recorded);
+    return new Observable<TransportResponse>((subscriber) =>
+      outcome.subscribe({
+        next: (response) => {
+          recorded.ok = true;
+          subscriber.next(response);
+        },
+        error: (error: unknown) => {
+          recorded.ok = false;
+          subscriber.error(error);
+        },
+        complete: () => subscriber.complete(),
+      }),
+    );
+  };
+}
+
+/** The violations of the write oracles of `invariants` at `now`, over the run's writes. */
+export function writeViolations(invariants: Invariants, writes: readonly RecordedWrite[], now: number): string[] {
+  const violations: string[] = [];
+  if (invariants.stableFor !== undefined) {
+    const late = writes.filter((write) => write.at > now - invariants.stableFor!);
+    if (late.length > 0)
+      violations.push(
+        `eventually stable does not hold: ${late.length} write(s) in the last ${invariants.stableFor} ms, the last ${describe(late.at(-1)!)}`,
+      );
+  }
+  const allow = invariants.noStaleDeletes;
+  if (allow !== undefined && allow !== false) {
+    for (const write of writes) {
+      if (write.method !== 'DELETE' || !write.stale || write.preconditioned || write.ok !== true) continue;
+      if (typeof allow === 'function' && allow(write.path)) continue;
+      violations.push(
+        `no destructive action on stale reads does not hold: ${describe(write)} while the controller's view lagged, without a resourceVersion precondition`,
+      );
+    }
+  }
+  return violations;
+}
+
+/** The violation of idempotence: writes of a fresh controller over a converged state, or none. */
+export function idempotenceViolation(writes: readonly RecordedWrite[], within: number): string[] {
+  if (writes.length === 0) return [];
+  return [
+    `idempotence does not hold: a fresh controller over the final state wrote ${writes.length} time(s) within ${within} ms, the first ${describe(writes[0]!)}`,
+  ];
+}
+
+function describe(write: ControllerWrite): string {
+  return `${write.method} ${write.path} at ${write.at} ms`;
+}
