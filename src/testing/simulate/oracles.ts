@@ -13,13 +13,19 @@ export interface RecordedWrite extends ControllerWrite {
   ok?: boolean;
 }
 
-/** Records every write of the controller in `writes`, and its outcome once it is answered. */
+/**
+ * Records every write of the controller in `writes`, and its outcome once it is answered; each write is a trace
+ * line too (`write DELETE /api/v1/...`, with `stale` when the controller's view lagged), so that checks and
+ * pictures see them.
+ */
 export function writeRecorder(
   writes: RecordedWrite[],
+  log: (line: string) => void,
 ): (write: ControllerWrite, outcome: Observable<TransportResponse>) => Observable<TransportResponse> {
   return (write, outcome) => {
     const recorded: RecordedWrite = { ...write };
     writes.push(recorded);
+    log(`write ${write.method} ${write.path}${write.stale ? ' stale' : ''}`);
     return new Observable<TransportResponse>((subscriber) =>
       outcome.subscribe({
         next: (response) => {

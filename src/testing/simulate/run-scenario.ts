@@ -107,7 +107,7 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
               host();
             }, crash.restartMs);
           },
-          writeRecorder(writes),
+          writeRecorder(writes, log),
         );
         try {
           const events$ = hostController(
