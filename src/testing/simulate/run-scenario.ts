@@ -273,13 +273,18 @@ function injectFault(
     case 'restart':
       faults.restart();
       return;
+    // The controller's view heals when the faults stop, at `duration`: the settle is the time to converge.
     case 'staleView':
-      view.stale = { until: now + fault.forMs, lagMs: fault.lagMs, versions: fault.versions };
+      view.stale = {
+        until: Math.min(now + fault.forMs, settings.duration),
+        lagMs: fault.lagMs,
+        versions: fault.versions,
+      };
       // A failover: the controller's watches end with 410 and it relists from the lagging apiserver, back in time.
       if (fault.relist) for (const expire of [...view.expire]) expire();
       return;
     case 'mergeEvents':
-      view.merge = { until: now + fault.forMs, spreadMs: fault.spreadMs };
+      view.merge = { until: Math.min(now + fault.forMs, settings.duration), spreadMs: fault.spreadMs };
       return;
     case 'crash':
       view.crash = { write: fault.write, mode: fault.mode, restartMs: fault.restartMs };

@@ -196,7 +196,7 @@ export type FaultStep =
       readonly lagMs: number;
       /** How many resourceVersions behind the truth each list is served (1 to 10). */
       readonly versions: number;
-      /** How long the view is stale, virtual ms (1 to 60 000). */
+      /** How long the view is stale, virtual ms (1 to 60 000); it heals at `duration` at the latest. */
       readonly forMs: number;
       /**
        * A failover first: the controller's open watches end with 410 Expired, so it relists from the lagging view,
@@ -228,7 +228,7 @@ export type FaultStep =
        * window, so events of different watches arrive reordered. The order within one watch is the server's.
        */
       readonly fault: 'mergeEvents';
-      /** How long events are merged, virtual ms (1 to 30 000). */
+      /** How long events are merged, virtual ms (1 to 30 000); it ends at `duration` at the latest. */
       readonly forMs: number;
       /** How far apart the watches deliver after the window, virtual ms (0 to 1 000). */
       readonly spreadMs: number;
