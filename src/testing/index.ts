@@ -77,6 +77,7 @@ export type {
   ReconcileExpectation,
 } from './marbles/index.js';
 export { recorder, streamName, parseRecording, replay } from './record/index.js';
+export { traceHtml, type TraceHtmlOptions, type TraceSource } from './picture/index.js';
 export type {
   Recorder,
   RecorderOptions,
