@@ -71,12 +71,12 @@ export function traceHtml(source: TraceSource, options: TraceHtmlOptions = {}): 
   const y = (row: string): number => 20 + rows.indexOf(row) * rowHeight;
   const svg: string[] = [];
   rows.forEach((row) => {
-    svg.push(`<text class="label" x="4" y="${y(row) + 12}">${escape(clip(row, 24))}</text>`);
+    svg.push(`<text class="label" x="4" y="${y(row) + 12}">${escapeHtml(clip(row, 24))}</text>`);
     svg.push(`<line class="grid" x1="160" x2="${width}" y1="${y(row) + 16}" y2="${y(row) + 16}"/>`);
   });
   for (const mark of marks) {
     const top = y(mark.row);
-    const tip = `<title>${escape(`${mark.t} ${mark.text}`)}</title>`;
+    const tip = `<title>${escapeHtml(`${mark.t} ${mark.text}`)}</title>`;
     const attributes = `id="${mark.id}" class="${mark.kind}${mark.failed ? ' failed' : ''}" data-t="${mark.t}"`;
     if (mark.kind === 'run') {
       const w = Math.max(2, x(mark.end ?? mark.t) - x(mark.t));
@@ -96,16 +96,16 @@ export function traceHtml(source: TraceSource, options: TraceHtmlOptions = {}): 
     .map((violation) => {
       const led = steps.filter((step) => mentions(violation, step.text));
       const links = (led.length > 0 ? led : steps)
-        .map((step) => `<li><a href="#${step.id}">${escape(`${step.t} ${step.text}`)}</a></li>`)
+        .map((step) => `<li><a href="#${step.id}">${escapeHtml(`${step.t} ${step.text}`)}</a></li>`)
         .join('');
-      return `<li class="violation">${escape(violation)}<ul>${links}</ul></li>`;
+      return `<li class="violation">${escapeHtml(violation)}<ul>${links}</ul></li>`;
     })
     .join('');
   const counts = (kind: Mark['kind']): number => marks.filter((mark) => mark.kind === kind).length;
   return [
     '<!doctype html>',
-    `<html><head><meta charset="utf-8"><title>${escape(title)}</title><style>${STYLE}</style></head>`,
-    `<body><h1>${escape(title)}</h1>`,
+    `<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>`,
+    `<body><h1>${escapeHtml(title)}</h1>`,
     `<p>${counts('run')} runs, ${counts('write')} writes, ${counts('step')} workload steps, ${counts('fault')} faults, ${violations.length} violations, ${last} ms</p>`,
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${svg.join('')}</svg>`,
     violations.length > 0 ? `<h2>Violations</h2><ol>${list}</ol>` : '',
@@ -198,7 +198,7 @@ function mentions(violation: string, step: string): boolean {
   return target !== undefined && new RegExp(`\\b${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(violation);
 }
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
