@@ -52,15 +52,13 @@ const workload: Workload<V1Node> = {
         object: { apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: providerID ? { providerID } : {} },
       }),
     ),
-    fc
-      .record({ name: names, value: fc.constantFrom('a', 'b') })
-      .map(
-        ({ name, value }): WorkloadStep<V1Node> => ({
-          op: 'update',
-          name,
-          patch: { metadata: { labels: { team: value } } },
-        }),
-      ),
+    fc.record({ name: names, value: fc.constantFrom('a', 'b') }).map(
+      ({ name, value }): WorkloadStep<V1Node> => ({
+        op: 'update',
+        name,
+        patch: { metadata: { labels: { team: value } } },
+      }),
+    ),
     names.map((name): WorkloadStep<V1Node> => ({ op: 'delete', name })),
   ),
 };

@@ -52,17 +52,34 @@ export function writeViolations(invariants: Invariants, writes: readonly Recorde
         `eventually stable does not hold: ${late.length} write(s) in the last ${invariants.stableFor} ms, the last ${describe(late.at(-1)!)}`,
       );
   }
-  const allow = invariants.noStaleDeletes;
-  if (allow !== undefined && allow !== false) {
-    for (const write of writes) {
-      if (write.method !== 'DELETE' || !write.stale || write.preconditioned || write.ok !== true) continue;
-      if (typeof allow === 'function' && allow(write.path)) continue;
-      violations.push(
-        `no destructive action on stale reads does not hold: ${describe(write)} while the controller's view lagged, without a resourceVersion precondition`,
-      );
-    }
-  }
   return violations;
+}
+
+/**
+ * The deletes that break "no destructive action on stale reads": carried out while the controller's view lagged,
+ * without a resourceVersion precondition, of an object that the same run with a true view (`honest`, the deletes of
+ * the twin run without stale views and merged events) never deleted, and that `invariants.noStaleDeletes` does not
+ * allow.
+ */
+export function staleDeleteViolations(
+  invariants: Invariants,
+  writes: readonly RecordedWrite[],
+  honest: ReadonlySet<string>,
+): string[] {
+  const allow = invariants.noStaleDeletes;
+  if (allow === undefined || allow === false) return [];
+  return writes
+    .filter((write) => write.method === 'DELETE' && write.stale && !write.preconditioned && write.ok === true)
+    .filter((write) => !honest.has(write.path) && !(typeof allow === 'function' && allow(write.path)))
+    .map(
+      (write) =>
+        `no destructive action on stale reads does not hold: ${describe(write)} while the controller's view lagged, without a resourceVersion precondition; with a true view it was never deleted`,
+    );
+}
+
+/** The paths the run deleted, carried out. */
+export function deletedPaths(writes: readonly RecordedWrite[]): Set<string> {
+  return new Set(writes.filter((write) => write.method === 'DELETE' && write.ok === true).map((write) => write.path));
 }
 
 /** The violation of idempotence: writes of a fresh controller over a converged state, or none. */

@@ -14,7 +14,14 @@ import { virtualCluster, type ConflictKeyOptions, type VirtualCluster } from '..
 import { seededRandom } from '../apiserver/index.js';
 import { controllerView, ControllerFaultState } from './controller-view.js';
 import { GuardedTestScheduler } from './guarded-scheduler.js';
-import { idempotenceViolation, writeRecorder, writeViolations, type RecordedWrite } from './oracles.js';
+import {
+  deletedPaths,
+  idempotenceViolation,
+  staleDeleteViolations,
+  writeRecorder,
+  writeViolations,
+  type RecordedWrite,
+} from './oracles.js';
 import { describeStep, type Scenario, type ScenarioStep } from './scenario.js';
 import type { CacheUnderTest, Check, FaultStep, Invariants, SimulationWorld, Workload } from './types.js';
 import type { ControllerContext, ControllerDefinition, ReconcileEvent } from 'rxkube';
@@ -29,6 +36,8 @@ export interface ScenarioRun {
   readonly events: readonly ReconcileEvent[];
   /** `invariants.crashSafe` of the final state, as JSON, when it is set. */
   readonly state?: string;
+  /** The paths the controller deleted (the server carried the delete out). */
+  readonly deleted: ReadonlySet<string>;
 }
 
 /** How a scenario is run. */
@@ -170,7 +179,15 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
     trace.push(`${scheduler.now()} run stopped: ${messageOf(error)}`);
     violations.push(`the run stopped at ${scheduler.now()} ms: ${messageOf(error)}`);
   }
-  return { trace, violations, events, ...(state !== undefined ? { state } : {}) };
+  if (settings.invariants.noStaleDeletes && writes.some((write) => write.stale && write.method === 'DELETE')) {
+    // The same scenario with a true view: what it deletes too was not deleted because of a stale read.
+    const honest = scenario.steps.filter(
+      (step) => !('fault' in step) || (step.fault.fault !== 'staleView' && step.fault.fault !== 'mergeEvents'),
+    );
+    const twin = runScenario(definition, { ...scenario, steps: honest }, settings);
+    violations.push(...staleDeleteViolations(settings.invariants, writes, twin.deleted));
+  }
+  return { trace, violations, events, deleted: deletedPaths(writes), ...(state !== undefined ? { state } : {}) };
 }
 
 /** What `crashSafe` makes of the final state, as JSON (a throw is a state too: it must throw alike without crashes). */

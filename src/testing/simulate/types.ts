@@ -275,8 +275,9 @@ export interface Invariants {
   readonly crashSafe?: (world: SimulationWorld) => unknown;
   /**
    * No destructive action on stale reads: no delete the server carries out while the controller's view is stale or
-   * its events merged, unless it carries a resourceVersion precondition (the server would refuse a stale one) or
-   * `allow(path)` says it may.
+   * its events merged, of an object that the same scenario with a true view (its `staleView` and `mergeEvents`
+   * faults left out, run once more) never deletes; unless the delete carries a resourceVersion precondition (the
+   * server would refuse a stale one) or the function given here allows its path.
    */
   readonly noStaleDeletes?: boolean | ((path: string) => boolean);
 }
