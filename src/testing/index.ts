@@ -78,6 +78,7 @@ export type {
   ReconcileExpectation,
 } from './marbles/index.js';
 export { recorder, streamName, parseRecording, replay } from './record/index.js';
+export { traceHtml, type TraceHtmlOptions, type TraceSource } from './picture/index.js';
 export type {
   Recorder,
   RecorderOptions,
@@ -98,6 +99,7 @@ export {
   scenarioArbitrary,
   describeStep,
   describeEvent,
+  CONTROLLER_FAULT_KINDS,
   FAULT_KINDS,
 } from './simulate/index.js';
 export type {

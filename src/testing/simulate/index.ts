@@ -13,6 +13,7 @@ export {
 export { runScenario, describeEvent, type RunSettings, type ScenarioRun } from './run-scenario.js';
 export { scenarioArbitrary, describeStep, type Scenario, type ScenarioStep } from './scenario.js';
 export {
+  CONTROLLER_FAULT_KINDS,
   FAULT_KINDS,
   type CacheUnderTest,
   type Check,

@@ -12,7 +12,16 @@ import { objectKey } from '../../objects/index.js';
 import { ApiError } from '../../transport/index.js';
 import { virtualCluster, type ConflictKeyOptions, type VirtualCluster } from '../virtual/index.js';
 import { seededRandom } from '../apiserver/index.js';
+import { controllerView, ControllerFaultState } from './controller-view.js';
 import { GuardedTestScheduler } from './guarded-scheduler.js';
+import {
+  deletedPaths,
+  idempotenceViolation,
+  staleDeleteViolations,
+  writeRecorder,
+  writeViolations,
+  type RecordedWrite,
+} from './oracles.js';
 import { describeStep, type Scenario, type ScenarioStep } from './scenario.js';
 import type { CacheUnderTest, Check, FaultStep, Invariants, SimulationWorld, Workload } from './types.js';
 import type { ControllerContext, ControllerDefinition, ReconcileEvent } from 'rxkube';
@@ -25,6 +34,10 @@ export interface ScenarioRun {
   readonly violations: readonly string[];
   /** Every ReconcileEvent the controller emitted during the run, in order (what the invariants saw as `events`). */
   readonly events: readonly ReconcileEvent[];
+  /** `invariants.crashSafe` of the final state, as JSON, when it is set. */
+  readonly state?: string;
+  /** The paths the controller deleted (the server carried the delete out). */
+  readonly deleted: ReadonlySet<string>;
 }
 
 /** How a scenario is run. */
@@ -71,7 +84,11 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
   const trace: string[] = [];
   const violations: string[] = [];
   const events: ReconcileEvent[] = [];
-  const end = settings.duration + settings.settle;
+  const checkAt = settings.duration + settings.settle;
+  const idempotentWithin = settings.invariants.idempotentWithin ?? 0;
+  const end = checkAt + idempotentWithin;
+  const writes: RecordedWrite[] = [];
+  let state: string | undefined;
   const scheduler = new GuardedTestScheduler();
   try {
     scheduler.run(() => {
@@ -79,41 +96,80 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
       scheduler.maxFrames = end;
       const log = (line: string): void => void trace.push(`${scheduler.now()} ${line}`);
       const cluster = virtualCluster({ scheduler, seed: scenario.seed });
+      const view = new ControllerFaultState(seededRandom(scenario.seed ^ 0x3e1ee7));
       let subscription: Subscription | undefined;
-      let context: ControllerContext | undefined;
       let caches: readonly CacheUnderTest[] | undefined;
-      try {
-        const events$ = hostController(
-          definition,
-          {
-            connection: cluster,
-            scheduler,
-            random: seededRandom(scenario.seed ^ 0x5eed),
-            onError: (error) => log(`controller reported: ${messageOf(error)}`),
+      let incarnation = 0;
+      // Each incarnation is a fresh manager over the same cluster: nothing of the one before survives but its writes.
+      const host = (): void => {
+        incarnation++;
+        let context: ControllerContext | undefined;
+        const connection = controllerView(
+          cluster,
+          view,
+          (crash) => {
+            log(`controller crashed at ${crash.request} (${crash.mode})`);
+            subscription?.unsubscribe();
+            subscription = undefined;
+            scheduler.schedule(() => {
+              log(`controller restarted (incarnation ${incarnation + 1})`);
+              host();
+            }, crash.restartMs);
           },
-          (built) => (context = built),
+          writeRecorder(writes, log),
         );
-        subscription = events$.subscribe({
-          next: (event) => {
-            events.push(event);
-            log(describeEvent(event));
-          },
-          error: (error: unknown) => {
-            log(`controller errored: ${messageOf(error)}`);
-            violations.push(`the controller's stream errored at ${scheduler.now()} ms: ${messageOf(error)}`);
-          },
-          complete: () => log('controller completed'),
-        });
-        caches = context === undefined ? [] : (settings.caches?.(context) ?? []);
-      } catch (error) {
-        violations.push(`the controller could not be started: ${messageOf(error)}`);
-      }
+        try {
+          const events$ = hostController(
+            definition,
+            {
+              connection,
+              scheduler,
+              random: seededRandom((scenario.seed ^ 0x5eed) + (incarnation - 1) * 0x9e37),
+              onError: (error) => log(`controller reported: ${messageOf(error)}`),
+            },
+            (built) => (context = built),
+          );
+          subscription = events$.subscribe({
+            next: (event) => {
+              events.push(event);
+              log(describeEvent(event));
+            },
+            error: (error: unknown) => {
+              log(`controller errored: ${messageOf(error)}`);
+              violations.push(`the controller's stream errored at ${scheduler.now()} ms: ${messageOf(error)}`);
+            },
+            complete: () => log('controller completed'),
+          });
+          caches = context === undefined ? [] : (settings.caches?.(context) ?? []);
+        } catch (error) {
+          violations.push(`the controller could not be started: ${messageOf(error)}`);
+        }
+      };
+      host();
       for (const step of scenario.steps)
-        scheduler.schedule(() => perform(step, scenario, cluster, settings, log), step.at);
+        scheduler.schedule(() => perform(step, scenario, { cluster, view }, settings, log), step.at);
       scheduler.schedule(() => {
         log('check');
-        if (caches !== undefined)
-          violations.push(...check(cluster, caches, settings, { events, trace, now: scheduler.now() }));
+        if (caches !== undefined) {
+          const seen = { events, trace, now: scheduler.now() };
+          violations.push(...check(cluster, caches, settings, seen));
+          violations.push(...writeViolations(settings.invariants, writes, scheduler.now()));
+          const { crashSafe } = settings.invariants;
+          if (crashSafe !== undefined) state = crashSafeState(crashSafe, cluster, seen);
+        }
+        if (idempotentWithin === 0) return;
+        // A fresh manager over the final state, with every fault over: whatever it writes, it did not need to.
+        subscription?.unsubscribe();
+        view.stale = view.merge = view.crash = undefined;
+        const before = writes.length;
+        log('idempotence: a fresh controller over the final state');
+        host();
+        scheduler.schedule(() => {
+          log('idempotence check');
+          violations.push(...idempotenceViolation(writes.slice(before), idempotentWithin));
+        }, idempotentWithin);
+      }, checkAt);
+      scheduler.schedule(() => {
         subscription?.unsubscribe();
         cluster.close();
       }, end);
@@ -123,19 +179,50 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
     trace.push(`${scheduler.now()} run stopped: ${messageOf(error)}`);
     violations.push(`the run stopped at ${scheduler.now()} ms: ${messageOf(error)}`);
   }
-  return { trace, violations, events };
+  if (settings.invariants.noStaleDeletes && writes.some((write) => write.stale && write.method === 'DELETE')) {
+    // The same scenario with a true view: what it deletes too was not deleted because of a stale read.
+    const honest = scenario.steps.filter(
+      (step) => !('fault' in step) || (step.fault.fault !== 'staleView' && step.fault.fault !== 'mergeEvents'),
+    );
+    const twin = runScenario(definition, { ...scenario, steps: honest }, settings);
+    violations.push(...staleDeleteViolations(settings.invariants, writes, twin.deleted));
+  }
+  return { trace, violations, events, deleted: deletedPaths(writes), ...(state !== undefined ? { state } : {}) };
+}
+
+/** What `crashSafe` makes of the final state, as JSON (a throw is a state too: it must throw alike without crashes). */
+function crashSafeState(
+  crashSafe: (world: SimulationWorld) => unknown,
+  cluster: VirtualCluster,
+  seen: Omit<SimulationWorld, 'server'>,
+): string {
+  try {
+    return (
+      JSON.stringify(crashSafe({ ...seen, server: (resource, namespace) => cluster.list(resource, namespace) })) ??
+      'undefined'
+    );
+  } catch (error) {
+    return `threw ${messageOf(error)}`;
+  }
+}
+
+/** Where faults land: the cluster's own, and the controller's view of it. */
+interface FaultTargets {
+  readonly cluster: VirtualCluster;
+  readonly view: ControllerFaultState;
 }
 
 function perform(
   step: ScenarioStep,
   scenario: Scenario,
-  cluster: VirtualCluster,
+  targets: FaultTargets,
   settings: RunSettings,
   log: (line: string) => void,
 ): void {
   log(describeStep(step));
+  const { cluster } = targets;
   if ('fault' in step) {
-    injectFault(step.fault, scenario, cluster, settings, log);
+    injectFault(step.fault, scenario, targets, settings, log);
     return;
   }
   const workload = settings.workloads[step.workload]!;
@@ -158,11 +245,12 @@ function perform(
 function injectFault(
   fault: FaultStep,
   scenario: Scenario,
-  cluster: VirtualCluster,
+  { cluster, view }: FaultTargets,
   settings: RunSettings,
   log: (line: string) => void,
 ): void {
   const { faults } = cluster;
+  const now = cluster.scheduler.now();
   switch (fault.fault) {
     case 'dropWatches':
       faults.dropWatches({ mode: fault.mode });
@@ -201,6 +289,22 @@ function injectFault(
       return;
     case 'restart':
       faults.restart();
+      return;
+    // The controller's view heals when the faults stop, at `duration`: the settle is the time to converge.
+    case 'staleView':
+      view.stale = {
+        until: Math.min(now + fault.forMs, settings.duration),
+        lagMs: fault.lagMs,
+        versions: fault.versions,
+      };
+      // A failover: the controller's watches end with 410 and it relists from the lagging apiserver, back in time.
+      if (fault.relist) for (const expire of [...view.expire]) expire();
+      return;
+    case 'mergeEvents':
+      view.merge = { until: Math.min(now + fault.forMs, settings.duration), spreadMs: fault.spreadMs };
+      return;
+    case 'crash':
+      view.crash = { write: fault.write, mode: fault.mode, restartMs: fault.restartMs };
       return;
   }
 }

@@ -7,6 +7,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type * as FastCheck from 'fast-check';
 import { fastCheckPeer } from '../peers.js';
 import {
+  CONTROLLER_FAULT_KINDS,
   FAULT_KINDS,
   type FaultKind,
   type FaultOptions,
@@ -67,6 +68,27 @@ function faultArbitrary(kind: FaultKind): FastCheck.Arbitrary<FaultStep> {
       return fc.constant({ fault: 'malformedLine' });
     case 'restart':
       return fc.constant({ fault: 'restart' });
+    case 'staleView':
+      return fc
+        .record({
+          lagMs: fc.integer({ min: 1, max: 30_000 }),
+          versions: fc.integer({ min: 1, max: 10 }),
+          forMs: fc.integer({ min: 1, max: 60_000 }),
+          relist: fc.boolean(),
+        })
+        .map((view) => ({ fault: 'staleView', ...view }));
+    case 'crash':
+      return fc
+        .record({
+          write: fc.integer({ min: 0, max: 3 }),
+          mode: fc.constantFrom('sent' as const, 'notSent' as const, 'answerLost' as const),
+          restartMs: fc.integer({ min: 0, max: 10_000 }),
+        })
+        .map((crash) => ({ fault: 'crash', ...crash }));
+    case 'mergeEvents':
+      return fc
+        .record({ forMs: fc.integer({ min: 1, max: 30_000 }), spreadMs: fc.integer({ min: 0, max: 1_000 }) })
+        .map((merge) => ({ fault: 'mergeEvents', ...merge }));
   }
 }
 
@@ -92,8 +114,10 @@ export function scenarioArbitrary(
   );
   const kinds = faults === false ? [] : (faults.kinds ?? FAULT_KINDS);
   for (const kind of kinds)
-    if (!FAULT_KINDS.includes(kind))
-      throw new TypeError(`simulate: unknown fault kind ${JSON.stringify(kind)}; known: ${FAULT_KINDS.join(', ')}`);
+    if (!FAULT_KINDS.includes(kind) && !CONTROLLER_FAULT_KINDS.includes(kind))
+      throw new TypeError(
+        `simulate: unknown fault kind ${JSON.stringify(kind)}; known: ${[...FAULT_KINDS, ...CONTROLLER_FAULT_KINDS].join(', ')}`,
+      );
   const faultSteps =
     kinds.length === 0 || faults === false
       ? fc.constant([] as ScenarioStep[])

@@ -7,7 +7,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type * as FastCheck from 'fast-check';
 import { fastCheckPeer } from '../peers.js';
 import { fingerprint, notTogether, printReplayPath, readReplayPath } from './replay-path.js';
-import { runScenario, type ScenarioRun } from './run-scenario.js';
+import { runScenario, type RunSettings, type ScenarioRun } from './run-scenario.js';
 import { describeStep, scenarioArbitrary, type Scenario } from './scenario.js';
 import type { CacheUnderTest, FaultOptions, Invariants, Workload } from './types.js';
 import type { ControllerContext, ControllerDefinition } from 'rxkube';
@@ -142,7 +142,7 @@ export function simulate(definition: ControllerDefinition, options: SimulateOpti
       replayed = scenario;
       if (replay.fingerprint !== undefined && fingerprint(scenario) !== replay.fingerprint) return;
     }
-    last = runScenario(definition, scenario, settings);
+    last = runChecked(definition, scenario, settings);
     if (last.violations.length > 0) throw new Error(last.violations.join('\n'));
   });
   let details: FastCheck.RunDetails<[Scenario]>;
@@ -178,7 +178,7 @@ export function simulate(definition: ControllerDefinition, options: SimulateOpti
   }
   const [scenario] = details.counterexample;
   // Run the counterexample once more: its trace, and a check that it fails the same way.
-  const run = runScenario(definition, scenario, settings);
+  const run = runChecked(definition, scenario, settings);
   const path = replay?.text ?? printReplayPath(details.counterexamplePath ?? '', scenario);
   const steps = scenario.steps.map((step) => `${step.at} ${describeStep(step)}`);
   const message = [
@@ -219,6 +219,25 @@ export function assertSimulation(definition: ControllerDefinition, options: Simu
   const report = simulate(definition, options);
   if (report.failure !== undefined) throw new Error(report.failure.message);
   return report;
+}
+
+/**
+ * One run of `scenario`, and for crash safety (`invariants.crashSafe`) of a scenario with crashes, one more of the
+ * same scenario without them: both must end in the same state.
+ */
+function runChecked(definition: ControllerDefinition, scenario: Scenario, settings: RunSettings): ScenarioRun {
+  const run = runScenario(definition, scenario, settings);
+  const crashFree = scenario.steps.filter((step) => !('fault' in step) || step.fault.fault !== 'crash');
+  if (settings.invariants.crashSafe === undefined || crashFree.length === scenario.steps.length) return run;
+  const twin = runScenario(definition, { ...scenario, steps: crashFree }, settings);
+  if (twin.state === run.state) return run;
+  return {
+    ...run,
+    violations: [
+      ...run.violations,
+      `crash safety does not hold: with its crashes the run ends in ${run.state}, without them in ${twin.state}`,
+    ],
+  };
 }
 
 function positive(name: string, value: number): number {

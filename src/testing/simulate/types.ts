@@ -79,6 +79,15 @@ export interface Workload<T extends KubernetesObject = KubernetesObject> {
  * - `stallWatches`: open watches send nothing for a while, then flush;
  * - `malformedLine`: a bad line is written into every open watch;
  * - `restart`: every connection is cut.
+ *
+ * And the faults of the controller's own view and life ({@link CONTROLLER_FAULT_KINDS}), the bug classes of Sieve
+ * (OSDI '22):
+ * - `staleView`: the controller's watches lag and its lists read the past, for a while; optionally after a relist
+ *   back in time (stale state);
+ * - `crash`: the controller crashes at a drawn write of its own and restarts from a fresh manager (intermediate
+ *   states);
+ * - `mergeEvents`: the controller's watches merge consecutive changes of an object and reorder watches against
+ *   each other, for a while (unobserved states).
  */
 export type FaultKind =
   | 'dropWatches'
@@ -88,9 +97,16 @@ export type FaultKind =
   | 'latency'
   | 'stallWatches'
   | 'malformedLine'
-  | 'restart';
+  | 'restart'
+  | 'staleView'
+  | 'crash'
+  | 'mergeEvents';
 
-/** Every fault kind. */
+/**
+ * The faults of the cluster that a simulation draws by default. The controller faults
+ * ({@link CONTROLLER_FAULT_KINDS}) are drawn when `faults.kinds` names them: adding them to the default would
+ * change every seed's scenarios.
+ */
 export const FAULT_KINDS: readonly FaultKind[] = Object.freeze([
   'dropWatches',
   'compact',
@@ -101,6 +117,9 @@ export const FAULT_KINDS: readonly FaultKind[] = Object.freeze([
   'malformedLine',
   'restart',
 ]);
+
+/** The faults of the controller's view and life: stale views, crashes mid-reconcile, merged and reordered events. */
+export const CONTROLLER_FAULT_KINDS: readonly FaultKind[] = Object.freeze(['staleView', 'crash', 'mergeEvents']);
 
 /** Which faults a simulation draws, and how many. */
 export interface FaultOptions {
@@ -165,6 +184,54 @@ export type FaultStep =
   | {
       /** Every connection (in-flight requests and watches) is cut at once. */
       readonly fault: 'restart';
+    }
+  | {
+      /**
+       * For `forMs`, the controller sees the cluster as a lagging apiserver serves it: each watch event arrives
+       * `lagMs` late (in order), and each list is served as of `versions` resourceVersions ago. Writes go to the truth
+       * and conflict as they would.
+       */
+      readonly fault: 'staleView';
+      /** How late each watch event arrives, virtual ms (1 to 30 000). */
+      readonly lagMs: number;
+      /** How many resourceVersions behind the truth each list is served (1 to 10). */
+      readonly versions: number;
+      /** How long the view is stale, virtual ms (1 to 60 000); it heals at `duration` at the latest. */
+      readonly forMs: number;
+      /**
+       * A failover first: the controller's open watches end with 410 Expired, so it relists from the lagging view,
+       * back in time from what it had seen.
+       */
+      readonly relist: boolean;
+    }
+  | {
+      /**
+       * The controller crashes at its `write`-th own write from now (0: the next one; Lease writes do not count), and
+       * restarts `restartMs` later from a fresh manager over the same cluster: caches, queues and every in-flight run
+       * are gone, what reached the server stays.
+       */
+      readonly fault: 'crash';
+      /** Which write, counted from the fault: 0 to 3. */
+      readonly write: number;
+      /**
+       * `notSent`: the crash comes before the write leaves; `sent`: the write is stored and its answer seen, and
+       * nothing after it leaves; `answerLost`: the write is stored and its answer never arrives.
+       */
+      readonly mode: 'notSent' | 'sent' | 'answerLost';
+      /** Virtual ms from the crash to the restart (0 to 10 000). */
+      readonly restartMs: number;
+    }
+  | {
+      /**
+       * For `forMs`, the controller's watches hold their events, then deliver only each object's last state (an
+       * object added and deleted meanwhile is never seen), each watch at its own time up to `spreadMs` after the
+       * window, so events of different watches arrive reordered. The order within one watch is the server's.
+       */
+      readonly fault: 'mergeEvents';
+      /** How long events are merged, virtual ms (1 to 30 000); it ends at `duration` at the latest. */
+      readonly forMs: number;
+      /** How far apart the watches deliver after the window, virtual ms (0 to 1 000). */
+      readonly spreadMs: number;
     };
 
 /** What the invariants see at the end of a run. */
@@ -190,4 +257,27 @@ export interface Invariants {
   readonly desired?: Check;
   /** More named checks over the server state and the trace. */
   readonly checks?: Readonly<Record<string, Check>>;
+  /**
+   * Eventually stable: the controller writes nothing (Lease renewals aside) in the last `stableFor` virtual ms
+   * before the check; keep it below `settle`, the time faults leave it to converge.
+   */
+  readonly stableFor?: number;
+  /**
+   * Idempotence: after the check, a fresh controller (a new manager, no faults) is started over the final state
+   * and must write nothing within `idempotentWithin` virtual ms: its reconciles of objects already in their desired
+   * state are no-ops.
+   */
+  readonly idempotentWithin?: number;
+  /**
+   * Crash safety: a run with `crash` faults must end in the same `crashSafe(world)` (compared as JSON) as the same
+   * run without them. Return what the desired state consists of (names, specs), not uids or resourceVersions.
+   */
+  readonly crashSafe?: (world: SimulationWorld) => unknown;
+  /**
+   * No destructive action on stale reads: no delete the server carries out while the controller's view is stale or
+   * its events merged, of an object that the same scenario with a true view (its `staleView` and `mergeEvents`
+   * faults left out, run once more) never deletes; unless the delete carries a resourceVersion precondition (the
+   * server would refuse a stale one) or the function given here allows its path.
+   */
+  readonly noStaleDeletes?: boolean | ((path: string) => boolean);
 }
