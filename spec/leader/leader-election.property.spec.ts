@@ -90,7 +90,9 @@ function neverTwoLeaders(configs: readonly CandidateConfig[], faults: readonly F
   );
 }
 
-describe('leaderElection properties', () => {
+describe('leaderElection properties', function () {
+  // Each property runs hundreds of elections in virtual time: ~16 s alone, past mocha's 20 s on a loaded machine.
+  this.timeout(90_000);
   it('never lets two candidates lead at once, whatever the skews, clock steps, timings, latencies, late answers and faults', () => {
     fc.assert(
       fc.property(
