@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { defaults } from '../../src/index.js';
-import { DEFAULT_PAGE_SIZE, DEFAULT_RETRY } from '../../src/client/index.js';
+import { DEFAULT_PAGE_SIZE, DEFAULT_RETRY, DEFAULT_WRITE_TIMEOUT_MS } from '../../src/client/index.js';
 import {
   DEFAULT_BASE_DELAY_MS,
   DEFAULT_BURST,
@@ -55,7 +55,11 @@ describe('defaults', () => {
       rateLimiter: { baseMs: DEFAULT_BASE_DELAY_MS, maxMs: DEFAULT_MAX_DELAY_MS },
       globalRateLimiter: { qps: DEFAULT_QPS, burst: DEFAULT_BURST },
     });
-    expect(defaults.client).to.deep.equal({ pageSize: DEFAULT_PAGE_SIZE, retry: DEFAULT_RETRY });
+    expect(defaults.client).to.deep.equal({
+      pageSize: DEFAULT_PAGE_SIZE,
+      retry: DEFAULT_RETRY,
+      writeTimeout: DEFAULT_WRITE_TIMEOUT_MS,
+    });
     expect(defaults.leaderElection).to.deep.equal({
       leaseDuration: DEFAULT_LEASE_DURATION_MS,
       renewDeadline: DEFAULT_RENEW_DEADLINE_MS,
@@ -78,5 +82,6 @@ describe('defaults', () => {
     expect(defaults.leaderElection).to.include({ leaseDuration: 15_000, renewDeadline: 10_000, retryPeriod: 2_000 });
     expect(defaults.manager).to.include({ metricsPort: 8080, healthPort: 8081, shutdownTimeout: 30_000 });
     expect(defaults.events.spamFilter).to.include({ burst: 25, maxObjects: 4096 });
+    expect(defaults.client.writeTimeout).to.equal(70_000);
   });
 });

@@ -10,3 +10,4 @@ export { withSignal } from './abortable.js';
 export { DEFAULT_RETRY } from './options.js';
 export { DEFAULT_PAGE_SIZE } from './pages.js';
 export type { CallOptions, FieldValidation, PropagationPolicy } from './options.js';
+export { DEFAULT_WRITE_TIMEOUT_MS } from './write-timeout.js';

@@ -3,6 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { type Observable, defer, map, of, switchMap } from 'rxjs';
+import { monotonicScheduler } from '../../clock/index.js';
 import type { ResourceRef } from '../../resources/index.js';
 import { collectionPath, resolveResource$ } from '../../resources/index.js';
 import { checkSelectors, type SelectorOptions } from '../../selectors/index.js';
@@ -21,6 +22,13 @@ import { DEFAULT_RETRY } from './options.js';
 import { listAllPages } from './pages.js';
 import { hasStatusSubresource$ } from './status-subresource.js';
 import { namespaceOf, objectPath, targetOf } from './target.js';
+import {
+  DEFAULT_WRITE_TIMEOUT_MS,
+  type WriteTimeout,
+  checkWriteTimeout,
+  retryTimedOutOnce,
+  withWriteTimeout,
+} from './write-timeout.js';
 import type { ResolvedResource } from 'rxkube/extend';
 
 /** The content type of server-side apply; the body is JSON, which is YAML. */
@@ -66,17 +74,29 @@ export function resourceClient<T extends KubernetesObject>(
   const resolved$ = (): Observable<ResolvedResource> => defer(() => resolveResource$(transport, resource, onWarning));
   const namespace = options.namespace === '' ? undefined : options.namespace;
   const fieldManager = options.fieldManager;
+  const writeTimeout = checkWriteTimeout('resourceClient', options.writeTimeout) ?? DEFAULT_WRITE_TIMEOUT_MS;
+  const scheduler = options.scheduler ?? monotonicScheduler;
 
-  /** One request, built once the kind is resolved; its JSON body is the result. */
-  const send = <R>(signal: AbortSignal | undefined, build: (r: ResolvedResource) => TransportRequest): Observable<R> =>
+  /**
+   * One request, built once the kind is resolved; its JSON body is the result. A write (any method but GET) is
+   * limited to `callTimeout`, else the client's `writeTimeout`.
+   */
+  const send = <R>(
+    signal: AbortSignal | undefined,
+    build: (r: ResolvedResource) => TransportRequest,
+    callTimeout?: WriteTimeout,
+  ): Observable<R> =>
     withSignal(
       resolved$().pipe(
         // A request that cannot be built (no name, no namespace) errors here, at subscription, never at call time.
         switchMap((r) => {
           const request = build(r);
-          return requestWithWarnings(transport, request, onWarning).pipe(
+          const answer = requestWithWarnings(transport, request, onWarning).pipe(
             map((response) => objectBody<R>(request, response.body)),
           );
+          if (request.method === 'GET') return answer;
+          const limit = checkWriteTimeout(`resourceClient: ${request.method}`, callTimeout) ?? writeTimeout;
+          return withWriteTimeout(answer, request, limit, scheduler);
         }),
       ),
       signal,
@@ -135,50 +155,77 @@ export function resourceClient<T extends KubernetesObject>(
         o?.limit !== undefined || o?.continue !== undefined ? listPage(o) : listAllPages(listPage, o ?? {}),
       ),
     create: (object, o) =>
-      send(o?.signal, (r) => ({
-        method: 'POST',
-        path: collectionPath(r, namespaceOf(r, namespace, object?.metadata?.namespace, 'create')),
-        query: writeQuery(o),
-        body: object,
-      })),
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'POST',
+          path: collectionPath(r, namespaceOf(r, namespace, object?.metadata?.namespace, 'create')),
+          query: writeQuery(o),
+          body: object,
+        }),
+        o?.writeTimeout,
+      ),
     replace: (object, o) =>
-      send(o?.signal, (r) => ({
-        method: 'PUT',
-        path: objectPath(r, targetOf(r, namespace, object, 'replace')),
-        query: writeQuery(o),
-        body: object,
-      })),
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PUT',
+          path: objectPath(r, targetOf(r, namespace, object, 'replace')),
+          query: writeQuery(o),
+          body: object,
+        }),
+        o?.writeTimeout,
+      ),
     patch: (ref, patch, o) =>
-      send(o?.signal, (r) => ({
-        method: 'PATCH',
-        path: objectPath(r, targetOf(r, namespace, ref, 'patch')),
-        query: writeQuery(o),
-        body: patch.body,
-        contentType: patchContentTypes[patch.type],
-      })),
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PATCH',
+          path: objectPath(r, targetOf(r, namespace, ref, 'patch')),
+          query: writeQuery(o),
+          body: patch.body,
+          contentType: patchContentTypes[patch.type],
+        }),
+        o?.writeTimeout,
+      ),
     apply: (object, o) =>
-      send(o?.signal, (r) => ({
-        method: 'PATCH',
-        path: objectPath(r, targetOf(r, namespace, object as object, 'apply')),
-        query: applyQuery(o),
-        body: applyBody(object as object),
-        contentType: APPLY_PATCH,
-      })),
+      // Applying the same object twice changes nothing more: a timed-out apply is safe to send once more.
+      retryTimedOutOnce(() =>
+        send(
+          o?.signal,
+          (r) => ({
+            method: 'PATCH',
+            path: objectPath(r, targetOf(r, namespace, object as object, 'apply')),
+            query: applyQuery(o),
+            body: applyBody(object as object),
+            contentType: APPLY_PATCH,
+          }),
+          o?.writeTimeout,
+        ),
+      ),
     delete: (ref, o) =>
-      send(o?.signal, (r) => ({
-        method: 'DELETE',
-        path: objectPath(r, targetOf(r, namespace, ref, 'delete')),
-        query: dryRunQuery(o),
-        body: deleteOptionsBody(o),
-      })),
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'DELETE',
+          path: objectPath(r, targetOf(r, namespace, ref, 'delete')),
+          query: dryRunQuery(o),
+          body: deleteOptionsBody(o),
+        }),
+        o?.writeTimeout,
+      ),
     deleteCollection: (o) =>
       withSelectors('deleteCollection', o, () =>
-        send(o?.signal, (r) => ({
-          method: 'DELETE',
-          path: collectionPath(r, namespaceOf(r, namespace, undefined, 'deleteCollection')),
-          query: { ...dryRunQuery(o), labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector },
-          body: deleteOptionsBody(o),
-        })),
+        send(
+          o?.signal,
+          (r) => ({
+            method: 'DELETE',
+            path: collectionPath(r, namespaceOf(r, namespace, undefined, 'deleteCollection')),
+            query: { ...dryRunQuery(o), labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector },
+            body: deleteOptionsBody(o),
+          }),
+          o?.writeTimeout,
+        ),
       ),
 
     getStatus: (ref, o) =>
@@ -188,28 +235,43 @@ export function resourceClient<T extends KubernetesObject>(
         query: { resourceVersion: o?.resourceVersion },
       })),
     replaceStatus: (object, o) =>
-      send(o?.signal, (r) => ({
-        method: 'PUT',
-        path: objectPath(r, targetOf(r, namespace, object, 'replaceStatus'), 'status'),
-        query: writeQuery(o),
-        body: object,
-      })),
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PUT',
+          path: objectPath(r, targetOf(r, namespace, object, 'replaceStatus'), 'status'),
+          query: writeQuery(o),
+          body: object,
+        }),
+        o?.writeTimeout,
+      ),
     patchStatus: (ref, patch, o) =>
-      send(o?.signal, (r) => ({
-        method: 'PATCH',
-        path: objectPath(r, targetOf(r, namespace, ref, 'patchStatus'), 'status'),
-        query: writeQuery(o),
-        body: patch.body,
-        contentType: patchContentTypes[patch.type],
-      })),
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PATCH',
+          path: objectPath(r, targetOf(r, namespace, ref, 'patchStatus'), 'status'),
+          query: writeQuery(o),
+          body: patch.body,
+          contentType: patchContentTypes[patch.type],
+        }),
+        o?.writeTimeout,
+      ),
     applyStatus: (object, o) =>
-      send(o?.signal, (r) => ({
-        method: 'PATCH',
-        path: objectPath(r, targetOf(r, namespace, object as object, 'applyStatus'), 'status'),
-        query: applyQuery(o),
-        body: applyBody(object as object),
-        contentType: APPLY_PATCH,
-      })),
+      // Applying the same object twice changes nothing more: a timed-out apply is safe to send once more.
+      retryTimedOutOnce(() =>
+        send(
+          o?.signal,
+          (r) => ({
+            method: 'PATCH',
+            path: objectPath(r, targetOf(r, namespace, object as object, 'applyStatus'), 'status'),
+            query: applyQuery(o),
+            body: applyBody(object as object),
+            contentType: APPLY_PATCH,
+          }),
+          o?.writeTimeout,
+        ),
+      ),
 
     mutate: (target, recipe, o) =>
       withSignal(
@@ -222,7 +284,7 @@ export function resourceClient<T extends KubernetesObject>(
                 ? of(options.statusSubresource)
                 : resolved$().pipe(switchMap((r) => hasStatusSubresource$(transport, r, onWarning))),
             retry: o?.retry ?? options.retry ?? DEFAULT_RETRY,
-            scheduler: options.scheduler,
+            scheduler,
             random: options.random,
           },
           target,
