@@ -118,8 +118,8 @@ export interface HeapTrend {
   /** Readings used. */
   readonly samples: number;
   /**
-   * Flat within noise: the slope is within two standard errors of 0, or it would move the heap by less than 10% of
-   * its mean over the run.
+   * Flat within noise, as a leak would not be: the slope is no more than two standard errors above 0, or it would
+   * grow the heap by less than 10% of its mean over the run. A falling heap is flat for this purpose.
    */
   readonly flat: boolean;
 }
@@ -144,6 +144,21 @@ export function heapTrend(samples: readonly HeapSample[]): HeapTrend {
   for (let i = 0; i < n; i++) residuals += (ys[i]! - my - slope * (xs[i]! - mx)) ** 2;
   const standardError = sxx === 0 ? 0 : Math.sqrt(residuals / (n - 2) / sxx);
   const minutes = xs[n - 1]!;
-  const flat = Math.abs(slope) <= 2 * standardError || Math.abs(slope * minutes) < 0.1 * my;
+  const flat = slope <= 2 * standardError || slope * minutes < 0.1 * my;
   return { slopePerMinute: slope, standardError, mean: my, minutes, samples: n, flat };
+}
+
+/**
+ * The lowest reading of each `windowMs` window: the heap after a collection. The readings of a live heap are a
+ * sawtooth (allocation, then a collection); its troughs are what a leak raises.
+ */
+export function heapTroughs(samples: readonly HeapSample[], windowMs: number): HeapSample[] {
+  const troughs = new Map<number, HeapSample>();
+  const start = samples[0]?.at ?? 0;
+  for (const sample of samples) {
+    const window = Math.floor((sample.at - start) / windowMs);
+    const lowest = troughs.get(window);
+    if (lowest === undefined || sample.bytes < lowest.bytes) troughs.set(window, sample);
+  }
+  return [...troughs.values()];
 }

@@ -52,7 +52,7 @@ try {
   const report = await runSoak(controlPlane, options);
   mkdirSync(values.out, { recursive: true });
   writeFileSync(join(values.out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(join(values.out, 'heap.svg'), heapPlot(report.heapSamples, report.heap));
+  writeFileSync(join(values.out, 'heap.svg'), heapPlot(report.heapSamples, report.heap, report.heapTroughs));
   options.log(
     `done: ${report.events} events (${report.failedEvents} failed) in ${Math.round(report.durationMs / 1000)} s; ` +
       `faults ${JSON.stringify(report.faults)}; counters ${JSON.stringify(report.counters)}; ` +

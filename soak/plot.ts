@@ -4,8 +4,12 @@
  */
 import type { HeapSample, HeapTrend } from './checks.js';
 
-/** An SVG of `samples` (MiB against minutes) with the fitted line of `trend`. */
-export function heapPlot(samples: readonly HeapSample[], trend: HeapTrend | undefined): string {
+/** An SVG of `samples` (MiB against minutes) with the line of `trend`, fitted to `fitted` (default: `samples`). */
+export function heapPlot(
+  samples: readonly HeapSample[],
+  trend: HeapTrend | undefined,
+  fitted: readonly HeapSample[] = samples,
+): string {
   const width = 640;
   const height = 320;
   const pad = 48;
@@ -21,14 +25,14 @@ export function heapPlot(samples: readonly HeapSample[], trend: HeapTrend | unde
   const dots = xs.map((x, i) => `<circle cx="${px(x).toFixed(1)}" cy="${py(ys[i]!).toFixed(1)}" r="2" fill="#36c"/>`);
   let line = '';
   if (trend !== undefined) {
-    const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const mx = fitted.reduce((a, f) => a + (f.at - t0) / 60_000, 0) / Math.max(1, fitted.length);
     const at = (x: number): number => (trend.mean + trend.slopePerMinute * (x - mx)) / 2 ** 20;
     line = `<line x1="${px(0)}" y1="${py(at(0)).toFixed(1)}" x2="${px(xMax)}" y2="${py(at(xMax)).toFixed(1)}" stroke="#c33" stroke-width="2"/>`;
   }
   const title =
     trend === undefined
-      ? 'heap used (MiB) of the leading replica'
-      : `heap used (MiB) of the leading replica; slope ${(trend.slopePerMinute / 1024).toFixed(1)} ± ${(trend.standardError / 1024).toFixed(1)} KiB/min`;
+      ? 'heap used (MiB) of the longest-lived replica'
+      : `heap used (MiB) of the longest-lived replica; slope ${(trend.slopePerMinute / 1024).toFixed(1)} ± ${(trend.standardError / 1024).toFixed(1)} KiB/min`;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="white"/>`,

@@ -19,6 +19,7 @@ import { podSet } from '../examples/replica-set/scenarios.js';
 import {
   addTallies,
   cacheDrift,
+  heapTroughs,
   heapTrend,
   lostUpdates,
   overlappingRuns,
@@ -88,8 +89,10 @@ export interface SoakReport {
   readonly counters: { readonly succeeded: number; readonly unknown: number; readonly value: number };
   readonly reconciles: number;
   readonly heap: HeapTrend | undefined;
-  /** The heap readings of the replica that led longest (one process: a killed leader's successor starts afresh). */
+  /** The heap readings of the replica that lived longest, after its warm-up (one process: a successor starts afresh). */
   readonly heapSamples: HeapSample[];
+  /** The readings the trend is fitted to: the lowest of each 20 s window (the heap after a collection). */
+  readonly heapTroughs: HeapSample[];
   readonly durationMs: number;
   /** True when every checkpoint is clean, the heap is flat and every fault happened. */
   readonly passed: boolean;
@@ -98,8 +101,19 @@ export interface SoakReport {
 const LEASE: LeaseTimings = { leaseDuration: 6_000, renewDeadline: 4_000, retryPeriod: 1_000 };
 const COUNTERS = ['counter-0', 'counter-1', 'counter-2', 'counter-3'];
 const WRITE_TIMEOUT_MS = 10_000;
+const HEAP_WARM_UP_MS = 30_000;
+const CONVERGENCE_BOUND_MS = 330_000;
+/** The heap trend is fitted to the lowest reading of each such window (the heap after a collection). */
+const HEAP_WINDOW_MS = 20_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `work`, waited for at most `ms`; the guard's timer is cleared either way, so it keeps nothing alive. */
+async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 
 /** Runs the soak on `controlPlane` (its kube-apiserver is killed and restarted, etcd compacted) and reports. */
 export async function runSoak(controlPlane: ControlPlane, options: SoakOptions): Promise<SoakReport> {
@@ -115,7 +129,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
   const writers: ChildProcess[] = [];
   const faults = Object.fromEntries(FAULTS.map((f) => [f, 0])) as Record<Fault, number>;
   const checkpoints: Checkpoint[] = [];
-  /** Heap readings of each replica while it led; the trend is fitted to the replica that led longest. */
+  /** Heap readings of each replica; the trend is fitted to the one that lived longest, after its warm-up. */
   const heapByReplica = new Map<string, HeapSample[]>();
   const tallies = new Map<string, CounterTally>();
   let stopHeap = false;
@@ -233,7 +247,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     heapLoop = (async () => {
       while (!stopHeap) {
         for (const replica of replicas) {
-          if (!replica.leading) continue;
+          if (replica.exited) continue;
           const bytes = await heapUsed(replica);
           if (bytes === undefined) continue;
           const series = heapByReplica.get(replica.identity) ?? [];
@@ -308,7 +322,9 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       const pausedAt = Date.now();
       // Converged: every PodSet has its Pods and its status, and the checker's cache has caught up with the server.
       let result: Omit<Checkpoint, 'convergedInMs' | 'at' | 'events' | 'overlaps' | 'lostUpdates'> | undefined;
-      const deadline = Date.now() + 120_000;
+      // A Pod created and deleted while the controller's watch was down is never seen, so its creation stays expected
+      // until the controller's expectations time out (5 minutes, as kube-controller-manager's): the bound to wait.
+      const deadline = Date.now() + CONVERGENCE_BOUND_MS;
       for (;;) {
         const served = (await settled(() => firstValueFrom(podSets.list()))).items;
         const servedPods = (await settled(() => firstValueFrom(pods.list()))).items.filter(
@@ -393,7 +409,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       for (const child of writers) if (!done(child) && child.connected) child.send({ type: 'resume' });
     }
     for (const child of writers) if (child.connected) child.send({ type: 'stop' });
-    await Promise.race([Promise.all(finalReports), sleep(30_000)]);
+    await atMost(Promise.all(finalReports), 30_000);
     stopFaults = true;
     await faultLoop;
     stopHeap = true;
@@ -407,8 +423,11 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     const counterValue = (await settled(() => firstValueFrom(podSets.list()))).items
       .filter((p) => COUNTERS.includes(p.metadata!.name!))
       .reduce((a, p) => a + Number(p.metadata?.annotations?.[COUNTER_ANNOTATION] ?? '0'), 0);
-    const heapSamples = [...heapByReplica.values()].reduce<HeapSample[]>((a, b) => (b.length > a.length ? b : a), []);
-    const heap = heapSamples.length >= 3 ? heapTrend(heapSamples) : undefined;
+    const longest = [...heapByReplica.values()].reduce<HeapSample[]>((a, b) => (b.length > a.length ? b : a), []);
+    // The first 30 s are the start (informers listing, modules loading), not the trend.
+    const heapSamples = longest.filter((sample) => sample.at >= (longest[0]?.at ?? 0) + HEAP_WARM_UP_MS);
+    const troughs = heapTroughs(heapSamples, HEAP_WINDOW_MS);
+    const heap = troughs.length >= 3 ? heapTrend(troughs) : undefined;
     const clean = checkpoints.every(
       (c) => c.cacheDrift.length + c.unconverged.length + c.lostUpdates.length + c.overlaps.length === 0,
     );
@@ -422,6 +441,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       reconciles: replicas.reduce((a, r) => a + r.spans.length, 0),
       heap,
       heapSamples,
+      heapTroughs: troughs,
       durationMs: Date.now() - started,
       passed: last !== undefined && clean && heap?.flat === true && FAULTS.every((f) => faults[f] > 0),
     };
@@ -431,7 +451,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     stopHeap = true;
     watching?.unsubscribe();
     // A fault in progress may still start a replica: let it finish first, so that nothing is left running.
-    await Promise.race([Promise.all([faultLoop, heapLoop]), sleep(90_000)]);
+    await atMost(Promise.all([faultLoop, heapLoop]), 90_000);
     for (const w of writers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
     await Promise.all(replicas.map((r) => stopReplica(r)));
     for (const proxy of proxies) await proxy.close();

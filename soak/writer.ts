@@ -6,10 +6,10 @@
  * Arguments: JSON of {@link WriterConfig}.
  * @module
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { firstValueFrom } from 'rxjs';
 import { ApiError, apiErrors, resourceClient } from '../src/index.js';
-import { PODSET, type PodSet } from '../examples/replica-set/podset.js';
+import { POD, PODSET, type PodSet } from '../examples/replica-set/podset.js';
 import { podSet } from '../examples/replica-set/scenarios.js';
 import type { CounterTally } from './checks.js';
 
@@ -71,6 +71,10 @@ async function main(config: WriterConfig): Promise<void> {
     fieldManager: `soak-writer-${config.index}`,
     writeTimeout: config.writeTimeoutMs,
   });
+  const pods = resourceClient<V1Pod>(kubeConfig, POD, {
+    namespace: config.namespace,
+    writeTimeout: config.writeTimeoutMs,
+  });
   const random = seeded(config.seed);
   const tallies: Record<string, CounterTally> = {};
   for (const name of config.counters) tallies[name] = { succeeded: 0, unknown: 0 };
@@ -115,6 +119,9 @@ async function main(config: WriterConfig): Promise<void> {
       } else {
         await firstValueFrom(podSets.delete(name));
         exists.set(index, false);
+        // The garbage collector's part (this control plane runs no kube-controller-manager): without it the
+        // deleted PodSets' Pods would pile up, and the heap would grow with them, not with a leak.
+        await firstValueFrom(pods.deleteCollection({ labelSelector: `app=${name}` })).catch(() => undefined);
       }
     } catch (error) {
       failed++;

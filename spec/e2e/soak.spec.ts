@@ -33,8 +33,8 @@ if (isE2eRun() && ownsControlPlane) {
       const { succeeded, unknown, value } = report.counters;
       expect(value).to.be.within(succeeded, succeeded + unknown);
       expect(report.reconciles).to.be.greaterThan(0);
-      // Two minutes are too short for a heap trend to mean much; the fit must exist, its verdict is the full soak's.
-      expect(report.heap, 'heap readings').to.not.equal(undefined);
+      // Two minutes are too short for a heap trend (it needs minutes of troughs); the readings must come in.
+      expect(report.heapSamples.length, 'heap readings').to.be.greaterThan(0);
     });
   });
 }

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import {
   addTallies,
   cacheDrift,
+  heapTroughs,
   heapTrend,
   lostUpdates,
   overlappingRuns,
@@ -115,5 +116,15 @@ describe('soak: the checkpoint checks', () => {
     expect(climb.flat).to.equal(false);
     expect(climb.slopePerMinute).to.be.closeTo(5e6, 1e5);
     expect(() => heapTrend([{ at: 0, bytes: 1 }])).to.throw(RangeError, /at least 3 samples/);
+  });
+
+  it('reads a sawtooth heap by its troughs, and calls a falling heap flat', () => {
+    // Climbs 10 MB a reading, collected back to 50 MB every fourth: a steady heap, however steep each tooth is.
+    const saw = Array.from({ length: 24 }, (_, i) => ({ at: i * 5_000, bytes: 50e6 + (i % 4) * 10e6 }));
+    const troughs = heapTroughs(saw, 20_000);
+    expect(troughs.map((t) => t.bytes)).to.deep.equal(Array(6).fill(50e6));
+    expect(heapTrend(troughs)).to.include({ slopePerMinute: 0, flat: true });
+    const falling = heapTrend([0, 1, 2, 3].map((i) => ({ at: i * 60_000, bytes: 100e6 - i * 10e6 })));
+    expect(falling.flat).to.equal(true);
   });
 });
