@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { defaults } from '../../src/index.js';
-import { DEFAULT_PAGE_SIZE, DEFAULT_RETRY } from '../../src/client/index.js';
+import { DEFAULT_PAGE_SIZE, DEFAULT_RETRY, DEFAULT_WRITE_TIMEOUT_MS } from '../../src/client/index.js';
 import {
   DEFAULT_BASE_DELAY_MS,
   DEFAULT_BURST,
@@ -59,7 +59,11 @@ describe('defaults', () => {
       rateLimiter: { baseMs: DEFAULT_BASE_DELAY_MS, maxMs: DEFAULT_MAX_DELAY_MS },
       globalRateLimiter: { qps: DEFAULT_QPS, burst: DEFAULT_BURST },
     });
-    expect(defaults.client).to.deep.equal({ pageSize: DEFAULT_PAGE_SIZE, retry: DEFAULT_RETRY });
+    expect(defaults.client).to.deep.equal({
+      pageSize: DEFAULT_PAGE_SIZE,
+      retry: DEFAULT_RETRY,
+      writeTimeout: DEFAULT_WRITE_TIMEOUT_MS,
+    });
     expect(defaults.readYourWrites).to.deep.equal({
       maxWait: DEFAULT_READ_YOUR_WRITES_WAIT_MS,
       retain: DEFAULT_OWN_WRITES_RETAIN_MS,
@@ -87,5 +91,6 @@ describe('defaults', () => {
     expect(defaults.manager).to.include({ metricsPort: 8080, healthPort: 8081, shutdownTimeout: 30_000 });
     expect(defaults.events.spamFilter).to.include({ burst: 25, maxObjects: 4096 });
     expect(defaults.readYourWrites).to.deep.equal({ maxWait: 5_000, retain: 60_000 });
+    expect(defaults.client.writeTimeout).to.equal(70_000);
   });
 });

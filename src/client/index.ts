@@ -8,6 +8,7 @@ export {
   ClientScopeError,
   DEFAULT_PAGE_SIZE,
   DEFAULT_RETRY,
+  DEFAULT_WRITE_TIMEOUT_MS,
   resourceClient,
   withSignal,
 } from './resource/index.js';

@@ -8,6 +8,7 @@ import {
   DEFAULT_SPAM_BURST,
   DEFAULT_SPAM_OBJECTS,
   DEFAULT_SPAM_QPS,
+  DEFAULT_WRITE_TIMEOUT_MS,
 } from '../client/index.js';
 import type { ResourceClient } from '../client/index.js';
 import {
@@ -97,6 +98,8 @@ export const defaults = deepFreeze({
     /** `mutate`'s conflict retries (`retry`): client-go's `retry.DefaultRetry`. */
     // `satisfies` names the type, so the emitted declaration says `ResourceClient.RetryPolicy`, not an inline import().
     retry: DEFAULT_RETRY satisfies ResourceClient.RetryPolicy,
+    /** How long one write may go unanswered (`writeTimeout`): kube-apiserver's 60 s plus a margin. */
+    writeTimeout: DEFAULT_WRITE_TIMEOUT_MS,
   },
   /** `eventRecorder`. */
   events: {

@@ -60,6 +60,8 @@ export {
   CONTROL_PLANE_VERSIONS,
 } from './control-plane/index.js';
 export type { ControlPlane, ControlPlaneOptions, ControlPlaneAssets } from './control-plane/index.js';
+export { startTcpProxy } from './proxy/index.js';
+export type { TcpProxy, TcpProxyMode, TcpProxyOptions, TcpProxyScope } from './proxy/index.js';
 export {
   watchEvent,
   watchMarbles,

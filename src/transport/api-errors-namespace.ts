@@ -25,6 +25,7 @@ export {
   isServerError,
   isTooManyRequests,
   isUnauthorized,
+  isWriteTimeout,
 } from './errors.js';
 export type { StatusCause, StatusDetails } from './errors.js';
 export { applyConflicts } from './apply-conflicts.js';

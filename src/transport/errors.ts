@@ -135,21 +135,35 @@ function isApiError(error: unknown, code: number, reason: string): error is ApiE
 
 /**
  * A failure with no HTTP status: connection refused or reset, a watch stream cut before its clean end, a body that
- * is not the JSON it should be, or a line longer than the transport accepts.
+ * is not the JSON it should be, a line longer than the transport accepts, or a write left unanswered for its
+ * `writeTimeout` (which may or may not have been applied: see `apiErrors.isWriteTimeout`).
  *
- * `reason` is one of `NetworkError`, `ConnectionClosed`, `MalformedResponse`, `LineTooLong`, `NoCluster`.
+ * `reason` is one of `NetworkError`, `ConnectionClosed`, `MalformedResponse`, `LineTooLong`, `NoCluster`,
+ * `WriteTimeout`.
  */
 export class TransportError extends Error {
   /** Always `'TransportError'`. */
   override readonly name = 'TransportError';
   constructor(
-    /** `NetworkError`, `ConnectionClosed`, `MalformedResponse`, `LineTooLong` or `NoCluster`. */
+    /** `NetworkError`, `ConnectionClosed`, `MalformedResponse`, `LineTooLong`, `NoCluster` or `WriteTimeout`. */
     readonly reason: string,
     message: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);
   }
+}
+
+/** The `reason` of the `TransportError` of a write left unanswered for its `writeTimeout`. */
+export const WRITE_TIMEOUT = 'WriteTimeout';
+
+/**
+ * A write that got no answer within its `writeTimeout` (a `TransportError` whose `reason` is `WriteTimeout`): it was
+ * aborted, and **the server may or may not have applied it**. Read the object before writing again; a create may
+ * have created it (a second create is a 409 `AlreadyExists`), a delete may have deleted it.
+ */
+export function isWriteTimeout(error: unknown): error is TransportError {
+  return error instanceof TransportError && error.reason === WRITE_TIMEOUT;
 }
 
 /**

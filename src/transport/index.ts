@@ -16,7 +16,9 @@ export {
   isServerError,
   isTooManyRequests,
   isUnauthorized,
+  isWriteTimeout,
   parseRetryAfter,
+  WRITE_TIMEOUT,
 } from './errors.js';
 export type { StatusCause, StatusDetails, StatusLike } from './errors.js';
 export { applyConflicts } from './apply-conflicts.js';

@@ -62,6 +62,7 @@ export function mutate<T extends KubernetesObject>(
     dryRun: options.dryRun,
     fieldManager: options.fieldManager,
     fieldValidation: options.fieldValidation,
+    writeTimeout: options.writeTimeout,
   };
 
   /** The store's copy when it is strictly newer than `than` (so it has seen the write that beat us), else a GET. */

@@ -22,10 +22,17 @@ import type { SchedulerLike } from 'rxjs';
  *   `metadata.resourceVersion` says which version this write produced (wait for an informer to reach it before
  *   trusting the cache).
  * - Fails with the transport's errors only: `ApiError` for any error status (test it with `apiErrors.isConflict`,
- *   `.isNotFound`, `.isInvalid`, ...; `causes` name the fields), `TransportError` when the network fails, and an
+ *   `.isNotFound`, `.isInvalid`, ...; `causes` name the fields), `TransportError` when the network fails (its
+ *   `reason` is `WriteTimeout` for a write left unanswered for `writeTimeout`, see below), and an
  *   `Error` named `ClientScopeError` for a call the client refuses to send (no name, no namespace, another
  *   namespace): a mistake in the calling code, so it is not exported; its `name` tells it apart.
- * - Nothing is retried behind the caller's back, except conflicts inside `mutate`.
+ * - Every write has a time limit, `writeTimeout` (default 70 s, on the client's scheduler): a write unanswered in
+ *   time, such as one sent on a pooled connection whose peer vanished without a FIN, is aborted (its connection
+ *   closed) and fails with `TransportError` whose `reason` is `WriteTimeout`. **Such a write may or may not have
+ *   been applied**: read the object before deciding what to write next.
+ * - Nothing is retried behind the caller's back, except conflicts inside `mutate` and a server-side apply
+ *   (`apply`, `applyStatus`) that timed out: it is sent once more, since applying the same object twice changes
+ *   nothing more. A timed-out write of `mutate` is not retried: its recipe need not be idempotent.
  *
  * # Caveats
  * - Objects travel as the API server's JSON. client-node's model types fit it except where their property names
@@ -192,6 +199,11 @@ export declare namespace ResourceClient {
      * --validate=strict`), `Warn` answers with warnings, `Ignore` drops them silently.
      */
     readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+    /**
+     * How long this write may go unanswered before it is aborted and fails with `TransportError('WriteTimeout')`, ms;
+     * `false` for no limit. Default: the client's `writeTimeout`.
+     */
+    readonly writeTimeout?: number | false;
   }
 
   /** Options of `apply` and `applyStatus` (server-side apply). */
@@ -249,6 +261,11 @@ export declare namespace ResourceClient {
     readonly signal?: AbortSignal;
     /** `dryRun=All`: the server checks the delete and answers, but deletes nothing. */
     readonly dryRun?: boolean;
+    /**
+     * How long this write may go unanswered before it is aborted and fails with `TransportError('WriteTimeout')`, ms;
+     * `false` for no limit. Default: the client's `writeTimeout`.
+     */
+    readonly writeTimeout?: number | false;
     /** Seconds the object may take to go (pods); 0 deletes at once. */
     readonly gracePeriodSeconds?: number;
     /** What happens to dependents: `Background` (the default for most kinds), `Foreground` or `Orphan`. */
@@ -365,9 +382,17 @@ export declare namespace ResourceClient {
      * says (asked once per cluster connection, and only when a `mutate` changes status).
      */
     readonly statusSubresource?: boolean;
+    /**
+     * The time limit of every write (create, replace, patch, apply, delete, the status writes, each write of
+     * `mutate`), ms, on `scheduler`; `false` for none. A write unanswered in time is aborted (its connection is
+     * closed) and fails with `TransportError('WriteTimeout')`. Default `defaults.client.writeTimeout`, 70 s:
+     * kube-apiserver's own 60 s request timeout plus a margin, so a live server always answers first. Reads are
+     * not limited by it. Not a finite number > 0 or `false`: a `RangeError` here.
+     */
+    readonly writeTimeout?: number | false;
     /** `mutate`'s conflict retry policy; default `defaults.client.retry`. */
     readonly retry?: RetryPolicy;
-    /** Schedules `mutate`'s retry delays; default `monotonicScheduler` (from `rxkube/extend`) (virtual inside `TestScheduler.run()`). */
+    /** Schedules `mutate`'s retry delays and the write timeout; default `monotonicScheduler` (from `rxkube/extend`) (virtual inside `TestScheduler.run()`). */
     readonly scheduler?: SchedulerLike;
     /** The jitter source of retry delays, uniform in [0, 1); default `Math.random`. */
     readonly random?: () => number;

@@ -11,3 +11,4 @@ export { DEFAULT_RETRY } from './options.js';
 export type { ClientWrite, ClientWriteOutcome, WriteObserver, WriteVerb } from './write-observer.js';
 export { DEFAULT_PAGE_SIZE } from './pages.js';
 export type { CallOptions, FieldValidation, PropagationPolicy } from './options.js';
+export { DEFAULT_WRITE_TIMEOUT_MS } from './write-timeout.js';

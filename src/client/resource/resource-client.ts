@@ -3,6 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { type Observable, defer, map, of, switchMap } from 'rxjs';
+import { monotonicScheduler } from '../../clock/index.js';
 import type { ResourceRef } from '../../resources/index.js';
 import { collectionPath, resolveResource$ } from '../../resources/index.js';
 import { checkSelectors, type SelectorOptions } from '../../selectors/index.js';
@@ -29,6 +30,13 @@ import {
   type ClientWrite,
   type WriteVerb,
 } from './write-observer.js';
+import {
+  DEFAULT_WRITE_TIMEOUT_MS,
+  type WriteTimeout,
+  checkWriteTimeout,
+  retryTimedOutOnce,
+  withWriteTimeout,
+} from './write-timeout.js';
 import type { ResolvedResource } from 'rxkube/extend';
 
 /** The content type of server-side apply; the body is JSON, which is YAML. */
@@ -76,24 +84,37 @@ export function resourceClient<T extends KubernetesObject>(
   const fieldManager = options.fieldManager;
   checkWriteObserver(options.writeObserver);
   const observer = options.writeObserver;
+  const writeTimeout = checkWriteTimeout('resourceClient', options.writeTimeout) ?? DEFAULT_WRITE_TIMEOUT_MS;
+  const scheduler = options.scheduler ?? monotonicScheduler;
 
   /**
-   * One request, built once the kind is resolved; its JSON body is the result. A write (`describe` given) is told to
-   * the write observer, unless it is a dry run.
+   * One request, built once the kind is resolved; its JSON body is the result. A write (any method but GET) is
+   * limited to `callTimeout`, else the client's `writeTimeout`; a write (`describe` given) is told to the write
+   * observer, with its timeout if it ran out of time, unless it is a dry run.
    */
   const send = <R>(
     signal: AbortSignal | undefined,
     build: (r: ResolvedResource) => TransportRequest,
     describe?: (r: ResolvedResource) => WriteTarget,
+    callTimeout?: WriteTimeout,
   ): Observable<R> =>
     withSignal(
       resolved$().pipe(
         // A request that cannot be built (no name, no namespace) errors here, at subscription, never at call time.
         switchMap((r) => {
           const request = build(r);
-          const answer$ = requestWithWarnings(transport, request, onWarning).pipe(
+          const response$ = requestWithWarnings(transport, request, onWarning).pipe(
             map((response) => objectBody<R>(request, response.body)),
           );
+          const answer$ =
+            request.method === 'GET'
+              ? response$
+              : withWriteTimeout(
+                  response$,
+                  request,
+                  checkWriteTimeout(`resourceClient: ${request.method}`, callTimeout) ?? writeTimeout,
+                  scheduler,
+                );
           if (observer === undefined || describe === undefined || request.query?.['dryRun'] === 'All') return answer$;
           return observeWrite(answer$, observer, { resource: client.resource, ...describe(r), signal });
         }),
@@ -189,6 +210,7 @@ export function resourceClient<T extends KubernetesObject>(
           generateName: nonEmpty(object?.metadata?.generateName),
           base: null,
         }),
+        o?.writeTimeout,
       ),
     replace: (object, o) =>
       send(
@@ -200,6 +222,7 @@ export function resourceClient<T extends KubernetesObject>(
           body: object,
         }),
         (r) => writeTo(r, object, 'replace', 'replace', false, versionIn(object)),
+        o?.writeTimeout,
       ),
     patch: (ref, patch, o) =>
       send(
@@ -212,18 +235,23 @@ export function resourceClient<T extends KubernetesObject>(
           contentType: patchContentTypes[patch.type],
         }),
         (r) => writeTo(r, ref, 'patch', 'patch', false, baseOfPatch(patch)),
+        o?.writeTimeout,
       ),
     apply: (object, o) =>
-      send(
-        o?.signal,
-        (r) => ({
-          method: 'PATCH',
-          path: objectPath(r, targetOf(r, namespace, object as object, 'apply')),
-          query: applyQuery(o),
-          body: applyBody(object as object),
-          contentType: APPLY_PATCH,
-        }),
-        (r) => writeTo(r, object as object, 'apply', 'apply', false, versionIn(object)),
+      // Applying the same object twice changes nothing more: a timed-out apply is safe to send once more.
+      retryTimedOutOnce(() =>
+        send(
+          o?.signal,
+          (r) => ({
+            method: 'PATCH',
+            path: objectPath(r, targetOf(r, namespace, object as object, 'apply')),
+            query: applyQuery(o),
+            body: applyBody(object as object),
+            contentType: APPLY_PATCH,
+          }),
+          (r) => writeTo(r, object as object, 'apply', 'apply', false, versionIn(object)),
+          o?.writeTimeout,
+        ),
       ),
     delete: (ref, o) =>
       send(
@@ -235,15 +263,21 @@ export function resourceClient<T extends KubernetesObject>(
           body: deleteOptionsBody(o),
         }),
         (r) => writeTo(r, ref, 'delete', 'delete', false, o?.preconditions?.resourceVersion),
+        o?.writeTimeout,
       ),
     deleteCollection: (o) =>
       withSelectors('deleteCollection', o, () =>
-        send(o?.signal, (r) => ({
-          method: 'DELETE',
-          path: collectionPath(r, namespaceOf(r, namespace, undefined, 'deleteCollection')),
-          query: { ...dryRunQuery(o), labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector },
-          body: deleteOptionsBody(o),
-        })),
+        send(
+          o?.signal,
+          (r) => ({
+            method: 'DELETE',
+            path: collectionPath(r, namespaceOf(r, namespace, undefined, 'deleteCollection')),
+            query: { ...dryRunQuery(o), labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector },
+            body: deleteOptionsBody(o),
+          }),
+          undefined,
+          o?.writeTimeout,
+        ),
       ),
 
     getStatus: (ref, o) =>
@@ -262,6 +296,7 @@ export function resourceClient<T extends KubernetesObject>(
           body: object,
         }),
         (r) => writeTo(r, object, 'replaceStatus', 'replace', true, versionIn(object)),
+        o?.writeTimeout,
       ),
     patchStatus: (ref, patch, o) =>
       send(
@@ -274,18 +309,23 @@ export function resourceClient<T extends KubernetesObject>(
           contentType: patchContentTypes[patch.type],
         }),
         (r) => writeTo(r, ref, 'patchStatus', 'patch', true, baseOfPatch(patch)),
+        o?.writeTimeout,
       ),
     applyStatus: (object, o) =>
-      send(
-        o?.signal,
-        (r) => ({
-          method: 'PATCH',
-          path: objectPath(r, targetOf(r, namespace, object as object, 'applyStatus'), 'status'),
-          query: applyQuery(o),
-          body: applyBody(object as object),
-          contentType: APPLY_PATCH,
-        }),
-        (r) => writeTo(r, object as object, 'applyStatus', 'apply', true, versionIn(object)),
+      // Applying the same object twice changes nothing more: a timed-out apply is safe to send once more.
+      retryTimedOutOnce(() =>
+        send(
+          o?.signal,
+          (r) => ({
+            method: 'PATCH',
+            path: objectPath(r, targetOf(r, namespace, object as object, 'applyStatus'), 'status'),
+            query: applyQuery(o),
+            body: applyBody(object as object),
+            contentType: APPLY_PATCH,
+          }),
+          (r) => writeTo(r, object as object, 'applyStatus', 'apply', true, versionIn(object)),
+          o?.writeTimeout,
+        ),
       ),
 
     mutate: (target, recipe, o) =>
@@ -299,7 +339,7 @@ export function resourceClient<T extends KubernetesObject>(
                 ? of(options.statusSubresource)
                 : resolved$().pipe(switchMap((r) => hasStatusSubresource$(transport, r, onWarning))),
             retry: o?.retry ?? options.retry ?? DEFAULT_RETRY,
-            scheduler: options.scheduler,
+            scheduler,
             random: options.random,
           },
           target,

@@ -1,0 +1,164 @@
+/**
+ * The soak's checkpoint checks, as pure functions of what was read, so the unit suite tests them apart from any
+ * server: cache drift, convergence, lost updates, overlapping reconciles and the heap's trend.
+ * @module
+ */
+
+/** An object as far as the checks read it. */
+export interface Seen {
+  readonly key: string;
+  readonly resourceVersion: string;
+}
+
+/** The keys whose cached resourceVersion differs from the server's, or that only one side has. */
+export function cacheDrift(cache: Iterable<Seen>, server: Iterable<Seen>): string[] {
+  const cached = new Map([...cache].map((o) => [o.key, o.resourceVersion]));
+  const served = new Map([...server].map((o) => [o.key, o.resourceVersion]));
+  const drift: string[] = [];
+  for (const [key, version] of served) if (cached.get(key) !== version) drift.push(key);
+  for (const key of cached.keys()) if (!served.has(key)) drift.push(key);
+  return drift.sort();
+}
+
+/** A PodSet's desired and observed replicas, and the active Pods it controls. */
+export interface PodSetState {
+  readonly name: string;
+  readonly desired: number;
+  readonly statusReplicas: number | undefined;
+  readonly ownedPods: number;
+}
+
+/** The PodSets that have not converged: owned Pods or `status.replicas` differ from `spec.replicas`. */
+export function unconverged(podSets: Iterable<PodSetState>): string[] {
+  return [...podSets]
+    .filter((p) => p.ownedPods !== p.desired || p.statusReplicas !== p.desired)
+    .map((p) => `${p.name} (want ${p.desired}, pods ${p.ownedPods}, status ${String(p.statusReplicas)})`)
+    .sort();
+}
+
+/** What the writers know of one counter: increments that succeeded, and those whose outcome is unknown. */
+export interface CounterTally {
+  readonly succeeded: number;
+  /** Writes that failed without a definite answer (a timeout, a cut connection, a 5xx): applied or not. */
+  readonly unknown: number;
+}
+
+/**
+ * The counters whose value is not explained by the increments: below the successful ones (a lost update), or above
+ * the successful plus the unknown ones (an increment applied twice).
+ */
+export function lostUpdates(
+  counters: ReadonlyMap<string, number>,
+  tallies: ReadonlyMap<string, CounterTally>,
+): string[] {
+  const wrong: string[] = [];
+  for (const [name, tally] of tallies) {
+    const value = counters.get(name) ?? 0;
+    if (value < tally.succeeded || value > tally.succeeded + tally.unknown)
+      wrong.push(`${name}: counter ${value}, ${tally.succeeded} increments succeeded, ${tally.unknown} unknown`);
+  }
+  return wrong.sort();
+}
+
+/** Adds `b` to `a`, counter by counter. */
+export function addTallies(a: Map<string, CounterTally>, b: Readonly<Record<string, CounterTally>>): void {
+  for (const [name, t] of Object.entries(b)) {
+    const prior = a.get(name) ?? { succeeded: 0, unknown: 0 };
+    a.set(name, { succeeded: prior.succeeded + t.succeeded, unknown: prior.unknown + t.unknown });
+  }
+}
+
+/** One reconcile run of a key by a replica, `[start, end]` in ms since the epoch. */
+export interface RunSpan {
+  readonly replica: string;
+  readonly key: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Pairs of runs of one key by two replicas whose spans overlap. */
+export function overlappingRuns(spans: Iterable<RunSpan>): string[] {
+  const byKey = new Map<string, RunSpan[]>();
+  for (const span of spans) {
+    const list = byKey.get(span.key) ?? [];
+    list.push(span);
+    byKey.set(span.key, list);
+  }
+  const found: string[] = [];
+  for (const [key, list] of byKey) {
+    list.sort((a, b) => a.start - b.start);
+    let latest: RunSpan | undefined;
+    for (const span of list) {
+      if (latest !== undefined && span.start < latest.end && span.replica !== latest.replica)
+        found.push(
+          `${key}: ${latest.replica} [${latest.start}, ${latest.end}] and ${span.replica} [${span.start}, ${span.end}]`,
+        );
+      if (latest === undefined || span.end > latest.end) latest = span;
+    }
+  }
+  return found;
+}
+
+/** One heap reading: `at` ms, `bytes` used. */
+export interface HeapSample {
+  readonly at: number;
+  readonly bytes: number;
+}
+
+/** The least-squares line through the heap readings. */
+export interface HeapTrend {
+  /** The fitted slope, bytes per minute. */
+  readonly slopePerMinute: number;
+  /** The slope's standard error, bytes per minute. */
+  readonly standardError: number;
+  /** The mean heap, bytes. */
+  readonly mean: number;
+  /** How long the readings span, minutes. */
+  readonly minutes: number;
+  /** Readings used. */
+  readonly samples: number;
+  /**
+   * Flat within noise, as a leak would not be: the slope is no more than two standard errors above 0, or it would
+   * grow the heap by less than 10% of its mean over the run. A falling heap is flat for this purpose.
+   */
+  readonly flat: boolean;
+}
+
+/** Fits a line to `samples` (at least 3). */
+export function heapTrend(samples: readonly HeapSample[]): HeapTrend {
+  const n = samples.length;
+  if (n < 3) throw new RangeError(`heapTrend: needs at least 3 samples, got ${n}`);
+  const t0 = samples[0]!.at;
+  const xs = samples.map((s) => (s.at - t0) / 60_000);
+  const ys = samples.map((s) => s.bytes);
+  const mx = xs.reduce((a, b) => a + b, 0) / n;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  let sxx = 0;
+  let sxy = 0;
+  for (let i = 0; i < n; i++) {
+    sxx += (xs[i]! - mx) ** 2;
+    sxy += (xs[i]! - mx) * (ys[i]! - my);
+  }
+  const slope = sxx === 0 ? 0 : sxy / sxx;
+  let residuals = 0;
+  for (let i = 0; i < n; i++) residuals += (ys[i]! - my - slope * (xs[i]! - mx)) ** 2;
+  const standardError = sxx === 0 ? 0 : Math.sqrt(residuals / (n - 2) / sxx);
+  const minutes = xs[n - 1]!;
+  const flat = slope <= 2 * standardError || slope * minutes < 0.1 * my;
+  return { slopePerMinute: slope, standardError, mean: my, minutes, samples: n, flat };
+}
+
+/**
+ * The lowest reading of each `windowMs` window: the heap after a collection. The readings of a live heap are a
+ * sawtooth (allocation, then a collection); its troughs are what a leak raises.
+ */
+export function heapTroughs(samples: readonly HeapSample[], windowMs: number): HeapSample[] {
+  const troughs = new Map<number, HeapSample>();
+  const start = samples[0]?.at ?? 0;
+  for (const sample of samples) {
+    const window = Math.floor((sample.at - start) / windowMs);
+    const lowest = troughs.get(window);
+    if (lowest === undefined || sample.bytes < lowest.bytes) troughs.set(window, sample);
+  }
+  return [...troughs.values()];
+}

@@ -1,0 +1,66 @@
+/**
+ * `npm run soak`: the soak against a real kube-apiserver and etcd started by the project's launcher.
+ *
+ * Options (defaults: the full soak of issue 33): `--events 1000000`, `--objects 100000`, `--fault-rate 1` (faults
+ * per minute), `--duration 40` (minutes, a bound), `--checkpoints 10`, `--seed 33`, `--out soak/results` (where
+ * the report's JSON and the heap plot go). Exits 0 when the soak passed, 1 otherwise.
+ * @module
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startControlPlane } from '../src/testing/index.js';
+import { heapPlot } from './plot.js';
+import { FULL_SOAK, runSoak } from './soak.js';
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: String(FULL_SOAK.events) },
+    objects: { type: 'string', default: String(FULL_SOAK.objects) },
+    'fault-rate': { type: 'string', default: String(FULL_SOAK.faultRate) },
+    duration: { type: 'string', default: String(FULL_SOAK.durationMs / 60_000) },
+    checkpoints: { type: 'string', default: String(FULL_SOAK.checkpoints) },
+    seed: { type: 'string', default: String(FULL_SOAK.seed) },
+    out: { type: 'string', default: 'soak/results' },
+  },
+  strict: true,
+});
+
+const positive = (name: string, text: string): number => {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) {
+    process.stderr.write(`soak: --${name} must be a number > 0, got ${JSON.stringify(text)}\n`);
+    process.exit(2);
+  }
+  return value;
+};
+const options = {
+  ...FULL_SOAK,
+  events: Math.round(positive('events', values.events)),
+  objects: Math.round(positive('objects', values.objects)),
+  faultRate: positive('fault-rate', values['fault-rate']),
+  durationMs: positive('duration', values.duration) * 60_000,
+  checkpoints: Math.round(positive('checkpoints', values.checkpoints)),
+  seed: Math.round(positive('seed', values.seed)),
+  log: (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
+};
+
+const controlPlane = await startControlPlane();
+options.log(`control plane ${controlPlane.url} ready in ${controlPlane.startMs} ms`);
+let passed = false;
+try {
+  const report = await runSoak(controlPlane, options);
+  mkdirSync(values.out, { recursive: true });
+  writeFileSync(join(values.out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(values.out, 'heap.svg'), heapPlot(report.heapSamples, report.heap, report.heapTroughs));
+  options.log(
+    `done: ${report.events} events (${report.failedEvents} failed) in ${Math.round(report.durationMs / 1000)} s; ` +
+      `faults ${JSON.stringify(report.faults)}; counters ${JSON.stringify(report.counters)}; ` +
+      `heap slope ${report.heap === undefined ? 'n/a' : `${Math.round(report.heap.slopePerMinute)} ± ${Math.round(report.heap.standardError)} B/min (${report.heap.flat ? 'flat' : 'NOT flat'})`}; ` +
+      `${report.passed ? 'PASSED' : 'FAILED'}`,
+  );
+  passed = report.passed;
+} finally {
+  await controlPlane.stop();
+}
+process.exit(passed ? 0 : 1);

@@ -1,0 +1,136 @@
+/**
+ * The soak's controller replicas: the replica-set example (`examples/replica-set/main.ts`) under the manager with
+ * leader election, one process each, its JSON log records parsed as they come.
+ * @module
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { RunSpan } from './checks.js';
+
+/** A running (or finished) replica. */
+export interface Replica {
+  readonly identity: string;
+  readonly child: ChildProcess;
+  /** Its `reconciled` and `reconcile failed` records, as spans. */
+  readonly spans: RunSpan[];
+  /** Its metrics URL, once the manager said it. */
+  metrics: string | undefined;
+  leading: boolean;
+  exited: boolean;
+  readonly exit: Promise<void>;
+  /** The last lines of its stderr that were not JSON records, for a failure's report. */
+  readonly stderrTail: string[];
+}
+
+/** Lease timings of the replicas, ms. */
+export interface LeaseTimings {
+  readonly leaseDuration: number;
+  readonly renewDeadline: number;
+  readonly retryPeriod: number;
+}
+
+/** Starts a replica as `identity` on the cluster of `kubeconfig`, watching `namespace`. */
+export function startReplica(identity: string, kubeconfig: string, namespace: string, lease: LeaseTimings): Replica {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'examples/replica-set/main.ts',
+      '--kubeconfig',
+      kubeconfig,
+      '--namespace',
+      namespace,
+      '--identity',
+      identity,
+      '--workers',
+      '5',
+      '--metrics-bind-address',
+      '127.0.0.1:0',
+      '--health-probe-bind-address',
+      '127.0.0.1:0',
+      '--lease-duration',
+      String(lease.leaseDuration),
+      '--renew-deadline',
+      String(lease.renewDeadline),
+      '--retry-period',
+      String(lease.retryPeriod),
+      '--log-format',
+      'json',
+      '--stop-on-stdin-eof',
+    ],
+    { stdio: ['pipe', 'ignore', 'pipe'], env: { ...process.env, KUBECONFIG: '' } },
+  );
+  let exited!: () => void;
+  const replica: Replica = {
+    identity,
+    child,
+    spans: [],
+    metrics: undefined,
+    leading: false,
+    exited: false,
+    exit: new Promise<void>((resolve) => {
+      exited = resolve;
+    }),
+    stderrTail: [],
+  };
+  child.once('exit', () => {
+    replica.exited = true;
+    replica.leading = false;
+    exited();
+  });
+  let pending = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    pending += chunk;
+    const lines = pending.split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) readRecord(replica, line);
+  });
+  return replica;
+}
+
+function readRecord(replica: Replica, line: string): void {
+  if (!line.startsWith('{')) {
+    if (line.trim() === '') return;
+    replica.stderrTail.push(line);
+    if (replica.stderrTail.length > 20) replica.stderrTail.shift();
+    return;
+  }
+  let record: { msg?: string; time?: string; key?: string; durationMs?: number; metrics?: string };
+  try {
+    record = JSON.parse(line) as typeof record;
+  } catch {
+    return;
+  }
+  const at = Date.parse(record.time ?? '');
+  if (record.msg === 'reconciled' || record.msg === 'reconcile failed') {
+    if (record.key !== undefined && typeof record.durationMs === 'number')
+      replica.spans.push({ replica: replica.identity, key: record.key, start: at - record.durationMs, end: at });
+  } else if (record.msg === 'manager started' && record.metrics !== undefined) {
+    replica.metrics = record.metrics;
+  } else if (record.msg === 'leading') {
+    replica.leading = true;
+  } else if (record.msg === 'stopped leading') {
+    replica.leading = false;
+  }
+}
+
+/** The heap a replica uses now (`nodejs_heap_size_used_bytes` of its `/metrics`), or undefined if it does not say. */
+export async function heapUsed(replica: Replica): Promise<number | undefined> {
+  if (replica.metrics === undefined || replica.exited) return undefined;
+  try {
+    const text = await (await fetch(replica.metrics, { signal: AbortSignal.timeout(5000) })).text();
+    const match = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)/m.exec(text);
+    return match === null ? undefined : Number(match[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stops a replica gracefully (stdin's end), then with SIGKILL after `graceMs`. */
+export async function stopReplica(replica: Replica, graceMs = 10_000): Promise<void> {
+  if (replica.exited) return;
+  replica.child.stdin?.end();
+  const timer = setTimeout(() => replica.child.kill('SIGKILL'), graceMs);
+  await replica.exit;
+  clearTimeout(timer);
+}

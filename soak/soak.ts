@@ -1,0 +1,463 @@
+/**
+ * The soak: the PodSet controller (two replicas under the manager, leader election) against a real kube-apiserver
+ * and etcd, a writer process pair churning PodSets and incrementing counters, drawn faults, and checks at each
+ * checkpoint. `runSoak` is what `npm run soak` and the e2e spec run.
+ * @module
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
+import { firstValueFrom, filter } from 'rxjs';
+import { informer, resourceClient } from '../src/index.js';
+import type { ControlPlane } from '../src/testing/index.js';
+import { startTcpProxy, type TcpProxy } from '../src/testing/index.js';
+import { writeKubeConfigFile } from '../src/testing/kubeconfig.js';
+import { installPodSetCrd, POD, PODSET, type PodSet } from '../examples/replica-set/podset.js';
+import { podSet } from '../examples/replica-set/scenarios.js';
+import {
+  addTallies,
+  cacheDrift,
+  heapTroughs,
+  heapTrend,
+  lostUpdates,
+  overlappingRuns,
+  unconverged,
+  type CounterTally,
+  type HeapSample,
+  type HeapTrend,
+} from './checks.js';
+import { heapUsed, startReplica, stopReplica, type LeaseTimings, type Replica } from './replicas.js';
+import { COUNTER_ANNOTATION, seeded, type FromWriter, type WriterConfig } from './writer.js';
+
+/** The faults the soak draws. */
+export const FAULTS = ['apiserver-kill', 'etcd-compaction', 'partition', 'connection-reset', 'leader-kill'] as const;
+export type Fault = (typeof FAULTS)[number];
+
+/** Options of {@link runSoak}. */
+export interface SoakOptions {
+  /** Writer events in all (creates, updates, deletes, counter increments). */
+  readonly events: number;
+  /** PodSets the writers churn. */
+  readonly objects: number;
+  /** Faults per minute. */
+  readonly faultRate: number;
+  /** Stop after this long even if events remain, ms. */
+  readonly durationMs: number;
+  /** Checkpoints, evenly spread over the events (the last one after the writers finish). */
+  readonly checkpoints: number;
+  /** How long a partition lasts, ms (longer than the lease's renew deadline, so that leadership moves). */
+  readonly partitionMs: number;
+  readonly seed: number;
+  /** Where progress lines go. */
+  readonly log: (line: string) => void;
+}
+
+/** The defaults of the full soak (issue 33): a million events over 100,000 objects in about 30 minutes. */
+export const FULL_SOAK: Omit<SoakOptions, 'log'> = {
+  events: 1_000_000,
+  objects: 100_000,
+  faultRate: 1,
+  durationMs: 40 * 60_000,
+  checkpoints: 10,
+  partitionMs: 8_000,
+  seed: 33,
+};
+
+/** What one checkpoint found. */
+export interface Checkpoint {
+  readonly at: number;
+  readonly events: number;
+  readonly podSets: number;
+  readonly pods: number;
+  readonly cacheDrift: string[];
+  readonly unconverged: string[];
+  readonly lostUpdates: string[];
+  readonly overlaps: string[];
+  /** Milliseconds from the writers' pause to convergence. */
+  readonly convergedInMs: number;
+}
+
+/** The outcome of a soak. */
+export interface SoakReport {
+  readonly options: Omit<SoakOptions, 'log'>;
+  readonly events: number;
+  readonly failedEvents: number;
+  readonly faults: Record<Fault, number>;
+  readonly checkpoints: Checkpoint[];
+  readonly counters: { readonly succeeded: number; readonly unknown: number; readonly value: number };
+  readonly reconciles: number;
+  readonly heap: HeapTrend | undefined;
+  /** The heap readings of the replica that lived longest, after its warm-up (one process: a successor starts afresh). */
+  readonly heapSamples: HeapSample[];
+  /** The readings the trend is fitted to: the lowest of each 20 s window (the heap after a collection). */
+  readonly heapTroughs: HeapSample[];
+  readonly durationMs: number;
+  /** True when every checkpoint is clean, the heap is flat and every fault happened. */
+  readonly passed: boolean;
+}
+
+const LEASE: LeaseTimings = { leaseDuration: 6_000, renewDeadline: 4_000, retryPeriod: 1_000 };
+const COUNTERS = ['counter-0', 'counter-1', 'counter-2', 'counter-3'];
+const WRITE_TIMEOUT_MS = 10_000;
+const HEAP_WARM_UP_MS = 30_000;
+const CONVERGENCE_BOUND_MS = 330_000;
+/** The heap trend is fitted to the lowest reading of each such window (the heap after a collection). */
+const HEAP_WINDOW_MS = 20_000;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `work`, waited for at most `ms`; the guard's timer is cleared either way, so it keeps nothing alive. */
+async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/** Runs the soak on `controlPlane` (its kube-apiserver is killed and restarted, etcd compacted) and reports. */
+export async function runSoak(controlPlane: ControlPlane, options: SoakOptions): Promise<SoakReport> {
+  const { log, ...settings } = options;
+  const started = Date.now();
+  const random = seeded(options.seed);
+  const namespace = `soak-${started.toString(36)}`;
+  const dir = mkdtempSync(join(tmpdir(), 'rxkube-soak-'));
+  const kc = controlPlane.kubeConfig;
+  const apiPort = Number(new URL(controlPlane.url).port);
+  const proxies: TcpProxy[] = [];
+  const replicas: Replica[] = [];
+  const writers: ChildProcess[] = [];
+  const faults = Object.fromEntries(FAULTS.map((f) => [f, 0])) as Record<Fault, number>;
+  const checkpoints: Checkpoint[] = [];
+  /** Heap readings of each replica; the trend is fitted to the one that lived longest, after its warm-up. */
+  const heapByReplica = new Map<string, HeapSample[]>();
+  const tallies = new Map<string, CounterTally>();
+  let stopHeap = false;
+  let stopFaults = false;
+  let faultsHeld = false;
+  /** Set once the soak ends: exited replicas are no longer replaced. */
+  let closing = false;
+  let replicaCount = 0;
+  let watching: { unsubscribe(): void } | undefined;
+  let faultLoop: Promise<void> = Promise.resolve();
+  let heapLoop: Promise<void> = Promise.resolve();
+
+  const kubeconfigFile = async (config: KubeConfig, name: string): Promise<string> => {
+    const path = join(dir, name);
+    await writeKubeConfigFile(config, path);
+    return path;
+  };
+  try {
+    const namespaces = resourceClient(kc, { apiVersion: 'v1', kind: 'Namespace' });
+    await firstValueFrom(namespaces.create({ metadata: { name: namespace } }));
+    await installPodSetCrd(kc);
+    const podSets = resourceClient<PodSet>(kc, PODSET, { namespace, fieldManager: 'soak' });
+    const pods = resourceClient<V1Pod>(kc, POD, { namespace });
+    for (const name of COUNTERS) await firstValueFrom(podSets.create(podSet(name, 0)));
+
+    // Each replica reaches kube-apiserver through a proxy of its own: the partition and reset faults act there.
+    const launch = async (): Promise<void> => {
+      const proxy = await startTcpProxy({ targetPort: apiPort });
+      proxies.push(proxy);
+      if (closing) return;
+      const identity = `replica-${++replicaCount}`;
+      const file = await kubeconfigFile(proxy.routeThrough(kc), `${identity}.kubeconfig`);
+      const replica = startReplica(identity, file, namespace, LEASE);
+      (replica as { proxy?: TcpProxy }).proxy = proxy;
+      replicas.push(replica);
+      // A supervisor, as a Deployment's: a replica that exits (killed, or ending itself on a lost Lease, as the
+      // manager does by default) is replaced, so two replicas run until the soak ends.
+      void replica.exit.then(async () => {
+        const { exitCode, signalCode } = replica.child;
+        log(`${identity} exited (${signalCode ?? `code ${exitCode}`})`);
+        await proxy.close();
+        if (!closing) await launch();
+      });
+    };
+    const proxyOf = (replica: Replica): TcpProxy => (replica as unknown as { proxy: TcpProxy }).proxy;
+    await launch();
+    await launch();
+
+    // The checker's own informer, on a direct link.
+    const watched = informer<PodSet>(kc, PODSET, { namespace });
+    watching = watched.events$.subscribe();
+    await firstValueFrom(watched.synced$.pipe(filter(Boolean)));
+
+    const writerFile = await kubeconfigFile(kc, 'writer.kubeconfig');
+    const perWriter = Math.ceil(options.events / 2);
+    for (let index = 0; index < 2; index++) {
+      const config: WriterConfig = {
+        kubeconfig: writerFile,
+        namespace,
+        index,
+        writers: 2,
+        objects: options.objects,
+        events: perWriter,
+        counters: COUNTERS,
+        counterShare: 0.2,
+        concurrency: 8,
+        seed: options.seed * 7 + index,
+        writeTimeoutMs: WRITE_TIMEOUT_MS,
+      };
+      const child = fork('soak/writer.ts', [JSON.stringify(config)], {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      writers.push(child);
+      child.once('exit', (code, signal) => log(`writer ${index} exited (${signal ?? `code ${code}`})`));
+    }
+    // The last report of each writer (`paused` at a checkpoint, `done` at its end): its events and tallies so far.
+    const latest = new Map<ChildProcess, Extract<FromWriter, { events: number }>>();
+    const answered = (child: ChildProcess, wanted: (m: FromWriter) => boolean): Promise<void> =>
+      new Promise((resolve) => {
+        const onMessage = (message: FromWriter): void => {
+          if (!wanted(message)) return;
+          child.off('message', onMessage);
+          child.off('exit', onExit);
+          resolve();
+        };
+        const onExit = (): void => {
+          child.off('message', onMessage);
+          resolve();
+        };
+        child.on('message', onMessage);
+        child.once('exit', onExit);
+      });
+    for (const child of writers) {
+      child.on('message', (message: FromWriter) => {
+        if (message.type !== 'started') latest.set(child, message);
+      });
+    }
+    const done = (child: ChildProcess): boolean =>
+      latest.get(child)?.type === 'done' || child.exitCode !== null || child.signalCode !== null;
+    /** Pauses every writer that is still writing; resolves once each has answered (or ended). */
+    const pauseWriters = async (): Promise<void> => {
+      await Promise.all(
+        writers.map((child) => {
+          if (done(child) || !child.connected) return undefined;
+          const reply = answered(child, (m) => m.type === 'paused' || m.type === 'done');
+          child.send({ type: 'pause' });
+          return reply;
+        }),
+      );
+    };
+    const finalReports = writers.map((child) => answered(child, (m) => m.type === 'done'));
+
+    // Heap readings of the replicas every 2 s (the leader's, and its follower's).
+    heapLoop = (async () => {
+      while (!stopHeap) {
+        for (const replica of replicas) {
+          if (replica.exited) continue;
+          const bytes = await heapUsed(replica);
+          if (bytes === undefined) continue;
+          const series = heapByReplica.get(replica.identity) ?? [];
+          series.push({ at: Date.now(), bytes });
+          heapByReplica.set(replica.identity, series);
+        }
+        await sleep(2_000);
+      }
+    })();
+
+    const leader = (): Replica | undefined => replicas.find((r) => r.leading && !r.exited);
+    const inject = async (fault: Fault): Promise<void> => {
+      log(`fault: ${fault}`);
+      if (fault === 'apiserver-kill') {
+        const pid = controlPlane.pids().apiServer;
+        if (pid !== undefined) process.kill(pid, 'SIGKILL');
+        await controlPlane.restartApiServer();
+      } else if (fault === 'etcd-compaction') {
+        await controlPlane.compactEtcd();
+      } else if (fault === 'partition') {
+        const target = leader() ?? replicas.find((r) => !r.exited);
+        if (target === undefined) return;
+        const proxy = proxyOf(target);
+        proxy.stall('all');
+        await sleep(options.partitionMs);
+        proxy.pass();
+      } else if (fault === 'connection-reset') {
+        const target = leader() ?? replicas.find((r) => !r.exited);
+        if (target === undefined) return;
+        proxyOf(target).reset('open');
+      } else {
+        const target = leader();
+        if (target === undefined) return;
+        target.child.kill('SIGKILL');
+        await target.exit;
+      }
+      faults[fault]++;
+    };
+    const drawFault = (): Fault => {
+      // Uniform among the faults drawn least so far, so that a short run still sees every one.
+      const least = Math.min(...FAULTS.map((f) => faults[f]));
+      const candidates = FAULTS.filter((f) => faults[f] === least);
+      return candidates[Math.floor(random() * candidates.length)]!;
+    };
+    let faultBusy: Promise<void> = Promise.resolve();
+    faultLoop = (async () => {
+      const gap = 60_000 / options.faultRate;
+      await sleep(gap / 2);
+      while (!stopFaults) {
+        if (!faultsHeld) {
+          faultBusy = inject(drawFault()).catch((error: unknown) => log(`fault failed: ${String(error)}`));
+          await faultBusy;
+        }
+        await sleep(gap * (0.5 + random()));
+      }
+    })();
+
+    /** `read()`, tried again every second while kube-apiserver is still coming back from a fault. */
+    const settled = async <T>(read: () => Promise<T>): Promise<T> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await read();
+        } catch (error) {
+          if (attempt >= 60) throw error;
+          await sleep(1_000);
+        }
+      }
+    };
+    const checkpoint = async (events: number): Promise<void> => {
+      faultsHeld = true;
+      await faultBusy;
+      const pausedAt = Date.now();
+      // Converged: every PodSet has its Pods and its status, and the checker's cache has caught up with the server.
+      let result: Omit<Checkpoint, 'convergedInMs' | 'at' | 'events' | 'overlaps' | 'lostUpdates'> | undefined;
+      // A Pod created and deleted while the controller's watch was down is never seen, so its creation stays expected
+      // until the controller's expectations time out (5 minutes, as kube-controller-manager's): the bound to wait.
+      const deadline = Date.now() + CONVERGENCE_BOUND_MS;
+      for (;;) {
+        const served = (await settled(() => firstValueFrom(podSets.list()))).items;
+        const servedPods = (await settled(() => firstValueFrom(pods.list()))).items.filter(
+          (p) => p.metadata?.deletionTimestamp === undefined,
+        );
+        const owned = new Map<string, number>();
+        for (const pod of servedPods) {
+          const owner = pod.metadata?.ownerReferences?.find((o) => o.controller === true)?.uid;
+          if (owner !== undefined) owned.set(owner, (owned.get(owner) ?? 0) + 1);
+        }
+        const states = served.map((p) => ({
+          name: p.metadata!.name!,
+          desired: p.spec?.replicas ?? 1,
+          statusReplicas: p.status?.replicas,
+          ownedPods: owned.get(p.metadata!.uid!) ?? 0,
+        }));
+        const cache = [...watched.current().entries()].map(([key, o]) => ({
+          key,
+          resourceVersion: o.metadata!.resourceVersion!,
+        }));
+        result = {
+          podSets: served.length,
+          pods: servedPods.length,
+          cacheDrift: cacheDrift(
+            cache,
+            served.map((p) => ({
+              key: `${namespace}/${p.metadata!.name}`,
+              resourceVersion: p.metadata!.resourceVersion!,
+            })),
+          ),
+          unconverged: unconverged(states),
+        };
+        if ((result.cacheDrift.length === 0 && result.unconverged.length === 0) || Date.now() > deadline) break;
+        await sleep(1_000);
+      }
+      const counters = new Map(
+        (await settled(() => firstValueFrom(podSets.list()))).items
+          .filter((p) => COUNTERS.includes(p.metadata!.name!))
+          .map((p) => [p.metadata!.name!, Number(p.metadata?.annotations?.[COUNTER_ANNOTATION] ?? '0')]),
+      );
+      const found: Checkpoint = {
+        at: Date.now() - started,
+        events,
+        ...result,
+        lostUpdates: lostUpdates(counters, tallies),
+        overlaps: overlappingRuns(replicas.flatMap((r) => r.spans)),
+        convergedInMs: Date.now() - pausedAt,
+      };
+      checkpoints.push(found);
+      faultsHeld = false;
+      log(
+        `checkpoint ${checkpoints.length}: ${events} events, ${found.podSets} PodSets, ${found.pods} Pods, ` +
+          `drift ${found.cacheDrift.length}, unconverged ${found.unconverged.length}, lost ${found.lostUpdates.length}, ` +
+          `overlaps ${found.overlaps.length}, converged in ${found.convergedInMs} ms`,
+      );
+    };
+
+    // Checkpoints: pause both writers (tallies as of the pause), stop faults in between, check, resume.
+    let totalEvents = 0;
+    let failedEvents = 0;
+    const every = options.events / options.checkpoints;
+    let next = every;
+    let lastEvents = 0;
+    const runEnd = started + options.durationMs;
+    for (;;) {
+      await sleep(2_000);
+      await pauseWriters();
+      const reports = [...latest.values()];
+      const events = reports.reduce((a, r) => a + r.events, 0);
+      const finished = writers.every(done);
+      const overtime = Date.now() > runEnd;
+      if ((events >= next || finished || overtime) && events > lastEvents) {
+        tallies.clear();
+        for (const r of reports) addTallies(tallies, r.tallies);
+        await checkpoint(events);
+        lastEvents = events;
+        totalEvents = events;
+        failedEvents = reports.reduce((a, r) => a + r.failed, 0);
+        while (next <= events) next += every;
+      }
+      if (finished || overtime) break;
+      for (const child of writers) if (!done(child) && child.connected) child.send({ type: 'resume' });
+    }
+    for (const child of writers) if (child.connected) child.send({ type: 'stop' });
+    await atMost(Promise.all(finalReports), 30_000);
+    stopFaults = true;
+    await faultLoop;
+    stopHeap = true;
+    await heapLoop;
+
+    const last = checkpoints.at(-1);
+    const counterTotals = [...tallies.values()].reduce(
+      (a, t) => ({ succeeded: a.succeeded + t.succeeded, unknown: a.unknown + t.unknown }),
+      { succeeded: 0, unknown: 0 },
+    );
+    const counterValue = (await settled(() => firstValueFrom(podSets.list()))).items
+      .filter((p) => COUNTERS.includes(p.metadata!.name!))
+      .reduce((a, p) => a + Number(p.metadata?.annotations?.[COUNTER_ANNOTATION] ?? '0'), 0);
+    const longest = [...heapByReplica.values()].reduce<HeapSample[]>((a, b) => (b.length > a.length ? b : a), []);
+    // The first 30 s are the start (informers listing, modules loading), not the trend.
+    const heapSamples = longest.filter((sample) => sample.at >= (longest[0]?.at ?? 0) + HEAP_WARM_UP_MS);
+    const troughs = heapTroughs(heapSamples, HEAP_WINDOW_MS);
+    const heap = troughs.length >= 3 ? heapTrend(troughs) : undefined;
+    const clean = checkpoints.every(
+      (c) => c.cacheDrift.length + c.unconverged.length + c.lostUpdates.length + c.overlaps.length === 0,
+    );
+    return {
+      options: settings,
+      events: totalEvents,
+      failedEvents,
+      faults,
+      checkpoints,
+      counters: { ...counterTotals, value: counterValue },
+      reconciles: replicas.reduce((a, r) => a + r.spans.length, 0),
+      heap,
+      heapSamples,
+      heapTroughs: troughs,
+      durationMs: Date.now() - started,
+      passed: last !== undefined && clean && heap?.flat === true && FAULTS.every((f) => faults[f] > 0),
+    };
+  } finally {
+    closing = true;
+    stopFaults = true;
+    stopHeap = true;
+    watching?.unsubscribe();
+    // A fault in progress may still start a replica: let it finish first, so that nothing is left running.
+    await atMost(Promise.all([faultLoop, heapLoop]), 90_000);
+    for (const w of writers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+    await Promise.all(replicas.map((r) => stopReplica(r)));
+    for (const proxy of proxies) await proxy.close();
+    await firstValueFrom(resourceClient(kc, { apiVersion: 'v1', kind: 'Namespace' }).delete(namespace)).catch(
+      () => undefined,
+    );
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,130 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import {
+  addTallies,
+  cacheDrift,
+  heapTroughs,
+  heapTrend,
+  lostUpdates,
+  overlappingRuns,
+  unconverged,
+  type CounterTally,
+} from '../../soak/checks.js';
+
+describe('soak: the checkpoint checks', () => {
+  it('finds no drift when the cache holds exactly the server objects at their versions', () => {
+    const objects = [
+      { key: 'ns/a', resourceVersion: '5' },
+      { key: 'ns/b', resourceVersion: '7' },
+    ];
+    expect(cacheDrift(objects, [...objects].reverse())).to.deep.equal([]);
+  });
+
+  it('names every key whose version differs, that the cache misses, or that the server no longer has', () => {
+    expect(
+      cacheDrift(
+        [
+          { key: 'ns/a', resourceVersion: '5' },
+          { key: 'ns/gone', resourceVersion: '2' },
+        ],
+        [
+          { key: 'ns/a', resourceVersion: '6' },
+          { key: 'ns/new', resourceVersion: '9' },
+        ],
+      ),
+    ).to.deep.equal(['ns/a', 'ns/gone', 'ns/new']);
+  });
+
+  it('calls a PodSet converged only when its owned Pods and its status both equal spec.replicas', () => {
+    expect(
+      unconverged([
+        { name: 'ok', desired: 2, statusReplicas: 2, ownedPods: 2 },
+        { name: 'short', desired: 2, statusReplicas: 2, ownedPods: 1 },
+        { name: 'stale-status', desired: 0, statusReplicas: 1, ownedPods: 0 },
+        { name: 'no-status', desired: 1, statusReplicas: undefined, ownedPods: 1 },
+      ]),
+    ).to.deep.equal([
+      'no-status (want 1, pods 1, status undefined)',
+      'short (want 2, pods 1, status 2)',
+      'stale-status (want 0, pods 0, status 1)',
+    ]);
+  });
+
+  it('accepts a counter between the successful increments and those plus the unknown ones, and names any other', () => {
+    const tallies = new Map<string, CounterTally>();
+    addTallies(tallies, { c: { succeeded: 3, unknown: 1 }, d: { succeeded: 2, unknown: 0 } });
+    addTallies(tallies, { c: { succeeded: 2, unknown: 1 } });
+    expect(tallies.get('c')).to.deep.equal({ succeeded: 5, unknown: 2 });
+    expect(
+      lostUpdates(
+        new Map([
+          ['c', 6],
+          ['d', 2],
+        ]),
+        tallies,
+      ),
+    ).to.deep.equal([]);
+    expect(
+      lostUpdates(
+        new Map([
+          ['c', 4],
+          ['d', 3],
+        ]),
+        tallies,
+      ),
+    ).to.deep.equal([
+      'c: counter 4, 5 increments succeeded, 2 unknown',
+      'd: counter 3, 2 increments succeeded, 0 unknown',
+    ]);
+  });
+
+  it('finds two replicas running one key at once, and not one replica running it twice in a row', () => {
+    expect(
+      overlappingRuns([
+        { replica: 'r1', key: 'ns/a', start: 0, end: 10 },
+        { replica: 'r1', key: 'ns/a', start: 10, end: 20 },
+        { replica: 'r2', key: 'ns/a', start: 20, end: 30 },
+        { replica: 'r2', key: 'ns/b', start: 0, end: 10 },
+        { replica: 'r1', key: 'ns/b', start: 5, end: 6 },
+      ]),
+    ).to.deep.equal(['ns/b: r2 [0, 10] and r1 [5, 6]']);
+  });
+
+  it('finds an overlap whenever two spans of different replicas on one key intersect (property)', () => {
+    const span = fc.record({
+      replica: fc.constantFrom('r1', 'r2'),
+      start: fc.integer({ min: 0, max: 100 }),
+      length: fc.integer({ min: 1, max: 20 }),
+    });
+    fc.assert(
+      fc.property(fc.array(span, { maxLength: 8 }), (drawn) => {
+        const spans = drawn.map((s) => ({ replica: s.replica, key: 'k', start: s.start, end: s.start + s.length }));
+        const intersecting = spans.some((a) =>
+          spans.some((b) => a.replica !== b.replica && a.start < b.end && b.start < a.end),
+        );
+        return overlappingRuns(spans).length > 0 === intersecting;
+      }),
+    );
+  });
+
+  it('fits the heap slope by least squares: flat for noise around a level, not flat for a steady climb', () => {
+    const noise = [0, 3, -2, 1, -3, 2, 0, -1, 2, -2];
+    const level = heapTrend(noise.map((n, i) => ({ at: i * 60_000, bytes: 100e6 + n * 1e6 })));
+    expect(level.flat).to.equal(true);
+    expect(level.minutes).to.equal(9);
+    const climb = heapTrend(noise.map((n, i) => ({ at: i * 60_000, bytes: 100e6 + i * 5e6 + n * 1e5 })));
+    expect(climb.flat).to.equal(false);
+    expect(climb.slopePerMinute).to.be.closeTo(5e6, 1e5);
+    expect(() => heapTrend([{ at: 0, bytes: 1 }])).to.throw(RangeError, /at least 3 samples/);
+  });
+
+  it('reads a sawtooth heap by its troughs, and calls a falling heap flat', () => {
+    // Climbs 10 MB a reading, collected back to 50 MB every fourth: a steady heap, however steep each tooth is.
+    const saw = Array.from({ length: 24 }, (_, i) => ({ at: i * 5_000, bytes: 50e6 + (i % 4) * 10e6 }));
+    const troughs = heapTroughs(saw, 20_000);
+    expect(troughs.map((t) => t.bytes)).to.deep.equal(Array(6).fill(50e6));
+    expect(heapTrend(troughs)).to.include({ slopePerMinute: 0, flat: true });
+    const falling = heapTrend([0, 1, 2, 3].map((i) => ({ at: i * 60_000, bytes: 100e6 - i * 10e6 })));
+    expect(falling.flat).to.equal(true);
+  });
+});
