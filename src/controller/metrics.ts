@@ -19,6 +19,9 @@ import type { ReconcileEvent } from './types.js';
  *   `stop$` the waiting keys are dropped, so the depth is 0.
  * - `activeWorkers` counts the runs holding a concurrency slot: a Promise held past its `timeout` keeps its slot,
  *   and is counted, until it settles.
+ * - `depthByPriority` splits `depth` by priority (controller-runtime's `workqueue_depth{priority}`): a ready key at
+ *   the priority of its pending run, a running key triggered again at the priority of its next run. Its counts add
+ *   up to `depth`; a priority with no key in the depth is absent.
  * - `unfinishedWorkMs` and `longestRunningMs` are measured on the operator's scheduler over the runs in flight
  *   (held Promises included), as client-go's `unfinished_work_seconds` and
  *   `longest_running_processor_seconds` are.
@@ -26,6 +29,8 @@ import type { ReconcileEvent } from './types.js';
 export interface ReconcileQueueView {
   /** Keys ready to run, plus running keys triggered again. */
   readonly depth: number;
+  /** `depth` by priority: a new Map of each priority in the depth and its count, each time it is read. */
+  readonly depthByPriority: ReadonlyMap<number, number>;
   /** Runs holding a concurrency slot. */
   readonly activeWorkers: number;
   /** The operator's `concurrency` (`Infinity` when unbounded). */
@@ -49,6 +54,9 @@ export interface ReconcileQueueView {
  *   whose delay ran out, and a run the gate closure interrupted (its key is ready again). A trigger that coalesces
  *   into a waiting run adds nothing. While no key is dropped by a stop, the adds minus the `started` calls equal the
  *   depth at every moment.
+ * - `added` and `started` are told the priority of the run (controller-runtime's priority queue passes it to its
+ *   `add` and `get`): for `added`, the priority the key entered the depth with (a later trigger may raise it; the
+ *   view's `depthByPriority` is current), for `started` the run's (`request.priority`).
  * - `started` is client-go's `get`: a run starts; `queueWaitMs` is the `queueWaitMs` of its `started` event.
  * - `done` is client-go's `done`: the run no longer holds its slot, `durationMs` after it started. For a Promise held
  *   past its `timeout` that is when it settles (its `released` event), not its deadline.
@@ -69,10 +77,13 @@ export interface ReconcileMetrics {
   opened?(queue: ReconcileQueueView): void;
   /** The subscription of `queue` ended. */
   closed?(queue: ReconcileQueueView): void;
-  /** `key` entered the depth (client-go's `add`: `workqueue_adds_total`). */
-  added?(key: string): void;
-  /** A run of `key` started after waiting `queueWaitMs` (client-go's `get`: `workqueue_queue_duration_seconds`). */
-  started?(key: string, queueWaitMs: number): void;
+  /** `key` entered the depth at `priority` (client-go's `add`: `workqueue_adds_total`). */
+  added?(key: string, priority: number): void;
+  /**
+   * A run of `key` at `priority` started after waiting `queueWaitMs` (client-go's `get`:
+   * `workqueue_queue_duration_seconds`).
+   */
+  started?(key: string, queueWaitMs: number, priority: number): void;
   /** The run of `key` freed its slot after `durationMs` (client-go's `done`: `workqueue_work_duration_seconds`). */
   done?(key: string, durationMs: number): void;
   /** How a run ended, in one call: its completion and what followed it (controller-runtime's `result`). */
@@ -95,13 +106,13 @@ export function bothMetrics(a: ReconcileMetrics | undefined, b: ReconcileMetrics
       a.closed?.(queue);
       b.closed?.(queue);
     },
-    added(key) {
-      a.added?.(key);
-      b.added?.(key);
+    added(key, priority) {
+      a.added?.(key, priority);
+      b.added?.(key, priority);
     },
-    started(key, queueWaitMs) {
-      a.started?.(key, queueWaitMs);
-      b.started?.(key, queueWaitMs);
+    started(key, queueWaitMs, priority) {
+      a.started?.(key, queueWaitMs, priority);
+      b.started?.(key, queueWaitMs, priority);
     },
     done(key, durationMs) {
       a.done?.(key, durationMs);
@@ -115,12 +126,12 @@ export function bothMetrics(a: ReconcileMetrics | undefined, b: ReconcileMetrics
 }
 
 /**
- * The view of one subscription's queue: `depth` and `active` read live, `runs` are the sets of runs in flight (held
- * Promises included), measured on `scheduler`. Internal; the runner builds one only for a hook.
+ * The view of one subscription's queue: `depth`, `depthByPriority` and `active` read live, `runs` are the sets of
+ * runs in flight (held Promises included), measured on `scheduler`. Internal; the runner builds one only for a hook.
  */
 export function queueView(
-  concurrency: number, scheduler: SchedulerLike, depth: () => number, active: () => number,
-  runs: readonly ReadonlySet<{ readonly startedAt: number }>[],
+  concurrency: number, scheduler: SchedulerLike, depth: () => number, depthByPriority: () => ReadonlyMap<number, number>,
+  active: () => number, runs: readonly ReadonlySet<{ readonly startedAt: number }>[],
 ): ReconcileQueueView {
   const running = (longest: boolean): number => {
     const now = scheduler.now();
@@ -138,6 +149,9 @@ export function queueView(
   return Object.freeze({
     get depth() {
       return depth();
+    },
+    get depthByPriority() {
+      return depthByPriority();
     },
     get activeWorkers() {
       return active();
@@ -160,11 +174,11 @@ export function queueView(
 export function hookOf<K extends keyof ReconcileMetrics>(
   hook: ReconcileMetrics | undefined, name: K,
 ): NonNullable<ReconcileMetrics[K]> | undefined {
-  const method = hook?.[name] as ((this: ReconcileMetrics, a: unknown, b: unknown) => void) | undefined;
+  const method = hook?.[name] as ((this: ReconcileMetrics, a: unknown, b: unknown, c: unknown) => void) | undefined;
   if (typeof method !== 'function') return undefined;
-  const guarded = (a: unknown, b: unknown): void => {
+  const guarded = (a: unknown, b: unknown, c: unknown): void => {
     try {
-      method.call(hook!, a, b);
+      method.call(hook!, a, b, c);
     } catch (error) {
       reportError(new Error(`reconcile: the metrics hook's ${name}() threw: ${messageOf(error)}`, { cause: error }));
     }

@@ -3,7 +3,7 @@
  * Internal; the operator function wraps it.
  */
 import { isObservable, take } from 'rxjs';
-import { describeValue } from '../describe/index.js';
+import { describeValue, messageOf } from '../describe/index.js';
 import type { Observable, SchedulerLike, Subscriber, Subscription, Unsubscribable } from 'rxjs';
 import { KeyedQueue } from './keyedQueue.js';
 import type { KeyState } from './keyedQueue.js';
@@ -11,16 +11,18 @@ import { hookOf, queueView } from './metrics.js';
 import type { ReconcileQueueView } from './metrics.js';
 import type { ResolvedOptions } from './options.js';
 import { Outcomes } from './outcomes.js';
+import { reportError } from './predicates/index.js';
 import { abortRequest, KeyOnlyRequest, LookupRequest, type AnyRequest } from './request.js';
+import { isPriority, isThenable, parseResult } from './results.js';
+import type { Requeue } from './results.js';
 import {
   InvalidReconcileResultError,
+  NORMAL_PRIORITY,
   RETRY_REASON,
   ReconcileAbortedError,
   ReconcileCancelledError,
   ReconcileTimeoutError,
   TerminalError,
-  isThenable,
-  parseResult,
 } from './types.js';
 import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from './types.js';
 
@@ -84,7 +86,7 @@ export class Runner<T> {
   private sourceDone = false;
   private pumping = false;
   /** The metrics hook's methods this runner calls itself (the queue and the outcomes hold the others). */
-  private readonly onStarted: ((key: string, queueWaitMs: number) => void) | undefined;
+  private readonly onStarted: ((key: string, queueWaitMs: number, priority: number) => void) | undefined;
   private readonly onDone: ((key: string, durationMs: number) => void) | undefined;
   private readonly onClosed: ((queue: ReconcileQueueView) => void) | undefined;
   private view: ReconcileQueueView | undefined;
@@ -98,7 +100,13 @@ export class Runner<T> {
     this.concurrency = options.concurrency;
     this.lookup = options.lookup;
     const { metrics } = options;
-    this.queue = new KeyedQueue(options.scheduler, () => this.pump(), hookOf(metrics, 'added'));
+    this.queue = new KeyedQueue(options.scheduler, () => this.pump(), hookOf(metrics, 'added'), {
+      aging: options.aging,
+      fairness: options.fairness,
+      onFairnessError: (error, key) => reportError(
+        new Error(`reconcile: the fairness function failed for ${key}, which joins the group '': ${messageOf(error)}`, { cause: error }),
+      ),
+    });
     this.outcomes = new Outcomes(
       this.queue, out, options.rateLimiter(), options.globalRateLimiter(), options.maxRetries, this, hookOf(metrics, 'outcome'),
     );
@@ -115,7 +123,9 @@ export class Runner<T> {
   start(source: Observable<ReconcileTrigger | string>): void {
     const opened = hookOf(this.options.metrics, 'opened');
     if (opened !== undefined || this.onClosed !== undefined) {
-      this.view = queueView(this.concurrency, this.scheduler, () => this.queue.depth, () => this.active, [this.inFlight, this.held]);
+      this.view = queueView(
+        this.concurrency, this.scheduler, () => this.queue.depth, () => this.depthByPriority(), () => this.active, [this.inFlight, this.held],
+      );
       opened?.(this.view);
     }
     const { gate, stop$ } = this.options;
@@ -172,6 +182,17 @@ export class Runner<T> {
     if (!wasClosed && this.onClosed !== undefined) this.onClosed(this.view!);
   }
 
+  /** `depth` by priority: the ready keys and the running keys triggered again. */
+  private depthByPriority(): Map<number, number> {
+    const depth = new Map<number, number>();
+    const count = (priority: number, keys: number): void => void depth.set(priority, (depth.get(priority) ?? 0) + keys);
+    const running = function* (sets: readonly ReadonlySet<Run>[]): Iterable<KeyState> {
+      for (const set of sets) for (const run of set) yield run.state;
+    };
+    this.queue.forEachDepth(running([this.inFlight, this.held]), count);
+    return depth;
+  }
+
   private intake(trigger: ReconcileTrigger | string): void {
     if (this.closed || this.stopping) return;
     // The common case, a plain key, skips the shape checks below.
@@ -182,18 +203,25 @@ export class Runner<T> {
     }
     let key: unknown = trigger;
     let reason: unknown;
+    let priority: unknown;
     if (typeof trigger !== 'string') {
       key = trigger !== null && typeof trigger === 'object' ? trigger.key : undefined;
-      reason = key === undefined ? undefined : trigger.reason;
+      if (key !== undefined) {
+        reason = trigger.reason;
+        priority = trigger.priority;
+      }
     }
-    if (typeof key !== 'string' || key === '' || (reason !== undefined && typeof reason !== 'string')) {
+    if (
+      typeof key !== 'string' || key === '' || (reason !== undefined && typeof reason !== 'string')
+      || (priority !== undefined && !isPriority(priority))
+    ) {
       const error = new TypeError(
-        `reconcile: a trigger must be a non-empty key string or { key: string, reason?: string }, got ${describeValue(trigger)}`,
+        `reconcile: a trigger must be a non-empty key string or { key: string, reason?: string, priority?: safe integer }, got ${describeValue(trigger)}`,
       );
       this.out.next({ type: 'rejected', trigger, error, time: this.scheduler.now() });
       return;
     }
-    const now = this.queue.trigger(key, reason as string | undefined);
+    const now = this.queue.trigger(key, reason as string | undefined, (priority as number | undefined) ?? NORMAL_PRIORITY);
     // A coalesced trigger changed nothing the pump could act on, so it is not called: no clock read, no loop.
     if (now !== undefined) this.pump(now);
   }
@@ -203,10 +231,9 @@ export class Runner<T> {
     if (this.pumping) return; // the outer loop picks up whatever the nested call wanted
     this.pumping = true;
     try {
-      while (!this.closed && this.gateOpen && !this.stopping && this.active < this.concurrency) {
-        const state = this.queue.take();
-        if (state === undefined) break;
-        this.begin(state, now ?? this.scheduler.now());
+      while (!this.closed && this.gateOpen && !this.stopping && this.active < this.concurrency && this.queue.readyCount > 0) {
+        const at = now ?? this.scheduler.now();
+        this.begin(this.queue.take(at)!, at);
         now = undefined;
       }
     } finally {
@@ -220,8 +247,9 @@ export class Runner<T> {
     const attempt = state.failures + 1;
     const reasons = this.queue.takeReasons(state);
     const queueWaitMs = now - state.enqueuedAt;
+    const priority = state.runPriority;
     this.active += 1;
-    if (this.onStarted !== undefined) this.onStarted(key, queueWaitMs);
+    if (this.onStarted !== undefined) this.onStarted(key, queueWaitMs, priority);
     this.out.next({ type: 'started', key, attempt, reasons, queueWaitMs, time: now });
     if (this.closed) return;
     let output: unknown;
@@ -229,8 +257,8 @@ export class Runner<T> {
     try {
       const lookup = this.lookup;
       request = lookup === undefined
-        ? new KeyOnlyRequest(key, reasons, attempt)
-        : new LookupRequest<T>(key, lookup(key), reasons, attempt) as LookupRequest<unknown>;
+        ? new KeyOnlyRequest(key, reasons, attempt, priority)
+        : new LookupRequest<T>(key, lookup(key), reasons, attempt, priority) as LookupRequest<unknown>;
       output = this.fn(request as LookupRequest<T>);
     } catch (error) {
       this.finish(state, attempt, reasons, queueWaitMs, now, FAILED, error);
@@ -374,7 +402,7 @@ export class Runner<T> {
     const now = this.scheduler.now();
     if (this.onDone !== undefined) this.onDone(state.key, now - startedAt);
     this.queue.finish(state, now, !this.stopping);
-    if (outcome === OK) this.outcomes.succeeded(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail as number | undefined);
+    if (outcome === OK) this.outcomes.succeeded(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail as Requeue | undefined);
     else if (outcome === INTERRUPTED) this.outcomes.interrupted(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);
     else this.outcomes.failed(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);
     this.queue.release(state);
