@@ -63,6 +63,8 @@ export {
   InvalidReconcileResultError, ReconcileAbortedError, ReconcileCancelledError, ReconcileTimeoutError, TerminalError,
   exponentialRateLimiter, fastSlowRateLimiter, maxOfRateLimiter, reconcile, tokenBucketRateLimiter,
 } from './controller/index.js';
+export { HIGH_PRIORITY, LOW_PRIORITY, NORMAL_PRIORITY } from './controller/index.js';
+export type { AgingOptions } from './controller/index.js';
 export type {
   ExponentialOptions, FastSlowOptions, Lookup, RateLimiter, ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileKeyRequest,
   ReconcileMetrics, ReconcileQueueView,

@@ -3,8 +3,8 @@
  * @packageDocumentation
  */
 export { reconcile } from './reconcile.js';
-export { DEFAULT_DRAIN_TIMEOUT_MS } from './options.js';
-export type { Lookup, ReconcileLookupOptions, ReconcileOptions } from './options.js';
+export { DEFAULT_AGING_AFTER_MS, DEFAULT_AGING_EVERY, DEFAULT_DRAIN_TIMEOUT_MS } from './options.js';
+export type { AgingOptions, Lookup, ReconcileLookupOptions, ReconcileOptions } from './options.js';
 export { bothMetrics } from './metrics.js';
 export type { ReconcileMetrics, ReconcileQueueView } from './metrics.js';
 export {
@@ -19,7 +19,10 @@ export {
 } from './rateLimiters.js';
 export type { ExponentialOptions, FastSlowOptions, RateLimiter, TokenBucketOptions } from './rateLimiters.js';
 export {
+  HIGH_PRIORITY,
   InvalidReconcileResultError,
+  LOW_PRIORITY,
+  NORMAL_PRIORITY,
   ReconcileAbortedError,
   REQUEUE_REASON,
   RETRY_REASON,

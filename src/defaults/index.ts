@@ -4,7 +4,8 @@
  */
 import { DEFAULT_PAGE_SIZE, DEFAULT_RETRY, DEFAULT_SPAM_BURST, DEFAULT_SPAM_OBJECTS, DEFAULT_SPAM_QPS } from '../client/index.js';
 import {
-  DEFAULT_BASE_DELAY_MS, DEFAULT_BURST, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MAX_DELAY_MS, DEFAULT_QPS,
+  DEFAULT_AGING_AFTER_MS, DEFAULT_AGING_EVERY, DEFAULT_BASE_DELAY_MS, DEFAULT_BURST, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MAX_DELAY_MS,
+  DEFAULT_QPS,
 } from '../controller/index.js';
 import {
   DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS, LEADER_JITTER_FACTOR,
@@ -63,6 +64,13 @@ export const defaults = deepFreeze({
       qps: DEFAULT_QPS,
       /** Tokens the bucket holds when full. */
       burst: DEFAULT_BURST,
+    },
+    /** How waiting lets a key through whatever the priorities (`aging`). */
+    aging: {
+      /** ms a key waits ready before it is overdue. */
+      after: DEFAULT_AGING_AFTER_MS,
+      /** While a key is overdue, one start in this many goes to the key ready longest. */
+      every: DEFAULT_AGING_EVERY,
     },
   },
   /** `resourceClient`. */

@@ -109,8 +109,11 @@ export function informerFromSource<T extends KubernetesObject>(
     each((listener) => listener.problem?.(problem));
   };
 
-  /** Publishes one exact step of the store: its problems, the snapshot, `synced`, then its changes in order. */
-  const publish = (update: StoreUpdate<T>): void => {
+  /**
+   * Publishes one exact step of the store: its problems, the snapshot, `synced`, then its changes in order, marked
+   * `fromList` when the step swapped a relist in.
+   */
+  const publish = (update: StoreUpdate<T>, fromList: boolean): void => {
     const wasSynced = latest.synced;
     latest = update.store;
     const current = (generation += 1);
@@ -118,7 +121,7 @@ export function informerFromSource<T extends KubernetesObject>(
     each((listener) => listener.store?.(latest));
     if (!wasSynced && latest.synced) each((listener) => listener.synced?.());
     for (const change of update.changes) {
-      const informerEvent = toInformerEvent(change, latest);
+      const informerEvent = toInformerEvent(change, latest, fromList);
       for (const listener of (listenerList ??= [...listeners])) {
         if (listener.event !== undefined && (listener.since === undefined || listener.since < current) && listeners.has(listener)) {
           listener.event(informerEvent);
@@ -142,7 +145,7 @@ export function informerFromSource<T extends KubernetesObject>(
         // A step that throws changes nothing; find the delta that cannot be applied by taking the rest one by one.
         return applyOneByOne(deltas, from, source);
       }
-      if (step.update !== undefined) publish(step.update);
+      if (step.update !== undefined) publish(step.update, swapsRelist(deltas, from, step.next));
       from = step.next;
     }
     return running === source;
@@ -161,7 +164,7 @@ export function informerFromSource<T extends KubernetesObject>(
         publishProblem('StoreFailed', `the store could not apply a ${delta.type} delta: ${messageOf(error)}`, keyOf(delta));
         continue;
       }
-      if (step.update !== undefined) publish(step.update);
+      if (step.update !== undefined) publish(step.update, delta.type === 'relistDone');
     }
     return running === source;
   };
@@ -242,7 +245,7 @@ export function informerFromSource<T extends KubernetesObject>(
     }, () => {
       for (const [key, object] of snapshot.entries()) {
         if (subscriber.closed) return;
-        subscriber.next({ type: 'added', key, object, snapshot });
+        subscriber.next({ type: 'added', key, object, snapshot, fromList: true });
       }
       for (let i = 0; buffer !== null && i < buffer.length; i++) subscriber.next(buffer[i]!);
       buffer = null;
@@ -286,12 +289,25 @@ function keyOf(event: WatchEvent<KubernetesObject>): string | undefined {
   return 'object' in event && hasName(event.object) ? objectKey(event.object) : undefined;
 }
 
-function toInformerEvent<T extends KubernetesObject>(change: StoreChange<T>, snapshot: Store<T>): InformerEvent<T> {
+/**
+ * Whether the step over `deltas[from, next)` swapped a relist in. A step that does holds nothing but the swap's
+ * changes: the store cuts a batch before a swap that follows a change, and after the swap.
+ */
+function swapsRelist(deltas: readonly WatchEvent<KubernetesObject>[], from: number, next: number): boolean {
+  for (let i = from; i < next; i++) if (deltas[i]!.type === 'relistDone') return true;
+  return false;
+}
+
+function toInformerEvent<T extends KubernetesObject>(change: StoreChange<T>, snapshot: Store<T>, fromList: boolean): InformerEvent<T> {
   switch (change.type) {
-    case 'added': return { type: 'added', key: change.key, object: change.object, snapshot };
-    case 'updated': return { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot };
-    case 'deleted': return {
-      type: 'deleted', key: change.key, object: change.object, stateUnknown: change.stateUnknown, snapshot,
-    };
+    case 'added': return fromList
+      ? { type: 'added', key: change.key, object: change.object, snapshot, fromList }
+      : { type: 'added', key: change.key, object: change.object, snapshot };
+    case 'updated': return fromList
+      ? { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot, fromList }
+      : { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot };
+    case 'deleted': return fromList
+      ? { type: 'deleted', key: change.key, object: change.object, stateUnknown: change.stateUnknown, snapshot, fromList }
+      : { type: 'deleted', key: change.key, object: change.object, stateUnknown: change.stateUnknown, snapshot };
   }
 }
