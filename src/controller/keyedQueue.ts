@@ -160,7 +160,7 @@ export class KeyedQueue {
     if (state === undefined) {
       state = {
         key, running: false, dirty: false, pending: IDLE, failures: 0, readyAt: 0, heapSeq: -1, reasons: NO_REASONS, enqueuedAt: 0,
-        priority, runPriority: priority, group: undefined, slot: undefined, prev: undefined, next: undefined, older: undefined, newer: undefined,
+        priority, runPriority: priority, link: undefined,
       };
       this.states.set(key, state);
     }
@@ -293,7 +293,7 @@ export class KeyedQueue {
     for (const [key, state] of this.states) {
       state.pending = IDLE;
       state.dirty = false;
-      state.slot = state.prev = state.next = state.older = state.newer = undefined;
+      if (state.link !== undefined) state.link.slot = state.link.prev = state.link.next = state.link.older = state.link.newer = undefined;
       state.reasons = NO_REASONS; // they were for the next run, which will not happen
       if (isIdle(state)) this.states.delete(key);
     }

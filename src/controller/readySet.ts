@@ -13,31 +13,44 @@ export interface Aging {
   readonly every: number;
 }
 
-/** The fields of a key record the ready set reads and links through; `KeyState` extends it. */
+/** The fields of a key record the ready set reads; `KeyState` extends it. */
 export interface ReadyEntry {
   readonly key: string;
   /** The priority of the key's pending run. */
   priority: number;
-  /** When the key entered the ready set (never earlier than the key that entered before it). */
+  /**
+   * When the key entered the ready set (never earlier than the key that entered before it). The queue also keeps
+   * a delayed key's due time here.
+   */
   readyAt: number;
-  /** The key's fairness group, computed the first time its record needs it. */
-  group: string | undefined;
-  /** The group the key is linked in, while it is; `undefined` otherwise (also for the lone key, see `ReadySet`). */
+  /**
+   * Where the key is linked while it is in the ready set with others, created the first time the record needs it
+   * and reused after: a lone ready key, the common case, never needs one, so records stay small.
+   */
+  link: Link | undefined;
+}
+
+/** A key record's place in its group's FIFO and in the age list. */
+export interface Link {
+  readonly entry: ReadyEntry;
+  /** The key's fairness group, computed once per record. */
+  readonly group: string;
+  /** The group it is linked in, while it is. */
   slot: Group | undefined;
   /** Neighbours in the group's FIFO. */
-  prev: ReadyEntry | undefined;
-  next: ReadyEntry | undefined;
+  prev: Link | undefined;
+  next: Link | undefined;
   /** Neighbours in the age list (entry order). */
-  older: ReadyEntry | undefined;
-  newer: ReadyEntry | undefined;
+  older: Link | undefined;
+  newer: Link | undefined;
 }
 
 /** Ready keys of one priority and one fairness group, FIFO. */
 export interface Group {
   readonly name: string;
   readonly level: Level;
-  head: ReadyEntry | undefined;
-  tail: ReadyEntry | undefined;
+  head: Link | undefined;
+  tail: Link | undefined;
   size: number;
   /** In its level's round-robin ring (possibly empty, dropped when the ring reaches it). */
   inRing: boolean;
@@ -89,8 +102,8 @@ export class ReadySet<E extends ReadyEntry> {
   private readonly levels = new Map<number, Level>();
   /** A max-heap by priority of the levels that may have keys. */
   private readonly heap: Level[] = [];
-  private oldest: ReadyEntry | undefined;
-  private newest: ReadyEntry | undefined;
+  private oldest: Link | undefined;
+  private newest: Link | undefined;
   /** Takes since the oldest ready key was last taken, capped at `every`. */
   private sinceOldest = 0;
 
@@ -107,7 +120,7 @@ export class ReadySet<E extends ReadyEntry> {
 
   /** Adds `entry` (not in the set; `priority` set) as the newest ready key, entering at `now`. */
   add(entry: E, now: number): void {
-    const newest = this.newest ?? this.lone;
+    const newest = this.newest?.entry ?? this.lone;
     entry.readyAt = newest !== undefined && newest.readyAt > now ? newest.readyAt : now;
     if (this.count === 0) {
       this.lone = entry;
@@ -127,8 +140,9 @@ export class ReadySet<E extends ReadyEntry> {
   raise(entry: E, priority: number): void {
     entry.priority = priority;
     if (entry === this.lone) return;
-    this.unlinkGroup(entry);
-    this.linkGroup(entry);
+    const link = entry.link!;
+    this.unlinkGroup(link);
+    this.linkGroup(link);
   }
 
   /** Removes and returns the key that starts next at `now`, if any key is ready. */
@@ -143,13 +157,13 @@ export class ReadySet<E extends ReadyEntry> {
     }
     const oldest = this.oldest!;
     const { after, every } = this.aging;
-    const entry = this.sinceOldest >= every - 1 && now - oldest.readyAt >= after ? oldest : this.top();
-    this.unlinkGroup(entry);
-    this.unlinkAge(entry);
-    if (entry === oldest) this.sinceOldest = 0;
+    const link = this.sinceOldest >= every - 1 && now - oldest.entry.readyAt >= after ? oldest : this.top();
+    this.unlinkGroup(link);
+    this.unlinkAge(link);
+    if (link === oldest) this.sinceOldest = 0;
     else if (this.sinceOldest < every) this.sinceOldest += 1;
     if (this.count === 1) this.unlinkLast();
-    return entry as E;
+    return link.entry as E;
   }
 
   /** Forgets every ready key (their records are reset by the caller). */
@@ -174,11 +188,11 @@ export class ReadySet<E extends ReadyEntry> {
     const last = this.oldest!;
     this.unlinkGroup(last);
     this.unlinkAge(last);
-    this.lone = last as E;
+    this.lone = last.entry as E;
   }
 
   /** The key whose turn it is by priority and fairness (still linked). */
-  private top(): ReadyEntry {
+  private top(): Link {
     for (;;) {
       const level = this.heap[0]!;
       if (level.size === 0) {
@@ -201,58 +215,61 @@ export class ReadySet<E extends ReadyEntry> {
   }
 
   private link(entry: ReadyEntry): void {
+    const link = (entry.link ??= {
+      entry, group: this.groupOf(entry.key), slot: undefined, prev: undefined, next: undefined, older: undefined, newer: undefined,
+    });
     const newest = this.newest;
-    entry.older = newest;
-    entry.newer = undefined;
-    if (newest === undefined) this.oldest = entry;
-    else newest.newer = entry;
-    this.newest = entry;
-    this.linkGroup(entry);
+    link.older = newest;
+    link.newer = undefined;
+    if (newest === undefined) this.oldest = link;
+    else newest.newer = link;
+    this.newest = link;
+    this.linkGroup(link);
   }
 
-  private unlinkAge(entry: ReadyEntry): void {
-    const { older, newer } = entry;
+  private unlinkAge(link: Link): void {
+    const { older, newer } = link;
     if (older === undefined) this.oldest = newer;
     else older.newer = newer;
     if (newer === undefined) this.newest = older;
     else newer.older = older;
-    entry.older = undefined;
-    entry.newer = undefined;
+    link.older = undefined;
+    link.newer = undefined;
   }
 
-  private linkGroup(entry: ReadyEntry): void {
-    const level = this.levelOf(entry.priority);
-    const name = (entry.group ??= this.groupOf(entry.key));
+  private linkGroup(link: Link): void {
+    const level = this.levelOf(link.entry.priority);
+    const name = link.group;
     let group = level.groups.get(name);
     if (group === undefined) {
       group = { name, level, head: undefined, tail: undefined, size: 0, inRing: false };
       level.groups.set(name, group);
     }
     const tail = group.tail;
-    entry.prev = tail;
-    entry.next = undefined;
-    if (tail === undefined) group.head = entry;
-    else tail.next = entry;
-    group.tail = entry;
+    link.prev = tail;
+    link.next = undefined;
+    if (tail === undefined) group.head = link;
+    else tail.next = link;
+    group.tail = link;
     group.size += 1;
     level.size += 1;
-    entry.slot = group;
+    link.slot = group;
     if (!group.inRing) {
       group.inRing = true;
       level.ring.push(group);
     }
   }
 
-  private unlinkGroup(entry: ReadyEntry): void {
-    const group = entry.slot!;
-    const { prev, next } = entry;
+  private unlinkGroup(link: Link): void {
+    const group = link.slot!;
+    const { prev, next } = link;
     if (prev === undefined) group.head = next;
     else prev.next = next;
     if (next === undefined) group.tail = prev;
     else next.prev = prev;
-    entry.prev = undefined;
-    entry.next = undefined;
-    entry.slot = undefined;
+    link.prev = undefined;
+    link.next = undefined;
+    link.slot = undefined;
     group.size -= 1;
     group.level.size -= 1;
     if (group.size === 0 && !group.inRing) this.dropIfIdle(group);
