@@ -22,7 +22,10 @@ export const DEFAULT_AGING_EVERY = 4;
  * longest, whatever its priority.
  */
 export interface AgingOptions {
-  /** ms a key may wait ready before it is overdue; a number >= 0. Default 30 000. */
+  /**
+   * ms a key may wait ready before it is overdue; a number >= 0. Default 30 000. `Infinity` turns aging off
+   * (strict priorities, as controller-runtime's: a low key may then wait forever).
+   */
   readonly after?: number;
   /**
    * While a key is overdue, at least one start in this many takes the oldest ready key; an integer >= 1 (1: overdue
