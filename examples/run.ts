@@ -17,7 +17,9 @@ const available = readdirSync(examplesDir, { withFileTypes: true })
 const [name, ...rest] = process.argv.slice(2);
 if (name === undefined || !available.includes(name)) {
   const said = name === undefined ? 'no example named' : `unknown example ${JSON.stringify(name)}`;
-  console.error(`npm run example: ${said}; usage: npm run example -- <name> [options], where <name> is one of: ${available.join(', ')}`);
+  console.error(
+    `npm run example: ${said}; usage: npm run example -- <name> [options], where <name> is one of: ${available.join(', ')}`,
+  );
   process.exit(2);
 }
 // The example parses process.argv itself (node:util parseArgs), so it must see its own options only.

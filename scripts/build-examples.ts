@@ -25,8 +25,14 @@ function filesUnder(dir: string, wanted: (name: string) => boolean): string[] {
 
 rmSync(outDir, { recursive: true, force: true });
 // typescript's package exports hide bin/tsc; npm links it here.
-execFileSync(join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', join(repoRoot, 'tsconfig.examples.json'), '--outDir', outDir], { cwd: repoRoot, stdio: 'inherit' });
+execFileSync(
+  join(repoRoot, 'node_modules', '.bin', 'tsc'),
+  ['-p', join(repoRoot, 'tsconfig.examples.json'), '--outDir', outDir],
+  { cwd: repoRoot, stdio: 'inherit' },
+);
 // Everything but the TypeScript (compiled above) and the prose: the CRDs, the .proto files, their licenses.
-const assets = ['src', 'examples'].flatMap((dir) => filesUnder(dir, (name) => !name.endsWith('.ts') && !name.endsWith('.md') && name !== 'Dockerfile'));
+const assets = ['src', 'examples'].flatMap((dir) =>
+  filesUnder(dir, (name) => !name.endsWith('.ts') && !name.endsWith('.md') && name !== 'Dockerfile'),
+);
 for (const asset of assets) cpSync(join(repoRoot, asset), join(outDir, asset));
 console.log(`build:examples: ${relative(repoRoot, outDir) || '.'} (${assets.length} assets copied)`);

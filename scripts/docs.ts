@@ -16,12 +16,17 @@ const tools = join(root, 'tools', 'docs');
 
 /** The version of each package the lockfile pins that is not installed as pinned (all of them before a first install). */
 function outOfDate(): string[] {
-  const lock = JSON.parse(readFileSync(join(tools, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
+  const lock = JSON.parse(readFileSync(join(tools, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string }>;
+  };
   return Object.entries(lock.packages)
     .filter(([path]) => path.startsWith('node_modules/'))
     .filter(([path, { version }]) => {
       const manifest = join(tools, path, 'package.json');
-      return !existsSync(manifest) || (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version !== version;
+      return (
+        !existsSync(manifest) ||
+        (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version !== version
+      );
     })
     .map(([path]) => path.slice('node_modules/'.length));
 }
@@ -37,8 +42,15 @@ function run(command: string, args: string[]): void {
 
 const missing = outOfDate();
 if (missing.length > 0) {
-  console.log(`docs: installing the API reference's tools into tools/docs (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''})`);
+  console.log(
+    `docs: installing the API reference's tools into tools/docs (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''})`,
+  );
   run('npm', ['ci', '--prefix', tools, '--ignore-scripts', '--no-audit', '--no-fund']);
 }
-run(process.execPath, [join(tools, 'node_modules', 'typedoc', 'bin', 'typedoc'), '--options', join(tools, 'typedoc.json'), ...process.argv.slice(2)]);
+run(process.execPath, [
+  join(tools, 'node_modules', 'typedoc', 'bin', 'typedoc'),
+  '--options',
+  join(tools, 'typedoc.json'),
+  ...process.argv.slice(2),
+]);
 console.log('docs: the API reference is in docs/api/index.html');

@@ -12,6 +12,10 @@ describe('the toolchain', () => {
   it('loads client-node, rxjs and immer as ES modules', async () => {
     expect(new KubeConfig()).to.be.instanceOf(KubeConfig);
     expect(await lastValueFrom(of(1))).to.equal(1);
-    expect(produce({ a: 1 }, (d) => { d.a = 2; })).to.deep.equal({ a: 2 });
+    expect(
+      produce({ a: 1 }, (d) => {
+        d.a = 2;
+      }),
+    ).to.deep.equal({ a: 2 });
   });
 });

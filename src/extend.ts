@@ -18,7 +18,13 @@ import './runtime/node-version.js';
 // The network seam: transports, requests, answers.
 export { RXKUBE_VERSION, defaultUserAgent, kubeTransport, programName, transportOf } from './transport/index.js';
 export type {
-  KubeTransportOptions, QueryParams, RequestMethod, RequestOptions, Transport, TransportRequest, TransportResponse,
+  KubeTransportOptions,
+  QueryParams,
+  RequestMethod,
+  RequestOptions,
+  Transport,
+  TransportRequest,
+  TransportResponse,
   WatchRequestOptions,
 } from './transport/index.js';
 
@@ -40,7 +46,13 @@ export type { SelectorOptions } from './selectors/index.js';
 // The reflector, and the routing of its health news.
 export { TERMINAL_CODES, WATCH_HEALTH_WARNING, listWatch, printWatchHealth } from './watch/index.js';
 export type {
-  HealthRoutingConnection, ListWatchOptions, WatchDelta, WatchEvent, WatchHealthHandler, WatchHealthReport, WatchProblem,
+  HealthRoutingConnection,
+  ListWatchOptions,
+  WatchDelta,
+  WatchEvent,
+  WatchHealthHandler,
+  WatchHealthReport,
+  WatchProblem,
   WatchProblemReason,
 } from './watch/index.js';
 export type { BackoffPolicy } from './backoff/index.js';
@@ -48,14 +60,28 @@ export type { BackoffPolicy } from './backoff/index.js';
 // The store reducer.
 export { NAMESPACE_INDEX, reduceStore } from './store/index.js';
 export type {
-  Indexer, Indexers, ReduceStoreOptions, StoreChange, StoreOptions, StoreProblem, StoreUpdate,
+  Indexer,
+  Indexers,
+  ReduceStoreOptions,
+  StoreChange,
+  StoreOptions,
+  StoreProblem,
+  StoreUpdate,
 } from './store/index.js';
 
 // Informers over custom sources, and hosts that report informer health their own way.
 export { claimHealth, coalesceBursts, informerFromSource } from './informer/index.js';
+// What changed between two store snapshots (derived views read their inputs this way).
+export { diffStores } from './store/index.js';
+export type { DeltaSource } from './informer/index.js';
 
-// The reconcile operator's reasons, and the default error reporting of operators.
+// The reconcile operator's reasons and its metrics hook, and the default error reporting of operators.
 export { REQUEUE_REASON, RETRY_REASON } from './controller/index.js';
+export type { ReconcileMetrics, ReconcileQueueView } from './controller/index.js';
+export type { ReconcileReadiness, StaleObject, StaleRead } from './controller/index.js';
+
+// Read-your-own-writes' rules, for hooks and filters of one's own.
+export { cacheShows, echoOf } from './controller/own-writes/index.js';
 export { reportError } from './controller/predicates/index.js';
 
 // The monotonic clock every part defaults to (`wallClockNow`, for timestamps, is in `rxkube`).
@@ -63,10 +89,26 @@ export { monotonicScheduler } from './clock/index.js';
 export type { WallClockScheduler } from './clock/index.js';
 
 // The write path's parts.
-export { CONDITION_MESSAGE_LIMIT, NOTE_LIMIT_BYTES, compareResourceVersions } from './client/index.js';
+export {
+  CONDITION_MESSAGE_LIMIT,
+  InvalidEventError,
+  NOTE_LIMIT_BYTES,
+  compareResourceVersions,
+} from './client/index.js';
 export type {
-  EventFlushOptions, EventFlushResult, EventObjectLike, EventRecorderCounts, EventReference, EventReport, EventType,
-  JsonPatchOperation, RecordedEvent, SpamFilterOptions,
+  EventFlushOptions,
+  EventFlushResult,
+  EventRecorderCounts,
+  EventReference,
+  EventReport,
+  EventType,
+  JsonPatchOperation,
+  RecordedEvent,
+  SpamFilterOptions,
+  ClientWrite,
+  ClientWriteOutcome,
+  WriteObserver,
+  WriteVerb,
 } from './client/index.js';
 
 // The manager's parts: signals, redaction, metric names.

@@ -15,20 +15,32 @@ const count = Number(countText);
 const concurrency = Number(concurrencyText);
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
 
-function request(method: string, path: string, body?: string, contentType = 'application/json'): Promise<{ status: number; body: string }> {
+function request(
+  method: string,
+  path: string,
+  body?: string,
+  contentType = 'application/json',
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(new URL(path, url), { method, agent, headers: body ? { 'content-type': contentType } : {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      new URL(path, url),
+      { method, agent, headers: body ? { 'content-type': contentType } : {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-async function runPool(total: number, task: (index: number) => Promise<boolean>): Promise<{ ok: number; failed: number }> {
+async function runPool(
+  total: number,
+  task: (index: number) => Promise<boolean>,
+): Promise<{ ok: number; failed: number }> {
   let next = 0;
   let ok = 0;
   let failed = 0;
@@ -50,11 +62,17 @@ switch (mode) {
   case 'create': {
     // Optional 5th argument: index of the first pod, so a second round of creates uses fresh names.
     const first = Number(process.argv[6] ?? 0);
-    result = await runPool(count, async (i) => (await request('POST', podsPath, JSON.stringify(makePod(first + i)))).status === 201);
+    result = await runPool(
+      count,
+      async (i) => (await request('POST', podsPath, JSON.stringify(makePod(first + i)))).status === 201,
+    );
     break;
   }
   case 'get':
-    result = await runPool(count, async (i) => (await request('GET', `${podsPath}/${makePod(i % 1000).metadata.name}`)).status === 200);
+    result = await runPool(
+      count,
+      async (i) => (await request('GET', `${podsPath}/${makePod(i % 1000).metadata.name}`)).status === 200,
+    );
     break;
   case 'update':
     result = await runPool(count, async (i) => {
@@ -66,8 +84,21 @@ switch (mode) {
   case 'apply':
     result = await runPool(count, async (i) => {
       const name = makePod(i % 1000).metadata.name;
-      const config = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { revision: String(i) } } });
-      return (await request('PATCH', `${podsPath}/${name}?fieldManager=bench&force=true`, config, 'application/apply-patch+yaml')).status === 200;
+      const config = JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, labels: { revision: String(i) } },
+      });
+      return (
+        (
+          await request(
+            'PATCH',
+            `${podsPath}/${name}?fieldManager=bench&force=true`,
+            config,
+            'application/apply-patch+yaml',
+          )
+        ).status === 200
+      );
     });
     break;
   case 'list': {
@@ -76,7 +107,10 @@ switch (mode) {
     let token: string | undefined;
     do {
       const query = `?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`;
-      const page = JSON.parse((await request('GET', `${podsPath}${query}`)).body) as { items: unknown[]; metadata: { continue?: string } };
+      const page = JSON.parse((await request('GET', `${podsPath}${query}`)).body) as {
+        items: unknown[];
+        metadata: { continue?: string };
+      };
       items += page.items.length;
       pages += 1;
       token = page.metadata.continue || undefined;
@@ -157,7 +191,13 @@ switch (mode) {
       }
     });
     await finished;
-    console.log(JSON.stringify({ ok: complete * count, failed: concurrency - complete, seconds: (performance.now() - opened) / 1000 }));
+    console.log(
+      JSON.stringify({
+        ok: complete * count,
+        failed: concurrency - complete,
+        seconds: (performance.now() - opened) / 1000,
+      }),
+    );
     process.exit(0);
   }
   case 'floor':

@@ -21,17 +21,34 @@ const watchers = 20;
 const updates = 20_000;
 const loadScript = new URL('./load.ts', import.meta.url).pathname;
 
-interface LoadResult { ok: number; failed: number; seconds: number }
+interface LoadResult {
+  ok: number;
+  failed: number;
+  seconds: number;
+}
 
-function load(url: string, mode: string, count: number, parallel: number, extra: string[] = [], onWatching?: () => void): Promise<LoadResult> {
+function load(
+  url: string,
+  mode: string,
+  count: number,
+  parallel: number,
+  extra: string[] = [],
+  onWatching?: () => void,
+): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', loadScript, url, mode, String(count), String(parallel), ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', loadScript, url, mode, String(count), String(parallel), ...extra],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let last = '';
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (line === 'watching') onWatching?.();
       else last = line;
     });
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(last) as LoadResult) : reject(new Error(`load ${mode} exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(last) as LoadResult) : reject(new Error(`load ${mode} exited ${code}`)),
+    );
   });
 }
 
@@ -43,7 +60,10 @@ function heapUsed(): number {
 const rate = (r: LoadResult): number => Math.round(r.ok / r.seconds);
 // Other work on the machine moves every figure: the load average before and after says how quiet the run was,
 // and the server's own CPU time per request moves much less with it than req/s do.
-const loadAverage = (): string => loadavg().map((l) => l.toFixed(2)).join(' / ');
+const loadAverage = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
 const loadBefore = loadAverage();
 
 interface Measured extends LoadResult {
@@ -66,7 +86,10 @@ const row = (what: string, value: string, note = ''): void => {
 };
 
 // Floor: bare node:http with a fixed body of the same size as a served pod.
-const floorBody = JSON.stringify({ ...makePod(1), metadata: { ...makePod(1).metadata, uid: 'x', resourceVersion: '1' } });
+const floorBody = JSON.stringify({
+  ...makePod(1),
+  metadata: { ...makePod(1).metadata, uid: 'x', resourceVersion: '1' },
+});
 const floor = http.createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(floorBody);
@@ -87,7 +110,9 @@ try {
   const initial = await load(cluster.url, 'initial', podCount, watchers);
   // The list above built the sorted key index pagination uses: from now on every create also maintains it.
   const indexedCreates = Math.min(20_000, podCount);
-  const createdAfterList = await measured(() => load(cluster.url, 'create', indexedCreates, concurrency, [String(podCount)]));
+  const createdAfterList = await measured(() =>
+    load(cluster.url, 'create', indexedCreates, concurrency, [String(podCount)]),
+  );
   const startRv = cluster.resourceVersion();
   let startUpdates!: () => void;
   const watchersReady = new Promise<void>((resolve) => (startUpdates = resolve));
@@ -99,17 +124,46 @@ try {
   // first so the apply round starts from objects that already carry an Update entry.
   const mergeQuiet = await measured(() => load(cluster.url, 'update', updates, concurrency));
   const applied = await measured(() => load(cluster.url, 'apply', updates, concurrency));
-  if (applied.failed > 0 || mergeQuiet.failed > 0) throw new Error(`${applied.failed} applies and ${mergeQuiet.failed} merge patches failed`);
+  if (applied.failed > 0 || mergeQuiet.failed > 0)
+    throw new Error(`${applied.failed} applies and ${mergeQuiet.failed} merge patches failed`);
 
   row('creates (POST, 32 concurrent)', `${rate(created)} req/s`, `${podCount} pods; ${cpu(created)}`);
-  row('creates after a list (POST, 32 concurrent)', `${rate(createdAfterList)} req/s`, `${indexedCreates} more pods, sorted key index maintained; ${cpu(createdAfterList)}`);
-  row('gets (GET one pod, 32 concurrent)', `${rate(get)} req/s`, `${(rate(get) / rate(floorGet)).toFixed(2)}× the floor's ${rate(floorGet)} req/s`);
-  row('paginated list of every pod (limit=500)', `${rate(list)} objects/s`, `${list.seconds.toFixed(2)} s for ${podCount}`);
-  row(`${watchers} concurrent initial watches (time to all ADDED)`, `${initial.seconds.toFixed(2)} s`, `${watchers} × ${podCount} objects, ${Math.round(initial.ok / initial.seconds)} events/s${initial.failed > 0 ? `; ${initial.failed} watches ended early` : ''}`);
+  row(
+    'creates after a list (POST, 32 concurrent)',
+    `${rate(createdAfterList)} req/s`,
+    `${indexedCreates} more pods, sorted key index maintained; ${cpu(createdAfterList)}`,
+  );
+  row(
+    'gets (GET one pod, 32 concurrent)',
+    `${rate(get)} req/s`,
+    `${(rate(get) / rate(floorGet)).toFixed(2)}× the floor's ${rate(floorGet)} req/s`,
+  );
+  row(
+    'paginated list of every pod (limit=500)',
+    `${rate(list)} objects/s`,
+    `${list.seconds.toFixed(2)} s for ${podCount}`,
+  );
+  row(
+    `${watchers} concurrent initial watches (time to all ADDED)`,
+    `${initial.seconds.toFixed(2)} s`,
+    `${watchers} × ${podCount} objects, ${Math.round(initial.ok / initial.seconds)} events/s${initial.failed > 0 ? `; ${initial.failed} watches ended early` : ''}`,
+  );
   row('merge-patch updates (32 concurrent)', `${rate(updated)} req/s`, `while ${watchers} watches stream`);
-  row(`watch events served (${watchers} watches × ${updates} updates)`, `${rate(fanout)} events/s`, `${fanout.ok} events delivered`);
-  row('merge-patch updates, no watch (32 concurrent)', `${rate(mergeQuiet)} req/s`, `a label on 1000 pods, managedFields tracked; ${cpu(mergeQuiet)}`);
-  row('server-side apply (32 concurrent)', `${rate(applied)} req/s`, `the same label change, force=true; ${(rate(applied) / rate(mergeQuiet)).toFixed(2)}× merge-patch; ${cpu(applied)}`);
+  row(
+    `watch events served (${watchers} watches × ${updates} updates)`,
+    `${rate(fanout)} events/s`,
+    `${fanout.ok} events delivered`,
+  );
+  row(
+    'merge-patch updates, no watch (32 concurrent)',
+    `${rate(mergeQuiet)} req/s`,
+    `a label on 1000 pods, managedFields tracked; ${cpu(mergeQuiet)}`,
+  );
+  row(
+    'server-side apply (32 concurrent)',
+    `${rate(applied)} req/s`,
+    `the same label change, force=true; ${(rate(applied) / rate(mergeQuiet)).toFixed(2)}× merge-patch; ${cpu(applied)}`,
+  );
   row('server heap per stored pod', `${Math.round(heapPerPod)} B`, 'pods of ~1.5 KB JSON with managedFields');
 } finally {
   await cluster.stop();

@@ -29,12 +29,19 @@ interface Labelled extends KubernetesObject {
 function bigConfigMap(index: number, keys: number): Labelled {
   const data: Record<string, string> = {};
   for (let k = 0; k < keys; k++) data[`key-${k}`] = `value-${index}-${k}-${'x'.repeat(16)}`;
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `bench-cm-${index}`, namespace: 'default', labels: { app: 'bench' } }, data };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `bench-cm-${index}`, namespace: 'default', labels: { app: 'bench' } },
+    data,
+  };
 }
 
-const recipe = (round: number): Recipe<Labelled> => (draft) => {
-  draft.metadata!.labels!.round = String(round);
-};
+const recipe =
+  (round: number): Recipe<Labelled> =>
+  (draft) => {
+    draft.metadata!.labels!.round = String(round);
+  };
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -57,7 +64,8 @@ async function timeRounds(
       live[i] = await handWritten(live[i]!, 2 * round);
       times.handWritten.push(performance.now() - t0);
       t0 = performance.now();
-      if (toJsonPatch(recipeChanges(live[i]!, recipe(2 * round + 1)).operations).length !== 1) throw new Error('expected one operation');
+      if (toJsonPatch(recipeChanges(live[i]!, recipe(2 * round + 1)).operations).length !== 1)
+        throw new Error('expected one operation');
       times.generation.push(performance.now() - t0);
       t0 = performance.now();
       live[i] = await mutate(live[i]!, 2 * round + 1);
@@ -71,22 +79,34 @@ const server = await testClusterProcess();
 const rows: string[] = [];
 try {
   const cases: Array<{ what: string; make: (i: number) => Labelled; apiVersion: string; kind: string }> = [
-    { what: 'Pod (~1.5 KB, managedFields)', make: (i) => makePod(i) as unknown as Labelled, apiVersion: 'v1', kind: 'Pod' },
+    {
+      what: 'Pod (~1.5 KB, managedFields)',
+      make: (i) => makePod(i) as unknown as Labelled,
+      apiVersion: 'v1',
+      kind: 'Pod',
+    },
     { what: 'ConfigMap, 1000 keys (~45 KB)', make: (i) => bigConfigMap(i, 1000), apiVersion: 'v1', kind: 'ConfigMap' },
   ];
   for (const c of cases) {
-    const client = resourceClient<Labelled>(server.kubeConfig, { apiVersion: c.apiVersion, kind: c.kind }, { namespace: 'default', fieldManager: 'bench' });
+    const client = resourceClient<Labelled>(
+      server.kubeConfig,
+      { apiVersion: c.apiVersion, kind: c.kind },
+      { namespace: 'default', fieldManager: 'bench' },
+    );
     const live: Labelled[] = [];
     for (let i = 0; i < objects; i++) live.push(await firstValueFrom(client.create(c.make(i))));
     const times = await timeRounds(
       live,
-      (object, round) => firstValueFrom(client.patch(object, {
-        type: 'json',
-        body: [
-          { op: 'test', path: '/metadata/resourceVersion', value: object.metadata!.resourceVersion },
-          { op: 'add', path: '/metadata/labels/round', value: String(round) },
-        ],
-      })),
+      (object, round) =>
+        firstValueFrom(
+          client.patch(object, {
+            type: 'json',
+            body: [
+              { op: 'test', path: '/metadata/resourceVersion', value: object.metadata!.resourceVersion },
+              { op: 'add', path: '/metadata/labels/round', value: String(round) },
+            ],
+          }),
+        ),
       (object, round) => firstValueFrom(client.mutate(object, recipe(round))),
     );
     const baseMs = median(times.handWritten);
@@ -108,7 +128,7 @@ const md = [
   `process (\`rxkube-test-cluster\`, plain HTTP on 127.0.0.1); ${objects} objects, each changed ${rounds} times by each`,
   'method, one request at a time, the methods alternating object by object. The hand-written request is the same',
   'change (`test` of the resourceVersion, then `add` of a label) sent with `client.patch`; `mutate` runs the',
-  'recipe on the object, builds that patch from Immer\'s patches and sends it. Patch generation alone (recipe,',
+  "recipe on the object, builds that patch from Immer's patches and sends it. Patch generation alone (recipe,",
   '`produceWithPatches`, equality check, JSON Pointers; nothing sent) is timed on each object just before its `mutate`.',
   'Times are medians per call; the last column is generation over the hand-written round trip.',
   `Load average at the end of the run: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores (other work shares the machine; read the ratios).`,

@@ -14,8 +14,8 @@ import { performance } from 'node:perf_hooks';
 import { BehaviorSubject, Observable, Subject } from 'rxjs';
 import type { Subscriber } from 'rxjs';
 import { reconcile } from '../../src/controller/index.js';
-import { runClientGo } from './clientGo.js';
-import type { ClientGoOutcome } from './clientGo.js';
+import { runClientGo } from './client-go.js';
+import type { ClientGoOutcome } from './client-go.js';
 import { DedupQueue } from './floor.js';
 
 const TRIGGERS = 1_000_000;
@@ -69,7 +69,13 @@ function measureOperator(concurrency: number, gated: boolean, viaSubject: boolea
  * The same workload through the floor queue, called directly or (`viaSubject`) behind the same rxjs `Subject` the
  * operator is fed through, which separates the cost of rxjs plumbing from the cost of the operator itself.
  */
-function measureFloor(concurrency: number, gated: boolean, viaSubject: boolean, triggers = TRIGGERS, clock?: () => number): Measured {
+function measureFloor(
+  concurrency: number,
+  gated: boolean,
+  viaSubject: boolean,
+  triggers = TRIGGERS,
+  clock?: () => number,
+): Measured {
   let reconciles = 0;
   let completions = 0;
   const queue = new DedupQueue(
@@ -142,7 +148,8 @@ async function measureLatency(
   });
   subscription.unsubscribe();
   latencies.sort((a, b) => a - b);
-  const pick = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
+  const pick = (q: number): number =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
   return { p50: pick(0.5), p99: pick(0.99), samples: latencies.length };
 }
 
@@ -151,10 +158,15 @@ const ms = (n: number): string => `${n.toFixed(3)} ms`;
 const ratio = (a: number, b: number): string => (a / b).toFixed(2);
 
 /** The client-go row for `workers`, if the Go benchmark ran. */
-function clientGoRow(goResult: ClientGoOutcome, workers: number): { triggers: number; reconciles: number; processed: number } | undefined {
+function clientGoRow(
+  goResult: ClientGoOutcome,
+  workers: number,
+): { triggers: number; reconciles: number; processed: number } | undefined {
   if (!goResult.ok) return undefined;
   const row = goResult.report.throughput.find((entry) => entry.workers === workers);
-  return row && { triggers: row.addsPerSecondIncludingDrain, reconciles: row.processedPerSecond, processed: row.processed };
+  return (
+    row && { triggers: row.addsPerSecondIncludingDrain, reconciles: row.processedPerSecond, processed: row.processed }
+  );
 }
 
 async function main(): Promise<void> {
@@ -168,7 +180,13 @@ async function main(): Promise<void> {
   const throughputRows: string[] = [];
   const goRows: string[] = [];
   const measured: {
-    gated: boolean; concurrency: number; rx: Measured; rxSubject: Measured; floor: Measured; floorSubject: Measured; floorClock: Measured;
+    gated: boolean;
+    concurrency: number;
+    rx: Measured;
+    rxSubject: Measured;
+    floor: Measured;
+    floorSubject: Measured;
+    floorClock: Measured;
   }[] = [];
   for (const gated of [false, true]) {
     for (const concurrency of CONCURRENCIES) {
@@ -180,8 +198,14 @@ async function main(): Promise<void> {
         () => measureFloor(concurrency, gated, false, TRIGGERS, Date.now),
       ]) as [Measured, Measured, Measured, Measured, Measured];
       for (const other of [rxSubject, floor, floorSubject, floorClock]) {
-        if (rx.reconciles !== other.reconciles || rx.completions !== other.completions || rx.reconciles !== rx.completions) {
-          throw new Error(`rxkube ran ${rx.reconciles}/${rx.completions} but the floor ${other.reconciles}/${other.completions} (concurrency ${concurrency})`);
+        if (
+          rx.reconciles !== other.reconciles ||
+          rx.completions !== other.completions ||
+          rx.reconciles !== rx.completions
+        ) {
+          throw new Error(
+            `rxkube ran ${rx.reconciles}/${rx.completions} but the floor ${other.reconciles}/${other.completions} (concurrency ${concurrency})`,
+          );
         }
       }
       measured.push({ gated, concurrency, rx, rxSubject, floor, floorSubject, floorClock });
@@ -195,7 +219,9 @@ async function main(): Promise<void> {
   const clockRows: string[] = [];
   for (const { gated, concurrency, rx, rxSubject, floor, floorSubject, floorClock } of measured) {
     if (!gated) {
-      clockRows.push(`| ${concurrency} | ${fmt(TRIGGERS / floor.seconds)} | ${fmt(TRIGGERS / floorClock.seconds)} | ${fmt(TRIGGERS / rx.seconds)} | ${ratio(floor.seconds, floorClock.seconds)} | **${ratio(floor.seconds, rx.seconds)}** | ${ratio(floorClock.seconds, rx.seconds)} |`);
+      clockRows.push(
+        `| ${concurrency} | ${fmt(TRIGGERS / floor.seconds)} | ${fmt(TRIGGERS / floorClock.seconds)} | ${fmt(TRIGGERS / rx.seconds)} | ${ratio(floor.seconds, floorClock.seconds)} | **${ratio(floor.seconds, rx.seconds)}** | ${ratio(floorClock.seconds, rx.seconds)} |`,
+      );
     }
     throughputRows.push(
       `| ${gated ? 'burst, gate closed then opened' : 'streaming, key idle on arrival'} | ${concurrency} | ${fmt(TRIGGERS / rx.seconds)} | ${fmt(rx.reconciles / rx.seconds)} | ${fmt(TRIGGERS / floor.seconds)} | **${ratio(floor.seconds, rx.seconds)}** | ${fmt(TRIGGERS / rxSubject.seconds)} | ${fmt(TRIGGERS / floorSubject.seconds)} | ${ratio(floorSubject.seconds, rxSubject.seconds)} | ${ratio(floor.seconds, rxSubject.seconds)} |`,
@@ -214,27 +240,29 @@ async function main(): Promise<void> {
   const goNote = goResult.ok
     ? `client-go ${goResult.report.clientGo} (${goResult.report.goVersion}, GOMAXPROCS ${goResult.report.gomaxprocs}), built from \`bench/go\` and run by this script after the JS measurements.`
     : `**client-go not measured in this run: ${goResult.note}.**`;
-  const load = loadavg().map((value) => value.toFixed(1)).join(', ');
+  const load = loadavg()
+    .map((value) => value.toFixed(1))
+    .join(', ');
   const table = [
     '## controller: reconcile operator throughput',
     '',
     `Load average when the run ended: ${load} (other work on the machine skews every figure; compare ratios).`,
     '',
     '`npx tsx bench/controller/throughput.ts`. 1,000,000 triggers over 10,000 distinct keys, no-op synchronous',
-    'reconcile, best of 4 interleaved runs per contender. rxkube\'s consumer counts `succeeded` events, the floor',
+    "reconcile, best of 4 interleaved runs per contender. rxkube's consumer counts `succeeded` events, the floor",
     'counts completion callbacks, and the script checks that both ran the same number of reconciles and completions.',
     '',
     '### rxkube against the JS floor',
     '',
     'The floor is a minimal hand-written dedup queue (`bench/controller/floor.ts`): dedup, one run per key at a time,',
     'and a completion callback per run, which is the least any user of a queue needs. rxkube additionally reads the',
-    'clock (when a key\'s wait starts and when a run ends) and emits two ReconcileEvents (`started`, `succeeded`) per',
+    "clock (when a key's wait starts and when a run ends) and emits two ReconcileEvents (`started`, `succeeded`) per",
     'run, which its guarantees require.',
     '',
     'Each contender gets its input two ways. **Cheapest input (headline, "rxkube / floor")**: the floor is called',
     'directly, rxkube is fed by a bare `Observable` whose subscriber is called directly (the cost of the one operator',
     'hop, such as `toKeys()`, that always sits in front of it). This charges rxkube for being an operator but not for',
-    'the benchmark\'s choice of producer. **Same Subject**: both are fed through one rxjs `Subject`, as a hand-written',
+    "the benchmark's choice of producer. **Same Subject**: both are fed through one rxjs `Subject`, as a hand-written",
     'queue in an rxjs application would be; `Subject.next` alone costs about 100 ns per value here, which compresses',
     'the ratio. The last column is the harshest mix (rxkube behind a Subject, floor called directly), for reference.',
     'In the streaming rows each trigger finds its key idle and runs at once; in the burst rows the gate holds all',
@@ -246,7 +274,7 @@ async function main(): Promise<void> {
     '',
     '### How much of the streaming gap is the clock',
     '',
-    'In a streaming run rxkube reads the scheduler\'s clock twice (`Date.now()` on `asyncScheduler`: when the key\'s wait',
+    "In a streaming run rxkube reads the scheduler's clock twice (`Date.now()` on `asyncScheduler`: when the key's wait",
     'starts, which is also when it starts, and when the run ends), for the `time`, `queueWaitMs` and `durationMs` its',
     'events carry. The floor reads none. Here the floor is measured once more reading `Date.now()` at the same two',
     'points (and nothing else changed), interleaved with the rows above, to show what those reads cost by themselves.',

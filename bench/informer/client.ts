@@ -20,11 +20,25 @@ import { informer } from '../../src/informer/index.js';
 import { floorClient } from './floor.js';
 
 type Mode = 'floor' | 'floor-strip' | 'rxkube' | 'rxkube-keep' | 'client-node';
-const [mode, url, countArg, resourceArg = 'pods'] = process.argv.slice(2) as [Mode, string, string, 'pods' | 'configmaps'];
+const [mode, url, countArg, resourceArg = 'pods'] = process.argv.slice(2) as [
+  Mode,
+  string,
+  string,
+  'pods' | 'configmaps',
+];
 const total = Number(countArg);
-const resource = resourceArg === 'configmaps'
-  ? { kind: 'ConfigMap', path: '/api/v1/configmaps', list: (api: CoreV1Api, page: { limit: number; _continue?: string }) => api.listConfigMapForAllNamespaces(page) }
-  : { kind: 'Pod', path: '/api/v1/pods', list: (api: CoreV1Api, page: { limit: number; _continue?: string }) => api.listPodForAllNamespaces(page) };
+const resource =
+  resourceArg === 'configmaps'
+    ? {
+        kind: 'ConfigMap',
+        path: '/api/v1/configmaps',
+        list: (api: CoreV1Api, page: { limit: number; _continue?: string }) => api.listConfigMapForAllNamespaces(page),
+      }
+    : {
+        kind: 'Pod',
+        path: '/api/v1/pods',
+        list: (api: CoreV1Api, page: { limit: number; _continue?: string }) => api.listPodForAllNamespaces(page),
+      };
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('client.ts needs --expose-gc');
 
@@ -84,7 +98,6 @@ function gcSinceLast(): number {
 
 /** Counts events; `arm(n)` starts a burst measurement that ends at the n-th event after it. */
 const counter = {
-
   expected: 0,
   seen: 0,
   firstAt: 0,
@@ -102,7 +115,12 @@ const counter = {
     this.seen += 1;
     if (this.seen === this.expected) {
       this.expected = 0;
-      process.send!({ type: 'burst-done', ms: performance.now() - this.firstAt, cpuMs: cpuMs(this.cpuAtArm), gcMs: gcSinceLast() });
+      process.send!({
+        type: 'burst-done',
+        ms: performance.now() - this.firstAt,
+        cpuMs: cpuMs(this.cpuAtArm),
+        gcMs: gcSinceLast(),
+      });
       void stopProfile();
     }
   },
@@ -116,26 +134,42 @@ async function start(): Promise<{ retained: unknown; stop: () => void }> {
   switch (mode) {
     case 'floor':
     case 'floor-strip': {
-      const floor = floorClient(url, { stripManagedFields: mode === 'floor-strip', onModified: () => counter.tick(), path: resource.path });
+      const floor = floorClient(url, {
+        stripManagedFields: mode === 'floor-strip',
+        onModified: () => counter.tick(),
+        path: resource.path,
+      });
       await floor.synced;
       return { retained: floor, stop: () => floor.stop() };
     }
     case 'rxkube':
     case 'rxkube-keep': {
-      const pods = informer<KubernetesObject>(kubeConfig, { apiVersion: 'v1', kind: resource.kind }, { keepManagedFields: mode === 'rxkube-keep' });
+      const pods = informer<KubernetesObject>(
+        kubeConfig,
+        { apiVersion: 'v1', kind: resource.kind },
+        { keepManagedFields: mode === 'rxkube-keep' },
+      );
       const subscription = new Subscription();
-      subscription.add(pods.events$.subscribe((event) => {
-        if (event.type === 'updated') counter.tick();
-      }));
+      subscription.add(
+        pods.events$.subscribe((event) => {
+          if (event.type === 'updated') counter.tick();
+        }),
+      );
       // Subscribed like a controller's cache reader would be: every published snapshot is delivered.
       let snapshots = 0;
       subscription.add(pods.store$.subscribe(() => void (snapshots += 1)));
       // Anything but a healthy watch after sync (a reconnect, a backoff) would distort the timings: say so.
       let synced = false;
-      subscription.add(pods.status$.subscribe((status) => {
-        if (synced && status.state !== 'watching') console.error(`rxkube client: status ${JSON.stringify(status)}`);
-      }));
-      subscription.add(pods.problems$.subscribe((problem) => console.error(`rxkube client: problem ${problem.reason}: ${problem.message}`)));
+      subscription.add(
+        pods.status$.subscribe((status) => {
+          if (synced && status.state !== 'watching') console.error(`rxkube client: status ${JSON.stringify(status)}`);
+        }),
+      );
+      subscription.add(
+        pods.problems$.subscribe((problem) =>
+          console.error(`rxkube client: problem ${problem.reason}: ${problem.message}`),
+        ),
+      );
       await firstValueFrom(pods.synced$.pipe(filter(Boolean)));
       synced = true;
       return { retained: pods, stop: () => subscription.unsubscribe() };
@@ -171,7 +205,13 @@ const syncMs = performance.now() - startedAt;
 const syncCpuMs = cpuMs(cpuAtStart);
 const heapBytes = (collect() - baseline) / total;
 // maxRSS is in KiB: the peak resident set of the process so far, i.e. during the list.
-process.send!({ type: 'synced', ms: syncMs, cpuMs: syncCpuMs, heapBytes, peakRssBytes: process.resourceUsage().maxRSS * 1024 });
+process.send!({
+  type: 'synced',
+  ms: syncMs,
+  cpuMs: syncCpuMs,
+  heapBytes,
+  peakRssBytes: process.resourceUsage().maxRSS * 1024,
+});
 gcSinceLast();
 
 process.on('message', (message: { type: string; count?: number; profile?: string }) => {

@@ -33,7 +33,13 @@ export interface StreamSize {
 const PHASE_LIMIT_MS = 300_000;
 
 /** Syncs one client, streams every event into it, and reports the stream's wall and CPU time. */
-async function streamOnce(server: Child, url: string, mode: StreamMode, pods: number, profile?: string): Promise<StreamRun> {
+async function streamOnce(
+  server: Child,
+  url: string,
+  mode: StreamMode,
+  pods: number,
+  profile?: string,
+): Promise<StreamRun> {
   const client = forkScript('client.ts', [mode, url, String(pods)]);
   try {
     await client.next('synced', PHASE_LIMIT_MS);
@@ -41,7 +47,10 @@ async function streamOnce(server: Child, url: string, mode: StreamMode, pods: nu
     client.send({ type: 'expect', count: pods, ...(profile === undefined ? {} : { profile }) });
     await client.next('armed', 30_000);
     server.send({ type: 'stream' });
-    const done = await client.next<{ type: 'burst-done'; ms: number; cpuMs: number; gcMs: number }>('burst-done', PHASE_LIMIT_MS);
+    const done = await client.next<{ type: 'burst-done'; ms: number; cpuMs: number; gcMs: number }>(
+      'burst-done',
+      PHASE_LIMIT_MS,
+    );
     if (profile !== undefined) await client.next('profiled', 60_000);
     await server.next('stream-sent', PHASE_LIMIT_MS);
     return { ms: done.ms, cpuMs: done.cpuMs, gcMs: done.gcMs };
@@ -65,7 +74,9 @@ export async function runContinuous(pods: number, rounds: number, profile: boole
         try {
           const run = await streamOnce(server, ready.url, mode, pods);
           runs.get(mode)!.push(run);
-          console.log(`continuous ${pods}: round ${round + 1} ${mode}: ${run.ms.toFixed(0)} ms, ${run.cpuMs.toFixed(0)} ms CPU`);
+          console.log(
+            `continuous ${pods}: round ${round + 1} ${mode}: ${run.ms.toFixed(0)} ms, ${run.cpuMs.toFixed(0)} ms CPU`,
+          );
         } catch (error) {
           errors.push(`${mode}, round ${round + 1}: ${(error as Error).message}`);
         }
@@ -77,7 +88,14 @@ export async function runContinuous(pods: number, rounds: number, profile: boole
       for (const mode of streamModes) {
         const path = join(dir, `${mode}-${pods}.cpuprofile`);
         await streamOnce(server, ready.url, mode, pods, path);
-        profiles.set(mode, summarizeProfile(path, `${mode}, ${pods.toLocaleString('en-US')} MODIFIED into a ${pods.toLocaleString('en-US')}-object cache`, pods));
+        profiles.set(
+          mode,
+          summarizeProfile(
+            path,
+            `${mode}, ${pods.toLocaleString('en-US')} MODIFIED into a ${pods.toLocaleString('en-US')}-object cache`,
+            pods,
+          ),
+        );
         console.log(`profile written to ${path}`);
       }
     }

@@ -29,12 +29,18 @@ const NEWLINE = 10;
 
 function get(url: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(new Error(`GET ${url}: ${res.statusCode}`))));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(url, { agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(Buffer.concat(chunks).toString('utf8'))
+            : reject(new Error(`GET ${url}: ${res.statusCode}`)),
+        );
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
 }
 
@@ -52,7 +58,9 @@ export function floorClient(base: string, options: FloorOptions): Floor {
     let token: string | undefined;
     let resourceVersion = '';
     do {
-      const page = JSON.parse(await get(`${base}${path}?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`)) as { metadata: Meta; items: Obj[] };
+      const page = JSON.parse(
+        await get(`${base}${path}?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`),
+      ) as { metadata: Meta; items: Obj[] };
       for (const item of page.items) put(item);
       token = page.metadata.continue;
       resourceVersion = page.metadata.resourceVersion ?? '';
@@ -69,26 +77,29 @@ export function floorClient(base: string, options: FloorOptions): Floor {
   };
 
   const watch = (resourceVersion: string): void => {
-    request = http.get(`${base}${path}?watch=true&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`, (res) => {
-      // Buffer line splitting: a line is decoded once, from the chunk it ends in (joined with the rest of the
-      // previous chunks only when it spans several).
-      let rest: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => {
-        let start = 0;
-        for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
-          if (rest.length === 0) {
-            onLine(chunk.toString('utf8', start, end));
-          } else {
-            rest.push(chunk.subarray(start, end));
-            onLine(Buffer.concat(rest).toString('utf8'));
-            rest = [];
+    request = http.get(
+      `${base}${path}?watch=true&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`,
+      (res) => {
+        // Buffer line splitting: a line is decoded once, from the chunk it ends in (joined with the rest of the
+        // previous chunks only when it spans several).
+        let rest: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => {
+          let start = 0;
+          for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+            if (rest.length === 0) {
+              onLine(chunk.toString('utf8', start, end));
+            } else {
+              rest.push(chunk.subarray(start, end));
+              onLine(Buffer.concat(rest).toString('utf8'));
+              rest = [];
+            }
+            start = end + 1;
           }
-          start = end + 1;
-        }
-        if (start < chunk.length) rest.push(chunk.subarray(start));
-      });
-      res.on('error', () => undefined);
-    });
+          if (start < chunk.length) rest.push(chunk.subarray(start));
+        });
+        res.on('error', () => undefined);
+      },
+    );
     request.on('error', () => undefined);
   };
 

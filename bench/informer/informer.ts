@@ -44,7 +44,13 @@ const scaleCount = Number(arg('scale') ?? 1_000_000);
 const beforePath = join(here, 'before.json');
 /** Lines of one burst stay well under the in-memory server's 64 MiB slow-consumer limit (~3.3 KB per line). */
 const burstSize = Math.min(10_000, events);
-const modes = (arg('clients')?.split(',') ?? ['floor', 'floor-strip', 'rxkube', 'rxkube-keep', 'client-node']) as readonly Mode[];
+const modes = (arg('clients')?.split(',') ?? [
+  'floor',
+  'floor-strip',
+  'rxkube',
+  'rxkube-keep',
+  'client-node',
+]) as readonly Mode[];
 const steadyModes = new Set<Mode>(['floor', 'rxkube', 'client-node']);
 const PHASE_LIMIT_MS = 240_000;
 
@@ -53,7 +59,10 @@ type Ready = { type: 'ready'; url: string; podBytes: number; seedMs: number };
 async function runClient(server: Child, url: string, mode: Mode): Promise<ClientResult> {
   const client = forkScript('client.ts', [mode, url, String(pods)]);
   try {
-    const synced = await client.next<{ type: 'synced'; ms: number; cpuMs: number; heapBytes: number }>('synced', PHASE_LIMIT_MS);
+    const synced = await client.next<{ type: 'synced'; ms: number; cpuMs: number; heapBytes: number }>(
+      'synced',
+      PHASE_LIMIT_MS,
+    );
     const result: ClientResult = { mode, syncMs: synced.ms, syncCpuMs: synced.cpuMs, heapBytes: synced.heapBytes };
     if (!steadyModes.has(mode)) return result;
     await waitForOneWatch(server);
@@ -68,7 +77,10 @@ async function runClient(server: Child, url: string, mode: Mode): Promise<Client
       if (sent > 0) gcBetweenMs += armed.gcBeforeMs;
       server.send({ type: 'burst', count });
       await server.next('burst-sent', PHASE_LIMIT_MS);
-      const done = await client.next<{ type: 'burst-done'; ms: number; cpuMs: number; gcMs: number }>('burst-done', PHASE_LIMIT_MS);
+      const done = await client.next<{ type: 'burst-done'; ms: number; cpuMs: number; gcMs: number }>(
+        'burst-done',
+        PHASE_LIMIT_MS,
+      );
       ms += done.ms;
       cpuMs += done.cpuMs;
       gcMs += done.gcMs;
@@ -86,7 +98,9 @@ async function runPaced(): Promise<{ results: ClientResult[]; podBytes: number }
   const server = forkScript('server.ts', [String(pods)]);
   try {
     const ready = await server.next<Ready>('ready', PHASE_LIMIT_MS);
-    console.log(`server: ${pods} pods (~${ready.podBytes} B JSON each) seeded in ${(ready.seedMs / 1000).toFixed(1)} s at ${ready.url}`);
+    console.log(
+      `server: ${pods} pods (~${ready.podBytes} B JSON each) seeded in ${(ready.seedMs / 1000).toFixed(1)} s at ${ready.url}`,
+    );
     const results: ClientResult[] = [];
     for (const mode of modes) {
       const result = await runClient(server, ready.url, mode);
@@ -102,29 +116,47 @@ async function runPaced(): Promise<{ results: ClientResult[]; podBytes: number }
 const paced = runs('paced') ? await runPaced() : undefined;
 const continuous: StreamSize[] = [];
 if (runs('continuous')) {
-  for (const size of sizes) continuous.push(await runContinuous(size, rounds, flag('profile') && size === Math.max(...sizes)));
+  for (const size of sizes)
+    continuous.push(await runContinuous(size, rounds, flag('profile') && size === Math.max(...sizes)));
 }
 const scale = runs('scale') ? await runScale(scaleCount) : undefined;
 const profiled = continuous.find((size) => size.profiles.size > 0)?.profiles;
 const after = profiled?.get('rxkube');
 const saving = flag('save-before');
 if (saving) writeFileSync(beforePath, `${JSON.stringify(beforeOf(continuous, paced?.results, loadavg()), null, 2)}\n`);
-const before = !saving && existsSync(beforePath) ? JSON.parse(readFileSync(beforePath, 'utf8')) as Before : undefined;
+const before = !saving && existsSync(beforePath) ? (JSON.parse(readFileSync(beforePath, 'utf8')) as Before) : undefined;
 
 const report = [
   paced === undefined
     ? `## informer (partial run: ${only?.join(', ')} only)\n`
-    : renderReport({
-      pods, events, burstSize, podBytes: paced.podBytes, cpus: cpus().length, node: process.version, loadAverage: loadavg(),
-    }, paced.results, before?.paced, before?.measured),
-  ...(continuous.length === 0 ? [] : [
-    ...renderContinuous(continuous, rounds, before),
-    `Load average at the end of the continuous workload: ${loadavg().map((x) => x.toFixed(1)).join(' / ')} (1 / 5 / 15 min).`, '',
-    ...renderProfiles(before?.profile, after, profiled),
-  ]),
+    : renderReport(
+        {
+          pods,
+          events,
+          burstSize,
+          podBytes: paced.podBytes,
+          cpus: cpus().length,
+          node: process.version,
+          loadAverage: loadavg(),
+        },
+        paced.results,
+        before?.paced,
+        before?.measured,
+      ),
+  ...(continuous.length === 0
+    ? []
+    : [
+        ...renderContinuous(continuous, rounds, before),
+        `Load average at the end of the continuous workload: ${loadavg()
+          .map((x) => x.toFixed(1))
+          .join(' / ')} (1 / 5 / 15 min).`,
+        '',
+        ...renderProfiles(before?.profile, after, profiled),
+      ]),
   ...(scale === undefined ? [] : renderScale(scale)),
 ].join('\n');
-const out = only === undefined ? join(here, '..', 'results', 'informer.md') : join(tmpdir(), 'rxkube-informer-partial.md');
+const out =
+  only === undefined ? join(here, '..', 'results', 'informer.md') : join(tmpdir(), 'rxkube-informer-partial.md');
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, `${report.trimEnd()}\n`);
 console.log(`\n${report}\nwritten to ${out}`);

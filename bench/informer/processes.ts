@@ -35,22 +35,26 @@ export function forkScript(script: string, args: string[], nodeOptions: readonly
   return {
     process: child,
     send: (message) => child.send(message),
-    next: <M extends { type: string }>(type: M['type'], limitMs: number) => new Promise<M>((resolve, reject) => {
-      const deadline = setTimeout(() => reject(new Error(`${script}: no "${type}" message within ${limitMs} ms`)), limitMs);
-      const look = (): void => {
-        const index = inbox.findIndex((m) => m.type === type);
-        if (index !== -1) {
-          clearTimeout(deadline);
-          resolve(inbox.splice(index, 1)[0] as M);
-        } else if (child.exitCode !== null || child.signalCode !== null) {
-          clearTimeout(deadline);
-          reject(new Error(`${script} exited (${child.exitCode ?? child.signalCode}) before sending "${type}"`));
-        } else {
-          waiters.push(look);
-        }
-      };
-      look();
-    }),
+    next: <M extends { type: string }>(type: M['type'], limitMs: number) =>
+      new Promise<M>((resolve, reject) => {
+        const deadline = setTimeout(
+          () => reject(new Error(`${script}: no "${type}" message within ${limitMs} ms`)),
+          limitMs,
+        );
+        const look = (): void => {
+          const index = inbox.findIndex((m) => m.type === type);
+          if (index !== -1) {
+            clearTimeout(deadline);
+            resolve(inbox.splice(index, 1)[0] as M);
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            clearTimeout(deadline);
+            reject(new Error(`${script} exited (${child.exitCode ?? child.signalCode}) before sending "${type}"`));
+          } else {
+            waiters.push(look);
+          }
+        };
+        look();
+      }),
     stop: async (graceMs = 5000) => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       if (child.connected) child.send({ type: 'stop' });

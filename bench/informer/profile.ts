@@ -51,11 +51,13 @@ function areaOf(frame: CallFrame): string {
     return 'built-ins (JSON.parse, …)';
   }
   const inRepo = /\/(src|bench)\/([^/]+)\//.exec(url);
-  if (inRepo !== null && !url.includes('node_modules')) return inRepo[1] === 'bench' ? 'benchmark harness' : `rxkube ${inRepo[2]}`;
+  if (inRepo !== null && !url.includes('node_modules'))
+    return inRepo[1] === 'bench' ? 'benchmark harness' : `rxkube ${inRepo[2]}`;
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pkg !== null) return pkg[1]!;
   if (url.startsWith('node:')) {
-    if (/node:(_http|http|net|stream|internal\/(streams|http|net|stream_base))/.test(url)) return 'node: http, net, streams';
+    if (/node:(_http|http|net|stream|internal\/(streams|http|net|stream_base))/.test(url))
+      return 'node: http, net, streams';
     return 'node: other';
   }
   return 'other';
@@ -80,7 +82,8 @@ export function summarizeProfile(path: string, what: string, events: number, top
     const us = profile.timeDeltas[i + 1] ?? 0;
     // tsx's transpiled modules report line 0 for every function; a line number is only shown where it is real.
     const line = frame.lineNumber > 0 ? `:${frame.lineNumber + 1}` : '';
-    const name = frame.url === '' ? frame.functionName : `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}${line}`;
+    const name =
+      frame.url === '' ? frame.functionName : `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}${line}`;
     const entry = byFunction.get(name);
     if (entry === undefined) byFunction.set(name, { frame, us });
     else entry.us += us;
@@ -110,16 +113,21 @@ const usPerEvent = (ms: number, events: number): string => ((1000 * ms) / events
 /** Markdown for one summary: by area, then the top functions by self time; times are µs per event. */
 export function renderProfile(summary: ProfileSummary, title: string): string[] {
   const lines = [
-    `**${title}**: ${summary.what}; ${summary.busyMs.toFixed(0)} ms sampled (idle excluded), `
-      + `${usPerEvent(summary.busyMs, summary.events)} µs per event.`,
+    `**${title}**: ${summary.what}; ${summary.busyMs.toFixed(0)} ms sampled (idle excluded), ` +
+      `${usPerEvent(summary.busyMs, summary.events)} µs per event.`,
     '',
     '| area | µs/event | % |',
     '|---|---:|---:|',
-    ...summary.areas.filter((a) => a.percent >= 0.5).map((a) => `| ${a.area} | ${usPerEvent(a.selfMs, summary.events)} | ${a.percent.toFixed(1)} |`),
+    ...summary.areas
+      .filter((a) => a.percent >= 0.5)
+      .map((a) => `| ${a.area} | ${usPerEvent(a.selfMs, summary.events)} | ${a.percent.toFixed(1)} |`),
     '',
     '| function (self time) | area | µs/event | % |',
     '|---|---|---:|---:|',
-    ...summary.functions.map((f) => `| \`${f.name.replace(/\|/g, '\\|')}\` | ${f.area} | ${usPerEvent(f.selfMs, summary.events)} | ${f.percent.toFixed(1)} |`),
+    ...summary.functions.map(
+      (f) =>
+        `| \`${f.name.replace(/\|/g, '\\|')}\` | ${f.area} | ${usPerEvent(f.selfMs, summary.events)} | ${f.percent.toFixed(1)} |`,
+    ),
     '',
   ];
   return lines;

@@ -42,11 +42,20 @@ export function pacedRatios(results: readonly ClientResult[]): Ratios {
     const rx = steady('rxkube');
     return base === undefined || rx === undefined ? Number.NaN : base[of] / rx[of];
   };
-  return { vsFloorWall: ratio('floor', 'ms'), vsFloorCpu: ratio('floor', 'cpuMs'), vsNodeWall: ratio('client-node', 'ms'), vsNodeCpu: ratio('client-node', 'cpuMs') };
+  return {
+    vsFloorWall: ratio('floor', 'ms'),
+    vsFloorCpu: ratio('floor', 'cpuMs'),
+    vsNodeWall: ratio('client-node', 'ms'),
+    vsNodeCpu: ratio('client-node', 'cpuMs'),
+  };
 }
 
 /** The record `--save-before` writes. */
-export function beforeOf(sizes: readonly StreamSize[], paced: readonly ClientResult[] | undefined, load: readonly number[]): Before {
+export function beforeOf(
+  sizes: readonly StreamSize[],
+  paced: readonly ClientResult[] | undefined,
+  load: readonly number[],
+): Before {
   const profile = sizes.find((size) => size.profiles.has('rxkube'))?.profiles.get('rxkube');
   return {
     measured: `${new Date().toISOString().slice(0, 16)}Z, load average ${load.map((x) => x.toFixed(1)).join(' / ')}`,
@@ -72,8 +81,10 @@ const labels: Record<StreamMode, string> = {
   'client-node': 'client-node `makeInformer`, `update` handler',
 };
 
-const verdict = (ok: boolean | undefined): string => (ok === undefined ? 'not measured' : ok ? '**met**' : '**not met**');
-const fixed = (x: number | undefined, digits = 2): string => (x === undefined || !Number.isFinite(x) ? 'n/a' : x.toFixed(digits));
+const verdict = (ok: boolean | undefined): string =>
+  ok === undefined ? 'not measured' : ok ? '**met**' : '**not met**';
+const fixed = (x: number | undefined, digits = 2): string =>
+  x === undefined || !Number.isFinite(x) ? 'n/a' : x.toFixed(digits);
 
 function best(runs: readonly StreamRun[] | undefined, pick: (run: StreamRun) => number): number | undefined {
   if (runs === undefined || runs.length === 0) return undefined;
@@ -98,19 +109,36 @@ export function renderContinuous(sizes: readonly StreamSize[], rounds: number, b
     const rate = (ms: number | undefined) => (ms === undefined ? undefined : size.pods / (ms / 1000));
     const n = size.pods.toLocaleString('en-US');
     lines.push(`#### ${n} MODIFIED into a ${n}-object cache (pods of ~${size.podBytes} B of JSON)`, '');
-    lines.push('| client | events/s (wall) | × floor | events per client CPU-second | × floor | every round: wall ms / CPU ms / GC pauses ms |', '|---|---:|---:|---:|---:|---|');
+    lines.push(
+      '| client | events/s (wall) | × floor | events per client CPU-second | × floor | every round: wall ms / CPU ms / GC pauses ms |',
+      '|---|---:|---:|---:|---:|---|',
+    );
     for (const mode of ['floor', 'rxkube', 'client-node'] as const) {
-      const all = (size.runs.get(mode) ?? []).map((run) => `${run.ms.toFixed(0)} / ${run.cpuMs.toFixed(0)} / ${run.gcMs.toFixed(0)}`).join(', ');
-      lines.push(`| ${labels[mode]} | ${fixed(rate(wall(mode)), 0)} | ${fixed(ratioOf(wall('floor'), wall(mode)))} | ${fixed(rate(cpu(mode)), 0)} | ${fixed(ratioOf(cpu('floor'), cpu(mode)))} | ${all} |`);
+      const all = (size.runs.get(mode) ?? [])
+        .map((run) => `${run.ms.toFixed(0)} / ${run.cpuMs.toFixed(0)} / ${run.gcMs.toFixed(0)}`)
+        .join(', ');
+      lines.push(
+        `| ${labels[mode]} | ${fixed(rate(wall(mode)), 0)} | ${fixed(ratioOf(wall('floor'), wall(mode)))} | ${fixed(rate(cpu(mode)), 0)} | ${fixed(ratioOf(cpu('floor'), cpu(mode)))} | ${all} |`,
+      );
     }
     const vsFloorWall = ratioOf(wall('floor'), wall('rxkube'));
     const vsFloorCpu = ratioOf(cpu('floor'), cpu('rxkube'));
     const vsNodeWall = ratioOf(wall('client-node'), wall('rxkube'));
     const vsNodeCpu = ratioOf(cpu('client-node'), cpu('rxkube'));
     lines.push('');
-    lines.push(`- rxkube ≥ client-node's throughput: ${verdict(at(vsNodeWall, 1))} on wall time (${fixed(vsNodeWall)}×); ${verdict(at(vsNodeCpu, 1))} on client CPU (${fixed(vsNodeCpu)}×).`);
-    lines.push(`- rxkube ≥ 0.8× the floor: ${verdict(at(vsFloorWall, 0.8))} on wall time (${fixed(vsFloorWall)}×); ${verdict(at(vsFloorCpu, 0.8))} on client CPU (${fixed(vsFloorCpu)}×).`);
-    lines.push(...renderBefore(continuousRatios(size), before?.continuous.find((b) => b.pods === size.pods), before?.measured));
+    lines.push(
+      `- rxkube ≥ client-node's throughput: ${verdict(at(vsNodeWall, 1))} on wall time (${fixed(vsNodeWall)}×); ${verdict(at(vsNodeCpu, 1))} on client CPU (${fixed(vsNodeCpu)}×).`,
+    );
+    lines.push(
+      `- rxkube ≥ 0.8× the floor: ${verdict(at(vsFloorWall, 0.8))} on wall time (${fixed(vsFloorWall)}×); ${verdict(at(vsFloorCpu, 0.8))} on client CPU (${fixed(vsFloorCpu)}×).`,
+    );
+    lines.push(
+      ...renderBefore(
+        continuousRatios(size),
+        before?.continuous.find((b) => b.pods === size.pods),
+        before?.measured,
+      ),
+    );
     for (const error of size.errors) lines.push(`- Failed run: ${error}`);
     lines.push('');
   }
@@ -131,14 +159,16 @@ function at(ratio: number | undefined, target: number): boolean | undefined {
  * the floor's and client-node's goes (by area).
  */
 export function renderProfiles(
-  before: ProfileSummary | undefined, after: ProfileSummary | undefined, others?: ReadonlyMap<StreamMode, ProfileSummary>,
+  before: ProfileSummary | undefined,
+  after: ProfileSummary | undefined,
+  others?: ReadonlyMap<StreamMode, ProfileSummary>,
 ): string[] {
   const lines = ['### 5. Where the steady-state time goes: CPU profile of the rxkube client, by function', ''];
   lines.push(
     'The rxkube client process of the continuous workload, profiled with the V8 sampling profiler (inspector',
     '`Profiler.start` at the first byte of the stream is armed, `Profiler.stop` at the last event: the stream only, not',
     'the list; 200 µs sampling; a separate, untimed run). Self time per function; "GC (main thread)" is the',
-    'collector\'s work on the main thread (its helper threads are not sampled). µs/event = self time ÷ events.',
+    "collector's work on the main thread (its helper threads are not sampled). µs/event = self time ÷ events.",
     '',
   );
   if (before !== undefined) lines.push(...renderProfile(before, 'Before (main at the start of issue 14)'));
@@ -150,8 +180,13 @@ export function renderProfiles(
   });
   if (references.length > 0) {
     lines.push('For reference, the same profile of the floor and of client-node in this run, by area (µs/event):', '');
-    const areas = [...new Set(references.flatMap(([, summary]) => summary.areas.filter((a) => a.percent >= 1).map((a) => a.area)))];
-    lines.push(`| area | ${references.map(([mode]) => mode).join(' | ')} |`, `|---|${references.map(() => '---:').join('|')}|`);
+    const areas = [
+      ...new Set(references.flatMap(([, summary]) => summary.areas.filter((a) => a.percent >= 1).map((a) => a.area))),
+    ];
+    lines.push(
+      `| area | ${references.map(([mode]) => mode).join(' | ')} |`,
+      `|---|${references.map(() => '---:').join('|')}|`,
+    );
     for (const area of areas) {
       const cells = references.map(([, summary]) => {
         const found = summary.areas.find((a) => a.area === area);
@@ -159,7 +194,10 @@ export function renderProfiles(
       });
       lines.push(`| ${area} | ${cells.join(' | ')} |`);
     }
-    lines.push(`| total sampled | ${references.map(([, summary]) => ((1000 * summary.busyMs) / summary.events).toFixed(2)).join(' | ')} |`, '');
+    lines.push(
+      `| total sampled | ${references.map(([, summary]) => ((1000 * summary.busyMs) / summary.events).toFixed(2)).join(' | ')} |`,
+      '',
+    );
   }
   return lines;
 }

@@ -32,8 +32,12 @@ for (let i = 0; i < count; i += batch) {
   cluster.seed(Array.from({ length: Math.min(batch, count - i) }, (_, k) => smallConfigMap(i + k)));
 }
 const seedMs = performance.now() - started;
-const sample = await fetch(`${cluster.url}/api/v1/configmaps?limit=100`).then((res) => res.json() as Promise<{ items: unknown[] }>);
-const objectBytes = Math.round(sample.items.reduce<number>((sum, item) => sum + JSON.stringify(item).length, 0) / Math.max(1, sample.items.length));
+const sample = await fetch(`${cluster.url}/api/v1/configmaps?limit=100`).then(
+  (res) => res.json() as Promise<{ items: unknown[] }>,
+);
+const objectBytes = Math.round(
+  sample.items.reduce<number>((sum, item) => sum + JSON.stringify(item).length, 0) / Math.max(1, sample.items.length),
+);
 process.send!({ type: 'ready', url: cluster.url, objectBytes, seedMs });
 
 process.on('message', (message: { type: string }) => {

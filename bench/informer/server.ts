@@ -39,7 +39,13 @@ const seedMs = performance.now() - seedStarted;
 
 let generation = 0;
 let cursor = 0;
-process.send!({ type: 'ready', url: cluster.url, resourceVersion: cluster.resourceVersion(), podBytes: Math.round(podBytes / Math.min(100, count)), seedMs });
+process.send!({
+  type: 'ready',
+  url: cluster.url,
+  resourceVersion: cluster.resourceVersion(),
+  podBytes: Math.round(podBytes / Math.min(100, count)),
+  seedMs,
+});
 
 process.on('message', (message: { type: string; count?: number }) => {
   if (message.type === 'burst') {

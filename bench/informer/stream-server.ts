@@ -29,14 +29,23 @@ for (let i = 0; i < pods; i++) {
   pod.metadata['resourceVersion'] = String(listVersion - pods + i);
   podList.push(pod);
 }
-const podBytes = Math.round(podList.slice(0, 100).reduce((sum, pod) => sum + JSON.stringify(pod).length, 0) / Math.min(100, pods));
+const podBytes = Math.round(
+  podList.slice(0, 100).reduce((sum, pod) => sum + JSON.stringify(pod).length, 0) / Math.min(100, pods),
+);
 
 /** List pages, serialized once: page n starts at item n·500; its continue token is the next page's number. */
 const pages: Buffer[] = [];
 for (let start = 0; start < pods; start += PAGE) {
-  const items = podList.slice(start, start + PAGE).map((pod) => JSON.stringify(pod)).join(',');
+  const items = podList
+    .slice(start, start + PAGE)
+    .map((pod) => JSON.stringify(pod))
+    .join(',');
   const next = start + PAGE < pods ? `,"continue":"${start / PAGE + 1}"` : '';
-  pages.push(Buffer.from(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"${listVersion}"${next}},"items":[${items}]}`));
+  pages.push(
+    Buffer.from(
+      `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"${listVersion}"${next}},"items":[${items}]}`,
+    ),
+  );
 }
 
 /** The watch stream, serialized once: `events` MODIFIED lines, each modifying a different pod, in blocks. */
@@ -65,7 +74,9 @@ const watches = new Set<http.ServerResponse>();
 const server = http.createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (url.pathname !== '/api/v1/pods') {
-    res.writeHead(404, { 'content-type': 'application/json' }).end('{"kind":"Status","apiVersion":"v1","status":"Failure","code":404,"reason":"NotFound"}');
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end('{"kind":"Status","apiVersion":"v1","status":"Failure","code":404,"reason":"NotFound"}');
     return;
   }
   if (url.searchParams.get('watch') === 'true') {
@@ -78,7 +89,9 @@ const server = http.createServer((req, res) => {
   const page = Number(url.searchParams.get('continue') ?? '0');
   const body = pages[page];
   if (body === undefined) {
-    res.writeHead(410, { 'content-type': 'application/json' }).end('{"kind":"Status","apiVersion":"v1","status":"Failure","code":410,"reason":"Expired"}');
+    res
+      .writeHead(410, { 'content-type': 'application/json' })
+      .end('{"kind":"Status","apiVersion":"v1","status":"Failure","code":410,"reason":"Expired"}');
     return;
   }
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);

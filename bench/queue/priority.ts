@@ -91,7 +91,14 @@ async function warmUp(concurrency: number): Promise<void> {
   let left = 20_000;
   await new Promise<void>((done) => {
     new Observable<ReconcileTrigger>((subscriber) => void (push = subscriber))
-      .pipe(reconcile(() => new Promise<void>((resolve) => setTimeout(resolve, 1)), { concurrency, gate, globalRateLimiter: false, aging: AGING }))
+      .pipe(
+        reconcile(() => new Promise<void>((resolve) => setTimeout(resolve, 1)), {
+          concurrency,
+          gate,
+          globalRateLimiter: false,
+          aging: AGING,
+        }),
+      )
       .subscribe((event) => event.type === 'succeeded' && --left === 0 && done());
     for (let i = 0; i < 10_000; i += 1) push!.next({ key: `warm-${i % 100}/low-${i}`, priority: LOW_PRIORITY });
     gate.next(true);
@@ -144,37 +151,93 @@ async function runRow(concurrency: number, mode: Mode): Promise<Row> {
   const preloadSeconds = (performance.now() - preload) / 1000;
   globalThis.gc?.();
   // Every low key has waited at least `after` when the row starts: all are overdue, as the bound check assumes.
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, preload + preloadSeconds * 1000 + AGING.after - performance.now())));
+  await new Promise((resolve) =>
+    setTimeout(resolve, Math.max(0, preload + preloadSeconds * 1000 + AGING.after - performance.now())),
+  );
   start = performance.now();
   deadline = start + DURATION_MS;
   gate.next(true);
   if (mode === 'saturating') {
     for (let j = 0; j < 2 * concurrency; j += 1) addHigh(highKey(j));
   } else {
-    const producer = new Worker(PRODUCER, { eval: true, workerData: { interval: 1000 / steadyRate(concurrency), duration: DURATION_MS } });
+    const producer = new Worker(PRODUCER, {
+      eval: true,
+      workerData: { interval: 1000 / steadyRate(concurrency), duration: DURATION_MS },
+    });
     producer.on('message', (j: number) => (j < 0 ? void producer.terminate() : addHigh(highKey(j))));
   }
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - performance.now())));
   stopped = true;
   highWaits.sort((a, b) => a - b);
-  const pick = (q: number): number => (highWaits.length === 0 ? -1 : highWaits[Math.min(highWaits.length - 1, Math.ceil(q * highWaits.length) - 1)]!);
+  const pick = (q: number): number =>
+    highWaits.length === 0 ? -1 : highWaits[Math.min(highWaits.length - 1, Math.ceil(q * highWaits.length) - 1)]!;
   return {
-    implementation: 'rxkube reconcile', mode, concurrency, preloadSeconds, completed, perSecond: completed / (DURATION_MS / 1000),
-    highTriggered, highStarted: highWaits.length, highP50Ms: pick(0.5), highP99Ms: pick(0.99), lowStarted, firstLowStartMs: firstLow,
-    lowBoundRatio, lowStillWaiting: LOW - lowStarted,
+    implementation: 'rxkube reconcile',
+    mode,
+    concurrency,
+    preloadSeconds,
+    completed,
+    perSecond: completed / (DURATION_MS / 1000),
+    highTriggered,
+    highStarted: highWaits.length,
+    highP50Ms: pick(0.5),
+    highP99Ms: pick(0.99),
+    lowStarted,
+    firstLowStartMs: firstLow,
+    lowBoundRatio,
+    lowStillWaiting: LOW - lowStarted,
   };
 }
 
 /** Runs one row in a child process: rxkube through this script, controller-runtime through its binary. */
-function spawnRow(side: 'rxkube' | 'controller-runtime', binary: string | undefined, concurrency: number, mode: Mode): Row | string {
-  const run = side === 'rxkube'
-    ? spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=4096', '--import', 'tsx', fileURLToPath(import.meta.url), '--row', String(concurrency), mode], {
-      encoding: 'utf8', timeout: 120_000, maxBuffer: 16 * 2 ** 20,
-    })
-    : spawnSync(binary!, ['-concurrency', String(concurrency), '-mode', mode, '-rate', String(steadyRate(concurrency)), '-duration', `${DURATION_MS}ms`, '-low', String(LOW)], {
-      encoding: 'utf8', timeout: 120_000, maxBuffer: 16 * 2 ** 20,
-    });
-  if (run.error !== undefined || run.status !== 0) return `${side} row failed: ${run.error?.message ?? `exit ${run.status}: ${run.stderr.trim().split('\n').at(-1)}`}`;
+function spawnRow(
+  side: 'rxkube' | 'controller-runtime',
+  binary: string | undefined,
+  concurrency: number,
+  mode: Mode,
+): Row | string {
+  const run =
+    side === 'rxkube'
+      ? spawnSync(
+          process.execPath,
+          [
+            '--expose-gc',
+            '--max-old-space-size=4096',
+            '--import',
+            'tsx',
+            fileURLToPath(import.meta.url),
+            '--row',
+            String(concurrency),
+            mode,
+          ],
+          {
+            encoding: 'utf8',
+            timeout: 120_000,
+            maxBuffer: 16 * 2 ** 20,
+          },
+        )
+      : spawnSync(
+          binary!,
+          [
+            '-concurrency',
+            String(concurrency),
+            '-mode',
+            mode,
+            '-rate',
+            String(steadyRate(concurrency)),
+            '-duration',
+            `${DURATION_MS}ms`,
+            '-low',
+            String(LOW),
+          ],
+          {
+            encoding: 'utf8',
+            timeout: 120_000,
+            maxBuffer: 16 * 2 ** 20,
+          },
+        );
+  if (run.error !== undefined || run.status !== 0)
+    return `${side} row failed: ${run.error?.message ?? `exit ${run.status}: ${run.stderr.trim().split('\n').at(-1)}`}`;
   try {
     return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Row;
   } catch (error) {
@@ -202,7 +265,9 @@ async function main(): Promise<void> {
         for (const side of ['rxkube', 'controller-runtime'] as const) {
           if (side === 'controller-runtime' && !go.ok) continue;
           const row = spawnRow(side, go.ok ? go.binary : undefined, concurrency, mode);
-          console.log(`round ${round + 1} ${side} ${mode} ${concurrency}: ${typeof row === 'string' ? row : JSON.stringify(row)}`);
+          console.log(
+            `round ${round + 1} ${side} ${mode} ${concurrency}: ${typeof row === 'string' ? row : JSON.stringify(row)}`,
+          );
           if (typeof row === 'string') failures.push(row);
           else rows.set(`${side} ${mode} ${concurrency}`, [...(rows.get(`${side} ${mode} ${concurrency}`) ?? []), row]);
         }
@@ -218,15 +283,47 @@ async function main(): Promise<void> {
         const measured = rows.get(`${side} ${mode} ${concurrency}`) ?? [];
         const all = (pick: (row: Row) => number): number[] => measured.map(pick);
         const neverStarted = measured.length > 0 && measured.every((row) => row.lowStarted === 0);
-        const firstLow = neverStarted ? `none in ${DURATION_MS} ms (unbounded)` : spread(all((r) => r.firstLowStartMs), false, millis);
-        const bound = neverStarted ? 'no low key started' : spread(all((r) => r.lowBoundRatio), false, (n) => n.toFixed(2));
-        lines.push(`| ${mode} | ${concurrency} | ${side} | ${spread(all((r) => r.perSecond), true, count)} | ${spread(all((r) => r.highP50Ms), false, millis)} | ${spread(all((r) => r.highP99Ms), false, millis)} | ${spread(all((r) => r.lowStarted), true, count)} | ${firstLow} | ${bound} |`);
+        const firstLow = neverStarted
+          ? `none in ${DURATION_MS} ms (unbounded)`
+          : spread(
+              all((r) => r.firstLowStartMs),
+              false,
+              millis,
+            );
+        const bound = neverStarted
+          ? 'no low key started'
+          : spread(
+              all((r) => r.lowBoundRatio),
+              false,
+              (n) => n.toFixed(2),
+            );
+        lines.push(
+          `| ${mode} | ${concurrency} | ${side} | ${spread(
+            all((r) => r.perSecond),
+            true,
+            count,
+          )} | ${spread(
+            all((r) => r.highP50Ms),
+            false,
+            millis,
+          )} | ${spread(
+            all((r) => r.highP99Ms),
+            false,
+            millis,
+          )} | ${spread(
+            all((r) => r.lowStarted),
+            true,
+            count,
+          )} | ${firstLow} | ${bound} |`,
+        );
       }
     }
   }
-  const load = loadavg().map((value) => value.toFixed(1)).join(', ');
+  const load = loadavg()
+    .map((value) => value.toFixed(1))
+    .join(', ');
   const table = [
-    '## queue: priorities against controller-runtime\'s priority queue',
+    "## queue: priorities against controller-runtime's priority queue",
     '',
     '`npm run bench -- queue` (`bench/queue/priority.ts`, which builds `bench/go-priorityqueue` and runs it).',
     `controller-runtime ${version} \`pkg/controller/priorityqueue\` against rxkube's \`reconcile\`, ${ROUNDS} rounds, each row in a fresh`,
@@ -242,10 +339,10 @@ async function main(): Promise<void> {
     'has waited `after` and is overdue. Reconciles/s counts runs completed within the row; high wait is from the trigger',
     '(received from a producer thread, as watch events arrive) to the start; "low started" and "first low start" count the',
     'preloaded keys. The last column measures the aging bound: the largest `s / (i + 1)` over the low keys that started, `s`',
-    'the start\'s position among all starts of the row and `i` the number of low keys older than it; aging promises at most',
+    "the start's position among all starts of the row and `i` the number of low keys older than it; aging promises at most",
     '`every` (4). controller-runtime promises none: under the saturating stream no low key starts, however long the row. In',
     'the steady rows, where high keys leave spare capacity, both sides start low keys; at concurrency 1 the high wait of',
-    'rxkube is bimodal (a trigger that lands in the same millisecond of libuv\'s clock as the run\'s 1 ms timer starts at',
+    "rxkube is bimodal (a trigger that lands in the same millisecond of libuv's clock as the run's 1 ms timer starts at",
     'once, another waits out the run), so its p50 falls on one mode or the other.',
     '',
     '| stream | concurrency | queue | reconciles/s | high wait p50, ms | high wait p99, ms | low started | first low start, ms | aging bound s / (i + 1), ≤ 4 |',

@@ -39,12 +39,23 @@ function virtualHour(seed: number): Outcome {
   const random = seededRandom(seed);
   const cluster = virtualCluster({ scheduler, seed });
   let requests = 0;
-  const connection = { ...cluster, request: (r: Parameters<typeof cluster.request>[0]) => (requests++, cluster.request(r)) };
+  const connection = {
+    ...cluster,
+    request: (r: Parameters<typeof cluster.request>[0]) => {
+      requests++;
+      return cluster.request(r);
+    },
+  };
   const counts = { reconciles: 0, retries: 0, requeues: 0 };
   const manager$ = manager({
-    connection, name: 'node-labeler', controllers: [nodeLabelerController({ providerIdPrefix: 'demo://', print: () => undefined, random })],
+    connection,
+    name: 'node-labeler',
+    controllers: [nodeLabelerController({ providerIdPrefix: 'demo://', print: () => undefined, random })],
     leaderElection: { namespace: 'default', identity: 'bench', random },
-    metrics: false, health: false, signals: false, scheduler,
+    metrics: false,
+    health: false,
+    signals: false,
+    scheduler,
     logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
     exit: () => undefined,
   });
@@ -60,20 +71,43 @@ function virtualHour(seed: number): Outcome {
   // One pending workload action at a time: a virtual scheduler sorts its queue on every schedule.
   const join = (i: number): void => {
     if (i >= NODES) return;
-    scheduler.schedule(() => {
-      const name = `node-${i}`;
-      const late = i % 3 === 0;
-      if (i % 10 === 0) cluster.faults.conflictNext({ resource: NODE, name });
-      if (i % 25 === 0) cluster.faults.failNext({ method: 'PATCH', path: '/api/v1/nodes/', status: i % 50 === 0 ? 500 : 429, count: 2, retryAfterSeconds: 1 });
-      if (i % 40 === 0) cluster.faults.dropWatches({ mode: 'abrupt' });
-      if (i % 75 === 0) cluster.faults.compact();
-      nodes.create({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: late ? {} : { providerID: `demo://zone/${name}` } }).subscribe({ error: () => undefined });
-      // A late node gets its providerID two minutes after it joined: re-checked every 30 s until then.
-      if (late) {
-        scheduler.schedule(() => nodes.patch(name, { type: 'merge', body: { spec: { providerID: `demo://zone/${name}` } } }).subscribe({ error: () => undefined }), 120_000);
-      }
-      join(i + 1);
-    }, i === 0 ? 0 : step);
+    scheduler.schedule(
+      () => {
+        const name = `node-${i}`;
+        const late = i % 3 === 0;
+        if (i % 10 === 0) cluster.faults.conflictNext({ resource: NODE, name });
+        if (i % 25 === 0)
+          cluster.faults.failNext({
+            method: 'PATCH',
+            path: '/api/v1/nodes/',
+            status: i % 50 === 0 ? 500 : 429,
+            count: 2,
+            retryAfterSeconds: 1,
+          });
+        if (i % 40 === 0) cluster.faults.dropWatches({ mode: 'abrupt' });
+        if (i % 75 === 0) cluster.faults.compact();
+        nodes
+          .create({
+            apiVersion: 'v1',
+            kind: 'Node',
+            metadata: { name },
+            spec: late ? {} : { providerID: `demo://zone/${name}` },
+          })
+          .subscribe({ error: () => undefined });
+        // A late node gets its providerID two minutes after it joined: re-checked every 30 s until then.
+        if (late) {
+          scheduler.schedule(
+            () =>
+              nodes
+                .patch(name, { type: 'merge', body: { spec: { providerID: `demo://zone/${name}` } } })
+                .subscribe({ error: () => undefined }),
+            120_000,
+          );
+        }
+        join(i + 1);
+      },
+      i === 0 ? 0 : step,
+    );
   };
   join(0);
   const started = performance.now();
@@ -82,11 +116,17 @@ function virtualHour(seed: number): Outcome {
   const stored = cluster.list(NODE) as V1Node[];
   const demo = stored.filter((node) => node.spec?.providerID?.startsWith('demo://'));
   const labeled = demo.filter((node) => node.metadata?.labels?.['rxkube.io/cloud-node'] === 'true').length;
-  const lease = cluster.list({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, 'default')[0] as { spec?: { renewTime?: string } } | undefined;
+  const lease = cluster.list({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, 'default')[0] as
+    | { spec?: { renewTime?: string } }
+    | undefined;
   subscription.unsubscribe();
   cluster.close();
   return {
-    wallMs, ...counts, labeled, demo: demo.length, requests,
+    wallMs,
+    ...counts,
+    labeled,
+    demo: demo.length,
+    requests,
     // The holder renews every 2 s; the Lease's last renewTime says how far the election ran in virtual time.
     leaseRenewals: lease?.spec?.renewTime ? Math.round(Date.parse(lease.spec.renewTime) / 2000) : 0,
   };
@@ -100,13 +140,18 @@ const warm = outcomes.slice(2);
 const sorted = warm.map((o) => o.wallMs).sort((a, b) => a - b);
 const median = sorted[Math.floor(sorted.length / 2)]!;
 const sample = outcomes.at(-1)!;
-for (const o of outcomes) console.log(`virtual hour: ${o.wallMs.toFixed(0)} ms wall; ${o.reconciles} reconciles, ${o.retries} retries, ${o.requeues} requeues, ${o.requests} writes, ${o.labeled}/${o.demo} demo nodes labeled, lease renewed to ~${o.leaseRenewals * 2} s`);
+for (const o of outcomes)
+  console.log(
+    `virtual hour: ${o.wallMs.toFixed(0)} ms wall; ${o.reconciles} reconciles, ${o.retries} retries, ${o.requeues} requeues, ${o.requests} writes, ${o.labeled}/${o.demo} demo nodes labeled, lease renewed to ~${o.leaseRenewals * 2} s`,
+  );
 if (outcomes.some((o) => o.labeled !== o.demo || o.demo < NODES * 0.9)) {
   console.error('bench: not every demo node was labeled: the run is not the workload it claims to be');
   process.exitCode = 1;
 }
 const [load] = loadavg();
-writeFileSync(new URL('../results/simulation.md', import.meta.url), `## simulation: a virtual hour of the node labeler
+writeFileSync(
+  new URL('../results/simulation.md', import.meta.url),
+  `## simulation: a virtual hour of the node labeler
 
 Command: \`npm run bench -- simulation\` (script \`bench/simulation/virtual-hour.ts\`). The node labeler under the
 manager with leader election (Lease renewed every 2 s) on a \`virtualCluster\` driven by a \`VirtualTimeScheduler\`,
@@ -125,5 +170,6 @@ Load average at the end of the run: ${load!.toFixed(1)} on ${cpus().length} core
 | demo nodes labeled at the end (last round) | ${sample.labeled} / ${sample.demo} |
 
 Target: under 1 s of wall time for the virtual hour.
-`);
+`,
+);
 console.log(`median ${median.toFixed(0)} ms`);

@@ -29,7 +29,8 @@ const DELTAS = 10_000;
 const ROUNDS = 7;
 const CHUNK_BYTES = 64 * 1024;
 const gc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc;
-const median = (xs: readonly number[]) => (xs.length === 0 ? Number.NaN : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
+const median = (xs: readonly number[]) =>
+  xs.length === 0 ? Number.NaN : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const keyOf = (object: BenchObject) => `${object.metadata!.namespace}/${object.metadata!.name}`;
 type Modified = Extract<WatchEvent<BenchObject>, { type: 'modified' }>;
 
@@ -58,11 +59,15 @@ const repeatsFor = (items: number) => Math.max(1, Math.round(100_000 / items));
  * object is deep-frozen first as listWatch freezes a decoded watch line (`freezeJsonTree`), so that the store's own
  * freeze finds it done, exactly as in the informer.
  */
-function applyInBatches(state: StoreState<BenchObject>, events: readonly Modified[], size: number): StoreState<BenchObject> {
+function applyInBatches(
+  state: StoreState<BenchObject>,
+  events: readonly Modified[],
+  size: number,
+): StoreState<BenchObject> {
   for (const event of events) freezeJsonTree(event.object);
   for (let start = 0; start < events.length; start += size) {
     const batch = size === 1 ? [events[start]!] : events.slice(start, start + size);
-    for (let from = 0; from < batch.length;) {
+    for (let from = 0; from < batch.length; ) {
       const step = applyWatchBatch(state, batch, from);
       state = step.state;
       from = step.next;
@@ -83,8 +88,25 @@ interface Subject {
   readonly samples: Record<Measure, number[]>;
 }
 
-type Measure = 'fill' | 'fillFloor' | 'single' | 'chunked' | 'mapSet' | 'parsedSingle' | 'parsedChunked' | 'parsedFloor';
-const measures: readonly Measure[] = ['fill', 'fillFloor', 'single', 'chunked', 'mapSet', 'parsedSingle', 'parsedChunked', 'parsedFloor'];
+type Measure =
+  | 'fill'
+  | 'fillFloor'
+  | 'single'
+  | 'chunked'
+  | 'mapSet'
+  | 'parsedSingle'
+  | 'parsedChunked'
+  | 'parsedFloor';
+const measures: readonly Measure[] = [
+  'fill',
+  'fillFloor',
+  'single',
+  'chunked',
+  'mapSet',
+  'parsedSingle',
+  'parsedChunked',
+  'parsedFloor',
+];
 
 function storeFor(kind: ObjectKind): Store<BenchObject> {
   return Store.empty<BenchObject>({ indexers: { second: kind.indexer } });
@@ -127,7 +149,10 @@ function subject(kind: ObjectKind, n: number): Subject {
   for (const object of objects) map.set(keyOf(object), object);
   // Consecutive deltas modify keys far apart (7919 is prime to every size), each key at most once per size.
   const lines = Array.from({ length: DELTAS }, (_, k) => JSON.stringify(kind.make((k * 7919) % n, n + k + 1)));
-  const chunk = Math.max(1, Math.floor(CHUNK_BYTES / (lines.reduce((sum, line) => sum + line.length + 1, 0) / lines.length)));
+  const chunk = Math.max(
+    1,
+    Math.floor(CHUNK_BYTES / (lines.reduce((sum, line) => sum + line.length + 1, 0) / lines.length)),
+  );
   const samples = Object.fromEntries(measures.map((m) => [m, [] as number[]])) as Record<Measure, number[]>;
   return { kind, n, chunk, base, map, list, lines, samples };
 }
@@ -138,38 +163,77 @@ const parsed = (lines: readonly string[]) => (): Modified[] =>
 function measureRound(s: Subject): void {
   const { kind, n, base, map, list, lines, chunk, samples } = s;
   if (n <= FILL_MAX) {
-    samples.fill.push(timed(() => list, n, (input) => firstList(kind, input), repeatsFor(n)));
+    samples.fill.push(
+      timed(
+        () => list,
+        n,
+        (input) => firstList(kind, input),
+        repeatsFor(n),
+      ),
+    );
     samples.fillFloor.push(timed(() => list, n, firstListFloor, repeatsFor(n)));
   }
   samples.single.push(timed(parsed(lines), DELTAS, (events) => applyInBatches(base, events, 1)));
   samples.chunked.push(timed(parsed(lines), DELTAS, (events) => applyInBatches(base, events, chunk)));
-  samples.mapSet.push(timed(parsed(lines), DELTAS, (events) => {
-    for (const event of events) map.set(keyOf(event.object), event.object);
-  }, 100));
+  samples.mapSet.push(
+    timed(
+      parsed(lines),
+      DELTAS,
+      (events) => {
+        for (const event of events) map.set(keyOf(event.object), event.object);
+      },
+      100,
+    ),
+  );
   const parseBatch = (input: readonly string[], start: number, size: number): Modified[] => {
     const batch: Modified[] = [];
-    for (let i = start; i < start + size && i < input.length; i++) batch.push({ type: 'modified', object: JSON.parse(input[i]!) as BenchObject });
+    for (let i = start; i < start + size && i < input.length; i++)
+      batch.push({ type: 'modified', object: JSON.parse(input[i]!) as BenchObject });
     return batch;
   };
-  samples.parsedSingle.push(timed(() => lines, DELTAS, (input) => {
-    let state = base;
-    for (let i = 0; i < input.length; i++) state = applyInBatches(state, parseBatch(input, i, 1), 1);
-  }));
-  samples.parsedChunked.push(timed(() => lines, DELTAS, (input) => {
-    let state = base;
-    for (let i = 0; i < input.length; i += chunk) state = applyInBatches(state, parseBatch(input, i, chunk), chunk);
-  }));
-  samples.parsedFloor.push(timed(() => lines, DELTAS, (input) => {
-    for (const line of input) {
-      const object = JSON.parse(line) as BenchObject;
-      map.set(keyOf(object), object);
-    }
-  }));
+  samples.parsedSingle.push(
+    timed(
+      () => lines,
+      DELTAS,
+      (input) => {
+        let state = base;
+        for (let i = 0; i < input.length; i++) state = applyInBatches(state, parseBatch(input, i, 1), 1);
+      },
+    ),
+  );
+  samples.parsedChunked.push(
+    timed(
+      () => lines,
+      DELTAS,
+      (input) => {
+        let state = base;
+        for (let i = 0; i < input.length; i += chunk) state = applyInBatches(state, parseBatch(input, i, chunk), chunk);
+      },
+    ),
+  );
+  samples.parsedFloor.push(
+    timed(
+      () => lines,
+      DELTAS,
+      (input) => {
+        for (const line of input) {
+          const object = JSON.parse(line) as BenchObject;
+          map.set(keyOf(object), object);
+        }
+      },
+    ),
+  );
 }
 
 const plan: [ObjectKind, number][] = [
-  [realisticPods, 1_000], [realisticPods, 10_000], [realisticPods, 100_000], [realisticPods, 1_000_000],
-  [smallConfigMaps, 1_000], [smallConfigMaps, 10_000], [smallConfigMaps, 100_000], [smallConfigMaps, 1_000_000],
+  [realisticPods, 1_000],
+  [realisticPods, 10_000],
+  [realisticPods, 100_000],
+  [realisticPods, 1_000_000],
+  [smallConfigMaps, 1_000],
+  [smallConfigMaps, 10_000],
+  [smallConfigMaps, 100_000],
+  [smallConfigMaps, 1_000_000],
 ];
 const kinds = [realisticPods, smallConfigMaps];
 
@@ -191,7 +255,12 @@ function runRow(kindIndex: number, n: number): RowResult {
   measureRound(subject(kind, 500));
   const s = subject(kind, n);
   for (let round = 0; round < ROUNDS; round++) measureRound(s);
-  return { kind: kindIndex, n, chunk: s.chunk, medians: Object.fromEntries(measures.map((m) => [m, median(s.samples[m])])) as Record<Measure, number> };
+  return {
+    kind: kindIndex,
+    n,
+    chunk: s.chunk,
+    medians: Object.fromEntries(measures.map((m) => [m, median(s.samples[m])])) as Record<Measure, number>,
+  };
 }
 
 const rowArg = process.argv.indexOf('--row');
@@ -202,11 +271,16 @@ if (rowArg >= 0) {
 }
 
 const results: RowResult[] = plan.map(([kind, n]) => {
-  const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--row', `${kinds.indexOf(kind)}:${n}`], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    encoding: 'utf8',
-  });
-  if (child.status !== 0) throw new Error(`store bench row ${kind.label} × ${n} exited with ${child.status ?? child.signal}`);
+  const child = spawnSync(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(import.meta.url), '--row', `${kinds.indexOf(kind)}:${n}`],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      encoding: 'utf8',
+    },
+  );
+  if (child.status !== 0)
+    throw new Error(`store bench row ${kind.label} × ${n} exited with ${child.status ?? child.signal}`);
   console.error(`${kind.label} × ${n.toLocaleString('en')} done, load ${os.loadavg()[0]!.toFixed(1)}`);
   const row = JSON.parse(child.stdout.trim().split('\n').pop()!) as RowResult;
   // JSON carries a measure a row skips (NaN) as null.
@@ -234,7 +308,10 @@ const smallGrowth = growth(smallConfigMaps, 'chunked');
 const smallGrowthMap = growth(smallConfigMaps, 'mapSet');
 const smallGrowthFloor = growth(smallConfigMaps, 'parsedFloor');
 const verdict = (ok: boolean) => (ok ? '**met**' : '**not met**');
-const load = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
+const load = os
+  .loadavg()
+  .map((x) => x.toFixed(1))
+  .join(' / ');
 const span = (g: { from: number; to: number }) => `${g.from.toLocaleString('en')} → ${g.to.toLocaleString('en')}`;
 
 const table = [
@@ -242,7 +319,7 @@ const table = [
   '',
   `\`npm run bench -- store\` (\`bench/store/cost-per-delta.ts\`). ${DELTAS.toLocaleString('en')} deltas per size, each to a different`,
   `object; namespace index + one more index; each row in its own process, median of ${ROUNDS} rounds interleaving the measures;\n` +
-  `main-thread CPU time (not wall time);`,
+    `main-thread CPU time (not wall time);`,
   `Node ${process.version}, ${os.availableParallelism()} CPUs (shared; load average at the end ${load}).`,
   '"per produce": one `applyWatchBatch` step (one snapshot) per delta, as the informer did before issue 14;',
   '"per chunk": one step per 64 KiB of watch lines (the deltas one network chunk carries), as the informer does now.',
@@ -251,7 +328,10 @@ const table = [
   '',
   '| objects | object kind | store µs/delta, per produce | store µs/delta, per chunk (deltas per chunk) | Map.set µs | per chunk ÷ Map.set |',
   '|---:|---|---:|---:|---:|---:|',
-  ...rows.map(({ s, m }) => `| ${s.n.toLocaleString('en')} | ${s.kind.label} | ${fmt(m.single)} | ${fmt(m.chunked)} (${s.chunk}) | ${fmt(m.mapSet)} | ${fmt(m.chunked / m.mapSet)} |`),
+  ...rows.map(
+    ({ s, m }) =>
+      `| ${s.n.toLocaleString('en')} | ${s.kind.label} | ${fmt(m.single)} | ${fmt(m.chunked)} (${s.chunk}) | ${fmt(m.mapSet)} | ${fmt(m.chunked / m.mapSet)} |`,
+  ),
   '',
   `- Growth of the store's cost per delta (per chunk), ${span(podGrowth)} realistic pods: ${ratio(podGrowth.factor)} (with the parse: ${ratio(podGrowthParsed.factor)}); target ≤ 1.3×: ${verdict(podGrowth.factor <= 1.3)}.`,
   `- ${span(smallGrowth)} small ConfigMaps: ${ratio(smallGrowth.factor)}, where a plain \`Map.set\` grows ${ratio(smallGrowthMap.factor)} and`,
@@ -261,7 +341,10 @@ const table = [
   '',
   '| objects | object kind | floor µs/delta | rxkube per produce | rxkube per chunk | store adds µs, per chunk | rxkube per chunk ÷ floor | first list: floor µs/object | rxkube µs/object | store adds µs |',
   '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-  ...rows.map(({ s, m }) => `| ${s.n.toLocaleString('en')} | ${s.kind.label} | ${fmt(m.parsedFloor)} | ${fmt(m.parsedSingle)} | ${fmt(m.parsedChunked)} | ${fmt(m.parsedChunked - m.parsedFloor)} | ${ratio(m.parsedChunked / m.parsedFloor)} | ${fmt(m.fillFloor)} | ${fmt(m.fill)} | ${fmt(m.fill - m.fillFloor)} |`),
+  ...rows.map(
+    ({ s, m }) =>
+      `| ${s.n.toLocaleString('en')} | ${s.kind.label} | ${fmt(m.parsedFloor)} | ${fmt(m.parsedSingle)} | ${fmt(m.parsedChunked)} | ${fmt(m.parsedChunked - m.parsedFloor)} | ${ratio(m.parsedChunked / m.parsedFloor)} | ${fmt(m.fillFloor)} | ${fmt(m.fill)} | ${fmt(m.fill - m.fillFloor)} |`,
+  ),
   '',
   `- At 100,000 realistic pods the store adds ${fmt(added100k)} µs per delta over the parse floor, at one snapshot per chunk; target ≤ 4 µs: ${verdict(added100k <= 4)}.`,
   '- First list: one relist (`relistStarted`, a `listed` per parsed line, `relistDone`) into an empty store, per object;',

@@ -15,7 +15,10 @@ export function realisticPod(i: number, rv: number): BenchObject {
     name: `c${n}`,
     image: `registry.example.com/team/app-${n}:v1.${i % 50}.0`,
     ports: [{ name: 'http', containerPort: 8080 + n, protocol: 'TCP' }],
-    env: [{ name: 'MODE', value: 'production' }, { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+    env: [
+      { name: 'MODE', value: 'production' },
+      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    ],
     resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '512Mi' } },
     volumeMounts: [{ name: 'config', mountPath: '/etc/app', readOnly: true }],
     livenessProbe: { httpGet: { path: '/healthz', port: 8080 + n }, periodSeconds: 10 },
@@ -31,7 +34,15 @@ export function realisticPod(i: number, rv: number): BenchObject {
       creationTimestamp: new Date(1_700_000_000_000).toISOString() as unknown as Date,
       labels: { app: `app-${i % 40}`, tier: i % 2 ? 'web' : 'worker', 'pod-template-hash': (i * 31).toString(36) },
       annotations: { 'kubectl.kubernetes.io/restartedAt': '2025-01-01T00:00:00Z', 'example.com/owner': 'team' },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `rs-${i % 500}`, uid: `rs-uid-${i % 500}`, controller: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: `rs-${i % 500}`,
+          uid: `rs-uid-${i % 500}`,
+          controller: true,
+        },
+      ],
     },
     spec: {
       nodeName: `node-${i % 300}`,

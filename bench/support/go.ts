@@ -31,7 +31,8 @@ export function buildGo(folder: string, name: string): GoBuild {
     const missing = (build.error as NodeJS.ErrnoException).code === 'ENOENT';
     return { ok: false, note: missing ? '`go` is not installed' : `go build failed: ${build.error.message}`, cleanup };
   }
-  if (build.status !== 0) return { ok: false, note: `go build failed (exit ${build.status}): ${lastLine(build.stderr)}`, cleanup };
+  if (build.status !== 0)
+    return { ok: false, note: `go build failed (exit ${build.status}): ${lastLine(build.stderr)}`, cleanup };
   return { ok: true, binary, cleanup };
 }
 

@@ -10,10 +10,21 @@ import { createInterface } from 'node:readline';
 import { KubeConfig } from '@kubernetes/client-node';
 
 /** Starts `rxkube-test-cluster` (HTTPS with its own CA when `tls`) and returns its kubeconfig and a stop function. */
-export async function testClusterProcess(options: { tls?: boolean } = {}): Promise<{ kubeConfig: KubeConfig; stop: () => void }> {
+export async function testClusterProcess(
+  options: { tls?: boolean } = {},
+): Promise<{ kubeConfig: KubeConfig; stop: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'rxkube-bench-cluster-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
-  const args = ['--import', 'tsx', 'src/testing/cli/test-cluster.ts', '--port', '0', '--kubeconfig', kubeconfigPath, ...(options.tls ? ['--tls'] : [])];
+  const args = [
+    '--import',
+    'tsx',
+    'src/testing/cli/test-cluster.ts',
+    '--port',
+    '0',
+    '--kubeconfig',
+    kubeconfigPath,
+    ...(options.tls ? ['--tls'] : []),
+  ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {

@@ -20,7 +20,12 @@ function eventLine(i: number): string {
     object: {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name, namespace: `team-${i % 20}`, resourceVersion: String(1000 + i), labels: { app: `app-${i % 40}` } },
+      metadata: {
+        name,
+        namespace: `team-${i % 20}`,
+        resourceVersion: String(1000 + i),
+        labels: { app: `app-${i % 40}` },
+      },
       spec: { nodeName: `node-${i % 300}`, containers: [{ name: 'c', image: 'registry.example.com/app:v1' }] },
       status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
     },
@@ -59,9 +64,16 @@ async function median(run: () => number | Promise<number>, expected: number): Pr
 }
 
 const events = Buffer.from(Array.from({ length: 40_000 }, (_, i) => `${eventLine(i)}\n`).join(''), 'utf8');
-const huge = Buffer.from(`${JSON.stringify({ type: 'ADDED', object: { data: 'x'.repeat(16 * 1024 * 1024) } })}\n`, 'utf8');
+const huge = Buffer.from(
+  `${JSON.stringify({ type: 'ADDED', object: { data: 'x'.repeat(16 * 1024 * 1024) } })}\n`,
+  'utf8',
+);
 const cases = [
-  { what: `40k events (${(events.length / 2 ** 20).toFixed(1)} MiB), 16 KiB chunks`, chunks: chunked(events, 16 * 1024), lines: 40_000 },
+  {
+    what: `40k events (${(events.length / 2 ** 20).toFixed(1)} MiB), 16 KiB chunks`,
+    chunks: chunked(events, 16 * 1024),
+    lines: 40_000,
+  },
   { what: `40k events, 1 KiB chunks`, chunks: chunked(events, 1024), lines: 40_000 },
   { what: `one 16 MiB line, 1 KiB chunks`, chunks: chunked(huge, 1024), lines: 1 },
 ];
@@ -71,7 +83,9 @@ for (const c of cases) {
   const mb = c.chunks.reduce((a, b) => a + b.length, 0) / 2 ** 20;
   const ours = await median(() => splitter(c.chunks), c.lines);
   const theirs = await median(() => readline(c.chunks), c.lines);
-  rows.push(`| ${c.what} | ${(mb / (ours / 1000)).toFixed(0)} | ${(mb / (theirs / 1000)).toFixed(0)} | ${(theirs / ours).toFixed(2)} |`);
+  rows.push(
+    `| ${c.what} | ${(mb / (ours / 1000)).toFixed(0)} | ${(mb / (theirs / 1000)).toFixed(0)} | ${(theirs / ours).toFixed(2)} |`,
+  );
   console.log(rows.at(-1));
 }
 

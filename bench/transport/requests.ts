@@ -8,7 +8,7 @@
  * Run: `npm run bench -- transport` (or `node --import tsx bench/transport/requests.ts`); writes
  * `bench/results/transport-requests.md`.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import https from 'node:https';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -38,7 +38,11 @@ async function nodeHttps(kc: KubeConfig, method: string, agent: https.Agent | fa
   const options: https.RequestOptions = { method, headers: {} };
   await kc.applyToHTTPSOptions(options);
   options.agent = agent;
-  options.headers = { ...options.headers, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/merge-patch+json' }) };
+  options.headers = {
+    ...options.headers,
+    Accept: 'application/json',
+    ...(body === undefined ? {} : { 'Content-Type': 'application/merge-patch+json' }),
+  };
   return new Promise((resolve, reject) => {
     const req = https.request(new URL(server + path), options, (res: http.IncomingMessage) => {
       const chunks: Buffer[] = [];
@@ -60,12 +64,19 @@ function contenders(kc: KubeConfig): Contender[] {
     {
       label: 'rxkube `kubeTransport` (pooled connections)',
       get: () => lastValueFrom(transport.get(path, {})),
-      patch: (i) => lastValueFrom(transport.request({ method: 'PATCH', path, body: patchBody(i), contentType: 'application/merge-patch+json' })),
+      patch: (i) =>
+        lastValueFrom(
+          transport.request({ method: 'PATCH', path, body: patchBody(i), contentType: 'application/merge-patch+json' }),
+        ),
     },
     {
       label: 'client-node `CoreV1Api` (undici; a new dispatcher, so a new connection, per request)',
       get: () => api.readNamespacedConfigMap({ name: NAME, namespace: NAMESPACE }),
-      patch: (i) => api.patchNamespacedConfigMap({ name: NAME, namespace: NAMESPACE, body: JSON.parse(patchBody(i)) as object }, mergePatch),
+      patch: (i) =>
+        api.patchNamespacedConfigMap(
+          { name: NAME, namespace: NAMESPACE, body: JSON.parse(patchBody(i)) as object },
+          mergePatch,
+        ),
     },
     {
       label: 'floor: node:https, keep-alive agent, JSON.parse',
@@ -101,9 +112,13 @@ const server = await testClusterProcess({ tls: true });
 let md: string;
 try {
   const kc = server.kubeConfig;
-  await lastValueFrom(kubeTransport(kc).request({
-    method: 'POST', path: `/api/v1/namespaces/${NAMESPACE}/configmaps`, body: { metadata: { name: NAME, labels: { round: '0' } }, data: { key: 'value' } },
-  }));
+  await lastValueFrom(
+    kubeTransport(kc).request({
+      method: 'POST',
+      path: `/api/v1/namespaces/${NAMESPACE}/configmaps`,
+      body: { metadata: { name: NAME, labels: { round: '0' } }, data: { key: 'value' } },
+    }),
+  );
   const all = contenders(kc);
   // One warm-up round per contender (JIT, first connections), then interleaved rounds.
   for (const c of all) {
@@ -132,7 +147,9 @@ try {
     '`npm run bench -- transport` (script `bench/transport/requests.ts`). The in-memory API server in its own process',
     `(\`rxkube-test-cluster --tls\`, 127.0.0.1); ${REQUESTS} requests per contender and round, one at a time, ${ROUNDS} interleaved`,
     'rounds after a warm-up; medians over the rounds. Wall µs is the round trip (server included); client CPU µs is the',
-    `benchmark process's own CPU per request. Load average at the end: ${loadavg().map((x) => x.toFixed(1)).join(' / ')}.`,
+    `benchmark process's own CPU per request. Load average at the end: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' / ')}.`,
     '',
     '| client | GET wall µs | GET client CPU µs | PATCH wall µs | PATCH client CPU µs | GET wall × keep-alive floor |',
     '|---|---:|---:|---:|---:|---:|',

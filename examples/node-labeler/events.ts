@@ -69,21 +69,33 @@ export function managerEvents(shared: EventRecorder): LabelerEvents {
       }
     },
   };
-  const ours = (report: EventReport): boolean => report.type === 'rejected' ? recording : isLabelerEvent(report.event);
+  const ours = (report: EventReport): boolean =>
+    report.type === 'rejected' ? recording : isLabelerEvent(report.event);
   return { recorder, lost$: shared.reports$.pipe(filter(ours)), flush$: EMPTY, abandon: () => undefined };
 }
 
 /** No recorder (a manager with `events: false`): nothing is recorded, which the labeler says once. */
 export const NO_EVENTS: LabelerEvents = { recorder: undefined, lost$: EMPTY, flush$: EMPTY, abandon: () => undefined };
 
-function isLabelerEvent(event: { readonly action?: string; readonly reason?: string; readonly regarding?: { readonly kind?: string } }): boolean {
-  return event.regarding?.kind === 'Node' && event.action === LABEL_ACTION &&
-    (event.reason === LABELED_REASON || event.reason === LABEL_FAILED_REASON);
+function isLabelerEvent(event: {
+  readonly action?: string;
+  readonly reason?: string;
+  readonly regarding?: { readonly kind?: string };
+}): boolean {
+  return (
+    event.regarding?.kind === 'Node' &&
+    event.action === LABEL_ACTION &&
+    (event.reason === LABELED_REASON || event.reason === LABEL_FAILED_REASON)
+  );
 }
 
 /** Prints a line for an Event that was lost: given up, dropped or refused. Other reports print nothing. */
 export function printLostEvent(report: EventReport, print: (line: string) => void): void {
   if (report.type === 'rejected') print(`Event refused: ${messageOf(report.error)}`);
-  else if (report.type === 'failed') print(`Event ${report.event.reason} for node ${report.event.regarding.name} not written: ${messageOf(report.error)}`);
-  else if (report.type === 'dropped') print(`Event ${report.event.reason} for node ${report.event.regarding.name} dropped (${report.reason})`);
+  else if (report.type === 'failed')
+    print(
+      `Event ${report.event.reason} for node ${report.event.regarding.name} not written: ${messageOf(report.error)}`,
+    );
+  else if (report.type === 'dropped')
+    print(`Event ${report.event.reason} for node ${report.event.regarding.name} dropped (${report.reason})`);
 }

@@ -5,8 +5,11 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { catchError, map, of, throwError, type Observable } from 'rxjs';
 import {
-  isNotFound, type EventRecorder, type ReconcileRequest, type RequeueAfter, type ResourceClient,
-  type StoreSource,
+  apiErrors,
+  type EventRecorder,
+  type ReconcileRequest,
+  type RequeueAfter,
+  type ResourceClient,
 } from '../../src/index.js';
 import { messageOf } from '../shared/health.js';
 import type { NodeLabelerSettings } from './options.js';
@@ -28,7 +31,10 @@ export const LABEL_ACTION = 'AddLabel';
 export type NodeVerdict = 'pending' | 'foreign' | 'labeled' | 'unlabeled';
 
 /** Judges a node against the settings. */
-export function judgeNode(node: V1Node, settings: Pick<NodeLabelerSettings, 'providerIdPrefix' | 'label'>): NodeVerdict {
+export function judgeNode(
+  node: V1Node,
+  settings: Pick<NodeLabelerSettings, 'providerIdPrefix' | 'label'>,
+): NodeVerdict {
   const providerID = node.spec?.providerID ?? '';
   if (providerID === '') return 'pending';
   if (!providerID.startsWith(settings.providerIdPrefix)) return 'foreign';
@@ -41,7 +47,7 @@ export interface NodeHandlerContext {
   /** The write path of Nodes (`resourceClient`). */
   readonly client: ResourceClient<V1Node>;
   /** The informer: where `mutate` re-reads after a conflict once it has caught up. */
-  readonly store: StoreSource<V1Node>;
+  readonly store: ResourceClient.StoreSource<V1Node>;
   /** Where the Events go; `undefined` records none (a manager with `events: false`). */
   readonly recorder: EventRecorder | undefined;
 }
@@ -64,7 +70,10 @@ export interface NodeHandlerContext {
  *   its key forever; deleting the node ends it.
  * - An existing label with another value is overwritten: the labeler owns its label.
  */
-export function handleNode(request: ReconcileRequest<V1Node>, context: NodeHandlerContext): undefined | RequeueAfter | Observable<void> {
+export function handleNode(
+  request: ReconcileRequest<V1Node>,
+  context: NodeHandlerContext,
+): undefined | RequeueAfter | Observable<void> {
   const { settings } = context;
   const { print, label, providerIdPrefix } = settings;
   const node = request.object;
@@ -91,42 +100,55 @@ export function handleNode(request: ReconcileRequest<V1Node>, context: NodeHandl
 
 /** The seed's `processNodeAddIntoCluster`: the label, written with `mutate`, and an Event saying so. */
 function addLabel(node: V1Node, request: ReconcileRequest<V1Node>, context: NodeHandlerContext): Observable<void> {
-  const { settings: { print, label, providerIdPrefix }, recorder } = context;
+  const {
+    settings: { print, label, providerIdPrefix },
+    recorder,
+  } = context;
   const name = node.metadata?.name ?? request.key;
   // The recipe runs once per attempt; what its last run saw says whether this write added the label.
   let added = false;
-  return context.client.mutate(node, (draft) => {
-    const labels = ((draft.metadata ??= {}).labels ??= {});
-    added = labels[label.key] !== label.value;
-    labels[label.key] = label.value;
-  }, { signal: request.signal, store: context.store }).pipe(
-    map((written) => {
-      if (!added) {
-        print(`Node ${name} already has ${label.key}=${label.value} (set by another writer)`);
-        return;
-      }
-      const providerID = written.spec?.providerID ?? '';
-      print(`Labeled node ${name} ${label.key}=${label.value} (providerID ${providerID})`);
-      recorder?.event(written, {
-        type: 'Normal', reason: LABELED_REASON, action: LABEL_ACTION,
-        note: `Added label ${label.key}=${label.value}: providerID ${providerID} starts with ${providerIdPrefix}`,
-      });
-    }),
-    catchError((error: unknown) => {
-      if (isNotFound(error)) {
-        print(`Node has been deleted ${request.key}`);
-        return of(undefined);
-      }
-      // A run stopped on purpose (shutdown, lost leadership) is not a failure worth a Warning.
-      if (!request.signal.aborted) {
-        recorder?.event(node, {
-          type: 'Warning', reason: LABEL_FAILED_REASON, action: LABEL_ACTION,
-          note: `Adding label ${label.key}=${label.value} failed: ${messageOf(error)}`,
+  return context.client
+    .mutate(
+      node,
+      (draft) => {
+        const labels = ((draft.metadata ??= {}).labels ??= {});
+        added = labels[label.key] !== label.value;
+        labels[label.key] = label.value;
+      },
+      { signal: request.signal, store: context.store },
+    )
+    .pipe(
+      map((written) => {
+        if (!added) {
+          print(`Node ${name} already has ${label.key}=${label.value} (set by another writer)`);
+          return;
+        }
+        const providerID = written.spec?.providerID ?? '';
+        print(`Labeled node ${name} ${label.key}=${label.value} (providerID ${providerID})`);
+        recorder?.event(written, {
+          type: 'Normal',
+          reason: LABELED_REASON,
+          action: LABEL_ACTION,
+          note: `Added label ${label.key}=${label.value}: providerID ${providerID} starts with ${providerIdPrefix}`,
         });
-      }
-      return throwError(() => error);
-    }),
-  );
+      }),
+      catchError((error: unknown) => {
+        if (apiErrors.isNotFound(error)) {
+          print(`Node has been deleted ${request.key}`);
+          return of(undefined);
+        }
+        // A run stopped on purpose (shutdown, lost leadership) is not a failure worth a Warning.
+        if (!request.signal.aborted) {
+          recorder?.event(node, {
+            type: 'Warning',
+            reason: LABEL_FAILED_REASON,
+            action: LABEL_ACTION,
+            note: `Adding label ${label.key}=${label.value} failed: ${messageOf(error)}`,
+          });
+        }
+        return throwError(() => error);
+      }),
+    );
 }
 
 /** `30 s`, `1.5 s`, `250 ms`. */

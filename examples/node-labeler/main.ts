@@ -19,18 +19,24 @@ import { connectExample } from '../shared/cli.js';
 import { checkedArgs, exampleArgs, exampleManagerOptions, runExampleManager } from '../shared/manager-cli.js';
 import { formatDelay } from './handle-node.js';
 import { nodeLabelerController } from './node-labeler.js';
-import { DEFAULT_LABEL, DEFAULT_RECHECK_AFTER_MS, DEFAULT_REPORTING_CONTROLLER, DEFAULT_WORKERS, resolveOptions } from './options.js';
+import {
+  DEFAULT_LABEL,
+  DEFAULT_RECHECK_AFTER_MS,
+  DEFAULT_REPORTING_CONTROLLER,
+  DEFAULT_WORKERS,
+  resolveOptions,
+} from './options.js';
 import { DEMO_PROVIDER_PREFIX, runNodeWorkload } from './workload.js';
 
 const NAME = 'node-labeler';
 
 const { kubeconfig, options, managerOptions } = checkedArgs(NAME, () => {
   const values = exampleArgs({
-    'kubeconfig': { type: 'string' },
+    kubeconfig: { type: 'string' },
     'provider-id-prefix': { type: 'string', default: DEMO_PROVIDER_PREFIX },
-    'label': { type: 'string', default: `${DEFAULT_LABEL.key}=${DEFAULT_LABEL.value}` },
+    label: { type: 'string', default: `${DEFAULT_LABEL.key}=${DEFAULT_LABEL.value}` },
     'recheck-after': { type: 'string', default: String(DEFAULT_RECHECK_AFTER_MS / 1000) },
-    'workers': { type: 'string', default: String(DEFAULT_WORKERS) },
+    workers: { type: 'string', default: String(DEFAULT_WORKERS) },
   });
   const label = values.label;
   const equals = label.indexOf('=');
@@ -43,26 +49,40 @@ const { kubeconfig, options, managerOptions } = checkedArgs(NAME, () => {
   };
   resolveOptions(labelerOptions);
   // Nodes are cluster-scoped: the Lease lives in `default` unless the flag says otherwise.
-  return { kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG, options: labelerOptions, managerOptions: exampleManagerOptions(values, 'default') };
+  return {
+    kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG,
+    options: labelerOptions,
+    managerOptions: exampleManagerOptions(values, 'default'),
+  };
 });
 
 function number(option: string, text: string): number {
   const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value)) throw new TypeError(`${option} must be a number, got ${JSON.stringify(text)}`);
+  if (text.trim() === '' || !Number.isFinite(value))
+    throw new TypeError(`${option} must be a number, got ${JSON.stringify(text)}`);
   return value;
 }
 
 const { label, providerIdPrefix, recheckAfterMs } = resolveOptions(options);
-const target = await connectExample(NAME, kubeconfig, `; labels nodes whose providerID starts with ${providerIdPrefix} ${label.key}=${label.value}`);
+const target = await connectExample(
+  NAME,
+  kubeconfig,
+  `; labels nodes whose providerID starts with ${providerIdPrefix} ${label.key}=${label.value}`,
+);
 
-runExampleManager(NAME, target, {
-  connection: target.kubeConfig,
-  name: NAME,
-  controllers: [nodeLabelerController(options)],
-  // The Events say who wrote the label as the standalone labeler's do.
-  events: { reportingController: DEFAULT_REPORTING_CONTROLLER },
-  ...managerOptions,
-}, {
-  play: runNodeWorkload,
-  done: `workload: done; cloud-2 gets its label at a re-check (every ${formatDelay(recheckAfterMs)}); still watching, Ctrl-C to stop`,
-});
+runExampleManager(
+  NAME,
+  target,
+  {
+    connection: target.kubeConfig,
+    name: NAME,
+    controllers: [nodeLabelerController(options)],
+    // The Events say who wrote the label as the standalone labeler's do.
+    events: { reportingController: DEFAULT_REPORTING_CONTROLLER },
+    ...managerOptions,
+  },
+  {
+    play: runNodeWorkload,
+    done: `workload: done; cloud-2 gets its label at a re-check (every ${formatDelay(recheckAfterMs)}); still watching, Ctrl-C to stop`,
+  },
+);

@@ -17,7 +17,10 @@ const LABEL = 'rxkube.io/cloud-node';
 const EVENT = { apiVersion: 'events.k8s.io/v1', kind: 'Event' };
 
 const node = (name: string, providerID?: string, labels?: Record<string, string>): V1Node => ({
-  apiVersion: 'v1', kind: 'Node', metadata: { name, ...(labels ? { labels } : {}) }, spec: providerID === undefined ? {} : { providerID },
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name, ...(labels ? { labels } : {}) },
+  spec: providerID === undefined ? {} : { providerID },
 });
 
 interface LabelerRun extends ControllerRun {
@@ -29,23 +32,33 @@ interface LabelerRun extends ControllerRun {
 
 /** Runs the labeler on a virtual cluster holding `objects` until `until`; `stop$` drains it instead when given. */
 function labeler(
-  helpers: RunHelpers & { scheduler: { now(): number } }, objects: V1Node[], until: number,
+  helpers: RunHelpers & { scheduler: { now(): number } },
+  objects: V1Node[],
+  until: number,
   options: Partial<NodeLabelerOptions> = {},
 ): LabelerRun {
   const lines: string[] = [];
-  const run = runController({
-    name: 'nodes',
-    start: ({ connection, scheduler }) => nodeLabeler(connection, {
-      providerIdPrefix: 'demo://',
-      // Jitter-free conflict retries, so their times are exact.
-      nodes: informer<V1Node>(connection, NODE, { scheduler, random: () => 0 }),
-      scheduler, random: () => 0,
-      print: (line) => lines.push(`${scheduler.now()} ${line}`),
-      ...options,
-    }),
-  }, { scheduler: helpers.scheduler as never, until, objects });
-  timer(until - 1, helpers.scheduler as never).subscribe(() => resourceClient<KubernetesObject>(run.cluster, EVENT, { namespace: 'default' }).list()
-    .subscribe((list) => events.set(run.cluster, list.items as KubernetesObject[])));
+  const run = runController(
+    {
+      name: 'nodes',
+      start: ({ connection, scheduler }) =>
+        nodeLabeler(connection, {
+          providerIdPrefix: 'demo://',
+          // Jitter-free conflict retries, so their times are exact.
+          nodes: informer<V1Node>(connection, NODE, { scheduler, random: () => 0 }),
+          scheduler,
+          random: () => 0,
+          print: (line) => lines.push(`${scheduler.now()} ${line}`),
+          ...options,
+        }),
+    },
+    { scheduler: helpers.scheduler as never, until, objects },
+  );
+  timer(until - 1, helpers.scheduler as never).subscribe(() =>
+    resourceClient<KubernetesObject>(run.cluster, EVENT, { namespace: 'default' })
+      .list()
+      .subscribe((list) => events.set(run.cluster, list.items as KubernetesObject[])),
+  );
   return { ...run, lines, nodes: resourceClient<V1Node>(run.cluster, NODE) };
 }
 
@@ -69,17 +82,27 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
       expectReconciles(helpers, run.events$).toBe('(sS) 996ms |');
     });
     expect(run.lines).to.deep.equal([
-      ...START, '0 controller: Add event, nodes [cloud-1]', '0 working queue add node cloud-1',
-      '0 Labeled node cloud-1 rxkube.io/cloud-node=true (providerID demo://zone-a/cloud-1)', '1000 Shutting down node controller',
+      ...START,
+      '0 controller: Add event, nodes [cloud-1]',
+      '0 working queue add node cloud-1',
+      '0 Labeled node cloud-1 rxkube.io/cloud-node=true (providerID demo://zone-a/cloud-1)',
+      '1000 Shutting down node controller',
     ]);
     const [stored] = run.cluster.list(NODE) as V1Node[];
     expect(stored!.metadata?.labels).to.deep.equal({ [LABEL]: 'true' });
     expect(eventsOf(run)).to.have.length(1);
     expect(eventsOf(run)[0]).to.deep.include({
-      type: 'Normal', reason: 'Labeled', action: 'AddLabel', reportingController: 'rxkube.io/node-labeler',
+      type: 'Normal',
+      reason: 'Labeled',
+      action: 'AddLabel',
+      reportingController: 'rxkube.io/node-labeler',
       note: 'Added label rxkube.io/cloud-node=true: providerID demo://zone-a/cloud-1 starts with demo://',
     });
-    expect((eventsOf(run)[0] as { regarding?: object }).regarding).to.deep.include({ apiVersion: 'v1', kind: 'Node', name: 'cloud-1' });
+    expect((eventsOf(run)[0] as { regarding?: object }).regarding).to.deep.include({
+      apiVersion: 'v1',
+      kind: 'Node',
+      name: 'cloud-1',
+    });
   });
 
   it('re-checks a node without a spec.providerID every 30 s (requeueAfter, no failure), and labels it at the first re-check after it got one', () => {
@@ -88,7 +111,9 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
       run = labeler(helpers, [], 100_000);
       at(helpers as never, 1000, () => run.nodes.create(node('cloud-2')));
       // The provider sets the providerID: an update, which triggers nothing (the seed has no UpdateFunc).
-      at(helpers as never, 45_000, () => run.nodes.patch('cloud-2', { type: 'merge', body: { spec: { providerID: 'demo://zone-b/cloud-2' } } }));
+      at(helpers as never, 45_000, () =>
+        run.nodes.patch('cloud-2', { type: 'merge', body: { spec: { providerID: 'demo://zone-b/cloud-2' } } }),
+      );
       expectReconciles(helpers, run.events$).toBe('1000ms (sSq) 29995ms (sSq) 29995ms (sS) 38996ms |', {
         q: { type: 'requeued', delayMs: 30_000 },
       });
@@ -127,29 +152,40 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
     inVirtualTime((helpers) => {
       run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 1000);
       run.cluster.faults.conflictNext({ resource: NODE, name: 'cloud-1' });
-      at(helpers as never, 5, () => run.nodes.patch('cloud-1', { type: 'merge', body: { metadata: { labels: { [LABEL]: 'true' } } } }));
+      at(helpers as never, 5, () =>
+        run.nodes.patch('cloud-1', { type: 'merge', body: { metadata: { labels: { [LABEL]: 'true' } } } }),
+      );
       expectReconciles(helpers, run.events$).toBe('s 9ms S 989ms |');
     });
     expect(run.lines).to.include('10 Node cloud-1 already has rxkube.io/cloud-node=true (set by another writer)');
     expect(eventsOf(run)).to.deep.equal([]);
   });
 
-  it('retries a failed write with the operator backoff (5 ms doubling), printing the seed\'s error line and recording a Warning', () => {
+  it("retries a failed write with the operator backoff (5 ms doubling), printing the seed's error line and recording a Warning", () => {
     let run!: LabelerRun;
     inVirtualTime((helpers) => {
       run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 1000);
       run.cluster.faults.failNext({ method: 'PATCH', path: '/api/v1/nodes/', status: 500, count: 2 });
       expectReconciles(helpers, run.events$).toBe('(sfr) 0ms (sfR) 5ms (sS) 981ms |', {
-        r: { type: 'retrying', delayMs: 5, failures: 1 }, R: { type: 'retrying', delayMs: 10, failures: 2 },
+        r: { type: 'retrying', delayMs: 5, failures: 1 },
+        R: { type: 'retrying', delayMs: 10, failures: 2 },
       });
     });
     expect(run.lines.filter((line) => /error syncing|Retrying/.test(line))).to.deep.equal([
-      '0 controller: error syncing node, Internal error occurred: injected fault', '0 Retrying node cloud-1 in 5 ms (failure 1)',
-      '5 controller: error syncing node, Internal error occurred: injected fault', '5 Retrying node cloud-1 in 10 ms (failure 2)',
+      '0 controller: error syncing node, Internal error occurred: injected fault',
+      '0 Retrying node cloud-1 in 5 ms (failure 1)',
+      '5 controller: error syncing node, Internal error occurred: injected fault',
+      '5 Retrying node cloud-1 in 10 ms (failure 2)',
     ]);
     // The second identical Warning joined the first one's series.
-    const reasons = eventsOf(run).map((event) => [(event as { reason?: string }).reason, (event as { series?: { count?: number } }).series?.count]);
-    expect(reasons).to.deep.equal([['LabelFailed', 2], ['Labeled', undefined]]);
+    const reasons = eventsOf(run).map((event) => [
+      (event as { reason?: string }).reason,
+      (event as { series?: { count?: number } }).series?.count,
+    ]);
+    expect(reasons).to.deep.equal([
+      ['LabelFailed', 2],
+      ['Labeled', undefined],
+    ]);
   });
 
   it('keeps retrying a write that keeps failing, with the backoff capped at the 30 s re-check delay', () => {
@@ -159,7 +195,9 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
       run.cluster.faults.failNext({ method: 'PATCH', path: '/api/v1/nodes/', status: 503, count: 10_000 });
     });
     const delays = run.events.filter((e) => e.type === 'retrying').map((e) => (e as { delayMs: number }).delayMs);
-    expect(delays.slice(0, 14)).to.deep.equal([5, 10, 20, 40, 80, 160, 320, 640, 1280, 2560, 5120, 10240, 20480, 30000]);
+    expect(delays.slice(0, 14)).to.deep.equal([
+      5, 10, 20, 40, 80, 160, 320, 640, 1280, 2560, 5120, 10240, 20480, 30000,
+    ]);
     expect(delays.slice(14).every((delay) => delay === 30_000)).to.equal(true);
     expect(run.events.some((e) => e.type === 'dropped')).to.equal(false);
   });
@@ -167,13 +205,23 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
   it('leaves alone, without a write, a node that joined another way and one that already has the label', () => {
     let run!: LabelerRun;
     inVirtualTime((helpers) => {
-      run = labeler(helpers, [node('cloud-3', 'demo://zone-c/cloud-3', { [LABEL]: 'true' }), node('onprem-1', 'baremetal://rack-7/onprem-1')], 1000, { workers: 1 });
+      run = labeler(
+        helpers,
+        [
+          node('cloud-3', 'demo://zone-c/cloud-3', { [LABEL]: 'true' }),
+          node('onprem-1', 'baremetal://rack-7/onprem-1'),
+        ],
+        1000,
+        { workers: 1 },
+      );
       expectReconciles(helpers, run.events$).toBe('(sSsS) 994ms |');
     });
     expect(run.lines.slice(START.length)).to.deep.equal([
-      '0 controller: Add event, nodes [cloud-3]', '0 working queue add node cloud-3',
+      '0 controller: Add event, nodes [cloud-3]',
+      '0 working queue add node cloud-3',
       '0 Node cloud-3 already has rxkube.io/cloud-node=true',
-      '0 controller: Add event, nodes [onprem-1]', '0 working queue add node onprem-1',
+      '0 controller: Add event, nodes [onprem-1]',
+      '0 working queue add node onprem-1',
       '0 Node onprem-1 did not join through demo:// (providerID baremetal://rack-7/onprem-1); leaving it alone',
       '1000 Shutting down node controller',
     ]);
@@ -190,7 +238,9 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
       expectReconciles(helpers, run.events$).toBe('(sSq) 9995ms (sS) 89996ms |');
     });
     expect(run.lines.slice(-4)).to.deep.equal([
-      '10000 controller: Delete event, nodes [cloud-2]', '10000 working queue add node cloud-2', '10000 Node has been deleted cloud-2',
+      '10000 controller: Delete event, nodes [cloud-2]',
+      '10000 working queue add node cloud-2',
+      '10000 Node has been deleted cloud-2',
       '100000 Shutting down node controller',
     ]);
   });
@@ -198,23 +248,50 @@ describe('the node-labeler example (marbles, virtual cluster)', () => {
   it('on stop$ lets the write in flight finish and writes its Event before completing', () => {
     let run!: LabelerRun;
     inVirtualTime((helpers) => {
-      run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 10_000, { stop$: timer(50, helpers.scheduler) });
+      run = labeler(helpers, [node('cloud-1', 'demo://zone-a/cloud-1')], 10_000, {
+        stop$: timer(50, helpers.scheduler),
+      });
       run.cluster.faults.latency(100);
       expectReconciles(helpers, run.events$).toBe('s 99ms S 99ms |');
     });
-    expect(run.lines.slice(-2)).to.deep.equal(['100 Labeled node cloud-1 rxkube.io/cloud-node=true (providerID demo://zone-a/cloud-1)', '200 Shutting down node controller']);
+    expect(run.lines.slice(-2)).to.deep.equal([
+      '100 Labeled node cloud-1 rxkube.io/cloud-node=true (providerID demo://zone-a/cloud-1)',
+      '200 Shutting down node controller',
+    ]);
     expect(eventsOf(run).map((event) => (event as { reason?: string }).reason)).to.deep.equal(['Labeled']);
   });
 });
 
 describe('the node-labeler example: options', () => {
-  const cluster = virtualCluster({ scheduler: { now: () => 0, schedule: () => ({ unsubscribe: () => undefined }) } as never });
+  const cluster = virtualCluster({
+    scheduler: { now: () => 0, schedule: () => ({ unsubscribe: () => undefined }) } as never,
+  });
   const cases: ReadonlyArray<readonly [string, Partial<NodeLabelerOptions>, string | RegExp]> = [
-    ['an empty providerID prefix', { providerIdPrefix: '' }, 'nodeLabeler: providerIdPrefix must be a non-empty string, got ""'],
-    ['a label key the API server refuses', { label: { key: 'bad key', value: 'x' } }, /^nodeLabeler: invalid label bad key=x: /],
-    ['a label value the API server refuses', { label: { key: 'ok', value: '-x' } }, /^nodeLabeler: invalid label ok=-x: .*-x/],
-    ['a label that is two labels', { label: { key: 'a', value: 'b,c=d' } }, 'nodeLabeler: invalid label a=b,c=d: not a single label key and value'],
-    ['a zero re-check delay', { recheckAfterMs: 0 }, 'nodeLabeler: recheckAfterMs must be a finite number of ms > 0, got 0'],
+    [
+      'an empty providerID prefix',
+      { providerIdPrefix: '' },
+      'nodeLabeler: providerIdPrefix must be a non-empty string, got ""',
+    ],
+    [
+      'a label key the API server refuses',
+      { label: { key: 'bad key', value: 'x' } },
+      /^nodeLabeler: invalid label bad key=x: /,
+    ],
+    [
+      'a label value the API server refuses',
+      { label: { key: 'ok', value: '-x' } },
+      /^nodeLabeler: invalid label ok=-x: .*-x/,
+    ],
+    [
+      'a label that is two labels',
+      { label: { key: 'a', value: 'b,c=d' } },
+      'nodeLabeler: invalid label a=b,c=d: not a single label key and value',
+    ],
+    [
+      'a zero re-check delay',
+      { recheckAfterMs: 0 },
+      'nodeLabeler: recheckAfterMs must be a finite number of ms > 0, got 0',
+    ],
     ['no workers', { workers: 0 }, 'nodeLabeler: workers must be an integer >= 1, got 0'],
   ];
   for (const [what, options, message] of cases) {

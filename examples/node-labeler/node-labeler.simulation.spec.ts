@@ -7,40 +7,81 @@ import type { V1Node } from '@kubernetes/client-node';
 import * as fc from 'fast-check';
 import { catchError, of, throwError, type Observable } from 'rxjs';
 import {
-  eventType, isConflict, reconcile, toKeys, type ControllerContext, type ControllerDefinition, type ReconcileEvent,
+  apiErrors,
+  predicates,
+  reconcile,
+  toKeys,
+  type ControllerContext,
+  type ControllerDefinition,
+  type ReconcileEvent,
 } from '../../src/index.js';
-import { simulate, type CacheUnderTest, type SimulationWorld, type Workload, type WorkloadStep } from '../../src/testing/index.js';
+import {
+  simulate,
+  type CacheUnderTest,
+  type SimulationWorld,
+  type Workload,
+  type WorkloadStep,
+} from '../../src/testing/index.js';
 import { NODE, nodeLabeler } from './node-labeler.js';
 
 const LABEL = 'rxkube.io/cloud-node';
 /** Nodes that join with their providerID. */
 const JOINED = ['n0', 'n1', 'n2', 'n3'];
 /** Nodes that join without one and get it later, once, from "" to this value (as kube-apiserver allows). */
-const LATE: Readonly<Record<string, string>> = { p0: 'demo://zone-c/p0', p1: 'metal://rack-2/p1', p2: 'demo://zone-c/p2' };
+const LATE: Readonly<Record<string, string>> = {
+  p0: 'demo://zone-c/p0',
+  p1: 'metal://rack-2/p1',
+  p2: 'demo://zone-c/p2',
+};
 
 /** The labeler as the user runs it, on the simulation's cluster, clock and chance. */
 const labeler: ControllerDefinition = {
   name: 'nodes',
   start: ({ connection, informers, scheduler, random }) =>
-    nodeLabeler(connection, { providerIdPrefix: 'demo://', nodes: informers.for<V1Node>(NODE), scheduler, random, print: () => undefined }),
+    nodeLabeler(connection, {
+      providerIdPrefix: 'demo://',
+      nodes: informers.for<V1Node>(NODE),
+      scheduler,
+      random,
+      print: () => undefined,
+    }),
 };
 /** The Node informer both labelers watch through: the context's factory hands out the very same one. */
-const caches = ({ informers }: ControllerContext): CacheUnderTest[] => [{ resource: NODE, informer: informers.for(NODE) }];
+const caches = ({ informers }: ControllerContext): CacheUnderTest[] => [
+  { resource: NODE, informer: informers.for(NODE) },
+];
 
-const node = (name: string, providerID?: string): V1Node =>
-  ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: providerID === undefined ? {} : { providerID } });
+const node = (name: string, providerID?: string): V1Node => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name },
+  spec: providerID === undefined ? {} : { providerID },
+});
 const anyName = fc.constantFrom(...JOINED, ...Object.keys(LATE));
 /** Nodes join (with a providerID, or without one that comes later), get unrelated labels, and leave. */
 const nodeStep: fc.Arbitrary<WorkloadStep<V1Node>> = fc.oneof(
-  fc.record({ name: fc.constantFrom(...JOINED), providerID: fc.constantFrom('demo://zone-a/x', 'demo://zone-b/y', 'metal://rack-1/z') })
+  fc
+    .record({
+      name: fc.constantFrom(...JOINED),
+      providerID: fc.constantFrom('demo://zone-a/x', 'demo://zone-b/y', 'metal://rack-1/z'),
+    })
     .map(({ name, providerID }) => ({ op: 'create' as const, object: node(name, providerID) })),
   fc.constantFrom(...Object.keys(LATE)).map((name) => ({ op: 'create' as const, object: node(name) })),
-  fc.constantFrom(...Object.keys(LATE)).map((name) => ({ op: 'update' as const, name, patch: { spec: { providerID: LATE[name] } } })),
-  fc.record({ name: anyName, value: fc.constantFrom('a', 'b') }).map(({ name, value }) => ({ op: 'update' as const, name, patch: { metadata: { labels: { team: value } } } })),
+  fc
+    .constantFrom(...Object.keys(LATE))
+    .map((name) => ({ op: 'update' as const, name, patch: { spec: { providerID: LATE[name] } } })),
+  fc
+    .record({ name: anyName, value: fc.constantFrom('a', 'b') })
+    .map(({ name, value }) => ({ op: 'update' as const, name, patch: { metadata: { labels: { team: value } } } })),
   anyName.map((name) => ({ op: 'delete' as const, name })),
 );
 
-const nodes = (steps: number): Workload<V1Node> => ({ resource: NODE, step: nodeStep, minSteps: steps, maxSteps: steps });
+const nodes = (steps: number): Workload<V1Node> => ({
+  resource: NODE,
+  step: nodeStep,
+  minSteps: steps,
+  maxSteps: steps,
+});
 
 /** Every node that joined through the demo provider carries the label. */
 function everyDemoNodeLabeled(world: SimulationWorld): true | string {
@@ -63,9 +104,14 @@ describe('the node-labeler example (simulation)', function () {
 
   it('converges under 1000 random steps with faults: every demo node labeled, no other, caches equal to the server', () => {
     const report = simulate(labeler, {
-      seed: 12, runs: 1, duration: 3_600_000, settle: 300_000,
-      workload: nodes(1000), faults: { max: 100, min: 100 },
-      invariants: { desired: everyDemoNodeLabeled, checks: { 'no foreign node labeled': noForeignNodeLabeled } }, caches,
+      seed: 12,
+      runs: 1,
+      duration: 3_600_000,
+      settle: 300_000,
+      workload: nodes(1000),
+      faults: { max: 100, min: 100 },
+      invariants: { desired: everyDemoNodeLabeled, checks: { 'no foreign node labeled': noForeignNodeLabeled } },
+      caches,
     });
     expect(report.failure?.message).to.equal(undefined);
     expect(report.trace.filter((line) => /^\d+ (create|update|delete) /.test(line))).to.have.length(1000);
@@ -73,7 +119,15 @@ describe('the node-labeler example (simulation)', function () {
   });
 
   it('gives the same trace, byte for byte, for the same seed', () => {
-    const options = { seed: 7, runs: 1, duration: 600_000, settle: 120_000, workload: nodes(100), faults: { max: 20 }, caches } as const;
+    const options = {
+      seed: 7,
+      runs: 1,
+      duration: 600_000,
+      settle: 120_000,
+      workload: nodes(100),
+      faults: { max: 20 },
+      caches,
+    } as const;
     const first = simulate(labeler, options);
     const second = simulate(labeler, options);
     expect(first.trace.length).to.be.greaterThan(100);
@@ -82,8 +136,14 @@ describe('the node-labeler example (simulation)', function () {
 
   it('catches a planted bug (a labeler that forgets to requeue after a conflict) and shrinks it to a short trace', () => {
     const options = {
-      seed: 3, runs: 20, duration: 600_000, settle: 120_000, workload: { ...nodes(0), maxSteps: 30 }, faults: { kinds: ['conflict', 'dropWatches'], max: 5 },
-      invariants: { desired: everyDemoNodeLabeled }, caches,
+      seed: 3,
+      runs: 20,
+      duration: 600_000,
+      settle: 120_000,
+      workload: { ...nodes(0), maxSteps: 30 },
+      faults: { kinds: ['conflict', 'dropWatches'], max: 5 },
+      invariants: { desired: everyDemoNodeLabeled },
+      caches,
     } as const;
     const report = simulate(forgetfulLabeler, options);
     expect(report.ok).to.equal(false);
@@ -110,14 +170,29 @@ function forgetful(context: ControllerContext): Observable<ReconcileEvent> {
   const nodes = context.informers.for<V1Node>(NODE);
   const client = context.client<V1Node>(NODE);
   return nodes.events$.pipe(
-    eventType('added'),
+    predicates.eventType('added'),
     toKeys(),
-    reconcile(({ object }) => {
-      if (object === undefined || !object.spec?.providerID?.startsWith('demo://') || object.metadata?.labels?.[LABEL] === 'true') return undefined;
-      return client.patch(object, { type: 'json', body: [
-        { op: 'test', path: '/metadata/resourceVersion', value: object.metadata?.resourceVersion },
-        { op: 'add', path: `/metadata/labels`, value: { ...object.metadata?.labels, [LABEL]: 'true' } },
-      ] }).pipe(catchError((error: unknown) => (isConflict(error) ? of(undefined) : throwError(() => error))));
-    }, { lookup: nodes, gate: nodes.synced$, scheduler }),
+    reconcile(
+      ({ object }) => {
+        if (
+          object === undefined ||
+          !object.spec?.providerID?.startsWith('demo://') ||
+          object.metadata?.labels?.[LABEL] === 'true'
+        )
+          return undefined;
+        return client
+          .patch(object, {
+            type: 'json',
+            body: [
+              { op: 'test', path: '/metadata/resourceVersion', value: object.metadata?.resourceVersion },
+              { op: 'add', path: `/metadata/labels`, value: { ...object.metadata?.labels, [LABEL]: 'true' } },
+            ],
+          })
+          .pipe(
+            catchError((error: unknown) => (apiErrors.isConflict(error) ? of(undefined) : throwError(() => error))),
+          );
+      },
+      { lookup: nodes, gate: nodes.synced$, scheduler },
+    ),
   );
 }

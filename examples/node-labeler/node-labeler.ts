@@ -15,14 +15,30 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { concat, defer, finalize, Observable, tap, type SchedulerLike } from 'rxjs';
 import {
-  eventRecorder, eventType, exponentialRateLimiter, informer, reconcile, resourceClient, toKeys, type Connection,
-  type ContextReconcile, type Informer, type ControllerDefinition, type ReconcileEvent, type ResourceClient, type ResourceRef,
+  eventRecorder,
+  informer,
+  predicates,
+  rateLimiters,
+  reconcile,
+  resourceClient,
+  toKeys,
+  type Connection,
+  type ContextReconcile,
+  type ControllerDefinition,
+  type Informer,
+  type ReconcileEvent,
+  type ResourceClient,
+  type ResourceRef,
 } from '../../src/index.js';
 import { healthLines, messageOf } from '../shared/health.js';
 import { callerEvents, managerEvents, NO_EVENTS, ownEvents, printLostEvent, type LabelerEvents } from './events.js';
 import { handleNode } from './handle-node.js';
 import {
-  DEFAULT_REPORTING_CONTROLLER, resolveOptions, type NodeLabelerControllerOptions, type NodeLabelerOptions, type NodeLabelerSettings,
+  DEFAULT_REPORTING_CONTROLLER,
+  resolveOptions,
+  type NodeLabelerControllerOptions,
+  type NodeLabelerOptions,
+  type NodeLabelerSettings,
 } from './options.js';
 
 /** The resource the labeler watches and writes. */
@@ -65,13 +81,21 @@ export function nodeLabeler(connection: Connection, options: NodeLabelerOptions)
   };
   return defer(() => {
     const nodes = options.nodes ?? informer<V1Node>(connection, NODE, timing);
-    const events = options.recorder ? callerEvents(options.recorder) : ownEvents(eventRecorder(connection, {
-      reportingController: DEFAULT_REPORTING_CONTROLLER,
-      ...(options.reportingInstance ? { reportingInstance: options.reportingInstance } : {}),
-      ...timing,
-    }), settings.print);
+    const events = options.recorder
+      ? callerEvents(options.recorder)
+      : ownEvents(
+          eventRecorder(connection, {
+            reportingController: DEFAULT_REPORTING_CONTROLLER,
+            ...(options.reportingInstance ? { reportingInstance: options.reportingInstance } : {}),
+            ...timing,
+          }),
+          settings.print,
+        );
     return labelerPipeline({
-      settings, nodes, events, operator: reconcile,
+      settings,
+      nodes,
+      events,
+      operator: reconcile,
       client: resourceClient<V1Node>(connection, NODE, { fieldManager: settings.fieldManager, ...timing }),
       ...(options.stop$ ? { stop$: options.stop$ } : {}),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
@@ -101,15 +125,18 @@ export function nodeLabelerController(options: NodeLabelerControllerOptions): Co
   const settings = resolveOptions(options);
   return {
     name: NODE_LABELER_CONTROLLER,
-    start: (context) => labelerPipeline({
-      settings,
-      nodes: context.informers.for<V1Node>(NODE),
-      client: resourceClient<V1Node>(context.connection, NODE, {
-        fieldManager: settings.fieldManager, scheduler: context.scheduler, ...(options.random ? { random: options.random } : {}),
+    start: (context) =>
+      labelerPipeline({
+        settings,
+        nodes: context.informers.for<V1Node>(NODE),
+        client: resourceClient<V1Node>(context.connection, NODE, {
+          fieldManager: settings.fieldManager,
+          scheduler: context.scheduler,
+          ...(options.random ? { random: options.random } : {}),
+        }),
+        events: context.recorder === undefined ? NO_EVENTS : managerEvents(context.recorder),
+        operator: context.reconcile,
       }),
-      events: context.recorder === undefined ? NO_EVENTS : managerEvents(context.recorder),
-      operator: context.reconcile,
-    }),
   };
 }
 
@@ -133,9 +160,11 @@ function labelerPipeline(parts: LabelerParts): Observable<ReconcileEvent> {
   if (events.recorder === undefined) print('Recording no Events: the manager has no event recorder (events: false)');
   const controller$ = nodes.events$.pipe(
     // The seed registers AddFunc and DeleteFunc only.
-    eventType('added', 'deleted'),
+    predicates.eventType('added', 'deleted'),
     tap((event) => {
-      print(`controller: ${event.type === 'added' ? 'Add' : 'Delete'} event, nodes [${event.object.metadata?.name ?? event.key}]`);
+      print(
+        `controller: ${event.type === 'added' ? 'Add' : 'Delete'} event, nodes [${event.object.metadata?.name ?? event.key}]`,
+      );
       print(`working queue add node ${event.key}`);
     }),
     toKeys(),
@@ -143,7 +172,7 @@ function labelerPipeline(parts: LabelerParts): Observable<ReconcileEvent> {
       lookup: nodes,
       gate: nodes.synced$,
       concurrency: settings.workers,
-      rateLimiter: exponentialRateLimiter({ maxMs: settings.recheckAfterMs }),
+      rateLimiter: rateLimiters.exponential({ maxMs: settings.recheckAfterMs }),
       ...(parts.stop$ ? { stop$: parts.stop$ } : {}),
       ...(parts.scheduler ? { scheduler: parts.scheduler } : {}),
     }),

@@ -4,7 +4,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { Observable, SchedulerLike } from 'rxjs';
-import { parseLabelSelector, type EventRecorder, type Informer } from '../../src/index.js';
+import { selectors, type EventRecorder, type Informer } from '../../src/index.js';
 
 /** The label a matching node gets, unless `label` says otherwise. */
 export const DEFAULT_LABEL: NodeLabel = Object.freeze({ key: 'rxkube.io/cloud-node', value: 'true' });
@@ -69,7 +69,10 @@ export interface NodeLabelerOptions {
  * Options of `nodeLabelerController`: those of `nodeLabeler` less what the manager provides (the shared informer,
  * its event recorder, its graceful stop and its scheduler).
  */
-export type NodeLabelerControllerOptions = Omit<NodeLabelerOptions, 'nodes' | 'recorder' | 'reportingInstance' | 'stop$' | 'scheduler'>;
+export type NodeLabelerControllerOptions = Omit<
+  NodeLabelerOptions,
+  'nodes' | 'recorder' | 'reportingInstance' | 'stop$' | 'scheduler'
+>;
 
 /** The options with their defaults filled in. */
 export interface NodeLabelerSettings {
@@ -92,13 +95,17 @@ export interface NodeLabelerSettings {
 export function resolveOptions(options: NodeLabelerOptions): NodeLabelerSettings {
   const { providerIdPrefix } = options;
   if (typeof providerIdPrefix !== 'string' || providerIdPrefix === '') {
-    throw new TypeError(`nodeLabeler: providerIdPrefix must be a non-empty string, got ${JSON.stringify(providerIdPrefix)}`);
+    throw new TypeError(
+      `nodeLabeler: providerIdPrefix must be a non-empty string, got ${JSON.stringify(providerIdPrefix)}`,
+    );
   }
   const label = options.label ?? DEFAULT_LABEL;
   checkLabel(label);
   const recheckAfterMs = options.recheckAfterMs ?? DEFAULT_RECHECK_AFTER_MS;
   if (typeof recheckAfterMs !== 'number' || !Number.isFinite(recheckAfterMs) || recheckAfterMs <= 0) {
-    throw new RangeError(`nodeLabeler: recheckAfterMs must be a finite number of ms > 0, got ${String(recheckAfterMs)}`);
+    throw new RangeError(
+      `nodeLabeler: recheckAfterMs must be a finite number of ms > 0, got ${String(recheckAfterMs)}`,
+    );
   }
   const workers = options.workers ?? DEFAULT_WORKERS;
   if (!Number.isInteger(workers) || workers < 1) {
@@ -108,7 +115,14 @@ export function resolveOptions(options: NodeLabelerOptions): NodeLabelerSettings
   if (typeof fieldManager !== 'string' || fieldManager === '') {
     throw new TypeError(`nodeLabeler: fieldManager must be a non-empty string, got ${JSON.stringify(fieldManager)}`);
   }
-  return { providerIdPrefix, label, recheckAfterMs, workers, fieldManager, print: options.print ?? ((line) => console.log(line)) };
+  return {
+    providerIdPrefix,
+    label,
+    recheckAfterMs,
+    workers,
+    fieldManager,
+    print: options.print ?? ((line) => console.log(line)),
+  };
 }
 
 /** A label is valid when `key=value` parses as a label selector requiring exactly that key and value. */
@@ -119,12 +133,17 @@ function checkLabel(label: NodeLabel): void {
   }
   let parsed;
   try {
-    parsed = parseLabelSelector(`${key}=${value}`);
+    parsed = selectors.parseLabelSelector(`${key}=${value}`);
   } catch (error) {
     throw new TypeError(`nodeLabeler: invalid label ${key}=${value}: ${(error as Error).message}`, { cause: error });
   }
   const [only] = parsed;
-  const exact = parsed.length === 1 && only !== undefined && only.key === key && only.operator === 'In' &&
-    only.values.length === 1 && only.values[0] === value;
+  const exact =
+    parsed.length === 1 &&
+    only !== undefined &&
+    only.key === key &&
+    only.operator === 'In' &&
+    only.values.length === 1 &&
+    only.values[0] === value;
   if (!exact) throw new TypeError(`nodeLabeler: invalid label ${key}=${value}: not a single label key and value`);
 }

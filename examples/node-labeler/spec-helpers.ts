@@ -14,7 +14,9 @@ import { recordingTransport, type RecordedRequest } from '../shared/recording-tr
  * it, every time, with no timing involved.
  */
 export function racingTransport(
-  connection: Connection, when: (request: TransportRequest) => boolean, interloper: () => Promise<unknown>,
+  connection: Connection,
+  when: (request: TransportRequest) => boolean,
+  interloper: () => Promise<unknown>,
 ): { readonly transport: Transport; readonly requests: RecordedRequest[] } {
   const recording = recordingTransport(connection);
   let raced = false;
@@ -36,5 +38,7 @@ export function racingTransport(
  */
 export function linesAbout(lines: readonly string[], name: string): string[] {
   const word = new RegExp(`(^|[\\s[])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[\\s\\]])`);
-  return lines.filter((line) => word.test(line)).filter((line, i, all) => !(line.includes('re-checking in') && line === all[i - 1]));
+  return lines
+    .filter((line) => word.test(line))
+    .filter((line, i, all) => !(line.includes('re-checking in') && line === all[i - 1]));
 }

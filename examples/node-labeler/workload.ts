@@ -23,19 +23,34 @@ function node(name: string, providerID?: string): V1Node {
   };
 }
 
-const register = (name: string, providerID?: string) => (core: CoreV1Api) => core.createNode({ body: node(name, providerID) });
+const register = (name: string, providerID?: string) => (core: CoreV1Api) =>
+  core.createNode({ body: node(name, providerID) });
 
 /** The demo script, in order. */
 export const demoSteps: readonly Step[] = [
-  { pauseMs: 300, describe: `node cloud-1 registers with providerID ${DEMO_PROVIDER_PREFIX}zone-a/cloud-1`, run: register('cloud-1', `${DEMO_PROVIDER_PREFIX}zone-a/cloud-1`) },
-  { pauseMs: 300, describe: 'node onprem-1 registers with providerID baremetal://rack-7/onprem-1', run: register('onprem-1', 'baremetal://rack-7/onprem-1') },
-  { pauseMs: 300, describe: 'node cloud-2 registers before its provider has set a providerID', run: register('cloud-2') },
   {
-    pauseMs: 800, describe: `the cloud provider sets cloud-2's providerID to ${DEMO_PROVIDER_PREFIX}zone-b/cloud-2 (no trigger: the re-check finds it)`,
-    run: (core) => core.patchNode(
-      { name: 'cloud-2', body: { spec: { providerID: `${DEMO_PROVIDER_PREFIX}zone-b/cloud-2` } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    ),
+    pauseMs: 300,
+    describe: `node cloud-1 registers with providerID ${DEMO_PROVIDER_PREFIX}zone-a/cloud-1`,
+    run: register('cloud-1', `${DEMO_PROVIDER_PREFIX}zone-a/cloud-1`),
+  },
+  {
+    pauseMs: 300,
+    describe: 'node onprem-1 registers with providerID baremetal://rack-7/onprem-1',
+    run: register('onprem-1', 'baremetal://rack-7/onprem-1'),
+  },
+  {
+    pauseMs: 300,
+    describe: 'node cloud-2 registers before its provider has set a providerID',
+    run: register('cloud-2'),
+  },
+  {
+    pauseMs: 800,
+    describe: `the cloud provider sets cloud-2's providerID to ${DEMO_PROVIDER_PREFIX}zone-b/cloud-2 (no trigger: the re-check finds it)`,
+    run: (core) =>
+      core.patchNode(
+        { name: 'cloud-2', body: { spec: { providerID: `${DEMO_PROVIDER_PREFIX}zone-b/cloud-2` } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
   },
   { pauseMs: 500, describe: 'node onprem-1 is deleted', run: (core) => core.deleteNode({ name: 'onprem-1' }) },
 ];
@@ -44,7 +59,11 @@ export const demoSteps: readonly Step[] = [
  * Plays {@link demoSteps} against a cluster, narrating each step through `narrate`. Resolves when the script is done;
  * stops early, between steps, once `signal` is aborted.
  */
-export async function runNodeWorkload(kubeConfig: KubeConfig, narrate: (line: string) => void, signal: AbortSignal): Promise<void> {
+export async function runNodeWorkload(
+  kubeConfig: KubeConfig,
+  narrate: (line: string) => void,
+  signal: AbortSignal,
+): Promise<void> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   for (const step of demoSteps) {
     await new Promise((resolve) => setTimeout(resolve, step.pauseMs));

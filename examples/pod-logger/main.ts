@@ -31,17 +31,26 @@ const { kubeconfig, namespace, managerOptions } = checkedArgs(NAME, () => {
     kubeconfig: { type: 'string' },
     namespace: { type: 'string', default: 'default' },
   });
-  return { kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG, namespace: values.namespace, managerOptions: exampleManagerOptions(values, values.namespace) };
+  return {
+    kubeconfig: values.kubeconfig ?? process.env.KUBECONFIG,
+    namespace: values.namespace,
+    managerOptions: exampleManagerOptions(values, values.namespace),
+  };
 });
 
 const target = await connectExample(NAME, kubeconfig, `, namespace ${namespace}`);
 
-runExampleManager(NAME, target, {
-  connection: target.kubeConfig,
-  name: NAME,
-  controllers: [podLogger({ namespace })],
-  ...managerOptions,
-}, {
-  play: (kubeConfig, narrate, signal) => runDemoWorkload(kubeConfig, namespace, narrate, signal),
-  done: 'workload: done; still watching, Ctrl-C to stop',
-});
+runExampleManager(
+  NAME,
+  target,
+  {
+    connection: target.kubeConfig,
+    name: NAME,
+    controllers: [podLogger({ namespace })],
+    ...managerOptions,
+  },
+  {
+    play: (kubeConfig, narrate, signal) => runDemoWorkload(kubeConfig, namespace, narrate, signal),
+    done: 'workload: done; still watching, Ctrl-C to stop',
+  },
+);

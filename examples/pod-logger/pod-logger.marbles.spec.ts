@@ -14,7 +14,9 @@ import { inVirtualTime } from '../shared/virtual-time.js';
 const POD = { apiVersion: 'v1', kind: 'Pod' };
 
 const pod = (name: string, annotations: Record<string, string> = {}): V1Pod => ({
-  apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', annotations },
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'default', annotations },
   spec: { containers: [{ name: 'app', image: 'registry.example.com/demo:1.0' }] },
 });
 
@@ -30,7 +32,10 @@ function podRun(helpers: Helpers, objects: V1Pod[], until: number, stop$?: Obser
   const lines: string[] = [];
   const { scheduler } = helpers;
   const run = runController(podLogger({ print: (line) => lines.push(`${scheduler.now()} ${line}`) }), {
-    scheduler, until, objects, ...(stop$ ? { stop$ } : {}),
+    scheduler,
+    until,
+    objects,
+    ...(stop$ ? { stop$ } : {}),
   });
   return { ...run, lines, pods: resourceClient<V1Pod>(run.cluster, POD, { namespace: 'default' }) };
 }
@@ -47,14 +52,23 @@ describe('the pod-logger example (marbles, virtual cluster)', () => {
       run = podRun(helpers, [], 10_000);
       at(helpers, 300, () => run.pods.create(pod('web-1')));
       at(helpers, 600, () => run.pods.create(pod('web-2')));
-      at(helpers, 1100, () => run.pods.patch('web-1', { type: 'merge', body: { metadata: { labels: { tier: 'frontend' } } } }));
+      at(helpers, 1100, () =>
+        run.pods.patch('web-1', { type: 'merge', body: { metadata: { labels: { tier: 'frontend' } } } }),
+      );
       at(helpers, 1600, () => run.pods.create(pod('flaky', { [FAIL_ANNOTATION]: '3' })));
       at(helpers, 2400, () => run.pods.create(pod('doomed', { [FAIL_ANNOTATION]: 'always' })));
       at(helpers, 3200, () => run.pods.delete('web-2'));
-      expectReconciles(helpers, run.events$, { key: 'default/flaky' }).toBe('1600ms (sfr) 0ms (sfr) 5ms (sfr) 15ms (sS) 8361ms |');
-      expectReconciles(helpers, run.events$, { key: 'default/doomed' }).toBe('2400ms (sfr) 0ms (sfr) 5ms (sfr) 15ms (sfr) 35ms (sfr) 75ms (sfd) 7440ms |');
+      expectReconciles(helpers, run.events$, { key: 'default/flaky' }).toBe(
+        '1600ms (sfr) 0ms (sfr) 5ms (sfr) 15ms (sS) 8361ms |',
+      );
+      expectReconciles(helpers, run.events$, { key: 'default/doomed' }).toBe(
+        '2400ms (sfr) 0ms (sfr) 5ms (sfr) 15ms (sfr) 35ms (sfr) 75ms (sfd) 7440ms |',
+      );
     });
-    expect(run.lines.map((line) => line.replace(/^[\d.]+ /, ''))).to.deep.equal([...demoLines(), 'Stopping Pod controller']);
+    expect(run.lines.map((line) => line.replace(/^[\d.]+ /, ''))).to.deep.equal([
+      ...demoLines(),
+      'Stopping Pod controller',
+    ]);
   });
 
   it('logs each change exactly once through dropped watches, a 410 relist and a server restart', () => {
@@ -74,10 +88,13 @@ describe('the pod-logger example (marbles, virtual cluster)', () => {
         run.cluster.faults.clear();
       });
       at(helpers, 300_000, () => void run.cluster.faults.restart());
-      at(helpers, 300_001, () => run.pods.patch('b', { type: 'merge', body: { metadata: { labels: { touched: 'yes' } } } }));
+      at(helpers, 300_001, () =>
+        run.pods.patch('b', { type: 'merge', body: { metadata: { labels: { touched: 'yes' } } } }),
+      );
     });
-    expect(run.lines.map((line) => line.replace(/^[\d.]+ /, '')).filter((line) => !line.startsWith('Error watching pods')))
-      .to.deep.equal([...faultScenarioLines(), 'Stopping Pod controller']);
+    expect(
+      run.lines.map((line) => line.replace(/^[\d.]+ /, '')).filter((line) => !line.startsWith('Error watching pods')),
+    ).to.deep.equal([...faultScenarioLines(), 'Stopping Pod controller']);
     expect(run.events.filter((e) => e.type === 'failed')).to.deep.equal([]);
   });
 
@@ -87,6 +104,10 @@ describe('the pod-logger example (marbles, virtual cluster)', () => {
       run = podRun(helpers, [], 10_000, timer(100, helpers.scheduler));
       expectReconciles(helpers, run.events$).toBe('100ms |');
     });
-    expect(run.lines).to.deep.equal(['0 Starting Pod controller', '0 Pod cache synced; starting workers', '100 Stopping Pod controller']);
+    expect(run.lines).to.deep.equal([
+      '0 Starting Pod controller',
+      '0 Pod cache synced; starting workers',
+      '100 Stopping Pod controller',
+    ]);
   });
 });

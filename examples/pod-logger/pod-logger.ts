@@ -12,7 +12,13 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { finalize, Observable, tap } from 'rxjs';
-import { controller, InformerHealthError, type ControllerDefinition, type ReconcileEvent, type ReconcileRequest } from '../../src/index.js';
+import {
+  controller,
+  InformerHealthError,
+  type ControllerDefinition,
+  type ReconcileEvent,
+  type ReconcileRequest,
+} from '../../src/index.js';
 import { healthLines, messageOf } from '../shared/health.js';
 
 /** The annotation the demo uses to make a pod's reconcile fail: a count of failing attempts, or `always`. */
@@ -98,19 +104,29 @@ export function podLogger(options: PodLoggerOptions = {}): ControllerDefinition 
     start: (context) => {
       print('Starting Pod controller');
       const controller$ = controller<V1Pod>({
-        context, for: watch, maxRetries: MAX_RETRIES,
+        context,
+        for: watch,
+        maxRetries: MAX_RETRIES,
         reconcile: (request) => syncToStdout(request, print),
         // The `Error watching pods` lines below say what an InformerHealthError would.
         onError: (error) => (error instanceof InformerHealthError ? undefined : context.reportError(error)),
-      }).pipe(tap((event) => {
-        if (event.type === 'retrying') print(`Error syncing pod ${event.key}: ${messageOf(event.error)} (retrying in ${event.delayMs} ms)`);
-        else if (event.type === 'dropped') print(`Dropping pod "${event.key}" out of the queue: ${messageOf(event.error)}`);
-        else if (event.type === 'rejected') print(`Rejected trigger: ${event.error.message}`);
-      }));
+      }).pipe(
+        tap((event) => {
+          if (event.type === 'retrying')
+            print(`Error syncing pod ${event.key}: ${messageOf(event.error)} (retrying in ${event.delayMs} ms)`);
+          else if (event.type === 'dropped')
+            print(`Dropping pod "${event.key}" out of the queue: ${messageOf(event.error)}`);
+          else if (event.type === 'rejected') print(`Rejected trigger: ${event.error.message}`);
+        }),
+      );
       // The health lines are subscribed first, so they come before anything the workers print; they stop when the
       // controller completes (after a drain).
       const run$ = new Observable<ReconcileEvent>((subscriber) => {
-        const subscription = healthLines(context.informers.for<V1Pod>(watch.resource, watch.options), { kind: 'Pod', plural: 'pods' }, print).subscribe();
+        const subscription = healthLines(
+          context.informers.for<V1Pod>(watch.resource, watch.options),
+          { kind: 'Pod', plural: 'pods' },
+          print,
+        ).subscribe();
         subscription.add(controller$.subscribe(subscriber));
         return subscription;
       });

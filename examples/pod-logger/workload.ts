@@ -29,15 +29,29 @@ export const demoSteps: readonly Step[] = [
   { pauseMs: 300, describe: 'create pod web-1', run: create('web-1') },
   { pauseMs: 300, describe: 'create pod web-2', run: create('web-2') },
   {
-    pauseMs: 500, describe: 'label pod web-1 tier=frontend',
-    run: (core, namespace) => core.patchNamespacedPod(
-      { namespace, name: 'web-1', body: { metadata: { labels: { tier: 'frontend' } } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    ),
+    pauseMs: 500,
+    describe: 'label pod web-1 tier=frontend',
+    run: (core, namespace) =>
+      core.patchNamespacedPod(
+        { namespace, name: 'web-1', body: { metadata: { labels: { tier: 'frontend' } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
   },
-  { pauseMs: 500, describe: `create pod flaky (${FAIL_ANNOTATION}=3: fails 3 times, then succeeds)`, run: create('flaky', { [FAIL_ANNOTATION]: '3' }) },
-  { pauseMs: 800, describe: `create pod doomed (${FAIL_ANNOTATION}=always: dropped after 5 retries)`, run: create('doomed', { [FAIL_ANNOTATION]: 'always' }) },
-  { pauseMs: 800, describe: 'delete pod web-2', run: (core, namespace) => core.deleteNamespacedPod({ namespace, name: 'web-2' }) },
+  {
+    pauseMs: 500,
+    describe: `create pod flaky (${FAIL_ANNOTATION}=3: fails 3 times, then succeeds)`,
+    run: create('flaky', { [FAIL_ANNOTATION]: '3' }),
+  },
+  {
+    pauseMs: 800,
+    describe: `create pod doomed (${FAIL_ANNOTATION}=always: dropped after 5 retries)`,
+    run: create('doomed', { [FAIL_ANNOTATION]: 'always' }),
+  },
+  {
+    pauseMs: 800,
+    describe: 'delete pod web-2',
+    run: (core, namespace) => core.deleteNamespacedPod({ namespace, name: 'web-2' }),
+  },
 ];
 
 /**
@@ -45,7 +59,10 @@ export const demoSteps: readonly Step[] = [
  * stops early, between steps, once `signal` is aborted.
  */
 export async function runDemoWorkload(
-  kubeConfig: KubeConfig, namespace: string, narrate: (line: string) => void, signal: AbortSignal,
+  kubeConfig: KubeConfig,
+  namespace: string,
+  narrate: (line: string) => void,
+  signal: AbortSignal,
 ): Promise<void> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   for (const step of demoSteps) {

@@ -58,7 +58,12 @@ describe('the replica-set example: expectations', () => {
     const { expectations } = clocked();
     expectations.expectCreations('default/web', 5);
     expectations.expectDeletions('default/web', ['default/web-a']);
-    expect(expectations.get('default/web')).to.deep.equal({ add: 0, del: 1, deleting: ['default/web-a'], since: 1_000 });
+    expect(expectations.get('default/web')).to.deep.equal({
+      add: 0,
+      del: 1,
+      deleting: ['default/web-a'],
+      since: 1_000,
+    });
   });
 
   it('expire strictly after 5 minutes, and say when', () => {
@@ -86,29 +91,32 @@ describe('the replica-set example: expectations', () => {
   });
 
   it('are satisfied exactly when every expected creation and deletion was observed, in any order (property)', () => {
-    fc.assert(fc.property(
-      fc.integer({ min: 0, max: 6 }), fc.uniqueArray(fc.integer({ min: 0, max: 9 }), { maxLength: 6 }),
-      fc.array(fc.oneof(fc.constant('create' as const), fc.integer({ min: 0, max: 12 })), { maxLength: 30 }),
-      (adds, deleting, observations) => {
-        const { expectations } = clocked();
-        const podKeys = deleting.map((i) => `default/web-${i}`);
-        expectations.expectCreations('default/web', adds);
-        // Creations and deletions are expected by separate syncs; model the deletions on a second key.
-        expectations.expectDeletions('default/api', podKeys);
-        let created = 0;
-        const seen = new Set<string>();
-        for (const observation of observations) {
-          if (observation === 'create') {
-            expectations.creationObserved('default/web');
-            created += 1;
-          } else {
-            expectations.deletionObserved('default/api', `default/web-${observation}`);
-            seen.add(`default/web-${observation}`);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 6 }),
+        fc.uniqueArray(fc.integer({ min: 0, max: 9 }), { maxLength: 6 }),
+        fc.array(fc.oneof(fc.constant('create' as const), fc.integer({ min: 0, max: 12 })), { maxLength: 30 }),
+        (adds, deleting, observations) => {
+          const { expectations } = clocked();
+          const podKeys = deleting.map((i) => `default/web-${i}`);
+          expectations.expectCreations('default/web', adds);
+          // Creations and deletions are expected by separate syncs; model the deletions on a second key.
+          expectations.expectDeletions('default/api', podKeys);
+          let created = 0;
+          const seen = new Set<string>();
+          for (const observation of observations) {
+            if (observation === 'create') {
+              expectations.creationObserved('default/web');
+              created += 1;
+            } else {
+              expectations.deletionObserved('default/api', `default/web-${observation}`);
+              seen.add(`default/web-${observation}`);
+            }
           }
-        }
-        expect(expectations.satisfied('default/web')).to.equal(created >= adds);
-        expect(expectations.satisfied('default/api')).to.equal(podKeys.every((key) => seen.has(key)));
-      },
-    ));
+          expect(expectations.satisfied('default/web')).to.equal(created >= adds);
+          expect(expectations.satisfied('default/api')).to.equal(podKeys.every((key) => seen.has(key)));
+        },
+      ),
+    );
   });
 });

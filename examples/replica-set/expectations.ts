@@ -52,6 +52,9 @@ interface Entry {
  * - Keys are PodSet keys, not uids: a PodSet deleted and created again under the same name must have its entry
  *   `delete`d when the first one is seen gone (the sync does), as kube-controller-manager's `DeleteExpectations`.
  * - Not shared between processes: a new leader starts with no expectations and trusts its freshly synced cache.
+ * - With read-your-own-writes on (the example's default), a sync starts only once the Pod cache shows its last
+ *   sync's creations and deletions, so expectations rarely hold one back; they still do when the cache lags longer
+ *   than read-your-own-writes waits (5 s), for up to {@link EXPECTATIONS_TIMEOUT_MS}. The guide says why both.
  */
 export class Expectations {
   readonly #entries = new Map<string, Entry>();
@@ -62,7 +65,8 @@ export class Expectations {
     /** How long expectations hold a PodSet back at most, ms. */
     readonly timeoutMs: number = EXPECTATIONS_TIMEOUT_MS,
   ) {
-    if (!(timeoutMs > 0)) throw new RangeError(`Expectations: timeoutMs must be a number of ms > 0, got ${String(timeoutMs)}`);
+    if (!(timeoutMs > 0))
+      throw new RangeError(`Expectations: timeoutMs must be a number of ms > 0, got ${String(timeoutMs)}`);
   }
 
   /** Expects `count` creations for `key` (`ExpectCreations`), replacing what was expected. */

@@ -29,13 +29,14 @@ const NAME = 'replica-set';
 
 const { kubeconfig, installCrd, options, managerOptions } = checkedArgs(NAME, () => {
   const values = exampleArgs({
-    'kubeconfig': { type: 'string' },
-    'namespace': { type: 'string' },
-    'workers': { type: 'string', default: String(DEFAULT_WORKERS) },
+    kubeconfig: { type: 'string' },
+    namespace: { type: 'string' },
+    workers: { type: 'string', default: String(DEFAULT_WORKERS) },
     'install-crd': { type: 'boolean', default: false },
   });
   const workers = Number(values.workers);
-  if (values.workers.trim() === '' || !Number.isFinite(workers)) throw new TypeError(`--workers must be a number, got ${JSON.stringify(values.workers)}`);
+  if (values.workers.trim() === '' || !Number.isFinite(workers))
+    throw new TypeError(`--workers must be a number, got ${JSON.stringify(values.workers)}`);
   const controllerOptions = { ...(values.namespace === undefined ? {} : { namespace: values.namespace }), workers };
   resolveOptions(controllerOptions);
   return {
@@ -51,12 +52,17 @@ const target = await connectExample(NAME, kubeconfig, `; keeps PodSets' pods in 
 
 if (target.cluster !== undefined || installCrd) await installExampleCrd(NAME, target, podSetCrd(), PODSET);
 
-runExampleManager(NAME, target, {
-  connection: target.kubeConfig,
-  name: NAME,
-  controllers: [replicaSetController(options)],
-  ...managerOptions,
-}, {
-  play: runPodSetWorkload,
-  done: 'workload: done; still watching, Ctrl-C to stop',
-});
+runExampleManager(
+  NAME,
+  target,
+  {
+    connection: target.kubeConfig,
+    name: NAME,
+    controllers: [replicaSetController(options)],
+    ...managerOptions,
+  },
+  {
+    play: runPodSetWorkload,
+    done: 'workload: done; still watching, Ctrl-C to stop',
+  },
+);

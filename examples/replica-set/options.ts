@@ -41,6 +41,12 @@ export interface ReplicaSetOptions {
   readonly informers?: InformerFactory;
   /** Uniform samples in [0, 1) for the status write's conflict-retry jitter. Default `Math.random`. */
   readonly random?: () => number;
+  /**
+   * Read-your-own-writes: a sync starts only once the caches show what the PodSet's last sync wrote (its Pod
+   * creations and deletions, its status), or `maxWait` passes (default 5 s). `false`: expectations alone, as
+   * kube-controller-manager before v1.36. Default on.
+   */
+  readonly readYourWrites?: boolean | { readonly maxWait?: number };
 }
 
 /** Options of `replicaSetController`: the manager brings the informers, the recorder, the stop and the scheduler. */
@@ -54,6 +60,8 @@ export interface ReplicaSetSettings {
   readonly expectationsTimeoutMs: number;
   readonly fieldManager: string;
   readonly print: (line: string) => void;
+  /** The bound of read-your-own-writes, ms (`undefined`: the default), or `false`: off. */
+  readonly readYourWrites: number | undefined | false;
 }
 
 /**
@@ -65,24 +73,51 @@ export interface ReplicaSetSettings {
  */
 export function resolveOptions(options: ReplicaSetOptions): ReplicaSetSettings {
   const workers = options.workers ?? DEFAULT_WORKERS;
-  if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`replicaSet: workers must be an integer >= 1, got ${String(workers)}`);
+  if (!Number.isInteger(workers) || workers < 1)
+    throw new RangeError(`replicaSet: workers must be an integer >= 1, got ${String(workers)}`);
   const burstReplicas = options.burstReplicas ?? DEFAULT_BURST_REPLICAS;
   if (!Number.isInteger(burstReplicas) || burstReplicas < 1) {
     throw new RangeError(`replicaSet: burstReplicas must be an integer >= 1, got ${String(burstReplicas)}`);
   }
   const expectationsTimeoutMs = options.expectationsTimeoutMs ?? EXPECTATIONS_TIMEOUT_MS;
-  if (typeof expectationsTimeoutMs !== 'number' || !(expectationsTimeoutMs > 0) || !Number.isFinite(expectationsTimeoutMs)) {
-    throw new RangeError(`replicaSet: expectationsTimeoutMs must be a finite number of ms > 0, got ${String(expectationsTimeoutMs)}`);
+  if (
+    typeof expectationsTimeoutMs !== 'number' ||
+    !(expectationsTimeoutMs > 0) ||
+    !Number.isFinite(expectationsTimeoutMs)
+  ) {
+    throw new RangeError(
+      `replicaSet: expectationsTimeoutMs must be a finite number of ms > 0, got ${String(expectationsTimeoutMs)}`,
+    );
   }
   const { namespace } = options;
   if (namespace !== undefined && (typeof namespace !== 'string' || namespace === '')) {
-    throw new TypeError(`replicaSet: namespace must be a non-empty string when given, got ${JSON.stringify(namespace)}`);
+    throw new TypeError(
+      `replicaSet: namespace must be a non-empty string when given, got ${JSON.stringify(namespace)}`,
+    );
   }
   const fieldManager = options.fieldManager ?? DEFAULT_FIELD_MANAGER;
   if (typeof fieldManager !== 'string' || fieldManager === '') {
     throw new TypeError(`replicaSet: fieldManager must be a non-empty string, got ${JSON.stringify(fieldManager)}`);
   }
+  const ryow = options.readYourWrites ?? true;
+  const maxWait = typeof ryow === 'object' && ryow !== null ? ryow.maxWait : undefined;
+  if (
+    typeof ryow !== 'boolean' &&
+    (typeof ryow !== 'object' ||
+      ryow === null ||
+      (maxWait !== undefined && !(typeof maxWait === 'number' && maxWait >= 0)))
+  ) {
+    throw new RangeError(
+      `replicaSet: readYourWrites must be a boolean or { maxWait: ms >= 0 }, got ${JSON.stringify(ryow)}`,
+    );
+  }
   return {
-    namespace, workers, burstReplicas, expectationsTimeoutMs, fieldManager, print: options.print ?? ((line) => console.log(line)),
+    namespace,
+    workers,
+    burstReplicas,
+    expectationsTimeoutMs,
+    fieldManager,
+    print: options.print ?? ((line) => console.log(line)),
+    readYourWrites: ryow === false ? false : maxWait,
   };
 }

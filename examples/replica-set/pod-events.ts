@@ -5,7 +5,7 @@
  * @module
  */
 import type { V1OwnerReference, V1Pod } from '@kubernetes/client-node';
-import { controllerOf, keyFor, type InformerEvent, type StoreSource } from '../../src/index.js';
+import { keyFor, owners, type InformerEvent, type ResourceClient } from '../../src/index.js';
 import type { Expectations } from './expectations.js';
 import { podKey } from './pods.js';
 import { PODSET, PODSET_GROUP, type PodSet } from './podset.js';
@@ -25,7 +25,7 @@ export function podOwnerIndex(pod: V1Pod): string | undefined {
 
 /** The Pod's controller reference if it points at a PodSet. */
 function podSetReferenceOf(pod: V1Pod | undefined): V1OwnerReference | undefined {
-  const ref = pod === undefined ? undefined : controllerOf(pod);
+  const ref = pod === undefined ? undefined : owners.controllerOf(pod);
   if (ref === undefined || ref.kind !== PODSET.kind || ref.apiVersion?.split('/')[0] !== PODSET_GROUP) return undefined;
   return ref;
 }
@@ -34,7 +34,7 @@ function podSetReferenceOf(pod: V1Pod | undefined): V1OwnerReference | undefined
 export interface PodEventContext {
   readonly expectations: Expectations;
   /** The PodSet informer: a reference resolves only to the PodSet it names, with the same uid. */
-  readonly podSets: StoreSource<PodSet>;
+  readonly podSets: ResourceClient.StoreSource<PodSet>;
 }
 
 /**

@@ -21,7 +21,12 @@ interface PodShape {
   readonly cost?: string;
   readonly restarts?: number;
   readonly created?: number;
-  readonly owner?: { readonly name: string; readonly uid: string; readonly kind?: string; readonly apiVersion?: string };
+  readonly owner?: {
+    readonly name: string;
+    readonly uid: string;
+    readonly kind?: string;
+    readonly apiVersion?: string;
+  };
   readonly deleting?: boolean;
   readonly resourceVersion?: string;
 }
@@ -29,22 +34,37 @@ interface PodShape {
 function pod(name: string, shape: PodShape = {}): V1Pod {
   return {
     metadata: {
-      name, namespace: 'default', uid: `uid-${name}`, resourceVersion: shape.resourceVersion ?? '1',
+      name,
+      namespace: 'default',
+      uid: `uid-${name}`,
+      resourceVersion: shape.resourceVersion ?? '1',
       ...(shape.created === undefined ? {} : { creationTimestamp: ago(shape.created) as unknown as Date }),
       ...(shape.cost === undefined ? {} : { annotations: { [POD_DELETION_COST_ANNOTATION]: shape.cost } }),
       ...(shape.deleting ? { deletionTimestamp: ago(0) as unknown as Date } : {}),
-      ...(shape.owner ? {
-        ownerReferences: [{
-          apiVersion: shape.owner.apiVersion ?? PODSET.apiVersion, kind: shape.owner.kind ?? PODSET.kind, name: shape.owner.name,
-          uid: shape.owner.uid, controller: true, blockOwnerDeletion: true,
-        }],
-      } : {}),
+      ...(shape.owner
+        ? {
+            ownerReferences: [
+              {
+                apiVersion: shape.owner.apiVersion ?? PODSET.apiVersion,
+                kind: shape.owner.kind ?? PODSET.kind,
+                name: shape.owner.name,
+                uid: shape.owner.uid,
+                controller: true,
+                blockOwnerDeletion: true,
+              },
+            ],
+          }
+        : {}),
     },
     spec: { containers: [{ name: 'c', image: 'i' }], ...(shape.node ? { nodeName: shape.node } : {}) },
     status: {
       phase: shape.phase ?? 'Running',
-      ...(shape.ready === undefined ? {} : { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: ago(shape.ready) as unknown as Date }] }),
-      ...(shape.restarts === undefined ? {} : { containerStatuses: [{ name: 'c', image: 'i', imageID: '', ready: true, restartCount: shape.restarts }] }),
+      ...(shape.ready === undefined
+        ? {}
+        : { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: ago(shape.ready) as unknown as Date }] }),
+      ...(shape.restarts === undefined
+        ? {}
+        : { containerStatuses: [{ name: 'c', image: 'i', imageID: '', ready: true, restartCount: shape.restarts }] }),
     } as V1Pod['status'],
   };
 }
@@ -57,37 +77,66 @@ describe('the replica-set example: which pods go first on scale-down', () => {
   });
 
   it('Pending before Unknown before Running', () => {
-    expect(order([pod('running', { node: 'n' }), pod('unknown', { node: 'n', phase: 'Unknown' }), pod('pending', { node: 'n', phase: 'Pending' })]))
-      .to.deep.equal(['pending', 'unknown', 'running']);
+    expect(
+      order([
+        pod('running', { node: 'n' }),
+        pod('unknown', { node: 'n', phase: 'Unknown' }),
+        pod('pending', { node: 'n', phase: 'Pending' }),
+      ]),
+    ).to.deep.equal(['pending', 'unknown', 'running']);
   });
 
   it('a pod that is not ready before a ready one', () => {
-    expect(order([pod('ready', { node: 'n', ready: HOUR }), pod('unready', { node: 'n' })])).to.deep.equal(['unready', 'ready']);
+    expect(order([pod('ready', { node: 'n', ready: HOUR }), pod('unready', { node: 'n' })])).to.deep.equal([
+      'unready',
+      'ready',
+    ]);
   });
 
   it('a lower pod-deletion-cost before a higher one; an invalid cost counts as 0', () => {
-    expect(order([pod('dear', { node: 'n', cost: '100' }), pod('cheap', { node: 'n', cost: '-5' }), pod('invalid', { node: 'n', cost: '+7' })]))
-      .to.deep.equal(['cheap', 'invalid', 'dear']);
+    expect(
+      order([
+        pod('dear', { node: 'n', cost: '100' }),
+        pod('cheap', { node: 'n', cost: '-5' }),
+        pod('invalid', { node: 'n', cost: '+7' }),
+      ]),
+    ).to.deep.equal(['cheap', 'invalid', 'dear']);
   });
 
-  it('a pod on a node crowded with the set\'s pods before a lone one', () => {
-    const pods = [pod('alone', { node: 'n1', created: HOUR }), pod('crowded-1', { node: 'n2', created: HOUR }), pod('crowded-2', { node: 'n2', created: HOUR })];
+  it("a pod on a node crowded with the set's pods before a lone one", () => {
+    const pods = [
+      pod('alone', { node: 'n1', created: HOUR }),
+      pod('crowded-1', { node: 'n2', created: HOUR }),
+      pod('crowded-2', { node: 'n2', created: HOUR }),
+    ];
     expect(order(pods)[2]).to.equal('alone');
   });
 
   it('of two ready pods, the one ready for a shorter time, compared on a logarithmic scale', () => {
-    expect(order([pod('old', { node: 'n', ready: 10 * HOUR }), pod('new', { node: 'n', ready: HOUR })])).to.deep.equal(['new', 'old']);
+    expect(order([pod('old', { node: 'n', ready: 10 * HOUR }), pod('new', { node: 'n', ready: HOUR })])).to.deep.equal([
+      'new',
+      'old',
+    ]);
     // 61 and 62 minutes are in the same power-of-two bucket (in ns): a tie, broken by uid.
-    expect(order([pod('b', { node: 'n', ready: 61 * 60_000 }), pod('a', { node: 'n', ready: 62 * 60_000 })])).to.deep.equal(['a', 'b']);
+    expect(
+      order([pod('b', { node: 'n', ready: 61 * 60_000 }), pod('a', { node: 'n', ready: 62 * 60_000 })]),
+    ).to.deep.equal(['a', 'b']);
   });
 
   it('more container restarts before fewer', () => {
-    expect(order([pod('steady', { node: 'n', restarts: 0 }), pod('flappy', { node: 'n', restarts: 7 })])).to.deep.equal(['flappy', 'steady']);
+    expect(order([pod('steady', { node: 'n', restarts: 0 }), pod('flappy', { node: 'n', restarts: 7 })])).to.deep.equal(
+      ['flappy', 'steady'],
+    );
   });
 
   it('newer before older, and a pod without a creation time first', () => {
-    expect(order([pod('old', { node: 'n', created: 10 * HOUR }), pod('young', { node: 'n', created: HOUR }), pod('unknown', { node: 'n' })]))
-      .to.deep.equal(['unknown', 'young', 'old']);
+    expect(
+      order([
+        pod('old', { node: 'n', created: 10 * HOUR }),
+        pod('young', { node: 'n', created: HOUR }),
+        pod('unknown', { node: 'n' }),
+      ]),
+    ).to.deep.equal(['unknown', 'young', 'old']);
   });
 
   it('leaves its input alone', () => {
@@ -97,14 +146,18 @@ describe('the replica-set example: which pods go first on scale-down', () => {
   });
 
   it('counts as a replica a pod that is neither finished nor being deleted', () => {
-    expect([pod('r'), pod('s', { phase: 'Succeeded' }), pod('f', { phase: 'Failed' }), pod('d', { deleting: true })].map(isPodActive))
-      .to.deep.equal([true, false, false, false]);
+    expect(
+      [pod('r'), pod('s', { phase: 'Succeeded' }), pod('f', { phase: 'Failed' }), pod('d', { deleting: true })].map(
+        isPodActive,
+      ),
+    ).to.deep.equal([true, false, false, false]);
   });
 });
 
 describe('the replica-set example: the pod handlers', () => {
   const web: PodSet = { metadata: { name: 'web', namespace: 'default', uid: 'uid-web' } };
-  const owned = (name: string, shape: PodShape = {}): V1Pod => pod(name, { owner: { name: 'web', uid: 'uid-web' }, ...shape });
+  const owned = (name: string, shape: PodShape = {}): V1Pod =>
+    pod(name, { owner: { name: 'web', uid: 'uid-web' }, ...shape });
   let expectations: Expectations;
   const podSets = { current: () => storeOf([web]) };
   const keys = (event: InformerEvent<V1Pod>): string[] => podEventKeys(event, { expectations, podSets });
@@ -117,8 +170,12 @@ describe('the replica-set example: the pod handlers', () => {
   it('indexes a pod by the uid of the PodSet that controls it, and nothing else', () => {
     expect(podOwnerIndex(owned('a'))).to.equal('uid-web');
     expect(podOwnerIndex(pod('orphan'))).to.equal(undefined);
-    expect(podOwnerIndex(pod('rs', { owner: { name: 'web', uid: 'uid-rs', kind: 'ReplicaSet', apiVersion: 'apps/v1' } }))).to.equal(undefined);
-    expect(podOwnerIndex(pod('other-group', { owner: { name: 'web', uid: 'uid-x', apiVersion: 'example.com/v1' } }))).to.equal(undefined);
+    expect(
+      podOwnerIndex(pod('rs', { owner: { name: 'web', uid: 'uid-rs', kind: 'ReplicaSet', apiVersion: 'apps/v1' } })),
+    ).to.equal(undefined);
+    expect(
+      podOwnerIndex(pod('other-group', { owner: { name: 'web', uid: 'uid-x', apiVersion: 'example.com/v1' } })),
+    ).to.equal(undefined);
   });
 
   it('an added pod is an observed creation of its PodSet, which it wakes', () => {
@@ -139,8 +196,12 @@ describe('the replica-set example: the pod handlers', () => {
     expectations.expectDeletions('default/web', ['default/a', 'default/b']);
     const before = owned('a', { resourceVersion: '1' });
     const marked = owned('a', { resourceVersion: '2', deleting: true });
-    expect(keys({ type: 'updated', key: 'default/a', old: before, object: marked, snapshot })).to.deep.equal(['default/web']);
-    expect(keys({ type: 'deleted', key: 'default/a', object: marked, stateUnknown: false, snapshot })).to.deep.equal(['default/web']);
+    expect(keys({ type: 'updated', key: 'default/a', old: before, object: marked, snapshot })).to.deep.equal([
+      'default/web',
+    ]);
+    expect(keys({ type: 'deleted', key: 'default/a', object: marked, stateUnknown: false, snapshot })).to.deep.equal([
+      'default/web',
+    ]);
     expect(expectations.get('default/web')).to.deep.include({ del: 1, deleting: ['default/b'] });
     // A tombstone counts too.
     keys({ type: 'deleted', key: 'default/b', object: owned('b'), stateUnknown: true, snapshot });
@@ -155,7 +216,15 @@ describe('the replica-set example: the pod handlers', () => {
 
   it('a status update wakes the owner for its status; a resync or an update without a new resourceVersion does nothing', () => {
     const before = owned('a', { resourceVersion: '1' });
-    expect(keys({ type: 'updated', key: 'default/a', old: before, object: owned('a', { resourceVersion: '2', ready: 0 }), snapshot })).to.deep.equal(['default/web']);
+    expect(
+      keys({
+        type: 'updated',
+        key: 'default/a',
+        old: before,
+        object: owned('a', { resourceVersion: '2', ready: 0 }),
+        snapshot,
+      }),
+    ).to.deep.equal(['default/web']);
     expect(keys({ type: 'updated', key: 'default/a', old: before, object: before, snapshot })).to.deep.equal([]);
     expect(keys({ type: 'resync', key: 'default/a', object: before, snapshot })).to.deep.equal([]);
   });
@@ -163,7 +232,9 @@ describe('the replica-set example: the pod handlers', () => {
   it('a pod whose controller reference changes wakes its former owner too', () => {
     const theirs = pod('a', { owner: { name: 'web', uid: 'uid-web' }, resourceVersion: '1' });
     const released = pod('a', { resourceVersion: '2' });
-    expect(keys({ type: 'updated', key: 'default/a', old: theirs, object: released, snapshot })).to.deep.equal(['default/web']);
+    expect(keys({ type: 'updated', key: 'default/a', old: theirs, object: released, snapshot })).to.deep.equal([
+      'default/web',
+    ]);
   });
 });
 

@@ -73,7 +73,10 @@ export function podSetCrd(): KubernetesObject {
  * - Rejects with the server's error when the write fails (e.g. 403 without rights on CRDs), and after `timeoutMs`
  *   (default 30 s) if PodSets are not served by then.
  */
-export function installPodSetCrd(connection: Connection, options: { readonly fieldManager?: string; readonly timeoutMs?: number } = {}): Promise<void> {
+export function installPodSetCrd(
+  connection: Connection,
+  options: { readonly fieldManager?: string; readonly timeoutMs?: number } = {},
+): Promise<void> {
   return installCrd(connection, podSetCrd(), {
     fieldManager: options.fieldManager ?? 'rxkube-replica-set',
     served: PODSET,

@@ -16,9 +16,14 @@ import { POD, PODSET, podSetCrd, type PodSet } from './podset.js';
 import { replicaSet } from './replica-set.js';
 
 const WEB = (replicas: number, image = 'web:1'): PodSet => ({
-  apiVersion: PODSET.apiVersion, kind: PODSET.kind,
+  apiVersion: PODSET.apiVersion,
+  kind: PODSET.kind,
   metadata: { name: 'web', namespace: 'default' },
-  spec: { replicas, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } } },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } },
+  },
 });
 
 /** How the cluster's network treats the controller. */
@@ -59,7 +64,8 @@ interface Run {
 }
 
 /** The Pod creates the server has answered so far. */
-const podCreates = (cluster: VirtualCluster): number => cluster.requestLog.records().filter((r) => r.verb === 'create' && r.resource === 'pods').length;
+const podCreates = (cluster: VirtualCluster): number =>
+  cluster.requestLog.records().filter((r) => r.verb === 'create' && r.resource === 'pods').length;
 
 const ANSWERED = /^(Created pod (\S+)|Failed to create a pod) for PodSet/;
 
@@ -86,13 +92,18 @@ function run(
     const cluster = virtualCluster({
       scheduler,
       // Reads (discovery, lists) are answered at once, so the caches sync at frame 0.
-      latency: (request) => (request.method === 'GET' ? 0 : network.answerMs ?? 1),
-      watchLag: (request) => (request.path.includes('/podsets') ? podSetLag : typeof podLag === 'number' ? podLag : podLag()),
+      latency: (request) => (request.method === 'GET' ? 0 : (network.answerMs ?? 1)),
+      watchLag: (request) =>
+        request.path.includes('/podsets') ? podSetLag : typeof podLag === 'number' ? podLag : podLag(),
     });
     cluster.seed([podSetCrd()]);
     const user: VirtualLink = cluster.link({ userAgent: 'kubectl', latency: 0 });
     // The controller's own writes and reads of single objects; the user's and the informers' lists and watches stay out.
-    const timeline = requestTimeline(scheduler, cluster.requestLog, (r) => r.userAgent !== 'kubectl' && r.resource !== undefined && r.verb !== 'list' && r.verb !== 'watch');
+    const timeline = requestTimeline(
+      scheduler,
+      cluster.requestLog,
+      (r) => r.userAgent !== 'kubectl' && r.resource !== undefined && r.verb !== 'list' && r.verb !== 'watch',
+    );
     const aliases = new Map<string, string>();
     let answered = 0;
     const print = (line: string): void => {
@@ -107,13 +118,18 @@ function run(
     const pods = resourceClient<V1Pod>(user, POD, { namespace: 'default' });
     const podSets = resourceClient<PodSet>(user, PODSET, { namespace: 'default' });
     const events: ReconcileEvent[] = [];
-    const subscription = replicaSet(cluster, { scheduler, random: () => 0, print, ...controller }).subscribe((event) => events.push(event));
+    const subscription = replicaSet(cluster, { scheduler, random: () => 0, print, ...controller }).subscribe((event) =>
+      events.push(event),
+    );
     const drive: Cluster = {
       cluster,
       applyPodSet: (podSet) => {
         const stored = cluster.list(PODSET, 'default')[0];
         if (stored === undefined) cluster.seed([podSet]);
-        else cluster.update([{ ...podSet, metadata: { ...podSet.metadata, resourceVersion: stored.metadata!.resourceVersion! } }]);
+        else
+          cluster.update([
+            { ...podSet, metadata: { ...podSet.metadata, resourceVersion: stored.metadata!.resourceVersion! } },
+          ]);
       },
       deletePodSet: (name) => podSets.delete(name).subscribe(),
       markPodSetDeleting: (name) => podSets.delete(name, { propagationPolicy: 'Foreground' }).subscribe(),
@@ -124,7 +140,10 @@ function run(
       readyPod: (alias) => {
         const pod = cluster.list(POD, 'default').find((p) => p.metadata?.name === nameOf(alias)) as V1Pod | undefined;
         if (pod === undefined) return;
-        const status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date(scheduler.now()).toISOString() }] };
+        const status = {
+          phase: 'Running',
+          conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date(scheduler.now()).toISOString() }],
+        };
         cluster.update([{ ...pod, status } as KubernetesObject], { preserveStatus: true });
       },
     };
@@ -133,9 +152,14 @@ function run(
     scheduler.flush();
     const alias = (text: string): string => text.replace(/web-[a-z0-9]{5}\b/g, (name) => aliases.get(name) ?? name);
     result = {
-      timeline: timeline.lines.map(alias), cluster, events,
+      timeline: timeline.lines.map(alias),
+      cluster,
+      events,
       creates: podCreates(cluster),
-      names: cluster.list(POD, 'default').map((pod) => alias(pod.metadata!.name!)).sort(),
+      names: cluster
+        .list(POD, 'default')
+        .map((pod) => alias(pod.metadata!.name!))
+        .sort(),
       podSet: cluster.list(PODSET, 'default')[0] as PodSet | undefined,
     };
     cluster.close();
@@ -146,9 +170,22 @@ function run(
 const POSTS = '/api/v1/namespaces/default/pods';
 const STATUS = '/apis/examples.rxkube.io/v1alpha1/namespaces/default/podsets/web/status';
 /** The timeline without the status writes and their lines, which specs about Pods do not look at. */
-const podLines = (timeline: readonly string[]): string[] => timeline.filter((line) => !line.includes(STATUS) && !line.includes('status: replicas'));
+const podLines = (timeline: readonly string[]): string[] =>
+  timeline.filter((line) => !line.includes(STATUS) && !line.includes('status: replicas'));
 /** {@link podLines} from virtual time `time` on. */
-const podLinesFrom = (timeline: readonly string[], time: number): string[] => podLines(timeline).filter((line) => Number(line.split(' ')[0]) >= time);
+const podLinesFrom = (timeline: readonly string[], time: number): string[] =>
+  podLines(timeline).filter((line) => Number(line.split(' ')[0]) >= time);
+/** Creates a PodSet of 3, then touches it every 3 ms from 5 to 47 ms: a burst of triggers while its creates are in flight. */
+function burstOfTouches(c: Cluster, at: (time: number, action: () => void) => void): void {
+  c.applyPodSet(WEB(3));
+  for (let t = 5; t < 50; t += 3)
+    at(t, () =>
+      c.applyPodSet({
+        ...WEB(3),
+        metadata: { name: 'web', namespace: 'default', annotations: { touched: String(t) } },
+      }),
+    );
+}
 const QUOTA = 'pods "web-" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=2, limited: pods=2';
 
 describe('the replica-set example (marbles)', () => {
@@ -163,72 +200,133 @@ describe('the replica-set example (marbles)', () => {
       `10 POST ${POSTS}`,
       '11 Created pod web-p0 for PodSet default/web',
       '11 PodSet default/web: slow-start batch of 2',
-      `11 POST ${POSTS}`, `11 POST ${POSTS}`,
+      `11 POST ${POSTS}`,
+      `11 POST ${POSTS}`,
       '12 Created pod web-p1 for PodSet default/web',
       '12 Created pod web-p2 for PodSet default/web',
       '12 PodSet default/web: slow-start batch of 4',
-      `12 POST ${POSTS}`, `12 POST ${POSTS}`, `12 POST ${POSTS}`, `12 POST ${POSTS}`,
+      `12 POST ${POSTS}`,
+      `12 POST ${POSTS}`,
+      `12 POST ${POSTS}`,
+      `12 POST ${POSTS}`,
       '13 Created pod web-p3 for PodSet default/web',
       '13 Created pod web-p4 for PodSet default/web',
       '13 Created pod web-p5 for PodSet default/web',
     ]);
     expect(creates).to.equal(7);
-    expect(podSet!.status).to.deep.include({ replicas: 7, readyReplicas: 0, observedGeneration: 1, selector: 'app=web' });
+    expect(podSet!.status).to.deep.include({
+      replicas: 7,
+      readyReplicas: 0,
+      observedGeneration: 1,
+      selector: 'app=web',
+    });
   });
 
-  it('holds back every sync triggered while its creates are not in the cache yet, and creates exactly N pods', () => {
-    const touch = (c: Cluster, t: number) => c.applyPodSet({ ...WEB(3), metadata: { name: 'web', namespace: 'default', annotations: { touched: String(t) } } });
-    const { timeline, creates, names, events } = run((c, at) => {
-      c.applyPodSet(WEB(3));
-      // A burst of PodSet updates while the creates are in flight and before the cache shows any Pod.
-      for (let t = 5; t < 50; t += 3) at(t, () => touch(c, t));
-      // The PodSet's updates reach the cache at once; the Pods' creations only 50 ms after their writes.
-    }, 1000, { cacheLagMs: 50, podSetLagMs: 1 });
+  it('with expectations alone, holds back every sync triggered while its creates are not in the cache yet, and creates exactly N pods', () => {
+    const { timeline, creates, names, events } = run(
+      burstOfTouches,
+      1000,
+      { cacheLagMs: 50, podSetLagMs: 1 },
+      { readYourWrites: false },
+    );
     expect(creates).to.equal(3);
     expect(names).to.deep.equal(['web-p0', 'web-p1', 'web-p2']);
-    expect(timeline.filter((line) => line.includes('Too few replicas'))).to.deep.equal(['1 Too few replicas for PodSet default/web: need 3, have 0, creating 3']);
+    expect(timeline.filter((line) => line.includes('Too few replicas'))).to.deep.equal([
+      '1 Too few replicas for PodSet default/web: need 3, have 0, creating 3',
+    ]);
     // Every sync between the creates (answered by 3) and the cache showing the last Pod (at 53: stored when its
     // create was answered, at 3) was held back.
     const heldBack = timeline.filter((line) => line.includes('waits for its cache'));
     expect(heldBack.length).to.be.at.least(10);
-    expect(heldBack[0]).to.equal('5 PodSet default/web waits for its cache: 3 creation(s) and 0 deletion(s) not observed yet');
-    expect(heldBack.at(-1)).to.equal('52 PodSet default/web waits for its cache: 2 creation(s) and 0 deletion(s) not observed yet');
+    expect(heldBack[0]).to.equal(
+      '5 PodSet default/web waits for its cache: 3 creation(s) and 0 deletion(s) not observed yet',
+    );
+    expect(heldBack.at(-1)).to.equal(
+      '52 PodSet default/web waits for its cache: 2 creation(s) and 0 deletion(s) not observed yet',
+    );
     const runs = events.filter((event) => event.type === 'started').length;
     expect(runs).to.be.greaterThan(heldBack.length);
   });
 
-  it('never creates more pods than replicas, whatever the cache lag and however many triggers come (property)', () => {
-    fc.assert(fc.property(
-      fc.integer({ min: 1, max: 12 }), fc.integer({ min: 0, max: 80 }), fc.integer({ min: 1, max: 20 }),
-      fc.array(fc.integer({ min: 1, max: 200 }), { maxLength: 30 }),
-      (replicas, cacheLagMs, answerMs, touches) => {
-        const { creates, names } = run((c, at) => {
-          c.applyPodSet(WEB(replicas));
-          for (const t of touches) at(t, () => c.applyPodSet({ ...WEB(replicas), metadata: { name: 'web', namespace: 'default', annotations: { touched: String(t) } } }));
-        }, 2000, { cacheLagMs, answerMs });
-        expect(creates).to.equal(replicas);
-        expect(names).to.have.length(replicas);
-      },
-    ), { numRuns: 60 });
+  it('with read-your-own-writes, runs a burst of triggers as one sync once the cache shows its pods: no sync held back, one status write', () => {
+    const statusLines = (timeline: readonly string[]) => timeline.filter((line) => line.includes('status: replicas'));
+    const patches = (timeline: readonly string[]) => timeline.filter((line) => line.includes(`PATCH ${STATUS}`)).length;
+    const alone = run(burstOfTouches, 1000, { cacheLagMs: 50, podSetLagMs: 1 }, { readYourWrites: false });
+    const { timeline, creates, events } = run(burstOfTouches, 1000, { cacheLagMs: 50, podSetLagMs: 1 });
+    expect(creates).to.equal(3);
+    // The touches from 5 ms on wait, coalesced, for the three Pods (in the cache at 53 ms): one sync, which finds
+    // them all and writes replicas 3; nothing for the expectations to hold back.
+    expect(events.filter((event) => event.type === 'started').map((event) => event.time)).to.deep.equal([1, 53]);
+    expect(timeline.filter((line) => line.includes('waits for its cache'))).to.deep.equal([]);
+    expect(statusLines(timeline)).to.deep.equal([
+      '4 PodSet default/web status: replicas 0, ready 0, observedGeneration 1',
+      '54 PodSet default/web status: replicas 3, ready 0, observedGeneration 1',
+    ]);
+    expect(patches(timeline)).to.equal(2);
+    // With expectations alone: a sync per touch, each held back, and status written from a cache with one Pod, then
+    // again (with a conflict on the stale PodSet) once it has three.
+    expect(alone.events.filter((event) => event.type === 'started')).to.have.length(21);
+    expect(statusLines(alone.timeline).map((line) => line.split(': ')[1])).to.deep.equal([
+      'replicas 0, ready 0, observedGeneration 1',
+      'replicas 1, ready 0, observedGeneration 1',
+      'replicas 3, ready 0, observedGeneration 1',
+    ]);
+    expect(patches(alone.timeline)).to.equal(5);
   });
 
-  it('stops a slow start at the first batch with a failure, takes the skipped creations off the expectations, reports ReplicaFailure, and retries', () => {
-    const { timeline, creates, names, podSet } = run((c) => {
-      // The create after the first one is refused, as a ResourceQuota refuses it.
-      const armed = c.cluster.requestLog.records$.subscribe((record) => {
-        if (record.verb !== 'create' || record.resource !== 'pods') return;
-        c.cluster.faults.failNext({ status: 403, method: 'POST', path: POSTS, message: QUOTA });
-        armed.unsubscribe();
-      });
-      c.applyPodSet(WEB(7));
-    }, 1000);
+  it('never creates more pods than replicas, whatever the cache lag and however many triggers come (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 0, max: 80 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.array(fc.integer({ min: 1, max: 200 }), { maxLength: 30 }),
+        (replicas, cacheLagMs, answerMs, touches) => {
+          const { creates, names } = run(
+            (c, at) => {
+              c.applyPodSet(WEB(replicas));
+              for (const t of touches)
+                at(t, () =>
+                  c.applyPodSet({
+                    ...WEB(replicas),
+                    metadata: { name: 'web', namespace: 'default', annotations: { touched: String(t) } },
+                  }),
+                );
+            },
+            2000,
+            { cacheLagMs, answerMs },
+          );
+          expect(creates).to.equal(replicas);
+          expect(names).to.have.length(replicas);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('stops a slow start at the first batch with a failure, takes the skipped creations off the expectations, reports ReplicaFailure, and retries (expectations alone)', () => {
+    const { timeline, creates, names, podSet } = run(
+      (c) => {
+        // The create after the first one is refused, as a ResourceQuota refuses it.
+        const armed = c.cluster.requestLog.records$.subscribe((record) => {
+          if (record.verb !== 'create' || record.resource !== 'pods') return;
+          c.cluster.faults.failNext({ status: 403, method: 'POST', path: POSTS, message: QUOTA });
+          armed.unsubscribe();
+        });
+        c.applyPodSet(WEB(7));
+      },
+      1000,
+      {},
+      { readYourWrites: false },
+    );
     expect(timeline.slice(2, 16)).to.deep.equal([
       '10 Too few replicas for PodSet default/web: need 7, have 0, creating 7',
       '10 PodSet default/web: slow-start batch of 1',
       `10 POST ${POSTS}`,
       '11 Created pod web-p0 for PodSet default/web',
       '11 PodSet default/web: slow-start batch of 2',
-      `11 POST ${POSTS}`, `11 POST ${POSTS}`,
+      `11 POST ${POSTS}`,
+      `11 POST ${POSTS}`,
       `12 Failed to create a pod for PodSet default/web: ${QUOTA}`,
       '12 Created pod web-p2 for PodSet default/web',
       // No batch of 4: the 5 creations that failed or were never tried are no longer expected.
@@ -240,10 +338,16 @@ describe('the replica-set example (marbles)', () => {
       '13 Retrying PodSet default/web in 5 ms (failure 1)',
     ]);
     // The retry waits for the 2 Pods that were created, keeping the condition, then creates the rest and clears it.
-    expect(timeline).to.include('18 PodSet default/web waits for its cache: 2 creation(s) and 0 deletion(s) not observed yet');
-    expect(timeline).to.include(`30 PodSet default/web status: replicas 2, ready 0, observedGeneration 1, ReplicaFailure FailedCreate: ${QUOTA}`);
+    expect(timeline).to.include(
+      '18 PodSet default/web waits for its cache: 2 creation(s) and 0 deletion(s) not observed yet',
+    );
+    expect(timeline).to.include(
+      `30 PodSet default/web status: replicas 2, ready 0, observedGeneration 1, ReplicaFailure FailedCreate: ${QUOTA}`,
+    );
     expect(timeline).to.include('30 Too few replicas for PodSet default/web: need 7, have 2, creating 5');
-    expect(timeline.filter((line) => line.includes('slow-start batch of')).map((line) => line.split(' ').at(-1))).to.deep.equal(['1', '2', '1', '2', '2']);
+    expect(
+      timeline.filter((line) => line.includes('slow-start batch of')).map((line) => line.split(' ').at(-1)),
+    ).to.deep.equal(['1', '2', '1', '2', '2']);
     expect(creates).to.equal(8);
     expect(names).to.have.length(7);
     expect(podSet!.status).to.deep.equal({ replicas: 7, readyReplicas: 0, observedGeneration: 1, selector: 'app=web' });
@@ -252,25 +356,38 @@ describe('the replica-set example (marbles)', () => {
   it('lets expectations that are never met expire after 5 minutes, and syncs the PodSet again then', () => {
     // From web-p1 on, the Pod watch is an hour late: within the run the cache never shows web-p1.
     let cluster: VirtualCluster | undefined;
-    const { timeline, names } = run((c) => {
-      cluster = c.cluster;
-      c.applyPodSet(WEB(2));
-    }, 400_000, { cacheLagMs: () => (cluster !== undefined && podCreates(cluster) >= 1 ? 3_600_000 : 10), podSetLagMs: 10 });
+    const { timeline, names } = run(
+      (c) => {
+        cluster = c.cluster;
+        c.applyPodSet(WEB(2));
+      },
+      400_000,
+      { cacheLagMs: () => (cluster !== undefined && podCreates(cluster) >= 1 ? 3_600_000 : 10), podSetLagMs: 10 },
+    );
     const manage = timeline.filter((line) => /Too few|waits for its cache/.test(line));
     expect(manage[0]).to.equal('10 Too few replicas for PodSet default/web: need 2, have 0, creating 2');
-    expect(manage.slice(1, -1).every((line) => line.endsWith('waits for its cache: 1 creation(s) and 0 deletion(s) not observed yet'))).to.equal(true);
+    expect(
+      manage
+        .slice(1, -1)
+        .every((line) => line.endsWith('waits for its cache: 1 creation(s) and 0 deletion(s) not observed yet')),
+    ).to.equal(true);
     // Set at 10: expired once strictly more than 300 000 ms have passed, when the requeue runs it.
     expect(manage.at(-1)).to.equal('300011 Too few replicas for PodSet default/web: need 2, have 1, creating 1');
     expect(names).to.deep.equal(['web-p0', 'web-p1', 'web-p2']);
   });
 
-  it('scales down deleting unready pods first, then the most recently ready, and waits until the deletions are seen', () => {
-    const { timeline, names, podSet } = run((c, at) => {
-      c.applyPodSet(WEB(5));
-      at(100, () => ['web-p1', 'web-p2'].forEach((name) => c.readyPod(name)));
-      at(150, () => c.readyPod('web-p0'));
-      at(200, () => c.applyPodSet(WEB(2)));
-    }, 1000);
+  it('scales down deleting unready pods first, then the most recently ready, and waits until the deletions are seen (expectations alone)', () => {
+    const { timeline, names, podSet } = run(
+      (c, at) => {
+        c.applyPodSet(WEB(5));
+        at(100, () => ['web-p1', 'web-p2'].forEach((name) => c.readyPod(name)));
+        at(150, () => c.readyPod('web-p0'));
+        at(200, () => c.applyPodSet(WEB(2)));
+      },
+      1000,
+      {},
+      { readYourWrites: false },
+    );
     expect(podLinesFrom(timeline, 200)).to.deep.equal([
       '210 Too many replicas for PodSet default/web: need 2, have 5, deleting 3: web-p3, web-p4, web-p0',
       '210 DELETE /api/v1/namespaces/default/pods/web-p3',
@@ -303,24 +420,30 @@ describe('the replica-set example (marbles)', () => {
       '210 PodSet default/web is being deleted; leaving its pods to the garbage collector',
       '300 user deletes pod web-p1',
       '310 PodSet default/web is being deleted; leaving its pods to the garbage collector',
-      // The status write of that sync (replicas 1, stored at 311) comes back as an update.
-      '321 PodSet default/web is being deleted; leaving its pods to the garbage collector',
+      // The status write of that sync (replicas 1, stored at 311) comes back as an update that only echoes it: no
+      // sync (read-your-own-writes drops it; with expectations alone it ran once more at 321).
       '1000 Shutting down PodSet controller',
     ]);
     expect(names).to.deep.equal(['web-p2']);
   });
 
   it('writes status through the status subresource only when it changes', () => {
-    const { timeline, podSet, events } = run((c, at) => {
-      c.applyPodSet(WEB(2));
-      // Updates of the PodSet's spec: each bumps the generation, which the status reports.
-      for (const t of [200, 300]) at(t, () => c.applyPodSet(WEB(2, `web:${t}`)));
-      at(400, () => c.readyPod('web-p0'));
-      // Pod updates that change nothing the status counts: each syncs, none writes.
-      for (const t of [500, 600, 700]) at(t, () => c.readyPod('web-p0'));
-    }, 1000, { cacheLagMs: 1 });
-    const writesAfter = (time: number) => timeline.filter((line) => line.includes(`PATCH ${STATUS}`) && Number(line.split(' ')[0]) >= time)
-      .map((line) => Number(line.split(' ')[0]));
+    const { timeline, podSet, events } = run(
+      (c, at) => {
+        c.applyPodSet(WEB(2));
+        // Updates of the PodSet's spec: each bumps the generation, which the status reports.
+        for (const t of [200, 300]) at(t, () => c.applyPodSet(WEB(2, `web:${t}`)));
+        at(400, () => c.readyPod('web-p0'));
+        // Pod updates that change nothing the status counts: each syncs, none writes.
+        for (const t of [500, 600, 700]) at(t, () => c.readyPod('web-p0'));
+      },
+      1000,
+      { cacheLagMs: 1 },
+    );
+    const writesAfter = (time: number) =>
+      timeline
+        .filter((line) => line.includes(`PATCH ${STATUS}`) && Number(line.split(' ')[0]) >= time)
+        .map((line) => Number(line.split(' ')[0]));
     expect(writesAfter(200)).to.deep.equal([201, 301, 401]);
     expect(events.filter((event) => event.type === 'started' && event.time >= 500).length).to.be.at.least(3);
     expect(podSet!.status).to.deep.include({ replicas: 2, readyReplicas: 1, observedGeneration: 3 });

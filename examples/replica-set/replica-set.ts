@@ -16,13 +16,30 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { combineLatest, defer, filter, finalize, map, merge, Observable, take, tap, type SchedulerLike } from 'rxjs';
 import {
-  informerFactory, mapKeys, reconcile, resourceClient, toKeys, wallClockNow, type Connection,
-  type ContextReconcile, type EventRecorder, type Informer, type InformerFactory, type ControllerDefinition, type ReconcileEvent,
+  informerFactory,
+  mapKeys,
+  ownWrites,
+  reconcile,
+  resourceClient,
+  toKeys,
+  wallClockNow,
+  type Connection,
+  type ContextReconcile,
+  type EventRecorder,
+  type Informer,
+  type InformerFactory,
+  type ControllerDefinition,
+  type ReconcileEvent,
 } from '../../src/index.js';
 import { monotonicScheduler, type EventReport } from '../../src/extend.js';
 import { messageOf, watchErrorLines } from '../shared/health.js';
 import { Expectations } from './expectations.js';
-import { resolveOptions, type ReplicaSetControllerOptions, type ReplicaSetOptions, type ReplicaSetSettings } from './options.js';
+import {
+  resolveOptions,
+  type ReplicaSetControllerOptions,
+  type ReplicaSetOptions,
+  type ReplicaSetSettings,
+} from './options.js';
 import { POD_OWNER_INDEX, podEventKeys, podOwnerIndex } from './pod-events.js';
 import { POD, PODSET, type PodSet } from './podset.js';
 import { syncPodSet } from './sync-podset.js';
@@ -61,11 +78,19 @@ export function replicaSet(connection: Connection, options: ReplicaSetOptions = 
     ...(options.random ? { random: options.random } : {}),
   };
   return defer(() => {
-    const informers = options.informers ?? informerFactory(connection, options.scheduler ? { scheduler: options.scheduler } : {});
+    const informers =
+      options.informers ?? informerFactory(connection, options.scheduler ? { scheduler: options.scheduler } : {});
+    // What this controller writes, as a controller context's clients tell `context.writes`.
+    const writes = ownWrites.ledger(options.scheduler ? { scheduler: options.scheduler } : {});
+    const writing = { fieldManager: settings.fieldManager, writeObserver: writes, ...timing };
     return podSetPipeline({
-      settings, ...watch(informers, settings), operator: reconcile, recorder: options.recorder,
-      podClient: resourceClient<V1Pod>(connection, POD, { fieldManager: settings.fieldManager, ...timing }),
-      podSetClient: resourceClient<PodSet>(connection, PODSET, { fieldManager: settings.fieldManager, statusSubresource: true, ...timing }),
+      settings,
+      ...watch(informers, settings),
+      operator: reconcile,
+      recorder: options.recorder,
+      writes,
+      podClient: resourceClient<V1Pod>(connection, POD, writing),
+      podSetClient: resourceClient<PodSet>(connection, PODSET, { ...writing, statusSubresource: true }),
       ...(options.stop$ ? { stop$: options.stop$ } : {}),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
@@ -91,11 +116,16 @@ export function replicaSetController(options: ReplicaSetControllerOptions = {}):
   return {
     name: REPLICA_SET_CONTROLLER,
     start: (context) => {
-      const timing = { scheduler: context.scheduler, ...(options.random ? { random: options.random } : {}) };
+      const timing = { fieldManager: settings.fieldManager, ...(options.random ? { random: options.random } : {}) };
       return podSetPipeline({
-        settings, ...watch(context.informers, settings), operator: context.reconcile, recorder: context.recorder,
-        podClient: resourceClient<V1Pod>(context.connection, POD, { fieldManager: settings.fieldManager, ...timing }),
-        podSetClient: resourceClient<PodSet>(context.connection, PODSET, { fieldManager: settings.fieldManager, statusSubresource: true, ...timing }),
+        settings,
+        ...watch(context.informers, settings),
+        operator: context.reconcile,
+        recorder: context.recorder,
+        writes: context.writes,
+        // The context's clients tell `context.writes` what they write.
+        podClient: context.client<V1Pod>(POD, timing),
+        podSetClient: context.client<PodSet>(PODSET, { ...timing, statusSubresource: true }),
         scheduler: context.scheduler,
       });
     },
@@ -104,7 +134,8 @@ export function replicaSetController(options: ReplicaSetControllerOptions = {}):
 
 /** The two informers: PodSets, and Pods with the owner index (declared before anything subscribes). */
 function watch(
-  informers: InformerFactory, settings: ReplicaSetSettings,
+  informers: InformerFactory,
+  settings: ReplicaSetSettings,
 ): { readonly podSets: Informer<PodSet>; readonly pods: Informer<V1Pod> } {
   const scope = settings.namespace === undefined ? {} : { namespace: settings.namespace };
   return {
@@ -121,6 +152,8 @@ interface PipelineParts {
   readonly podClient: ReturnType<typeof resourceClient<V1Pod>>;
   readonly podSetClient: ReturnType<typeof resourceClient<PodSet>>;
   readonly recorder: EventRecorder | undefined;
+  /** What the two clients wrote: read-your-own-writes waits on it, and the PodSet echoes of it are dropped. */
+  readonly writes: ownWrites.OwnWrites;
   /** Plain `reconcile`, or a manager context's (which adds leadership, the manager's stop and metrics). */
   readonly operator: ContextReconcile;
   readonly stop$?: Observable<unknown>;
@@ -136,14 +169,41 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
   const now = (): number => wallClockNow(clock);
   print('Starting PodSet controller');
   const expectations = new Expectations(() => clock.now(), settings.expectationsTimeoutMs);
-  const synced$ = combineLatest([podSets.synced$, pods.synced$]).pipe(map(([podSetsSynced, podsSynced]) => podSetsSynced && podsSynced));
+  const synced$ = combineLatest([podSets.synced$, pods.synced$]).pipe(
+    map(([podSetsSynced, podsSynced]) => podSetsSynced && podsSynced),
+  );
   const context = {
-    expectations, pods, podSets, recorder, now, print,
-    podClient: parts.podClient, podSetClient: parts.podSetClient, burstReplicas: settings.burstReplicas,
+    expectations,
+    pods,
+    podSets,
+    recorder,
+    now,
+    print,
+    podClient: parts.podClient,
+    podSetClient: parts.podSetClient,
+    burstReplicas: settings.burstReplicas,
   };
+  const ryow = settings.readYourWrites !== false;
+  const scope = settings.namespace === undefined ? {} : { namespace: settings.namespace };
+  // A sync waits until both caches show what the PodSet's last sync wrote (its Pods, its status), for up to 5 s.
+  const readiness = ryow
+    ? ownWrites.readYourWrites(
+        parts.writes,
+        [
+          { resource: PODSET, informer: podSets, ...scope },
+          { resource: POD, informer: pods, ...scope },
+        ],
+        {
+          primary: PODSET,
+          ...(settings.readYourWrites === undefined ? {} : { maxWait: settings.readYourWrites }),
+          ...(parts.scheduler ? { scheduler: parts.scheduler } : {}),
+        },
+      )
+    : undefined;
   const controller$ = merge(
-    // `addRS`, `updateRS`, `deleteRS`: every change of a PodSet, and its resyncs, wake it up.
-    podSets.events$.pipe(toKeys()),
+    // `addRS`, `updateRS`, `deleteRS`: every change of a PodSet, and its resyncs, wake it up; the echo of its own
+    // status write does not (with read-your-own-writes).
+    podSets.events$.pipe(ryow ? ownWrites.ignore(parts.writes, PODSET) : (events$) => events$, toKeys()),
     // `addPod`, `updatePod`, `deletePod`: expectations lowered, then the owner woken up.
     pods.events$.pipe(mapKeys((event) => podEventKeys(event, context))),
   ).pipe(
@@ -151,6 +211,7 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
       lookup: podSets,
       gate: synced$,
       concurrency: settings.workers,
+      ...(readiness === undefined ? {} : { readiness }),
       ...(parts.stop$ ? { stop$: parts.stop$ } : {}),
       ...(parts.scheduler ? { scheduler: parts.scheduler } : {}),
     }),
@@ -159,11 +220,16 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
   const run$ = new Observable<ReconcileEvent>((subscriber) => {
     // Health lines first, so they come before anything the workers print.
     const subscription = merge(
-      synced$.pipe(filter(Boolean), take(1), tap(() => print('PodSet and Pod caches synced; starting workers'))),
+      synced$.pipe(
+        filter(Boolean),
+        take(1),
+        tap(() => print('PodSet and Pod caches synced; starting workers')),
+      ),
       watchErrorLines(podSets, 'podsets', print),
       watchErrorLines(pods, 'pods', print),
     ).subscribe();
-    if (recorder !== undefined) subscription.add(recorder.reports$.subscribe((report) => printLostEvent(report, print)));
+    if (recorder !== undefined)
+      subscription.add(recorder.reports$.subscribe((report) => printLostEvent(report, print)));
     subscription.add(controller$.subscribe(subscriber));
     return subscription;
   });
@@ -173,7 +239,8 @@ function podSetPipeline(parts: PipelineParts): Observable<ReconcileEvent> {
 /** The Go worker's `HandleError(fmt.Errorf("sync %q failed with %v", key, err))`; rxkube adds when the retry comes. */
 function printOutcome(event: ReconcileEvent, print: (line: string) => void): void {
   if (event.type === 'failed') print(`sync ${JSON.stringify(event.key)} failed with ${messageOf(event.error)}`);
-  else if (event.type === 'retrying') print(`Retrying PodSet ${event.key} in ${event.delayMs} ms (failure ${event.failures})`);
+  else if (event.type === 'retrying')
+    print(`Retrying PodSet ${event.key} in ${event.delayMs} ms (failure ${event.failures})`);
   else if (event.type === 'rejected') print(`Rejected trigger: ${event.error.message}`);
 }
 

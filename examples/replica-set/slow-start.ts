@@ -41,31 +41,38 @@ type Outcome = { readonly ok: true } | { readonly ok: false; readonly error: unk
  *   integer >= 1.
  */
 export function slowStartBatch(
-  count: number, initialBatchSize: number, call: (index: number) => Observable<unknown>, onBatch?: (size: number) => void,
+  count: number,
+  initialBatchSize: number,
+  call: (index: number) => Observable<unknown>,
+  onBatch?: (size: number) => void,
 ): Observable<SlowStartResult> {
-  if (!Number.isInteger(count) || count < 0) throw new RangeError(`slowStartBatch: count must be an integer >= 0, got ${String(count)}`);
+  if (!Number.isInteger(count) || count < 0)
+    throw new RangeError(`slowStartBatch: count must be an integer >= 0, got ${String(count)}`);
   if (!Number.isInteger(initialBatchSize) || initialBatchSize < 1) {
     throw new RangeError(`slowStartBatch: initialBatchSize must be an integer >= 1, got ${String(initialBatchSize)}`);
   }
-  const step = (done: number, size: number, batches: readonly number[]): Observable<SlowStartResult> => defer(() => {
-    if (size === 0) return of({ successes: done, batches });
-    onBatch?.(size);
-    const calls = Array.from({ length: size }, (_, i) => defer(() => call(done + i)).pipe(
-      last(null, null),
-      map((): Outcome => ({ ok: true })),
-      catchError((error: unknown) => of<Outcome>({ ok: false, error })),
-    ));
-    const started = [...batches, size];
-    return forkJoin(calls).pipe(
-      concatMap((outcomes) => {
-        const successes = done + outcomes.filter((outcome) => outcome.ok).length;
-        const failed = outcomes.find((outcome): outcome is Extract<Outcome, { ok: false }> => !outcome.ok);
-        // Every earlier batch succeeded whole, so `done + size` calls have been made.
-        return failed !== undefined
-          ? of<SlowStartResult>({ successes, batches: started, error: failed.error })
-          : step(successes, Math.min(2 * size, count - done - size), started);
-      }),
-    );
-  });
+  const step = (done: number, size: number, batches: readonly number[]): Observable<SlowStartResult> =>
+    defer(() => {
+      if (size === 0) return of({ successes: done, batches });
+      onBatch?.(size);
+      const calls = Array.from({ length: size }, (_, i) =>
+        defer(() => call(done + i)).pipe(
+          last(null, null),
+          map((): Outcome => ({ ok: true })),
+          catchError((error: unknown) => of<Outcome>({ ok: false, error })),
+        ),
+      );
+      const started = [...batches, size];
+      return forkJoin(calls).pipe(
+        concatMap((outcomes) => {
+          const successes = done + outcomes.filter((outcome) => outcome.ok).length;
+          const failed = outcomes.find((outcome): outcome is Extract<Outcome, { ok: false }> => !outcome.ok);
+          // Every earlier batch succeeded whole, so `done + size` calls have been made.
+          return failed !== undefined
+            ? of<SlowStartResult>({ successes, batches: started, error: failed.error })
+            : step(successes, Math.min(2 * size, count - done - size), started);
+        }),
+      );
+    });
   return step(0, Math.min(count, initialBatchSize), []);
 }

@@ -61,9 +61,16 @@ export function calculateStatus(inputs: StatusInputs): PodSetStatus {
   let failureCondition: PodSetCondition | undefined;
   if (outcome === 'skipped') failureCondition = existing;
   else if (outcome !== 'ok') {
-    failureCondition = existing?.status === 'True' && existing.reason === outcome.reason ? existing : {
-      type: REPLICA_FAILURE, status: 'True', reason: outcome.reason, message: outcome.message, lastTransitionTime: rfc3339(inputs.now),
-    };
+    failureCondition =
+      existing?.status === 'True' && existing.reason === outcome.reason
+        ? existing
+        : {
+            type: REPLICA_FAILURE,
+            status: 'True',
+            reason: outcome.reason,
+            message: outcome.message,
+            lastTransitionTime: rfc3339(inputs.now),
+          };
   }
   const conditions = failureCondition === undefined ? others : [...others, failureCondition];
   return {

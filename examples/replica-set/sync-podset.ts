@@ -8,8 +8,15 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { current } from 'immer';
 import { catchError, concatMap, EMPTY, forkJoin, map, of, tap, throwError, type Observable } from 'rxjs';
 import {
-  ApiError, formatLabelSelector, isNotFound, labelSelectorFromObject, matchesLabels, setControllerReference,
-  type EventDetails, type EventRecorder, type ReconcileRequest, type RequeueAfter, type ResourceClient, type StoreSource,
+  ApiError,
+  apiErrors,
+  owners,
+  selectors,
+  type EventDetails,
+  type EventRecorder,
+  type ReconcileRequest,
+  type RequeueAfter,
+  type ResourceClient,
 } from '../../src/index.js';
 import { messageOf } from '../shared/health.js';
 import type { Expectations } from './expectations.js';
@@ -25,7 +32,10 @@ export const DEFAULT_BURST_REPLICAS = 500;
 
 /** The Event reasons, as kube-controller-manager's `PodControl` records them on the ReplicaSet. */
 export const EVENT_REASONS = Object.freeze({
-  created: 'SuccessfulCreate', createFailed: 'FailedCreate', deleted: 'SuccessfulDelete', deleteFailed: 'FailedDelete',
+  created: 'SuccessfulCreate',
+  createFailed: 'FailedCreate',
+  deleted: 'SuccessfulDelete',
+  deleteFailed: 'FailedDelete',
 });
 
 /** Everything a sync reads and writes besides its request. */
@@ -34,7 +44,7 @@ export interface SyncContext {
   /** The Pod informer, with the {@link POD_OWNER_INDEX} index. */
   readonly pods: { current(): { byIndex(index: string, value: string): V1Pod[] } };
   /** The PodSet informer: where the status write re-reads after a conflict. */
-  readonly podSets: StoreSource<PodSet>;
+  readonly podSets: ResourceClient.StoreSource<PodSet>;
   readonly podClient: ResourceClient<V1Pod>;
   readonly podSetClient: ResourceClient<PodSet>;
   /** Where Events about PodSets go; `undefined` records none. */
@@ -81,7 +91,10 @@ type ManageResult = 'ok' | 'skipped' | ManageFailure;
  *   not adopted, and a controlled Pod relabelled out of the selector is not released, unlike a ReplicaSet's
  *   `ClaimPods`.
  */
-export function syncPodSet(request: ReconcileRequest<PodSet>, context: SyncContext): Observable<RequeueAfter | undefined> {
+export function syncPodSet(
+  request: ReconcileRequest<PodSet>,
+  context: SyncContext,
+): Observable<RequeueAfter | undefined> {
   const { key, signal } = request;
   const { expectations, print } = context;
   const podSet = request.object;
@@ -105,7 +118,9 @@ export function syncPodSet(request: ReconcileRequest<PodSet>, context: SyncConte
     manage$ = manageReplicas(podSet, key, activePods, request, context);
   } else {
     const pending = expectations.get(key)!;
-    print(`PodSet ${key} waits for its cache: ${Math.max(pending.add, 0)} creation(s) and ${Math.max(pending.del, 0)} deletion(s) not observed yet`);
+    print(
+      `PodSet ${key} waits for its cache: ${Math.max(pending.add, 0)} creation(s) and ${Math.max(pending.del, 0)} deletion(s) not observed yet`,
+    );
   }
   const selectorText = 'problem' in selector ? undefined : selector.text;
   return manage$.pipe(
@@ -113,9 +128,15 @@ export function syncPodSet(request: ReconcileRequest<PodSet>, context: SyncConte
       // The caches' latest copies: they may have caught up with this sync's writes (and the last status write)
       // meanwhile, which saves a status write that would be outdated at once.
       const latest = context.podSets.current().get(key) ?? podSet;
-      const status = (current: PodSetStatus | undefined): PodSetStatus => calculateStatus({
-        current, generation: podSet.metadata?.generation, activePods: ownActivePods(context, uid), outcome, selector: selectorText, now: context.now(),
-      });
+      const status = (current: PodSetStatus | undefined): PodSetStatus =>
+        calculateStatus({
+          current,
+          generation: podSet.metadata?.generation,
+          activePods: ownActivePods(context, uid),
+          outcome,
+          selector: selectorText,
+          now: context.now(),
+        });
       return writeStatus(latest, key, status, signal, context).pipe(map(() => outcome));
     }),
     map((outcome) => {
@@ -136,20 +157,24 @@ function readSelector(podSet: PodSet): { readonly text: string } | { readonly pr
   const matchLabels = podSet.spec?.selector?.matchLabels ?? {};
   let requirements;
   try {
-    requirements = labelSelectorFromObject({ matchLabels });
+    requirements = selectors.labelSelectorFromObject({ matchLabels });
   } catch (error) {
     return { problem: `invalid selector: ${messageOf(error)}` };
   }
   if (requirements.length === 0) return { problem: 'spec.selector.matchLabels is empty: it would select every pod' };
-  if (!matchesLabels(requirements, podSet.spec?.template?.metadata?.labels)) {
+  if (!selectors.matchesLabels(requirements, podSet.spec?.template?.metadata?.labels)) {
     return { problem: 'spec.selector does not match spec.template.metadata.labels' };
   }
-  return { text: formatLabelSelector(requirements) };
+  return { text: selectors.formatLabelSelector(requirements) };
 }
 
 /** `manageReplicas`: creates or deletes Pods to close the gap, setting expectations before any request. */
 function manageReplicas(
-  podSet: PodSet, key: string, activePods: readonly V1Pod[], request: ReconcileRequest<PodSet>, context: SyncContext,
+  podSet: PodSet,
+  key: string,
+  activePods: readonly V1Pod[],
+  request: ReconcileRequest<PodSet>,
+  context: SyncContext,
 ): Observable<ManageResult> {
   const { expectations, print, burstReplicas } = context;
   const want = podSet.spec?.replicas ?? 1;
@@ -158,16 +183,24 @@ function manageReplicas(
     const count = Math.min(-diff, burstReplicas);
     expectations.expectCreations(key, count);
     print(`Too few replicas for PodSet ${key}: need ${want}, have ${activePods.length}, creating ${count}`);
-    return slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, () => createPod(podSet, key, request.signal, context),
-      (size) => print(`PodSet ${key}: slow-start batch of ${size}`)).pipe(
+    return slowStartBatch(
+      count,
+      SLOW_START_INITIAL_BATCH_SIZE,
+      () => createPod(podSet, key, request.signal, context),
+      (size) => print(`PodSet ${key}: slow-start batch of ${size}`),
+    ).pipe(
       map((result) => {
         const skipped = count - result.successes;
         if (skipped > 0) {
-          print(`Slow-start failure for PodSet ${key}: ${skipped} of ${count} creation(s) failed or skipped; lowering expectations`);
+          print(
+            `Slow-start failure for PodSet ${key}: ${skipped} of ${count} creation(s) failed or skipped; lowering expectations`,
+          );
           // The informer will never see these Pods.
           for (let i = 0; i < skipped; i++) expectations.creationObserved(key);
         }
-        return result.error === undefined ? 'ok' : { reason: 'FailedCreate', message: messageOf(result.error), error: result.error };
+        return result.error === undefined
+          ? 'ok'
+          : { reason: 'FailedCreate', message: messageOf(result.error), error: result.error };
       }),
     );
   }
@@ -175,7 +208,9 @@ function manageReplicas(
     const count = Math.min(diff, burstReplicas);
     const doomed = rankPodsForDeletion(activePods, context.now()).slice(0, count);
     expectations.expectDeletions(key, doomed.map(podKey));
-    print(`Too many replicas for PodSet ${key}: need ${want}, have ${activePods.length}, deleting ${count}: ${doomed.map((pod) => pod.metadata?.name).join(', ')}`);
+    print(
+      `Too many replicas for PodSet ${key}: need ${want}, have ${activePods.length}, deleting ${count}: ${doomed.map((pod) => pod.metadata?.name).join(', ')}`,
+    );
     return forkJoin(doomed.map((pod) => deletePod(podSet, key, pod, request.signal, context))).pipe(
       map((errors) => {
         const error = errors.find((e) => e !== undefined);
@@ -192,14 +227,24 @@ function createPod(podSet: PodSet, key: string, signal: AbortSignal, context: Sy
   return context.podClient.create(pod, { signal }).pipe(
     tap((created) => {
       context.print(`Created pod ${created.metadata?.name} for PodSet ${key}`);
-      record(context, podSet, { type: 'Normal', reason: EVENT_REASONS.created, action: 'Create', note: `Created pod: ${created.metadata?.name}` });
+      record(context, podSet, {
+        type: 'Normal',
+        reason: EVENT_REASONS.created,
+        action: 'Create',
+        note: `Created pod: ${created.metadata?.name}`,
+      });
     }),
     catchError((error: unknown) => {
       // As kube-controller-manager: creating into a terminating namespace cannot succeed and is nobody's failure.
       if (isNamespaceTerminating(error)) return EMPTY;
       if (!signal.aborted) {
         context.print(`Failed to create a pod for PodSet ${key}: ${messageOf(error)}`);
-        record(context, podSet, { type: 'Warning', reason: EVENT_REASONS.createFailed, action: 'Create', note: `Error creating: ${messageOf(error)}` });
+        record(context, podSet, {
+          type: 'Warning',
+          reason: EVENT_REASONS.createFailed,
+          action: 'Create',
+          note: `Error creating: ${messageOf(error)}`,
+        });
       }
       return throwError(() => error);
     }),
@@ -226,25 +271,41 @@ export function podFromTemplate(podSet: PodSet): V1Pod {
     spec: structuredClone(template.spec) as V1Pod['spec'],
   };
   // The informer's PodSet carries apiVersion and kind (the reflector fills in what list items lack).
-  return setControllerReference(pod, podSet);
+  return owners.setControllerReference(pod, podSet);
 }
 
 /** One Pod deleted; resolves to the error to report, or `undefined` (done, or already gone). */
-function deletePod(podSet: PodSet, key: string, pod: V1Pod, signal: AbortSignal, context: SyncContext): Observable<unknown> {
+function deletePod(
+  podSet: PodSet,
+  key: string,
+  pod: V1Pod,
+  signal: AbortSignal,
+  context: SyncContext,
+): Observable<unknown> {
   const name = pod.metadata?.name;
   return context.podClient.delete(pod, { signal }).pipe(
     map(() => {
       context.print(`Deleted pod ${name} of PodSet ${key}`);
-      record(context, podSet, { type: 'Normal', reason: EVENT_REASONS.deleted, action: 'Delete', note: `Deleted pod: ${name}` });
+      record(context, podSet, {
+        type: 'Normal',
+        reason: EVENT_REASONS.deleted,
+        action: 'Delete',
+        note: `Deleted pod: ${name}`,
+      });
       return undefined;
     }),
     catchError((error: unknown) => {
       // The informer will not see this deletion (or saw it already): stop waiting for it.
       context.expectations.deletionObserved(key, podKey(pod));
-      if (isNotFound(error)) return of(undefined);
+      if (apiErrors.isNotFound(error)) return of(undefined);
       if (!signal.aborted) {
         context.print(`Failed to delete pod ${name} of PodSet ${key}: ${messageOf(error)}`);
-        record(context, podSet, { type: 'Warning', reason: EVENT_REASONS.deleteFailed, action: 'Delete', note: `Error deleting: ${messageOf(error)}` });
+        record(context, podSet, {
+          type: 'Warning',
+          reason: EVENT_REASONS.deleteFailed,
+          action: 'Delete',
+          note: `Error deleting: ${messageOf(error)}`,
+        });
       }
       return of(error);
     }),
@@ -259,25 +320,37 @@ function deletePod(podSet: PodSet, key: string, pod: V1Pod, signal: AbortSignal,
  * something.
  */
 function writeStatus(
-  podSet: PodSet, key: string, statusOf: (current: PodSetStatus | undefined) => PodSetStatus, signal: AbortSignal, context: SyncContext,
+  podSet: PodSet,
+  key: string,
+  statusOf: (current: PodSetStatus | undefined) => PodSetStatus,
+  signal: AbortSignal,
+  context: SyncContext,
 ): Observable<unknown> {
   if (isDeepStrictEqual(podSet.status ?? {}, statusOf(podSet.status))) return of(undefined);
   let written: PodSetStatus | undefined;
-  return context.podSetClient.mutate(podSet, (draft) => {
-    const before = current(draft).status;
-    const status = statusOf(before);
-    written = isDeepStrictEqual(before ?? {}, status) ? undefined : status;
-    draft.status = status;
-  }, { signal, store: context.podSets }).pipe(
-    tap(() => {
-      if (written === undefined) return;
-      const failure = written.conditions?.find((condition) => condition.type === REPLICA_FAILURE);
-      context.print(`PodSet ${key} status: replicas ${written.replicas}, ready ${written.readyReplicas}, observedGeneration ${written.observedGeneration}` +
-        (failure ? `, ${REPLICA_FAILURE} ${failure.reason}: ${failure.message}` : ''));
-    }),
-    // Deleted meanwhile: there is no status left to write.
-    catchError((error: unknown) => (isNotFound(error) ? of(undefined) : throwError(() => error))),
-  );
+  return context.podSetClient
+    .mutate(
+      podSet,
+      (draft) => {
+        const before = current(draft).status;
+        const status = statusOf(before);
+        written = isDeepStrictEqual(before ?? {}, status) ? undefined : status;
+        draft.status = status;
+      },
+      { signal, store: context.podSets },
+    )
+    .pipe(
+      tap(() => {
+        if (written === undefined) return;
+        const failure = written.conditions?.find((condition) => condition.type === REPLICA_FAILURE);
+        context.print(
+          `PodSet ${key} status: replicas ${written.replicas}, ready ${written.readyReplicas}, observedGeneration ${written.observedGeneration}` +
+            (failure ? `, ${REPLICA_FAILURE} ${failure.reason}: ${failure.message}` : ''),
+        );
+      }),
+      // Deleted meanwhile: there is no status left to write.
+      catchError((error: unknown) => (apiErrors.isNotFound(error) ? of(undefined) : throwError(() => error))),
+    );
 }
 
 function record(context: SyncContext, podSet: PodSet, details: EventDetails): void {

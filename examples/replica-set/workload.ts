@@ -5,8 +5,18 @@
  * @module
  */
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
-import { catchError, delay, EMPTY, filter, firstValueFrom, fromEvent, mergeMap, takeUntil, type Observable } from 'rxjs';
-import { controllerOf, informer, isNotFound, resourceClient, type Connection } from '../../src/index.js';
+import {
+  catchError,
+  delay,
+  EMPTY,
+  filter,
+  firstValueFrom,
+  fromEvent,
+  mergeMap,
+  takeUntil,
+  type Observable,
+} from 'rxjs';
+import { apiErrors, informer, owners, resourceClient, type Connection } from '../../src/index.js';
 import { messageOf } from '../shared/health.js';
 import { POD, PODSET, PODSET_GROUP, type PodSet } from './podset.js';
 import { rfc3339 } from './status.js';
@@ -45,39 +55,54 @@ export function demoPodSet(replicas: number, name = DEMO_PODSET): PodSet {
  * # Guarantees
  * - Never errors: a Pod gone before its report is skipped, and any other failure is narrated.
  */
-export function simulatedKubelet(connection: KubeConfig, narrate: (line: string) => void, readyAfterMs = DEMO_READY_AFTER_MS): Observable<unknown> {
+export function simulatedKubelet(
+  connection: KubeConfig,
+  narrate: (line: string) => void,
+  readyAfterMs = DEMO_READY_AFTER_MS,
+): Observable<unknown> {
   const pods = resourceClient<V1Pod>(connection, POD, { fieldManager: 'simulated-kubelet' });
   return informer<V1Pod>(connection, POD, { namespace: DEMO_NAMESPACE }).events$.pipe(
     filter((event) => event.type === 'added' && isPendingPodSetPod(event.object)),
     delay(readyAfterMs),
     mergeMap(({ object: pod }) => {
       const now = rfc3339(Date.now());
-      return pods.patchStatus(pod, {
-        type: 'merge',
-        body: {
-          status: {
-            phase: 'Running',
-            conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({ type, status: 'True', lastTransitionTime: now })),
+      return pods
+        .patchStatus(pod, {
+          type: 'merge',
+          body: {
+            status: {
+              phase: 'Running',
+              conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({
+                type,
+                status: 'True',
+                lastTransitionTime: now,
+              })),
+            },
           },
-        },
-      }).pipe(
-        mergeMap(() => {
-          narrate(`kubelet: pod ${pod.metadata?.name} is Running and Ready`);
-          return EMPTY;
-        }),
-        catchError((error: unknown) => {
-          if (!isNotFound(error)) narrate(`kubelet: could not report pod ${pod.metadata?.name}: ${messageOf(error)}`);
-          return EMPTY;
-        }),
-      );
+        })
+        .pipe(
+          mergeMap(() => {
+            narrate(`kubelet: pod ${pod.metadata?.name} is Running and Ready`);
+            return EMPTY;
+          }),
+          catchError((error: unknown) => {
+            if (!apiErrors.isNotFound(error))
+              narrate(`kubelet: could not report pod ${pod.metadata?.name}: ${messageOf(error)}`);
+            return EMPTY;
+          }),
+        );
     }),
   );
 }
 
 function isPendingPodSetPod(pod: V1Pod): boolean {
-  const owner = controllerOf(pod);
-  return owner?.kind === PODSET.kind && owner.apiVersion?.startsWith(`${PODSET_GROUP}/`) === true &&
-    (pod.status?.phase ?? 'Pending') === 'Pending' && pod.metadata?.deletionTimestamp == null;
+  const owner = owners.controllerOf(pod);
+  return (
+    owner?.kind === PODSET.kind &&
+    owner.apiVersion?.startsWith(`${PODSET_GROUP}/`) === true &&
+    (pod.status?.phase ?? 'Pending') === 'Pending' &&
+    pod.metadata?.deletionTimestamp == null
+  );
 }
 
 /** One step of the demo. */
@@ -93,15 +118,24 @@ interface DemoClients {
   readonly pods: ReturnType<typeof resourceClient<V1Pod>>;
 }
 
-const ownPods = (pods: readonly V1Pod[]): V1Pod[] => pods.filter((pod) => controllerOf(pod)?.name === DEMO_PODSET && pod.metadata?.deletionTimestamp == null);
-const settledAt = (replicas: number) => (podSet: PodSet | undefined, pods: readonly V1Pod[]): boolean =>
-  podSet?.status?.readyReplicas === replicas && podSet.status.replicas === replicas && ownPods(pods).length === replicas;
+const ownPods = (pods: readonly V1Pod[]): V1Pod[] =>
+  pods.filter((pod) => owners.controllerOf(pod)?.name === DEMO_PODSET && pod.metadata?.deletionTimestamp == null);
+const settledAt =
+  (replicas: number) =>
+  (podSet: PodSet | undefined, pods: readonly V1Pod[]): boolean =>
+    podSet?.status?.readyReplicas === replicas &&
+    podSet.status.replicas === replicas &&
+    ownPods(pods).length === replicas;
 const scale = (replicas: number) => (clients: DemoClients) =>
   firstValueFrom(clients.podSets.patch(DEMO_PODSET, { type: 'merge', body: { spec: { replicas } } }));
 
 /** The demo script, in order. */
 export const demoSteps: readonly Step[] = [
-  { describe: `create PodSet ${DEMO_PODSET} with 3 replicas`, run: (c) => firstValueFrom(c.podSets.create(demoPodSet(3))), until: settledAt(3) },
+  {
+    describe: `create PodSet ${DEMO_PODSET} with 3 replicas`,
+    run: (c) => firstValueFrom(c.podSets.create(demoPodSet(3))),
+    until: settledAt(3),
+  },
   { describe: `scale PodSet ${DEMO_PODSET} to 5`, run: scale(5), until: settledAt(5) },
   {
     describe: `delete one of ${DEMO_PODSET}'s pods by hand (the controller replaces it)`,
@@ -127,10 +161,14 @@ export const demoSteps: readonly Step[] = [
  * `signal` is aborted; rejects when a step fails or the controller does not get there in time.
  */
 export async function runPodSetWorkload(
-  kubeConfig: KubeConfig, narrate: (line: string) => void, signal: AbortSignal,
+  kubeConfig: KubeConfig,
+  narrate: (line: string) => void,
+  signal: AbortSignal,
   { pauseMs = 500, stepTimeoutMs = 20_000 }: { readonly pauseMs?: number; readonly stepTimeoutMs?: number } = {},
 ): Promise<void> {
-  simulatedKubelet(kubeConfig, narrate).pipe(takeUntil(fromEvent(signal, 'abort'))).subscribe();
+  simulatedKubelet(kubeConfig, narrate)
+    .pipe(takeUntil(fromEvent(signal, 'abort')))
+    .subscribe();
   const clients = demoClients(kubeConfig);
   for (const step of demoSteps) {
     if (signal.aborted) return;
@@ -148,11 +186,17 @@ function demoClients(connection: Connection): DemoClients {
   };
 }
 
-async function settle(clients: DemoClients, until: NonNullable<Step['until']>, timeoutMs: number, signal: AbortSignal, what: string): Promise<void> {
+async function settle(
+  clients: DemoClients,
+  until: NonNullable<Step['until']>,
+  timeoutMs: number,
+  signal: AbortSignal,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!signal.aborted) {
     const podSet = await firstValueFrom(clients.podSets.get(DEMO_PODSET)).catch((error: unknown) => {
-      if (isNotFound(error)) return undefined;
+      if (apiErrors.isNotFound(error)) return undefined;
       throw error;
     });
     const pods = (await firstValueFrom(clients.pods.list())).items;

@@ -43,13 +43,18 @@ export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccoun
  * - `root` exists for tests (a temp dir standing in for `/`); a Pod leaves it at `''`. The environment is
  *   `process.env`, as `loadFromCluster` reads it.
  */
-export function inClusterKubeConfig(root = ''): { readonly kubeConfig: KubeConfig; readonly namespace: string | undefined } {
+export function inClusterKubeConfig(root = ''): {
+  readonly kubeConfig: KubeConfig;
+  readonly namespace: string | undefined;
+} {
   const missingEnv = ['KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT'].filter((name) => !process.env[name]);
   if (missingEnv.length > 0) throw new Error(`not in a Pod: ${missingEnv.join(' and ')} not set`);
   const dir = join(root, SERVICE_ACCOUNT_DIR);
   const missingFiles = ['token', 'ca.crt'].filter((file) => !existsSync(join(dir, file)));
   if (missingFiles.length > 0) {
-    throw new Error(`no ServiceAccount credentials: ${missingFiles.map((file) => join(dir, file)).join(' and ')} missing (automountServiceAccountToken off?)`);
+    throw new Error(
+      `no ServiceAccount credentials: ${missingFiles.map((file) => join(dir, file)).join(' and ')} missing (automountServiceAccountToken off?)`,
+    );
   }
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromCluster(root);
@@ -63,7 +68,9 @@ export function inClusterRequested(env: NodeJS.ProcessEnv = process.env): boolea
   const value = (env[IN_CLUSTER_ENV] ?? '').trim().toLowerCase();
   if (value === 'true' || value === '1') return true;
   if (value === '' || value === 'false' || value === '0') return false;
-  throw new TypeError(`${IN_CLUSTER_ENV} must be true, 1, false, 0 or empty, got ${JSON.stringify(env[IN_CLUSTER_ENV])}`);
+  throw new TypeError(
+    `${IN_CLUSTER_ENV} must be true, 1, false, 0 or empty, got ${JSON.stringify(env[IN_CLUSTER_ENV])}`,
+  );
 }
 
 /**
@@ -79,7 +86,10 @@ export function inClusterRequested(env: NodeJS.ProcessEnv = process.env): boolea
  *   stderr and exits with code 2 before anything starts; it never falls back to the embedded cluster.
  */
 export async function connectExample(
-  name: string, kubeconfigPath: string | undefined, detail = '', clusterOptions: TestClusterOptions = {},
+  name: string,
+  kubeconfigPath: string | undefined,
+  detail = '',
+  clusterOptions: TestClusterOptions = {},
 ): Promise<ExampleTarget> {
   const kubeConfig = new KubeConfig();
   if (kubeconfigPath) {

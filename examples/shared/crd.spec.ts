@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { firstValueFrom } from 'rxjs';
-import { isForbidden, resourceClient } from '../../src/index.js';
+import { apiErrors, resourceClient } from '../../src/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { CRD_RESOURCE, installCrd, readCrd } from './crd.js';
 
@@ -15,19 +15,27 @@ const GADGET = { apiVersion: 'gadgets.example.test/v1', kind: 'Gadget' } as cons
 
 function gadgetCrd(description: string): KubernetesObject & { spec: unknown } {
   return {
-    apiVersion: CRD_RESOURCE.apiVersion, kind: CRD_RESOURCE.kind, metadata: { name: 'gadgets.gadgets.example.test' },
+    apiVersion: CRD_RESOURCE.apiVersion,
+    kind: CRD_RESOURCE.kind,
+    metadata: { name: 'gadgets.gadgets.example.test' },
     spec: {
-      group: 'gadgets.example.test', scope: 'Namespaced',
+      group: 'gadgets.example.test',
+      scope: 'Namespaced',
       names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
-      versions: [{
-        name: 'v1', served: true, storage: true, subresources: { status: {} },
-        schema: { openAPIV3Schema: { type: 'object', description, 'x-kubernetes-preserve-unknown-fields': true } },
-      }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: { openAPIV3Schema: { type: 'object', description, 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
     },
   };
 }
 
-describe('the examples\' CRD installer (installCrd)', function () {
+describe("the examples' CRD installer (installCrd)", function () {
   this.timeout(20_000);
   let cluster: TestCluster;
   const crds = () => resourceClient<KubernetesObject & { spec?: unknown }>(cluster.kubeConfig, CRD_RESOURCE);
@@ -41,7 +49,9 @@ describe('the examples\' CRD installer (installCrd)', function () {
   it('creates the CRD and resolves once its kind lists; a second install of the same spec writes nothing', async () => {
     await installCrd(cluster.kubeConfig, gadgetCrd('one'), { fieldManager: 'installer', served: GADGET });
     const first = await firstValueFrom(crds().get('gadgets.gadgets.example.test'));
-    expect((await firstValueFrom(resourceClient(cluster.kubeConfig, GADGET, { namespace: 'default' }).list())).items).to.deep.equal([]);
+    expect(
+      (await firstValueFrom(resourceClient(cluster.kubeConfig, GADGET, { namespace: 'default' }).list())).items,
+    ).to.deep.equal([]);
 
     await installCrd(cluster.kubeConfig, gadgetCrd('one'), { fieldManager: 'installer', served: GADGET });
     const again = await firstValueFrom(crds().get('gadgets.gadgets.example.test'));
@@ -55,21 +65,35 @@ describe('the examples\' CRD installer (installCrd)', function () {
     expect(JSON.stringify(installed.spec)).to.contain('"description":"two"');
   });
 
-  it('rejects with the server\'s error when the write is refused', async () => {
-    cluster.faults.failNext({ method: 'POST', path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', status: 403 });
-    const error = await installCrd(cluster.kubeConfig, gadgetCrd('one'), { fieldManager: 'installer' }).then(() => undefined, (e: unknown) => e);
-    expect(isForbidden(error), String(error)).to.equal(true);
+  it("rejects with the server's error when the write is refused", async () => {
+    cluster.faults.failNext({
+      method: 'POST',
+      path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      status: 403,
+    });
+    const error = await installCrd(cluster.kubeConfig, gadgetCrd('one'), { fieldManager: 'installer' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(apiErrors.isForbidden(error), String(error)).to.equal(true);
   });
 
   it('rejects after its timeout, naming the CRD and what it was still waiting for', async () => {
     const error = await installCrd(cluster.kubeConfig, gadgetCrd('one'), {
-      fieldManager: 'installer', served: { apiVersion: 'gadgets.example.test/v1', kind: 'Widget' }, timeoutMs: 500,
-    }).then(() => undefined, (e: unknown) => e as Error);
-    expect(error?.message).to.match(/^the CRD gadgets\.gadgets\.example\.test was not served within 500 ms: still waiting for a list of Widget to answer \(.+\)$/);
+      fieldManager: 'installer',
+      served: { apiVersion: 'gadgets.example.test/v1', kind: 'Widget' },
+      timeoutMs: 500,
+    }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).to.match(
+      /^the CRD gadgets\.gadgets\.example\.test was not served within 500 ms: still waiting for a list of Widget to answer \(.+\)$/,
+    );
   });
 });
 
-describe('the examples\' CRD manifests (readCrd)', () => {
+describe("the examples' CRD manifests (readCrd)", () => {
   let directory: string;
 
   beforeEach(() => {
@@ -78,7 +102,7 @@ describe('the examples\' CRD manifests (readCrd)', () => {
 
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
-  it('reads every example\'s manifest', () => {
+  it("reads every example's manifest", () => {
     for (const path of ['../website-operator/deploy/crd.yaml', '../replica-set/deploy/podset-crd.yaml']) {
       expect(readCrd(new URL(path, import.meta.url)).kind, path).to.equal('CustomResourceDefinition');
     }
@@ -87,6 +111,9 @@ describe('the examples\' CRD manifests (readCrd)', () => {
   it('refuses a file that is not a named CustomResourceDefinition, naming it', () => {
     const path = join(directory, 'not-a-crd.yaml');
     writeFileSync(path, 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: x }\n');
-    expect(() => readCrd(path)).to.throw(TypeError, `${path} is not a CustomResourceDefinition manifest with a metadata.name`);
+    expect(() => readCrd(path)).to.throw(
+      TypeError,
+      `${path} is not a CustomResourceDefinition manifest with a metadata.name`,
+    );
   });
 });

@@ -6,21 +6,43 @@
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { catchError, defer, filter, firstValueFrom, map, mergeMap, of, repeat, take, throwError, timeout, type Observable } from 'rxjs';
+import {
+  catchError,
+  defer,
+  filter,
+  firstValueFrom,
+  map,
+  mergeMap,
+  of,
+  repeat,
+  take,
+  throwError,
+  timeout,
+  type Observable,
+} from 'rxjs';
 import { parse as parseYaml } from 'yaml';
-import { isAlreadyExists, resourceClient, type Connection, type ResourceRef } from '../../src/index.js';
+import { apiErrors, resourceClient, type Connection, type ResourceRef } from '../../src/index.js';
 import type { ExampleTarget } from './cli.js';
 import { messageOf } from './health.js';
 
 /** The CRD kind, for the client. */
-export const CRD_RESOURCE: ResourceRef = Object.freeze({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' });
+export const CRD_RESOURCE: ResourceRef = Object.freeze({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+});
 
 /** How often {@link installCrd} asks whether the CRD is served yet, ms. */
 const POLL_MS = 200;
 
 interface CrdObject extends KubernetesObject {
   readonly spec?: unknown;
-  readonly status?: { readonly conditions?: ReadonlyArray<{ readonly type?: string; readonly status?: string; readonly message?: string }> };
+  readonly status?: {
+    readonly conditions?: ReadonlyArray<{
+      readonly type?: string;
+      readonly status?: string;
+      readonly message?: string;
+    }>;
+  };
 }
 
 /**
@@ -68,10 +90,22 @@ export function installCrd(connection: Connection, crd: KubernetesObject, option
   const name = crd.metadata!.name!;
   const timeoutMs = options.timeoutMs ?? 30_000;
   let waitingFor = 'the create';
-  const write$ = crds.create(crd).pipe(catchError((error: unknown) => (!isAlreadyExists(error) ? throwError(() => error) : crds.get(name).pipe(
-    mergeMap((installed) => (isDeepStrictEqual(installed.spec, (crd as CrdObject).spec) ? of(installed)
-      : crds.replace({ ...crd, metadata: { ...crd.metadata, resourceVersion: installed.metadata?.resourceVersion } }))),
-  ))));
+  const write$ = crds.create(crd).pipe(
+    catchError((error: unknown) =>
+      !apiErrors.isAlreadyExists(error)
+        ? throwError(() => error)
+        : crds.get(name).pipe(
+            mergeMap((installed) =>
+              isDeepStrictEqual(installed.spec, (crd as CrdObject).spec)
+                ? of(installed)
+                : crds.replace({
+                    ...crd,
+                    metadata: { ...crd.metadata, resourceVersion: installed.metadata?.resourceVersion },
+                  }),
+            ),
+          ),
+    ),
+  );
   // One look: true once the CRD is Established (and its kind lists, when asked); `waitingFor` says what is missing.
   const served$ = (crdNow: CrdObject): Observable<boolean> => {
     const established = crdNow.status?.conditions?.find((condition) => condition.type === 'Established');
@@ -81,13 +115,15 @@ export function installCrd(connection: Connection, crd: KubernetesObject, option
     }
     if (options.served === undefined) return of(true);
     const kind = options.served.kind;
-    return resourceClient(connection, options.served).list({ limit: 1 }).pipe(
-      map(() => true),
-      catchError((error: unknown) => {
-        waitingFor = `a list of ${kind} to answer (${messageOf(error)})`;
-        return of(false);
-      }),
-    );
+    return resourceClient(connection, options.served)
+      .list({ limit: 1 })
+      .pipe(
+        map(() => true),
+        catchError((error: unknown) => {
+          waitingFor = `a list of ${kind} to answer (${messageOf(error)})`;
+          return of(false);
+        }),
+      );
   };
   const poll$ = defer(() => crds.get(name)).pipe(
     mergeMap(served$),
@@ -95,18 +131,31 @@ export function installCrd(connection: Connection, crd: KubernetesObject, option
     filter((served) => served),
     take(1),
   );
-  return firstValueFrom(write$.pipe(
-    mergeMap((written) => served$(written).pipe(mergeMap((served) => (served ? of(true) : poll$)))),
-    timeout({ first: timeoutMs, with: () => throwError(() => new Error(`the CRD ${name} was not served within ${timeoutMs} ms: still waiting for ${waitingFor}`)) }),
-    map(() => undefined),
-  ));
+  return firstValueFrom(
+    write$.pipe(
+      mergeMap((written) => served$(written).pipe(mergeMap((served) => (served ? of(true) : poll$)))),
+      timeout({
+        first: timeoutMs,
+        with: () =>
+          throwError(
+            () => new Error(`the CRD ${name} was not served within ${timeoutMs} ms: still waiting for ${waitingFor}`),
+          ),
+      }),
+      map(() => undefined),
+    ),
+  );
 }
 
 /**
  * For an example's `main.ts`: installs `crd` on `target` and says so as `<name>: installed the CRD <crd>`; on failure
  * says why on stderr, stops the embedded cluster and exits with code 1.
  */
-export async function installExampleCrd(name: string, target: ExampleTarget, crd: KubernetesObject, served: ResourceRef): Promise<void> {
+export async function installExampleCrd(
+  name: string,
+  target: ExampleTarget,
+  crd: KubernetesObject,
+  served: ResourceRef,
+): Promise<void> {
   try {
     await installCrd(target.kubeConfig, crd, { fieldManager: `${name}-install`, served });
     console.log(`${name}: installed the CRD ${crd.metadata!.name}`);

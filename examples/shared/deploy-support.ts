@@ -40,7 +40,9 @@ export interface DeployFolder {
 export function deployFolders(): DeployFolder[] {
   const has = (name: string, ...path: string[]): boolean => existsSync(join(EXAMPLES_DIR, name, ...path));
   return readdirSync(EXAMPLES_DIR, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && has(entry.name, 'deploy', 'kustomization.yaml') && has(entry.name, 'main.ts'))
+    .filter(
+      (entry) => entry.isDirectory() && has(entry.name, 'deploy', 'kustomization.yaml') && has(entry.name, 'main.ts'),
+    )
     .map((entry) => ({ example: entry.name, dir: join(EXAMPLES_DIR, entry.name, 'deploy') }))
     .sort((a, b) => a.example.localeCompare(b.example));
 }
@@ -54,21 +56,27 @@ export function deployObjects(folder: DeployFolder): KubernetesObject[] {
   return (kustomization.resources ?? []).flatMap((file) => {
     const path = join(folder.dir, file);
     const documents = parseAllDocuments(readFileSync(path, 'utf8'));
-    return documents.map((document) => {
-      if (document.errors.length > 0) throw new Error(`${path}: ${document.errors[0]!.message}`);
-      return document.toJS() as KubernetesObject;
-    }).filter((object) => object !== null);
+    return documents
+      .map((document) => {
+        if (document.errors.length > 0) throw new Error(`${path}: ${document.errors[0]!.message}`);
+        return document.toJS() as KubernetesObject;
+      })
+      .filter((object) => object !== null);
   });
 }
 
 function parseOne(path: string): unknown {
   const [document] = parseAllDocuments(readFileSync(path, 'utf8'));
-  if (document === undefined || document.errors.length > 0) throw new Error(`${path}: ${document?.errors[0]?.message ?? 'empty'}`);
+  if (document === undefined || document.errors.length > 0)
+    throw new Error(`${path}: ${document?.errors[0]?.message ?? 'empty'}`);
   return document.toJS();
 }
 
 /** The folder's one Deployment and its one container; throws when there is not exactly one of each. */
-export function deployedContainer(folder: DeployFolder): { readonly deployment: V1Deployment; readonly container: V1Container } {
+export function deployedContainer(folder: DeployFolder): {
+  readonly deployment: V1Deployment;
+  readonly container: V1Container;
+} {
   const deployments = deployObjects(folder).filter((object) => object.kind === 'Deployment') as V1Deployment[];
   if (deployments.length !== 1) throw new Error(`${folder.dir}: expected one Deployment, found ${deployments.length}`);
   const containers = deployments[0]!.spec?.template.spec?.containers ?? [];
@@ -99,19 +107,35 @@ export interface ContainerStart {
 export function containerStart(container: V1Container, fieldValues: Readonly<Record<string, string>>): ContainerStart {
   const [binary, ...rest] = container.command ?? [];
   const scriptAt = rest.findIndex((part) => !part.startsWith('-'));
-  if (binary !== 'node' || scriptAt < 0) throw new Error(`container ${container.name}: command must be node [options] <script>, got ${JSON.stringify(container.command)}`);
+  if (binary !== 'node' || scriptAt < 0)
+    throw new Error(
+      `container ${container.name}: command must be node [options] <script>, got ${JSON.stringify(container.command)}`,
+    );
   const env: Record<string, string> = {};
   for (const variable of container.env ?? []) {
     const field = variable.valueFrom?.fieldRef?.fieldPath;
     if (variable.value !== undefined) env[variable.name] = variable.value;
     else if (field !== undefined && fieldValues[field] !== undefined) env[variable.name] = fieldValues[field];
-    else throw new Error(`container ${container.name}: env ${variable.name} needs a value for ${field ?? 'its valueFrom'}`);
+    else
+      throw new Error(
+        `container ${container.name}: env ${variable.name} needs a value for ${field ?? 'its valueFrom'}`,
+      );
   }
-  const args = (container.args ?? []).map((arg) => arg.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (_whole, name: string) => {
-    if (env[name] === undefined) throw new Error(`container ${container.name}: argument ${arg} names $(${name}), which the container does not define`);
-    return env[name];
-  }));
-  return { nodeOptions: rest.slice(0, scriptAt), script: rest[scriptAt]!, args: [...rest.slice(scriptAt + 1), ...args], env };
+  const args = (container.args ?? []).map((arg) =>
+    arg.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (_whole, name: string) => {
+      if (env[name] === undefined)
+        throw new Error(
+          `container ${container.name}: argument ${arg} names $(${name}), which the container does not define`,
+        );
+      return env[name];
+    }),
+  );
+  return {
+    nodeOptions: rest.slice(0, scriptAt),
+    script: rest[scriptAt]!,
+    args: [...rest.slice(scriptAt + 1), ...args],
+    env,
+  };
 }
 
 /**
@@ -122,7 +146,10 @@ export function containerStart(container: V1Container, fieldValues: Readonly<Rec
 export function buildImageFiles(): string {
   const repoRoot = resolve(EXAMPLES_DIR, '..');
   const app = mkdtempSync(join(tmpdir(), 'rxkube-image-'));
-  execFileSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts', 'build-examples.ts'), app], { cwd: repoRoot, stdio: 'pipe' });
+  execFileSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts', 'build-examples.ts'), app], {
+    cwd: repoRoot,
+    stdio: 'pipe',
+  });
   copyFileSync(join(repoRoot, 'package.json'), join(app, 'package.json'));
   symlinkSync(join(repoRoot, 'node_modules'), join(app, 'node_modules'), 'dir');
   return app;
@@ -137,12 +164,22 @@ export function buildImageFiles(): string {
  * message rather than passing unseen. An `import()` of a computed specifier names no package and is not listed.
  */
 export async function packagesImportedBy(root: string, dirs: readonly string[]): Promise<string[]> {
-  const entryPoints = dirs.flatMap((dir) => readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
-    .filter((path) => path.endsWith('.js'))
-    .map((path) => join(root, dir, path)));
+  const entryPoints = dirs.flatMap((dir) =>
+    readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
+      .filter((path) => path.endsWith('.js'))
+      .map((path) => join(root, dir, path)),
+  );
   const { metafile } = await build({
-    entryPoints, absWorkingDir: root, outdir: join(root, 'esbuild-out'), write: false, bundle: true, metafile: true,
-    platform: 'node', format: 'esm', packages: 'external', logLevel: 'silent',
+    entryPoints,
+    absWorkingDir: root,
+    outdir: join(root, 'esbuild-out'),
+    write: false,
+    bundle: true,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'silent',
   });
   const packages = new Set<string>();
   for (const input of Object.values(metafile.inputs)) {

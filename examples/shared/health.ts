@@ -6,7 +6,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { defer, filter, finalize, ignoreElements, merge, take, tap, type Observable } from 'rxjs';
 import { claimHealth } from '../../src/extend.js';
-import { type Informer } from '../../src/index.js';
+import type { Informer } from '../../src/index.js';
 
 /** How the lines name the watched resource. */
 export interface HealthNames {
@@ -25,10 +25,16 @@ export interface HealthNames {
  * - A failure that repeats while the watch stays down prints once; a recovered watch may report it again.
  */
 export function healthLines<T extends KubernetesObject>(
-  informer: Informer<T>, names: HealthNames, print: (line: string) => void,
+  informer: Informer<T>,
+  names: HealthNames,
+  print: (line: string) => void,
 ): Observable<never> {
   return merge(
-    informer.synced$.pipe(filter(Boolean), take(1), tap(() => print(`${names.kind} cache synced; starting workers`))),
+    informer.synced$.pipe(
+      filter(Boolean),
+      take(1),
+      tap(() => print(`${names.kind} cache synced; starting workers`)),
+    ),
     watchErrorLines(informer, names.plural, print),
   ).pipe(ignoreElements());
 }
@@ -43,7 +49,9 @@ export function healthLines<T extends KubernetesObject>(
  *   in this line, and not also as a `KubernetesWatchHealth` warning.
  */
 export function watchErrorLines<T extends KubernetesObject>(
-  informer: Pick<Informer<T>, 'status$'>, plural: string, print: (line: string) => void,
+  informer: Pick<Informer<T>, 'status$'>,
+  plural: string,
+  print: (line: string) => void,
 ): Observable<never> {
   const reported = new Set<string>();
   return defer(() => informer.status$.pipe(finalize(claimHealth(informer)))).pipe(
@@ -52,7 +60,9 @@ export function watchErrorLines<T extends KubernetesObject>(
       if (status.state !== 'backingOff' || reported.has(status.cause.reason)) return;
       reported.add(status.cause.reason);
       const { code, reason, message } = status.cause;
-      print(`Error watching ${plural}: ${code === undefined ? '' : `${code} `}${reason}: ${message} (retrying in ${(status.delayMs / 1000).toFixed(1)} s)`);
+      print(
+        `Error watching ${plural}: ${code === undefined ? '' : `${code} `}${reason}: ${message} (retrying in ${(status.delayMs / 1000).toFixed(1)} s)`,
+      );
     }),
     ignoreElements(),
   );

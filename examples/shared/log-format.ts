@@ -54,11 +54,14 @@ const LEVELS: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 
  */
 export function exampleLogger(values: LogFlagValues, target: LogTarget = {}): ManagerLogger {
   const format = values['log-format'] ?? ((target.tty ?? process.stderr.isTTY) ? 'text' : 'json');
-  if (format !== 'text' && format !== 'json') throw new TypeError(`--log-format must be text or json, got ${JSON.stringify(format)}`);
+  if (format !== 'text' && format !== 'json')
+    throw new TypeError(`--log-format must be text or json, got ${JSON.stringify(format)}`);
   const level = values['log-level'] ?? (format === 'text' ? 'warn' : 'info');
-  if (!(level in LEVELS)) throw new TypeError(`--log-level must be debug, info, warn or error, got ${JSON.stringify(level)}`);
+  if (!(level in LEVELS))
+    throw new TypeError(`--log-level must be debug, info, warn or error, got ${JSON.stringify(level)}`);
   const write = target.write ?? ((line: string) => void process.stderr.write(`${line}\n`));
-  if (format === 'json') return jsonLogger({ level: level as LogLevel, write, ...(target.now ? { now: target.now } : {}) });
+  if (format === 'json')
+    return jsonLogger({ level: level as LogLevel, write, ...(target.now ? { now: target.now } : {}) });
   const env = target.env ?? process.env;
   const stacks = values['log-stacks'] === true || ['1', 'true'].includes((env[LOG_STACKS_ENV] ?? '').toLowerCase());
   return textLogger({ level: level as LogLevel, stacks, write, now: target.now ?? Date.now });
@@ -73,27 +76,40 @@ export function exampleLogger(values: LogFlagValues, target: LogTarget = {}): Ma
  * - One line per record unless `stacks`: newlines inside values are escaped.
  * - Never throws: a value JSON cannot encode is written in its string form.
  */
-export function textLogger(options: { level: LogLevel; stacks: boolean; write: (line: string) => void; now: () => number }): ManagerLogger {
+export function textLogger(options: {
+  level: LogLevel;
+  stacks: boolean;
+  write: (line: string) => void;
+  now: () => number;
+}): ManagerLogger {
   const threshold = LEVELS[options.level];
-  const log = (level: LogLevel) => (fields: LogFields, message: string): void => {
-    if (LEVELS[level] < threshold) return;
-    const stacks: string[] = [];
-    const parts: string[] = [];
-    const errors: string[] = [];
-    for (const [key, value] of Object.entries(fields)) {
-      if (isNoise(key, value)) continue;
-      if (isErrorLike(value)) {
-        if (options.stacks && typeof value.stack === 'string') stacks.push(...value.stack.split('\n').slice(1).map((line) => `    ${line.trim()}`));
-        errors.push(`${key}=${quote(describeError(value))}`);
-      } else {
-        parts.push(`${key}=${formatValue(value)}`);
+  const log =
+    (level: LogLevel) =>
+    (fields: LogFields, message: string): void => {
+      if (LEVELS[level] < threshold) return;
+      const stacks: string[] = [];
+      const parts: string[] = [];
+      const errors: string[] = [];
+      for (const [key, value] of Object.entries(fields)) {
+        if (isNoise(key, value)) continue;
+        if (isErrorLike(value)) {
+          if (options.stacks && typeof value.stack === 'string')
+            stacks.push(
+              ...value.stack
+                .split('\n')
+                .slice(1)
+                .map((line) => `    ${line.trim()}`),
+            );
+          errors.push(`${key}=${quote(describeError(value))}`);
+        } else {
+          parts.push(`${key}=${formatValue(value)}`);
+        }
       }
-    }
-    const time = new Date(options.now()).toISOString().slice(11, 23);
-    // Errors last: they are the longest part, and the fields before them say what they are about.
-    options.write([`${time} ${level.toUpperCase().padEnd(5)} ${oneLine(message)}`, ...parts, ...errors].join(' '));
-    for (const line of stacks) options.write(line);
-  };
+      const time = new Date(options.now()).toISOString().slice(11, 23);
+      // Errors last: they are the longest part, and the fields before them say what they are about.
+      options.write([`${time} ${level.toUpperCase().padEnd(5)} ${oneLine(message)}`, ...parts, ...errors].join(' '));
+      for (const line of stacks) options.write(line);
+    };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }
 
@@ -104,7 +120,11 @@ export function textLogger(options: { level: LogLevel; stacks: boolean; write: (
 export function describeError(error: unknown): string {
   const seen = new Set<unknown>();
   const parts: string[] = [];
-  for (let current: unknown = error; current !== undefined && current !== null && !seen.has(current); current = (current as { cause?: unknown }).cause) {
+  for (
+    let current: unknown = error;
+    current !== undefined && current !== null && !seen.has(current);
+    current = (current as { cause?: unknown }).cause
+  ) {
     seen.add(current);
     if (!isErrorLike(current)) {
       parts.push(String(current));
@@ -127,16 +147,30 @@ function isNoise(key: string, value: unknown): boolean {
   return key === 'manager' || key === 'result' || value === false || (value === 0 && key.endsWith('Ms'));
 }
 
-const BUILT_IN_ERRORS = new Set(['Error', 'TypeError', 'RangeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError', 'AggregateError']);
+const BUILT_IN_ERRORS = new Set([
+  'Error',
+  'TypeError',
+  'RangeError',
+  'SyntaxError',
+  'ReferenceError',
+  'EvalError',
+  'URIError',
+  'AggregateError',
+]);
 
 function isErrorLike(value: unknown): value is { name?: string; message: string; stack?: string; cause?: unknown } {
-  return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string' &&
-    (value instanceof Error || 'name' in value || 'stack' in value);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { message?: unknown }).message === 'string' &&
+    (value instanceof Error || 'name' in value || 'stack' in value)
+  );
 }
 
 function formatValue(value: unknown): string {
   if (typeof value === 'string') return quote(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined)
+    return String(value);
   try {
     return oneLine(JSON.stringify(value));
   } catch {

@@ -28,7 +28,7 @@ export const MANAGER_FLAGS = {
   'health-probe-bind-address': { type: 'string', default: '127.0.0.1:8081' },
   'leader-elect': { type: 'boolean', default: true },
   'leader-elect-resource-namespace': { type: 'string' },
-  'identity': { type: 'string' },
+  identity: { type: 'string' },
   'lease-duration': { type: 'string' },
   'renew-deadline': { type: 'string' },
   'retry-period': { type: 'string' },
@@ -47,16 +47,18 @@ export type ManagerFlagValues = { readonly [K in keyof typeof MANAGER_FLAGS]?: F
  * `--no-<flag>` allowed. Call it inside {@link checkedArgs}.
  */
 export function exampleArgs<O extends NonNullable<ParseArgsConfig['options']>>(options: O) {
-  return parseArgs({ options: { ...options, ...MANAGER_FLAGS, ...LOG_FLAGS }, allowNegative: true, strict: true }).values;
+  return parseArgs({ options: { ...options, ...MANAGER_FLAGS, ...LOG_FLAGS }, allowNegative: true, strict: true })
+    .values;
 }
 
 /**
  * {@link managerFlagOptions} and the manager's logger the logging flags ask for: human lines on a terminal (or with
  * `--log-format text`), the manager's JSON lines otherwise.
  */
-export function exampleManagerOptions(values: ManagerFlagValues & LogFlagValues, leaseNamespace: string): Pick<
-  ManagerOptions, 'metrics' | 'health' | 'leaderElection' | 'shutdownTimeout' | 'stop$' | 'logger'
-> {
+export function exampleManagerOptions(
+  values: ManagerFlagValues & LogFlagValues,
+  leaseNamespace: string,
+): Pick<ManagerOptions, 'metrics' | 'health' | 'leaderElection' | 'shutdownTimeout' | 'stop$' | 'logger'> {
   return { ...managerFlagOptions(values, leaseNamespace), logger: exampleLogger(values) };
 }
 
@@ -81,9 +83,10 @@ export function checkedArgs<R>(name: string, read: () => R): R {
  * - Throws a `TypeError` naming the flag for a bind address that is not `host:port`, `:port` or `0`, and for a
  *   duration that is not a number of ms >= 0; the manager itself checks ports and the timings against each other.
  */
-export function managerFlagOptions(values: ManagerFlagValues, leaseNamespace: string): Pick<
-  ManagerOptions, 'metrics' | 'health' | 'leaderElection' | 'shutdownTimeout' | 'stop$'
-> {
+export function managerFlagOptions(
+  values: ManagerFlagValues,
+  leaseNamespace: string,
+): Pick<ManagerOptions, 'metrics' | 'health' | 'leaderElection' | 'shutdownTimeout' | 'stop$'> {
   const timings = {
     leaseDuration: milliseconds('lease-duration', values['lease-duration']),
     renewDeadline: milliseconds('renew-deadline', values['renew-deadline']),
@@ -91,13 +94,22 @@ export function managerFlagOptions(values: ManagerFlagValues, leaseNamespace: st
   };
   const shutdownTimeout = milliseconds('shutdown-timeout', values['shutdown-timeout']);
   return {
-    metrics: bindAddress('metrics-bind-address', values['metrics-bind-address'] ?? MANAGER_FLAGS['metrics-bind-address'].default),
-    health: bindAddress('health-probe-bind-address', values['health-probe-bind-address'] ?? MANAGER_FLAGS['health-probe-bind-address'].default),
-    leaderElection: values['leader-elect'] === false ? false : {
-      namespace: values['leader-elect-resource-namespace'] ?? leaseNamespace,
-      ...(values.identity ? { identity: values.identity } : {}),
-      ...Object.fromEntries(Object.entries(timings).filter(([, ms]) => ms !== undefined)),
-    },
+    metrics: bindAddress(
+      'metrics-bind-address',
+      values['metrics-bind-address'] ?? MANAGER_FLAGS['metrics-bind-address'].default,
+    ),
+    health: bindAddress(
+      'health-probe-bind-address',
+      values['health-probe-bind-address'] ?? MANAGER_FLAGS['health-probe-bind-address'].default,
+    ),
+    leaderElection:
+      values['leader-elect'] === false
+        ? false
+        : {
+            namespace: values['leader-elect-resource-namespace'] ?? leaseNamespace,
+            ...(values.identity ? { identity: values.identity } : {}),
+            ...Object.fromEntries(Object.entries(timings).filter(([, ms]) => ms !== undefined)),
+          },
     ...(shutdownTimeout === undefined ? {} : { shutdownTimeout }),
     ...(values['stop-on-stdin-eof'] ? { stop$: fromEvent(process.stdin.resume(), 'end').pipe(take(1)) } : {}),
   };
@@ -115,7 +127,8 @@ function bindAddress(flag: string, value: string): ListenOptions | false {
 function milliseconds(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const ms = Number(value);
-  if (value.trim() === '' || !Number.isFinite(ms) || ms < 0) throw new TypeError(`--${flag} must be a number of milliseconds, got ${JSON.stringify(value)}`);
+  if (value.trim() === '' || !Number.isFinite(ms) || ms < 0)
+    throw new TypeError(`--${flag} must be a number of milliseconds, got ${JSON.stringify(value)}`);
   return ms;
 }
 
@@ -139,8 +152,14 @@ export interface ExampleWorkload {
  * - Options the manager refuses print `<name>: <why>` and exit 2; a manager that fails prints why and exits 1.
  *   The embedded cluster is stopped before every exit this makes.
  */
-export function runExampleManager(name: string, target: ExampleTarget, options: ManagerOptions, workload?: ExampleWorkload): void {
-  const exit = (code: number): void => void (target.cluster?.stop() ?? Promise.resolve()).then(() => process.exit(code));
+export function runExampleManager(
+  name: string,
+  target: ExampleTarget,
+  options: ManagerOptions,
+  workload?: ExampleWorkload,
+): void {
+  const exit = (code: number): void =>
+    void (target.cluster?.stop() ?? Promise.resolve()).then(() => process.exit(code));
   let manager$;
   try {
     manager$ = manager(options);
@@ -176,9 +195,13 @@ export function runExampleManager(name: string, target: ExampleTarget, options: 
     complete: () => exit(clean ? 0 : 1),
   });
   if (target.cluster && workload) {
-    workload.play(target.kubeConfig, (line) => console.log(line), workloadAbort.signal).then(
-      () => { if (!workloadAbort.signal.aborted) console.log(workload.done); },
-      (error: unknown) => console.error(`workload: failed: ${describeError(error)}`),
-    );
+    workload
+      .play(target.kubeConfig, (line) => console.log(line), workloadAbort.signal)
+      .then(
+        () => {
+          if (!workloadAbort.signal.aborted) console.log(workload.done);
+        },
+        (error: unknown) => console.error(`workload: failed: ${describeError(error)}`),
+      );
   }
 }

@@ -26,24 +26,29 @@ export function recordingTransport(connection: Connection): { transport: Transpo
   const transport: Transport = {
     get: (path, query, options) => inner.get(path, query, options),
     watch: (path, query, options) => inner.watch(path, query, options),
-    request: (request: TransportRequest) => new Observable((subscriber) => {
-      const entry: RecordedRequest = {
-        method: request.method, path: request.path, contentType: request.contentType, body: request.body, outcome: 'pending',
-      };
-      requests.push(entry);
-      return inner.request(request).subscribe({
-        next: (response) => {
-          entry.outcome = String(response.status);
-          subscriber.next(response);
-        },
-        error: (error: unknown) => {
-          entry.outcome = error instanceof ApiError ? `error ${error.code}` : `error ${(error as Error)?.name}`;
-          entry.error = error;
-          subscriber.error(error);
-        },
-        complete: () => subscriber.complete(),
-      });
-    }),
+    request: (request: TransportRequest) =>
+      new Observable((subscriber) => {
+        const entry: RecordedRequest = {
+          method: request.method,
+          path: request.path,
+          contentType: request.contentType,
+          body: request.body,
+          outcome: 'pending',
+        };
+        requests.push(entry);
+        return inner.request(request).subscribe({
+          next: (response) => {
+            entry.outcome = String(response.status);
+            subscriber.next(response);
+          },
+          error: (error: unknown) => {
+            entry.outcome = error instanceof ApiError ? `error ${error.code}` : `error ${(error as Error)?.name}`;
+            entry.error = error;
+            subscriber.error(error);
+          },
+          complete: () => subscriber.complete(),
+        });
+      }),
   };
   return { transport, requests };
 }

@@ -16,16 +16,27 @@ export async function scrape(url: string): Promise<Map<string, ParsedFamily>> {
 }
 
 /** The sample of `family` whose labels include `labels`; throws when there is none. */
-export function sample(families: Map<string, ParsedFamily>, name: string, labels: Record<string, string> = {}): ParsedSample {
+export function sample(
+  families: Map<string, ParsedFamily>,
+  name: string,
+  labels: Record<string, string> = {},
+): ParsedSample {
   const family = families.get(name);
   if (family === undefined) throw new Error(`no metric ${name}`);
   const found = family.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
-  if (found === undefined) throw new Error(`no sample of ${name} with ${JSON.stringify(labels)}; have ${JSON.stringify(family.metrics.map((m) => m.labels))}`);
+  if (found === undefined)
+    throw new Error(
+      `no sample of ${name} with ${JSON.stringify(labels)}; have ${JSON.stringify(family.metrics.map((m) => m.labels))}`,
+    );
   return found;
 }
 
 /** The value of a counter or gauge sample. */
-export function valueOf(families: Map<string, ParsedFamily>, name: string, labels: Record<string, string> = {}): number {
+export function metricValue(
+  families: Map<string, ParsedFamily>,
+  name: string,
+  labels: Record<string, string> = {},
+): number {
   return Number(sample(families, name, labels).value);
 }
 
@@ -33,11 +44,17 @@ export function valueOf(families: Map<string, ParsedFamily>, name: string, label
  * The `_count` of a labelled histogram, read through prom-client's own API: the text parser flattens labelled
  * histograms into one sample and loses their labels.
  */
-export async function histogramCount(registry: Registry, name: string, labels: Record<string, string>): Promise<number> {
+export async function histogramCount(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string>,
+): Promise<number> {
   const metric = registry.getSingleMetric(name);
   if (metric === undefined) throw new Error(`no metric ${name} in the registry`);
   const { values } = await metric.get();
-  const found = (values as Array<(typeof values)[number] & { metricName?: string }>).find((v) => v.metricName === `${name}_count` && Object.entries(labels).every(([k, l]) => v.labels[k] === l));
+  const found = (values as Array<(typeof values)[number] & { metricName?: string }>).find(
+    (v) => v.metricName === `${name}_count` && Object.entries(labels).every(([k, l]) => v.labels[k] === l),
+  );
   if (found === undefined) throw new Error(`no ${name}_count with ${JSON.stringify(labels)}`);
   return found.value;
 }

@@ -54,7 +54,13 @@ export function spawnNode(args: readonly string[], options: SpawnOptions = {}): 
     out += chunk;
     stderr += chunk;
   });
-  return { child, output: () => out, stdout: () => stdout, stderr: () => stderr, exited: once(child, 'exit') as Promise<[number | null, string | null]> };
+  return {
+    child,
+    output: () => out,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited: once(child, 'exit') as Promise<[number | null, string | null]>,
+  };
 }
 
 /** The metrics and probe base URLs an example under the manager printed (`<name>: metrics on …, probes on …`). */
@@ -66,24 +72,31 @@ export function servedUrls(stdout: string): { readonly metrics: string; readonly
 
 /** The manager's JSON log records on an example's stderr; a line that is not JSON fails with the line. */
 export function jsonRecords(stderr: string): Array<{ readonly msg: string; readonly [field: string]: unknown }> {
-  return stderr.split('\n').filter((line) => line.trim() !== '').map((line) => {
-    try {
-      return JSON.parse(line) as { msg: string };
-    } catch {
-      throw new Error(`not a JSON log record: ${line}`);
-    }
-  });
+  return stderr
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      try {
+        return JSON.parse(line) as { msg: string };
+      } catch {
+        throw new Error(`not a JSON log record: ${line}`);
+      }
+    });
 }
 
 /**
  * Starts a controller against 127.0.0.1:1 (nothing listens there) and returns its first two lines: the start line
  * and what it says about the connection. Stops it afterwards.
  */
-export async function firstLinesUnreachable(start: (kubeConfig: KubeConfig, print: (line: string) => void) => Subscription): Promise<string[]> {
+export async function firstLinesUnreachable(
+  start: (kubeConfig: KubeConfig, print: (line: string) => void) => Subscription,
+): Promise<string[]> {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromOptions({
     clusters: [{ name: 'closed', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
-    users: [{ name: 'u' }], contexts: [{ name: 'c', cluster: 'closed', user: 'u' }], currentContext: 'c',
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'c', cluster: 'closed', user: 'u' }],
+    currentContext: 'c',
   });
   const lines: string[] = [];
   const subscription = start(kubeConfig, (line) => lines.push(line));

@@ -64,18 +64,26 @@ export function describeManagerEvent(event: ManagerEvent): string | undefined {
 }
 
 /** A logger that records `"<time> <level> <msg>"` lines and the raw records. */
-export function recordingLogger(scheduler: TestScheduler): ManagerLogger & { lines: string[]; records: Array<LogFields & { msg: string }> } {
+export function recordingLogger(
+  scheduler: TestScheduler,
+): ManagerLogger & { lines: string[]; records: Array<LogFields & { msg: string }> } {
   const lines: string[] = [];
   const records: Array<LogFields & { msg: string }> = [];
-  const log = (level: string) => (fields: LogFields, msg: string): void => {
-    lines.push(`${scheduler.now()} ${level} ${msg}`);
-    records.push({ ...fields, msg });
-  };
+  const log =
+    (level: string) =>
+    (fields: LogFields, msg: string): void => {
+      lines.push(`${scheduler.now()} ${level} ${msg}`);
+      records.push({ ...fields, msg });
+    };
   return { lines, records, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }
 
 /** Subscribes `manager$`, pushing `describeManagerEvent` lines to `timeline`, then `<time> complete` or `<time> error <message>`. */
-export function subscribeTimeline(manager$: Observable<ManagerEvent>, scheduler: TestScheduler, timeline: string[]): Subscription {
+export function subscribeTimeline(
+  manager$: Observable<ManagerEvent>,
+  scheduler: TestScheduler,
+  timeline: string[],
+): Subscription {
   return manager$.subscribe({
     next: (event) => {
       const line = describeManagerEvent(event);
@@ -91,7 +99,9 @@ export function subscribeTimeline(manager$: Observable<ManagerEvent>, scheduler:
  * metrics or health server (they bind ports), no process signals, `logger`, and exits recorded as `<time> exit <code>`.
  */
 export function virtualManagerOptions(
-  scheduler: TestScheduler, logger: ManagerLogger, exits: string[],
+  scheduler: TestScheduler,
+  logger: ManagerLogger,
+  exits: string[],
 ): Omit<ManagerOptions, 'connection' | 'controllers'> {
   return {
     name: 'lock',
@@ -122,7 +132,11 @@ export interface RequestTimeline {
  * - A request takes its place by the time it arrived, after every line of that time printed before it was answered:
  *   with no latency, exactly where it was sent; with latency, after what was printed in its frame.
  */
-export function requestTimeline(scheduler: SchedulerLike, log: RequestLog, keep: (record: RequestRecord) => boolean): RequestTimeline {
+export function requestTimeline(
+  scheduler: SchedulerLike,
+  log: RequestLog,
+  keep: (record: RequestRecord) => boolean,
+): RequestTimeline {
   const lines: string[] = [];
   const times: number[] = [];
   const insert = (time: number, text: string): void => {

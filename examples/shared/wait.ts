@@ -12,7 +12,10 @@ export async function waitFor(condition: () => boolean, what: string | (() => st
 
 /** {@link waitFor} for an asynchronous condition, e.g. one that lists from the server. */
 export async function waitForAsync(
-  condition: () => Promise<boolean>, what: string | (() => string), limitMs = 5000, intervalMs = 25,
+  condition: () => Promise<boolean>,
+  what: string | (() => string),
+  limitMs = 5000,
+  intervalMs = 25,
 ): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (!(await condition())) {

@@ -4,7 +4,7 @@
  * flips.
  * @module
  */
-import { setStatusCondition, type ConditionHolder } from '../../src/index.js';
+import { conditions } from '../../src/index.js';
 import type { Rollout } from './rollout.js';
 import type { Condition, WebsiteConditionType } from './website.js';
 
@@ -30,11 +30,15 @@ export interface ConditionUpdate {
  *   inputs give equal output and an unchanged status is recognised as such.
  */
 export function setConditions(
-  previous: readonly Condition[] | undefined, updates: readonly ConditionUpdate[], observedGeneration: number, now: number,
+  previous: readonly Condition[] | undefined,
+  updates: readonly ConditionUpdate[],
+  observedGeneration: number,
+  now: number,
 ): Condition[] {
-  const status: ConditionHolder = { conditions: (previous ?? []).map((condition) => ({ ...condition })) };
+  const status: conditions.ConditionHolder = { conditions: (previous ?? []).map((condition) => ({ ...condition })) };
   const lastOfType = new Map(updates.map((update) => [update.type, update]));
-  for (const update of lastOfType.values()) setStatusCondition(status, { ...update, observedGeneration }, { scheduler: { now: () => now } });
+  for (const update of lastOfType.values())
+    conditions.set(status, { ...update, observedGeneration }, { scheduler: { now: () => now } });
   const rank = (type: string): number => {
     const index = (CONDITION_TYPES as readonly string[]).indexOf(type);
     return index === -1 ? CONDITION_TYPES.length : index;
@@ -82,10 +86,15 @@ export interface ConditionChange {
 }
 
 /** The conditions of `after` that are new in it or differ from `before` in status or reason, in `after`'s order. */
-export function changedConditions(before: readonly Condition[] | undefined, after: readonly Condition[]): ConditionChange[] {
+export function changedConditions(
+  before: readonly Condition[] | undefined,
+  after: readonly Condition[],
+): ConditionChange[] {
   const old = new Map((before ?? []).map((condition) => [condition.type, condition]));
   return after.flatMap((condition) => {
     const previous = old.get(condition.type);
-    return previous !== undefined && previous.status === condition.status && previous.reason === condition.reason ? [] : [{ before: previous, after: condition }];
+    return previous !== undefined && previous.status === condition.status && previous.reason === condition.reason
+      ? []
+      : [{ before: previous, after: condition }];
   });
 }

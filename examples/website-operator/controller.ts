@@ -7,10 +7,16 @@
 import type { KubernetesObject, V1ConfigMap, V1Deployment, V1Service } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import {
-  controller, generationChanged, or, predicate, resourceClient, type ControllerDefinition,
-  type ReconcileEvent, type ReconcileTrigger, type Store, wallClockNow,
+  controller,
+  predicates,
+  resourceClient,
+  wallClockNow,
+  type ControllerDefinition,
+  type ReconcileEvent,
+  type ReconcileTrigger,
+  type Store,
 } from '../../src/index.js';
-import { type Indexer } from '../../src/extend.js';
+import type { Indexer } from '../../src/extend.js';
 import { defaultsConfigMapOf } from './defaults.js';
 import { websiteEvents } from './events.js';
 import { resolveOptions, type WebsiteOperatorOptions } from './options.js';
@@ -37,17 +43,24 @@ export const byDefaultsConfigMap: Indexer<Website> = (website) => {
  * not move it) or the start of a deletion (the real API server bumps the generation then too, the in-memory one
  * does not, so this does not rely on it). Additions, deletions and resyncs always pass.
  */
-export const websiteChanges = or<Website>(
-  generationChanged<Website>(),
-  (event) => event.type === 'updated' && !event.old.metadata?.deletionTimestamp && Boolean(event.object.metadata?.deletionTimestamp),
+export const websiteChanges = predicates.or<Website>(
+  predicates.generationChanged<Website>(),
+  (event) =>
+    event.type === 'updated' &&
+    !event.old.metadata?.deletionTimestamp &&
+    Boolean(event.object.metadata?.deletionTimestamp),
 );
 
 /**
  * ConfigMap events that can change a Website's defaults: any but an update that left `data` and `binaryData` as they
  * were (the API server writes map keys sorted, so equal maps serialize equally).
  */
-export const defaultsChanges = predicate<V1ConfigMap>((event) => event.type !== 'updated'
-  || JSON.stringify([event.old.data, event.old.binaryData]) !== JSON.stringify([event.object.data, event.object.binaryData]));
+export const defaultsChanges = predicates.from<V1ConfigMap>(
+  (event) =>
+    event.type !== 'updated' ||
+    JSON.stringify([event.old.data, event.old.binaryData]) !==
+      JSON.stringify([event.object.data, event.object.binaryData]),
+);
 
 /**
  * The Websites `configMap` is the defaults of, as triggers whose reason names it: `defaults <namespace>/<name>`.
@@ -56,7 +69,8 @@ export const defaultsChanges = predicate<V1ConfigMap>((event) => event.type !== 
 export function websitesUsing(websites: Store<Website>, configMap: KubernetesObject): ReconcileTrigger[] {
   const at = `${configMap.metadata?.namespace}/${configMap.metadata?.name}`;
   return websites.byIndex(DEFAULTS_INDEX, at).map((website) => ({
-    key: `${website.metadata!.namespace}/${website.metadata!.name}`, reason: `defaults ${at}`,
+    key: `${website.metadata!.namespace}/${website.metadata!.name}`,
+    reason: `defaults ${at}`,
   }));
 }
 
@@ -98,11 +112,13 @@ export function websiteController(options: WebsiteOperatorOptions = {}): Control
         for: { resource: WEBSITE, options: websiteWatch },
         forFilter: websiteChanges,
         owns: [DEPLOYMENT, SERVICE, CONFIG_MAP].map((resource) => ({ resource, options: scope })),
-        watches: [{
-          source: { resource: CONFIG_MAP, options: scope },
-          filter: defaultsChanges,
-          map: (event) => websitesUsing(caches.websites.current(), event.object),
-        }],
+        watches: [
+          {
+            source: { resource: CONFIG_MAP, options: scope },
+            filter: defaultsChanges,
+            map: (event) => websitesUsing(caches.websites.current(), event.object),
+          },
+        ],
         concurrency: settings.workers,
         reconcile: websiteReconciler({
           settings,

@@ -15,7 +15,7 @@
  */
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
-import { labelSelectorFromObject } from '../../src/index.js';
+import { selectors } from '../../src/index.js';
 import { DEFAULT_DEFAULTS_CONFIG_MAP, type Website } from './website.js';
 
 /** The image of a Website that neither its spec nor its defaults give one. */
@@ -51,9 +51,13 @@ export function parseDefaults(configMap: V1ConfigMap): WebsiteDefaults {
     throw new InvalidDefaultsError(`${where}: ${message}`);
   };
   const unknown = Object.keys(data).filter((key) => !(DEFAULTS_KEYS as readonly string[]).includes(key));
-  if (unknown.length > 0) fail(`unknown key(s) ${unknown.map((key) => JSON.stringify(key)).join(', ')}; the keys are ${DEFAULTS_KEYS.join(', ')}`);
+  if (unknown.length > 0)
+    fail(
+      `unknown key(s) ${unknown.map((key) => JSON.stringify(key)).join(', ')}; the keys are ${DEFAULTS_KEYS.join(', ')}`,
+    );
   const binary = Object.keys(configMap.binaryData ?? {});
-  if (binary.length > 0) fail(`binaryData is not read (${binary.map((key) => JSON.stringify(key)).join(', ')}); put the defaults in data`);
+  if (binary.length > 0)
+    fail(`binaryData is not read (${binary.map((key) => JSON.stringify(key)).join(', ')}); put the defaults in data`);
   const { image, replicas: replicasText, labels: labelsText } = data;
   if (image !== undefined && image.trim() === '') fail('image must not be empty');
   let replicas: number | undefined;
@@ -63,7 +67,11 @@ export function parseDefaults(configMap: V1ConfigMap): WebsiteDefaults {
       fail(`replicas must be a whole number from 0 to 1000, got ${JSON.stringify(replicasText)}`);
     }
   }
-  return { ...(image === undefined ? {} : { image: image.trim() }), ...(replicas === undefined ? {} : { replicas }), labels: parseLabels(labelsText, fail) };
+  return {
+    ...(image === undefined ? {} : { image: image.trim() }),
+    ...(replicas === undefined ? {} : { replicas }),
+    labels: parseLabels(labelsText, fail),
+  };
 }
 
 function parseLabels(text: string | undefined, fail: (message: string) => never): Record<string, string> {
@@ -74,10 +82,13 @@ function parseLabels(text: string | undefined, fail: (message: string) => never)
   } catch (error) {
     return fail(`labels is not YAML: ${(error as Error).message}`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return fail('labels must be a YAML mapping of label keys to values');
-  const labels = Object.fromEntries(Object.entries(parsed).map(([key, value]) => [key, typeof value === 'string' ? value : String(value)]));
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    return fail('labels must be a YAML mapping of label keys to values');
+  const labels = Object.fromEntries(
+    Object.entries(parsed).map(([key, value]) => [key, typeof value === 'string' ? value : String(value)]),
+  );
   try {
-    labelSelectorFromObject({ matchLabels: labels });
+    selectors.labelSelectorFromObject({ matchLabels: labels });
   } catch (error) {
     fail(`labels: ${(error as Error).message}`);
   }
@@ -113,15 +124,25 @@ export interface Unresolvable {
  *   that {@link parseDefaults} refuses comes back as an {@link Unresolvable} with the reason and the cause.
  * - The implicit `website-defaults` may be absent: the built-in defaults then apply.
  */
-export function resolveWebsite(website: Website, defaults: V1ConfigMap | undefined): { readonly resolved: ResolvedWebsite } | { readonly unresolvable: Unresolvable } {
+export function resolveWebsite(
+  website: Website,
+  defaults: V1ConfigMap | undefined,
+): { readonly resolved: ResolvedWebsite } | { readonly unresolvable: Unresolvable } {
   const spec = website.spec;
   if (typeof spec?.content !== 'string') {
-    return { unresolvable: { reason: 'InvalidSpec', message: 'spec.content is required (a string: the site\'s index.html)' } };
+    return {
+      unresolvable: { reason: 'InvalidSpec', message: "spec.content is required (a string: the site's index.html)" },
+    };
   }
   let parsed: WebsiteDefaults = { labels: {} };
   if (defaults === undefined) {
     if (spec.defaultsConfigMap) {
-      return { unresolvable: { reason: 'DefaultsNotFound', message: `the defaults ConfigMap ${spec.defaultsConfigMap} named by spec.defaultsConfigMap does not exist` } };
+      return {
+        unresolvable: {
+          reason: 'DefaultsNotFound',
+          message: `the defaults ConfigMap ${spec.defaultsConfigMap} named by spec.defaultsConfigMap does not exist`,
+        },
+      };
     }
   } else {
     try {

@@ -5,9 +5,17 @@
  */
 import { createHash } from 'node:crypto';
 import type { V1ConfigMap, V1Deployment, V1Service } from '@kubernetes/client-node';
-import { setControllerReference } from '../../src/index.js';
+import { owners } from '../../src/index.js';
 import type { ResolvedWebsite } from './defaults.js';
-import { CONFIG_MAP, CONTENT_HASH_ANNOTATION, DEPLOYMENT, ownedNames, SERVICE, websiteOwner, type WebsiteId } from './website.js';
+import {
+  CONFIG_MAP,
+  CONTENT_HASH_ANNOTATION,
+  DEPLOYMENT,
+  ownedNames,
+  SERVICE,
+  websiteOwner,
+  type WebsiteId,
+} from './website.js';
 
 /** The `app.kubernetes.io/managed-by` value on everything the operator writes. */
 export const MANAGED_BY = 'website-operator';
@@ -50,32 +58,41 @@ export function desiredObjects(id: WebsiteId, website: ResolvedWebsite): Desired
   const owner = websiteOwner(id);
   const metadata = (name: string) => ({ name, namespace: id.namespace, labels });
   const configMap: V1ConfigMap = {
-    apiVersion: CONFIG_MAP.apiVersion, kind: CONFIG_MAP.kind, metadata: metadata(names.configMap),
+    apiVersion: CONFIG_MAP.apiVersion,
+    kind: CONFIG_MAP.kind,
+    metadata: metadata(names.configMap),
     data: { 'index.html': website.content },
   };
   const deployment: V1Deployment = {
-    apiVersion: DEPLOYMENT.apiVersion, kind: DEPLOYMENT.kind, metadata: metadata(names.deployment),
+    apiVersion: DEPLOYMENT.apiVersion,
+    kind: DEPLOYMENT.kind,
+    metadata: metadata(names.deployment),
     spec: {
       ...(website.replicas === undefined ? {} : { replicas: website.replicas }),
       selector: { matchLabels: selector },
       template: {
         metadata: { labels, annotations: { [CONTENT_HASH_ANNOTATION]: contentHash(website.content) } },
         spec: {
-          containers: [{
-            name: 'web', image: website.image,
-            ports: [{ name: 'http', containerPort: HTTP_PORT }],
-            volumeMounts: [{ name: 'content', mountPath: CONTENT_PATH, readOnly: true }],
-          }],
+          containers: [
+            {
+              name: 'web',
+              image: website.image,
+              ports: [{ name: 'http', containerPort: HTTP_PORT }],
+              volumeMounts: [{ name: 'content', mountPath: CONTENT_PATH, readOnly: true }],
+            },
+          ],
           volumes: [{ name: 'content', configMap: { name: names.configMap } }],
         },
       },
     },
   };
   const service: V1Service = {
-    apiVersion: SERVICE.apiVersion, kind: SERVICE.kind, metadata: metadata(names.service),
+    apiVersion: SERVICE.apiVersion,
+    kind: SERVICE.kind,
+    metadata: metadata(names.service),
     spec: { selector, ports: [{ name: 'http', port: HTTP_PORT, targetPort: 'http' }] },
   };
-  for (const object of [configMap, deployment, service]) setControllerReference(object, owner);
+  for (const object of [configMap, deployment, service]) owners.setControllerReference(object, owner);
   return { configMap, deployment, service };
 }
 

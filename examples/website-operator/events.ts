@@ -57,7 +57,9 @@ export function eventLine(id: WebsiteId, details: EventDetails): string {
 export function websiteEvents(recorder: EventRecorder | undefined, print: (line: string) => void): WebsiteEvents {
   let recording = false;
   const ours = (report: EventReport): boolean =>
-    report.type === 'rejected' ? recording : report.event.regarding.kind === WEBSITE.kind && report.event.regarding.apiVersion === WEBSITE.apiVersion;
+    report.type === 'rejected'
+      ? recording
+      : report.event.regarding.kind === WEBSITE.kind && report.event.regarding.apiVersion === WEBSITE.apiVersion;
   return {
     record: (id, details) => {
       print(eventLine(id, details));
@@ -69,15 +71,22 @@ export function websiteEvents(recorder: EventRecorder | undefined, print: (line:
         recording = false;
       }
     },
-    lost$: recorder === undefined ? EMPTY : recorder.reports$.pipe(
-      filter(ours),
-      tap((report) => {
-        if (report.type === 'rejected') print(`Event refused: ${messageOf(report.error)}`);
-        else if (report.type === 'failed') print(`Event ${report.event.reason} about website ${about(report)} not written: ${messageOf(report.error)}`);
-        else if (report.type === 'dropped') print(`Event ${report.event.reason} about website ${about(report)} dropped (${report.reason})`);
-      }),
-      ignoreElements(),
-    ),
+    lost$:
+      recorder === undefined
+        ? EMPTY
+        : recorder.reports$.pipe(
+            filter(ours),
+            tap((report) => {
+              if (report.type === 'rejected') print(`Event refused: ${messageOf(report.error)}`);
+              else if (report.type === 'failed')
+                print(
+                  `Event ${report.event.reason} about website ${about(report)} not written: ${messageOf(report.error)}`,
+                );
+              else if (report.type === 'dropped')
+                print(`Event ${report.event.reason} about website ${about(report)} dropped (${report.reason})`);
+            }),
+            ignoreElements(),
+          ),
   };
 }
 

@@ -26,7 +26,13 @@ import { installExampleCrd } from '../shared/crd.js';
 import { checkedArgs, exampleArgs, exampleManagerOptions, runExampleManager } from '../shared/manager-cli.js';
 import { websiteController } from './controller.js';
 import { websiteCrd } from './crd.js';
-import { DEFAULT_DOMAIN, DEFAULT_RECORDS_DIRECTORY, DEFAULT_RESYNC_PERIOD_MS, DEFAULT_WORKERS, resolveOptions } from './options.js';
+import {
+  DEFAULT_DOMAIN,
+  DEFAULT_RECORDS_DIRECTORY,
+  DEFAULT_RESYNC_PERIOD_MS,
+  DEFAULT_WORKERS,
+  resolveOptions,
+} from './options.js';
 import { fileRecords } from './records.js';
 import { WEBSITE } from './website.js';
 import { runWebsiteWorkload } from './workload.js';
@@ -35,11 +41,11 @@ const NAME = 'website-operator';
 
 const { kubeconfig, installCrd, options, managerOptions } = checkedArgs(NAME, () => {
   const values = exampleArgs({
-    'kubeconfig': { type: 'string' },
-    'namespace': { type: 'string' },
+    kubeconfig: { type: 'string' },
+    namespace: { type: 'string' },
     'records-dir': { type: 'string', default: DEFAULT_RECORDS_DIRECTORY },
-    'domain': { type: 'string', default: DEFAULT_DOMAIN },
-    'workers': { type: 'string', default: String(DEFAULT_WORKERS) },
+    domain: { type: 'string', default: DEFAULT_DOMAIN },
+    workers: { type: 'string', default: String(DEFAULT_WORKERS) },
     'resync-period': { type: 'string', default: String(DEFAULT_RESYNC_PERIOD_MS) },
     'install-crd': { type: 'boolean', default: false },
   });
@@ -61,25 +67,37 @@ const { kubeconfig, installCrd, options, managerOptions } = checkedArgs(NAME, ()
 
 function number(option: string, text: string): number {
   const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value)) throw new TypeError(`${option} must be a number, got ${JSON.stringify(text)}`);
+  if (text.trim() === '' || !Number.isFinite(value))
+    throw new TypeError(`${option} must be a number, got ${JSON.stringify(text)}`);
   return value;
 }
 
 const scope = options.namespace ? `namespace ${options.namespace}` : 'every namespace';
-const target = await connectExample(NAME, kubeconfig, `; Websites in ${scope}, DNS records in ${options.recordsDirectory}`, { ownerGC: true });
+const target = await connectExample(
+  NAME,
+  kubeconfig,
+  `; Websites in ${scope}, DNS records in ${options.recordsDirectory}`,
+  { ownerGC: true },
+);
 
 // On the embedded cluster the workload installs it, as its first step.
 if (installCrd && target.cluster === undefined) await installExampleCrd(NAME, target, websiteCrd(), WEBSITE);
 
-runExampleManager(NAME, target, {
-  connection: target.kubeConfig,
-  name: NAME,
-  controllers: [websiteController(options)],
-  events: { reportingController: 'example.rxkube.io/website-operator' },
-  ...managerOptions,
-}, {
-  play: (kubeConfig, narrate, signal) => runWebsiteWorkload(
-    kubeConfig, options.namespace ?? 'default', narrate, signal, (namespace, name) => existsSync(options.records.where(namespace, name)),
-  ),
-  done: 'workload: done; shop and docs are Ready, their records stay published; still watching, Ctrl-C to stop',
-});
+runExampleManager(
+  NAME,
+  target,
+  {
+    connection: target.kubeConfig,
+    name: NAME,
+    controllers: [websiteController(options)],
+    events: { reportingController: 'example.rxkube.io/website-operator' },
+    ...managerOptions,
+  },
+  {
+    play: (kubeConfig, narrate, signal) =>
+      runWebsiteWorkload(kubeConfig, options.namespace ?? 'default', narrate, signal, (namespace, name) =>
+        existsSync(options.records.where(namespace, name)),
+      ),
+    done: 'workload: done; shop and docs are Ready, their records stay published; still watching, Ctrl-C to stop',
+  },
+);

@@ -72,17 +72,22 @@ export function resolveOptions(options: WebsiteOperatorOptions): WebsiteSettings
   }
   const domain = options.domain ?? DEFAULT_DOMAIN;
   if (domain.length > 200 || !domain.split('.').every((label) => label.length <= 63 && DNS_LABEL.test(label))) {
-    throw new TypeError(`websiteOperator: domain must be a DNS name of at most 200 characters, got ${JSON.stringify(domain)}`);
+    throw new TypeError(
+      `websiteOperator: domain must be a DNS name of at most 200 characters, got ${JSON.stringify(domain)}`,
+    );
   }
   const fieldManager = options.fieldManager ?? DEFAULT_FIELD_MANAGER;
   if (typeof fieldManager !== 'string' || fieldManager === '' || Buffer.byteLength(fieldManager) > 128) {
     throw new TypeError(`websiteOperator: fieldManager must be 1 to 128 bytes, got ${JSON.stringify(fieldManager)}`);
   }
   const workers = options.workers ?? DEFAULT_WORKERS;
-  if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`websiteOperator: workers must be an integer >= 1, got ${String(workers)}`);
+  if (!Number.isInteger(workers) || workers < 1)
+    throw new RangeError(`websiteOperator: workers must be an integer >= 1, got ${String(workers)}`);
   const resyncPeriodMs = options.resyncPeriodMs ?? DEFAULT_RESYNC_PERIOD_MS;
   if (typeof resyncPeriodMs !== 'number' || !Number.isFinite(resyncPeriodMs) || resyncPeriodMs <= 0) {
-    throw new RangeError(`websiteOperator: resyncPeriodMs must be a finite number of ms > 0, got ${String(resyncPeriodMs)}`);
+    throw new RangeError(
+      `websiteOperator: resyncPeriodMs must be a finite number of ms > 0, got ${String(resyncPeriodMs)}`,
+    );
   }
   return {
     namespace,

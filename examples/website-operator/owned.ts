@@ -5,9 +5,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { catchError, defer, tap, throwError, type Observable } from 'rxjs';
-import {
-  applyConflicts, controllerOf, type PartialObject, type ResourceClient, type ResourceRef, type StoreSource,
-} from '../../src/index.js';
+import { apiErrors, owners, type ResourceClient, type ResourceRef } from '../../src/index.js';
 import { compareResourceVersions } from '../../src/extend.js';
 import type { WebsiteEvents } from './events.js';
 import { REASONS } from './events.js';
@@ -61,7 +59,7 @@ export function changeOf(known: Version | undefined, written: KubernetesObject):
 export interface OwnedKind<T extends KubernetesObject> {
   readonly resource: ResourceRef;
   readonly client: ResourceClient<T>;
-  readonly cache: StoreSource<T>;
+  readonly cache: ResourceClient.StoreSource<T>;
 }
 
 /** What one owned write needs to know about its run. */
@@ -83,7 +81,11 @@ export interface OwnedWriteContext {
  * - A Normal `Created` or `Updated` Event (related to the object) when the write created or changed it; none when
  *   the server kept it as it was.
  */
-export function applyOwned<T extends KubernetesObject>(kind: OwnedKind<T>, desired: T, context: OwnedWriteContext): Observable<T> {
+export function applyOwned<T extends KubernetesObject>(
+  kind: OwnedKind<T>,
+  desired: T,
+  context: OwnedWriteContext,
+): Observable<T> {
   return defer(() => {
     const { id, memory, events, signal } = context;
     const name = desired.metadata!.name!;
@@ -91,13 +93,19 @@ export function applyOwned<T extends KubernetesObject>(kind: OwnedKind<T>, desir
     const known = newer(versionOf(kind.cache.current().get(`${id.namespace}/${name}`)), memory.owned.get(memoryKey));
     const related = { apiVersion: kind.resource.apiVersion, kind: kind.resource.kind, namespace: id.namespace, name };
     // A full object is a partial one too; the generic T cannot show the compiler that.
-    const configuration = desired as PartialObject<T>;
+    const configuration = desired as ResourceClient.PartialObject<T>;
     return kind.client.apply(configuration, { signal }).pipe(
       catchError((error: unknown) => {
-        const conflicts = applyConflicts(error);
+        const conflicts = apiErrors.applyConflicts(error);
         if (conflicts.length === 0) return throwError(() => error);
         const taken = conflicts.map((conflict) => `${conflict.field} from "${conflict.manager}"`).join(', ');
-        events.record(id, { type: 'Warning', reason: REASONS.fieldConflict, action: 'Apply', note: `took back ${taken} on ${kind.resource.kind} ${name}`, related });
+        events.record(id, {
+          type: 'Warning',
+          reason: REASONS.fieldConflict,
+          action: 'Apply',
+          note: `took back ${taken} on ${kind.resource.kind} ${name}`,
+          related,
+        });
         return kind.client.apply(configuration, { signal, force: true });
       }),
       tap((written) => {
@@ -106,8 +114,11 @@ export function applyOwned<T extends KubernetesObject>(kind: OwnedKind<T>, desir
         if (version !== undefined) memory.owned.set(memoryKey, version);
         if (change === 'unchanged') return;
         events.record(id, {
-          type: 'Normal', reason: change === 'created' ? REASONS.created : REASONS.updated, action: 'Apply',
-          note: `${change} ${kind.resource.kind} ${name}`, related: { ...related, uid: written.metadata?.uid },
+          type: 'Normal',
+          reason: change === 'created' ? REASONS.created : REASONS.updated,
+          action: 'Apply',
+          note: `${change} ${kind.resource.kind} ${name}`,
+          related: { ...related, uid: written.metadata?.uid },
         });
       }),
     );
@@ -119,10 +130,14 @@ export function applyOwned<T extends KubernetesObject>(kind: OwnedKind<T>, desir
  * that is not this Website (the API server allows one controller, and taking another's object would be theft).
  * Objects with no controller are adopted.
  */
-export function foreignController<T extends KubernetesObject>(kind: OwnedKind<T>, desired: T, id: WebsiteId): string | undefined {
+export function foreignController<T extends KubernetesObject>(
+  kind: OwnedKind<T>,
+  desired: T,
+  id: WebsiteId,
+): string | undefined {
   const name = desired.metadata!.name!;
   const existing = kind.cache.current().get(`${id.namespace}/${name}`);
-  const controller = existing === undefined ? undefined : controllerOf(existing);
+  const controller = existing === undefined ? undefined : owners.controllerOf(existing);
   if (controller === undefined || controller.uid === id.uid) return undefined;
   return `${kind.resource.kind} ${name} exists and is controlled by ${controller.kind} ${controller.name}; delete it, or rename the Website`;
 }

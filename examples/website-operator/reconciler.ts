@@ -4,8 +4,19 @@
  * @module
  */
 import type { V1ConfigMap, V1Deployment, V1Service } from '@kubernetes/client-node';
-import { catchError, concat, concatMap, defer, EMPTY, ignoreElements, map, tap, throwError, type Observable } from 'rxjs';
-import { finalizer, type RequeueAfter, type ReconcileRequest, type ResourceClient, type StoreSource } from '../../src/index.js';
+import {
+  catchError,
+  concat,
+  concatMap,
+  defer,
+  EMPTY,
+  ignoreElements,
+  map,
+  tap,
+  throwError,
+  type Observable,
+} from 'rxjs';
+import { finalizer, type ReconcileRequest, type RequeueAfter, type ResourceClient } from '../../src/index.js';
 import { messageOf } from '../shared/health.js';
 import { degradedCondition, rolloutConditions } from './conditions.js';
 import { defaultsConfigMapOf, resolveWebsite, type ResolvedWebsite } from './defaults.js';
@@ -17,7 +28,15 @@ import type { DnsRecord } from './records.js';
 import { rolloutOf } from './rollout.js';
 import { writeStatus, type StatusContext } from './status.js';
 import {
-  CONFIG_MAP, DEPLOYMENT, invalidNameReason, ownedNames, RECORD_FINALIZER, SERVICE, websiteId, type Website, type WebsiteId,
+  CONFIG_MAP,
+  DEPLOYMENT,
+  invalidNameReason,
+  ownedNames,
+  RECORD_FINALIZER,
+  SERVICE,
+  websiteId,
+  type Website,
+  type WebsiteId,
 } from './website.js';
 
 /** The write path of each kind. */
@@ -30,10 +49,10 @@ export interface WebsiteClients {
 
 /** The caches (informers) of each kind: what a run reads instead of asking the API server. */
 export interface WebsiteCaches {
-  readonly websites: StoreSource<Website>;
-  readonly deployments: StoreSource<V1Deployment>;
-  readonly services: StoreSource<V1Service>;
-  readonly configMaps: StoreSource<V1ConfigMap>;
+  readonly websites: ResourceClient.StoreSource<Website>;
+  readonly deployments: ResourceClient.StoreSource<V1Deployment>;
+  readonly services: ResourceClient.StoreSource<V1Service>;
+  readonly configMaps: ResourceClient.StoreSource<V1ConfigMap>;
 }
 
 /** What the reconciler is built from. */
@@ -75,7 +94,11 @@ export function websiteReconciler(parts: ReconcilerParts): (request: ReconcileRe
     apply: (website, request) => {
       const id = websiteId(website);
       // The reconcile operator always gives a signal; a caller that gives none gets one that never aborts.
-      return applyWebsite(parts, website, statusContext(parts, id, remember(id), request.signal ?? new AbortController().signal));
+      return applyWebsite(
+        parts,
+        website,
+        statusContext(parts, id, remember(id), request.signal ?? new AbortController().signal),
+      );
     },
     cleanup: (website) => {
       const id = websiteId(website);
@@ -89,46 +112,78 @@ export function websiteReconciler(parts: ReconcilerParts): (request: ReconcileRe
   };
 }
 
-function statusContext(parts: ReconcilerParts, id: WebsiteId, memory: WebsiteMemory, signal: AbortSignal): StatusContext {
-  return { client: parts.clients.websites, cache: parts.caches.websites, id, memory, events: parts.events, signal, now: parts.now };
+function statusContext(
+  parts: ReconcilerParts,
+  id: WebsiteId,
+  memory: WebsiteMemory,
+  signal: AbortSignal,
+): StatusContext {
+  return {
+    client: parts.clients.websites,
+    cache: parts.caches.websites,
+    id,
+    memory,
+    events: parts.events,
+    signal,
+    now: parts.now,
+  };
 }
 
 /** One run for a living Website that carries the finalizer. */
-function applyWebsite(parts: ReconcilerParts, website: Website, context: StatusContext): Observable<RequeueAfter | undefined> {
+function applyWebsite(
+  parts: ReconcilerParts,
+  website: Website,
+  context: StatusContext,
+): Observable<RequeueAfter | undefined> {
   return defer(() => {
     const { id } = context;
     const degrade = (reason: string, message: string): Observable<never> =>
       writeStatus(context, {}, [degradedCondition(reason, message)]).pipe(ignoreElements());
     const badName = invalidNameReason(id.name);
     if (badName !== undefined) return degrade('InvalidName', badName);
-    const outcome = resolveWebsite(website, parts.caches.configMaps.current().get(`${id.namespace}/${defaultsConfigMapOf(website)}`));
+    const outcome = resolveWebsite(
+      website,
+      parts.caches.configMaps.current().get(`${id.namespace}/${defaultsConfigMapOf(website)}`),
+    );
     if ('unresolvable' in outcome) return degrade(outcome.unresolvable.reason, outcome.unresolvable.message);
     const desired = desiredObjects(id, outcome.resolved);
     const kinds = ownedKinds(parts);
-    const blocked = foreignController(kinds.configMap, desired.configMap, id)
-      ?? foreignController(kinds.deployment, desired.deployment, id)
-      ?? foreignController(kinds.service, desired.service, id);
+    const blocked =
+      foreignController(kinds.configMap, desired.configMap, id) ??
+      foreignController(kinds.deployment, desired.deployment, id) ??
+      foreignController(kinds.service, desired.service, id);
     if (blocked !== undefined) {
-      return concat(degrade('NotOwned', blocked), [{ requeueAfter: Math.min(BLOCKED_RECHECK_MS, parts.settings.resyncPeriodMs) }]);
+      return concat(degrade('NotOwned', blocked), [
+        { requeueAfter: Math.min(BLOCKED_RECHECK_MS, parts.settings.resyncPeriodMs) },
+      ]);
     }
     // Which step failed names the Degraded reason.
     let failure = 'ApplyFailed';
     return applyOwned(kinds.configMap, desired.configMap, context).pipe(
       concatMap(() => applyOwned(kinds.deployment, desired.deployment, context)),
-      concatMap((deployment) => applyOwned(kinds.service, desired.service, context).pipe(map((service) => ({ deployment, service })))),
+      concatMap((deployment) =>
+        applyOwned(kinds.service, desired.service, context).pipe(map((service) => ({ deployment, service }))),
+      ),
       concatMap(({ deployment, service }) => {
         failure = 'RecordFailed';
         return publishRecord(parts, id, service).pipe(map(() => deployment));
       }),
       concatMap((deployment) => {
         failure = 'StatusFailed';
-        return writeStatus(context, statusFields(parts, id, outcome.resolved, deployment), rolloutConditions(rolloutOf(deployment)));
+        return writeStatus(
+          context,
+          statusFields(parts, id, outcome.resolved, deployment),
+          rolloutConditions(rolloutOf(deployment)),
+        );
       }),
       map((): RequeueAfter => ({ requeueAfter: parts.settings.resyncPeriodMs })),
       catchError((error: unknown) => {
         if (context.signal.aborted) return throwError(() => error);
         // The run fails with the write's error either way (so it is retried); Degraded says so where users look.
-        return concat(degrade(failure, messageOf(error)).pipe(catchError(() => EMPTY)), throwError(() => error));
+        return concat(
+          degrade(failure, messageOf(error)).pipe(catchError(() => EMPTY)),
+          throwError(() => error),
+        );
       }),
     );
   });
@@ -151,7 +206,13 @@ function ownedKinds({ clients, caches }: ReconcilerParts): OwnedKinds {
 
 function statusFields(parts: ReconcilerParts, id: WebsiteId, resolved: ResolvedWebsite, deployment: V1Deployment) {
   const rollout = rolloutOf(deployment);
-  return { image: resolved.image, replicas: rollout.replicas, readyReplicas: rollout.readyReplicas, url: serviceUrl(id), hostname: hostnameOf(parts, id) };
+  return {
+    image: resolved.image,
+    replicas: rollout.replicas,
+    readyReplicas: rollout.readyReplicas,
+    url: serviceUrl(id),
+    hostname: hostnameOf(parts, id),
+  };
 }
 
 /** `<name>.<namespace>.<domain>`. */
@@ -162,29 +223,44 @@ export function hostnameOf(parts: Pick<ReconcilerParts, 'settings'>, id: Website
 /** The Website's DNS record: an `A` record to its Service's cluster IP, or a `CNAME` to the Service's name. */
 export function recordOf(parts: Pick<ReconcilerParts, 'settings'>, id: WebsiteId, service: V1Service): DnsRecord {
   const clusterIP = service.spec?.clusterIP;
-  const address = clusterIP && clusterIP !== 'None' ? { type: 'A' as const, value: clusterIP } : { type: 'CNAME' as const, value: `${ownedNames(id.name).service}.${id.namespace}.svc.cluster.local` };
-  return { hostname: hostnameOf(parts, id), ...address, website: { namespace: id.namespace, name: id.name, uid: id.uid } };
+  const address =
+    clusterIP && clusterIP !== 'None'
+      ? { type: 'A' as const, value: clusterIP }
+      : { type: 'CNAME' as const, value: `${ownedNames(id.name).service}.${id.namespace}.svc.cluster.local` };
+  return {
+    hostname: hostnameOf(parts, id),
+    ...address,
+    website: { namespace: id.namespace, name: id.name, uid: id.uid },
+  };
 }
 
 function publishRecord(parts: ReconcilerParts, id: WebsiteId, service: V1Service): Observable<unknown> {
   const record = recordOf(parts, id, service);
   const { records } = parts.settings;
-  return records.put(record).pipe(tap((change) => {
-    if (change === 'unchanged') return;
-    parts.events.record(id, {
-      type: 'Normal', reason: REASONS.recordWritten, action: 'PublishRecord',
-      note: `${change} DNS record ${record.hostname} ${record.type} ${record.value} (${records.where(id.namespace, id.name)})`,
-    });
-  }));
+  return records.put(record).pipe(
+    tap((change) => {
+      if (change === 'unchanged') return;
+      parts.events.record(id, {
+        type: 'Normal',
+        reason: REASONS.recordWritten,
+        action: 'PublishRecord',
+        note: `${change} DNS record ${record.hostname} ${record.type} ${record.value} (${records.where(id.namespace, id.name)})`,
+      });
+    }),
+  );
 }
 
 function removeRecord(parts: ReconcilerParts, id: WebsiteId): Observable<unknown> {
   const { records } = parts.settings;
-  return records.remove(id.namespace, id.name).pipe(tap((existed) => {
-    const where = records.where(id.namespace, id.name);
-    parts.events.record(id, {
-      type: 'Normal', reason: REASONS.cleanedUp, action: 'Cleanup',
-      note: existed ? `removed DNS record ${hostnameOf(parts, id)} (${where})` : `no DNS record to remove (${where})`,
-    });
-  }));
+  return records.remove(id.namespace, id.name).pipe(
+    tap((existed) => {
+      const where = records.where(id.namespace, id.name);
+      parts.events.record(id, {
+        type: 'Normal',
+        reason: REASONS.cleanedUp,
+        action: 'Cleanup',
+        note: existed ? `removed DNS record ${hostnameOf(parts, id)} (${where})` : `no DNS record to remove (${where})`,
+      });
+    }),
+  );
 }

@@ -53,24 +53,37 @@ export function fileRecords(directory: string): RecordStore {
   const where = (namespace: string, name: string): string => join(directory, `${namespace}_${name}.json`);
   return {
     where,
-    put: (record) => defer(() => from((async (): Promise<RecordChange> => {
-      const path = where(record.website.namespace, record.website.name);
-      const text = recordText(record);
-      const existing = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return undefined;
-        throw error;
-      });
-      if (existing === text) return 'unchanged';
-      await mkdir(directory, { recursive: true });
-      const temporary = `${path}.${process.pid}.tmp`;
-      await writeFile(temporary, text, 'utf8');
-      await rename(temporary, path);
-      return existing === undefined ? 'created' : 'updated';
-    })())),
-    remove: (namespace, name) => defer(() => from(rm(where(namespace, name)).then(() => true, (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return false;
-      throw error;
-    }))),
+    put: (record) =>
+      defer(() =>
+        from(
+          (async (): Promise<RecordChange> => {
+            const path = where(record.website.namespace, record.website.name);
+            const text = recordText(record);
+            const existing = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+              if (error.code === 'ENOENT') return undefined;
+              throw error;
+            });
+            if (existing === text) return 'unchanged';
+            await mkdir(directory, { recursive: true });
+            const temporary = `${path}.${process.pid}.tmp`;
+            await writeFile(temporary, text, 'utf8');
+            await rename(temporary, path);
+            return existing === undefined ? 'created' : 'updated';
+          })(),
+        ),
+      ),
+    remove: (namespace, name) =>
+      defer(() =>
+        from(
+          rm(where(namespace, name)).then(
+            () => true,
+            (error: NodeJS.ErrnoException) => {
+              if (error.code === 'ENOENT') return false;
+              throw error;
+            },
+          ),
+        ),
+      ),
   };
 }
 
@@ -81,13 +94,14 @@ export function memoryRecords(): RecordStore & { readonly texts: Map<string, str
   return {
     texts,
     where,
-    put: (record) => defer(() => {
-      const key = where(record.website.namespace, record.website.name);
-      const before = texts.get(key);
-      const text = recordText(record);
-      texts.set(key, text);
-      return of<RecordChange>(before === text ? 'unchanged' : before === undefined ? 'created' : 'updated');
-    }),
+    put: (record) =>
+      defer(() => {
+        const key = where(record.website.namespace, record.website.name);
+        const before = texts.get(key);
+        const text = recordText(record);
+        texts.set(key, text);
+        return of<RecordChange>(before === text ? 'unchanged' : before === undefined ? 'created' : 'updated');
+      }),
     remove: (namespace, name) => defer(() => of(texts.delete(where(namespace, name)))),
   };
 }

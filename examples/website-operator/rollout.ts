@@ -35,13 +35,16 @@ export function rolloutOf(deployment: V1Deployment): Rollout {
     return at('progressing', `Waiting for deployment "${name}" spec update to be observed...`);
   }
   const progressing = status.conditions?.find((condition) => condition.type === 'Progressing');
-  if (progressing?.reason === 'ProgressDeadlineExceeded') return at('failed', `deployment "${name}" exceeded its progress deadline`);
+  if (progressing?.reason === 'ProgressDeadlineExceeded')
+    return at('failed', `deployment "${name}" exceeded its progress deadline`);
   const updated = status.updatedReplicas ?? 0;
   const waiting = `Waiting for deployment "${name}" rollout to finish: `;
-  if (updated < replicas) return at('progressing', `${waiting}${updated} out of ${replicas} new replicas have been updated...`);
+  if (updated < replicas)
+    return at('progressing', `${waiting}${updated} out of ${replicas} new replicas have been updated...`);
   const total = status.replicas ?? 0;
   if (total > updated) return at('progressing', `${waiting}${total - updated} old replicas are pending termination...`);
   const available = status.availableReplicas ?? 0;
-  if (available < updated) return at('progressing', `${waiting}${available} of ${updated} updated replicas are available...`);
+  if (available < updated)
+    return at('progressing', `${waiting}${available} of ${updated} updated replicas are available...`);
   return at('complete', `deployment "${name}" successfully rolled out`);
 }

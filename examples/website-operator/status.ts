@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { defer, of, tap, type Observable } from 'rxjs';
 import { compareResourceVersions } from '../../src/extend.js';
-import { type EventDetails, type ResourceClient, type StoreSource } from '../../src/index.js';
+import type { EventDetails, ResourceClient } from '../../src/index.js';
 import { changedConditions, setConditions, type ConditionChange, type ConditionUpdate } from './conditions.js';
 import { REASONS, type WebsiteEvents } from './events.js';
 import type { WebsiteMemory } from './owned.js';
@@ -15,7 +15,7 @@ import { WEBSITE, type Website, type WebsiteId, type WebsiteStatus } from './web
 /** What a status write needs. */
 export interface StatusContext {
   readonly client: ResourceClient<Website>;
-  readonly cache: StoreSource<Website>;
+  readonly cache: ResourceClient.StoreSource<Website>;
   readonly id: WebsiteId;
   readonly memory: WebsiteMemory;
   readonly events: WebsiteEvents;
@@ -42,7 +42,11 @@ export type StatusFields = Omit<WebsiteStatus, 'conditions' | 'observedGeneratio
  *   reason), `Degraded` back to False (Normal `Recovered`).
  * - Emits the Website as written (or as known, when nothing was sent).
  */
-export function writeStatus(context: StatusContext, fields: StatusFields, updates: readonly ConditionUpdate[]): Observable<Website | undefined> {
+export function writeStatus(
+  context: StatusContext,
+  fields: StatusFields,
+  updates: readonly ConditionUpdate[],
+): Observable<Website | undefined> {
   return defer(() => {
     const { client, cache, id, memory, signal } = context;
     const latest = newestWebsite(cache.current().get(id.key), memory.status);
@@ -50,14 +54,21 @@ export function writeStatus(context: StatusContext, fields: StatusFields, update
     const conditions = setConditions(previous.conditions, updates, id.generation, context.now());
     const status = withoutUndefined({ ...previous, ...fields, observedGeneration: id.generation, conditions });
     if (isDeepStrictEqual(withoutUndefined({ ...previous }), status)) return of(latest);
-    const body: Website = { apiVersion: WEBSITE.apiVersion, kind: WEBSITE.kind, metadata: { name: id.name, namespace: id.namespace }, status };
-    return client.applyStatus(body, { force: true, signal }).pipe(tap((written) => {
-      memory.status = written;
-      for (const change of changedConditions(previous.conditions, conditions)) {
-        const details = conditionEvent(change);
-        if (details !== undefined) context.events.record(id, details);
-      }
-    }));
+    const body: Website = {
+      apiVersion: WEBSITE.apiVersion,
+      kind: WEBSITE.kind,
+      metadata: { name: id.name, namespace: id.namespace },
+      status,
+    };
+    return client.applyStatus(body, { force: true, signal }).pipe(
+      tap((written) => {
+        memory.status = written;
+        for (const change of changedConditions(previous.conditions, conditions)) {
+          const details = conditionEvent(change);
+          if (details !== undefined) context.events.record(id, details);
+        }
+      }),
+    );
   });
 }
 
@@ -77,10 +88,14 @@ export function conditionEvent({ before, after }: ConditionChange): EventDetails
       if (after.status === 'True') return { type: 'Normal', reason: REASONS.ready, action, note };
       return before?.status === 'True' ? { type: 'Warning', reason: REASONS.notReady, action, note } : undefined;
     case 'Progressing':
-      return after.status === 'True' && before?.status !== 'True' ? { type: 'Normal', reason: REASONS.rollingOut, action, note } : undefined;
+      return after.status === 'True' && before?.status !== 'True'
+        ? { type: 'Normal', reason: REASONS.rollingOut, action, note }
+        : undefined;
     case 'Degraded':
       if (after.status === 'True') return { type: 'Warning', reason: after.reason, action, note };
-      return before?.status === 'True' ? { type: 'Normal', reason: REASONS.recovered, action, note: 'every object is applied again' } : undefined;
+      return before?.status === 'True'
+        ? { type: 'Normal', reason: REASONS.recovered, action, note: 'every object is applied again' }
+        : undefined;
     default:
       return undefined;
   }

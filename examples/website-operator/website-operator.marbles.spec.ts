@@ -9,7 +9,13 @@ import type { KubernetesObject, V1ConfigMap, V1Deployment, V1Service } from '@ku
 import type { RunHelpers, TestScheduler } from 'rxjs/testing';
 import { manager, resourceClient } from '../../src/index.js';
 import { virtualCluster, type VirtualCluster } from '../../src/testing/index.js';
-import { inVirtualTime, recordingLogger, requestTimeline, subscribeTimeline, virtualManagerOptions } from '../shared/virtual-time.js';
+import {
+  inVirtualTime,
+  recordingLogger,
+  requestTimeline,
+  subscribeTimeline,
+  virtualManagerOptions,
+} from '../shared/virtual-time.js';
 import { websiteController } from './controller.js';
 import { websiteCrd } from './crd.js';
 import { memoryRecords } from './records.js';
@@ -21,11 +27,21 @@ const SERVICES = '/api/v1/namespaces/default/services';
 const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' };
 
 /** The path of a Website. */
-const websitePath = (namespace: string, name: string): string => `/apis/${WEBSITE_GROUP}/v1alpha1/namespaces/${namespace}/websites/${name}`;
+const websitePath = (namespace: string, name: string): string =>
+  `/apis/${WEBSITE_GROUP}/v1alpha1/namespaces/${namespace}/websites/${name}`;
 
 /** A Website in `default`, to store before the run. */
-function website(name: string, spec: Website['spec'], metadata: Partial<NonNullable<Website['metadata']>> = {}): Website {
-  return { apiVersion: WEBSITE.apiVersion, kind: WEBSITE.kind, metadata: { name, namespace: 'default', ...metadata }, spec };
+function website(
+  name: string,
+  spec: Website['spec'],
+  metadata: Partial<NonNullable<Website['metadata']>> = {},
+): Website {
+  return {
+    apiVersion: WEBSITE.apiVersion,
+    kind: WEBSITE.kind,
+    metadata: { name, namespace: 'default', ...metadata },
+    spec,
+  };
 }
 
 interface Run {
@@ -46,7 +62,9 @@ interface Run {
  * manager starts and at later times.
  */
 function run(
-  helpers: RunHelpers & { scheduler: TestScheduler }, until: number, setup: {
+  helpers: RunHelpers & { scheduler: TestScheduler },
+  until: number,
+  setup: {
     readonly objects?: readonly KubernetesObject[];
     readonly prepare?: (cluster: VirtualCluster) => void;
     readonly resyncPeriodMs?: number;
@@ -56,37 +74,58 @@ function run(
   const cluster = virtualCluster({
     scheduler,
     // Reads are answered at once, writes in 1 ms; the Lease and the Events, as a busier part of the server, in 10.
-    latency: (request) => (/^\/apis\/(coordination|events)\.k8s\.io\//.test(request.path) ? 10 : request.method === 'GET' ? 0 : 1),
+    latency: (request) =>
+      /^\/apis\/(coordination|events)\.k8s\.io\//.test(request.path) ? 10 : request.method === 'GET' ? 0 : 1,
   });
   cluster.seed([websiteCrd()]);
   cluster.seed(setup.objects ?? []);
   setup.prepare?.(cluster);
-  const requests = requestTimeline(scheduler, cluster.requestLog, (r) => r.userAgent !== 'kubectl' && r.verb !== 'list' && r.verb !== 'watch'
-    && ['websites', 'deployments', 'services', 'configmaps'].includes(r.resource ?? ''));
+  const requests = requestTimeline(
+    scheduler,
+    cluster.requestLog,
+    (r) =>
+      r.userAgent !== 'kubectl' &&
+      r.verb !== 'list' &&
+      r.verb !== 'watch' &&
+      ['websites', 'deployments', 'services', 'configmaps'].includes(r.resource ?? ''),
+  );
   const printed: string[] = [];
   const records = memoryRecords();
-  const operator = websiteController({ records, resyncPeriodMs: setup.resyncPeriodMs ?? 1000, print: (line) => printed.push(`${scheduler.now()} ${line}`) });
+  const operator = websiteController({
+    records,
+    resyncPeriodMs: setup.resyncPeriodMs ?? 1000,
+    print: (line) => printed.push(`${scheduler.now()} ${line}`),
+  });
   const timeline: string[] = [];
   const logger = recordingLogger(scheduler);
-  const subscription = subscribeTimeline(manager({
-    connection: cluster,
-    controllers: [operator],
-    ...virtualManagerOptions(scheduler, logger, []),
-    events: { reportingController: 'example.rxkube.io/website-operator', random: () => 0 },
-  }), scheduler, timeline);
+  const subscription = subscribeTimeline(
+    manager({
+      connection: cluster,
+      controllers: [operator],
+      ...virtualManagerOptions(scheduler, logger, []),
+      events: { reportingController: 'example.rxkube.io/website-operator', random: () => 0 },
+    }),
+    scheduler,
+    timeline,
+  );
   scheduler.schedule(() => subscription.unsubscribe(), until);
   // Unsubscribing releases the Lease: the cluster closes once that write is answered.
   scheduler.schedule(() => cluster.close(), until + 20);
   return { cluster, lines: requests.lines, timeline, logger, printed, records };
 }
 
-const stored = <T extends KubernetesObject>(cluster: VirtualCluster, resource: { apiVersion: string; kind: string }, name: string): T | undefined =>
-  cluster.list(resource, 'default').find((object) => object.metadata?.name === name) as T | undefined;
+const stored = <T extends KubernetesObject>(
+  cluster: VirtualCluster,
+  resource: { apiVersion: string; kind: string },
+  name: string,
+): T | undefined => cluster.list(resource, 'default').find((object) => object.metadata?.name === name) as T | undefined;
 
 describe('the website-operator example under the manager (marbles)', () => {
   it('waits for leadership and every cache, then adds the finalizer, applies ConfigMap, Deployment and Service in order, publishes the record, writes status, and requeues after the resync period', () => {
     inVirtualTime((helpers) => {
-      const { cluster, lines, timeline, printed, records } = run(helpers, 1500, { objects: [website('blog', { content: '<h1>Blog</h1>' })] });
+      const { cluster, lines, timeline, printed, records } = run(helpers, 1500, {
+        objects: [website('blog', { content: '<h1>Blog</h1>' })],
+      });
       helpers.flush();
 
       // Leadership comes at 20 (the Lease server answers in 10 ms); each write takes 1 ms.
@@ -99,15 +138,29 @@ describe('the website-operator example under the manager (marbles)', () => {
       ];
       // The watch delivers the owned objects it created during run 1, so the key runs once more at once (as
       // controller-runtime's does): every apply is answered unchanged, and the status is not written again.
-      const run2 = [`25 PATCH ${CONFIG_MAPS}/blog-content`, `26 PATCH ${DEPLOYMENTS}/blog`, `27 PATCH ${SERVICES}/blog`];
+      const run2 = [
+        `25 PATCH ${CONFIG_MAPS}/blog-content`,
+        `26 PATCH ${DEPLOYMENTS}/blog`,
+        `27 PATCH ${SERVICES}/blog`,
+      ];
       // The resync, 1000 ms after the last run: the same again (the DNS record is checked too).
-      const resync = [`1028 PATCH ${CONFIG_MAPS}/blog-content`, `1029 PATCH ${DEPLOYMENTS}/blog`, `1030 PATCH ${SERVICES}/blog`];
+      const resync = [
+        `1028 PATCH ${CONFIG_MAPS}/blog-content`,
+        `1029 PATCH ${DEPLOYMENTS}/blog`,
+        `1030 PATCH ${SERVICES}/blog`,
+      ];
       expect(lines).to.deep.equal([...run1, ...run2, ...resync]);
       expect(timeline.filter((line) => line.includes('websites:'))).to.deep.equal([
         // Run 1 asks for the resync; the fresh triggers run it at once instead.
-        '20 websites: started default/blog#1', '25 websites: succeeded default/blog', '25 websites: requeued default/blog +0',
-        '25 websites: started default/blog#1', '28 websites: succeeded default/blog', '28 websites: requeued default/blog +1000',
-        '1028 websites: started default/blog#1', '1031 websites: succeeded default/blog', '1031 websites: requeued default/blog +1000',
+        '20 websites: started default/blog#1',
+        '25 websites: succeeded default/blog',
+        '25 websites: requeued default/blog +0',
+        '25 websites: started default/blog#1',
+        '28 websites: succeeded default/blog',
+        '28 websites: requeued default/blog +1000',
+        '1028 websites: started default/blog#1',
+        '1031 websites: succeeded default/blog',
+        '1031 websites: requeued default/blog +1000',
       ]);
       expect(printed).to.deep.equal([
         '22 Normal Created website default/blog: created ConfigMap blog-content',
@@ -120,11 +173,21 @@ describe('the website-operator example under the manager (marbles)', () => {
       // The owner reference names the Website by kind and uid, as the garbage collector follows it.
       const blog = stored<Website>(cluster, WEBSITE, 'blog')!;
       expect(stored(cluster, CONFIG_MAP, 'blog-content')!.metadata?.ownerReferences).to.deep.equal([
-        { apiVersion: WEBSITE.apiVersion, kind: 'Website', name: 'blog', uid: blog.metadata!.uid, controller: true, blockOwnerDeletion: true },
+        {
+          apiVersion: WEBSITE.apiVersion,
+          kind: 'Website',
+          name: 'blog',
+          uid: blog.metadata!.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
       ]);
       expect(blog.metadata?.finalizers).to.deep.equal([RECORD_FINALIZER]);
-      expect(blog.status?.conditions?.map((c) => `${c.type}=${c.status} ${c.lastTransitionTime}`))
-        .to.deep.equal(['Ready=False 1970-01-01T00:00:00Z', 'Progressing=True 1970-01-01T00:00:00Z', 'Degraded=False 1970-01-01T00:00:00Z']);
+      expect(blog.status?.conditions?.map((c) => `${c.type}=${c.status} ${c.lastTransitionTime}`)).to.deep.equal([
+        'Ready=False 1970-01-01T00:00:00Z',
+        'Progressing=True 1970-01-01T00:00:00Z',
+        'Degraded=False 1970-01-01T00:00:00Z',
+      ]);
       expect([...records.texts.keys()]).to.deep.equal(['memory:default/blog']);
     });
   });
@@ -133,11 +196,22 @@ describe('the website-operator example under the manager (marbles)', () => {
     inVirtualTime((helpers) => {
       const carrying = { finalizers: [RECORD_FINALIZER] };
       const websites = [
-        website('a', { content: 'a' }, carrying), website('b', { content: 'b' }, carrying),
+        website('a', { content: 'a' }, carrying),
+        website('b', { content: 'b' }, carrying),
         website('c', { content: 'c', defaultsConfigMap: 'other' }, carrying),
       ];
-      const defaults: V1ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'website-defaults', namespace: 'default' }, data: { image: 'nginx:1' } };
-      const other: V1ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other', namespace: 'default' }, data: { image: 'httpd:2' } };
+      const defaults: V1ConfigMap = {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'website-defaults', namespace: 'default' },
+        data: { image: 'nginx:1' },
+      };
+      const other: V1ConfigMap = {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'other', namespace: 'default' },
+        data: { image: 'httpd:2' },
+      };
       /** Replaces the defaults ConfigMap with `change` made to it, as `kubectl edit` would. */
       const edit = (cluster: VirtualCluster, change: (configMap: V1ConfigMap) => V1ConfigMap) => () => {
         cluster.update([change(stored<V1ConfigMap>(cluster, CONFIG_MAP, 'website-defaults')!)]);
@@ -150,8 +224,14 @@ describe('the website-operator example under the manager (marbles)', () => {
           // Created once the Website cache has synced, so each maps to its users at once.
           helpers.scheduler.schedule(() => c.seed([defaults, other]), 1);
           // A label on the defaults (data unchanged: filtered out), then a new image.
-          helpers.scheduler.schedule(edit(c, (configMap) => ({ ...configMap, metadata: { ...configMap.metadata, labels: { x: 'y' } } })), 500);
-          helpers.scheduler.schedule(edit(c, (configMap) => ({ ...configMap, data: { image: 'nginx:2' } })), 1000);
+          helpers.scheduler.schedule(
+            edit(c, (configMap) => ({ ...configMap, metadata: { ...configMap.metadata, labels: { x: 'y' } } })),
+            500,
+          );
+          helpers.scheduler.schedule(
+            edit(c, (configMap) => ({ ...configMap, data: { image: 'nginx:2' } })),
+            1000,
+          );
         },
       });
       helpers.flush();
@@ -161,18 +241,26 @@ describe('the website-operator example under the manager (marbles)', () => {
       // label-only change at 500 runs nothing; the data change at 1000 runs a and b, whose Deployments change, and
       // those changes run them once more at 1004.
       expect(starts).to.deep.equal([
-        '1000 websites: started default/a#1', '1000 websites: started default/b#1',
-        '1004 websites: started default/a#1', '1004 websites: started default/b#1',
+        '1000 websites: started default/a#1',
+        '1000 websites: started default/b#1',
+        '1004 websites: started default/a#1',
+        '1004 websites: started default/b#1',
       ]);
       // At the start, each defaults ConfigMap maps to its users, coalesced with their own `added` (the reflector
       // names the kind of listed objects). At 1000 the change takes over the pending resync (hence `requeue`).
-      const reasons = logger.records.filter((r) => r.msg === 'reconciled').map((r) => `${String(r.key)}: ${(r.reasons as string[]).join(', ')}`);
+      const reasons = logger.records
+        .filter((r) => r.msg === 'reconciled')
+        .map((r) => `${String(r.key)}: ${(r.reasons as string[]).join(', ')}`);
       expect(reasons.filter((line) => line.includes('defaults'))).to.deep.equal([
-        'default/a: added Website default/a, defaults default/website-defaults', 'default/b: added Website default/b, defaults default/website-defaults',
+        'default/a: added Website default/a, defaults default/website-defaults',
+        'default/b: added Website default/b, defaults default/website-defaults',
         'default/c: added Website default/c, defaults default/other',
-        'default/a: requeue, defaults default/website-defaults', 'default/b: requeue, defaults default/website-defaults',
+        'default/a: requeue, defaults default/website-defaults',
+        'default/b: requeue, defaults default/website-defaults',
       ]);
-      expect(stored<V1Deployment>(cluster, DEPLOYMENT, 'a')!.spec!.template.spec!.containers[0]!.image).to.equal('nginx:2');
+      expect(stored<V1Deployment>(cluster, DEPLOYMENT, 'a')!.spec!.template.spec!.containers[0]!.image).to.equal(
+        'nginx:2',
+      );
     });
   });
 
@@ -187,12 +275,20 @@ describe('the website-operator example under the manager (marbles)', () => {
       expect(timeline.filter((line) => line.includes('websites:'))).to.deep.equal([
         // ConfigMap applied (20-21), Deployment refused (21-22), Degraded written (22-23). The ConfigMap's creation
         // came in during the run, so the retry runs at once (a fresh trigger wins over the backoff).
-        '20 websites: started default/site#1', '23 websites: failed default/site', '23 websites: retrying default/site +0',
+        '20 websites: started default/site#1',
+        '23 websites: failed default/site',
+        '23 websites: retrying default/site +0',
         // Refused again; Degraded is already said, so no status write; this time the backoff (5 ms · 2) holds.
-        '23 websites: started default/site#2', '25 websites: failed default/site', '25 websites: retrying default/site +10',
+        '23 websites: started default/site#2',
+        '25 websites: failed default/site',
+        '25 websites: retrying default/site +10',
         // Through: the Service's creation came in during the run, hence the last, quiet run.
-        '35 websites: started default/site#3', '39 websites: succeeded default/site', '39 websites: requeued default/site +0',
-        '39 websites: started default/site#1', '42 websites: succeeded default/site', '42 websites: requeued default/site +1000',
+        '35 websites: started default/site#3',
+        '39 websites: succeeded default/site',
+        '39 websites: requeued default/site +0',
+        '39 websites: started default/site#1',
+        '42 websites: succeeded default/site',
+        '42 websites: requeued default/site +1000',
       ]);
       expect(printed.filter((line) => / (ApplyFailed|Recovered) /.test(line))).to.deep.equal([
         '23 Warning ApplyFailed website default/site: Internal error occurred: injected fault',
@@ -206,13 +302,18 @@ describe('the website-operator example under the manager (marbles)', () => {
       const { cluster, lines, printed, records } = run(helpers, 200, {
         objects: [website('going', { content: 'x' }, { finalizers: [RECORD_FINALIZER] })],
         // Deleted by a user before the run: it stays, being deleted, until its finalizer goes.
-        prepare: (cluster) => resourceClient<Website>(cluster.link({ userAgent: 'kubectl' }), WEBSITE, { namespace: 'default' }).delete('going').subscribe(),
+        prepare: (cluster) =>
+          resourceClient<Website>(cluster.link({ userAgent: 'kubectl' }), WEBSITE, { namespace: 'default' })
+            .delete('going')
+            .subscribe(),
       });
       // The record a previous run published.
       records.texts.set('memory:default/going', '{}');
       helpers.flush();
 
-      expect(printed).to.deep.equal(['20 Normal CleanedUp website default/going: removed DNS record going.default.websites.example.test (memory:default/going)']);
+      expect(printed).to.deep.equal([
+        '20 Normal CleanedUp website default/going: removed DNS record going.default.websites.example.test (memory:default/going)',
+      ]);
       expect(lines).to.deep.equal([`20 PATCH ${websitePath('default', 'going')}`]);
       expect(stored(cluster, WEBSITE, 'going')).to.equal(undefined);
       expect(records.texts.size).to.equal(0);
@@ -223,15 +324,29 @@ describe('the website-operator example under the manager (marbles)', () => {
     inVirtualTime((helpers) => {
       const { scheduler } = helpers;
       // Another replica holds the Lease and renews it every 5 s until 10 s, then dies: it expires at 25 000 by our clock.
-      const lease = (seconds: number, resourceVersion?: string): KubernetesObject => ({
-        ...LEASE, metadata: { name: 'lock', namespace: 'default', ...(resourceVersion === undefined ? {} : { resourceVersion }) },
-        spec: { holderIdentity: 'other', leaseDurationSeconds: 15, renewTime: `2026-01-01T00:00:${String(seconds).padStart(2, '0')}.000000Z`, leaseTransitions: 0 },
-      } as KubernetesObject);
+      const lease = (seconds: number, resourceVersion?: string): KubernetesObject =>
+        ({
+          ...LEASE,
+          metadata: {
+            name: 'lock',
+            namespace: 'default',
+            ...(resourceVersion === undefined ? {} : { resourceVersion }),
+          },
+          spec: {
+            holderIdentity: 'other',
+            leaseDurationSeconds: 15,
+            renewTime: `2026-01-01T00:00:${String(seconds).padStart(2, '0')}.000000Z`,
+            leaseTransitions: 0,
+          },
+        }) as KubernetesObject;
       const { lines, timeline } = run(helpers, 30_000, {
         objects: [website('blog', { content: 'x' }), lease(0)],
         prepare: (cluster) => {
           for (const at of [5000, 10_000]) {
-            scheduler.schedule(() => cluster.update([lease(at / 1000, cluster.list(LEASE, 'default')[0]!.metadata!.resourceVersion)]), at);
+            scheduler.schedule(
+              () => cluster.update([lease(at / 1000, cluster.list(LEASE, 'default')[0]!.metadata!.resourceVersion)]),
+              at,
+            );
           }
         },
       });

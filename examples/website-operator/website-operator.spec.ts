@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { firstValueFrom, type Subscription } from 'rxjs';
 import { manager, resourceClient, silentLogger } from '../../src/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
-import { probe, scrape, valueOf } from '../shared/scrape.js';
+import { probe, scrape, metricValue } from '../shared/scrape.js';
 import { waitFor } from '../shared/wait.js';
 import { jsonRecords, servedUrls, spawnExample } from '../shared/spec-support.js';
 import { WEBSITE_CONTROLLER, websiteController } from './controller.js';
@@ -51,22 +51,46 @@ describe('the website-operator example when the API server fails a write', funct
     rmSync(recordsDirectory, { recursive: true, force: true });
   });
 
-  it('says Degraded (ApplyFailed) with the server\'s message, retries with backoff, and recovers', async () => {
+  it("says Degraded (ApplyFailed) with the server's message, retries with backoff, and recovers", async () => {
     const lines: string[] = [];
     const websites = resourceClient<Website>(cluster.kubeConfig, WEBSITE, { namespace: 'default' });
-    cluster.faults.failNext({ method: 'PATCH', path: '/apis/apps/v1/namespaces/default/deployments/', status: 500, count: 2 });
+    cluster.faults.failNext({
+      method: 'PATCH',
+      path: '/apis/apps/v1/namespaces/default/deployments/',
+      status: 500,
+      count: 2,
+    });
     operator = manager({
-      connection: cluster.kubeConfig, name: 'website-operator', controllers: [websiteController({ recordsDirectory, print: (line) => lines.push(line) })],
-      metrics: false, health: false, signals: false, logger: silentLogger(),
+      connection: cluster.kubeConfig,
+      name: 'website-operator',
+      controllers: [websiteController({ recordsDirectory, print: (line) => lines.push(line) })],
+      metrics: false,
+      health: false,
+      signals: false,
+      logger: silentLogger(),
     }).subscribe();
-    await firstValueFrom(websites.create({ apiVersion: WEBSITE.apiVersion, kind: WEBSITE.kind, metadata: { name: 'flaky' }, spec: { content: 'x' } }));
-    await waitFor(() => lines.some((line) => line.startsWith('Normal Recovered website default/flaky')), () => `a recovery; lines:\n${lines.join('\n')}`, 20_000);
+    await firstValueFrom(
+      websites.create({
+        apiVersion: WEBSITE.apiVersion,
+        kind: WEBSITE.kind,
+        metadata: { name: 'flaky' },
+        spec: { content: 'x' },
+      }),
+    );
+    await waitFor(
+      () => lines.some((line) => line.startsWith('Normal Recovered website default/flaky')),
+      () => `a recovery; lines:\n${lines.join('\n')}`,
+      20_000,
+    );
 
     expect(lines.filter((line) => line.includes('ApplyFailed'))).to.deep.equal([
       'Warning ApplyFailed website default/flaky: Internal error occurred: injected fault',
     ]);
     const website = await firstValueFrom(websites.get('flaky'));
-    expect(website.status?.conditions?.find((c) => c.type === 'Degraded')).to.deep.include({ status: 'False', reason: 'AsExpected' });
+    expect(website.status?.conditions?.find((c) => c.type === 'Degraded')).to.deep.include({
+      status: 'False',
+      reason: 'AsExpected',
+    });
     expect(existsSync(join(recordsDirectory, 'default_flaky.json'))).to.equal(true);
   });
 });
@@ -83,11 +107,21 @@ describe('npm run example -- website-operator', function () {
 
   it('runs under the manager, plays the demo, serves /readyz and /metrics, logs JSON, and exits 0 on SIGINT', async () => {
     const { child, stdout, stderr, exited } = spawnExample(
-      'examples/run.ts', 'website-operator', '--records-dir', recordsDirectory,
-      '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0',
+      'examples/run.ts',
+      'website-operator',
+      '--records-dir',
+      recordsDirectory,
+      '--metrics-bind-address',
+      '127.0.0.1:0',
+      '--health-probe-bind-address',
+      '127.0.0.1:0',
     );
     try {
-      await waitFor(() => stdout().includes('workload: done'), () => `the workload to finish; output so far:\n${stdout()}\n${stderr()}`, 60_000);
+      await waitFor(
+        () => stdout().includes('workload: done'),
+        () => `the workload to finish; output so far:\n${stdout()}\n${stderr()}`,
+        60_000,
+      );
       const out = stdout();
       for (const line of [
         'Normal Created website default/blog: created Deployment blog',
@@ -97,8 +131,9 @@ describe('npm run example -- website-operator', function () {
         'Normal Updated website default/shop: updated Deployment shop',
         'Normal Ready website default/shop: 3/3 replicas ready; deployment "shop" successfully rolled out',
         `Normal CleanedUp website default/blog: removed DNS record blog.default.websites.example.test (${join(recordsDirectory, 'default_blog.json')})`,
-        'workload: blog\'s DNS record is removed, and its Deployment, Service and ConfigMap are collected',
-      ]) expect(out).to.contain(line);
+        "workload: blog's DNS record is removed, and its Deployment, Service and ConfigMap are collected",
+      ])
+        expect(out).to.contain(line);
       // The defaults change reached blog and shop only: docs has its own defaults.
       expect(out).to.not.match(/Updated website default\/docs/);
       expect(existsSync(join(recordsDirectory, 'default_shop.json'))).to.equal(true);
@@ -107,17 +142,33 @@ describe('npm run example -- website-operator', function () {
       const { metrics, health } = servedUrls(out);
       expect((await probe(health, '/readyz')).status).to.equal(200);
       const families = await scrape(metrics);
-      expect(valueOf(families, 'controller_runtime_reconcile_total', { controller: WEBSITE_CONTROLLER, result: 'requeue_after' })).to.be.at.least(3);
-      expect(valueOf(families, 'controller_runtime_max_concurrent_reconciles', { controller: WEBSITE_CONTROLLER })).to.equal(2);
-      expect(valueOf(families, 'leader_election_master_status', { name: 'website-operator' })).to.equal(1);
+      expect(
+        metricValue(families, 'controller_runtime_reconcile_total', {
+          controller: WEBSITE_CONTROLLER,
+          result: 'requeue_after',
+        }),
+      ).to.be.at.least(3);
+      expect(
+        metricValue(families, 'controller_runtime_max_concurrent_reconciles', { controller: WEBSITE_CONTROLLER }),
+      ).to.equal(2);
+      expect(metricValue(families, 'leader_election_master_status', { name: 'website-operator' })).to.equal(1);
       child.kill('SIGINT');
       const [code] = await exited;
       expect(code).to.equal(0);
       const records = jsonRecords(stderr());
-      expect(records.find((r) => r.msg === 'manager started')).to.deep.include({ lease: 'default/website-operator', controllers: [WEBSITE_CONTROLLER] });
+      expect(records.find((r) => r.msg === 'manager started')).to.deep.include({
+        lease: 'default/website-operator',
+        controllers: [WEBSITE_CONTROLLER],
+      });
       expect(records.find((r) => r.msg === 'events flushed')).to.deep.include({ complete: true, pending: 0 });
       expect(records.filter((r) => r.msg === 'reconcile failed')).to.deep.equal([]);
-      expect(records.map((r) => r.msg)).to.include.members(['leading', 'stopping', 'drained', 'lease released', 'stopped']);
+      expect(records.map((r) => r.msg)).to.include.members([
+        'leading',
+        'stopping',
+        'drained',
+        'lease released',
+        'stopped',
+      ]);
     } finally {
       child.kill('SIGKILL');
     }
@@ -128,17 +179,44 @@ describe('npm run example -- website-operator', function () {
     const kubeconfig = join(recordsDirectory, 'kubeconfig.yaml');
     writeFileSync(kubeconfig, cluster.kubeConfig.exportConfig());
     const { child, stdout, stderr, exited } = spawnExample(
-      'examples/run.ts', 'website-operator', '--kubeconfig', kubeconfig, '--install-crd', '--namespace', 'default',
-      '--records-dir', recordsDirectory, '--metrics-bind-address', '0', '--health-probe-bind-address', '0',
+      'examples/run.ts',
+      'website-operator',
+      '--kubeconfig',
+      kubeconfig,
+      '--install-crd',
+      '--namespace',
+      'default',
+      '--records-dir',
+      recordsDirectory,
+      '--metrics-bind-address',
+      '0',
+      '--health-probe-bind-address',
+      '0',
     );
     try {
-      await waitFor(() => stdout().includes('website-operator: installed the CRD websites.example.rxkube.io'),
-        () => `the CRD to be installed; output so far:\n${stdout()}\n${stderr()}`, 30_000);
+      await waitFor(
+        () => stdout().includes('website-operator: installed the CRD websites.example.rxkube.io'),
+        () => `the CRD to be installed; output so far:\n${stdout()}\n${stderr()}`,
+        30_000,
+      );
       expect(stdout()).to.contain(`website-operator: using ${kubeconfig} (context `);
       const websites = resourceClient<Website>(cluster.kubeConfig, WEBSITE, { namespace: 'default' });
-      await firstValueFrom(websites.create({ apiVersion: WEBSITE.apiVersion, kind: WEBSITE.kind, metadata: { name: 'solo' }, spec: { content: 'solo' } }));
-      await waitFor(() => stdout().includes('Normal RecordWritten website default/solo: created DNS record solo.default.websites.example.test'),
-        () => `solo's record; output so far:\n${stdout()}\n${stderr()}`, 30_000);
+      await firstValueFrom(
+        websites.create({
+          apiVersion: WEBSITE.apiVersion,
+          kind: WEBSITE.kind,
+          metadata: { name: 'solo' },
+          spec: { content: 'solo' },
+        }),
+      );
+      await waitFor(
+        () =>
+          stdout().includes(
+            'Normal RecordWritten website default/solo: created DNS record solo.default.websites.example.test',
+          ),
+        () => `solo's record; output so far:\n${stdout()}\n${stderr()}`,
+        30_000,
+      );
       expect(existsSync(join(recordsDirectory, 'default_solo.json'))).to.equal(true);
       expect(stdout()).to.not.contain('workload:');
       child.kill('SIGINT');
@@ -161,6 +239,8 @@ describe('npm run example -- website-operator', function () {
     const { output, exited } = spawnExample('examples/run.ts', 'website-operator', '--namespace', 'Web_Sites');
     const [code] = await exited;
     expect(code).to.equal(2);
-    expect(output().trim()).to.equal('website-operator: websiteOperator: namespace must be a DNS label, got "Web_Sites"');
+    expect(output().trim()).to.equal(
+      'website-operator: websiteOperator: namespace must be a DNS label, got "Web_Sites"',
+    );
   });
 });

@@ -5,7 +5,7 @@
  * @module
  */
 import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
-import type { Condition as RxkubeCondition, Owner, ResourceRef } from '../../src/index.js';
+import type { conditions, owners, ResourceRef } from '../../src/index.js';
 
 /** The API group of the Website kind. */
 export const WEBSITE_GROUP = 'example.rxkube.io';
@@ -34,7 +34,7 @@ export interface WebsiteSpec {
 export type WebsiteConditionType = 'Ready' | 'Progressing' | 'Degraded';
 
 /** A `metav1.Condition`, as the API serves it (times are RFC 3339 strings): rxkube's type. */
-export type Condition = RxkubeCondition;
+export type Condition = conditions.Condition;
 
 /** What the operator observed (`status`), written through the status subresource. */
 export interface WebsiteStatus {
@@ -82,7 +82,10 @@ export interface WebsiteId {
 /** The identity of `website`; throws a `TypeError` for an object the API server could not have served. */
 export function websiteId(website: Website): WebsiteId {
   const { namespace, name, uid, generation } = website.metadata ?? {};
-  if (!namespace || !name || !uid) throw new TypeError(`a Website needs metadata.namespace, name and uid, got ${JSON.stringify(website.metadata ?? {})}`);
+  if (!namespace || !name || !uid)
+    throw new TypeError(
+      `a Website needs metadata.namespace, name and uid, got ${JSON.stringify(website.metadata ?? {})}`,
+    );
   return { namespace, name, uid, key: `${namespace}/${name}`, generation: generation ?? 0 };
 }
 
@@ -90,8 +93,12 @@ export function websiteId(website: Website): WebsiteId {
  * The owner that controller references point to, from {@link WEBSITE} and the identity a run carries (a run passes
  * its {@link WebsiteId} around, not the object).
  */
-export function websiteOwner(id: WebsiteId): Owner {
-  return { apiVersion: WEBSITE.apiVersion, kind: WEBSITE.kind, metadata: { name: id.name, namespace: id.namespace, uid: id.uid } };
+export function websiteOwner(id: WebsiteId): owners.Owner {
+  return {
+    apiVersion: WEBSITE.apiVersion,
+    kind: WEBSITE.kind,
+    metadata: { name: id.name, namespace: id.namespace, uid: id.uid },
+  };
 }
 
 /** What the operator names the objects it owns for a Website. */

@@ -19,14 +19,23 @@ interface Widget {
 
 const NAME = 'example.com/cleanup';
 const widget = (resourceVersion: string, metadata: Widget['metadata'] = {}): Widget => ({
-  apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', resourceVersion, ...metadata },
+  apiVersion: 'example.com/v1',
+  kind: 'Widget',
+  metadata: { name: 'w', namespace: 'ns', resourceVersion, ...metadata },
 });
 const deleting = { deletionTimestamp: new Date('2026-01-01T00:00:00Z') };
 
 /** A finalizer over a scripted transport, with recording handlers. */
-function setup(script: (request: TransportRequest, index: number) => Observable<TransportResponse> = () => fail(new Error('no request expected'))) {
+function setup(
+  script: (request: TransportRequest, index: number) => Observable<TransportResponse> = () =>
+    fail(new Error('no request expected')),
+) {
   const scripted = scriptedTransport(asyncScheduler, script);
-  const client = resourceClient<Widget>(scripted.transport, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'ns', fieldManager: 'widgets', statusSubresource: false });
+  const client = resourceClient<Widget>(
+    scripted.transport,
+    { apiVersion: 'v1', kind: 'ConfigMap' },
+    { namespace: 'ns', fieldManager: 'widgets', statusSubresource: false },
+  );
   const steps: string[] = [];
   const handle = finalizer(client, NAME, {
     apply: (object) => {
@@ -65,14 +74,18 @@ describe('client: finalizer', () => {
 
   it('only applies an object that already carries the finalizer', async () => {
     const { scripted, steps, handle } = setup();
-    expect(await firstValueFrom(handle({ object: widget('5', { finalizers: [NAME] }) }))).to.deep.equal({ requeueAfter: 30_000 });
+    expect(await firstValueFrom(handle({ object: widget('5', { finalizers: [NAME] }) }))).to.deep.equal({
+      requeueAfter: 30_000,
+    });
     expect(steps).to.deep.equal(['apply@5']);
     expect(scripted.requests).to.have.length(0);
   });
 
   it('cleans up an object being deleted, then removes only its own finalizer, and returns what cleanup returned', async () => {
     const { scripted, steps, handle } = setup(() => ok(widget('8', { ...deleting, finalizers: ['other.io/keep'] }), 0));
-    const result = await firstValueFrom(handle({ object: widget('7', { ...deleting, finalizers: ['other.io/keep', NAME] }) }));
+    const result = await firstValueFrom(
+      handle({ object: widget('7', { ...deleting, finalizers: ['other.io/keep', NAME] }) }),
+    );
     expect(result).to.deep.equal({ requeueAfter: 1 });
     expect(steps).to.deep.equal(['cleanup@7']);
     expect(scripted.requests[0]!.body).to.deep.equal([
@@ -83,17 +96,25 @@ describe('client: finalizer', () => {
 
   it('runs neither step for an object being deleted without the finalizer', async () => {
     const { scripted, steps, handle } = setup();
-    expect(await firstValueFrom(handle({ object: widget('7', { ...deleting, finalizers: ['other.io/keep'] }) }))).to.equal(undefined);
+    expect(
+      await firstValueFrom(handle({ object: widget('7', { ...deleting, finalizers: ['other.io/keep'] }) })),
+    ).to.equal(undefined);
     expect(steps).to.deep.equal([]);
     expect(scripted.requests).to.have.length(0);
   });
 
   it('keeps the finalizer when cleanup fails, and fails with its error', async () => {
     const scripted = scriptedTransport(asyncScheduler, () => fail(new Error('no request expected')));
-    const client = resourceClient<Widget>(scripted.transport, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'ns' });
+    const client = resourceClient<Widget>(
+      scripted.transport,
+      { apiVersion: 'v1', kind: 'ConfigMap' },
+      { namespace: 'ns' },
+    );
     const boom = new Error('bucket not empty');
     const handle = finalizer(client, NAME, { apply: () => undefined, cleanup: () => Promise.reject(boom) });
-    const error = await firstValueFrom(handle({ object: widget('7', { ...deleting, finalizers: [NAME] }) })).catch((e: unknown) => e);
+    const error = await firstValueFrom(handle({ object: widget('7', { ...deleting, finalizers: [NAME] }) })).catch(
+      (e: unknown) => e,
+    );
     expect(error).to.equal(boom);
     expect(scripted.requests).to.have.length(0);
   });
@@ -101,7 +122,9 @@ describe('client: finalizer', () => {
   it('counts a removal that finds the object gone as done', async () => {
     const answers = [fail(conflict(), 0), fail(apiError(404, 'NotFound', 'configmaps "w" not found'), 0)];
     const { handle, steps } = setup((_, i) => answers[i]!);
-    expect(await firstValueFrom(handle({ object: widget('7', { ...deleting, finalizers: [NAME] }) }))).to.deep.equal({ requeueAfter: 1 });
+    expect(await firstValueFrom(handle({ object: widget('7', { ...deleting, finalizers: [NAME] }) }))).to.deep.equal({
+      requeueAfter: 1,
+    });
     expect(steps).to.deep.equal(['cleanup@7']);
   });
 
@@ -115,7 +138,11 @@ describe('client: finalizer', () => {
 
   it('takes a handler result as a value, a Promise or an Observable (first value, or undefined on bare completion)', async () => {
     const scripted = scriptedTransport(asyncScheduler, () => fail(new Error('no request expected')));
-    const client = resourceClient<Widget>(scripted.transport, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'ns' });
+    const client = resourceClient<Widget>(
+      scripted.transport,
+      { apiVersion: 'v1', kind: 'ConfigMap' },
+      { namespace: 'ns' },
+    );
     const alive = { object: widget('5', { finalizers: [NAME] }) };
     const results = [
       await firstValueFrom(finalizer(client, NAME, { apply: () => of('a', 'b'), cleanup: () => undefined })(alive)),
@@ -128,6 +155,9 @@ describe('client: finalizer', () => {
   it('refuses a finalizer name that is not qualified', () => {
     const { scripted } = setup();
     const client = resourceClient<Widget>(scripted.transport, { apiVersion: 'v1', kind: 'ConfigMap' });
-    expect(() => finalizer(client, 'cleanup', { apply: () => undefined, cleanup: () => undefined })).to.throw(FinalizerNameError, /must be qualified/);
+    expect(() => finalizer(client, 'cleanup', { apply: () => undefined, cleanup: () => undefined })).to.throw(
+      FinalizerNameError,
+      /must be qualified/,
+    );
   });
 });

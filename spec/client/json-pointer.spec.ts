@@ -10,13 +10,17 @@ describe('client: JSON Pointers of patch paths', () => {
   });
 
   it('joins keys and array indexes, and gives the empty string for the whole document', () => {
-    expect(jsonPointer(['metadata', 'labels', 'app.kubernetes.io/name'])).to.equal('/metadata/labels/app.kubernetes.io~1name');
+    expect(jsonPointer(['metadata', 'labels', 'app.kubernetes.io/name'])).to.equal(
+      '/metadata/labels/app.kubernetes.io~1name',
+    );
     expect(jsonPointer(['spec', 'containers', 0, 'image'])).to.equal('/spec/containers/0/image');
     expect(jsonPointer([])).to.equal('');
   });
 
   it('escapes the label keys a recipe sets', () => {
-    const base: { metadata: { name: string; labels: Record<string, string> } } = { metadata: { name: 'n', labels: { 'a~b': 'x' } } };
+    const base: { metadata: { name: string; labels: Record<string, string> } } = {
+      metadata: { name: 'n', labels: { 'a~b': 'x' } },
+    };
     const { operations } = recipeChanges(base, (draft) => {
       draft.metadata.labels['example.com/role'] = 'web';
       delete draft.metadata.labels['a~b'];
@@ -41,7 +45,9 @@ describe('client: JSON Pointers of patch paths', () => {
   });
 
   it('patches a deep-frozen base, as informer stores hold them, without touching it', () => {
-    const base = Object.freeze({ metadata: Object.freeze({ name: 'n', labels: Object.freeze({ a: '1' }) as Record<string, string> }) });
+    const base = Object.freeze({
+      metadata: Object.freeze({ name: 'n', labels: Object.freeze({ a: '1' }) as Record<string, string> }),
+    });
     const { result, operations } = recipeChanges(base, (draft) => {
       draft.metadata.labels.b = '2';
     });

@@ -26,9 +26,15 @@ describe('client: mutate on objects an informer transform trimmed (in-memory ser
   afterEach(() => subscription?.unsubscribe());
 
   /** A ConfigMap on the server, and an informer's trimmed copy of it. */
-  async function trimmed(object: V1ConfigMap, transform: (o: V1ConfigMap) => V1ConfigMap): Promise<{ cached: V1ConfigMap; cache: Informer<V1ConfigMap> }> {
+  async function trimmed(
+    object: V1ConfigMap,
+    transform: (o: V1ConfigMap) => V1ConfigMap,
+  ): Promise<{ cached: V1ConfigMap; cache: Informer<V1ConfigMap> }> {
     const name = `trimmed-${++counter}`;
-    const client = resourceClient<V1ConfigMap>(cluster.kubeConfig, CONFIG_MAP, { namespace: 'default', fieldManager: 'spec' });
+    const client = resourceClient<V1ConfigMap>(cluster.kubeConfig, CONFIG_MAP, {
+      namespace: 'default',
+      fieldManager: 'spec',
+    });
     await firstValueFrom(client.create({ ...object, metadata: { ...object.metadata, name } }));
     const cache = informer<V1ConfigMap>(cluster.kubeConfig, CONFIG_MAP, { namespace: 'default', transform });
     subscription = cache.events$.subscribe();
@@ -45,10 +51,19 @@ describe('client: mutate on objects an informer transform trimmed (in-memory ser
       },
     );
     expect(cached.metadata!.annotations).to.deep.equal({ keep: '1' });
-    const client = resourceClient<V1ConfigMap>(cluster.kubeConfig, CONFIG_MAP, { namespace: 'default', fieldManager: 'spec' });
-    const written = await firstValueFrom(client.mutate(cached, (draft) => {
-      draft.metadata!.annotations = { ...draft.metadata!.annotations, seen: 'yes' };
-    }, { store: cache }));
+    const client = resourceClient<V1ConfigMap>(cluster.kubeConfig, CONFIG_MAP, {
+      namespace: 'default',
+      fieldManager: 'spec',
+    });
+    const written = await firstValueFrom(
+      client.mutate(
+        cached,
+        (draft) => {
+          draft.metadata!.annotations = { ...draft.metadata!.annotations, seen: 'yes' };
+        },
+        { store: cache },
+      ),
+    );
     expect(written.metadata!.annotations).to.deep.equal({ 'example.com/big': 'x'.repeat(64), keep: '1', seen: 'yes' });
   });
 
@@ -57,24 +72,51 @@ describe('client: mutate on objects an informer transform trimmed (in-memory ser
       delete o.metadata!.labels;
       return o;
     });
-    const client = resourceClient<V1ConfigMap>(cluster.kubeConfig, CONFIG_MAP, { namespace: 'default', fieldManager: 'spec' });
-    const written = await firstValueFrom(client.mutate(cached, (draft) => {
-      draft.metadata!.labels = { ...draft.metadata!.labels, seen: 'yes' };
-    }, { store: cache }));
+    const client = resourceClient<V1ConfigMap>(cluster.kubeConfig, CONFIG_MAP, {
+      namespace: 'default',
+      fieldManager: 'spec',
+    });
+    const written = await firstValueFrom(
+      client.mutate(
+        cached,
+        (draft) => {
+          draft.metadata!.labels = { ...draft.metadata!.labels, seen: 'yes' };
+        },
+        { store: cache },
+      ),
+    );
     expect(written.metadata!.labels).to.deep.equal({ team: 'a', seen: 'yes' });
   });
 
   it('keeps the fields a transform dropped from list items when the recipe rebuilds the list', async () => {
-    const client = resourceClient<V1ConfigMap>(cluster.kubeConfig, CONFIG_MAP, { namespace: 'default', fieldManager: 'spec' });
+    const client = resourceClient<V1ConfigMap>(cluster.kubeConfig, CONFIG_MAP, {
+      namespace: 'default',
+      fieldManager: 'spec',
+    });
     const owner = await firstValueFrom(client.create({ metadata: { name: `owner-${++counter}` } }));
-    const reference = { apiVersion: 'v1', kind: 'ConfigMap', name: owner.metadata!.name!, uid: owner.metadata!.uid!, blockOwnerDeletion: true };
+    const reference = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: owner.metadata!.name!,
+      uid: owner.metadata!.uid!,
+      blockOwnerDeletion: true,
+    };
     const { cached, cache } = await trimmed({ metadata: { ownerReferences: [reference] } }, (o) => {
       for (const ref of o.metadata!.ownerReferences ?? []) delete ref.blockOwnerDeletion;
       return o;
     });
-    const written = await firstValueFrom(client.mutate(cached, (draft) => {
-      draft.metadata!.ownerReferences = draft.metadata!.ownerReferences!.map((ref) => ({ ...ref, controller: true }));
-    }, { store: cache }));
+    const written = await firstValueFrom(
+      client.mutate(
+        cached,
+        (draft) => {
+          draft.metadata!.ownerReferences = draft.metadata!.ownerReferences!.map((ref) => ({
+            ...ref,
+            controller: true,
+          }));
+        },
+        { store: cache },
+      ),
+    );
     expect(written.metadata!.ownerReferences).to.deep.equal([{ ...reference, controller: true }]);
   });
 });

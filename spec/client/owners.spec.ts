@@ -1,29 +1,60 @@
 import { expect } from 'chai';
 import {
-  AlreadyOwnedError, OwnerReferenceError, controllerOf, controllerReference, isControlledBy, setControllerReference,
+  AlreadyOwnedError,
+  OwnerReferenceError,
+  controllerOf,
+  controllerReference,
+  isControlledBy,
+  setControllerReference,
 } from '../../src/client/owners/index.js';
 import { recipeChanges, toJsonPatch } from '../../src/client/patch/index.js';
-import type { Ownable } from '../../src/client/owners/index.js';
+import type { ObjectLike } from '../../src/objects/index.js';
 
-const replicaSet = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web', namespace: 'ns', uid: 'rs-uid' } };
-const other = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'api', namespace: 'ns', uid: 'other-uid' } };
-const pod = (): Ownable => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-1', namespace: 'ns' } });
+const replicaSet = {
+  apiVersion: 'apps/v1',
+  kind: 'ReplicaSet',
+  metadata: { name: 'web', namespace: 'ns', uid: 'rs-uid' },
+};
+const other = {
+  apiVersion: 'apps/v1',
+  kind: 'ReplicaSet',
+  metadata: { name: 'api', namespace: 'ns', uid: 'other-uid' },
+};
+const pod = (): ObjectLike => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-1', namespace: 'ns' } });
 
 describe('client: owner references', () => {
   it('builds the controller reference with controller and blockOwnerDeletion set', () => {
     expect(controllerReference(replicaSet)).to.deep.equal({
-      apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'rs-uid', controller: true, blockOwnerDeletion: true,
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      name: 'web',
+      uid: 'rs-uid',
+      controller: true,
+      blockOwnerDeletion: true,
     });
   });
 
   it('refuses an owner without kind, apiVersion or uid, naming what is missing', () => {
-    expect(() => controllerReference({ metadata: { name: 'web' } })).to.throw(OwnerReferenceError, 'it has no apiVersion, kind, metadata.uid');
-    expect(() => controllerReference({ ...replicaSet, metadata: { name: 'web' } })).to.throw(OwnerReferenceError, /ReplicaSet web .* no metadata\.uid/);
+    expect(() => controllerReference({ metadata: { name: 'web' } })).to.throw(
+      OwnerReferenceError,
+      'it has no apiVersion, kind, metadata.uid',
+    );
+    expect(() => controllerReference({ ...replicaSet, metadata: { name: 'web' } })).to.throw(
+      OwnerReferenceError,
+      /ReplicaSet web .* no metadata\.uid/,
+    );
   });
 
-  it('refuses a metadata-only view (PartialObjectMetadata) as an owner: its kind is not its resource\'s', () => {
-    const view = { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: 'web', namespace: 'default', uid: 'rs-uid' } };
-    expect(() => controllerReference(view)).to.throw(OwnerReferenceError, /web cannot be referenced: it is a metadata-only view/);
+  it("refuses a metadata-only view (PartialObjectMetadata) as an owner: its kind is not its resource's", () => {
+    const view = {
+      apiVersion: 'meta.k8s.io/v1',
+      kind: 'PartialObjectMetadata',
+      metadata: { name: 'web', namespace: 'default', uid: 'rs-uid' },
+    };
+    expect(() => controllerReference(view)).to.throw(
+      OwnerReferenceError,
+      /web cannot be referenced: it is a metadata-only view/,
+    );
     expect(() => setControllerReference(pod(), view)).to.throw(OwnerReferenceError, /metadata-only view/);
   });
 
@@ -40,7 +71,9 @@ describe('client: owner references', () => {
     setControllerReference(object, replicaSet);
     setControllerReference(object, replicaSet);
     expect(object.metadata!.ownerReferences).to.have.length(1);
-    object.metadata!.ownerReferences = [{ ...controllerReference(replicaSet), apiVersion: 'apps/v1beta2', blockOwnerDeletion: false }];
+    object.metadata!.ownerReferences = [
+      { ...controllerReference(replicaSet), apiVersion: 'apps/v1beta2', blockOwnerDeletion: false },
+    ];
     setControllerReference(object, replicaSet);
     expect(object.metadata!.ownerReferences).to.deep.equal([controllerReference(replicaSet)]);
   });
@@ -57,7 +90,10 @@ describe('client: owner references', () => {
     const object = pod();
     setControllerReference(object, other);
     const before = structuredClone(object);
-    expect(() => setControllerReference(object, replicaSet)).to.throw(AlreadyOwnedError, 'Object ns/web-1 is already owned by another ReplicaSet controller api');
+    expect(() => setControllerReference(object, replicaSet)).to.throw(
+      AlreadyOwnedError,
+      'Object ns/web-1 is already owned by another ReplicaSet controller api',
+    );
     expect(object).to.deep.equal(before);
     let caught: unknown;
     try {
@@ -71,9 +107,15 @@ describe('client: owner references', () => {
 
   it('refuses a namespaced owner in another namespace, or of a cluster-scoped object', () => {
     const elsewhere = { ...replicaSet, metadata: { ...replicaSet.metadata, namespace: 'other' } };
-    expect(() => setControllerReference(pod(), elsewhere)).to.throw(OwnerReferenceError, /cross-namespace owner references are disallowed/);
+    expect(() => setControllerReference(pod(), elsewhere)).to.throw(
+      OwnerReferenceError,
+      /cross-namespace owner references are disallowed/,
+    );
     const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } };
-    expect(() => setControllerReference(node, replicaSet)).to.throw(OwnerReferenceError, /cluster-scoped Node n1 cannot be owned by namespaced/);
+    expect(() => setControllerReference(node, replicaSet)).to.throw(
+      OwnerReferenceError,
+      /cluster-scoped Node n1 cannot be owned by namespaced/,
+    );
   });
 
   it('lets a cluster-scoped owner control a namespaced object', () => {
@@ -91,9 +133,12 @@ describe('client: owner references', () => {
       { op: 'test', path: '/metadata/ownerReferences', value: null },
       { op: 'add', path: '/metadata/ownerReferences', value: [controllerReference(replicaSet)] },
     ]);
-    const again = recipeChanges({ ...base, metadata: { ...base.metadata, ownerReferences: [controllerReference(replicaSet)] } }, (draft) => {
-      setControllerReference(draft, replicaSet);
-    });
+    const again = recipeChanges(
+      { ...base, metadata: { ...base.metadata, ownerReferences: [controllerReference(replicaSet)] } },
+      (draft) => {
+        setControllerReference(draft, replicaSet);
+      },
+    );
     expect(again.operations).to.deep.equal([]);
   });
 

@@ -21,7 +21,12 @@ type JsonMap = { [key: string]: Json };
 const KEYS = ['a', 'b', 'c', 'd'] as const;
 const NAMES = ['n1', 'n2', 'n3', 'n4', 'n5'] as const;
 const keyArb = fc.constantFrom(...KEYS);
-const scalarArb: fc.Arbitrary<Json> = fc.oneof(fc.integer({ min: 0, max: 9 }), fc.constantFrom('x', 'y'), fc.boolean(), fc.constant(null));
+const scalarArb: fc.Arbitrary<Json> = fc.oneof(
+  fc.integer({ min: 0, max: 9 }),
+  fc.constantFrom('x', 'y'),
+  fc.boolean(),
+  fc.constant(null),
+);
 
 const valueArb: fc.Arbitrary<Json> = fc.letrec<{ value: Json; map: JsonMap }>((tie) => ({
   value: fc.oneof(
@@ -29,7 +34,8 @@ const valueArb: fc.Arbitrary<Json> = fc.letrec<{ value: Json; map: JsonMap }>((t
     scalarArb,
     tie('map'),
     // A keyed list (containers, env, conditions): items with unique names.
-    fc.uniqueArray(fc.tuple(fc.constantFrom(...NAMES), tie('map')), { selector: ([name]) => name, maxLength: 4 })
+    fc
+      .uniqueArray(fc.tuple(fc.constantFrom(...NAMES), tie('map')), { selector: ([name]) => name, maxLength: 4 })
       .map((items) => items.map(([name, fields]): Json => ({ ...fields, name }))),
     fc.array(scalarArb, { maxLength: 4 }),
     // A keyless list of objects (tolerations).
@@ -37,7 +43,9 @@ const valueArb: fc.Arbitrary<Json> = fc.letrec<{ value: Json; map: JsonMap }>((t
   ),
   map: fc.dictionary(keyArb, tie('value'), { maxKeys: 4 }),
 })).value;
-const documentArb = fc.dictionary(keyArb, valueArb, { maxKeys: 4 }).map((doc): JsonMap => ({ ...doc, metadata: { name: 'o', resourceVersion: '7' } }));
+const documentArb = fc
+  .dictionary(keyArb, valueArb, { maxKeys: 4 })
+  .map((doc): JsonMap => ({ ...doc, metadata: { name: 'o', resourceVersion: '7' } }));
 
 /** One change, at a path of map keys; list changes name items by `name` (keyed lists) or index (keyless ones). */
 type Action =
@@ -45,29 +53,49 @@ type Action =
   | { readonly kind: 'delete'; readonly path: string[] }
   | { readonly kind: 'push'; readonly path: string[]; readonly value: Json }
   | { readonly kind: 'removeItem'; readonly path: string[]; readonly name: string }
-  | { readonly kind: 'setInItem'; readonly path: string[]; readonly item: string | number; readonly key: string; readonly value: Json }
+  | {
+      readonly kind: 'setInItem';
+      readonly path: string[];
+      readonly item: string | number;
+      readonly key: string;
+      readonly value: Json;
+    }
   | { readonly kind: 'deleteInItem'; readonly path: string[]; readonly item: string; readonly key: string }
   | { readonly kind: 'reverse'; readonly path: string[] };
 type Styled = Action & { readonly style: 'draft' | 'spread' };
 
 const pathArb = fc.array(keyArb, { minLength: 1, maxLength: 3 });
-const itemArb = fc.tuple(fc.constantFrom(...NAMES), fc.dictionary(keyArb, scalarArb, { maxKeys: 2 })).map(([name, fields]): Json => ({ ...fields, name }));
-const actionArb: fc.Arbitrary<Styled> = fc.tuple(
-  fc.oneof(
-    fc.record({ kind: fc.constant('set' as const), path: pathArb, value: valueArb }),
-    fc.record({ kind: fc.constant('delete' as const), path: pathArb }),
-    fc.record({ kind: fc.constant('push' as const), path: pathArb, value: fc.oneof(scalarArb, itemArb) }),
-    fc.record({ kind: fc.constant('removeItem' as const), path: pathArb, name: fc.constantFrom(...NAMES) }),
-    fc.record({
-      kind: fc.constant('setInItem' as const), path: pathArb, item: fc.oneof(fc.constantFrom(...NAMES), fc.nat(3)), key: keyArb, value: valueArb,
-    }),
-    fc.record({ kind: fc.constant('deleteInItem' as const), path: pathArb, item: fc.constantFrom(...NAMES), key: keyArb }),
-    fc.record({ kind: fc.constant('reverse' as const), path: pathArb }),
-  ),
-  fc.constantFrom('draft' as const, 'spread' as const),
-).map(([action, style]) => ({ ...action, style }));
+const itemArb = fc
+  .tuple(fc.constantFrom(...NAMES), fc.dictionary(keyArb, scalarArb, { maxKeys: 2 }))
+  .map(([name, fields]): Json => ({ ...fields, name }));
+const actionArb: fc.Arbitrary<Styled> = fc
+  .tuple(
+    fc.oneof(
+      fc.record({ kind: fc.constant('set' as const), path: pathArb, value: valueArb }),
+      fc.record({ kind: fc.constant('delete' as const), path: pathArb }),
+      fc.record({ kind: fc.constant('push' as const), path: pathArb, value: fc.oneof(scalarArb, itemArb) }),
+      fc.record({ kind: fc.constant('removeItem' as const), path: pathArb, name: fc.constantFrom(...NAMES) }),
+      fc.record({
+        kind: fc.constant('setInItem' as const),
+        path: pathArb,
+        item: fc.oneof(fc.constantFrom(...NAMES), fc.nat(3)),
+        key: keyArb,
+        value: valueArb,
+      }),
+      fc.record({
+        kind: fc.constant('deleteInItem' as const),
+        path: pathArb,
+        item: fc.constantFrom(...NAMES),
+        key: keyArb,
+      }),
+      fc.record({ kind: fc.constant('reverse' as const), path: pathArb }),
+    ),
+    fc.constantFrom('draft' as const, 'spread' as const),
+  )
+  .map(([action, style]) => ({ ...action, style }));
 
-const isMap = (value: unknown): value is JsonMap => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isMap = (value: unknown): value is JsonMap =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isKeyedList = (value: unknown): value is JsonMap[] =>
   Array.isArray(value) && value.every((item) => isMap(item) && typeof item.name === 'string');
 
@@ -75,7 +103,11 @@ const isKeyedList = (value: unknown): value is JsonMap[] =>
 function trim(value: Json, hidden: ReadonlySet<string>): Json {
   if (Array.isArray(value)) return value.map((item) => trim(item, hidden));
   if (!isMap(value)) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !hidden.has(key)).map(([key, v]) => [key, trim(v, hidden)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !hidden.has(key))
+      .map(([key, v]) => [key, trim(v, hidden)]),
+  );
 }
 
 /** The map at `path`, built (draft style) or undefined when a step is not a map. */
@@ -92,7 +124,12 @@ function walk(root: JsonMap, path: readonly string[], create: boolean): JsonMap 
 }
 
 /** Spread style: re-assigns every map along `path`, rebuilt by spreading, with `change` applied to the last. */
-function rebuild(root: JsonMap, path: readonly string[], change: (map: JsonMap) => JsonMap | undefined, create: boolean): void {
+function rebuild(
+  root: JsonMap,
+  path: readonly string[],
+  change: (map: JsonMap) => JsonMap | undefined,
+  create: boolean,
+): void {
   const step = (node: JsonMap, depth: number): JsonMap | undefined => {
     if (depth === path.length) return change(node);
     const key = path[depth]!;
@@ -106,7 +143,12 @@ function rebuild(root: JsonMap, path: readonly string[], change: (map: JsonMap) 
 }
 
 /** A list at `path` through maps, changed by `change` in place (draft) or re-assigned as its result (spread). */
-function changeList(root: JsonMap, action: Styled, inPlace: (list: Json[]) => void, rebuilt: (list: Json[]) => Json[]): void {
+function changeList(
+  root: JsonMap,
+  action: Styled,
+  inPlace: (list: Json[]) => void,
+  rebuilt: (list: Json[]) => Json[],
+): void {
   const parent = walk(root, action.path.slice(0, -1), false);
   const key = action.path[action.path.length - 1]!;
   const list = parent?.[key];
@@ -116,7 +158,13 @@ function changeList(root: JsonMap, action: Styled, inPlace: (list: Json[]) => vo
 }
 
 const indexOfItem = (list: Json[], item: string | number): number =>
-  typeof item === 'number' ? (isKeyedList(list) || item >= list.length || !isMap(list[item]) ? -1 : item) : (isKeyedList(list) ? list.findIndex((x) => (x as JsonMap).name === item) : -1);
+  typeof item === 'number'
+    ? isKeyedList(list) || item >= list.length || !isMap(list[item])
+      ? -1
+      : item
+    : isKeyedList(list)
+      ? list.findIndex((x) => (x as JsonMap).name === item)
+      : -1;
 
 function perform(root: JsonMap, action: Styled): void {
   const copy = <V>(value: V): V => structuredClone(value);
@@ -129,39 +177,76 @@ function perform(root: JsonMap, action: Styled): void {
       return;
     case 'delete':
       if (action.style === 'draft') delete walk(root, parentPath, false)?.[last];
-      else rebuild(root, parentPath, (map) => (Object.hasOwn(map, last) ? Object.fromEntries(Object.entries(map).filter(([k]) => k !== last)) : undefined), false);
+      else
+        rebuild(
+          root,
+          parentPath,
+          (map) =>
+            Object.hasOwn(map, last) ? Object.fromEntries(Object.entries(map).filter(([k]) => k !== last)) : undefined,
+          false,
+        );
       return;
     case 'push':
-      return changeList(root, action, (list) => {
-        if (canPush(list, action.value)) list.push(copy(action.value));
-      }, (list) => (canPush(list, action.value) ? [...list, copy(action.value)] : list));
+      return changeList(
+        root,
+        action,
+        (list) => {
+          if (canPush(list, action.value)) list.push(copy(action.value));
+        },
+        (list) => (canPush(list, action.value) ? [...list, copy(action.value)] : list),
+      );
     case 'removeItem':
-      return changeList(root, action, (list) => {
-        const at = indexOfItem(list, action.name);
-        if (at !== -1) list.splice(at, 1);
-      }, (list) => (indexOfItem(list, action.name) === -1 ? list : list.filter((x) => (x as JsonMap).name !== action.name)));
+      return changeList(
+        root,
+        action,
+        (list) => {
+          const at = indexOfItem(list, action.name);
+          if (at !== -1) list.splice(at, 1);
+        },
+        (list) =>
+          indexOfItem(list, action.name) === -1 ? list : list.filter((x) => (x as JsonMap).name !== action.name),
+      );
     case 'setInItem':
-      return changeList(root, action, (list) => {
-        const at = indexOfItem(list, action.item);
-        if (at !== -1) (list[at] as JsonMap)[action.key] = copy(action.value);
-      }, (list) => {
-        const at = indexOfItem(list, action.item);
-        return at === -1 ? list : list.map((x, i) => (i === at ? { ...(x as JsonMap), [action.key]: copy(action.value) } : x));
-      });
+      return changeList(
+        root,
+        action,
+        (list) => {
+          const at = indexOfItem(list, action.item);
+          if (at !== -1) (list[at] as JsonMap)[action.key] = copy(action.value);
+        },
+        (list) => {
+          const at = indexOfItem(list, action.item);
+          return at === -1
+            ? list
+            : list.map((x, i) => (i === at ? { ...(x as JsonMap), [action.key]: copy(action.value) } : x));
+        },
+      );
     case 'deleteInItem':
-      return changeList(root, action, (list) => {
-        const at = indexOfItem(list, action.item);
-        if (at !== -1) delete (list[at] as JsonMap)[action.key];
-      }, (list) => {
-        const at = indexOfItem(list, action.item);
-        if (at === -1) return list;
-        return list.map((x, i) => (i === at ? Object.fromEntries(Object.entries(x as JsonMap).filter(([k]) => k !== action.key)) : x));
-      });
+      return changeList(
+        root,
+        action,
+        (list) => {
+          const at = indexOfItem(list, action.item);
+          if (at !== -1) delete (list[at] as JsonMap)[action.key];
+        },
+        (list) => {
+          const at = indexOfItem(list, action.item);
+          if (at === -1) return list;
+          return list.map((x, i) =>
+            i === at ? Object.fromEntries(Object.entries(x as JsonMap).filter(([k]) => k !== action.key)) : x,
+          );
+        },
+      );
     case 'reverse':
       // Keyless lists of objects are only changed in place by index (see the caveat of diffJson).
-      return changeList(root, action, (list) => {
-        if (!isKeylessObjects(list)) list.reverse();
-      }, (list) => (isKeylessObjects(list) ? list : [...list].reverse()));
+      return changeList(
+        root,
+        action,
+        (list) => {
+          if (!isKeylessObjects(list)) list.reverse();
+        },
+        (list) => (isKeylessObjects(list) ? list : [...list].reverse()),
+      );
   }
 }
 
@@ -197,7 +282,8 @@ function merge(server: Json, seen: Json, made: Json): { value: Json; guard: bool
   if (isMap(made) && isMap(seen) && isMap(server)) {
     const value: JsonMap = {};
     let guard = false;
-    for (const key of Object.keys(server)) if (!Object.hasOwn(seen, key) && !Object.hasOwn(made, key)) value[key] = server[key]!;
+    for (const key of Object.keys(server))
+      if (!Object.hasOwn(seen, key) && !Object.hasOwn(made, key)) value[key] = server[key]!;
     for (const key of Object.keys(made)) {
       if (Object.hasOwn(seen, key) && Object.hasOwn(server, key)) {
         const merged = merge(server[key]!, seen[key]!, made[key]!);
@@ -206,19 +292,26 @@ function merge(server: Json, seen: Json, made: Json): { value: Json; guard: bool
       } else {
         value[key] = made[key]!;
         // A guard tests for `null`, which a member holding null passes too: it has nothing to lose.
-        guard ||= Object.hasOwn(server, key) && server[key] !== null && typeof made[key] === 'object' && made[key] !== null;
+        guard ||=
+          Object.hasOwn(server, key) && server[key] !== null && typeof made[key] === 'object' && made[key] !== null;
       }
     }
     return { value, guard };
   }
   if (Array.isArray(made) && Array.isArray(seen) && Array.isArray(server)) {
-    const pairs = isKeyedList(made) && isKeyedList(seen) && isKeyedList(server)
-      ? made.map((item) => [server.find((x) => x.name === item.name), seen.find((x) => x.name === item.name), item] as const)
-      : made.length === seen.length && [made, seen, server].every((list) => list.every((item) => isMap(item) && !Object.hasOwn(item, 'name')))
-        ? made.map((item, i) => [server[i], seen[i], item] as const)
-        : undefined;
+    const pairs =
+      isKeyedList(made) && isKeyedList(seen) && isKeyedList(server)
+        ? made.map(
+            (item) => [server.find((x) => x.name === item.name), seen.find((x) => x.name === item.name), item] as const,
+          )
+        : made.length === seen.length &&
+            [made, seen, server].every((list) => list.every((item) => isMap(item) && !Object.hasOwn(item, 'name')))
+          ? made.map((item, i) => [server[i], seen[i], item] as const)
+          : undefined;
     if (pairs !== undefined) {
-      const merged = pairs.map(([s, b, m]) => (s === undefined || b === undefined ? { value: m, guard: false } : merge(s, b, m)));
+      const merged = pairs.map(([s, b, m]) =>
+        s === undefined || b === undefined ? { value: m, guard: false } : merge(s, b, m),
+      );
       return { value: merged.map((m) => m.value), guard: merged.some((m) => m.guard) };
     }
   }
@@ -228,32 +321,37 @@ function merge(server: Json, seen: Json, made: Json): { value: Json; guard: bool
 describe('client: patches from recipes on trimmed bases (properties)', () => {
   it('changes on the server only what the recipe changed, in both mutation styles, whatever the transform trimmed', () => {
     fc.assert(
-      fc.property(documentArb, fc.subarray([...KEYS]), fc.array(actionArb, { maxLength: 6 }), (server, hiddenKeys, drawn) => {
-        const hidden = new Set(hiddenKeys);
-        const actions = drawn.filter((action) => seesItsTarget(action, hidden));
-        const recipe = (draft: JsonMap): void => {
-          for (const action of actions) perform(draft, action);
-        };
-        const base = trim(server, hidden) as JsonMap;
-        const { result, operations } = recipeChanges(base, recipe);
-        const expected = merge(server, base, asJson(result) as Json);
-        if (!expected.guard) {
-          expect(applyJsonPatch(server, asJson(toJsonPatch(operations)))).to.deep.equal(expected.value);
-          return;
-        }
-        // The recipe created a map or list over one the base did not show: the patch fails on its guard, and
-        // mutate runs the recipe again on the server's object, which then ends exactly as the recipe leaves it.
-        let failure: unknown;
-        try {
-          applyJsonPatch(server, asJson(toJsonPatch(operations)));
-        } catch (error) {
-          failure = error;
-        }
-        expect(failure).to.be.instanceOf(PatchError);
-        expect((failure as PatchError).detail).to.match(/^testing value .* failed/);
-        const again = recipeChanges(server, recipe);
-        expect(applyJsonPatch(server, asJson(toJsonPatch(again.operations)))).to.deep.equal(asJson(again.result));
-      }),
+      fc.property(
+        documentArb,
+        fc.subarray([...KEYS]),
+        fc.array(actionArb, { maxLength: 6 }),
+        (server, hiddenKeys, drawn) => {
+          const hidden = new Set(hiddenKeys);
+          const actions = drawn.filter((action) => seesItsTarget(action, hidden));
+          const recipe = (draft: JsonMap): void => {
+            for (const action of actions) perform(draft, action);
+          };
+          const base = trim(server, hidden) as JsonMap;
+          const { result, operations } = recipeChanges(base, recipe);
+          const expected = merge(server, base, asJson(result) as Json);
+          if (!expected.guard) {
+            expect(applyJsonPatch(server, asJson(toJsonPatch(operations)))).to.deep.equal(expected.value);
+            return;
+          }
+          // The recipe created a map or list over one the base did not show: the patch fails on its guard, and
+          // mutate runs the recipe again on the server's object, which then ends exactly as the recipe leaves it.
+          let failure: unknown;
+          try {
+            applyJsonPatch(server, asJson(toJsonPatch(operations)));
+          } catch (error) {
+            failure = error;
+          }
+          expect(failure).to.be.instanceOf(PatchError);
+          expect((failure as PatchError).detail).to.match(/^testing value .* failed/);
+          const again = recipeChanges(server, recipe);
+          expect(applyJsonPatch(server, asJson(toJsonPatch(again.operations)))).to.deep.equal(asJson(again.result));
+        },
+      ),
       { numRuns: Number(process.env.RUNS ?? 3000) },
     );
   });

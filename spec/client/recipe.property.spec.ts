@@ -33,7 +33,13 @@ type Action =
   | { readonly kind: 'setUndefined'; readonly steps: number[]; readonly key: string }
   | { readonly kind: 'delete'; readonly steps: number[] }
   | { readonly kind: 'push'; readonly steps: number[]; readonly value: Json }
-  | { readonly kind: 'splice'; readonly steps: number[]; readonly start: number; readonly remove: number; readonly insert: Json[] }
+  | {
+      readonly kind: 'splice';
+      readonly steps: number[];
+      readonly start: number;
+      readonly remove: number;
+      readonly insert: Json[];
+    }
   | { readonly kind: 'setIndex'; readonly steps: number[]; readonly index: number; readonly value: Json }
   | { readonly kind: 'nestedMap'; readonly steps: number[]; readonly keys: string[]; readonly value: Json }
   | { readonly kind: 'reassignSame'; readonly steps: number[] };
@@ -45,10 +51,19 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
   fc.record({ kind: fc.constant('delete' as const), steps: stepsArb }),
   fc.record({ kind: fc.constant('push' as const), steps: stepsArb, value: jsonArb }),
   fc.record({
-    kind: fc.constant('splice' as const), steps: stepsArb, start: fc.nat(5), remove: fc.nat(3), insert: fc.array(jsonArb, { maxLength: 3 }),
+    kind: fc.constant('splice' as const),
+    steps: stepsArb,
+    start: fc.nat(5),
+    remove: fc.nat(3),
+    insert: fc.array(jsonArb, { maxLength: 3 }),
   }),
   fc.record({ kind: fc.constant('setIndex' as const), steps: stepsArb, index: fc.nat(5), value: jsonArb }),
-  fc.record({ kind: fc.constant('nestedMap' as const), steps: stepsArb, keys: fc.array(keyArb, { minLength: 1, maxLength: 3 }), value: jsonArb }),
+  fc.record({
+    kind: fc.constant('nestedMap' as const),
+    steps: stepsArb,
+    keys: fc.array(keyArb, { minLength: 1, maxLength: 3 }),
+    value: jsonArb,
+  }),
   fc.record({ kind: fc.constant('reassignSame' as const), steps: stepsArb }),
 );
 

@@ -11,12 +11,24 @@ import type { TransportRequest, TransportResponse } from '../../src/transport/in
 import type { Observable } from 'rxjs';
 import { apiError, fail, ok, scriptedTransport } from './support/scripted-transport.js';
 
-const pod: V1Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'ns', resourceVersion: '5' }, spec: { containers: [] } };
+const pod: V1Pod = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'web', namespace: 'ns', resourceVersion: '5' },
+  spec: { containers: [] },
+};
 
 /** Pods in `ns`, or cluster-wide for `namespace: null`. */
-function pods(script: (request: TransportRequest, index: number) => Observable<TransportResponse> = () => ok(pod, 0), namespace: string | null = 'ns') {
+function pods(
+  script: (request: TransportRequest, index: number) => Observable<TransportResponse> = () => ok(pod, 0),
+  namespace: string | null = 'ns',
+) {
   const scripted = scriptedTransport(asyncScheduler, script);
-  const client = resourceClient<V1Pod>(scripted.transport, { apiVersion: 'v1', kind: 'Pod' }, { namespace: namespace ?? undefined, fieldManager: 'my-controller' });
+  const client = resourceClient<V1Pod>(
+    scripted.transport,
+    { apiVersion: 'v1', kind: 'Pod' },
+    { namespace: namespace ?? undefined, fieldManager: 'my-controller' },
+  );
   return { scripted, client };
 }
 
@@ -24,7 +36,13 @@ function pods(script: (request: TransportRequest, index: number) => Observable<T
 function sent(request: TransportRequest | undefined): Omit<TransportRequest, never> {
   const { method, path, query, body, contentType } = request!;
   const definedQuery = Object.fromEntries(Object.entries(query ?? {}).filter(([, v]) => v !== undefined));
-  return { method, path, ...(Object.keys(definedQuery).length > 0 ? { query: definedQuery } : {}), ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}) };
+  return {
+    method,
+    path,
+    ...(Object.keys(definedQuery).length > 0 ? { query: definedQuery } : {}),
+    ...(body !== undefined ? { body } : {}),
+    ...(contentType !== undefined ? { contentType } : {}),
+  };
 }
 
 describe('client: resourceClient requests', () => {
@@ -32,45 +50,132 @@ describe('client: resourceClient requests', () => {
 
   const cases: Array<[string, (c: ReturnType<typeof pods>['client']) => Observable<unknown>, object]> = [
     ['get', (c) => c.get('web'), { method: 'GET', path: objectPath }],
-    ['get at a resourceVersion', (c) => c.get(pod, { resourceVersion: '0' }), { method: 'GET', path: objectPath, query: { resourceVersion: '0' } }],
-    ['list with selectors and a page size', (c) => c.list({ labelSelector: 'app=web', fieldSelector: 'status.phase=Running', limit: 10, continue: 'tok' }), {
-      method: 'GET', path: '/api/v1/namespaces/ns/pods', query: { labelSelector: 'app=web', fieldSelector: 'status.phase=Running', limit: 10, continue: 'tok' },
-    }],
-    ['create', (c) => c.create(pod, { dryRun: true, fieldValidation: 'Strict' }), {
-      method: 'POST', path: '/api/v1/namespaces/ns/pods', query: { dryRun: 'All', fieldManager: 'my-controller', fieldValidation: 'Strict' }, body: pod,
-    }],
-    ['replace', (c) => c.replace(pod), { method: 'PUT', path: objectPath, query: { fieldManager: 'my-controller' }, body: pod }],
-    ['merge patch', (c) => c.patch('web', { type: 'merge', body: { metadata: { labels: { a: 'b' } } } }), {
-      method: 'PATCH', path: objectPath, query: { fieldManager: 'my-controller' }, body: { metadata: { labels: { a: 'b' } } }, contentType: 'application/merge-patch+json',
-    }],
-    ['JSON patch', (c) => c.patch('web', { type: 'json', body: [{ op: 'remove', path: '/metadata/labels/a' }] }), {
-      method: 'PATCH', path: objectPath, query: { fieldManager: 'my-controller' }, body: [{ op: 'remove', path: '/metadata/labels/a' }], contentType: 'application/json-patch+json',
-    }],
-    ['strategic merge patch', (c) => c.patch('web', { type: 'strategic', body: { spec: {} } }, { fieldManager: 'someone' }), {
-      method: 'PATCH', path: objectPath, query: { fieldManager: 'someone' }, body: { spec: {} }, contentType: 'application/strategic-merge-patch+json',
-    }],
-    ['apply, filling in apiVersion and kind', (c) => c.apply({ metadata: { name: 'web', labels: { a: 'b' } } }, { force: true }), {
-      method: 'PATCH', path: objectPath, query: { fieldManager: 'my-controller', force: true },
-      body: { metadata: { name: 'web', labels: { a: 'b' } }, apiVersion: 'v1', kind: 'Pod' }, contentType: 'application/apply-patch+yaml',
-    }],
-    ['delete with preconditions and a propagation policy', (c) => c.delete(pod, { preconditions: { uid: 'u', resourceVersion: '5' }, propagationPolicy: 'Foreground' }), {
-      method: 'DELETE', path: objectPath,
-      body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Foreground', preconditions: { uid: 'u', resourceVersion: '5' } },
-    }],
+    [
+      'get at a resourceVersion',
+      (c) => c.get(pod, { resourceVersion: '0' }),
+      { method: 'GET', path: objectPath, query: { resourceVersion: '0' } },
+    ],
+    [
+      'list with selectors and a page size',
+      (c) => c.list({ labelSelector: 'app=web', fieldSelector: 'status.phase=Running', limit: 10, continue: 'tok' }),
+      {
+        method: 'GET',
+        path: '/api/v1/namespaces/ns/pods',
+        query: { labelSelector: 'app=web', fieldSelector: 'status.phase=Running', limit: 10, continue: 'tok' },
+      },
+    ],
+    [
+      'create',
+      (c) => c.create(pod, { dryRun: true, fieldValidation: 'Strict' }),
+      {
+        method: 'POST',
+        path: '/api/v1/namespaces/ns/pods',
+        query: { dryRun: 'All', fieldManager: 'my-controller', fieldValidation: 'Strict' },
+        body: pod,
+      },
+    ],
+    [
+      'replace',
+      (c) => c.replace(pod),
+      { method: 'PUT', path: objectPath, query: { fieldManager: 'my-controller' }, body: pod },
+    ],
+    [
+      'merge patch',
+      (c) => c.patch('web', { type: 'merge', body: { metadata: { labels: { a: 'b' } } } }),
+      {
+        method: 'PATCH',
+        path: objectPath,
+        query: { fieldManager: 'my-controller' },
+        body: { metadata: { labels: { a: 'b' } } },
+        contentType: 'application/merge-patch+json',
+      },
+    ],
+    [
+      'JSON patch',
+      (c) => c.patch('web', { type: 'json', body: [{ op: 'remove', path: '/metadata/labels/a' }] }),
+      {
+        method: 'PATCH',
+        path: objectPath,
+        query: { fieldManager: 'my-controller' },
+        body: [{ op: 'remove', path: '/metadata/labels/a' }],
+        contentType: 'application/json-patch+json',
+      },
+    ],
+    [
+      'strategic merge patch',
+      (c) => c.patch('web', { type: 'strategic', body: { spec: {} } }, { fieldManager: 'someone' }),
+      {
+        method: 'PATCH',
+        path: objectPath,
+        query: { fieldManager: 'someone' },
+        body: { spec: {} },
+        contentType: 'application/strategic-merge-patch+json',
+      },
+    ],
+    [
+      'apply, filling in apiVersion and kind',
+      (c) => c.apply({ metadata: { name: 'web', labels: { a: 'b' } } }, { force: true }),
+      {
+        method: 'PATCH',
+        path: objectPath,
+        query: { fieldManager: 'my-controller', force: true },
+        body: { metadata: { name: 'web', labels: { a: 'b' } }, apiVersion: 'v1', kind: 'Pod' },
+        contentType: 'application/apply-patch+yaml',
+      },
+    ],
+    [
+      'delete with preconditions and a propagation policy',
+      (c) => c.delete(pod, { preconditions: { uid: 'u', resourceVersion: '5' }, propagationPolicy: 'Foreground' }),
+      {
+        method: 'DELETE',
+        path: objectPath,
+        body: {
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          propagationPolicy: 'Foreground',
+          preconditions: { uid: 'u', resourceVersion: '5' },
+        },
+      },
+    ],
     ['delete without options', (c) => c.delete('web'), { method: 'DELETE', path: objectPath }],
-    ['deleteCollection', (c) => c.deleteCollection({ labelSelector: 'app=web', dryRun: true, gracePeriodSeconds: 0 }), {
-      method: 'DELETE', path: '/api/v1/namespaces/ns/pods', query: { dryRun: 'All', labelSelector: 'app=web' },
-      body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 },
-    }],
+    [
+      'deleteCollection',
+      (c) => c.deleteCollection({ labelSelector: 'app=web', dryRun: true, gracePeriodSeconds: 0 }),
+      {
+        method: 'DELETE',
+        path: '/api/v1/namespaces/ns/pods',
+        query: { dryRun: 'All', labelSelector: 'app=web' },
+        body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 },
+      },
+    ],
     ['getStatus', (c) => c.getStatus('web'), { method: 'GET', path: `${objectPath}/status` }],
-    ['replaceStatus', (c) => c.replaceStatus(pod), { method: 'PUT', path: `${objectPath}/status`, query: { fieldManager: 'my-controller' }, body: pod }],
-    ['patchStatus', (c) => c.patchStatus('web', { type: 'merge', body: { status: { phase: 'Running' } } }), {
-      method: 'PATCH', path: `${objectPath}/status`, query: { fieldManager: 'my-controller' }, body: { status: { phase: 'Running' } }, contentType: 'application/merge-patch+json',
-    }],
-    ['applyStatus', (c) => c.applyStatus({ metadata: { name: 'web' }, status: { phase: 'Running' } }), {
-      method: 'PATCH', path: `${objectPath}/status`, query: { fieldManager: 'my-controller' },
-      body: { metadata: { name: 'web' }, status: { phase: 'Running' }, apiVersion: 'v1', kind: 'Pod' }, contentType: 'application/apply-patch+yaml',
-    }],
+    [
+      'replaceStatus',
+      (c) => c.replaceStatus(pod),
+      { method: 'PUT', path: `${objectPath}/status`, query: { fieldManager: 'my-controller' }, body: pod },
+    ],
+    [
+      'patchStatus',
+      (c) => c.patchStatus('web', { type: 'merge', body: { status: { phase: 'Running' } } }),
+      {
+        method: 'PATCH',
+        path: `${objectPath}/status`,
+        query: { fieldManager: 'my-controller' },
+        body: { status: { phase: 'Running' } },
+        contentType: 'application/merge-patch+json',
+      },
+    ],
+    [
+      'applyStatus',
+      (c) => c.applyStatus({ metadata: { name: 'web' }, status: { phase: 'Running' } }),
+      {
+        method: 'PATCH',
+        path: `${objectPath}/status`,
+        query: { fieldManager: 'my-controller' },
+        body: { metadata: { name: 'web' }, status: { phase: 'Running' }, apiVersion: 'v1', kind: 'Pod' },
+        contentType: 'application/apply-patch+yaml',
+      },
+    ],
   ];
   for (const [what, call, expected] of cases) {
     it(`sends one request for ${what}`, async () => {
@@ -143,13 +248,16 @@ describe('client: resourceClient requests', () => {
       firstValueFrom(client.get('web')).catch((e: unknown) => e),
       firstValueFrom(client.deleteCollection()).catch((e: unknown) => e),
       firstValueFrom(client.inNamespace('other').replace(pod)).catch((e: unknown) => e),
-      firstValueFrom(client.create({ metadata: { namespace: 'ns' } })).then(() => 'created', (e: unknown) => e),
+      firstValueFrom(client.create({ metadata: { namespace: 'ns' } })).then(
+        () => 'created',
+        (e: unknown) => e,
+      ),
       firstValueFrom(client.inNamespace('ns').get({ metadata: {} })).catch((e: unknown) => e),
     ]);
     expect(errors.slice(0, 3).map((e) => e instanceof ClientScopeError)).to.deep.equal([true, true, true]);
     expect(String(errors[0])).to.contain('Pod is namespaced');
     expect(String(errors[2])).to.contain('the object is in namespace "ns" but the client is scoped to "other"');
-    expect(errors[3]).to.equal('created', 'a create without a name is the server\'s to judge (generateName)');
+    expect(errors[3]).to.equal('created', "a create without a name is the server's to judge (generateName)");
     expect(String(errors[4])).to.contain('the object has no metadata.name');
     expect(scripted.requests.map((r) => r.method)).to.deep.equal(['POST']);
   });
@@ -170,7 +278,12 @@ describe('client: resourceClient requests', () => {
       ...scripted.transport,
       get: () => {
         discoveries++;
-        return of({ resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }, { name: 'widgets/status', kind: 'Widget', namespaced: true }] });
+        return of({
+          resources: [
+            { name: 'widgets', kind: 'Widget', namespaced: true },
+            { name: 'widgets/status', kind: 'Widget', namespaced: true },
+          ],
+        });
       },
     };
     const widgets = resourceClient(transport, { apiVersion: 'example.com/v1', kind: 'Widget' }, { namespace: 'ns' });
@@ -178,19 +291,25 @@ describe('client: resourceClient requests', () => {
     await firstValueFrom(widgets.get('w'));
     await firstValueFrom(widgets.get('w'));
     expect(discoveries).to.equal(1);
-    expect(scripted.requests.map((r) => r.path)).to.deep.equal(['/apis/example.com/v1/namespaces/ns/widgets/w', '/apis/example.com/v1/namespaces/ns/widgets/w']);
+    expect(scripted.requests.map((r) => r.path)).to.deep.equal([
+      '/apis/example.com/v1/namespaces/ns/widgets/w',
+      '/apis/example.com/v1/namespaces/ns/widgets/w',
+    ]);
   });
 
   it('fails a call of a kind discovery does not know with UnknownResourceError', async () => {
     const scripted = scriptedTransport(asyncScheduler, () => ok({}, 0));
     const transport = { ...scripted.transport, get: () => throwError(() => apiError(404, 'NotFound', 'not found')) };
-    const error = await firstValueFrom(resourceClient(transport, { apiVersion: 'nope.io/v1', kind: 'Nope' }).list()).catch((e: unknown) => e);
+    const error = await firstValueFrom(
+      resourceClient(transport, { apiVersion: 'nope.io/v1', kind: 'Nope' }).list(),
+    ).catch((e: unknown) => e);
     expect((error as Error).name).to.equal('UnknownResourceError');
   });
 });
 
 describe('client: the API server warnings', () => {
-  const warned = (texts: string[]) => () => timer(0).pipe(map((): TransportResponse => ({ status: 200, body: pod, headers: {}, warnings: texts })));
+  const warned = (texts: string[]) => () =>
+    timer(0).pipe(map((): TransportResponse => ({ status: 200, body: pod, headers: {}, warnings: texts })));
 
   /** The process warnings emitted while `run` runs, as `type: message`. */
   async function processWarnings(run: () => Promise<unknown>): Promise<string[]> {
@@ -210,8 +329,14 @@ describe('client: the API server warnings', () => {
   it('hands each warning of an answer to onWarning with the request it answered, refused requests included', async () => {
     const seen: ApiWarning[] = [];
     const refusal = new ApiError(422, 'Invalid', 'nope', undefined, undefined, ['unknown field "spec.colour"']);
-    const scripted = scriptedTransport(asyncScheduler, (_request, index) => (index === 0 ? warned(['a', 'b'])() : fail(refusal, 0)));
-    const client = resourceClient<V1Pod>(scripted.transport, { apiVersion: 'v1', kind: 'Pod' }, { namespace: 'ns', onWarning: (w) => seen.push(w) });
+    const scripted = scriptedTransport(asyncScheduler, (_request, index) =>
+      index === 0 ? warned(['a', 'b'])() : fail(refusal, 0),
+    );
+    const client = resourceClient<V1Pod>(
+      scripted.transport,
+      { apiVersion: 'v1', kind: 'Pod' },
+      { namespace: 'ns', onWarning: (w) => seen.push(w) },
+    );
     await firstValueFrom(client.create(pod));
     const error = await firstValueFrom(client.replace(pod)).catch((e: unknown) => e);
     expect(error).to.equal(refusal);
@@ -224,8 +349,22 @@ describe('client: the API server warnings', () => {
 
   it('hands the warnings of the discovery answers it needed to onWarning: the kind and its status subresource', async () => {
     const seen: string[] = [];
-    const scripted = scriptedTransport(asyncScheduler, () => ok({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', resourceVersion: '6' } }, 0));
-    const discovery = { resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }, { name: 'widgets/status', kind: 'Widget', namespaced: true }] };
+    const scripted = scriptedTransport(asyncScheduler, () =>
+      ok(
+        {
+          apiVersion: 'example.com/v1',
+          kind: 'Widget',
+          metadata: { name: 'w', namespace: 'ns', resourceVersion: '6' },
+        },
+        0,
+      ),
+    );
+    const discovery = {
+      resources: [
+        { name: 'widgets', kind: 'Widget', namespaced: true },
+        { name: 'widgets/status', kind: 'Widget', namespaced: true },
+      ],
+    };
     const transport = {
       ...scripted.transport,
       get: (path: string, _query: unknown, options?: { onWarnings?: (texts: readonly string[]) => void }) => {
@@ -233,21 +372,41 @@ describe('client: the API server warnings', () => {
         return of(discovery);
       },
     };
-    const widgets = resourceClient<V1Pod>(transport, { apiVersion: 'example.com/v1', kind: 'Widget' }, {
-      namespace: 'ns', onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`),
-    });
-    await firstValueFrom(widgets.mutate({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', resourceVersion: '5' } } as V1Pod, (draft) => {
-      draft.status = { phase: 'Running' };
-    }));
+    const widgets = resourceClient<V1Pod>(
+      transport,
+      { apiVersion: 'example.com/v1', kind: 'Widget' },
+      {
+        namespace: 'ns',
+        onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`),
+      },
+    );
+    await firstValueFrom(
+      widgets.mutate(
+        {
+          apiVersion: 'example.com/v1',
+          kind: 'Widget',
+          metadata: { name: 'w', namespace: 'ns', resourceVersion: '5' },
+        } as V1Pod,
+        (draft) => {
+          draft.status = { phase: 'Running' };
+        },
+      ),
+    );
     // One discovery answer resolves the kind, another says whether it has a status subresource.
-    expect(seen).to.deep.equal(['GET /apis/example.com/v1 /apis/example.com/v1 is deprecated', 'GET /apis/example.com/v1 /apis/example.com/v1 is deprecated']);
-    expect(scripted.requests.map((request) => `${request.method} ${request.path}`)).to.deep.equal(['PATCH /apis/example.com/v1/namespaces/ns/widgets/w/status']);
+    expect(seen).to.deep.equal([
+      'GET /apis/example.com/v1 /apis/example.com/v1 is deprecated',
+      'GET /apis/example.com/v1 /apis/example.com/v1 is deprecated',
+    ]);
+    expect(scripted.requests.map((request) => `${request.method} ${request.path}`)).to.deep.equal([
+      'PATCH /apis/example.com/v1/namespaces/ns/widgets/w/status',
+    ]);
   });
 
   it('refuses an onWarning that is not a function where the client is made', () => {
     const scripted = scriptedTransport(asyncScheduler, warned([]));
-    expect(() => resourceClient<V1Pod>(scripted.transport, { apiVersion: 'v1', kind: 'Pod' }, { onWarning: 'log' as never }))
-      .to.throw(TypeError, 'resourceClient: onWarning must be a function');
+    expect(() =>
+      resourceClient<V1Pod>(scripted.transport, { apiVersion: 'v1', kind: 'Pod' }, { onWarning: 'log' as never }),
+    ).to.throw(TypeError, 'resourceClient: onWarning must be a function');
   });
 
   it('prints each distinct warning once per process by default', async () => {
@@ -263,11 +422,20 @@ describe('client: the API server warnings', () => {
 
   it('reports a handler that throws as a process warning and still completes the call', async () => {
     const scripted = scriptedTransport(asyncScheduler, warned(['x']));
-    const client = resourceClient<V1Pod>(scripted.transport, { apiVersion: 'v1', kind: 'Pod' }, {
-      namespace: 'ns', onWarning: () => { throw new Error('handler broke'); },
-    });
+    const client = resourceClient<V1Pod>(
+      scripted.transport,
+      { apiVersion: 'v1', kind: 'Pod' },
+      {
+        namespace: 'ns',
+        onWarning: () => {
+          throw new Error('handler broke');
+        },
+      },
+    );
     let result: unknown;
-    const printed = await processWarnings(async () => { result = await firstValueFrom(client.get('web')); });
+    const printed = await processWarnings(async () => {
+      result = await firstValueFrom(client.get('web'));
+    });
     expect(result).to.deep.equal(pod);
     expect(printed).to.deep.equal(['Error: handler broke']);
   });

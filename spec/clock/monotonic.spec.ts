@@ -14,8 +14,12 @@ describe('monotonicScheduler', () => {
       const afterForward = monotonicScheduler.now();
       step(-7_200_000);
       const afterBack = monotonicScheduler.now();
-      expect(afterForward).to.be.at.least(before).and.below(before + 60_000);
-      expect(afterBack).to.be.at.least(afterForward).and.below(before + 60_000);
+      expect(afterForward)
+        .to.be.at.least(before)
+        .and.below(before + 60_000);
+      expect(afterBack)
+        .to.be.at.least(afterForward)
+        .and.below(before + 60_000);
     });
   });
 
@@ -39,10 +43,16 @@ describe('monotonicScheduler', () => {
   it('inside TestScheduler.run(), reads the run\u2019s virtual time from now() and wallClock()', () => {
     const seen: number[][] = [];
     virtual(({ scheduler }) => {
-      scheduler.schedule(() => seen.push([monotonicScheduler.now(), monotonicScheduler.wallClock(), wallClockNow(monotonicScheduler)]), 1234);
+      scheduler.schedule(
+        () => seen.push([monotonicScheduler.now(), monotonicScheduler.wallClock(), wallClockNow(monotonicScheduler)]),
+        1234,
+      );
       monotonicScheduler.schedule(() => seen.push([monotonicScheduler.now(), scheduler.now()]), 50);
     });
-    expect(seen).to.deep.equal([[50, 50], [1234, 1234, 1234]]);
+    expect(seen).to.deep.equal([
+      [50, 50],
+      [1234, 1234, 1234],
+    ]);
   });
 
   it('reads the monotonic clock again once TestScheduler.run() is over', async () => {
@@ -50,23 +60,38 @@ describe('monotonicScheduler', () => {
     await withSteppedWallClock(async (step) => {
       const before = monotonicScheduler.now();
       step(-7_200_000);
-      expect(monotonicScheduler.now()).to.be.at.least(before).and.below(before + 60_000);
+      expect(monotonicScheduler.now())
+        .to.be.at.least(before)
+        .and.below(before + 60_000);
       expect(monotonicScheduler.wallClock() - Date.now()).to.be.within(-60_000, 0);
     });
   });
 
   it('inside TestScheduler.run(), lets reconcile retry and requeue on the frames asyncScheduler gives', () => {
-    const runs = (scheduler: SchedulerLike | undefined): string[] => virtual(({ hot, cold, scheduler: virtualClock }) => {
-      const outcomes = ['#', '#', '(r|)', '|'];
-      let call = 0;
-      const out$ = hot('a').pipe(reconcile(() => cold(outcomes[call++] ?? '|', { r: { requeueAfter: 100 } }), scheduler === undefined ? {} : { scheduler }));
-      return timeline(out$, virtualClock);
-    });
+    const runs = (scheduler: SchedulerLike | undefined): string[] =>
+      virtual(({ hot, cold, scheduler: virtualClock }) => {
+        const outcomes = ['#', '#', '(r|)', '|'];
+        let call = 0;
+        const out$ = hot('a').pipe(
+          reconcile(
+            () => cold(outcomes[call++] ?? '|', { r: { requeueAfter: 100 } }),
+            scheduler === undefined ? {} : { scheduler },
+          ),
+        );
+        return timeline(out$, virtualClock);
+      });
     const expected = [
-      '0 started a#1', '0 failed a', '0 retrying a +5',
-      '5 started a#2', '5 failed a', '5 retrying a +10',
-      '15 started a#3', '15 succeeded a', '15 requeued a +100',
-      '115 started a#1', '115 succeeded a',
+      '0 started a#1',
+      '0 failed a',
+      '0 retrying a +5',
+      '5 started a#2',
+      '5 failed a',
+      '5 retrying a +10',
+      '15 started a#3',
+      '15 succeeded a',
+      '15 requeued a +100',
+      '115 started a#1',
+      '115 succeeded a',
     ];
     expect(runs(asyncScheduler)).to.deep.equal(expected);
     expect(runs(monotonicScheduler)).to.deep.equal(expected);
@@ -76,11 +101,15 @@ describe('monotonicScheduler', () => {
   it('runs its work on asyncScheduler\u2019s timers, with state, and rescheduled from within', async () => {
     const seen: number[] = [];
     await new Promise<void>((resolve) => {
-      monotonicScheduler.schedule(function (state) {
-        seen.push(state!);
-        if (state! < 3) this.schedule(state! + 1, 1);
-        else resolve();
-      }, 1, 1);
+      monotonicScheduler.schedule(
+        function (state) {
+          seen.push(state!);
+          if (state! < 3) this.schedule(state! + 1, 1);
+          else resolve();
+        },
+        1,
+        1,
+      );
     });
     expect(seen).to.deep.equal([1, 2, 3]);
   });

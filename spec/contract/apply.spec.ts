@@ -1,6 +1,15 @@
 /** Contract: server-side apply of ConfigMaps: creation, ownership, removal, conflicts, force, updates, options. */
 import { expect } from 'chai';
-import { apply, contractTargets, entry, expectStatus, managedFields, MERGE, suffix, useContractSession } from './support/index.js';
+import {
+  apply,
+  contractTargets,
+  entry,
+  expectStatus,
+  managedFields,
+  MERGE,
+  suffix,
+  useContractSession,
+} from './support/index.js';
 
 for (const target of contractTargets()) {
   describe(`contract (${target.name}): server-side apply`, () => {
@@ -8,20 +17,32 @@ for (const target of contractTargets()) {
     const collection = () => `/api/v1/namespaces/${session().namespace}/configmaps`;
 
     /** A fresh ConfigMap path and the configuration that applies `data` (and optional metadata) to it. */
-    function configMap(): { path: string; config: (data: Record<string, string> | undefined, metadata?: Record<string, unknown>) => unknown } {
+    function configMap(): {
+      path: string;
+      config: (data: Record<string, string> | undefined, metadata?: Record<string, unknown>) => unknown;
+    } {
       const name = `cm-${suffix()}`;
       return {
         path: `${collection()}/${name}`,
-        config: (data, metadata = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...metadata }, ...(data !== undefined ? { data } : {}) }),
+        config: (data, metadata = {}) => ({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name, ...metadata },
+          ...(data !== undefined ? { data } : {}),
+        }),
       };
     }
 
     it('creates a missing object with 201 and records an Apply entry without the identity fields', async () => {
       const cm = configMap();
-      const made = await apply(session(), cm.path, cm.config({ a: '1' }, { labels: { app: 'x' } }), { manager: 'alice' });
+      const made = await apply(session(), cm.path, cm.config({ a: '1' }, { labels: { app: 'x' } }), {
+        manager: 'alice',
+      });
       expectStatus(made, 201);
       expect(made.json.data).to.deep.equal({ a: '1' });
-      expect(managedFields(made.json)).to.deep.equal([entry('alice', 'Apply', 'v1', { 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { 'f:app': {} } } })]);
+      expect(managedFields(made.json)).to.deep.equal([
+        entry('alice', 'Apply', 'v1', { 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { 'f:app': {} } } }),
+      ]);
     });
 
     it('changes nothing when the same configuration is applied again: same resourceVersion', async () => {
@@ -64,7 +85,12 @@ for (const target of contractTargets()) {
       await apply(session(), cm.path, cm.config({ a: '1' }), { manager: 'alice' });
       const clash = await apply(session(), cm.path, cm.config({ a: '2' }), { manager: 'bob' });
       expect(clash.json).to.deep.equal({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 409, reason: 'Conflict',
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        code: 409,
+        reason: 'Conflict',
         message: 'Apply failed with 1 conflict: conflict with "alice": .data.a',
         details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.data.a' }] },
       });
@@ -72,12 +98,18 @@ for (const target of contractTargets()) {
 
     it('names the update manager and its API version in a conflict with a field written by a plain update', async () => {
       const cm = configMap();
-      const made = await session().raw('POST', `${collection()}?fieldManager=creator`, { body: cm.config({ a: '1', b: '2' }) });
+      const made = await session().raw('POST', `${collection()}?fieldManager=creator`, {
+        body: cm.config({ a: '1', b: '2' }),
+      });
       expectStatus(made, 201);
-      expect(managedFields(made.json)).to.deep.equal([entry('creator', 'Update', 'v1', { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} } })]);
+      expect(managedFields(made.json)).to.deep.equal([
+        entry('creator', 'Update', 'v1', { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} } }),
+      ]);
       const clash = await apply(session(), cm.path, cm.config({ a: 'x', b: 'y' }), { manager: 'bob' });
       expectStatus(clash, 409);
-      expect(clash.json.message).to.equal('Apply failed with 2 conflicts: conflicts with "creator" using v1:\n- .data.a\n- .data.b');
+      expect(clash.json.message).to.equal(
+        'Apply failed with 2 conflicts: conflicts with "creator" using v1:\n- .data.a\n- .data.b',
+      );
       expect(clash.json.details.causes).to.deep.equal([
         { reason: 'FieldManagerConflict', message: 'conflict with "creator" using v1', field: '.data.a' },
         { reason: 'FieldManagerConflict', message: 'conflict with "creator" using v1', field: '.data.b' },
@@ -112,7 +144,10 @@ for (const target of contractTargets()) {
     it('moves ownership of an applied field to a merge patch that changes it', async () => {
       const cm = configMap();
       await apply(session(), cm.path, cm.config({ a: '1', b: '1' }), { manager: 'alice' });
-      const patched = await session().raw('PATCH', `${cm.path}?fieldManager=editor`, { body: { data: { a: 'edited' } }, contentType: MERGE });
+      const patched = await session().raw('PATCH', `${cm.path}?fieldManager=editor`, {
+        body: { data: { a: 'edited' } },
+        contentType: MERGE,
+      });
       expectStatus(patched, 200);
       expect(managedFields(patched.json)).to.deep.equal([
         entry('alice', 'Apply', 'v1', { 'f:data': { 'f:b': {} } }),
@@ -120,36 +155,52 @@ for (const target of contractTargets()) {
       ]);
       const reapplied = await apply(session(), cm.path, cm.config({ a: '1', b: '1' }), { manager: 'alice' });
       expectStatus(reapplied, 409);
-      expect(reapplied.json.details.causes).to.deep.equal([{ reason: 'FieldManagerConflict', message: 'conflict with "editor" using v1', field: '.data.a' }]);
+      expect(reapplied.json.details.causes).to.deep.equal([
+        { reason: 'FieldManagerConflict', message: 'conflict with "editor" using v1', field: '.data.a' },
+      ]);
     });
 
     it('merges later updates of one manager into its single Update entry', async () => {
       const cm = configMap();
       await session().raw('POST', `${collection()}?fieldManager=writer`, { body: cm.config({ a: '1' }) });
-      await session().raw('PATCH', `${cm.path}?fieldManager=writer`, { body: { data: { b: '2' } }, contentType: MERGE });
+      await session().raw('PATCH', `${cm.path}?fieldManager=writer`, {
+        body: { data: { b: '2' } },
+        contentType: MERGE,
+      });
       const read = await session().raw('GET', cm.path);
-      expect(managedFields(read.json)).to.deep.equal([entry('writer', 'Update', 'v1', { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} } })]);
+      expect(managedFields(read.json)).to.deep.equal([
+        entry('writer', 'Update', 'v1', { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} } }),
+      ]);
     });
 
     it('drops a field removed by a merge patch from its applier', async () => {
       const cm = configMap();
       await apply(session(), cm.path, cm.config({ a: '1', b: '1' }), { manager: 'alice' });
-      const patched = await session().raw('PATCH', `${cm.path}?fieldManager=editor`, { body: { data: { a: null } }, contentType: MERGE });
+      const patched = await session().raw('PATCH', `${cm.path}?fieldManager=editor`, {
+        body: { data: { a: null } },
+        contentType: MERGE,
+      });
       expect(patched.json.data).to.deep.equal({ b: '1' });
       expect(managedFields(patched.json)).to.deep.equal([entry('alice', 'Apply', 'v1', { 'f:data': { 'f:b': {} } })]);
     });
 
     it('gives labels and annotations per key: two appliers own different keys of one map', async () => {
       const cm = configMap();
-      await apply(session(), cm.path, cm.config(undefined, { labels: { a: '1' }, annotations: { note: 'x' } }), { manager: 'alice' });
+      await apply(session(), cm.path, cm.config(undefined, { labels: { a: '1' }, annotations: { note: 'x' } }), {
+        manager: 'alice',
+      });
       const second = await apply(session(), cm.path, cm.config(undefined, { labels: { b: '2' } }), { manager: 'bob' });
       expect(second.json.metadata.labels).to.deep.equal({ a: '1', b: '2' });
       expect(second.json.metadata.annotations).to.deep.equal({ note: 'x' });
       expect(managedFields(second.json)).to.deep.equal([
-        entry('alice', 'Apply', 'v1', { 'f:metadata': { 'f:annotations': { 'f:note': {} }, 'f:labels': { 'f:a': {} } } }),
+        entry('alice', 'Apply', 'v1', {
+          'f:metadata': { 'f:annotations': { 'f:note': {} }, 'f:labels': { 'f:a': {} } },
+        }),
         entry('bob', 'Apply', 'v1', { 'f:metadata': { 'f:labels': { 'f:b': {} } } }),
       ]);
-      const removed = await apply(session(), cm.path, cm.config(undefined, { labels: { a: '1' } }), { manager: 'alice' });
+      const removed = await apply(session(), cm.path, cm.config(undefined, { labels: { a: '1' } }), {
+        manager: 'alice',
+      });
       expect(removed.json.metadata).to.not.have.property('annotations');
     });
 
@@ -176,56 +227,111 @@ for (const target of contractTargets()) {
       const cm = configMap();
       const answer = await apply(session(), cm.path, cm.config({ a: '1' }));
       expect(answer.json).to.deep.equal({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 422, reason: 'Invalid',
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        code: 422,
+        reason: 'Invalid',
         message: 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
-        details: { group: 'meta.k8s.io', kind: 'PatchOptions', causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }] },
+        details: {
+          group: 'meta.k8s.io',
+          kind: 'PatchOptions',
+          causes: [
+            {
+              reason: 'FieldValueRequired',
+              message: 'Required value: is required for apply patch',
+              field: 'fieldManager',
+            },
+          ],
+        },
       });
     });
 
     it('refuses force on a patch that is not an apply', async () => {
       const cm = configMap();
       await apply(session(), cm.path, cm.config({ a: '1' }), { manager: 'alice' });
-      const answer = await session().raw('PATCH', `${cm.path}?force=true`, { body: { data: { a: '2' } }, contentType: MERGE });
+      const answer = await session().raw('PATCH', `${cm.path}?force=true`, {
+        body: { data: { a: '2' } },
+        contentType: MERGE,
+      });
       expectStatus(answer, 422);
-      expect(answer.json.message).to.equal('PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch');
+      expect(answer.json.message).to.equal(
+        'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+      );
     });
 
     it('refuses a field manager longer than 128 bytes', async () => {
       const cm = configMap();
       const answer = await apply(session(), cm.path, cm.config({ a: '1' }), { manager: 'm'.repeat(129) });
       expectStatus(answer, 422);
-      expect(answer.json.details.causes).to.deep.equal([{ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'fieldManager' }]);
+      expect(answer.json.details.causes).to.deep.equal([
+        { reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'fieldManager' },
+      ]);
     });
 
     it('refuses a configuration of another kind with 400 invalid object type', async () => {
       const cm = configMap();
-      const answer = await apply(session(), cm.path, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } }, { manager: 'alice' });
-      expect(answer.json).to.deep.include({ code: 400, reason: 'BadRequest', message: 'invalid object type: /v1, Kind=Secret' });
+      const answer = await apply(
+        session(),
+        cm.path,
+        { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } },
+        { manager: 'alice' },
+      );
+      expect(answer.json).to.deep.include({
+        code: 400,
+        reason: 'BadRequest',
+        message: 'invalid object type: /v1, Kind=Secret',
+      });
     });
 
     it('refuses managedFields in the applied configuration', async () => {
       const cm = configMap();
-      const answer = await apply(session(), cm.path, cm.config({ a: '1' }, { managedFields: [{ manager: 'x', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: {} }] }), { manager: 'alice' });
-      expect(answer.json).to.deep.include({ code: 400, reason: 'BadRequest', message: 'metadata.managedFields must be nil' });
+      const answer = await apply(
+        session(),
+        cm.path,
+        cm.config(
+          { a: '1' },
+          { managedFields: [{ manager: 'x', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: {} }] },
+        ),
+        { manager: 'alice' },
+      );
+      expect(answer.json).to.deep.include({
+        code: 400,
+        reason: 'BadRequest',
+        message: 'metadata.managedFields must be nil',
+      });
     });
 
     it('refuses a configuration with a field the schema does not declare, naming it', async () => {
       const cm = configMap();
-      const answer = await apply(session(), cm.path, { ...(cm.config({ a: '1' }) as object), spec: { x: 1 } }, { manager: 'alice' });
+      const answer = await apply(
+        session(),
+        cm.path,
+        { ...(cm.config({ a: '1' }) as object), spec: { x: 1 } },
+        { manager: 'alice' },
+      );
       expectStatus(answer, 500);
-      expect(answer.json.message).to.match(/^failed to create typed patch object \(.*\): \.spec: field not declared in schema$/);
+      expect(answer.json.message).to.match(
+        /^failed to create typed patch object \(.*\): \.spec: field not declared in schema$/,
+      );
     });
 
     it('names the manager of a plain write after the User-Agent up to its first slash', async () => {
       const cm = configMap();
-      const made = await session().raw('POST', collection(), { body: cm.config({ a: '1' }), userAgent: 'my-controller/v1.2.3 (linux/amd64) kubernetes/abcdef' });
+      const made = await session().raw('POST', collection(), {
+        body: cm.config({ a: '1' }),
+        userAgent: 'my-controller/v1.2.3 (linux/amd64) kubernetes/abcdef',
+      });
       expect(managedFields(made.json).map((e) => e.manager)).to.deep.equal(['my-controller']);
     });
 
     it('resets managedFields when an update sends an empty list, and stops tracking', async () => {
       const cm = configMap();
       const made = await apply(session(), cm.path, cm.config({ a: '1' }), { manager: 'alice' });
-      const reset = await session().raw('PUT', cm.path, { body: { ...made.json, metadata: { ...made.json.metadata, managedFields: [] } } });
+      const reset = await session().raw('PUT', cm.path, {
+        body: { ...made.json, metadata: { ...made.json.metadata, managedFields: [] } },
+      });
       expectStatus(reset, 200);
       expect(reset.json.metadata).to.not.have.property('managedFields');
       const after = await apply(session(), cm.path, cm.config({ a: '1', b: '2' }), { manager: 'alice' });

@@ -28,15 +28,29 @@ for (const target of contractTargets()) {
     before(async function () {
       this.timeout(60_000);
       const { extensions, raw, namespace } = session();
-      const version = (name: string, extra: Partial<V1CustomResourceDefinitionVersion>): V1CustomResourceDefinitionVersion => ({
-        name, served: true, storage: false,
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } } },
+      const version = (
+        name: string,
+        extra: Partial<V1CustomResourceDefinitionVersion>,
+      ): V1CustomResourceDefinitionVersion => ({
+        name,
+        served: true,
+        storage: false,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+          },
+        },
         ...extra,
       });
       const body: V1CustomResourceDefinition = {
-        apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: crdName },
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: crdName },
         spec: {
-          group, scope: 'Namespaced', names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
+          group,
+          scope: 'Namespaced',
+          names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
           versions: [
             version('v1alpha1', { deprecated: true }),
             version('v1beta1', { deprecated: true, deprecationWarning: custom }),
@@ -48,7 +62,9 @@ for (const target of contractTargets()) {
       await extensions.createCustomResourceDefinition({ body });
       // The real server serves the endpoint a moment after Established; a create is the reliable signal.
       for (let attempt = 0; attempt < 200; attempt++) {
-        const made = await raw('POST', gadgets('v1'), { body: { apiVersion: `${group}/v1`, kind: 'Gadget', metadata: { name: 'g1', namespace } } });
+        const made = await raw('POST', gadgets('v1'), {
+          body: { apiVersion: `${group}/v1`, kind: 'Gadget', metadata: { name: 'g1', namespace } },
+        });
         if (made.status === 201) return;
         await new Promise<void>((resolve) => setTimeout(resolve, 100));
       }
@@ -56,7 +72,9 @@ for (const target of contractTargets()) {
     });
 
     after(async () => {
-      await session().raw('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`).catch(() => undefined);
+      await session()
+        .raw('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`)
+        .catch(() => undefined);
     });
 
     it('warns on every answer for a deprecated version, a refusal too, and names the newest served version by default', async () => {
@@ -77,20 +95,37 @@ for (const target of contractTargets()) {
 
     it('writes a text once when the deprecation and the request give the same warning', async () => {
       const { raw, namespace } = session();
-      const body = { apiVersion: `${group}/v1beta2`, kind: 'Gadget', metadata: { name: `twice-${suffix()}`, namespace }, colour: 'red', size: 'L' };
+      const body = {
+        apiVersion: `${group}/v1beta2`,
+        kind: 'Gadget',
+        metadata: { name: `twice-${suffix()}`, namespace },
+        colour: 'red',
+        size: 'L',
+      };
       const answer = await raw('POST', `${gadgets('v1beta2')}?fieldValidation=Warn`, { body });
       expect(answer.status).to.equal(201);
       expect(warningTexts(answer)).to.deep.equal(['unknown field "colour"', 'unknown field "size"']);
     });
 
-    it('hands an informer\'s warnings to onWarning, for its list and for its watch', async function () {
+    it("hands an informer's warnings to onWarning, for its list and for its watch", async function () {
       this.timeout(30_000);
       const { connection, namespace } = session();
       const seen: string[] = [];
-      const deltas$ = listWatch(connection, { apiVersion: `${group}/v1alpha1`, kind: 'Gadget' }, {
-        namespace, onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`),
-      });
-      await firstValueFrom(deltas$.pipe(filter((event) => event.type === 'status' && event.status.state === 'watching'), take(1), timeout(20_000)));
+      const deltas$ = listWatch(
+        connection,
+        { apiVersion: `${group}/v1alpha1`, kind: 'Gadget' },
+        {
+          namespace,
+          onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`),
+        },
+      );
+      await firstValueFrom(
+        deltas$.pipe(
+          filter((event) => event.type === 'status' && event.status.state === 'watching'),
+          take(1),
+          timeout(20_000),
+        ),
+      );
       const line = `GET ${gadgets('v1alpha1')} ${group}/v1alpha1 Gadget is deprecated; use ${group}/v1 Gadget`;
       expect(seen).to.deep.equal([line, line]);
     });

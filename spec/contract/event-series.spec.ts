@@ -21,18 +21,27 @@ for (const target of contractTargets()) {
     });
 
     const start = (): EventRecorder => {
-      recorder = eventRecorder(session().connection, { reportingController: 'rxkube.io/contract', reportingInstance: `contract-${suffix()}` });
+      recorder = eventRecorder(session().connection, {
+        reportingController: 'rxkube.io/contract',
+        reportingInstance: `contract-${suffix()}`,
+      });
       reports = [];
       recorder.reports$.subscribe((report) => reports.push(report));
       return recorder;
     };
     const flushed = async (events: EventRecorder): Promise<void> => {
       expect(await lastValueFrom(events.flush({ timeoutMs: 10_000 }))).to.deep.equal({ complete: true, pending: 0 });
-      expect(reports.filter((r) => r.type !== 'created' && r.type !== 'updated'), 'reports other than writes').to.deep.equal([]);
+      expect(
+        reports.filter((r) => r.type !== 'created' && r.type !== 'updated'),
+        'reports other than writes',
+      ).to.deep.equal([]);
     };
     const eventsAbout = async (namespace: string, name: string, api = '/apis/events.k8s.io/v1'): Promise<any[]> => {
       const field = api === '/api/v1' ? 'involvedObject.name' : 'regarding.name';
-      const list = await session().raw('GET', `${api}/namespaces/${namespace}/events?fieldSelector=${encodeURIComponent(`${field}=${name}`)}`);
+      const list = await session().raw(
+        'GET',
+        `${api}/namespaces/${namespace}/events?fieldSelector=${encodeURIComponent(`${field}=${name}`)}`,
+      );
       expectStatus(list, 200);
       return list.json.items;
     };
@@ -40,9 +49,13 @@ for (const target of contractTargets()) {
     it('an event series reaching count 3 is one Event whose series counts every occurrence', async () => {
       const { namespace, core } = session();
       const name = `settings-${suffix()}`;
-      const configMap = await core.createNamespacedConfigMap({ namespace, body: { metadata: { name }, data: { mode: 'a' } } });
+      const configMap = await core.createNamespacedConfigMap({
+        namespace,
+        body: { metadata: { name }, data: { mode: 'a' } },
+      });
       const events = start();
-      const record = () => events.event(configMap, { type: 'Normal', reason: 'Synced', action: 'Reconcile', note: 'settings applied' });
+      const record = () =>
+        events.event(configMap, { type: 'Normal', reason: 'Synced', action: 'Reconcile', note: 'settings applied' });
 
       record();
       await flushed(events);
@@ -50,9 +63,20 @@ for (const target of contractTargets()) {
       expect(noOthers).to.deep.equal([]);
       expect(first.series).to.equal(undefined);
       expect(first.regarding).to.deep.equal({
-        kind: 'ConfigMap', namespace, name, uid: configMap.metadata!.uid, apiVersion: 'v1', resourceVersion: configMap.metadata!.resourceVersion,
+        kind: 'ConfigMap',
+        namespace,
+        name,
+        uid: configMap.metadata!.uid,
+        apiVersion: 'v1',
+        resourceVersion: configMap.metadata!.resourceVersion,
       });
-      expect(first).to.deep.include({ reportingController: 'rxkube.io/contract', type: 'Normal', reason: 'Synced', action: 'Reconcile', note: 'settings applied' });
+      expect(first).to.deep.include({
+        reportingController: 'rxkube.io/contract',
+        type: 'Normal',
+        reason: 'Synced',
+        action: 'Reconcile',
+        note: 'settings applied',
+      });
       expect(first.eventTime).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
 
       record();
@@ -76,11 +100,14 @@ for (const target of contractTargets()) {
       expect(reports.map((r) => r.type)).to.deep.equal(['created', 'updated', 'updated']);
     });
 
-    it('a note over 1 KiB is cut to the API\'s limit and the Event is accepted', async () => {
+    it("a note over 1 KiB is cut to the API's limit and the Event is accepted", async () => {
       const { namespace } = session();
       const name = `noted-${suffix()}`;
       const events = start();
-      events.event({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name }, { type: 'Warning', reason: 'Invalid', action: 'Validate', note: 'ü'.repeat(700) });
+      events.event(
+        { apiVersion: 'v1', kind: 'ConfigMap', namespace, name },
+        { type: 'Warning', reason: 'Invalid', action: 'Validate', note: 'ü'.repeat(700) },
+      );
       await flushed(events);
       const [stored] = await eventsAbout(namespace, name);
       expect(Buffer.byteLength(stored.note)).to.equal(1024);
@@ -91,12 +118,18 @@ for (const target of contractTargets()) {
     it('events about a cluster-scoped object go to the default namespace', async () => {
       const { namespace } = session();
       const events = start();
-      events.event({ apiVersion: 'v1', kind: 'Namespace', name: namespace }, { type: 'Normal', reason: 'Observed', action: 'Watch' });
+      events.event(
+        { apiVersion: 'v1', kind: 'Namespace', name: namespace },
+        { type: 'Normal', reason: 'Observed', action: 'Watch' },
+      );
       await flushed(events);
       const [stored] = await eventsAbout('default', namespace);
       expect(stored.metadata.namespace).to.equal('default');
       expect(stored.regarding).to.deep.equal({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
-      expectStatus(await session().raw('DELETE', `/apis/events.k8s.io/v1/namespaces/default/events/${stored.metadata.name}`), 200);
+      expectStatus(
+        await session().raw('DELETE', `/apis/events.k8s.io/v1/namespaces/default/events/${stored.metadata.name}`),
+        200,
+      );
     });
   });
 }

@@ -7,11 +7,16 @@ for (const target of contractTargets()) {
   function deploymentBody(name: string): V1Deployment {
     const labels = { app: name };
     return {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name },
       spec: {
         replicas: 1,
         selector: { matchLabels: labels },
-        template: { metadata: { labels }, spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } },
+        template: {
+          metadata: { labels },
+          spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
+        },
       },
     };
   }
@@ -28,7 +33,11 @@ for (const target of contractTargets()) {
       session().apps.replaceNamespacedDeployment({ name: body.metadata!.name!, namespace: session().namespace, body });
 
     const replaceDeploymentStatus = (body: V1Deployment): Promise<V1Deployment> =>
-      session().apps.replaceNamespacedDeploymentStatus({ name: body.metadata!.name!, namespace: session().namespace, body });
+      session().apps.replaceNamespacedDeploymentStatus({
+        name: body.metadata!.name!,
+        namespace: session().namespace,
+        body,
+      });
 
     it('sets generation 1 on create and keeps it on label and status changes', async () => {
       const made = await createDeployment();
@@ -54,13 +63,18 @@ for (const target of contractTargets()) {
     // generation (apps/deployment strategy PrepareForUpdate); other workload types do not.
     it('bumps a Deployment generation on an annotation change', async () => {
       const made = await createDeployment();
-      const annotated = await replaceDeployment({ ...made, metadata: { ...made.metadata, annotations: { note: 'n' } } });
+      const annotated = await replaceDeployment({
+        ...made,
+        metadata: { ...made.metadata, annotations: { note: 'n' } },
+      });
       expect(annotated.metadata?.generation).to.equal(2);
     });
 
     it('leaves a ConfigMap without a generation', async () => {
       const { raw, namespace } = session();
-      const made = await raw('POST', `/api/v1/namespaces/${namespace}/configmaps`, { body: { metadata: { name: `cm-${suffix()}` }, data: { a: '1' } } });
+      const made = await raw('POST', `/api/v1/namespaces/${namespace}/configmaps`, {
+        body: { metadata: { name: `cm-${suffix()}` }, data: { a: '1' } },
+      });
       expect(made.json.metadata).to.not.have.property('generation');
     });
 
@@ -85,7 +99,9 @@ for (const target of contractTargets()) {
       const { raw, namespace } = session();
       const name = `fin-${suffix()}`;
       const path = `/api/v1/namespaces/${namespace}/configmaps/${name}`;
-      const made = await raw('POST', `/api/v1/namespaces/${namespace}/configmaps`, { body: { metadata: { name, finalizers: ['example.com/hold'] } } });
+      const made = await raw('POST', `/api/v1/namespaces/${namespace}/configmaps`, {
+        body: { metadata: { name, finalizers: ['example.com/hold'] } },
+      });
       expect(made.status).to.equal(201);
 
       const deleting = await raw('DELETE', path);
@@ -99,7 +115,9 @@ for (const target of contractTargets()) {
       expect(held.json.metadata.finalizers).to.deep.equal(['example.com/hold']);
       expect(held.json.metadata.deletionTimestamp).to.equal(deleting.json.metadata.deletionTimestamp);
 
-      const released = await raw('PUT', path, { body: { ...held.json, metadata: { ...held.json.metadata, finalizers: [] } } });
+      const released = await raw('PUT', path, {
+        body: { ...held.json, metadata: { ...held.json.metadata, finalizers: [] } },
+      });
       expect(released.status, released.text).to.equal(200);
       expect((await raw('GET', path)).status).to.equal(404);
     });
@@ -108,9 +126,13 @@ for (const target of contractTargets()) {
       const { raw, namespace } = session();
       const name = `fin-${suffix()}`;
       const path = `/api/v1/namespaces/${namespace}/configmaps/${name}`;
-      await raw('POST', `/api/v1/namespaces/${namespace}/configmaps`, { body: { metadata: { name, finalizers: ['example.com/hold'] } } });
+      await raw('POST', `/api/v1/namespaces/${namespace}/configmaps`, {
+        body: { metadata: { name, finalizers: ['example.com/hold'] } },
+      });
       const deleting = (await raw('DELETE', path)).json;
-      const added = await raw('PUT', path, { body: { ...deleting, metadata: { ...deleting.metadata, finalizers: ['example.com/hold', 'example.com/more'] } } });
+      const added = await raw('PUT', path, {
+        body: { ...deleting, metadata: { ...deleting.metadata, finalizers: ['example.com/hold', 'example.com/more'] } },
+      });
       expect(added.status).to.equal(422);
       expect(added.json).to.deep.include({ reason: 'Invalid' });
       expect(added.json.message).to.contain('no new finalizers can be added if the object is being deleted');

@@ -15,10 +15,14 @@ for (const target of contractTargets()) {
 
     before(async function () {
       this.timeout(60_000);
-      await Promise.all(Array.from({ length: COUNT }, async (_, i) => {
-        const made = await session().raw('POST', configMaps(), { body: { metadata: { name: `item-${String(i).padStart(2, '0')}` } } });
-        expect(made.status, made.text).to.equal(201);
-      }));
+      await Promise.all(
+        Array.from({ length: COUNT }, async (_, i) => {
+          const made = await session().raw('POST', configMaps(), {
+            body: { metadata: { name: `item-${String(i).padStart(2, '0')}` } },
+          });
+          expect(made.status, made.text).to.equal(201);
+        }),
+      );
     });
 
     it('pages through the whole list once, in order, for any limit', async () => {

@@ -12,12 +12,15 @@ for (const target of contractTargets()) {
 
     async function configMap(): Promise<string> {
       const name = `cm-${suffix()}`;
-      const made = await session().raw('POST', `/api/v1/namespaces/${session().namespace}/configmaps`, { body: { metadata: { name, labels: { a: 'b' } }, data: { k: 'v' } } });
+      const made = await session().raw('POST', `/api/v1/namespaces/${session().namespace}/configmaps`, {
+        body: { metadata: { name, labels: { a: 'b' } }, data: { k: 'v' } },
+      });
       expect(made.status, made.text).to.equal(201);
       return `/api/v1/namespaces/${session().namespace}/configmaps/${name}`;
     }
 
-    const patch = (path: string, body: unknown, contentType: string) => session().raw('PATCH', path, { body, contentType });
+    const patch = (path: string, body: unknown, contentType: string) =>
+      session().raw('PATCH', path, { body, contentType });
 
     it('applies a merge patch, where null removes a key', async () => {
       const path = await configMap();
@@ -29,7 +32,14 @@ for (const target of contractTargets()) {
 
     it('applies a JSON patch and a strategic-merge patch to a built-in type', async () => {
       const path = await configMap();
-      const json = await patch(path, [{ op: 'add', path: '/data/j', value: '1' }, { op: 'remove', path: '/metadata/labels/a' }], JSON_PATCH);
+      const json = await patch(
+        path,
+        [
+          { op: 'add', path: '/data/j', value: '1' },
+          { op: 'remove', path: '/metadata/labels/a' },
+        ],
+        JSON_PATCH,
+      );
       expect(json.status, json.text).to.equal(200);
       expect(json.json.data).to.deep.equal({ k: 'v', j: '1' });
       const strategic = await patch(path, { data: { k: 's' } }, STRATEGIC);
@@ -40,8 +50,14 @@ for (const target of contractTargets()) {
       const path = await configMap();
       const answer = await patch(path, [{ op: 'test', path: '/data/k', value: 'nope' }], JSON_PATCH);
       expect(answer.json).to.deep.equal({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 422, reason: 'Invalid',
-        message: 'the server rejected our request due to an error in our request', details: {},
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        code: 422,
+        reason: 'Invalid',
+        message: 'the server rejected our request due to an error in our request',
+        details: {},
       });
     });
 
@@ -64,8 +80,14 @@ for (const target of contractTargets()) {
       const path = await configMap();
       const answer = await patch(path, {}, 'text/plain');
       expect(answer.json).to.deep.equal({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 415, reason: 'UnsupportedMediaType',
-        message: '415: Unsupported Media Type', details: {},
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        code: 415,
+        reason: 'UnsupportedMediaType',
+        message: '415: Unsupported Media Type',
+        details: {},
       });
     });
 

@@ -11,7 +11,9 @@ for (const target of contractTargets()) {
     const configMaps = (): string => corePath(session(), 'configmaps');
 
     async function createConfigMap(): Promise<any> {
-      const made = await session().raw('POST', configMaps(), { body: { metadata: { name: `cm-${suffix()}`, labels: { a: 'b' } }, data: { secret: 'payload' } } });
+      const made = await session().raw('POST', configMaps(), {
+        body: { metadata: { name: `cm-${suffix()}`, labels: { a: 'b' } }, data: { secret: 'payload' } },
+      });
       expect(made.status, made.text).to.equal(201);
       return made.json;
     }
@@ -60,7 +62,9 @@ for (const target of contractTargets()) {
       const list = (await session().raw('GET', configMaps())).json;
       const item = (list.items as any[]).find((i) => i.metadata.name === name);
       expect(item).to.not.have.any.keys('kind', 'apiVersion');
-      const table = (await session().raw('GET', configMaps(), { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' })).json;
+      const table = (
+        await session().raw('GET', configMaps(), { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' })
+      ).json;
       const row = (table.rows as any[]).find((r) => r.object.metadata.name === name);
       expect(Object.keys(row.object).sort()).to.deep.equal(['apiVersion', 'kind', 'metadata']);
       expect(row.object).to.deep.include({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
@@ -78,7 +82,13 @@ for (const target of contractTargets()) {
     it('answers an Accept header it cannot serve with 406 NotAcceptable', async () => {
       const answer = await session().raw('GET', configMaps(), { accept: 'text/csv' });
       expect(answer.status).to.equal(406);
-      expect(answer.json).to.deep.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 406, reason: 'NotAcceptable' });
+      expect(answer.json).to.deep.include({
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        code: 406,
+        reason: 'NotAcceptable',
+      });
     });
 
     it('answers every failure with a Status carrying kind, apiVersion, status, reason, code and message', async () => {
@@ -87,13 +97,35 @@ for (const target of contractTargets()) {
         raw('GET', `${configMaps()}/missing`),
         raw('POST', `${configMaps()}`, { body: { metadata: { name: 'UPPER' } } }),
         raw('GET', `${configMaps()}?fieldSelector=${encodeURIComponent('metadata.name=a,=b')}`),
-        raw('POST', `/api/v1/namespaces/${namespace}/configmaps`, { body: '{not json', contentType: 'application/json' }),
+        raw('POST', `/api/v1/namespaces/${namespace}/configmaps`, {
+          body: '{not json',
+          contentType: 'application/json',
+        }),
       ]);
       for (const failure of failures) {
-        expect(failure.json, failure.text).to.include.all.keys('kind', 'apiVersion', 'metadata', 'status', 'message', 'reason', 'code');
-        expect(failure.json).to.deep.include({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: failure.status });
+        expect(failure.json, failure.text).to.include.all.keys(
+          'kind',
+          'apiVersion',
+          'metadata',
+          'status',
+          'message',
+          'reason',
+          'code',
+        );
+        expect(failure.json).to.deep.include({
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          code: failure.status,
+        });
       }
-      expect(failures.map((f) => [f.status, f.json.reason])).to.deep.equal([[404, 'NotFound'], [422, 'Invalid'], [400, 'BadRequest'], [400, 'BadRequest']]);
+      expect(failures.map((f) => [f.status, f.json.reason])).to.deep.equal([
+        [404, 'NotFound'],
+        [422, 'Invalid'],
+        [400, 'BadRequest'],
+        [400, 'BadRequest'],
+      ]);
     });
   });
 }

@@ -16,8 +16,16 @@ for (const target of contractTargets()) {
     | { readonly op: 'exists' | '!exists'; readonly key: string };
 
   const requirement: fc.Arbitrary<Requirement> = fc.oneof(
-    fc.record({ op: fc.constantFrom('=' as const, '!=' as const), key: fc.constantFrom(...KEYS), value: fc.constantFrom(...VALUES) }),
-    fc.record({ op: fc.constantFrom('in' as const, 'notin' as const), key: fc.constantFrom(...KEYS), values: fc.uniqueArray(fc.constantFrom(...VALUES), { minLength: 1, maxLength: 3 }) }),
+    fc.record({
+      op: fc.constantFrom('=' as const, '!=' as const),
+      key: fc.constantFrom(...KEYS),
+      value: fc.constantFrom(...VALUES),
+    }),
+    fc.record({
+      op: fc.constantFrom('in' as const, 'notin' as const),
+      key: fc.constantFrom(...KEYS),
+      values: fc.uniqueArray(fc.constantFrom(...VALUES), { minLength: 1, maxLength: 3 }),
+    }),
     fc.record({ op: fc.constantFrom('exists' as const, '!exists' as const), key: fc.constantFrom(...KEYS) }),
   );
 
@@ -59,13 +67,15 @@ for (const target of contractTargets()) {
   function fixtures(): Array<{ name: string; labels: Record<string, string> }> {
     const choices = [undefined, 'a', 'b'] as const;
     const out: Array<{ name: string; labels: Record<string, string> }> = [];
-    for (const app of choices) for (const tier of choices) for (const zone of choices) {
-      const labels: Record<string, string> = {};
-      if (app) labels['app'] = app;
-      if (tier) labels['tier'] = tier;
-      if (zone) labels['zone'] = zone;
-      out.push({ name: `o-${app ?? 'x'}-${tier ?? 'x'}-${zone ?? 'x'}`, labels });
-    }
+    for (const app of choices)
+      for (const tier of choices)
+        for (const zone of choices) {
+          const labels: Record<string, string> = {};
+          if (app) labels['app'] = app;
+          if (tier) labels['tier'] = tier;
+          if (zone) labels['zone'] = zone;
+          out.push({ name: `o-${app ?? 'x'}-${tier ?? 'x'}-${zone ?? 'x'}`, labels });
+        }
     return out;
   }
 
@@ -76,10 +86,14 @@ for (const target of contractTargets()) {
     before(async function () {
       this.timeout(60_000);
       const { raw, namespace } = session();
-      await Promise.all(objects.map(async ({ name, labels }) => {
-        const made = await raw('POST', `/api/v1/namespaces/${namespace}/configmaps`, { body: { metadata: { name, labels } } });
-        expect(made.status, made.text).to.equal(201);
-      }));
+      await Promise.all(
+        objects.map(async ({ name, labels }) => {
+          const made = await raw('POST', `/api/v1/namespaces/${namespace}/configmaps`, {
+            body: { metadata: { name, labels } },
+          });
+          expect(made.status, made.text).to.equal(201);
+        }),
+      );
     });
 
     it('lists exactly the objects that a conjunction of label requirements selects', async () => {
@@ -87,10 +101,16 @@ for (const target of contractTargets()) {
       await fc.assert(
         fc.asyncProperty(fc.array(requirement, { minLength: 1, maxLength: 3 }), async (requirements) => {
           const selector = requirements.map(render).join(',');
-          const answer = await raw('GET', `/api/v1/namespaces/${namespace}/configmaps?labelSelector=${encodeURIComponent(selector)}`);
+          const answer = await raw(
+            'GET',
+            `/api/v1/namespaces/${namespace}/configmaps?labelSelector=${encodeURIComponent(selector)}`,
+          );
           expect(answer.status, `${selector}: ${answer.text}`).to.equal(200);
           const listed = (answer.json.items as any[]).map((item) => item.metadata.name as string).sort();
-          const expected = objects.filter((o) => requirements.every((r) => matches(r, o.labels))).map((o) => o.name).sort();
+          const expected = objects
+            .filter((o) => requirements.every((r) => matches(r, o.labels)))
+            .map((o) => o.name)
+            .sort();
           expect(listed, selector).to.deep.equal(expected);
         }),
         { numRuns: 40 },

@@ -39,13 +39,17 @@ for (const target of contractTargets()) {
       expect(marked.type).to.equal('MODIFIED');
       expect(marked.object.metadata.deletionTimestamp).to.equal(deleting.metadata.deletionTimestamp);
 
-      const released = await session().raw('PUT', path, { body: { ...deleting, metadata: { ...deleting.metadata, finalizers: [] } } });
+      const released = await session().raw('PUT', path, {
+        body: { ...deleting, metadata: { ...deleting.metadata, finalizers: [] } },
+      });
       expect(released.status, released.text).to.equal(200);
       const gone = await stream.next((e) => e.type === 'DELETED');
       // The update that empties the finalizers becomes a delete of the stored object, so the event still carries
       // the finalizer it had; only the resourceVersion is the deletion's.
       expect(gone.object.metadata.finalizers).to.deep.equal(['example.com/hold']);
-      expect(BigInt(gone.object.metadata.resourceVersion) > BigInt(marked.object.metadata.resourceVersion)).to.equal(true);
+      expect(BigInt(gone.object.metadata.resourceVersion) > BigInt(marked.object.metadata.resourceVersion)).to.equal(
+        true,
+      );
       // The PUT is answered with the object as submitted (no finalizers) at the resourceVersion it was read at: the
       // write became a delete, so no object exists at the deletion's resourceVersion.
       expect(released.json.metadata.finalizers ?? []).to.deep.equal([]);
@@ -55,16 +59,20 @@ for (const target of contractTargets()) {
 
     it('watches one object with a metadata.name field selector and ignores its neighbours', async () => {
       const mine = await create(`one-${suffix()}`);
-      const stream = await watch(`resourceVersion=${mine.metadata.resourceVersion}&fieldSelector=metadata.name%3D${mine.metadata.name}`);
+      const stream = await watch(
+        `resourceVersion=${mine.metadata.resourceVersion}&fieldSelector=metadata.name%3D${mine.metadata.name}`,
+      );
       await create(`other-${suffix()}`);
-      const updated = await session().raw('PUT', `${configMaps()}/${mine.metadata.name}`, { body: { ...mine, data: { v: '1' } } });
+      const updated = await session().raw('PUT', `${configMaps()}/${mine.metadata.name}`, {
+        body: { ...mine, data: { v: '1' } },
+      });
       const event = await stream.next(isNamed(mine.metadata.name));
       expect(event.type).to.equal('MODIFIED');
       expect(event.object.metadata.resourceVersion).to.equal(updated.json.metadata.resourceVersion);
       expect(stream.events).to.have.length(1);
     });
 
-    it('delivers a write\'s watch event before the write\'s response, sometimes on kube-apiserver and always in memory', async function () {
+    it("delivers a write's watch event before the write's response, sometimes on kube-apiserver and always in memory", async function () {
       this.timeout(120_000);
       // kube-apiserver sends the event first in 15 to 80 % of writes (its watch cache and the response race); the
       // in-memory server promises it every time, so a controller that creates an object and then reads its informer

@@ -5,10 +5,17 @@
  * reference server never sends one there, however long the phase and whatever writes race it.
  */
 import { expect } from 'chai';
-import { contractTargets, suffix, useConfigMapWatches, useContractSession, type WatchEventLine } from './support/index.js';
+import {
+  contractTargets,
+  suffix,
+  useConfigMapWatches,
+  useContractSession,
+  type WatchEventLine,
+} from './support/index.js';
 
 const END = 'k8s.io/initial-events-end';
-const isEnd = (event: WatchEventLine): boolean => event.type === 'BOOKMARK' && event.object?.metadata?.annotations?.[END] === 'true';
+const isEnd = (event: WatchEventLine): boolean =>
+  event.type === 'BOOKMARK' && event.object?.metadata?.annotations?.[END] === 'true';
 
 for (const target of contractTargets()) {
   describe(`contract (${target.name}): streaming list bookmarks`, () => {
@@ -25,7 +32,9 @@ for (const target of contractTargets()) {
       const writes = (async () => {
         for (let i = 0; racing && i < 40; i += 1) await create(`race-${i}-${set}`, { labels: { set } });
       })();
-      const stream = await watch(`sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=set%3D${set}`);
+      const stream = await watch(
+        `sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=set%3D${set}`,
+      );
       const end = await stream.next(isEnd, 60_000);
       racing = false;
       await writes;
@@ -40,12 +49,16 @@ for (const target of contractTargets()) {
       const set = suffix();
       await create(`nb-${set}`, { labels: { set } });
       const from = await currentRv();
-      const stream = await watch(`sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=${from}&allowWatchBookmarks=true&timeoutSeconds=5&labelSelector=set%3D${set}`);
+      const stream = await watch(
+        `sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=${from}&allowWatchBookmarks=true&timeoutSeconds=5&labelSelector=set%3D${set}`,
+      );
       const end = await stream.next(isEnd, 30_000);
       expect(stream.events.slice(0, stream.events.indexOf(end)).map((e) => e.type)).to.deep.equal(['ADDED']);
       expect(BigInt(end.object.metadata.resourceVersion) >= BigInt(from)).to.equal(true);
       // After the end, bookmarks are ordinary ones: none of them carries the annotation again.
-      const other = await session().raw('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { generateName: 'contract-watchlist-' } } });
+      const other = await session().raw('POST', '/api/v1/namespaces/default/configmaps', {
+        body: { metadata: { generateName: 'contract-watchlist-' } },
+      });
       await stream.closed;
       const after = stream.events.slice(stream.events.indexOf(end) + 1);
       expect(after.filter(isEnd)).to.deep.equal([]);

@@ -1,7 +1,14 @@
 /** Contract: watch resumption, expiry (410 inside a 200 stream), bookmarks, streaming lists, selector transitions. */
 import { Watch } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { contractTargets, isNamed, overHttpOnly, suffix, useConfigMapWatches, useContractSession } from './support/index.js';
+import {
+  contractTargets,
+  isNamed,
+  overHttpOnly,
+  suffix,
+  useConfigMapWatches,
+  useContractSession,
+} from './support/index.js';
 
 for (const target of contractTargets()) {
   const rvOf = (object: any): bigint => BigInt(object.metadata.resourceVersion);
@@ -30,28 +37,39 @@ for (const target of contractTargets()) {
       ]);
     });
 
-    const clientNodeWatch = 'resumes through client-node Watch, delivering only events after the resourceVersion to its callback';
-    overHttpOnly(target, clientNodeWatch, "client-node's Watch opens its own HTTP connection from a KubeConfig, and the virtual cluster has no socket", () => {
-      it(clientNodeWatch, async () => {
-        const a = await create(`cw-a-${suffix()}`);
-        const b = await create(`cw-b-${suffix()}`);
-        const got: Array<[string, string]> = [];
-        let controller: AbortController | undefined;
-        try {
-          await new Promise<void>((resolve, reject) => {
-            new Watch(session().kubeConfig!)
-              .watch(configMaps(), { resourceVersion: a.metadata.resourceVersion }, (type, object) => {
-                got.push([type, object.metadata.name]);
-                if (object.metadata.name === b.metadata.name) resolve();
-              }, (error) => reject(error ?? new Error('the watch ended before the expected event')))
-              .then((c) => (controller = c), reject);
-          });
-        } finally {
-          controller?.abort();
-        }
-        expect(got).to.deep.equal([['ADDED', b.metadata.name]]);
-      });
-    });
+    const clientNodeWatch =
+      'resumes through client-node Watch, delivering only events after the resourceVersion to its callback';
+    overHttpOnly(
+      target,
+      clientNodeWatch,
+      "client-node's Watch opens its own HTTP connection from a KubeConfig, and the virtual cluster has no socket",
+      () => {
+        it(clientNodeWatch, async () => {
+          const a = await create(`cw-a-${suffix()}`);
+          const b = await create(`cw-b-${suffix()}`);
+          const got: Array<[string, string]> = [];
+          let controller: AbortController | undefined;
+          try {
+            await new Promise<void>((resolve, reject) => {
+              new Watch(session().kubeConfig!)
+                .watch(
+                  configMaps(),
+                  { resourceVersion: a.metadata.resourceVersion },
+                  (type, object) => {
+                    got.push([type, object.metadata.name]);
+                    if (object.metadata.name === b.metadata.name) resolve();
+                  },
+                  (error) => reject(error ?? new Error('the watch ended before the expected event')),
+                )
+                .then((c) => (controller = c), reject);
+            });
+          } finally {
+            controller?.abort();
+          }
+          expect(got).to.deep.equal([['ADDED', b.metadata.name]]);
+        });
+      },
+    );
 
     it('sends live events after the replay and ends cleanly at timeoutSeconds', async () => {
       const stream = await watch(`resourceVersion=${await currentRv()}&timeoutSeconds=4`);
@@ -71,8 +89,16 @@ for (const target of contractTargets()) {
         const stream = await watch(`resourceVersion=${old.metadata.resourceVersion}`);
         const error = await stream.next(() => true);
         expect(error.type).to.equal('ERROR');
-        expect(error.object).to.deep.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Expired' });
-        expect(error.object.message).to.match(new RegExp(`^too old resource version: ${old.metadata.resourceVersion} \\(\\d+\\)$`));
+        expect(error.object).to.deep.include({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          code: 410,
+          reason: 'Expired',
+        });
+        expect(error.object.message).to.match(
+          new RegExp(`^too old resource version: ${old.metadata.resourceVersion} \\(\\d+\\)$`),
+        );
         await stream.closed;
         expect(stream.events).to.have.length(1);
       });
@@ -89,10 +115,17 @@ for (const target of contractTargets()) {
     });
 
     it('answers resourceVersionMatch on a watch without sendInitialEvents with 422 Invalid', async () => {
-      const answer = await session().raw('GET', `${configMaps()}?watch=1&resourceVersion=1&resourceVersionMatch=NotOlderThan`);
+      const answer = await session().raw(
+        'GET',
+        `${configMaps()}?watch=1&resourceVersion=1&resourceVersionMatch=NotOlderThan`,
+      );
       expect(answer.status).to.equal(422);
       expect(answer.json.details.causes).to.deep.equal([
-        { reason: 'FieldValueForbidden', message: 'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided', field: 'resourceVersionMatch' },
+        {
+          reason: 'FieldValueForbidden',
+          message: 'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+          field: 'resourceVersionMatch',
+        },
       ]);
     });
 
@@ -102,11 +135,17 @@ for (const target of contractTargets()) {
       // kube-apiserver sends a bookmark about 2 s before the watch deadline, but only once its cache has moved past
       // the watch's start, hence the write (in another namespace, so this watch gets no event for it).
       const stream = await watch(`resourceVersion=${start}&allowWatchBookmarks=true&timeoutSeconds=5`);
-      const other = await session().raw('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { generateName: 'contract-bookmark-' } } });
+      const other = await session().raw('POST', '/api/v1/namespaces/default/configmaps', {
+        body: { metadata: { generateName: 'contract-bookmark-' } },
+      });
       expect(other.status, other.text).to.equal(201);
       // Wait for a bookmark that has seen the write: an earlier periodic one (in memory) may predate it.
       const bookmark = await stream.next((e) => e.type === 'BOOKMARK' && rvOf(e.object) >= rvOf(other.json));
-      expect(bookmark.object).to.deep.equal({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: bookmark.object.metadata.resourceVersion } });
+      expect(bookmark.object).to.deep.equal({
+        kind: 'ConfigMap',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: bookmark.object.metadata.resourceVersion },
+      });
       await stream.closed;
       expect(stream.events.every((e) => e.type === 'BOOKMARK')).to.equal(true);
       await session().raw('DELETE', `/api/v1/namespaces/default/configmaps/${other.json.metadata.name}`);
@@ -116,14 +155,24 @@ for (const target of contractTargets()) {
       const set = suffix();
       const first = await create(`s1-${set}`, { set });
       const second = await create(`s2-${set}`, { set });
-      const stream = await watch(`sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=set%3D${set}`);
-      const end = await stream.next((e) => e.type === 'BOOKMARK' && e.object.metadata.annotations?.['k8s.io/initial-events-end'] === 'true');
+      const stream = await watch(
+        `sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=set%3D${set}`,
+      );
+      const end = await stream.next(
+        (e) => e.type === 'BOOKMARK' && e.object.metadata.annotations?.['k8s.io/initial-events-end'] === 'true',
+      );
       const initial = stream.events.slice(0, stream.events.indexOf(end));
       expect(initial.map((e) => e.type)).to.deep.equal(['ADDED', 'ADDED']);
-      expect(initial.map((e) => e.object.metadata.name).sort()).to.deep.equal([first.metadata.name, second.metadata.name].sort());
+      expect(initial.map((e) => e.object.metadata.name).sort()).to.deep.equal(
+        [first.metadata.name, second.metadata.name].sort(),
+      );
       expect(end.object).to.deep.equal({
-        kind: 'ConfigMap', apiVersion: 'v1',
-        metadata: { resourceVersion: end.object.metadata.resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } },
+        kind: 'ConfigMap',
+        apiVersion: 'v1',
+        metadata: {
+          resourceVersion: end.object.metadata.resourceVersion,
+          annotations: { 'k8s.io/initial-events-end': 'true' },
+        },
       });
       expect(rvOf(end.object) >= rvOf(second)).to.equal(true);
 
@@ -134,29 +183,58 @@ for (const target of contractTargets()) {
     it('streams the initial state without an end bookmark when sendInitialEvents comes without allowWatchBookmarks', async () => {
       const set = suffix();
       const made = await create(`n1-${set}`, { set });
-      const stream = await watch(`sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=2&labelSelector=set%3D${set}`);
+      const stream = await watch(
+        `sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=2&labelSelector=set%3D${set}`,
+      );
       await stream.closed;
       expect(stream.events.map((e) => [e.type, e.object.metadata.name])).to.deep.equal([['ADDED', made.metadata.name]]);
     });
 
     it('answers sendInitialEvents without resourceVersionMatch=NotOlderThan with 422 Invalid on resourceVersionMatch', async () => {
-      const answer = await session().raw('GET', `${configMaps()}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true`);
+      const answer = await session().raw(
+        'GET',
+        `${configMaps()}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true`,
+      );
       expect(answer.json).to.deep.equal({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 422, reason: 'Invalid',
-        message: 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        code: 422,
+        reason: 'Invalid',
+        message:
+          'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
         details: {
-          group: 'meta.k8s.io', kind: 'ListOptions',
-          causes: [{ reason: 'FieldValueForbidden', message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan', field: 'resourceVersionMatch' }],
+          group: 'meta.k8s.io',
+          kind: 'ListOptions',
+          causes: [
+            {
+              reason: 'FieldValueForbidden',
+              message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+              field: 'resourceVersionMatch',
+            },
+          ],
         },
       });
     });
 
     it('answers sendInitialEvents on a plain list with 422 Invalid', async () => {
-      const answer = await session().raw('GET', `${configMaps()}?sendInitialEvents=true&resourceVersionMatch=NotOlderThan`);
+      const answer = await session().raw(
+        'GET',
+        `${configMaps()}?sendInitialEvents=true&resourceVersionMatch=NotOlderThan`,
+      );
       expect(answer.status).to.equal(422);
       expect(answer.json.details.causes).to.deep.equal([
-        { reason: 'FieldValueForbidden', message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided', field: 'resourceVersionMatch' },
-        { reason: 'FieldValueForbidden', message: 'Forbidden: sendInitialEvents is forbidden for list', field: 'sendInitialEvents' },
+        {
+          reason: 'FieldValueForbidden',
+          message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+          field: 'resourceVersionMatch',
+        },
+        {
+          reason: 'FieldValueForbidden',
+          message: 'Forbidden: sendInitialEvents is forbidden for list',
+          field: 'sendInitialEvents',
+        },
       ]);
     });
 
@@ -166,7 +244,11 @@ for (const target of contractTargets()) {
       const made = await create(`t-${suffix()}`, { team });
       expect((await stream.next(isNamed(made.metadata.name))).type).to.equal('ADDED');
 
-      const left = await replace(made, (o) => ({ ...o, metadata: { ...o.metadata, labels: { team: 'other' } }, data: { v: 'left' } }));
+      const left = await replace(made, (o) => ({
+        ...o,
+        metadata: { ...o.metadata, labels: { team: 'other' } },
+        data: { v: 'left' },
+      }));
       const deleted = await stream.next((e) => e.type === 'DELETED');
       expect(deleted.object.metadata.name).to.equal(made.metadata.name);
       expect(deleted.object.metadata.resourceVersion).to.equal(left.metadata.resourceVersion);
@@ -175,7 +257,9 @@ for (const target of contractTargets()) {
       expect(deleted.object.data).to.deep.equal({ v: '0' });
 
       const back = await replace(left, (o) => ({ ...o, metadata: { ...o.metadata, labels: { team } } }));
-      const added = await stream.next((e) => e.type === 'ADDED' && e.object.metadata.resourceVersion === back.metadata.resourceVersion);
+      const added = await stream.next(
+        (e) => e.type === 'ADDED' && e.object.metadata.resourceVersion === back.metadata.resourceVersion,
+      );
       expect(added.object.metadata.labels).to.deep.equal({ team });
       expect(stream.events.map((e) => e.type)).to.deep.equal(['ADDED', 'DELETED', 'ADDED']);
     });

@@ -50,7 +50,9 @@ export function settleLater<V>(
   outcome: { value: V } | { error: unknown },
   onSettle?: () => void,
 ): PromiseLike<V> {
-  const callbacks: Array<[((value: V) => unknown) | null | undefined, ((error: unknown) => unknown) | null | undefined]> = [];
+  const callbacks: Array<
+    [((value: V) => unknown) | null | undefined, ((error: unknown) => unknown) | null | undefined]
+  > = [];
   let settled = false;
   scheduler.schedule(() => {
     settled = true;
@@ -61,6 +63,7 @@ export function settleLater<V>(
     }
   }, delay);
   return {
+    // biome-ignore lint/suspicious/noThenProperty: a hand-made thenable is what this helper is
     then(ok, fail) {
       if (settled) throw new Error('settleLater: then() after settling is not supported by this test helper');
       callbacks.push([ok as never, fail]);

@@ -13,7 +13,13 @@ const root = process.cwd();
 const guides = readdirSync(join(root, 'examples'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && existsSync(join(root, 'examples', entry.name, 'README.md')))
   .map((entry) => `examples/${entry.name}/README.md`);
-const documents = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`), ...guides];
+const documents = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+  ...guides,
+];
 
 interface Block {
   readonly document: string;
@@ -36,7 +42,7 @@ function blocksOf(document: string): Block[] {
   return blocks;
 }
 
-describe('code blocks in the README, docs/ and the examples\' guides', function () {
+describe("code blocks in the README, docs/ and the examples' guides", function () {
   this.timeout(120_000);
   const blocks = documents.flatMap(blocksOf);
   const dir = join(root, `.code-blocks-${process.pid}`);
@@ -48,35 +54,54 @@ describe('code blocks in the README, docs/ and the examples\' guides', function 
       mkdirSync(join(dir, dirname(block.file)), { recursive: true });
       writeFileSync(join(dir, block.file), `${block.code}\nexport {};\n`);
     }
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-      extends: '../tsconfig.json',
-      compilerOptions: {
-        noEmit: true, noUnusedLocals: false, noUnusedParameters: false, rootDir: '..',
-        // The check's folder mirrors the repository, so a block's relative imports resolve from its document's folder.
-        rootDirs: ['..', '.'],
-        paths: { rxkube: ['../src/index.ts'], 'rxkube/extend': ['../src/extend.ts'], 'rxkube/testing': ['../src/testing/index.ts'] },
-      },
-      include: ['**/*.ts'],
-    }));
-    const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], { encoding: 'utf8' });
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        extends: '../tsconfig.json',
+        compilerOptions: {
+          noEmit: true,
+          noUnusedLocals: false,
+          noUnusedParameters: false,
+          rootDir: '..',
+          // The check's folder mirrors the repository, so a block's relative imports resolve from its document's folder.
+          rootDirs: ['..', '.'],
+          paths: {
+            rxkube: ['../src/index.ts'],
+            'rxkube/extend': ['../src/extend.ts'],
+            'rxkube/testing': ['../src/testing/index.ts'],
+          },
+        },
+        include: ['**/*.ts'],
+      }),
+    );
+    const tsc = spawnSync(
+      join(root, 'node_modules/.bin/tsc'),
+      ['-p', join(dir, 'tsconfig.json'), '--pretty', 'false'],
+      { encoding: 'utf8' },
+    );
     diagnostics = new Map();
     for (const message of `${tsc.stdout}${tsc.stderr}`.split('\n').filter((l) => /error TS\d+/.test(l))) {
       const file = relative(dir, join(root, message.split('(')[0]!.trim()));
       diagnostics.set(file, [...(diagnostics.get(file) ?? []), message]);
     }
     const unattributed = [...diagnostics.keys()].filter((file) => !blocks.some((b) => b.file === file));
-    expect(unattributed, `diagnostics outside any block:\n${[...diagnostics.values()].flat().join('\n')}`).to.deep.equal([]);
+    expect(
+      unattributed,
+      `diagnostics outside any block:\n${[...diagnostics.values()].flat().join('\n')}`,
+    ).to.deep.equal([]);
   });
 
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('finds the README\'s examples', () => {
+  it("finds the README's examples", () => {
     expect(blocks.filter((b) => b.document === 'README.md')).to.have.length.greaterThan(0);
   });
 
   for (const block of blocks) {
     it(`type-checks the block at ${block.document}:${block.line}`, () => {
-      const errors = (diagnostics.get(block.file) ?? []).map((message) => message.replace(/^[^(]*\((\d+),(\d+)\)/, (_, l, c) => `${block.document}:${block.line + Number(l) - 1}:${c}`));
+      const errors = (diagnostics.get(block.file) ?? []).map((message) =>
+        message.replace(/^[^(]*\((\d+),(\d+)\)/, (_, l, c) => `${block.document}:${block.line + Number(l) - 1}:${c}`),
+      );
       expect(errors, errors.join('\n')).to.deep.equal([]);
     });
   }

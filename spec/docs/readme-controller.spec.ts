@@ -21,16 +21,21 @@ function blockAfter(readme: string, heading: string, index = 0): string {
 
 /** The block with `rxkube` and `rxkube/testing` imported from the sources, from a folder two levels below the root. */
 function fromSources(code: string): string {
-  return code.replaceAll("from 'rxkube/testing'", "from '../../src/testing/index.js'").replaceAll("from 'rxkube'", "from '../../src/index.js'");
+  return code
+    .replaceAll("from 'rxkube/testing'", "from '../../src/testing/index.js'")
+    .replaceAll("from 'rxkube'", "from '../../src/index.js'");
 }
 
-describe('the README\'s first controller', function () {
+describe("the README's first controller", function () {
   this.timeout(120_000);
   const dir = join(root, `.code-blocks-readme-${process.pid}`);
 
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  for (const [what, index] of [['the test the README writes for it', 0], ['the virtual-time test the README writes for it', 1]] as const) {
+  for (const [what, index] of [
+    ['the test the README writes for it', 0],
+    ['the virtual-time test the README writes for it', 1],
+  ] as const) {
     it(`passes ${what}`, () => {
       const readme = readFileSync(join(root, 'README.md'), 'utf8');
       const controller = blockAfter(readme, '### 4. Record an Event');
@@ -40,10 +45,27 @@ describe('the README\'s first controller', function () {
       const folder = join(dir, String(index));
       mkdirSync(folder, { recursive: true });
       writeFileSync(join(folder, 'greeter.ts'), fromSources(controller));
-      writeFileSync(join(folder, 'greeter.spec.ts'), fromSources(test).replace(declaration, "import { greeter } from './greeter.js';"));
-      const mocha = spawnSync(process.execPath, [join(root, 'node_modules/mocha/bin/mocha.js'),
-        '--no-config', '--node-option', 'import=tsx', '--extension', 'ts', '--timeout', '20000', '--reporter', 'dot', join(folder, 'greeter.spec.ts'),
-      ], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+      writeFileSync(
+        join(folder, 'greeter.spec.ts'),
+        fromSources(test).replace(declaration, "import { greeter } from './greeter.js';"),
+      );
+      const mocha = spawnSync(
+        process.execPath,
+        [
+          join(root, 'node_modules/mocha/bin/mocha.js'),
+          '--no-config',
+          '--node-option',
+          'import=tsx',
+          '--extension',
+          'ts',
+          '--timeout',
+          '20000',
+          '--reporter',
+          'dot',
+          join(folder, 'greeter.spec.ts'),
+        ],
+        { cwd: root, encoding: 'utf8', timeout: 60_000 },
+      );
       expect(mocha.status, `${mocha.stdout}${mocha.stderr}`).to.equal(0);
       expect(mocha.stdout).to.match(/1 passing/);
     });

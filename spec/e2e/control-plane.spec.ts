@@ -23,11 +23,20 @@ async function statusOf(call: Promise<unknown>): Promise<number> {
 }
 
 /** The first event a watch from `resourceVersion` delivers (type and object), then the watch is aborted. */
-async function firstWatchEvent(kubeConfig: KubeConfig, path: string, resourceVersion: string): Promise<{ type: string; object: { code?: number; metadata?: { name?: string } } }> {
+async function firstWatchEvent(
+  kubeConfig: KubeConfig,
+  path: string,
+  resourceVersion: string,
+): Promise<{ type: string; object: { code?: number; metadata?: { name?: string } } }> {
   let controller: AbortController | undefined;
   const event = new Promise<{ type: string; object: { code?: number } }>((resolve, reject) => {
     new Watch(kubeConfig)
-      .watch(path, { resourceVersion, allowWatchBookmarks: false }, (type, object) => resolve({ type, object }), (error) => reject(error ?? new Error('watch ended without an event')))
+      .watch(
+        path,
+        { resourceVersion, allowWatchBookmarks: false },
+        (type, object) => resolve({ type, object }),
+        (error) => reject(error ?? new Error('watch ended without an event')),
+      )
       .then((c) => (controller = c), reject);
   });
   try {
@@ -64,7 +73,11 @@ if (isE2eRun()) {
       const name = made.metadata!.name!;
       expect((await core.readNamespacedConfigMap({ name, namespace })).data).to.deep.equal({ phase: 'created' });
 
-      const updated = await core.replaceNamespacedConfigMap({ name, namespace, body: { ...made, data: { phase: 'updated' } } });
+      const updated = await core.replaceNamespacedConfigMap({
+        name,
+        namespace,
+        body: { ...made, data: { phase: 'updated' } },
+      });
       expect(Number(updated.metadata!.resourceVersion)).to.be.greaterThan(Number(made.metadata!.resourceVersion));
 
       const listed = await core.listNamespacedConfigMap({ namespace, fieldSelector: `metadata.name=${name}` });
@@ -78,7 +91,9 @@ if (isE2eRun()) {
       const made = await createConfigMap({ n: '0' });
       const name = made.metadata!.name!;
       await core.replaceNamespacedConfigMap({ name, namespace, body: { ...made, data: { n: '1' } } });
-      expect(await statusOf(core.replaceNamespacedConfigMap({ name, namespace, body: { ...made, data: { n: 'stale' } } }))).to.equal(409);
+      expect(
+        await statusOf(core.replaceNamespacedConfigMap({ name, namespace, body: { ...made, data: { n: 'stale' } } })),
+      ).to.equal(409);
     });
 
     if (ownsControlPlane) {
@@ -100,11 +115,19 @@ if (isE2eRun()) {
       it('expires a watch from a resourceVersion older than the restarted watch cache with a 410 ERROR event', async () => {
         const controlPlane = cluster.controlPlane!;
         const made = await createConfigMap({ n: '0' });
-        await core.patchNamespacedConfigMap({ name: made.metadata!.name!, namespace, body: [{ op: 'replace', path: '/data/n', value: '1' }] });
+        await core.patchNamespacedConfigMap({
+          name: made.metadata!.name!,
+          namespace,
+          body: [{ op: 'replace', path: '/data/n', value: '1' }],
+        });
         await controlPlane.compactEtcd();
         await controlPlane.restartApiServer();
 
-        const event = await firstWatchEvent(cluster.handle.kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, made.metadata!.resourceVersion!);
+        const event = await firstWatchEvent(
+          cluster.handle.kubeConfig,
+          `/api/v1/namespaces/${namespace}/configmaps`,
+          made.metadata!.resourceVersion!,
+        );
         expect(event.type).to.equal('ERROR');
         expect(event.object.code).to.equal(410);
       });

@@ -13,7 +13,7 @@ import { e2eCluster, isE2eRun, type E2eCluster } from './support/cluster.js';
 import { ensureDeployNamespace, kubectl } from './support/deployed.js';
 
 if (isE2eRun()) {
-  describe('the examples\' deploy/ manifests against a real kube-apiserver', function () {
+  describe("the examples' deploy/ manifests against a real kube-apiserver", function () {
     this.timeout(120_000);
     let cluster: E2eCluster;
     let dir: string;
@@ -30,7 +30,12 @@ if (isE2eRun()) {
     after(() => rmSync(dir, { recursive: true, force: true }));
 
     it('finds a deploy/ folder for each of the examples', () => {
-      expect(deployFolders().map((folder) => folder.example)).to.include.members(['node-labeler', 'pod-logger', 'replica-set', 'website-operator']);
+      expect(deployFolders().map((folder) => folder.example)).to.include.members([
+        'node-labeler',
+        'pod-logger',
+        'replica-set',
+        'website-operator',
+      ]);
     });
 
     for (const folder of deployFolders()) {
@@ -46,7 +51,8 @@ if (isE2eRun()) {
     }
 
     describe('can fail', () => {
-      const deployment = (spec: string): string => `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: probe, namespace: ${DEPLOY_NAMESPACE} }\n` +
+      const deployment = (spec: string): string =>
+        `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: probe, namespace: ${DEPLOY_NAMESPACE} }\n` +
         `spec:\n  selector: { matchLabels: { a: b } }\n  template:\n    metadata: { labels: { a: b } }\n    spec: ${spec}\n`;
       const dryRun = async (yaml: string) => {
         const file = join(dir, 'probe.yaml');

@@ -7,7 +7,12 @@ import { podWriter } from '../integration/informer/writes.js';
 import { e2eCluster, isE2eRun, ownsControlPlane } from './support/cluster.js';
 import type { E2eCluster } from './support/cluster.js';
 import {
-  cuttableLink, dropNamespace, freshNamespace, pointedAt, recordingTransport, type CuttableLink,
+  cuttableLink,
+  dropNamespace,
+  freshNamespace,
+  pointedAt,
+  recordingTransport,
+  type CuttableLink,
 } from './support/informer.js';
 
 const POD = { apiVersion: 'v1', kind: 'Pod' } as const;
@@ -64,7 +69,10 @@ if (isE2eRun()) {
         const edited = await writes.create('edited', { v: '1' });
 
         link = await cuttableLink(cluster.handle.url);
-        const pods = informer<V1Pod>(pointedAt(cluster.handle.kubeConfig, link.url), POD, { namespace: ns, backoff: QUICK_BACKOFF });
+        const pods = informer<V1Pod>(pointedAt(cluster.handle.kubeConfig, link.url), POD, {
+          namespace: ns,
+          backoff: QUICK_BACKOFF,
+        });
         const rec = record(pods);
         recording = rec;
         await synced(pods);
@@ -76,22 +84,39 @@ if (isE2eRun()) {
         await writes.create('born');
         await controlPlane.compactEtcd();
         await controlPlane.restartApiServer();
-        expect(pods.current().has(keyOf('doomed')) && !pods.current().has(keyOf('born')), 'the informer saw nothing while cut off').to.equal(true);
+        expect(
+          pods.current().has(keyOf('doomed')) && !pods.current().has(keyOf('born')),
+          'the informer saw nothing while cut off',
+        ).to.equal(true);
         link.restore();
 
-        await waitFor(() => rec.lists() >= 2 && pods.current().has(keyOf('born')), 'the relist after 410', SYNC_LIMIT_MS);
+        await waitFor(
+          () => rec.lists() >= 2 && pods.current().has(keyOf('born')),
+          'the relist after 410',
+          SYNC_LIMIT_MS,
+        );
         await expectConverged(pods, rec, podLister(cluster.handle, ns));
         expect(rec.lists(), 'one initial list and one relist').to.equal(2);
         const expired = rec.statuses.filter((s) => s.state === 'error' && s.cause.code === 410);
-        expect(expired.map((s) => s.state === 'error' && s.cause.reason), 'the watch from the old version was expired').to.deep.equal(['Expired']);
+        expect(
+          expired.map((s) => s.state === 'error' && s.cause.reason),
+          'the watch from the old version was expired',
+        ).to.deep.equal(['Expired']);
         const tombstones = rec.of('deleted', keyOf('doomed'));
         expect(tombstones, 'exactly one delete for the pod removed while cut off').to.have.length(1);
         const [tombstone] = tombstones;
-        expect(tombstone?.type === 'deleted' && tombstone.stateUnknown, 'the delete is a relist tombstone').to.equal(true);
-        expect(tombstone?.object.metadata?.resourceVersion, 'the tombstone is the last known object').to.equal(doomed.metadata!.resourceVersion);
+        expect(tombstone?.type === 'deleted' && tombstone.stateUnknown, 'the delete is a relist tombstone').to.equal(
+          true,
+        );
+        expect(tombstone?.object.metadata?.resourceVersion, 'the tombstone is the last known object').to.equal(
+          doomed.metadata!.resourceVersion,
+        );
         const updates = rec.of('updated', keyOf('edited'));
-        expect(updates.map((e) => e.type === 'updated' && [e.old.metadata?.resourceVersion, e.object.metadata?.resourceVersion]))
-          .to.deep.equal([[edited.metadata!.resourceVersion, relabelled.metadata!.resourceVersion]]);
+        expect(
+          updates.map(
+            (e) => e.type === 'updated' && [e.old.metadata?.resourceVersion, e.object.metadata?.resourceVersion],
+          ),
+        ).to.deep.equal([[edited.metadata!.resourceVersion, relabelled.metadata!.resourceVersion]]);
         expect(rec.of('added', keyOf('born')), 'the pod created while cut off').to.have.length(1);
         expect(rec.of('added', keyOf('keep')), 'the untouched pod is not added twice').to.have.length(1);
       });
@@ -119,7 +144,10 @@ if (isE2eRun()) {
         expect(afterRestart, 'the informer noticed the restart and reconnected').to.include('connecting');
         expect(afterRestart.at(-1), 'and is watching again').to.equal('watching');
         expect(rec.of('added', keyOf('after'))).to.have.length(1);
-        expect(rec.of('added', keyOf('before')), 'no duplicate add for a pod that existed before the restart').to.have.length(1);
+        expect(
+          rec.of('added', keyOf('before')),
+          'no duplicate add for a pod that existed before the restart',
+        ).to.have.length(1);
         expect(rec.of('deleted', keyOf('gone'))).to.have.length(1);
         expect(pods.current().get(keyOf('before'))?.metadata?.labels).to.deep.equal({ restarted: 'yes' });
       });
@@ -142,22 +170,38 @@ if (isE2eRun()) {
       for (const name of ['p1', 'p2', 'p3', 'p4']) await writes.create(name);
       await writes.remove('p4');
       const wire = recordingTransport(cluster.handle.kubeConfig);
-      const pods = informer<V1Pod>(cluster.handle.kubeConfig, POD, { namespace: ns, streamingList: true, transport: wire.transport });
+      const pods = informer<V1Pod>(cluster.handle.kubeConfig, POD, {
+        namespace: ns,
+        streamingList: true,
+        transport: wire.transport,
+      });
       const rec = record(pods);
       recording = rec;
       await synced(pods);
       const syncedAt = pods.current().resourceVersion;
 
       const collection = `/api/v1/namespaces/${ns}/pods`;
-      expect(wire.requests.filter((r) => r.kind === 'get' && r.path === collection), 'LIST requests').to.deep.equal([]);
+      expect(
+        wire.requests.filter((r) => r.kind === 'get' && r.path === collection),
+        'LIST requests',
+      ).to.deep.equal([]);
       const [first] = wire.requests.filter((r) => r.kind === 'watch');
       expect(first?.path).to.equal(collection);
-      expect(first?.query).to.include({ sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true });
-      expect(rec.statuses.map((s) => s.state), 'no error and no fallback').to.deep.equal(['connecting', 'listing', 'watching']);
+      expect(first?.query).to.include({
+        sendInitialEvents: true,
+        resourceVersionMatch: 'NotOlderThan',
+        allowWatchBookmarks: true,
+      });
+      expect(
+        rec.statuses.map((s) => s.state),
+        'no error and no fallback',
+      ).to.deep.equal(['connecting', 'listing', 'watching']);
       const endMarks = wire.bookmarks.filter((b) => b.initialEventsEnd);
       expect(endMarks, 'one initial-events-end bookmark').to.have.length(1);
       expect(syncedAt, 'synced at the initial-events-end bookmark').to.equal(endMarks[0]!.resourceVersion);
-      expect(rec.events.map((e) => `${e.type} ${e.key}`).sort()).to.deep.equal(['p1', 'p2', 'p3'].map((n) => `added ${keyOf(n)}`));
+      expect(rec.events.map((e) => `${e.type} ${e.key}`).sort()).to.deep.equal(
+        ['p1', 'p2', 'p3'].map((n) => `added ${keyOf(n)}`),
+      );
       await expectConverged(pods, rec, podLister(cluster.handle, ns));
     });
 
@@ -169,25 +213,40 @@ if (isE2eRun()) {
       otherNamespace = await freshNamespace(core);
       await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'here' } } });
       const wire = recordingTransport(cluster.handle.kubeConfig);
-      const configMaps = informer<V1ConfigMap>(cluster.handle.kubeConfig, CONFIG_MAP, { namespace: ns, transport: wire.transport });
+      const configMaps = informer<V1ConfigMap>(cluster.handle.kubeConfig, CONFIG_MAP, {
+        namespace: ns,
+        transport: wire.transport,
+      });
       const rec = record(configMaps);
       recording = rec;
       await synced(configMaps);
       const listedAt = configMaps.current().resourceVersion;
       const eventsAtSync = rec.events.length;
 
-      const elsewhere = await core.createNamespacedConfigMap({ namespace: otherNamespace, body: { metadata: { name: 'elsewhere' } } });
-      await waitFor(() => configMaps.current().resourceVersion !== listedAt, 'a bookmark to advance the resourceVersion', 80_000);
+      const elsewhere = await core.createNamespacedConfigMap({
+        namespace: otherNamespace,
+        body: { metadata: { name: 'elsewhere' } },
+      });
+      await waitFor(
+        () => configMaps.current().resourceVersion !== listedAt,
+        'a bookmark to advance the resourceVersion',
+        80_000,
+      );
 
       const watches = wire.requests.filter((r) => r.kind === 'watch');
       expect(watches.length, 'watch requests').to.be.greaterThan(0);
-      for (const watch of watches) expect(watch.query.allowWatchBookmarks, 'allowWatchBookmarks on every watch').to.equal(true);
+      for (const watch of watches)
+        expect(watch.query.allowWatchBookmarks, 'allowWatchBookmarks on every watch').to.equal(true);
       const advancedTo = configMaps.current().resourceVersion;
-      expect(wire.bookmarks.map((b) => b.resourceVersion), 'the new version came on a BOOKMARK line').to.include(advancedTo);
+      expect(
+        wire.bookmarks.map((b) => b.resourceVersion),
+        'the new version came on a BOOKMARK line',
+      ).to.include(advancedTo);
       expect(rec.events.length, 'no informer event was delivered meanwhile').to.equal(eventsAtSync);
       // etcd-backed versions are revisions: numeric order is meaningful here, though opaque to the informer.
-      expect(Number(advancedTo), 'the bookmark covers the write in the other namespace')
-        .to.be.at.least(Number(elsewhere.metadata!.resourceVersion));
+      expect(Number(advancedTo), 'the bookmark covers the write in the other namespace').to.be.at.least(
+        Number(elsewhere.metadata!.resourceVersion),
+      );
       expect(configMaps.current().size).to.equal(1);
     });
   });

@@ -56,9 +56,15 @@ describe('coalesceBursts', () => {
     });
     const seen: (readonly E[])[] = [];
     const subscription = source.pipe(coalesceBursts(scheduler)).subscribe((batch) => seen.push(batch));
-    expect(scheduler.actions.filter((action) => !action.closed), 'the flush of the pending burst').to.have.length(1);
+    expect(
+      scheduler.actions.filter((action) => !action.closed),
+      'the flush of the pending burst',
+    ).to.have.length(1);
     subscription.unsubscribe();
-    expect(scheduler.actions.filter((action) => !action.closed), 'no flush left behind').to.have.length(0);
+    expect(
+      scheduler.actions.filter((action) => !action.closed),
+      'no flush left behind',
+    ).to.have.length(0);
     expect(sourceTornDown).to.equal(true);
     scheduler.flush();
     expect(seen).to.deep.equal([]);
@@ -109,22 +115,32 @@ describe('coalesceBursts', () => {
   it('emits every delta exactly once and in order, one batch per non-empty burst, whatever the bursts (property)', () => {
     const item = fc.oneof(
       fc.integer({ min: 0, max: 99 }).map((n) => added(`p${n}`)),
-      fc.array(fc.integer({ min: 0, max: 99 }).map((n) => added(`q${n}`)), { maxLength: 4 }),
+      fc.array(
+        fc.integer({ min: 0, max: 99 }).map((n) => added(`q${n}`)),
+        { maxLength: 4 },
+      ),
     );
-    fc.assert(fc.property(fc.array(fc.array(item, { maxLength: 6 }), { maxLength: 8 }), (bursts) => {
-      const scheduler = testScheduler();
-      const batches: (readonly E[])[] = [];
-      let completed = false;
-      const source = new Observable<E | E[]>((subscriber: Subscriber<E | E[]>) => {
-        bursts.forEach((burst, frame) => scheduler.schedule(() => burst.forEach((value) => subscriber.next(value)), frame * 10));
-        scheduler.schedule(() => subscriber.complete(), bursts.length * 10);
-      });
-      source.pipe(coalesceBursts(scheduler)).subscribe({ next: (batch) => batches.push(batch), complete: () => (completed = true) });
-      scheduler.flush();
-      const expected = bursts.map((burst) => burst.flat()).filter((burst) => burst.length > 0);
-      expect(batches).to.deep.equal(expected);
-      expect(completed).to.equal(true);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(fc.array(item, { maxLength: 6 }), { maxLength: 8 }), (bursts) => {
+        const scheduler = testScheduler();
+        const batches: (readonly E[])[] = [];
+        let completed = false;
+        const source = new Observable<E | E[]>((subscriber: Subscriber<E | E[]>) => {
+          bursts.forEach((burst, frame) =>
+            scheduler.schedule(() => burst.forEach((value) => subscriber.next(value)), frame * 10),
+          );
+          scheduler.schedule(() => subscriber.complete(), bursts.length * 10);
+        });
+        source
+          .pipe(coalesceBursts(scheduler))
+          .subscribe({ next: (batch) => batches.push(batch), complete: () => (completed = true) });
+        scheduler.flush();
+        const expected = bursts.map((burst) => burst.flat()).filter((burst) => burst.length > 0);
+        expect(batches).to.deep.equal(expected);
+        expect(completed).to.equal(true);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('makes a synchronous burst of single deltas one snapshot of an informer, each event seeing its change', async () => {

@@ -11,7 +11,8 @@ const done = (rv = '1'): E => ({ type: 'relistDone', resourceVersion: rv });
 const modified = (name: string, rv: string): E => ({ type: 'modified', object: pod(name, rv) });
 
 /** `type:name` plus ` (list)` for an event marked `fromList`. */
-const label = (event: InformerEvent<TestPod>): string => `${event.type}:${event.object.metadata!.name}${'fromList' in event && event.fromList === true ? ' (list)' : ''}`;
+const label = (event: InformerEvent<TestPod>): string =>
+  `${event.type}:${event.object.metadata!.name}${'fromList' in event && event.fromList === true ? ' (list)' : ''}`;
 
 describe('informer events that come from a list (fromList)', () => {
   it('marks the initial list and the changes a relist found, and no live event', () => {
@@ -25,8 +26,13 @@ describe('informer events that come from a list (fromList)', () => {
     source.next([started, listed('a', '3')]);
     source.next([listed('c', '4'), done('4'), modified('c', '5')]);
     expect(seen).to.deep.equal([
-      'added:a (list)', 'added:b (list)', 'updated:a',
-      'updated:a (list)', 'added:c (list)', 'deleted:b (list)', 'updated:c',
+      'added:a (list)',
+      'added:b (list)',
+      'updated:a',
+      'updated:a (list)',
+      'added:c (list)',
+      'deleted:b (list)',
+      'updated:c',
     ]);
   });
 

@@ -23,23 +23,39 @@ const CONFIG_MAPS = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 /** A context over `connection`'s own informer factory, always open, never stopping. */
 function contextOn(connection: Connection, scheduler?: SchedulerLike): ControllerContext {
   return controllerContext({
-    name: 'spec', connection, informers: informerFactory(connection, scheduler ? { scheduler } : {}), scheduler: scheduler ?? asyncScheduler,
-    random: Math.random, reportError: () => undefined, gate: of(true), leader$: of(true), stop$: NEVER, drainTimeout: 30_000,
-    recorder: undefined, onWarning: () => undefined,
+    name: 'spec',
+    connection,
+    informers: informerFactory(connection, scheduler ? { scheduler } : {}),
+    scheduler: scheduler ?? asyncScheduler,
+    random: Math.random,
+    reportError: () => undefined,
+    gate: of(true),
+    leader$: of(true),
+    stop$: NEVER,
+    drainTimeout: 30_000,
+    recorder: undefined,
+    onWarning: () => undefined,
   });
 }
 
 /** Runs `body` on a fresh virtual cluster in virtual time until `untilMs`, with process warnings captured. */
-function onVirtualCluster(untilMs: number, body: (cluster: VirtualCluster, scheduler: TestScheduler) => { unsubscribe(): void } | void): {
+function onVirtualCluster(
+  untilMs: number,
+  body: (cluster: VirtualCluster, scheduler: TestScheduler) => { unsubscribe(): void } | void,
+): {
   cluster: VirtualCluster;
   warnings: string[];
 } {
   const warnings: string[] = [];
   const emit = process.emitWarning;
-  process.emitWarning = ((warning: string | Error) => { warnings.push(String(warning)); }) as typeof process.emitWarning;
+  process.emitWarning = ((warning: string | Error) => {
+    warnings.push(String(warning));
+  }) as typeof process.emitWarning;
   let cluster!: VirtualCluster;
   try {
-    const scheduler = new TestScheduler((actual, expected) => { expect(actual).to.deep.equal(expected); });
+    const scheduler = new TestScheduler((actual, expected) => {
+      expect(actual).to.deep.equal(expected);
+    });
     scheduler.run(() => {
       cluster = virtualCluster({ scheduler });
       const running = body(cluster, scheduler);
@@ -56,7 +72,9 @@ function onVirtualCluster(untilMs: number, body: (cluster: VirtualCluster, sched
 
 describe('informer health: said once, where the user sees it', () => {
   it('an informer over a virtual cluster reports an unknown kind to the cluster, and nothing to stderr', () => {
-    const { cluster, warnings } = onVirtualCluster(5_000, (c, scheduler) => informer(c, WIDGETS, { scheduler }).events$.subscribe());
+    const { cluster, warnings } = onVirtualCluster(5_000, (c, scheduler) =>
+      informer(c, WIDGETS, { scheduler }).events$.subscribe(),
+    );
     expect(cluster.health.map((r) => r.message)).to.deep.equal([
       'Widget example.com/v1: 404 UnknownResource: unknown resource kind "Widget" in apiVersion "example.com/v1"; asking discovery again after backoff (retrying with backoff)',
     ]);
@@ -66,15 +84,23 @@ describe('informer health: said once, where the user sees it', () => {
   it('the README pattern (informer, toKeys, reconcile) reports once per cause, although three streams share the watch', () => {
     const { cluster } = onVirtualCluster(60_000, (c, scheduler) => {
       const widgets = informer(c, WIDGETS, { scheduler });
-      return widgets.events$.pipe(toKeys(), reconcile(() => undefined, { lookup: widgets, gate: widgets.synced$, scheduler })).subscribe();
+      return widgets.events$
+        .pipe(
+          toKeys(),
+          reconcile(() => undefined, { lookup: widgets, gate: widgets.synced$, scheduler }),
+        )
+        .subscribe();
     });
     expect(cluster.health.map((r) => r.type)).to.deep.equal(['failing']);
   });
 
-  it('a shared watch of an informerFactory reports once for all its views, to the factory\'s onHealth when given', () => {
+  it("a shared watch of an informerFactory reports once for all its views, to the factory's onHealth when given", () => {
     const reports: string[] = [];
     onVirtualCluster(5_000, (c, scheduler) => {
-      const factory = informerFactory(c, { scheduler, onHealth: (report) => reports.push(`${report.type} ${report.watch}`) });
+      const factory = informerFactory(c, {
+        scheduler,
+        onHealth: (report) => reports.push(`${report.type} ${report.watch}`),
+      });
       const first = factory.for(WIDGETS, { namespace: 'default' }).events$.subscribe();
       first.add(factory.for(WIDGETS, { namespace: 'default' }).status$.subscribe());
       return first;
@@ -85,22 +111,35 @@ describe('informer health: said once, where the user sees it', () => {
   it('controller() with an onError takes the reports over: one InformerHealthError, nothing from the informer itself', () => {
     const errors: Error[] = [];
     const { cluster, warnings } = onVirtualCluster(5_000, (c, scheduler) =>
-      startController({
-        name: 'widgets', start: (context) => controller({ context, for: WIDGETS, reconcile: () => undefined, onError: (error) => errors.push(error) }),
-      }, { connection: c, scheduler, events: false }).subscribe());
-    expect(errors.map((e) => [e.constructor, e.message])).to.deep.equal([[
-      InformerHealthError,
-      'informer Widget example.com/v1: 404 UnknownResource: unknown resource kind "Widget" in apiVersion "example.com/v1"; asking discovery again after backoff; retrying with backoff',
-    ]]);
+      startController(
+        {
+          name: 'widgets',
+          start: (context) =>
+            controller({ context, for: WIDGETS, reconcile: () => undefined, onError: (error) => errors.push(error) }),
+        },
+        { connection: c, scheduler, events: false },
+      ).subscribe(),
+    );
+    expect(errors.map((e) => [e.constructor, e.message])).to.deep.equal([
+      [
+        InformerHealthError,
+        'informer Widget example.com/v1: 404 UnknownResource: unknown resource kind "Widget" in apiVersion "example.com/v1"; asking discovery again after backoff; retrying with backoff',
+      ],
+    ]);
     expect(cluster.health).to.deep.equal([]);
     expect(warnings).to.deep.equal([]);
   });
 
-  it('controller() without an onError leaves the reports to its informers: once, to the connection\'s handler', () => {
+  it("controller() without an onError leaves the reports to its informers: once, to the connection's handler", () => {
     const { cluster, warnings } = onVirtualCluster(5_000, (c, scheduler) =>
-      startController({
-        name: 'widgets', start: (context) => controller({ context, for: WIDGETS, owns: [CONFIG_MAPS], reconcile: () => undefined }),
-      }, { connection: c, scheduler, events: false }).subscribe());
+      startController(
+        {
+          name: 'widgets',
+          start: (context) => controller({ context, for: WIDGETS, owns: [CONFIG_MAPS], reconcile: () => undefined }),
+        },
+        { connection: c, scheduler, events: false },
+      ).subscribe(),
+    );
     expect(warnings).to.deep.equal([]);
     expect(cluster.health.map((r) => `${r.type} ${r.watch}`)).to.deep.equal(['failing Widget example.com/v1']);
   });
@@ -108,16 +147,25 @@ describe('informer health: said once, where the user sees it', () => {
   it('runController collects the health of the controller under test on its cluster, never in process warnings', () => {
     const warnings: string[] = [];
     const emit = process.emitWarning;
-    process.emitWarning = ((warning: string | Error) => { warnings.push(String(warning)); }) as typeof process.emitWarning;
+    process.emitWarning = ((warning: string | Error) => {
+      warnings.push(String(warning));
+    }) as typeof process.emitWarning;
     const seen: string[] = [];
     let health: readonly unknown[] = [];
     try {
-      const scheduler = new TestScheduler((actual, expected) => { expect(actual).to.deep.equal(expected); });
+      const scheduler = new TestScheduler((actual, expected) => {
+        expect(actual).to.deep.equal(expected);
+      });
       scheduler.run(() => {
-        const run = runController({ name: 'widgets', start: (context) => controller({ context, for: WIDGETS, reconcile: () => undefined }) }, {
-          scheduler, until: 5_000, onHealth: (report) => seen.push(report.type),
-        });
-        scheduler.schedule(() => (health = [...run.cluster.health ?? []]), 4_999);
+        const run = runController(
+          { name: 'widgets', start: (context) => controller({ context, for: WIDGETS, reconcile: () => undefined }) },
+          {
+            scheduler,
+            until: 5_000,
+            onHealth: (report) => seen.push(report.type),
+          },
+        );
+        scheduler.schedule(() => (health = [...(run.cluster.health ?? [])]), 4_999);
       });
     } finally {
       process.emitWarning = emit;
@@ -127,14 +175,32 @@ describe('informer health: said once, where the user sees it', () => {
     expect(health).to.have.length(1);
   });
 
-  it('the manager\'s informers say nothing themselves: the manager logs their status', () => {
+  it("the manager's informers say nothing themselves: the manager logs their status", () => {
     let logged: string[] = [];
     const { cluster, warnings } = onVirtualCluster(5_000, (c, scheduler) => {
       const logger = recordingLogger(scheduler);
-      scheduler.schedule(() => (logged = logger.records.filter((r) => r.msg === 'informer error').map((r) => String(r.reason))), 4_999);
+      scheduler.schedule(
+        () => (logged = logger.records.filter((r) => r.msg === 'informer error').map((r) => String(r.reason))),
+        4_999,
+      );
       return manager({
-        connection: c, name: 'spec', signals: false, metrics: false, health: false, logger, scheduler,
-        controllers: [{ name: 'widgets', start: (context) => context.informers.for(WIDGETS).events$.pipe(toKeys(), context.reconcile(() => undefined, {})) }],
+        connection: c,
+        name: 'spec',
+        signals: false,
+        metrics: false,
+        health: false,
+        logger,
+        scheduler,
+        controllers: [
+          {
+            name: 'widgets',
+            start: (context) =>
+              context.informers.for(WIDGETS).events$.pipe(
+                toKeys(),
+                context.reconcile(() => undefined, {}),
+              ),
+          },
+        ],
       }).subscribe();
     });
     expect(logged[0]).to.equal('UnknownResource');
@@ -146,7 +212,8 @@ describe('informer health: said once, where the user sees it', () => {
 describe('selectors are checked when the watch is built', () => {
   const transport: Transport = { get: () => NEVER, watch: () => NEVER, request: () => NEVER };
   const bad = 'app in (web';
-  const message = 'labelSelector "app in (web" is invalid at character 12 (end of text): unable to parse requirement: found \'\', expected: \',\' or \')\'';
+  const message =
+    "labelSelector \"app in (web\" is invalid at character 12 (end of text): unable to parse requirement: found '', expected: ',' or ')'";
 
   it('informer() throws a RangeError naming the selector and where it is wrong, before anything is sent', () => {
     expect(() => informer(transport, CONFIG_MAPS, { labelSelector: bad })).to.throw(RangeError, `informer: ${message}`);
@@ -155,23 +222,47 @@ describe('selectors are checked when the watch is built', () => {
   it('informerFactory().for() and controller() throw the same', () => {
     expect(() => informerFactory(transport).for(CONFIG_MAPS, { fieldSelector: 'spec.nodeName' })).to.throw(
       RangeError,
-      'informerFactory.for(ConfigMap v1 spec.nodeName): fieldSelector "spec.nodeName" is invalid at character 1 ("spec.nodeName"): invalid selector: \'spec.nodeName\'; can\'t understand \'spec.nodeName\'',
+      "informerFactory.for(ConfigMap v1 spec.nodeName): fieldSelector \"spec.nodeName\" is invalid at character 1 (\"spec.nodeName\"): invalid selector: 'spec.nodeName'; can't understand 'spec.nodeName'",
     );
-    expect(() => controller({ context: contextOn(transport), for: { resource: CONFIG_MAPS, options: { labelSelector: bad } }, reconcile: () => undefined }))
-      .to.throw(RangeError, message);
+    expect(() =>
+      controller({
+        context: contextOn(transport),
+        for: { resource: CONFIG_MAPS, options: { labelSelector: bad } },
+        reconcile: () => undefined,
+      }),
+    ).to.throw(RangeError, message);
   });
 
   it('listWatch() errors at subscription without a request, and every selector the server accepts passes', () => {
     const requests: string[] = [];
     const counting: Transport = {
-      get: (path) => { requests.push(path); return NEVER; }, watch: () => NEVER, request: () => EMPTY,
+      get: (path) => {
+        requests.push(path);
+        return NEVER;
+      },
+      watch: () => NEVER,
+      request: () => EMPTY,
     };
     let error: unknown;
     listWatch(counting, CONFIG_MAPS, { labelSelector: 'a=b c' }).subscribe({ error: (e: unknown) => (error = e) });
-    expect((error as Error).message).to.equal('listWatch: labelSelector "a=b c" is invalid at character 5 ("c"): found \'c\', expected: \',\' or \'end of string\'');
+    expect((error as Error).message).to.equal(
+      "listWatch: labelSelector \"a=b c\" is invalid at character 5 (\"c\"): found 'c', expected: ',' or 'end of string'",
+    );
     expect(requests).to.deep.equal([]);
-    for (const labelSelector of ['', 'app', '!app', 'app=web,tier!=db', 'env in (a,b),x notin ()', 'replicas>1', 'n<3', 'example.com/greet']) {
-      expect(() => informer(transport, CONFIG_MAPS, { labelSelector, fieldSelector: 'metadata.name=x,spec.nodeName!=' }), labelSelector).not.to.throw();
+    for (const labelSelector of [
+      '',
+      'app',
+      '!app',
+      'app=web,tier!=db',
+      'env in (a,b),x notin ()',
+      'replicas>1',
+      'n<3',
+      'example.com/greet',
+    ]) {
+      expect(
+        () => informer(transport, CONFIG_MAPS, { labelSelector, fieldSelector: 'metadata.name=x,spec.nodeName!=' }),
+        labelSelector,
+      ).not.to.throw();
     }
   });
 });

@@ -11,7 +11,9 @@ const added = (name: string, rv = '1'): E => ({ type: 'added', object: pod(name,
 const modified = (name: string, rv: string): E => ({ type: 'modified', object: pod(name, rv) });
 const deleted = (name: string, rv: string): E => ({ type: 'deleted', object: pod(name, rv) });
 const relist = (rv: string, ...names: string[]): E[] => [
-  { type: 'relistStarted' }, ...names.map((name): E => ({ type: 'listed', object: pod(name, rv) })), { type: 'relistDone', resourceVersion: rv },
+  { type: 'relistStarted' },
+  ...names.map((name): E => ({ type: 'listed', object: pod(name, rv) })),
+  { type: 'relistDone', resourceVersion: rv },
 ];
 
 /** An informer over a Subject of batches, with every events$ event and every store$ snapshot recorded. */
@@ -40,10 +42,10 @@ describe('informerFromSource, fed batches', () => {
     expect(snapshots, 'the initial snapshot, the relist, the batch').to.have.length(3);
     const batch = events.slice(2);
     expect(new Set(batch.map((event) => event.snapshot))).to.deep.equal(new Set([snapshots[2]]));
-    expect(snapshots[2]!.resourceVersion, 'the version after the batch\'s last delta').to.equal('4');
+    expect(snapshots[2]!.resourceVersion, "the version after the batch's last delta").to.equal('4');
   });
 
-  it('cuts a batch before a key it already changed, so every event\'s snapshot shows its own change', () => {
+  it("cuts a batch before a key it already changed, so every event's snapshot shows its own change", () => {
     const { source, events, snapshots } = harness();
     source.next([added('a', '1'), added('b', '2'), modified('a', '3'), deleted('a', '4'), added('c', '5')]);
     expect(snapshots, 'initial, then [a b], [a], [a c]').to.have.length(4);
@@ -59,7 +61,13 @@ describe('informerFromSource, fed batches', () => {
     const { source, snapshots, log } = harness();
     source.next([...relist('1', 'a'), added('b', '2'), ...relist('3', 'b'), modified('b', '4')]);
     expect(log).to.deep.equal(['added:a@1', 'added:b@2', 'updated:b@3', 'deleted:a@1', 'updated:b@4']);
-    expect(snapshots.map((store) => [...store.keys()].sort().join())).to.deep.equal(['', 'default/a', 'default/a,default/b', 'default/b', 'default/b']);
+    expect(snapshots.map((store) => [...store.keys()].sort().join())).to.deep.equal([
+      '',
+      'default/a',
+      'default/a,default/b',
+      'default/b',
+      'default/b',
+    ]);
     expect(snapshots.map((store) => store.synced)).to.deep.equal([false, true, true, true, true]);
   });
 
@@ -75,7 +83,7 @@ describe('informerFromSource, fed batches', () => {
     expect(log).to.deep.equal(['added:a@1', 'problem:MalformedLine', 'added:b@1', 'status:connecting', 'added:c@1']);
   });
 
-  it('gives a subscriber that joins from an event inside a batch the batch\'s snapshot, then no event of it twice', () => {
+  it("gives a subscriber that joins from an event inside a batch the batch's snapshot, then no event of it twice", () => {
     const { source, informer } = harness();
     const late: string[] = [];
     let joined = false;
@@ -86,7 +94,11 @@ describe('informerFromSource, fed batches', () => {
     });
     source.next([added('a'), added('b'), added('c')]);
     source.next([added('d')]);
-    expect(late.slice(0, 3).sort(), 'the replay holds the whole batch').to.deep.equal(['added:default/a', 'added:default/b', 'added:default/c']);
+    expect(late.slice(0, 3).sort(), 'the replay holds the whole batch').to.deep.equal([
+      'added:default/a',
+      'added:default/b',
+      'added:default/c',
+    ]);
     expect(late.slice(3), 'then live events, none of the replayed batch again').to.deep.equal(['added:default/d']);
   });
 
@@ -100,6 +112,8 @@ describe('informerFromSource, fed batches', () => {
     });
     source.next([added('a'), added('a', '2'), added('b')]);
     expect(seen).to.deep.equal(['default/a']);
-    expect(informer.current().has('default/b'), 'the rest of the batch belongs to a source that is gone').to.equal(false);
+    expect(informer.current().has('default/b'), 'the rest of the batch belongs to a source that is gone').to.equal(
+      false,
+    );
   });
 });

@@ -87,7 +87,12 @@ describe('informerFactory', () => {
       const plain = factory.for<TestPod>(pods);
       plain.events$.subscribe();
       flush();
-      expect(byNode.current().byIndex('byNode', 'n1').map((p) => p.metadata!.name)).to.deep.equal(['x']);
+      expect(
+        byNode
+          .current()
+          .byIndex('byNode', 'n1')
+          .map((p) => p.metadata!.name),
+      ).to.deep.equal(['x']);
     });
   });
 
@@ -95,7 +100,9 @@ describe('informerFactory', () => {
     testScheduler().run(({ cold }) => {
       const { factory } = scripted({ cold });
       factory.for<TestPod>(pods).events$.subscribe();
-      expect(() => factory.for<TestPod>(pods, { indexers: { late: () => 'x' } })).to.throw(/declare it before subscribing/);
+      expect(() => factory.for<TestPod>(pods, { indexers: { late: () => 'x' } })).to.throw(
+        /declare it before subscribing/,
+      );
     });
   });
 
@@ -103,17 +110,26 @@ describe('informerFactory', () => {
     testScheduler().run(({ cold }) => {
       const { factory } = scripted({ cold });
       factory.for<TestPod>(pods, { indexers: { byNode: (p) => p.spec?.nodeName } });
-      expect(() => factory.for<TestPod>(pods, { indexers: { byNode: () => 'other' } })).to.throw(TypeError, /different function/);
+      expect(() => factory.for<TestPod>(pods, { indexers: { byNode: () => 'other' } })).to.throw(
+        TypeError,
+        /different function/,
+      );
     });
   });
 
-  it('never hands a view objects shaped by another view\'s transform: different transforms get different watches', () => {
+  it("never hands a view objects shaped by another view's transform: different transforms get different watches", () => {
     testScheduler().run(({ cold, flush }) => {
       const started: string[] = [];
       // Like listWatch, this source applies the transform it was given to every object it emits.
-      const source: DeltaSource = <T extends KubernetesObject>(_resource: ResourceRef, options: ListWatchOptions<T>) => {
+      const source: DeltaSource = <T extends KubernetesObject>(
+        _resource: ResourceRef,
+        options: ListWatchOptions<T>,
+      ) => {
         started.push(options.transform === undefined ? 'plain' : 'transformed');
-        const shape = (e: E): E => (e.type === 'listed' && options.transform ? { ...e, object: options.transform(e.object as never) as never } : e);
+        const shape = (e: E): E =>
+          e.type === 'listed' && options.transform
+            ? { ...e, object: options.transform(e.object as never) as never }
+            : e;
         return cold<E>('a-b-c', values).pipe(map(shape)) as never;
       };
       const factory = informerFactory(new KubeConfig(), { source });
@@ -136,7 +152,12 @@ describe('informerFactory', () => {
     testScheduler().run(({ cold, flush }) => {
       const { factory, started } = scripted({ cold });
       const variants: ListWatchOptions<TestPod>[] = [
-        {}, { keepManagedFields: true }, { streamingList: true }, { failFast: true }, { pageSize: 50 }, { listTimeout: 5000 },
+        {},
+        { keepManagedFields: true },
+        { streamingList: true },
+        { failFast: true },
+        { pageSize: 50 },
+        { listTimeout: 5000 },
       ];
       for (const options of variants) factory.for<TestPod>(pods, options).events$.subscribe();
       for (const options of variants) factory.for<TestPod>(pods, options).synced$.subscribe();
@@ -146,13 +167,17 @@ describe('informerFactory', () => {
   });
 
   it('refuses a second view of one watch with another scheduler, naming the option', () => {
-    const { factory } = scripted({ cold: (() => { throw new Error('no watch expected'); }) as never });
+    const { factory } = scripted({
+      cold: (() => {
+        throw new Error('no watch expected');
+      }) as never,
+    });
     const other = new TestScheduler(() => undefined);
     factory.for<TestPod>(pods, { scheduler: new TestScheduler(() => undefined) });
     expect(() => factory.for<TestPod>(pods, { scheduler: other })).to.throw(TypeError, /option "scheduler" differs/);
   });
 
-  it('gives every watch the factory\'s onWarning unless a view names its own, and refuses two handlers for one watch', () => {
+  it("gives every watch the factory's onWarning unless a view names its own, and refuses two handlers for one watch", () => {
     testScheduler().run(({ cold, flush }) => {
       const factoryHandler: WarningHandler = () => undefined;
       const ownHandler: WarningHandler = () => undefined;
@@ -161,17 +186,30 @@ describe('informerFactory', () => {
       factory.for<TestPod>(pods, { namespace: 'own', onWarning: ownHandler }).synced$.subscribe();
       flush();
       expect(given.map((options) => options.onWarning)).to.deep.equal([factoryHandler, ownHandler]);
-      expect(() => factory.for<TestPod>(pods, { namespace: 'own', onWarning: () => undefined })).to.throw(TypeError, /option "onWarning" differs/);
+      expect(() => factory.for<TestPod>(pods, { namespace: 'own', onWarning: () => undefined })).to.throw(
+        TypeError,
+        /option "onWarning" differs/,
+      );
     });
-    expect(() => informerFactory(new KubeConfig(), { onWarning: 'log' as never })).to.throw(TypeError, 'informerFactory: onWarning must be a function');
+    expect(() => informerFactory(new KubeConfig(), { onWarning: 'log' as never })).to.throw(
+      TypeError,
+      'informerFactory: onWarning must be a function',
+    );
   });
 
   it('compares a backoff policy by value, and accepts a later view that leaves it out', () => {
-    const { factory } = scripted({ cold: (() => { throw new Error('no watch expected'); }) as never });
+    const { factory } = scripted({
+      cold: (() => {
+        throw new Error('no watch expected');
+      }) as never,
+    });
     factory.for<TestPod>(pods, { backoff: { baseMs: 100, factor: 2, capMs: 1000 } });
     expect(() => factory.for<TestPod>(pods, { backoff: { baseMs: 100, factor: 2, capMs: 1000 } })).to.not.throw();
     expect(() => factory.for<TestPod>(pods)).to.not.throw();
-    expect(() => factory.for<TestPod>(pods, { backoff: { baseMs: 200, factor: 2, capMs: 1000 } })).to.throw(TypeError, /option "backoff" differs/);
+    expect(() => factory.for<TestPod>(pods, { backoff: { baseMs: 200, factor: 2, capMs: 1000 } })).to.throw(
+      TypeError,
+      /option "backoff" differs/,
+    );
   });
 
   it('answers current() with an empty store while the shared informer is idle', () => {

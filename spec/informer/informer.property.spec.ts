@@ -21,7 +21,9 @@ function follow(events: InformerEvent<TestPod>[]): Map<string, TestPod> {
       expect(event.snapshot.has(event.key), `the snapshot of deleted ${event.key} still holds it`).to.equal(false);
       view.delete(event.key);
     } else {
-      expect(event.snapshot.get(event.key), `the snapshot of ${event.type} ${event.key} shows another state`).to.equal(event.object);
+      expect(event.snapshot.get(event.key), `the snapshot of ${event.type} ${event.key} shows another state`).to.equal(
+        event.object,
+      );
       view.set(event.key, event.object);
     }
   }
@@ -44,7 +46,9 @@ type Input = WatchEvent<TestPod> | WatchEvent<TestPod>[];
 function checkJoins(ops: Parameters<typeof toEvents>[0], joins: [number, Channel][], cuts: number[] | undefined): void {
   const statusEvery = cuts === undefined ? 1 : 3;
   const events: WatchEvent<TestPod>[] = toEvents(ops).flatMap((event, i) => [
-    ...(i % statusEvery === 0 ? [{ type: 'status', status: { state: 'watching', resourceVersion: String(i) } } as const] : []),
+    ...(i % statusEvery === 0
+      ? [{ type: 'status', status: { state: 'watching', resourceVersion: String(i) } } as const]
+      : []),
     event,
   ]);
   const inputs: Input[] = cuts === undefined ? events : batches(events, cuts);
@@ -89,7 +93,10 @@ const joinsArb = fc.array(fc.tuple(fc.nat(), channelArb), { minLength: 1, maxLen
 
 describe('the informer, as a property', () => {
   it('gives every subscriber, however late and from whatever callback it joins, a history that adds up to the current store', () => {
-    fc.assert(fc.property(opsArb(6), joinsArb, (ops, joins) => checkJoins(ops, joins, undefined)), { numRuns: 300 });
+    fc.assert(
+      fc.property(opsArb(6), joinsArb, (ops, joins) => checkJoins(ops, joins, undefined)),
+      { numRuns: 300 },
+    );
   });
 
   it('keeps that promise, and shows each event its own change in its snapshot, when deltas arrive in batches', () => {
@@ -97,16 +104,33 @@ describe('the informer, as a property', () => {
   });
 
   it('publishes one snapshot per batch when no key repeats in it', () => {
-    fc.assert(fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 30 }), { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 5 }), (names, cuts) => {
-      const source = new Subject<Input>();
-      const informer = informerFromSource<TestPod>(source);
-      let snapshots = 0;
-      informer.store$.subscribe(() => (snapshots += 1));
-      const events = toEvents(names.map((n) => ({ kind: 'upsert', type: 'added', object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${n}`, namespace: 'a', resourceVersion: '1' } } })));
-      const inputs = batches(events, cuts).filter((batch) => batch.length > 0);
-      for (const input of inputs) source.next(input);
-      expect(snapshots, 'the initial snapshot, then one per batch').to.equal(1 + inputs.length);
-      expect(informer.current().size).to.equal(names.length);
-    }), { numRuns: 100 });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 30 }), { maxLength: 20 }),
+        fc.array(fc.nat(), { maxLength: 5 }),
+        (names, cuts) => {
+          const source = new Subject<Input>();
+          const informer = informerFromSource<TestPod>(source);
+          let snapshots = 0;
+          informer.store$.subscribe(() => (snapshots += 1));
+          const events = toEvents(
+            names.map((n) => ({
+              kind: 'upsert',
+              type: 'added',
+              object: {
+                apiVersion: 'v1',
+                kind: 'Pod',
+                metadata: { name: `p${n}`, namespace: 'a', resourceVersion: '1' },
+              },
+            })),
+          );
+          const inputs = batches(events, cuts).filter((batch) => batch.length > 0);
+          for (const input of inputs) source.next(input);
+          expect(snapshots, 'the initial snapshot, then one per batch').to.equal(1 + inputs.length);
+          expect(informer.current().size).to.equal(names.length);
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 });

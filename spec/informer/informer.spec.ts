@@ -40,7 +40,7 @@ describe('informerFromSource', () => {
     const seen: string[] = [];
     informer.events$.subscribe((event) => {
       const cached = informer.current().get(event.key);
-      seen.push(`${label(event)} cached=${cached?.metadata!.resourceVersion ?? 'none'}`);
+      seen.push(`${label(event)} cached=${cached?.metadata?.resourceVersion ?? 'none'}`);
       expect(event.snapshot).to.equal(informer.current());
     });
     [started, listed('a'), done(), modified('a', '2'), deleted('a', '3')].forEach((e) => source.next(e));
@@ -52,7 +52,9 @@ describe('informerFromSource', () => {
     const informer = informerFromSource<TestPod>(source);
     const events: InformerEvent<TestPod>[] = [];
     informer.events$.subscribe((event) => events.push(event));
-    [started, listed('a'), listed('b'), done(), modified('a', '2'), started, listed('a', '2'), done('5')].forEach((e) => source.next(e));
+    [started, listed('a'), listed('b'), done(), modified('a', '2'), started, listed('a', '2'), done('5')].forEach((e) =>
+      source.next(e),
+    );
     const updated = events.find((e) => e.type === 'updated');
     expect(updated?.type === 'updated' && updated.old.metadata!.resourceVersion).to.equal('1');
     const tombstone = events.at(-1)!;
@@ -69,7 +71,7 @@ describe('informerFromSource', () => {
     });
   });
 
-  it('delivers an event caused during a late subscriber\'s replay after the replay', () => {
+  it("delivers an event caused during a late subscriber's replay after the replay", () => {
     const source = new Subject<E>();
     const informer = informerFromSource<TestPod>(source);
     informer.events$.subscribe();
@@ -131,7 +133,13 @@ describe('informerFromSource', () => {
     source.next(started);
     source.next(done());
     // Well-formed metadata, so the key is found, but a field that throws when the store freezes the object.
-    const hostile = { kind: 'Pod', metadata: { name: 'hostile', namespace: 'default', resourceVersion: '2' }, get spec(): never { throw new Error('spec getter exploded'); } } as unknown as TestPod;
+    const hostile = {
+      kind: 'Pod',
+      metadata: { name: 'hostile', namespace: 'default', resourceVersion: '2' },
+      get spec(): never {
+        throw new Error('spec getter exploded');
+      },
+    } as unknown as TestPod;
     source.next({ type: 'added', object: hostile });
     source.next(added('after'));
     expect(seen).to.deep.equal(['problem:StoreFailed:default/hostile', 'added:after']);
@@ -153,7 +161,10 @@ describe('informerFromSource', () => {
       const source = cold<E>('a-b-c-d', { a: started, b: listed('x'), c: done(), d: added('y') });
       const informer = informerFromSource<TestPod>(source);
       expectObservable(labels(informer.events$), '^------!').toBe('----x-y', { x: 'added:x', y: 'added:y' });
-      expectObservable(labels(informer.events$), '---------^--------!').toBe('-------------x-y', { x: 'added:x', y: 'added:y' });
+      expectObservable(labels(informer.events$), '---------^--------!').toBe('-------------x-y', {
+        x: 'added:x',
+        y: 'added:y',
+      });
       expectSubscriptions(source.subscriptions).toBe(['^------!', '---------^--------!']);
     });
   });
@@ -178,7 +189,10 @@ describe('informerFromSource', () => {
     testScheduler().run(({ hot, expectObservable }) => {
       const source = hot<E>('a-b-c', { a: started, b: listed('x'), c: done() });
       const informer = informerFromSource<TestPod>(source, { resyncPeriod: 10 });
-      expectObservable(labels(informer.events$), '^-----------------------!').toBe('----a-----r---------r---', { a: 'added:x', r: 'resync:x' });
+      expectObservable(labels(informer.events$), '^-----------------------!').toBe('----a-----r---------r---', {
+        a: 'added:x',
+        r: 'resync:x',
+      });
     });
   });
 
@@ -197,7 +211,9 @@ describe('informerFromSource', () => {
     try {
       const source = new Subject<E>();
       const informer = informerFromSource<TestPod>(source);
-      informer.events$.subscribe(() => { throw new Error('bad handler'); });
+      informer.events$.subscribe(() => {
+        throw new Error('bad handler');
+      });
       const seen: string[] = [];
       informer.events$.subscribe((event) => seen.push(label(event)));
       source.next(added('a'));
@@ -214,7 +230,9 @@ describe('informerFromSource', () => {
   it('delivers events in order to every listener when a handler makes the source emit re-entrantly', () => {
     const source = new Subject<E>();
     const informer = informerFromSource<TestPod>(source);
-    informer.events$.subscribe((event) => { if (event.key === 'default/a') source.next(added('b')); });
+    informer.events$.subscribe((event) => {
+      if (event.key === 'default/a') source.next(added('b'));
+    });
     const seen: string[] = [];
     informer.events$.subscribe((event) => seen.push(label(event)));
     source.next(added('a'));

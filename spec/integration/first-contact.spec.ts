@@ -37,7 +37,9 @@ function kubeConfigFor(server: string, token: string): KubeConfig {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromOptions({
     clusters: [{ name: 'c', server, skipTLSVerify: true }],
-    users: [{ name: 'u', token }], contexts: [{ name: 'c', cluster: 'c', user: 'u' }], currentContext: 'c',
+    users: [{ name: 'u', token }],
+    contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
+    currentContext: 'c',
   });
   return kubeConfig;
 }
@@ -53,7 +55,8 @@ async function readmePattern(kubeConfig: KubeConfig, resource: ResourceRef): Pro
   process.emitWarning = ((warning: string | Error, options?: { type?: string }) => {
     if (options?.type !== WATCH_HEALTH_WARNING) return emit.call(process, warning as string, options as never);
     printed.push({
-      message: String(warning), type: options.type,
+      message: String(warning),
+      type: options.type,
       failuresSoFar: statuses.filter((s) => s.state === 'error').length,
       backoffsSoFar: statuses.filter((s) => s.state === 'backingOff').length,
     });
@@ -61,13 +64,20 @@ async function readmePattern(kubeConfig: KubeConfig, resource: ResourceRef): Pro
   let subscription: Subscription | undefined;
   try {
     // Step 1, as the README writes it (the status subscription only counts failures for this spec).
-    const configMaps = informer<V1ConfigMap>(kubeConfig, resource, { namespace: 'default', labelSelector: 'example.com/greet' });
+    const configMaps = informer<V1ConfigMap>(kubeConfig, resource, {
+      namespace: 'default',
+      labelSelector: 'example.com/greet',
+    });
     subscription = configMaps.status$.subscribe((status) => statuses.push(status));
     // Step 2.
-    subscription.add(configMaps.events$.pipe(
-      toKeys(),
-      reconcile(({ key }) => void key, { lookup: configMaps, gate: configMaps.synced$ }),
-    ).subscribe());
+    subscription.add(
+      configMaps.events$
+        .pipe(
+          toKeys(),
+          reconcile(({ key }) => void key, { lookup: configMaps, gate: configMaps.synced$ }),
+        )
+        .subscribe(),
+    );
     await waitFor(() => printed.length > 0, `a health warning for ${resource.kind}`, 15_000);
   } finally {
     subscription?.unsubscribe();
@@ -88,21 +98,33 @@ describe('first contact: the README pattern tells its user what is wrong, by def
   });
 
   it('prints a refused connection on its first failure', async () => {
-    const printed = await readmePattern(kubeConfigFor(`https://127.0.0.1:${await closedPort()}`, 'any'), { apiVersion: 'v1', kind: 'ConfigMap' });
-    expect(printed[0]!.message).to.match(/^ConfigMap v1 in default example\.com\/greet: NetworkError: .*ECONNREFUSED.* \(retrying with backoff\)$/);
+    const printed = await readmePattern(kubeConfigFor(`https://127.0.0.1:${await closedPort()}`, 'any'), {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+    });
+    expect(printed[0]!.message).to.match(
+      /^ConfigMap v1 in default example\.com\/greet: NetworkError: .*ECONNREFUSED.* \(retrying with backoff\)$/,
+    );
     expect(printed[0]!.type).to.equal(WATCH_HEALTH_WARNING);
     expect([printed[0]!.failuresSoFar, printed[0]!.backoffsSoFar]).to.deep.equal([1, 0]);
   });
 
   it('prints a wrong token as 401 Unauthorized on its first failure', async () => {
-    const printed = await readmePattern(kubeConfigFor(cluster.url, 'a-wrong-token'), { apiVersion: 'v1', kind: 'ConfigMap' });
-    expect(printed[0]!.message).to.match(/^ConfigMap v1 in default example\.com\/greet: 401 Unauthorized: .* \(retrying with backoff\)$/);
+    const printed = await readmePattern(kubeConfigFor(cluster.url, 'a-wrong-token'), {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+    });
+    expect(printed[0]!.message).to.match(
+      /^ConfigMap v1 in default example\.com\/greet: 401 Unauthorized: .* \(retrying with backoff\)$/,
+    );
     expect([printed[0]!.failuresSoFar, printed[0]!.backoffsSoFar]).to.deep.equal([1, 0]);
   });
 
   it('prints a kind whose CRD is not installed as 404 UnknownResource on its first failure', async () => {
     const printed = await readmePattern(cluster.kubeConfig, { apiVersion: 'example.com/v1', kind: 'Greeting' });
-    expect(printed[0]!.message).to.match(/^Greeting example\.com\/v1 in default example\.com\/greet: 404 UnknownResource: unknown resource kind "Greeting" in apiVersion "example\.com\/v1"/);
+    expect(printed[0]!.message).to.match(
+      /^Greeting example\.com\/v1 in default example\.com\/greet: 404 UnknownResource: unknown resource kind "Greeting" in apiVersion "example\.com\/v1"/,
+    );
     expect([printed[0]!.failuresSoFar, printed[0]!.backoffsSoFar]).to.deep.equal([1, 0]);
   });
 });

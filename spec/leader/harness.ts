@@ -18,7 +18,8 @@ import { expectDisjoint, spansOf } from './spans.js';
 export function election<R>(
   body: (env: { scheduler: TestScheduler; server: LeaseServer }) => R,
   latency?: (candidate: string) => number,
-  server: (scheduler: TestScheduler, latency?: (candidate: string) => number) => LeaseServer = (s, l) => new VirtualLeaseServer(s, l),
+  server: (scheduler: TestScheduler, latency?: (candidate: string) => number) => LeaseServer = (s, l) =>
+    new VirtualLeaseServer(s, l),
 ): R {
   const scheduler = new TestScheduler((actual, expected) => {
     expect(actual).to.deep.equal(expected);
@@ -48,7 +49,8 @@ export interface ClockStep {
 export function machine(scheduler: SchedulerLike, skewMs: number, steps: readonly ClockStep[]): WallClockScheduler {
   return {
     now: () => scheduler.now() + skewMs,
-    wallClock: () => scheduler.now() + skewMs + steps.reduce((sum, step) => (step.at <= scheduler.now() ? sum + step.by : sum), 0),
+    wallClock: () =>
+      scheduler.now() + skewMs + steps.reduce((sum, step) => (step.at <= scheduler.now() ? sum + step.by : sum), 0),
     schedule: <T>(work: (this: SchedulerAction<T>, state?: T) => void, delay?: number, state?: T): Subscription =>
       scheduler.schedule(work, delay, state),
   };
@@ -104,7 +106,11 @@ export function candidate(
     if (event.type === 'lost' && lateRelease !== undefined) server.failNext(identity, { delay: lateRelease });
   };
   const election$ = leaderElection(server.transport(identity), {
-    ...base, identity, scheduler: steps === undefined ? skewed(scheduler, skew) : machine(scheduler, skew, steps), onEvent, ...rest,
+    ...base,
+    identity,
+    scheduler: steps === undefined ? skewed(scheduler, skew) : machine(scheduler, skew, steps),
+    onEvent,
+    ...rest,
   });
   const leading$ = standby ? election$.pipe(repeat({ delay: () => timer(0, scheduler) })) : election$;
   scheduler.schedule(() => {
@@ -135,19 +141,21 @@ export function expectNoOverlap(candidates: readonly Candidate[]): void {
 
 /** The events of a candidate as short strings, `"<time> <type> <detail>"`, leaving out renewals. */
 export function described(events: readonly LeaderEvent[]): string[] {
-  return events.filter((e) => e.type !== 'renewed').map((e) => {
-    switch (e.type) {
-      case 'acquired':
-        return `${e.at} acquired ${e.leaseTransitions}`;
-      case 'lost':
-        return `${e.at} lost ${e.reason}${e.holder === undefined ? '' : ` ${e.holder}`}`;
-      case 'leader':
-        return `${e.at} leader ${e.holder || '(none)'}`;
-      case 'conflict':
-      case 'failed':
-        return `${e.at} ${e.type} ${e.phase} ${e.error.message}`;
-      default:
-        return `${e.at} ${e.type}`;
-    }
-  });
+  return events
+    .filter((e) => e.type !== 'renewed')
+    .map((e) => {
+      switch (e.type) {
+        case 'acquired':
+          return `${e.at} acquired ${e.leaseTransitions}`;
+        case 'lost':
+          return `${e.at} lost ${e.reason}${e.holder === undefined ? '' : ` ${e.holder}`}`;
+        case 'leader':
+          return `${e.at} leader ${e.holder || '(none)'}`;
+        case 'conflict':
+        case 'failed':
+          return `${e.at} ${e.type} ${e.phase} ${e.error.message}`;
+        default:
+          return `${e.at} ${e.type}`;
+      }
+    });
 }

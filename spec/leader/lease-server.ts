@@ -7,7 +7,13 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, type SchedulerLike } from 'rxjs';
-import { ApiError, TransportError, type Transport, type TransportRequest, type TransportResponse } from '../../src/transport/index.js';
+import {
+  ApiError,
+  TransportError,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from '../../src/transport/index.js';
 import type { LeaseObject } from '../../src/leader/index.js';
 import { virtualCluster, type VirtualCluster, type VirtualLink } from '../../src/testing/index.js';
 
@@ -98,14 +104,22 @@ export class VirtualLeaseServer extends LeaseServer {
   }
 
   lease(): LeaseObject | undefined {
-    return this.cluster.list(LEASE, 'default').find((lease) => lease.metadata?.name === 'lock') as LeaseObject | undefined;
+    return this.cluster.list(LEASE, 'default').find((lease) => lease.metadata?.name === 'lock') as
+      | LeaseObject
+      | undefined;
   }
 
   put(lease: LeaseObject): void {
     const stored = this.lease();
     const object = {
-      ...LEASE, ...structuredClone(lease),
-      metadata: { ...lease.metadata, name: 'lock', namespace: 'default', ...(stored ? { resourceVersion: stored.metadata.resourceVersion } : {}) },
+      ...LEASE,
+      ...structuredClone(lease),
+      metadata: {
+        ...lease.metadata,
+        name: 'lock',
+        namespace: 'default',
+        ...(stored ? { resourceVersion: stored.metadata.resourceVersion } : {}),
+      },
     } as KubernetesObject;
     if (stored === undefined) this.cluster.seed([object]);
     else this.cluster.update([object]);
@@ -117,14 +131,18 @@ export class VirtualLeaseServer extends LeaseServer {
     return {
       get: (path, query, options) => link.get(path, query, options),
       watch: (path, query, options) => link.watch(path, query, options),
-      request: (request) => (request.path.startsWith(COLLECTION) ? this.serve(candidate, link, request) : link.request(request)),
+      request: (request) =>
+        request.path.startsWith(COLLECTION) ? this.serve(candidate, link, request) : link.request(request),
     };
   }
 
   private linkOf(candidate: string): VirtualLink {
     let link = this.links.get(candidate);
     if (link === undefined) {
-      link = this.cluster.link({ userAgent: candidate, latency: () => this.latency(candidate) + (this.delays.get(candidate) ?? 0) });
+      link = this.cluster.link({
+        userAgent: candidate,
+        latency: () => this.latency(candidate) + (this.delays.get(candidate) ?? 0),
+      });
       this.links.set(candidate, link);
     }
     return link;
@@ -136,10 +154,17 @@ export class VirtualLeaseServer extends LeaseServer {
       let answered = false;
       const record = (outcome: string, spec?: LeaseObject['spec']): void => {
         answered = true;
-        this.log.push({ at: this.scheduler.now(), candidate, method: request.method, outcome, ...(spec === undefined ? {} : { spec }) });
+        this.log.push({
+          at: this.scheduler.now(),
+          candidate,
+          method: request.method,
+          outcome,
+          ...(spec === undefined ? {} : { spec }),
+        });
       };
       this.arm(candidate, link, fault, request.method);
-      const written = (body: unknown): LeaseObject['spec'] | undefined => (request.method === 'GET' ? undefined : (body as LeaseObject).spec);
+      const written = (body: unknown): LeaseObject['spec'] | undefined =>
+        request.method === 'GET' ? undefined : (body as LeaseObject).spec;
       const subscription = link.request(request).subscribe({
         next: (response) => {
           record('ok', written(response.body));
@@ -149,16 +174,28 @@ export class VirtualLeaseServer extends LeaseServer {
         error: (error: unknown) => {
           if (fault === 'lostAnswer' && error instanceof TransportError && error.reason === 'ConnectionClosed') {
             // The server answered; what it answered is in its request log.
-            const code = this.cluster.requestLog.records().filter((r) => r.userAgent === candidate).at(-1)?.code ?? 0;
+            const code =
+              this.cluster.requestLog
+                .records()
+                .filter((r) => r.userAgent === candidate)
+                .at(-1)?.code ?? 0;
             if (code >= 200 && code < 300) record('ok', written(request.body));
             else record(String(code));
-          } else record(error instanceof ApiError ? String(error.code) : error instanceof TransportError && error.reason === 'NetworkError' ? 'network' : String(error));
+          } else
+            record(
+              error instanceof ApiError
+                ? String(error.code)
+                : error instanceof TransportError && error.reason === 'NetworkError'
+                  ? 'network'
+                  : String(error),
+            );
           subscriber.error(error);
         },
       });
       this.delays.delete(candidate);
       return () => {
-        if (!answered) this.log.push({ at: this.scheduler.now(), candidate, method: request.method, outcome: 'aborted' });
+        if (!answered)
+          this.log.push({ at: this.scheduler.now(), candidate, method: request.method, outcome: 'aborted' });
         subscription.unsubscribe();
       };
     });

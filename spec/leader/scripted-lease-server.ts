@@ -7,7 +7,13 @@
  * would make each property a minute long. Every other leader-election spec runs on the virtual cluster.
  */
 import { Observable, type SchedulerLike } from 'rxjs';
-import { ApiError, TransportError, type Transport, type TransportRequest, type TransportResponse } from '../../src/transport/index.js';
+import {
+  ApiError,
+  TransportError,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from '../../src/transport/index.js';
 import type { LeaseObject } from '../../src/leader/index.js';
 import { LeaseServer } from './lease-server.js';
 
@@ -30,11 +36,15 @@ export class ScriptedLeaseServer extends LeaseServer {
   }
 
   put(lease: LeaseObject): void {
-    this.stored = { ...structuredClone(lease), metadata: { ...lease.metadata, name: 'lock', namespace: 'default', resourceVersion: String(++this.version) } };
+    this.stored = {
+      ...structuredClone(lease),
+      metadata: { ...lease.metadata, name: 'lock', namespace: 'default', resourceVersion: String(++this.version) },
+    };
   }
 
   transport(candidate: string): Transport {
-    const refuse = (what: string): Observable<never> => new Observable((subscriber) => subscriber.error(new Error(`unexpected ${what}`)));
+    const refuse = (what: string): Observable<never> =>
+      new Observable((subscriber) => subscriber.error(new Error(`unexpected ${what}`)));
     return {
       get: () => refuse('get'),
       watch: () => refuse('watch'),
@@ -47,7 +57,8 @@ export class ScriptedLeaseServer extends LeaseServer {
       const fault = this.nextFault(candidate);
       let answered = false;
       const abort = (): void => {
-        if (!answered) this.log.push({ at: this.scheduler.now(), candidate, method: request.method, outcome: 'aborted' });
+        if (!answered)
+          this.log.push({ at: this.scheduler.now(), candidate, method: request.method, outcome: 'aborted' });
       };
       if (fault === 'hang') return abort;
       const delay = typeof fault === 'object' ? fault.delay : 0;
@@ -67,7 +78,13 @@ export class ScriptedLeaseServer extends LeaseServer {
         try {
           const body = this.apply(request);
           const spec = request.method === 'GET' ? undefined : (body as LeaseObject).spec;
-          this.log.push({ at, candidate, method: request.method, outcome: 'ok', ...(spec === undefined ? {} : { spec }) });
+          this.log.push({
+            at,
+            candidate,
+            method: request.method,
+            outcome: 'ok',
+            ...(spec === undefined ? {} : { spec }),
+          });
           if (fault === 'lostAnswer') subscriber.error(new TransportError('ConnectionClosed', 'response lost'));
           else {
             subscriber.next({ status: 200, body, headers: {}, warnings: this.warnings });
@@ -90,17 +107,24 @@ export class ScriptedLeaseServer extends LeaseServer {
     switch (request.method) {
       case 'GET':
         if (request.path !== `${COLLECTION}/lock`) throw new Error(`unexpected GET ${request.path}`);
-        if (this.stored === undefined) throw new ApiError(404, 'NotFound', 'leases.coordination.k8s.io "lock" not found');
+        if (this.stored === undefined)
+          throw new ApiError(404, 'NotFound', 'leases.coordination.k8s.io "lock" not found');
         return structuredClone(this.stored);
       case 'POST':
         if (request.path !== COLLECTION) throw new Error(`unexpected POST ${request.path}`);
-        if (this.stored !== undefined) throw new ApiError(409, 'AlreadyExists', 'leases.coordination.k8s.io "lock" already exists');
+        if (this.stored !== undefined)
+          throw new ApiError(409, 'AlreadyExists', 'leases.coordination.k8s.io "lock" already exists');
         return this.store(body!);
       case 'PUT':
         if (request.path !== `${COLLECTION}/lock`) throw new Error(`unexpected PUT ${request.path}`);
-        if (this.stored === undefined) throw new ApiError(404, 'NotFound', 'leases.coordination.k8s.io "lock" not found');
+        if (this.stored === undefined)
+          throw new ApiError(404, 'NotFound', 'leases.coordination.k8s.io "lock" not found');
         if (body?.metadata.resourceVersion !== this.stored.metadata.resourceVersion) {
-          throw new ApiError(409, 'Conflict', 'Operation cannot be fulfilled on leases.coordination.k8s.io "lock": the object has been modified');
+          throw new ApiError(
+            409,
+            'Conflict',
+            'Operation cannot be fulfilled on leases.coordination.k8s.io "lock": the object has been modified',
+          );
         }
         return this.store(body!);
       default:
@@ -110,7 +134,8 @@ export class ScriptedLeaseServer extends LeaseServer {
 
   private store(lease: LeaseObject): LeaseObject {
     const duration = lease.spec?.leaseDurationSeconds;
-    if (typeof duration === 'number' && duration <= 0) throw new ApiError(422, 'Invalid', 'spec.leaseDurationSeconds: must be greater than 0');
+    if (typeof duration === 'number' && duration <= 0)
+      throw new ApiError(422, 'Invalid', 'spec.leaseDurationSeconds: must be greater than 0');
     this.put(lease);
     return structuredClone(this.stored!);
   }

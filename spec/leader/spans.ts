@@ -17,12 +17,17 @@ export function expectDisjoint(spans: readonly LeadSpan[]): void {
   for (let i = 1; i < ordered.length; i++) {
     const before = ordered[i - 1]!;
     const after = ordered[i]!;
-    expect(after.start, `${after.who} led from ${after.start} while ${before.who} led until ${before.end}`).to.be.at.least(before.end);
+    expect(
+      after.start,
+      `${after.who} led from ${after.start} while ${before.who} led until ${before.end}`,
+    ).to.be.at.least(before.end);
   }
 }
 
 /** The spans of candidates that each know their own `[start, end)` list. */
-export function spansOf(candidates: ReadonlyArray<{ readonly identity: string; spans(): ReadonlyArray<readonly [number, number]> }>): LeadSpan[] {
+export function spansOf(
+  candidates: ReadonlyArray<{ readonly identity: string; spans(): ReadonlyArray<readonly [number, number]> }>,
+): LeadSpan[] {
   return candidates.flatMap((c) => c.spans().map(([start, end]) => ({ who: c.identity, start, end })));
 }
 

@@ -43,13 +43,14 @@ export function scriptedLeases(
   return {
     get: refuse,
     watch: refuse,
-    request: (request) => defer(() => {
-      const index = seen.length;
-      seen.push({ method: request.method, body: request.body as LeaseObject | undefined });
-      const result = answer(request, index);
-      onRequest(seen);
-      if (result instanceof Error) return throwError(() => result);
-      return of<TransportResponse>({ status: 200, body: result, headers: {} });
-    }),
+    request: (request) =>
+      defer(() => {
+        const index = seen.length;
+        seen.push({ method: request.method, body: request.body as LeaseObject | undefined });
+        const result = answer(request, index);
+        onRequest(seen);
+        if (result instanceof Error) return throwError(() => result);
+        return of<TransportResponse>({ status: 200, body: result, headers: {} });
+      }),
   };
 }

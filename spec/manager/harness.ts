@@ -21,36 +21,53 @@ export const LISTED = 'a-(bc)d';
 export function listed(...names: string[]): Record<string, WatchEvent | WatchEvent[]> {
   return {
     a: { type: 'status', status: { state: 'listing', page: 1 } },
-    b: [{ type: 'relistStarted' }, ...names.map((name, i) => ({ type: 'listed', object: pod(name, String(i + 1)) }) as WatchEvent)],
+    b: [
+      { type: 'relistStarted' },
+      ...names.map((name, i) => ({ type: 'listed', object: pod(name, String(i + 1)) }) as WatchEvent),
+    ],
     c: { type: 'relistDone', resourceVersion: String(names.length + 1) },
     d: { type: 'status', status: { state: 'watching', resourceVersion: String(names.length + 1) } },
   };
 }
 
 /** A delta source whose every watch plays `marble` (array values are emitted one by one in their frame). */
-export function scriptedSource(helpers: Pick<RunHelpers, 'cold'>, marble: string, values: Record<string, WatchEvent | WatchEvent[]>): DeltaSource {
-  return (() => new Observable<WatchEvent>((subscriber) =>
-    helpers.cold(marble, values).subscribe({
-      next: (value) => (Array.isArray(value) ? value : [value]).forEach((event) => subscriber.next(event)),
-      error: (error: unknown) => subscriber.error(error),
-      complete: () => subscriber.complete(),
-    }))) as DeltaSource;
+export function scriptedSource(
+  helpers: Pick<RunHelpers, 'cold'>,
+  marble: string,
+  values: Record<string, WatchEvent | WatchEvent[]>,
+): DeltaSource {
+  return (() =>
+    new Observable<WatchEvent>((subscriber) =>
+      helpers.cold(marble, values).subscribe({
+        next: (value) => (Array.isArray(value) ? value : [value]).forEach((event) => subscriber.next(event)),
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      }),
+    )) as DeltaSource;
 }
 
 /**
  * The connection of the virtual manager: the cluster of `server` as candidate `me` (10 ms a request); its Event
  * writes recorded in `eventWrites` when answered.
  */
-export function virtualConnection(scheduler: TestScheduler, server: VirtualLeaseServer, eventWrites: string[]): Transport {
+export function virtualConnection(
+  scheduler: TestScheduler,
+  server: VirtualLeaseServer,
+  eventWrites: string[],
+): Transport {
   const me = server.transport('me');
   return {
     get: (path, query, options) => me.get(path, query, options),
     watch: (path, query, options) => me.watch(path, query, options),
     request: (request: TransportRequest) => {
       if (!request.path.startsWith('/apis/events.k8s.io/')) return me.request(request);
-      return me.request(request).pipe(tap(() => {
-        eventWrites.push(`${scheduler.now()} ${request.method} ${(request.body as { reason?: string } | undefined)?.reason ?? ''}`);
-      }));
+      return me.request(request).pipe(
+        tap(() => {
+          eventWrites.push(
+            `${scheduler.now()} ${request.method} ${(request.body as { reason?: string } | undefined)?.reason ?? ''}`,
+          );
+        }),
+      );
     },
   };
 }
@@ -69,7 +86,9 @@ export { recordingLogger, subscribeTimeline, virtualManagerOptions } from '../..
 
 /** Subscribes a manager at frame 0 with the virtual connection, no servers, and `overrides`. */
 export function startVirtualManager(
-  scheduler: TestScheduler, controllers: readonly ControllerDefinition[], overrides: Partial<ManagerOptions>,
+  scheduler: TestScheduler,
+  controllers: readonly ControllerDefinition[],
+  overrides: Partial<ManagerOptions>,
   server = new VirtualLeaseServer(scheduler),
 ): VirtualManager {
   const eventWrites: string[] = [];

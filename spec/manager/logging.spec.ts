@@ -9,22 +9,45 @@ describe('manager logs: redaction', () => {
   it('blanks credential fields, Secret data, bearer tokens, JWTs, URL passwords and known literals', () => {
     const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW0ifQ.c2lnbmF0dXJl';
     const out = redact({
-      token: 'abc', password: 'pw', secretName: 'db', authorization: 'Basic Zm9vOmJhcg==',
-      header: 'Authorization: Bearer abc.def-ghi', jwt: `id ${jwt}`, url: 'https://user:pa55@example.com/x',
+      token: 'abc',
+      password: 'pw',
+      secretName: 'db',
+      authorization: 'Basic Zm9vOmJhcg==',
+      header: 'Authorization: Bearer abc.def-ghi',
+      jwt: `id ${jwt}`,
+      url: 'https://user:pa55@example.com/x',
       note: 'the value s3cr3t-literal-value leaked',
-      object: { kind: 'Secret', metadata: { name: 'db' }, data: { password: 'aHVudGVyMg==' }, stringData: { user: 'admin' } },
+      object: {
+        kind: 'Secret',
+        metadata: { name: 'db' },
+        data: { password: 'aHVudGVyMg==' },
+        stringData: { user: 'admin' },
+      },
     });
     expect(out).to.deep.equal({
-      token: REDACTED, password: REDACTED, secretName: 'db', authorization: REDACTED,
-      header: `Authorization: Bearer ${REDACTED}`, jwt: `id ${REDACTED}`, url: `https://${REDACTED}@example.com/x`,
+      token: REDACTED,
+      password: REDACTED,
+      secretName: 'db',
+      authorization: REDACTED,
+      header: `Authorization: Bearer ${REDACTED}`,
+      jwt: `id ${REDACTED}`,
+      url: `https://${REDACTED}@example.com/x`,
       note: `the value ${REDACTED} leaked`,
-      object: { kind: 'Secret', metadata: { name: 'db' }, data: { password: REDACTED }, stringData: { user: REDACTED } },
+      object: {
+        kind: 'Secret',
+        metadata: { name: 'db' },
+        data: { password: REDACTED },
+        stringData: { user: REDACTED },
+      },
     });
   });
 
   it('turns errors into name, message, stack, code, reason and cause, each redacted, and never mutates its input', () => {
     const cause = { token: 'xyz' };
-    const error = Object.assign(new Error('failed with s3cr3t-literal-value', { cause }), { code: 403, reason: 'Forbidden' });
+    const error = Object.assign(new Error('failed with s3cr3t-literal-value', { cause }), {
+      code: 403,
+      reason: 'Forbidden',
+    });
     const out = redact({ error }) as { error: Record<string, unknown> };
     expect(out.error).to.include({ name: 'Error', message: `failed with ${REDACTED}`, code: 403, reason: 'Forbidden' });
     expect(out.error.cause).to.deep.equal({ token: REDACTED });
@@ -43,17 +66,30 @@ describe('manager logs: redaction', () => {
   });
 
   it('never lets a registered literal through, wherever it is nested (property)', () => {
-    const literal = fc.string({ minLength: MIN_LITERAL_LENGTH, maxLength: 24 }).filter((s) => s.trim() === s && !s.includes('[REDACTED]'));
-    fc.assert(fc.property(literal, fc.string(), fc.string(), fc.nat(3), (secret, before, after, depth) => {
-      let value: unknown = `${before}${secret}${after}`;
-      for (let i = 0; i < depth; i++) value = i % 2 === 0 ? { message: value } : [value];
-      const out = JSON.stringify(redactor(() => [secret])(value));
-      return !out.includes(JSON.stringify(secret).slice(1, -1));
-    }));
+    const literal = fc
+      .string({ minLength: MIN_LITERAL_LENGTH, maxLength: 24 })
+      .filter((s) => s.trim() === s && !s.includes('[REDACTED]'));
+    fc.assert(
+      fc.property(literal, fc.string(), fc.string(), fc.nat(3), (secret, before, after, depth) => {
+        let value: unknown = `${before}${secret}${after}`;
+        for (let i = 0; i < depth; i++) value = i % 2 === 0 ? { message: value } : [value];
+        const out = JSON.stringify(redactor(() => [secret])(value));
+        return !out.includes(JSON.stringify(secret).slice(1, -1));
+      }),
+    );
   });
 
   it('keeps the logger away from its caller: a throwing logger loses its line, never the caller', () => {
-    const broken = { debug: () => { throw new Error('x'); }, info: () => { throw new Error('x'); }, warn: () => undefined, error: () => undefined };
+    const broken = {
+      debug: () => {
+        throw new Error('x');
+      },
+      info: () => {
+        throw new Error('x');
+      },
+      warn: () => undefined,
+      error: () => undefined,
+    };
     expect(() => redactingLogger(broken, redact).info({}, 'hello')).to.not.throw();
   });
 });
@@ -72,6 +108,9 @@ describe('jsonLogger', () => {
   });
 
   it('rejects an unknown level', () => {
-    expect(() => jsonLogger({ level: 'loud' as never })).to.throw(RangeError, /level must be one of debug, info, warn, error/);
+    expect(() => jsonLogger({ level: 'loud' as never })).to.throw(
+      RangeError,
+      /level must be one of debug, info, warn, error/,
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { throwError, timer } from 'rxjs';
-import { ApiError, controller, ReconcileAbortedError } from '../../src/index.js';
-import { type Transport } from '../../src/extend.js';
+import { ApiError, controller, type ReconcileAbortedError } from '../../src/index.js';
+import type { Transport } from '../../src/extend.js';
 import type { ControllerDefinition } from '../../src/controller/context/index.js';
 import { virtual } from '../controller/helpers.js';
 import { VirtualLeaseServer } from '../leader/lease-server.js';
@@ -15,12 +15,19 @@ function slowPods(ms: number, aborts: string[] = [], needLeaderElection = true):
   return {
     name: 'pods',
     needLeaderElection,
-    start: (context) => controller({
-      context, for: PODS, reconcile: ({ key, signal }) => {
-        signal.addEventListener('abort', () => aborts.push(`${context.scheduler.now()} ${key} ${(signal.reason as Error).name}: ${(signal.reason as ReconcileAbortedError).why}`));
-        return timer(ms, context.scheduler);
-      },
-    }),
+    start: (context) =>
+      controller({
+        context,
+        for: PODS,
+        reconcile: ({ key, signal }) => {
+          signal.addEventListener('abort', () =>
+            aborts.push(
+              `${context.scheduler.now()} ${key} ${(signal.reason as Error).name}: ${(signal.reason as ReconcileAbortedError).why}`,
+            ),
+          );
+          return timer(ms, context.scheduler);
+        },
+      }),
   };
 }
 
@@ -29,8 +36,21 @@ describe('manager (virtual time)', () => {
     virtual(({ scheduler, cold, flush }) => {
       const server = new VirtualLeaseServer(scheduler);
       // Another replica renewed the Lease just before we started, and then died.
-      server.put({ metadata: {}, spec: { holderIdentity: 'other', leaseDurationSeconds: 15, renewTime: '2026-01-01T00:00:00.000000Z', leaseTransitions: 0 } });
-      const run = startVirtualManager(scheduler, [slowPods(0)], { informers: { source: scriptedSource({ cold }, LISTED, listed('web')) } }, server);
+      server.put({
+        metadata: {},
+        spec: {
+          holderIdentity: 'other',
+          leaseDurationSeconds: 15,
+          renewTime: '2026-01-01T00:00:00.000000Z',
+          leaseTransitions: 0,
+        },
+      });
+      const run = startVirtualManager(
+        scheduler,
+        [slowPods(0)],
+        { informers: { source: scriptedSource({ cold }, LISTED, listed('web')) } },
+        server,
+      );
       scheduler.schedule(() => run.subscription!.unsubscribe(), 20_000);
       flush();
       // Observed at 10 ms, expired at 15 010 ms by our clock: a GET and a PUT later we lead, and run at once.
@@ -49,16 +69,26 @@ describe('manager (virtual time)', () => {
     virtual(({ scheduler, cold, flush }) => {
       const server = new VirtualLeaseServer(scheduler);
       server.warnings = ['coordination.k8s.io/v1 Lease: a test warning'];
-      const run = startVirtualManager(scheduler, [slowPods(0)], { informers: { source: scriptedSource({ cold }, LISTED, listed('web')) } }, server);
+      const run = startVirtualManager(
+        scheduler,
+        [slowPods(0)],
+        { informers: { source: scriptedSource({ cold }, LISTED, listed('web')) } },
+        server,
+      );
       scheduler.schedule(() => run.subscription!.unsubscribe(), 10_000);
       flush();
       const warned = run.logger.records.filter((record) => record.msg === 'the API server sent a warning');
       // The create at 20 and every renewal after it carry the warning; the manager logs the text once.
       expect(server.writes().length).to.be.greaterThan(2);
-      expect(warned).to.deep.equal([{
-        manager: 'lock', msg: 'the API server sent a warning', warning: 'coordination.k8s.io/v1 Lease: a test warning',
-        method: 'POST', path: '/apis/coordination.k8s.io/v1/namespaces/default/leases',
-      }]);
+      expect(warned).to.deep.equal([
+        {
+          manager: 'lock',
+          msg: 'the API server sent a warning',
+          warning: 'coordination.k8s.io/v1 Lease: a test warning',
+          method: 'POST',
+          path: '/apis/coordination.k8s.io/v1/namespaces/default/leases',
+        },
+      ]);
     });
   });
 
@@ -66,17 +96,30 @@ describe('manager (virtual time)', () => {
     virtual(({ scheduler, cold, flush }) => {
       const server = new VirtualLeaseServer(scheduler);
       server.cut('me', 'hang');
-      const run = startVirtualManager(scheduler, [slowPods(0, [], false)], { informers: { source: scriptedSource({ cold }, LISTED, listed('web')) } }, server);
+      const run = startVirtualManager(
+        scheduler,
+        [slowPods(0, [], false)],
+        { informers: { source: scriptedSource({ cold }, LISTED, listed('web')) } },
+        server,
+      );
       scheduler.schedule(() => run.subscription!.unsubscribe(), 100);
       flush();
-      expect(run.timeline).to.deep.equal(['0 started', '2 synced', '2 ready true', '2 pods: started default/web#1', '2 pods: succeeded default/web']);
+      expect(run.timeline).to.deep.equal([
+        '0 started',
+        '2 synced',
+        '2 ready true',
+        '2 pods: started default/web#1',
+        '2 pods: succeeded default/web',
+      ]);
     });
   });
 
   it('closes the gate when leadership is lost, aborting the run in flight, and leads again warm in standby', () => {
     virtual(({ scheduler, cold, flush }) => {
       const aborts: string[] = [];
-      const run = startVirtualManager(scheduler, [slowPods(60_000, aborts)], { informers: { source: scriptedSource({ cold }, LISTED, listed('web')) } });
+      const run = startVirtualManager(scheduler, [slowPods(60_000, aborts)], {
+        informers: { source: scriptedSource({ cold }, LISTED, listed('web')) },
+      });
       scheduler.schedule(() => run.server.cut('me', 'network'), 1_000);
       scheduler.schedule(() => run.server.heal('me'), 12_000);
       scheduler.schedule(() => run.subscription!.unsubscribe(), 40_000);
@@ -104,12 +147,15 @@ describe('manager (virtual time)', () => {
     function recordingPods(ms: number): ControllerDefinition {
       return {
         name: 'pods',
-        start: (context) => controller({
-          context, for: PODS, reconcile: ({ object }) => {
-            if (object) context.recorder!.event(object, { type: 'Normal', reason: 'Synced', action: 'Sync' });
-            return timer(ms, context.scheduler);
-          },
-        }),
+        start: (context) =>
+          controller({
+            context,
+            for: PODS,
+            reconcile: ({ object }) => {
+              if (object) context.recorder!.event(object, { type: 'Normal', reason: 'Synced', action: 'Sync' });
+              return timer(ms, context.scheduler);
+            },
+          }),
       };
     }
 
@@ -121,15 +167,30 @@ describe('manager (virtual time)', () => {
         });
         flush();
         expect(run.timeline).to.deep.equal([
-          '0 started', '2 synced', '2 ready true', '20 leading true', '20 pods: started default/web#1',
-          '100 stopping (signal SIGTERM)', '100 ready false',
-          '520 pods: succeeded default/web', '520 drained clean cancelled=0', '520 leading false', '540 stopped', '540 complete',
+          '0 started',
+          '2 synced',
+          '2 ready true',
+          '20 leading true',
+          '20 pods: started default/web#1',
+          '100 stopping (signal SIGTERM)',
+          '100 ready false',
+          '520 pods: succeeded default/web',
+          '520 drained clean cancelled=0',
+          '520 leading false',
+          '540 stopped',
+          '540 complete',
         ]);
         expect(run.eventWrites).to.deep.equal(['30 POST Synced']);
         expect(run.exits).to.deep.equal(['540 exit 0']);
         expect(run.server.writes().at(-1)).to.equal('540 me ');
-        expect(run.logger.lines.filter((line) => / (stopping|drained|events flushed|lease released|stopped)$/.test(line))).to.deep.equal([
-          '100 info stopping', '520 info drained', '520 info events flushed', '540 info lease released', '540 info stopped',
+        expect(
+          run.logger.lines.filter((line) => / (stopping|drained|events flushed|lease released|stopped)$/.test(line)),
+        ).to.deep.equal([
+          '100 info stopping',
+          '520 info drained',
+          '520 info events flushed',
+          '540 info lease released',
+          '540 info stopped',
         ]);
       });
     });
@@ -143,8 +204,13 @@ describe('manager (virtual time)', () => {
         });
         flush();
         expect(run.timeline.slice(5)).to.deep.equal([
-          '100 stopping (signal SIGTERM)', '100 ready false',
-          '400 pods: failed default/web', '400 drained cancelled=1', '400 leading false', '420 stopped', '420 complete',
+          '100 stopping (signal SIGTERM)',
+          '100 ready false',
+          '400 pods: failed default/web',
+          '400 drained cancelled=1',
+          '400 leading false',
+          '420 stopped',
+          '420 complete',
         ]);
         expect(run.exits).to.deep.equal(['420 exit 1']);
       });
@@ -166,34 +232,47 @@ describe('manager (virtual time)', () => {
       virtual(({ scheduler, cold, hot, flush }) => {
         const refusing: ControllerDefinition = {
           name: 'pods',
-          start: (context) => controller({
-            context, for: PODS, reconcile: ({ object }) => {
-              if (object) {
-                context.recorder!.event(object, { type: 'Normal', reason: 'Refused', action: 'Sync' });
-                context.recorder!.event(object, { type: 'Normal', reason: '', action: 'Sync' });
-              }
-              return timer(10, context.scheduler);
-            },
-          }),
+          start: (context) =>
+            controller({
+              context,
+              for: PODS,
+              reconcile: ({ object }) => {
+                if (object) {
+                  context.recorder!.event(object, { type: 'Normal', reason: 'Refused', action: 'Sync' });
+                  context.recorder!.event(object, { type: 'Normal', reason: '', action: 'Sync' });
+                }
+                return timer(10, context.scheduler);
+              },
+            }),
         };
         const events403 = (connection: Transport): Transport => ({
           ...connection,
-          request: (request) => request.path.startsWith('/apis/events.k8s.io/')
-            ? throwError(() => new ApiError(403, 'Forbidden', 'events.events.k8s.io is forbidden'))
-            : connection.request(request),
+          request: (request) =>
+            request.path.startsWith('/apis/events.k8s.io/')
+              ? throwError(() => new ApiError(403, 'Forbidden', 'events.events.k8s.io is forbidden'))
+              : connection.request(request),
         });
         const server = new VirtualLeaseServer(scheduler);
-        const run = startVirtualManager(scheduler, [refusing], {
-          connection: events403(server.transport('me')),
-          informers: { source: scriptedSource({ cold }, LISTED, listed('web')) },
-          stop$: hot('100ms x'),
-        }, server);
+        const run = startVirtualManager(
+          scheduler,
+          [refusing],
+          {
+            connection: events403(server.transport('me')),
+            informers: { source: scriptedSource({ cold }, LISTED, listed('web')) },
+            stop$: hot('100ms x'),
+          },
+          server,
+        );
         flush();
         const lost = run.logger.records.filter((record) => record.msg.startsWith('event '));
         expect(lost.map((record) => `${record.msg} ${String(record.reason ?? '')}`)).to.deep.equal([
-          'event rejected ', 'event write failed Refused',
+          'event rejected ',
+          'event write failed Refused',
         ]);
-        expect(run.logger.lines.filter((line) => / event /.test(line))).to.deep.equal(['20 warn event rejected', '20 error event write failed']);
+        expect(run.logger.lines.filter((line) => / event /.test(line))).to.deep.equal([
+          '20 warn event rejected',
+          '20 error event write failed',
+        ]);
         expect(lost[1]).to.include({ regarding: 'Pod default/web', attempts: 1 });
       });
     });
@@ -211,8 +290,13 @@ describe('manager (virtual time)', () => {
         // The gate closes at 10 010 (the run ignores its signal); the drain goes on until shutdownTimeout cancels the
         // run, and the stop ends as after any signal: stopped, completed, and the process exits, 1 for the cancel.
         expect(run.timeline.slice(5)).to.deep.equal([
-          '5000 stopping (signal SIGTERM)', '5000 ready false', '10010 leading false',
-          '35000 pods: failed default/web', '35000 drained cancelled=1', '35000 stopped', '35000 complete',
+          '5000 stopping (signal SIGTERM)',
+          '5000 ready false',
+          '10010 leading false',
+          '35000 pods: failed default/web',
+          '35000 drained cancelled=1',
+          '35000 stopped',
+          '35000 complete',
         ]);
         expect(aborts).to.deep.equal(['10010 default/web ReconcileAbortedError: gate closed']);
         expect(run.exits).to.deep.equal(['35000 exit 1']);
@@ -227,8 +311,13 @@ describe('manager (virtual time)', () => {
         });
         flush();
         expect(run.timeline.slice(5)).to.deep.equal([
-          '30 stopping (stop$)', '30 ready false', '70 pods: succeeded default/web', '70 drained clean cancelled=0', '70 leading false',
-          '90 stopped', '90 complete',
+          '30 stopping (stop$)',
+          '30 ready false',
+          '70 pods: succeeded default/web',
+          '70 drained clean cancelled=0',
+          '70 leading false',
+          '90 stopped',
+          '90 complete',
         ]);
         expect(run.exits).to.deep.equal([]);
       });
@@ -237,7 +326,9 @@ describe('manager (virtual time)', () => {
     it('stops at once on unsubscribe: the run in flight is aborted and the Lease released', () => {
       virtual(({ scheduler, cold, flush }) => {
         const aborts: string[] = [];
-        const run = startVirtualManager(scheduler, [slowPods(60_000, aborts)], { informers: { source: scriptedSource({ cold }, LISTED, listed('web')) } });
+        const run = startVirtualManager(scheduler, [slowPods(60_000, aborts)], {
+          informers: { source: scriptedSource({ cold }, LISTED, listed('web')) },
+        });
         scheduler.schedule(() => run.subscription!.unsubscribe(), 100);
         flush();
         expect(aborts).to.deep.equal(['100 default/web ReconcileAbortedError: unsubscribed']);

@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { MissingNameError, groupOfApiVersion, hasName, joinApiVersion, keyFor, objectKey, splitApiVersion } from '../../src/objects/index.js';
+import {
+  MissingNameError,
+  groupOfApiVersion,
+  hasName,
+  joinApiVersion,
+  keyFor,
+  objectKey,
+  splitApiVersion,
+} from '../../src/objects/index.js';
 
 describe('objectKey', () => {
   it('keys namespaced objects as namespace/name', () => {

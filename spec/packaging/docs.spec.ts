@@ -9,16 +9,22 @@ import { join, normalize } from 'node:path';
 
 const root = process.cwd();
 const tools = join(root, 'tools', 'docs');
-const json = (path: string): Record<string, unknown> => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+const json = (path: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 
 describe('the API reference set-up', () => {
   const pkg = json(join(root, 'package.json')) as { exports: Record<string, { import: string }>; files: string[] };
   const typedoc = json(join(tools, 'typedoc.json')) as {
-    entryPoints: string[]; out: string; treatWarningsAsErrors: boolean; validation: Record<string, boolean>;
+    entryPoints: string[];
+    out: string;
+    treatWarningsAsErrors: boolean;
+    validation: Record<string, boolean>;
   };
 
   it('documents every entry point the package exports, and nothing else', () => {
-    const exported = Object.values(pkg.exports).map(({ import: file }) => normalize(file.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')));
+    const exported = Object.values(pkg.exports).map(({ import: file }) =>
+      normalize(file.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')),
+    );
     const documented = typedoc.entryPoints.map((entry) => normalize(join('tools/docs', entry)));
     expect(documented.sort()).to.deep.equal(exported.sort());
   });
@@ -39,7 +45,9 @@ describe('the API reference set-up', () => {
     const lock = json(join(tools, 'package-lock.json')) as { packages: Record<string, { version: string }> };
     for (const [name, version] of Object.entries(manifest.devDependencies)) {
       expect(version, `${name} is pinned to one version`).to.match(/^\d+\.\d+\.\d+$/);
-      expect(lock.packages[`node_modules/${name}`]?.version, `${name} in tools/docs/package-lock.json`).to.equal(version);
+      expect(lock.packages[`node_modules/${name}`]?.version, `${name} in tools/docs/package-lock.json`).to.equal(
+        version,
+      );
     }
     expect(manifest.devDependencies.typescript, 'TypeDoc needs TypeScript 6 or older').to.match(/^[56]\./);
   });

@@ -21,7 +21,10 @@ describe('resources', () => {
         plural: 'pods',
         namespaced: true,
       });
-      expect(await resolveResource(kc, { apiVersion: 'apps/v1', kind: 'Deployment' })).to.include({ group: 'apps', plural: 'deployments' });
+      expect(await resolveResource(kc, { apiVersion: 'apps/v1', kind: 'Deployment' })).to.include({
+        group: 'apps',
+        plural: 'deployments',
+      });
       expect(builtinResource('apiextensions.k8s.io/v1', 'CustomResourceDefinition')).to.include({ namespaced: false });
       expect(builtinResource('coordination.k8s.io/v1', 'Lease')).to.include({ plural: 'leases', namespaced: true });
     });
@@ -55,7 +58,10 @@ describe('resources', () => {
     const serveDiscovery = async (warning?: string): Promise<TestServer> => {
       server = await startServer((req, res) => {
         if (req.url === '/apis/example.com/v1') {
-          res.writeHead(200, { 'content-type': 'application/json', ...(warning === undefined ? {} : { warning: `299 - "${warning}"` }) });
+          res.writeHead(200, {
+            'content-type': 'application/json',
+            ...(warning === undefined ? {} : { warning: `299 - "${warning}"` }),
+          });
           res.end(
             JSON.stringify({
               kind: 'APIResourceList',
@@ -68,8 +74,18 @@ describe('resources', () => {
             }),
           );
         } else {
-          res.writeHead(404, { 'content-type': 'application/json', ...(warning === undefined ? {} : { warning: `299 - "${warning}"` }) });
-          res.end(JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' }));
+          res.writeHead(404, {
+            'content-type': 'application/json',
+            ...(warning === undefined ? {} : { warning: `299 - "${warning}"` }),
+          });
+          res.end(
+            JSON.stringify({
+              kind: 'Status',
+              code: 404,
+              reason: 'NotFound',
+              message: 'the server could not find the requested resource',
+            }),
+          );
         }
       });
       return server;
@@ -84,38 +100,54 @@ describe('resources', () => {
         plural: 'widgets',
         namespaced: true,
       });
-      expect(await resolveResource(s.kc, { apiVersion: 'example.com/v1', kind: 'Gizmo' })).to.include({ plural: 'gizmos', namespaced: false });
+      expect(await resolveResource(s.kc, { apiVersion: 'example.com/v1', kind: 'Gizmo' })).to.include({
+        plural: 'gizmos',
+        namespaced: false,
+      });
       expect(s.requests).to.have.length(1);
     });
 
     it('hands the warnings of a discovery answer to onWarning, and refuses an onWarning that is not a function', async () => {
       const s = await serveDiscovery('example.com/v1 is deprecated; use example.com/v2');
       const seen: string[] = [];
-      const resolved = await resolveResource(s.kc, { apiVersion: 'example.com/v1', kind: 'Widget' }, {
-        onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`),
-      });
+      const resolved = await resolveResource(
+        s.kc,
+        { apiVersion: 'example.com/v1', kind: 'Widget' },
+        {
+          onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`),
+        },
+      );
       expect(resolved).to.include({ plural: 'widgets' });
       expect(seen).to.deep.equal(['GET /apis/example.com/v1 example.com/v1 is deprecated; use example.com/v2']);
-      expect(() => resolveResource(s.kc, { apiVersion: 'example.com/v1', kind: 'Widget' }, { onWarning: 'log' as never }))
-        .to.throw(TypeError, 'resolveResource: onWarning must be a function');
+      expect(() =>
+        resolveResource(s.kc, { apiVersion: 'example.com/v1', kind: 'Widget' }, { onWarning: 'log' as never }),
+      ).to.throw(TypeError, 'resolveResource: onWarning must be a function');
     });
 
     it('hands the warnings of a refused discovery request to onWarning before it rejects', async () => {
       const s = await serveDiscovery('nope.io/v1 was removed');
       const seen: string[] = [];
-      const error = await resolveResource(s.kc, { apiVersion: 'nope.io/v1', kind: 'Foo' }, {
-        onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`),
-      }).catch((e: unknown) => e);
+      const error = await resolveResource(
+        s.kc,
+        { apiVersion: 'nope.io/v1', kind: 'Foo' },
+        {
+          onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`),
+        },
+      ).catch((e: unknown) => e);
       expect(error).to.be.instanceOf(UnknownResourceError);
       expect(seen).to.deep.equal(['GET /apis/nope.io/v1 nope.io/v1 was removed']);
     });
 
     it('names the kind and apiVersion when discovery does not know it', async () => {
       const s = await serveDiscovery();
-      const missingKind = await resolveResource(s.kc, { apiVersion: 'example.com/v1', kind: 'Foo' }).catch((e: unknown) => e);
+      const missingKind = await resolveResource(s.kc, { apiVersion: 'example.com/v1', kind: 'Foo' }).catch(
+        (e: unknown) => e,
+      );
       expect(missingKind).to.be.instanceOf(UnknownResourceError);
       expect((missingKind as Error).message).to.equal('unknown resource kind "Foo" in apiVersion "example.com/v1"');
-      const missingGroup = await resolveResource(s.kc, { apiVersion: 'nope.io/v1', kind: 'Foo' }).catch((e: unknown) => e);
+      const missingGroup = await resolveResource(s.kc, { apiVersion: 'nope.io/v1', kind: 'Foo' }).catch(
+        (e: unknown) => e,
+      );
       expect((missingGroup as Error).message).to.equal('unknown resource kind "Foo" in apiVersion "nope.io/v1"');
     });
   });

@@ -6,12 +6,21 @@ export interface TestPod extends KubernetesObject {
   spec?: { nodeName?: string };
 }
 
-export function pod(name: string, rv: string, extra: { namespace?: string; node?: string; labels?: Record<string, string> } = {}): TestPod {
+export function pod(
+  name: string,
+  rv: string,
+  extra: { namespace?: string; node?: string; labels?: Record<string, string> } = {},
+): TestPod {
   const namespace = 'namespace' in extra ? extra.namespace : 'default';
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, ...(namespace === undefined ? {} : { namespace }), resourceVersion: rv, labels: extra.labels ?? {} },
+    metadata: {
+      name,
+      ...(namespace === undefined ? {} : { namespace }),
+      resourceVersion: rv,
+      labels: extra.labels ?? {},
+    },
     spec: extra.node === undefined ? {} : { nodeName: extra.node },
   };
 }

@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { storeDataOf } from '../../src/store/store.js';
 import fc from 'fast-check';
 import { objectKey } from '../../src/objects/index.js';
-import { Store, applyWatchBatch, applyWatchEvents, initialStoreState, type StoreChange, type StoreState } from '../../src/store/index.js';
+import {
+  Store,
+  applyWatchBatch,
+  applyWatchEvents,
+  initialStoreState,
+  type StoreChange,
+  type StoreState,
+} from '../../src/store/index.js';
 import { everythingFrozen, pod, type TestPod } from './fixtures.js';
 import { batches, opsArb, podArb, toEvents, type Op } from './arbitraries.js';
 
@@ -15,10 +22,14 @@ function model(ops: Op[]): { objects: Map<string, TestPod>; tombstones: string[]
     if (op.kind === 'delete') objects.delete(objectKey(op.object));
     if (op.kind === 'relist') {
       const listed = new Map(op.items.map((item) => [objectKey(item), item]));
-      for (const [key, old] of objects) if (!listed.has(key)) tombstones.push(`${key}@${old.metadata!.resourceVersion}`);
+      for (const [key, old] of objects)
+        if (!listed.has(key)) tombstones.push(`${key}@${old.metadata!.resourceVersion}`);
       for (const [key, item] of listed) {
         const old = objects.get(key);
-        listed.set(key, old !== undefined && old.metadata!.resourceVersion === item.metadata!.resourceVersion ? old : item);
+        listed.set(
+          key,
+          old !== undefined && old.metadata!.resourceVersion === item.metadata!.resourceVersion ? old : item,
+        );
       }
       objects.clear();
       for (const [key, item] of listed) objects.set(key, item);
@@ -66,11 +77,17 @@ function checkRun(ops: Op[], cuts: number[]): void {
   for (const [key, object] of replay) expect(object).to.equal(store.get(key));
   expect(tombstones.sort()).to.deep.equal(expected.tombstones.sort());
   for (const value of ['a', 'b']) {
-    const want = [...expected.objects.values()].filter((p) => p.metadata!.namespace === value).map(comparable).sort();
+    const want = [...expected.objects.values()]
+      .filter((p) => p.metadata!.namespace === value)
+      .map(comparable)
+      .sort();
     expect(store.list({ namespace: value }).map(comparable).sort()).to.deep.equal(want);
   }
   for (const value of ['n1', 'n2']) {
-    const want = [...expected.objects.values()].filter((p) => p.spec?.nodeName === value).map(comparable).sort();
+    const want = [...expected.objects.values()]
+      .filter((p) => p.spec?.nodeName === value)
+      .map(comparable)
+      .sort();
     expect(store.byIndex('byNode', value).map(comparable).sort()).to.deep.equal(want);
   }
   for (const { store: snapshot, json } of emitted) expect(JSON.stringify([...snapshot.entries()])).to.equal(json);
@@ -79,10 +96,18 @@ function checkRun(ops: Op[], cuts: number[]): void {
 /** Everything observable about a snapshot, as comparable JSON. */
 function observable(store: Store<TestPod>): string {
   const sorted = <V>(entries: Iterable<[string, V]>) => [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const index = (name: string) => store.indexValues(name).sort().map((value) => [value, store.byIndex(name, value).map(objectKey).sort()]);
+  const index = (name: string) =>
+    store
+      .indexValues(name)
+      .sort()
+      .map((value) => [value, store.byIndex(name, value).map(objectKey).sort()]);
   return JSON.stringify({
-    objects: sorted(store.entries()), size: store.size, resourceVersion: store.resourceVersion, synced: store.synced,
-    namespace: index('namespace'), byNode: index('byNode'),
+    objects: sorted(store.entries()),
+    size: store.size,
+    resourceVersion: store.resourceVersion,
+    synced: store.synced,
+    namespace: index('namespace'),
+    byNode: index('byNode'),
   });
 }
 
@@ -91,8 +116,14 @@ function observable(store: Store<TestPod>): string {
  * step's snapshot shows each of its changes exactly) or in one step (`applyWatchEvents`); returns the final store
  * and every change, in order.
  */
-function applyInBatches(events: ReturnType<typeof toEvents>, cuts: number[], exact: boolean): { store: Store<TestPod>; changes: StoreChange<TestPod>[] } {
-  let state: StoreState<TestPod> = initialStoreState(Store.empty<TestPod>({ indexers: { byNode: (p) => p.spec?.nodeName } }));
+function applyInBatches(
+  events: ReturnType<typeof toEvents>,
+  cuts: number[],
+  exact: boolean,
+): { store: Store<TestPod>; changes: StoreChange<TestPod>[] } {
+  let state: StoreState<TestPod> = initialStoreState(
+    Store.empty<TestPod>({ indexers: { byNode: (p) => p.spec?.nodeName } }),
+  );
   const changes: StoreChange<TestPod>[] = [];
   for (const batch of batches(events, cuts)) {
     if (!exact) {
@@ -101,11 +132,12 @@ function applyInBatches(events: ReturnType<typeof toEvents>, cuts: number[], exa
       state = step.state;
       continue;
     }
-    for (let from = 0; from < batch.length;) {
+    for (let from = 0; from < batch.length; ) {
       const step = applyWatchBatch(state, batch, from);
       expect(step.next).to.be.greaterThan(from);
       for (const change of step.changes) {
-        if (change.type === 'deleted') expect(step.state.store.has(change.key), `deleted ${change.key}`).to.equal(false);
+        if (change.type === 'deleted')
+          expect(step.state.store.has(change.key), `deleted ${change.key}`).to.equal(false);
         else expect(step.state.store.get(change.key), `${change.type} ${change.key}`).to.equal(change.object);
       }
       changes.push(...step.changes);
@@ -121,16 +153,25 @@ const describeChange = (change: StoreChange<TestPod>) =>
 
 describe('the store, as a property', () => {
   it('reaches the same store and the same changes however the same deltas are split into batches', () => {
-    fc.assert(fc.property(opsArb(6), fc.array(fc.nat(), { maxLength: 10 }), fc.array(fc.nat(), { maxLength: 10 }), fc.boolean(), (ops, cutsA, cutsB, exactB) => {
-      const events = toEvents(ops);
-      const one = applyInBatches(events, [], false);
-      const a = applyInBatches(events, cutsA, true);
-      const b = applyInBatches(events, cutsB, exactB);
-      expect(observable(a.store)).to.equal(observable(one.store));
-      expect(observable(b.store)).to.equal(observable(one.store));
-      expect(a.changes.map(describeChange)).to.deep.equal(one.changes.map(describeChange));
-      expect(b.changes.map(describeChange)).to.deep.equal(one.changes.map(describeChange));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(
+        opsArb(6),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        fc.boolean(),
+        (ops, cutsA, cutsB, exactB) => {
+          const events = toEvents(ops);
+          const one = applyInBatches(events, [], false);
+          const a = applyInBatches(events, cutsA, true);
+          const b = applyInBatches(events, cutsB, exactB);
+          expect(observable(a.store)).to.equal(observable(one.store));
+          expect(observable(b.store)).to.equal(observable(one.store));
+          expect(a.changes.map(describeChange)).to.deep.equal(one.changes.map(describeChange));
+          expect(b.changes.map(describeChange)).to.deep.equal(one.changes.map(describeChange));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('equals a plain Map model after any sequence of deltas and relists, however they are batched', () => {
@@ -144,31 +185,62 @@ describe('the store, as a property', () => {
   it('files every object under its own namespace even when keys collide across namespaces', () => {
     // `a/p0` is both p0 in namespace a and a cluster-scoped object named a/p0; `p0` is both p0 without a namespace
     // and p0 in the empty namespace. The store may not derive a replaced object's namespace from the key then.
-    const irregular = fc.record({
-      name: fc.constantFrom('p0', 'a/p0', 'p1'),
-      ns: fc.constantFrom('a', '', undefined),
-      rv: fc.integer({ min: 1, max: 3 }),
-    }).map(({ name, ns, rv }) => pod(name, String(rv), { namespace: ns }));
+    const irregular = fc
+      .record({
+        name: fc.constantFrom('p0', 'a/p0', 'p1'),
+        ns: fc.constantFrom('a', '', undefined),
+        rv: fc.integer({ min: 1, max: 3 }),
+      })
+      .map(({ name, ns, rv }) => pod(name, String(rv), { namespace: ns }));
     const opArb: fc.Arbitrary<Op> = fc.oneof(
-      { weight: 4, arbitrary: fc.record({ kind: fc.constant('upsert' as const), type: fc.constantFrom('added' as const, 'modified' as const), object: irregular }) },
+      {
+        weight: 4,
+        arbitrary: fc.record({
+          kind: fc.constant('upsert' as const),
+          type: fc.constantFrom('added' as const, 'modified' as const),
+          object: irregular,
+        }),
+      },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), object: irregular }) },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constant('relist' as const), items: fc.array(irregular, { maxLength: 4 }), rv: fc.constant('9') }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          kind: fc.constant('relist' as const),
+          items: fc.array(irregular, { maxLength: 4 }),
+          rv: fc.constant('9'),
+        }),
+      },
     );
-    fc.assert(fc.property(fc.array(opArb, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 6 }), (ops, cuts) => {
-      const { store } = applyInBatches(toEvents(ops), cuts, true);
-      const objects = [...model(ops).objects.values()];
-      const namespaces = new Set(objects.map((p) => p.metadata!.namespace).filter((ns) => typeof ns === 'string'));
-      expect(store.indexValues('namespace').sort()).to.deep.equal([...namespaces].sort());
-      for (const ns of ['a', '']) {
-        const want = objects.filter((p) => p.metadata!.namespace === ns).map(comparable).sort();
-        expect(store.byIndex('namespace', ns).map(comparable).sort(), `namespace "${ns}"`).to.deep.equal(want);
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 6 }), (ops, cuts) => {
+        const { store } = applyInBatches(toEvents(ops), cuts, true);
+        const objects = [...model(ops).objects.values()];
+        const namespaces = new Set(objects.map((p) => p.metadata!.namespace).filter((ns) => typeof ns === 'string'));
+        expect(store.indexValues('namespace').sort()).to.deep.equal([...namespaces].sort());
+        for (const ns of ['a', '']) {
+          const want = objects
+            .filter((p) => p.metadata!.namespace === ns)
+            .map(comparable)
+            .sort();
+          expect(store.byIndex('namespace', ns).map(comparable).sort(), `namespace "${ns}"`).to.deep.equal(want);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('emits tombstones for exactly the objects that vanished in a relist', () => {
-    fc.assert(fc.property(fc.array(podArb(8), { maxLength: 8 }), fc.array(podArb(8), { maxLength: 8 }), (before, after) => {
-      checkRun([{ kind: 'relist', items: before, rv: '1' }, { kind: 'relist', items: after, rv: '2' }], []);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(podArb(8), { maxLength: 8 }), fc.array(podArb(8), { maxLength: 8 }), (before, after) => {
+        checkRun(
+          [
+            { kind: 'relist', items: before, rv: '1' },
+            { kind: 'relist', items: after, rv: '2' },
+          ],
+          [],
+        );
+      }),
+      { numRuns: 200 },
+    );
   });
 });

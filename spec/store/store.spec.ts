@@ -2,9 +2,7 @@ import { expect } from 'chai';
 import { storeDataOf } from '../../src/store/store.js';
 import { lastValueFrom, from, toArray } from 'rxjs';
 import type { WatchEvent } from '../../src/watch/index.js';
-import {
-  Store, applyWatchEvents, initialStoreState, reduceStore, type StoreState,
-} from '../../src/store/index.js';
+import { Store, applyWatchEvents, initialStoreState, reduceStore, type StoreState } from '../../src/store/index.js';
 import { everythingFrozen, pod, type TestPod } from './fixtures.js';
 
 const indexers = { byNode: (p: TestPod) => p.spec?.nodeName };
@@ -14,7 +12,11 @@ function run(events: WatchEvent<TestPod>[], state: StoreState<TestPod> = initial
 }
 
 function listOf(rv: string, ...pods: TestPod[]): WatchEvent<TestPod>[] {
-  return [{ type: 'relistStarted' }, ...pods.map((object) => ({ type: 'listed' as const, object })), { type: 'relistDone', resourceVersion: rv }];
+  return [
+    { type: 'relistStarted' },
+    ...pods.map((object) => ({ type: 'listed' as const, object })),
+    { type: 'relistDone', resourceVersion: rv },
+  ];
 }
 
 describe('Store', () => {
@@ -45,11 +47,15 @@ describe('Store', () => {
     expect(Object.isFrozen(object)).to.equal(true);
     expect(Object.isFrozen(object.metadata)).to.equal(true);
     expect(Object.isFrozen(object.metadata!.labels)).to.equal(true);
-    expect(() => { (object.metadata as { name: string }).name = 'b'; }).to.throw(TypeError);
+    expect(() => {
+      (object.metadata as { name: string }).name = 'b';
+    }).to.throw(TypeError);
   });
 
   it('deep-freezes Maps and class instances a transform put in an object, and terminates on cycles', () => {
-    class Extra { items = [{ n: 1 }]; }
+    class Extra {
+      items = [{ n: 1 }];
+    }
     const object = pod('a', '1') as TestPod & { extra?: unknown; byName?: Map<string, { n: number }>; self?: unknown };
     object.extra = new Extra();
     object.byName = new Map([['x', { n: 2 }]]);
@@ -57,22 +63,34 @@ describe('Store', () => {
     const stored = run([{ type: 'added', object }]).state.store.get('default/a') as typeof object;
     expect(everythingFrozen(stored)).to.equal(true);
     expect(() => stored.byName!.set('y', { n: 3 })).to.throw();
-    expect(() => { (stored.extra as Extra).items.push({ n: 4 }); }).to.throw(TypeError);
+    expect(() => {
+      (stored.extra as Extra).items.push({ n: 4 });
+    }).to.throw(TypeError);
   });
 
   it('freezes its own index and trie nodes, whether filled by a first list or by later deltas', () => {
     const pods = Array.from({ length: 80 }, (_, i) => pod(`p${i}`, '1', { node: `n${i % 3}` }));
     const first = run(listOf('1', ...pods));
     expect(everythingFrozen(storeDataOf(first.state.store))).to.equal(true);
-    const next = run([{ type: 'modified', object: pod('p1', '2', { node: 'n9' }) }, { type: 'added', object: pod('new', '3') }], first.state);
+    const next = run(
+      [
+        { type: 'modified', object: pod('p1', '2', { node: 'n9' }) },
+        { type: 'added', object: pod('new', '3') },
+      ],
+      first.state,
+    );
     expect(everythingFrozen(storeDataOf(next.state.store))).to.equal(true);
   });
 
   it('lists by namespace and label selector text', () => {
-    const { state } = run(listOf('5',
-      pod('a', '1', { namespace: 'x', labels: { app: 'web' } }),
-      pod('b', '2', { namespace: 'x', labels: { app: 'db' } }),
-      pod('c', '3', { namespace: 'y', labels: { app: 'web' } })));
+    const { state } = run(
+      listOf(
+        '5',
+        pod('a', '1', { namespace: 'x', labels: { app: 'web' } }),
+        pod('b', '2', { namespace: 'x', labels: { app: 'db' } }),
+        pod('c', '3', { namespace: 'y', labels: { app: 'web' } }),
+      ),
+    );
     const names = (pods: TestPod[]) => pods.map((p) => p.metadata!.name).sort();
     expect(names(state.store.list())).to.deep.equal(['a', 'b', 'c']);
     expect(names(state.store.list({ namespace: 'x' }))).to.deep.equal(['a', 'b']);
@@ -97,7 +115,13 @@ describe('Store', () => {
   });
 
   it('stores an object whose indexer throws and reports IndexerFailed', () => {
-    const store = Store.empty<TestPod>({ indexers: { boom: () => { throw new Error('kaput'); } } });
+    const store = Store.empty<TestPod>({
+      indexers: {
+        boom: () => {
+          throw new Error('kaput');
+        },
+      },
+    });
     const step = applyWatchEvents(initialStoreState(store), [{ type: 'added', object: pod('a', '1') }]);
     expect(step.state.store.get('default/a')).to.not.equal(undefined);
     expect(step.problems.map((p) => p.reason)).to.deep.equal(['IndexerFailed']);
@@ -152,7 +176,13 @@ describe('applyWatchEvents', () => {
     const started = run([{ type: 'relistStarted' }, { type: 'listed', object: pod('a', '2') }], state);
     expect(started.state.store).to.equal(state.store);
     expect(started.changes).to.deep.equal([]);
-    const done = run([{ type: 'listed', object: pod('c', '1') }, { type: 'relistDone', resourceVersion: '7' }], started.state);
+    const done = run(
+      [
+        { type: 'listed', object: pod('c', '1') },
+        { type: 'relistDone', resourceVersion: '7' },
+      ],
+      started.state,
+    );
     expect([...done.state.store.keys()].sort()).to.deep.equal(['default/a', 'default/c']);
     expect(done.state.store.resourceVersion).to.equal('7');
   });
@@ -205,7 +235,11 @@ describe('applyWatchEvents', () => {
     const stray = run([{ type: 'listed', object: pod('a', '1') }]);
     expect(stray.state.store.has('default/a')).to.equal(true);
     expect(stray.problems.map((p) => p.reason)).to.deep.equal(['OutOfOrder']);
-    const during = run([{ type: 'relistStarted' }, { type: 'added', object: pod('b', '1') }, { type: 'relistDone', resourceVersion: '3' }]);
+    const during = run([
+      { type: 'relistStarted' },
+      { type: 'added', object: pod('b', '1') },
+      { type: 'relistDone', resourceVersion: '3' },
+    ]);
     expect(during.state.store.has('default/b')).to.equal(true);
     expect(during.problems.map((p) => p.reason)).to.deep.equal(['OutOfOrder']);
     const done = run([{ type: 'relistDone', resourceVersion: '4' }], stray.state);
@@ -217,15 +251,28 @@ describe('applyWatchEvents', () => {
   it('splits a full trie node and still updates the entries it moved within the same batch', () => {
     // 32 namespaces fill the namespace index's root leaf; the 33rd splits it, and the same batch then edits a bucket
     // that the split moved as a frozen original.
-    const first = run(Array.from({ length: 32 }, (_, i) => ({ type: 'added' as const, object: pod('a', '1', { namespace: `ns${i}` }) })));
-    const step = run([
-      { type: 'added', object: pod('a', '2', { namespace: 'ns32' }) },
-      { type: 'deleted', object: pod('a', '3', { namespace: 'ns0' }) },
-      { type: 'added', object: pod('b', '4', { namespace: 'ns1' }) },
-    ], first.state);
+    const first = run(
+      Array.from({ length: 32 }, (_, i) => ({
+        type: 'added' as const,
+        object: pod('a', '1', { namespace: `ns${i}` }),
+      })),
+    );
+    const step = run(
+      [
+        { type: 'added', object: pod('a', '2', { namespace: 'ns32' }) },
+        { type: 'deleted', object: pod('a', '3', { namespace: 'ns0' }) },
+        { type: 'added', object: pod('b', '4', { namespace: 'ns1' }) },
+      ],
+      first.state,
+    );
     expect(step.state.store.size).to.equal(33);
     expect(step.state.store.list({ namespace: 'ns0' })).to.deep.equal([]);
-    expect(step.state.store.list({ namespace: 'ns1' }).map((p) => p.metadata!.name).sort()).to.deep.equal(['a', 'b']);
+    expect(
+      step.state.store
+        .list({ namespace: 'ns1' })
+        .map((p) => p.metadata!.name)
+        .sort(),
+    ).to.deep.equal(['a', 'b']);
     expect(step.state.store.list({ namespace: 'ns32' })).to.have.length(1);
     expect(step.state.store.indexValues('namespace')).to.have.length(32);
     expect(first.state.store.size).to.equal(32);
@@ -244,7 +291,9 @@ describe('applyWatchEvents', () => {
       return nodes;
     };
     for (const n of [200, 5000]) {
-      const { state } = run(listOf('1', ...Array.from({ length: n }, (_, i) => pod(`p${i}`, '1', { node: `n${i % 7}` }))));
+      const { state } = run(
+        listOf('1', ...Array.from({ length: n }, (_, i) => pod(`p${i}`, '1', { node: `n${i % 7}` }))),
+      );
       const next = run([{ type: 'modified', object: pod('p7', '2', { node: 'n3' }) }], state).state.store;
       const before = nodesOf(storeDataOf(state.store).objects);
       const copied = [...nodesOf(storeDataOf(next).objects)].filter((node) => !before.has(node));
@@ -259,7 +308,13 @@ describe('applyWatchEvents', () => {
   it('never changes a snapshot it already returned', () => {
     const { state } = run(listOf('1', pod('a', '1'), pod('b', '1')));
     const before = JSON.stringify([...state.store.entries()]);
-    run([{ type: 'modified', object: pod('a', '2') }, { type: 'deleted', object: pod('b', '3') }], state);
+    run(
+      [
+        { type: 'modified', object: pod('a', '2') },
+        { type: 'deleted', object: pod('b', '3') },
+      ],
+      state,
+    );
     expect(JSON.stringify([...state.store.entries()])).to.equal(before);
   });
 });
@@ -284,14 +339,19 @@ describe('reduceStore', () => {
       { type: 'modified', object: pod('a', '3') },
     ];
     const updates = await lastValueFrom(from([batch]).pipe(reduceStore<TestPod>(), toArray()));
-    expect(updates.map((u) => u.changes.map((c) => `${c.type}:${c.key}`))).to.deep.equal([['added:default/a', 'added:default/b'], ['updated:default/a']]);
+    expect(updates.map((u) => u.changes.map((c) => `${c.type}:${c.key}`))).to.deep.equal([
+      ['added:default/a', 'added:default/b'],
+      ['updated:default/a'],
+    ]);
     expect(updates[0]!.store.get('default/a')!.metadata!.resourceVersion).to.equal('1');
     expect(updates[0]!.store.resourceVersion).to.equal('2');
     expect(updates[1]!.store.get('default/a')!.metadata!.resourceVersion).to.equal('3');
   });
 
   it('starts every subscription from an empty store', async () => {
-    const updates$ = from<WatchEvent<TestPod>[]>([{ type: 'added', object: pod('a', '1') }]).pipe(reduceStore<TestPod>());
+    const updates$ = from<WatchEvent<TestPod>[]>([{ type: 'added', object: pod('a', '1') }]).pipe(
+      reduceStore<TestPod>(),
+    );
     const first = await lastValueFrom(updates$);
     const second = await lastValueFrom(updates$);
     expect(second.changes.map((c) => c.type)).to.deep.equal(['added']);

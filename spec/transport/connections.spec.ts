@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
+import type http from 'node:http';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
@@ -40,8 +40,21 @@ describe('transport: connections are pooled and kept open between requests', () 
       server = await startServer(okJson, { tls });
       const transport = kubeTransport(server.kc);
       for (let i = 0; i < 3; i++) await firstValueFrom(transport.get('/api/v1/namespaces/default/configmaps/a', {}));
-      await lastValueFrom(transport.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: { metadata: { name: 'b' } } }));
-      await lastValueFrom(transport.request({ method: 'PATCH', path: '/api/v1/namespaces/default/configmaps/b', body: '{}', contentType: 'application/merge-patch+json' }));
+      await lastValueFrom(
+        transport.request({
+          method: 'POST',
+          path: '/api/v1/namespaces/default/configmaps',
+          body: { metadata: { name: 'b' } },
+        }),
+      );
+      await lastValueFrom(
+        transport.request({
+          method: 'PATCH',
+          path: '/api/v1/namespaces/default/configmaps/b',
+          body: '{}',
+          contentType: 'application/merge-patch+json',
+        }),
+      );
       expect(server.requests).to.have.length(5);
       expect(connectionsOf(server)).to.equal(1);
     });
@@ -110,7 +123,9 @@ describe('transport: connections are pooled and kept open between requests', () 
     });
     const transport = kubeTransport(server.kc);
     await firstValueFrom(transport.get('/api/v1/namespaces/default/configmaps/a', {}));
-    const subscription = transport.get('/api/v1/namespaces/default/configmaps/a', {}).subscribe({ error: () => undefined });
+    const subscription = transport
+      .get('/api/v1/namespaces/default/configmaps/a', {})
+      .subscribe({ error: () => undefined });
     while (server.requests.length < 2) await tick();
     subscription.unsubscribe();
     await closed(server.requests[1]!);
@@ -122,16 +137,28 @@ describe('transport: connections are pooled and kept open between requests', () 
     server = await startServer(closingAfterFirstAnswer());
     const transport = kubeTransport(server.kc);
     await firstValueFrom(transport.get('/api/v1/namespaces/default/configmaps/a', {}));
-    const failure = await lastValueFrom(transport.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: { metadata: { name: 'b' } } }))
-      .then(() => undefined, (error: unknown) => error);
+    const failure = await lastValueFrom(
+      transport.request({
+        method: 'POST',
+        path: '/api/v1/namespaces/default/configmaps',
+        body: { metadata: { name: 'b' } },
+      }),
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(failure).to.be.instanceOf(TransportError);
     expect((failure as TransportError).reason).to.equal('NetworkError');
     expect(server.requests.filter((req) => req.method === 'POST')).to.have.length(1);
   });
 
-  it('closes an idle pooled connection after IDLE_CONNECTION_MS, or a second before the server\'s announced keep-alive timeout, and keeps none the server closes within a second', async () => {
+  it("closes an idle pooled connection after IDLE_CONNECTION_MS, or a second before the server's announced keep-alive timeout, and keeps none the server closes within a second", async () => {
     // A Keep-Alive header without a timeout stands in for a server that announces none, as kube-apiserver.
-    for (const [keepAlive, idle] of [['max=100', IDLE_CONNECTION_MS], ['timeout=5', 4000], ['timeout=1', undefined]] as const) {
+    for (const [keepAlive, idle] of [
+      ['max=100', IDLE_CONNECTION_MS],
+      ['timeout=5', 4000],
+      ['timeout=1', undefined],
+    ] as const) {
       server = await startServer((req, res) => {
         res.setHeader('keep-alive', keepAlive);
         okJson(req, res);
@@ -139,7 +166,9 @@ describe('transport: connections are pooled and kept open between requests', () 
       const url = new URL(server.url);
       const agent = pooledAgent(url);
       await lastValueFrom(kubeTransport(server.kc).get('/api/v1/namespaces/default/configmaps/a', {}));
-      const free = (Object.entries(agent.freeSockets).find(([name]) => name.startsWith(`${url.hostname}:${url.port}:`))?.[1] ?? []) as Socket[];
+      const free = (Object.entries(agent.freeSockets).find(([name]) =>
+        name.startsWith(`${url.hostname}:${url.port}:`),
+      )?.[1] ?? []) as Socket[];
       if (idle === undefined) {
         expect(free, 'a connection the server closes within a second is not kept').to.have.length(0);
       } else {
@@ -165,7 +194,10 @@ describe('transport: connections are pooled and kept open between requests', () 
     ].join('\n');
     const child = await new Promise<{ status: number | null; stdout: string }>((resolve) => {
       // Spawned asynchronously: the server that answers it runs in this process.
-      const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] });
+      const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       let stdout = '';
       proc.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
       const killer = setTimeout(() => proc.kill('SIGKILL'), 15_000);

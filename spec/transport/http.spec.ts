@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, getJson, listPage, TransportError, watchLineChunks, watchLines } from '../../src/transport/index.js';
+import {
+  ApiError,
+  getJson,
+  listPage,
+  type TransportError,
+  watchLineChunks,
+  watchLines,
+} from '../../src/transport/index.js';
 import { closed, startServer, tick } from './server.js';
 import type { Handler, TestServer } from './server.js';
 
@@ -25,8 +32,19 @@ describe('transport over real HTTP', () => {
 
   describe('listPage', () => {
     it('sends the query, the Accept header and the kubeconfig token, and parses the list', async () => {
-      const s = await start((_req, res) => json(res, 200, { kind: 'PodList', metadata: { resourceVersion: '7', continue: 'c1' }, items: [{ metadata: { name: 'a' } }] }));
-      const list = await listPage(s.kc, '/api/v1/pods', { limit: 500, continue: undefined, labelSelector: 'a=b' }, { accept: 'application/json;as=X' });
+      const s = await start((_req, res) =>
+        json(res, 200, {
+          kind: 'PodList',
+          metadata: { resourceVersion: '7', continue: 'c1' },
+          items: [{ metadata: { name: 'a' } }],
+        }),
+      );
+      const list = await listPage(
+        s.kc,
+        '/api/v1/pods',
+        { limit: 500, continue: undefined, labelSelector: 'a=b' },
+        { accept: 'application/json;as=X' },
+      );
       expect(list.metadata).to.deep.equal({ resourceVersion: '7', continue: 'c1' });
       expect(list.items).to.have.length(1);
       const [req] = s.requests;
@@ -37,12 +55,22 @@ describe('transport over real HTTP', () => {
 
     it('maps an error Status to ApiError with code, reason, message and Retry-After', async () => {
       const s = await start((_req, res) =>
-        json(res, 429, { kind: 'Status', code: 429, reason: 'TooManyRequests', message: 'slow down' }, { 'retry-after': '3' }),
+        json(
+          res,
+          429,
+          { kind: 'Status', code: 429, reason: 'TooManyRequests', message: 'slow down' },
+          { 'retry-after': '3' },
+        ),
       );
       const err = await listPage(s.kc, '/api/v1/pods', {}).catch((e: unknown) => e);
       expect(err).to.be.instanceOf(ApiError);
       const { code, reason, message, retryAfterSeconds } = err as ApiError;
-      expect({ code, reason, message, retryAfterSeconds }).to.deep.equal({ code: 429, reason: 'TooManyRequests', message: 'slow down', retryAfterSeconds: 3 });
+      expect({ code, reason, message, retryAfterSeconds }).to.deep.equal({
+        code: 429,
+        reason: 'TooManyRequests',
+        message: 'slow down',
+        retryAfterSeconds: 3,
+      });
     });
 
     it('maps a non-Status error body to ApiError with the HTTP reason phrase', async () => {
@@ -86,7 +114,10 @@ describe('transport over real HTTP', () => {
 
   describe('watchLines', () => {
     it('splits lines across chunk boundaries, including a multi-byte character, and completes on a clean close', async () => {
-      const payload = Buffer.from('{"type":"ADDED","object":{"metadata":{"name":"ü🚀"}}}\n{"type":"BOOKMARK"}\n', 'utf8');
+      const payload = Buffer.from(
+        '{"type":"ADDED","object":{"metadata":{"name":"ü🚀"}}}\n{"type":"BOOKMARK"}\n',
+        'utf8',
+      );
       const rocket = payload.indexOf(0xf0);
       const s = await start(async (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -124,9 +155,9 @@ describe('transport over real HTTP', () => {
         res.end(':1}\n');
       });
       const log: string[] = [];
-      await lastValueFrom(
-        watchLines(s.kc, '/w', {}, { onActivity: () => log.push('bytes') }).pipe(toArray()),
-      ).then((lines) => log.push(...lines));
+      await lastValueFrom(watchLines(s.kc, '/w', {}, { onActivity: () => log.push('bytes') }).pipe(toArray())).then(
+        (lines) => log.push(...lines),
+      );
       expect(log[0]).to.equal('bytes');
       expect(log.at(-1)).to.equal('{"a":1}');
     });
@@ -139,14 +170,23 @@ describe('transport over real HTTP', () => {
       });
       const got: string[] = [];
       const err = await new Promise<unknown>((resolve) =>
-        watchLines(s.kc, '/w', {}).subscribe({ next: (l) => got.push(l), error: resolve, complete: () => resolve('completed') }),
+        watchLines(s.kc, '/w', {}).subscribe({
+          next: (l) => got.push(l),
+          error: resolve,
+          complete: () => resolve('completed'),
+        }),
       );
       expect(got).to.deep.equal(['{"type":"ADDED"}']);
-      expect([(err as TransportError).name, (err as TransportError).reason]).to.deep.equal(['TransportError', 'ConnectionClosed']);
+      expect([(err as TransportError).name, (err as TransportError).reason]).to.deep.equal([
+        'TransportError',
+        'ConnectionClosed',
+      ]);
     });
 
     it('errors with ApiError for an error status', async () => {
-      const s = await start((_req, res) => json(res, 410, { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' }));
+      const s = await start((_req, res) =>
+        json(res, 410, { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' }),
+      );
       const err = (await firstValueFrom(watchLines(s.kc, '/w', {})).catch((e: unknown) => e)) as ApiError;
       expect([err.code, err.reason, err.message]).to.deep.equal([410, 'Expired', 'too old resource version']);
     });
@@ -181,7 +221,10 @@ describe('transport over real HTTP', () => {
 
   describe('TLS', () => {
     it('talks HTTPS with the kubeconfig CA and bearer token', async () => {
-      const s = await start((req, res) => json(res, 200, { metadata: {}, items: [], auth: req.headers.authorization }), { tls: true, token: 'tls-token' });
+      const s = await start(
+        (req, res) => json(res, 200, { metadata: {}, items: [], auth: req.headers.authorization }),
+        { tls: true, token: 'tls-token' },
+      );
       const list = (await listPage(s.kc, '/api/v1/pods', {})) as unknown as { auth: string };
       expect(list.auth).to.equal('Bearer tls-token');
     });

@@ -19,7 +19,10 @@ function inFreshProcess(body: string): unknown {
     const out = await (async () => { ${body} })();
     process.stdout.write(JSON.stringify(out));
   `;
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 25_000 });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 25_000,
+  });
   expect(run.status, run.stderr).to.equal(0);
   return JSON.parse(run.stdout) as unknown;
 }
@@ -35,7 +38,11 @@ describe('transport: parseJson', () => {
         keysOf(parseJson('{"h":1,"\\\\/":2}')),
       ];
     `);
-    expect(keys).to.deep.equal([['h', '"'], ['h', '\n'], ['h', '/']]);
+    expect(keys).to.deep.equal([
+      ['h', '"'],
+      ['h', '\n'],
+      ['h', '/'],
+    ]);
   });
 
   for (const spelling of ['\\u005c', '\\u005C']) {
@@ -61,26 +68,37 @@ describe('transport: parseJson', () => {
 
   it('gives back every document with keys full of escapes and backslashes, whatever was parsed before, as a property', () => {
     expectBackslashKeys();
-    const key = fc.oneof(fc.constantFrom('h', 'a', '\\', '"', 'a\\', 'a"', '\n', '/', '\\"', 'k:{"name":"x"}'), fc.string({ maxLength: 3 }));
-    const document = fc.dictionary(key, fc.oneof(fc.integer(), fc.dictionary(key, fc.boolean(), { maxKeys: 3 })), { maxKeys: 4 });
-    fc.assert(fc.property(fc.array(document, { minLength: 1, maxLength: 6 }), (documents) => {
-      for (const doc of documents) {
-        // Build the same shapes through V8's JSON.parse too, as other code in the process would.
-        JSON.parse(JSON.stringify(doc));
-        expect(parseJson(JSON.stringify(doc))).to.deep.equal(doc);
-      }
-    }), { numRuns: 500 });
+    const key = fc.oneof(
+      fc.constantFrom('h', 'a', '\\', '"', 'a\\', 'a"', '\n', '/', '\\"', 'k:{"name":"x"}'),
+      fc.string({ maxLength: 3 }),
+    );
+    const document = fc.dictionary(key, fc.oneof(fc.integer(), fc.dictionary(key, fc.boolean(), { maxKeys: 3 })), {
+      maxKeys: 4,
+    });
+    fc.assert(
+      fc.property(fc.array(document, { minLength: 1, maxLength: 6 }), (documents) => {
+        for (const doc of documents) {
+          // Build the same shapes through V8's JSON.parse too, as other code in the process would.
+          JSON.parse(JSON.stringify(doc));
+          expect(parseJson(JSON.stringify(doc))).to.deep.equal(doc);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('reads any JSON value exactly on the path that parses again, as a property', () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => {
-      // The escaped backslash in the key sends the text down the path that parses it a second time.
-      const text = JSON.stringify({ 'C:\\': value });
-      expect(JSON.stringify(parseJson(text))).to.equal(text);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        // The escaped backslash in the key sends the text down the path that parses it a second time.
+        const text = JSON.stringify({ 'C:\\': value });
+        expect(JSON.stringify(parseJson(text))).to.equal(text);
+      }),
+      { numRuns: 300 },
+    );
   });
 
-  it('throws JSON.parse\'s own SyntaxError for a text that is not one JSON value', () => {
+  it("throws JSON.parse's own SyntaxError for a text that is not one JSON value", () => {
     expectBackslashKeys();
     for (const text of ['1,2', '{"a\\"":1', '"\\"', '', '{"a":1}]', '[1,"\\n"']) {
       const expected = (() => {
@@ -96,7 +114,13 @@ describe('transport: parseJson', () => {
   });
 
   it('reads every other JSON value as JSON.parse does', () => {
-    for (const text of ['1', '"a\\\\b"', '[{"a":"\\u005c"},null,true]', ' {"x":{"y":[1.5e3]}} ', '{"__proto__":{"a":1}}']) {
+    for (const text of [
+      '1',
+      '"a\\\\b"',
+      '[{"a":"\\u005c"},null,true]',
+      ' {"x":{"y":[1.5e3]}} ',
+      '{"__proto__":{"a":1}}',
+    ]) {
       expect(parseJson(text), text).to.deep.equal(JSON.parse(text));
     }
   });

@@ -23,7 +23,10 @@ function cut(bytes: Buffer, at: number[]): Buffer[] {
 
 describe('LineSplitter', () => {
   it('joins a line split across chunks', () => {
-    expect(splitAll([Buffer.from('{"a":'), Buffer.from('1}\n{"b"'), Buffer.from(':2}\n')])).to.deep.equal(['{"a":1}', '{"b":2}']);
+    expect(splitAll([Buffer.from('{"a":'), Buffer.from('1}\n{"b"'), Buffer.from(':2}\n')])).to.deep.equal([
+      '{"a":1}',
+      '{"b":2}',
+    ]);
   });
 
   it('decodes a multi-byte UTF-8 character split across chunks', () => {
@@ -51,7 +54,7 @@ describe('LineSplitter', () => {
   it('throws a clear error for a line longer than the limit', () => {
     const splitter = new LineSplitter(8);
     splitter.push(Buffer.from('12345'));
-    expect(() => splitter.push(Buffer.from('6789'))).to.throw(RangeError, "line exceeds 8 characters");
+    expect(() => splitter.push(Buffer.from('6789'))).to.throw(RangeError, 'line exceeds 8 characters');
   });
 
   it('gives the same lines for any chunking of any lines', () => {

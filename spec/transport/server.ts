@@ -21,14 +21,19 @@ export interface TestServer {
 const fixture = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 
 /** Starts a server; `tls` serves HTTPS with the fixture certificate and a kubeconfig that trusts it. */
-export async function startServer(handler: Handler, options: { tls?: boolean; token?: string } = {}): Promise<TestServer> {
+export async function startServer(
+  handler: Handler,
+  options: { tls?: boolean; token?: string } = {},
+): Promise<TestServer> {
   const requests: IncomingMessage[] = [];
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     requests.push(req);
     handler(req, res);
   };
   const cert = fixture('server-cert.pem');
-  const server = options.tls ? https.createServer({ cert, key: fixture('server-key.pem') }, listener) : http.createServer(listener);
+  const server = options.tls
+    ? https.createServer({ cert, key: fixture('server-key.pem') }, listener)
+    : http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;

@@ -8,11 +8,17 @@ import { firstValueFrom, lastValueFrom, take } from 'rxjs';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { resourceClient } from '../../src/client/index.js';
 import { startTestCluster } from '../../src/testing/index.js';
-import { RXKUBE_VERSION, defaultUserAgent, kubeTransport, programName, transportOf } from '../../src/transport/index.js';
+import {
+  RXKUBE_VERSION,
+  defaultUserAgent,
+  kubeTransport,
+  programName,
+  transportOf,
+} from '../../src/transport/index.js';
 import { startServer } from './server.js';
 
 describe('transport: the User-Agent', () => {
-  it('names the program, rxkube\'s version, the OS and the architecture, as client-go\'s default does', () => {
+  it("names the program, rxkube's version, the OS and the architecture, as client-go's default does", () => {
     const agent = defaultUserAgent('my-operator');
     const arch = ({ x64: 'amd64', ia32: '386' } as Record<string, string>)[process.arch] ?? process.arch;
     const os = process.platform === 'win32' ? 'windows' : process.platform;
@@ -37,16 +43,25 @@ describe('transport: the User-Agent', () => {
   it('is sent on every request: GETs (lists, discovery), watches and writes', async () => {
     const server = await startServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(req.url?.includes('watch=true') ? '{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"1"}}}\n' : '{"items":[],"metadata":{}}');
+      res.end(
+        req.url?.includes('watch=true')
+          ? '{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"1"}}}\n'
+          : '{"items":[],"metadata":{}}',
+      );
     });
     try {
       const transport = kubeTransport(server.kc);
       await firstValueFrom(transport.get('/api/v1/pods', {}));
       await lastValueFrom(transport.watch('/api/v1/pods', {}).pipe(take(1)));
       await lastValueFrom(transport.watchChunks!('/api/v1/pods', {}).pipe(take(1)));
-      await firstValueFrom(transport.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: {} }));
+      await firstValueFrom(
+        transport.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: {} }),
+      );
       const agents = server.requests.map((req) => req.headers['user-agent']);
-      expect(agents.every((agent) => agent !== undefined), 'a User-Agent on every request').to.equal(true);
+      expect(
+        agents.every((agent) => agent !== undefined),
+        'a User-Agent on every request',
+      ).to.equal(true);
       expect(agents).to.deep.equal(Array(4).fill(defaultUserAgent()));
     } finally {
       await server.close();
@@ -62,8 +77,13 @@ describe('transport: the User-Agent', () => {
       const named = kubeTransport(server.kc, { userAgent: 'website-operator/v1.2.0' });
       expect(kubeTransport(server.kc, { userAgent: 'website-operator/v1.2.0' })).to.equal(named);
       expect(kubeTransport(server.kc)).to.equal(transportOf(server.kc)).and.not.equal(named);
-      await Promise.all([firstValueFrom(named.get('/version', {})), firstValueFrom(named.request({ method: 'GET', path: '/version' }))]);
-      expect(server.requests.map((req) => req.headers['user-agent'])).to.deep.equal(Array(2).fill('website-operator/v1.2.0'));
+      await Promise.all([
+        firstValueFrom(named.get('/version', {})),
+        firstValueFrom(named.request({ method: 'GET', path: '/version' })),
+      ]);
+      expect(server.requests.map((req) => req.headers['user-agent'])).to.deep.equal(
+        Array(2).fill('website-operator/v1.2.0'),
+      );
       expect(() => kubeTransport(server.kc, { userAgent: '' })).to.throw(TypeError, /userAgent/);
       expect(() => kubeTransport(server.kc, { userAgent: 'bad\nagent' })).to.throw(TypeError, /userAgent/);
     } finally {
@@ -75,12 +95,23 @@ describe('transport: the User-Agent', () => {
     const cluster = await startTestCluster();
     try {
       const managers: string[][] = [];
-      for (const connection of [cluster.kubeConfig, kubeTransport(cluster.kubeConfig, { userAgent: 'my-operator/v2' })]) {
-        const configMaps = resourceClient<V1ConfigMap>(connection, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default' });
-        const made = await firstValueFrom(configMaps.create({ metadata: { generateName: 'agent-' }, data: { a: '1' } }));
-        const written = await firstValueFrom(configMaps.mutate(made, (draft) => {
-          draft.data = { ...draft.data, b: '2' };
-        }));
+      for (const connection of [
+        cluster.kubeConfig,
+        kubeTransport(cluster.kubeConfig, { userAgent: 'my-operator/v2' }),
+      ]) {
+        const configMaps = resourceClient<V1ConfigMap>(
+          connection,
+          { apiVersion: 'v1', kind: 'ConfigMap' },
+          { namespace: 'default' },
+        );
+        const made = await firstValueFrom(
+          configMaps.create({ metadata: { generateName: 'agent-' }, data: { a: '1' } }),
+        );
+        const written = await firstValueFrom(
+          configMaps.mutate(made, (draft) => {
+            draft.data = { ...draft.data, b: '2' };
+          }),
+        );
         managers.push(written.metadata!.managedFields!.map((entry) => `${entry.manager} ${entry.operation}`));
       }
       expect(managers.flat()).not.to.include('unknown Update');

@@ -5,7 +5,9 @@ import { DEFAULT_WATCH_BACKOFF, exponentialBackoff } from '../../src/watch/index
 
 describe('exponentialBackoff', () => {
   it('doubles from 800 ms and caps at 30 s', () => {
-    expect([0, 1, 2, 3, 4, 5, 6, 10].map((n) => backoffCeiling(n, DEFAULT_WATCH_BACKOFF))).to.deep.equal([800, 1600, 3200, 6400, 12800, 25600, 30000, 30000]);
+    expect([0, 1, 2, 3, 4, 5, 6, 10].map((n) => backoffCeiling(n, DEFAULT_WATCH_BACKOFF))).to.deep.equal([
+      800, 1600, 3200, 6400, 12800, 25600, 30000, 30000,
+    ]);
   });
 
   it('scales the ceiling by the jitter sample (full jitter)', () => {
@@ -17,7 +19,12 @@ describe('exponentialBackoff', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 5000 }), fc.double({ min: 0, max: 1, noNaN: true }), (attempt, jitter) => {
         const delay = exponentialBackoff(attempt, jitter);
-        return delay >= 0 && delay <= DEFAULT_WATCH_BACKOFF.capMs && delay <= backoffCeiling(attempt, DEFAULT_WATCH_BACKOFF) && Number.isFinite(delay);
+        return (
+          delay >= 0 &&
+          delay <= DEFAULT_WATCH_BACKOFF.capMs &&
+          delay <= backoffCeiling(attempt, DEFAULT_WATCH_BACKOFF) &&
+          Number.isFinite(delay)
+        );
       }),
       { numRuns: 500 },
     );
@@ -25,7 +32,10 @@ describe('exponentialBackoff', () => {
 
   it('has a ceiling that never decreases as attempts grow', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2000 }), (n) => backoffCeiling(n, DEFAULT_WATCH_BACKOFF) <= backoffCeiling(n + 1, DEFAULT_WATCH_BACKOFF)),
+      fc.property(
+        fc.integer({ min: 0, max: 2000 }),
+        (n) => backoffCeiling(n, DEFAULT_WATCH_BACKOFF) <= backoffCeiling(n + 1, DEFAULT_WATCH_BACKOFF),
+      ),
       { numRuns: 300 },
     );
   });

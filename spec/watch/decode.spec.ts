@@ -9,9 +9,13 @@ describe('decodeWatchLine', () => {
       object: { metadata: { name: 'a' } },
     });
     expect(
-      decodeWatchLine('{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9","annotations":{"k8s.io/initial-events-end":"true"}}}}'),
+      decodeWatchLine(
+        '{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9","annotations":{"k8s.io/initial-events-end":"true"}}}}',
+      ),
     ).to.deep.equal({ kind: 'bookmark', resourceVersion: '9', initialEventsEnd: true });
-    expect(decodeWatchLine('{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}}')).to.deep.include({ kind: 'error' });
+    expect(
+      decodeWatchLine('{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}}'),
+    ).to.deep.include({ kind: 'error' });
   });
 
   it('treats whitespace-only lines as blank rather than malformed', () => {
@@ -23,7 +27,11 @@ describe('decodeWatchLine', () => {
     ['a JSON value that is not an event', '[1,2]', 'not a watch event'],
     ['an event without an object', '{"type":"ADDED"}', 'not a watch event'],
     ['an unknown event type', '{"type":"RENAMED","object":{}}', 'unknown watch event type "RENAMED"'],
-    ['a bookmark without resourceVersion', '{"type":"BOOKMARK","object":{"metadata":{}}}', 'BOOKMARK without metadata.resourceVersion'],
+    [
+      'a bookmark without resourceVersion',
+      '{"type":"BOOKMARK","object":{"metadata":{}}}',
+      'BOOKMARK without metadata.resourceVersion',
+    ],
   ] as const) {
     it(`reports ${what} as malformed, saying why and quoting the line`, () => {
       const decoded = decodeWatchLine(text);

@@ -5,7 +5,14 @@
 import { asyncScheduler, map, NEVER, Observable } from 'rxjs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
-import type { QueryParams, RequestOptions, Transport, TransportRequest, TransportResponse, WatchRequestOptions } from '../../src/transport/index.js';
+import type {
+  QueryParams,
+  RequestOptions,
+  Transport,
+  TransportRequest,
+  TransportResponse,
+  WatchRequestOptions,
+} from '../../src/transport/index.js';
 import type { ResolvedResource } from '../../src/resources/index.js';
 import type { HealthRoutingConnection, WatchHealthReport } from '../../src/watch/index.js';
 
@@ -58,7 +65,14 @@ export class FakeTransport implements Transport, HealthRoutingConnection {
    * HTTP error status would.
    */
   watch(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<string> {
-    return this.serve('watch', path, query, options?.accept, options?.onOpen, options?.onWarnings) as Observable<string>;
+    return this.serve(
+      'watch',
+      path,
+      query,
+      options?.accept,
+      options?.onOpen,
+      options?.onWarnings,
+    ) as Observable<string>;
   }
 
   /** Reflector specs make no writes: a write is a spec bug, reported as an unexpected request. */
@@ -73,7 +87,11 @@ export class FakeTransport implements Transport, HealthRoutingConnection {
   }
 
   private serve(
-    kind: 'get' | 'watch', path: string, query: QueryParams, accept: string | undefined, onOpen?: () => void,
+    kind: 'get' | 'watch',
+    path: string,
+    query: QueryParams,
+    accept: string | undefined,
+    onOpen?: () => void,
     onWarnings?: (texts: readonly string[]) => void,
   ): Observable<unknown> {
     return new Observable<unknown>((subscriber) => {
@@ -130,8 +148,14 @@ export class FakeTransport implements Transport, HealthRoutingConnection {
  * script may emit a line or an array of lines that arrived together.
  */
 export class ChunkedFakeTransport extends FakeTransport {
-  watchChunks(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal'>): Observable<readonly string[]> {
-    return this.watch(path, query, options).pipe(map((lines: string | readonly string[]) => (typeof lines === 'string' ? [lines] : lines)));
+  watchChunks(
+    path: string,
+    query: QueryParams,
+    options?: Omit<WatchRequestOptions, 'signal'>,
+  ): Observable<readonly string[]> {
+    return this.watch(path, query, options).pipe(
+      map((lines: string | readonly string[]) => (typeof lines === 'string' ? [lines] : lines)),
+    );
   }
 }
 
@@ -148,7 +172,12 @@ export function pod(name: string, rv: string, extra: Partial<V1ObjectMeta> = {})
 }
 
 export function page(items: unknown[], rv: string, cont?: string): unknown {
-  return { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: rv, ...(cont ? { continue: cont } : {}) }, items };
+  return {
+    apiVersion: 'v1',
+    kind: 'PodList',
+    metadata: { resourceVersion: rv, ...(cont ? { continue: cont } : {}) },
+    items,
+  };
 }
 
 export function line(type: string, object: unknown): string {
@@ -157,7 +186,11 @@ export function line(type: string, object: unknown): string {
 
 export function bookmark(rv: string, initialEventsEnd = false): string {
   const annotations = initialEventsEnd ? { 'k8s.io/initial-events-end': 'true' } : undefined;
-  return line('BOOKMARK', { apiVersion: 'v1', kind: 'Pod', metadata: { resourceVersion: rv, ...(annotations ? { annotations } : {}) } });
+  return line('BOOKMARK', {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { resourceVersion: rv, ...(annotations ? { annotations } : {}) },
+  });
 }
 
 export function statusLine(code: number, reason: string, message = reason): string {

@@ -45,10 +45,12 @@ export function scenario(
   let error: unknown;
   scheduler.run((helpers) => {
     setup(fake, helpers);
-    const sub = listWatch<KubernetesObject>(kc, resource, { transport: fake, random: () => 0.5, ...options }).subscribe({
-      next: (e) => events.push({ t: scheduler.now(), e }),
-      error: (err: unknown) => (error = err),
-    });
+    const sub = listWatch<KubernetesObject>(kc, resource, { transport: fake, random: () => 0.5, ...options }).subscribe(
+      {
+        next: (e) => events.push({ t: scheduler.now(), e }),
+        error: (err: unknown) => (error = err),
+      },
+    );
     scheduler.schedule(() => sub.unsubscribe(), untilMs);
   });
   expect(fake.unexpected, 'requests out of script order').to.deep.equal([]);
@@ -58,7 +60,8 @@ export function scenario(
     error,
     deltas: () => events.filter((x) => x.e.type !== 'status' && x.e.type !== 'problem'),
     statuses: () => events.flatMap((x) => (x.e.type === 'status' ? [[x.t, x.e.status] as [number, WatchStatus]] : [])),
-    problems: () => events.flatMap((x) => (x.e.type === 'problem' ? [[x.t, x.e.problem] as [number, WatchProblem]] : [])),
+    problems: () =>
+      events.flatMap((x) => (x.e.type === 'problem' ? [[x.t, x.e.problem] as [number, WatchProblem]] : [])),
   };
 }
 

@@ -24,17 +24,25 @@ describe('listWatch against the in-memory API server (TLS + token)', () => {
 
   const createPod = async (name: string): Promise<void> => {
     const api = cluster.kubeConfig.makeApiClient(CoreV1Api);
-    await api.createNamespacedPod({ namespace: 'default', body: { metadata: { name }, spec: { containers: [{ name: 'c', image: 'x' }] } } });
+    await api.createNamespacedPod({
+      namespace: 'default',
+      body: { metadata: { name }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+    });
   };
   const start = (options: ListWatchOptions = {}): void => {
-    sub = listWatch(cluster.kubeConfig, { apiVersion: 'v1', kind: 'Pod' }, { random: () => 0.01, onHealth: () => {}, ...options }).subscribe({
+    sub = listWatch(
+      cluster.kubeConfig,
+      { apiVersion: 'v1', kind: 'Pod' },
+      { random: () => 0.01, onHealth: () => {}, ...options },
+    ).subscribe({
       next: (e) => events.push(e),
     });
   };
   const names = (type: WatchEvent['type']): string[] =>
     events.flatMap((e) => (e.type === type && 'object' in e ? [e.object.metadata?.name ?? '?'] : []));
   const count = (type: WatchEvent['type']): number => events.filter((e) => e.type === type).length;
-  const reasons = (): string[] => events.flatMap((e) => (e.type === 'status' && e.status.state === 'error' ? [e.status.cause.reason] : []));
+  const reasons = (): string[] =>
+    events.flatMap((e) => (e.type === 'status' && e.status.state === 'error' ? [e.status.cause.reason] : []));
   const problems = (): string[] => events.flatMap((e) => (e.type === 'problem' ? [e.problem.reason] : []));
 
   for (const streamingList of [false, true]) {

@@ -8,12 +8,17 @@ import { ChunkedFakeTransport, FakeTransport, kc, line, page, pod, PODS } from '
 /** `type:name`, `status:state`, `problem:reason`, `relistDone:rv`: compact enough to compare batches. */
 function label(event: WatchEvent): string {
   switch (event.type) {
-    case 'status': return `status:${event.status.state}`;
-    case 'problem': return `problem:${event.problem.reason}`;
-    case 'relistStarted': return 'relistStarted';
+    case 'status':
+      return `status:${event.status.state}`;
+    case 'problem':
+      return `problem:${event.problem.reason}`;
+    case 'relistStarted':
+      return 'relistStarted';
     case 'relistDone':
-    case 'bookmark': return `${event.type}:${event.resourceVersion}`;
-    default: return `${event.type}:${event.object.metadata?.name ?? '?'}`;
+    case 'bookmark':
+      return `${event.type}:${event.resourceVersion}`;
+    default:
+      return `${event.type}:${event.object.metadata?.name ?? '?'}`;
   }
 }
 
@@ -25,7 +30,9 @@ function run(fake: FakeTransport, untilMs = 10_000): { batches: string[][] } {
   });
   scheduler.run(() => {
     const options = { transport: fake, random: () => 0.5 };
-    const subscription = listWatchBatches<KubernetesObject>(kc, PODS, options).subscribe((batch) => batches.push(batch.map(label)));
+    const subscription = listWatchBatches<KubernetesObject>(kc, PODS, options).subscribe((batch) =>
+      batches.push(batch.map(label)),
+    );
     scheduler.schedule(() => subscription.unsubscribe(), untilMs);
   });
   expect(fake.unexpected).to.deep.equal([]);
@@ -53,11 +60,13 @@ describe('listWatchBatches', () => {
   it('emits the events of the lines of one chunk as one batch', () => {
     const fake = new ChunkedFakeTransport()
       .onGet(of(page([], '10')))
-      .onWatch(watchOf([line('ADDED', pod('a', '11')), line('MODIFIED', pod('a', '12')), '', line('DELETED', pod('b', '13'))], [line('ADDED', pod('c', '14'))]));
-    expect(watched(run(fake).batches)).to.deep.equal([
-      ['added:a', 'modified:a', 'deleted:b'],
-      ['added:c'],
-    ]);
+      .onWatch(
+        watchOf(
+          [line('ADDED', pod('a', '11')), line('MODIFIED', pod('a', '12')), '', line('DELETED', pod('b', '13'))],
+          [line('ADDED', pod('c', '14'))],
+        ),
+      );
+    expect(watched(run(fake).batches)).to.deep.equal([['added:a', 'modified:a', 'deleted:b'], ['added:c']]);
   });
 
   it('keeps the problem and status of a bad line after the events before it, and ignores the rest of its chunk', () => {
@@ -69,21 +78,38 @@ describe('listWatchBatches', () => {
     expect(batches.flat()).to.not.include('added:b');
   });
 
-  it('keeps a streaming list that ends inside a chunk in that chunk\'s batch, followed by what came after it', () => {
-    const fake = new ChunkedFakeTransport().onWatch(watchOf(
-      [line('ADDED', pod('x', '21')), line('ADDED', pod('y', '22'))],
-      [line('BOOKMARK', { metadata: { resourceVersion: '30', annotations: { 'k8s.io/initial-events-end': 'true' } } }), line('MODIFIED', pod('x', '31'))],
-    ));
+  it("keeps a streaming list that ends inside a chunk in that chunk's batch, followed by what came after it", () => {
+    const fake = new ChunkedFakeTransport().onWatch(
+      watchOf(
+        [line('ADDED', pod('x', '21')), line('ADDED', pod('y', '22'))],
+        [
+          line('BOOKMARK', {
+            metadata: { resourceVersion: '30', annotations: { 'k8s.io/initial-events-end': 'true' } },
+          }),
+          line('MODIFIED', pod('x', '31')),
+        ],
+      ),
+    );
     const batches: string[][] = [];
     const scheduler = new TestScheduler((actual, expected) => {
       expect(actual).to.deep.equal(expected);
     });
     scheduler.run(() => {
-      const subscription = listWatchBatches<KubernetesObject>(kc, PODS, { transport: fake, random: () => 0.5, streamingList: true })
-        .subscribe((batch) => batches.push(batch.map(label)));
+      const subscription = listWatchBatches<KubernetesObject>(kc, PODS, {
+        transport: fake,
+        random: () => 0.5,
+        streamingList: true,
+      }).subscribe((batch) => batches.push(batch.map(label)));
       scheduler.schedule(() => subscription.unsubscribe(), 10_000);
     });
-    expect(batches.at(-1)).to.deep.equal(['relistStarted', 'listed:x', 'listed:y', 'relistDone:30', 'status:watching', 'modified:x']);
+    expect(batches.at(-1)).to.deep.equal([
+      'relistStarted',
+      'listed:x',
+      'listed:y',
+      'relistDone:30',
+      'status:watching',
+      'modified:x',
+    ]);
   });
 
   it('makes every line a batch of its own when the transport cannot report chunks', () => {
@@ -94,16 +120,24 @@ describe('listWatchBatches', () => {
   });
 
   it('carries the same events as listWatch, in the same order', () => {
-    const script = (fake: FakeTransport) => fake
-      .onGet(of(page([pod('a', '1')], '10')))
-      .onWatch(watchOf([line('MODIFIED', pod('a', '11')), line('BOOKMARK', { metadata: { resourceVersion: '12' } })], [line('DELETED', pod('a', '13'))]));
+    const script = (fake: FakeTransport) =>
+      fake
+        .onGet(of(page([pod('a', '1')], '10')))
+        .onWatch(
+          watchOf(
+            [line('MODIFIED', pod('a', '11')), line('BOOKMARK', { metadata: { resourceVersion: '12' } })],
+            [line('DELETED', pod('a', '13'))],
+          ),
+        );
     const flat: string[] = [];
     const scheduler = new TestScheduler((actual, expected) => {
       expect(actual).to.deep.equal(expected);
     });
     scheduler.run(() => {
-      const subscription = listWatch<KubernetesObject>(kc, PODS, { transport: script(new ChunkedFakeTransport()), random: () => 0.5 })
-        .subscribe((event) => flat.push(label(event)));
+      const subscription = listWatch<KubernetesObject>(kc, PODS, {
+        transport: script(new ChunkedFakeTransport()),
+        random: () => 0.5,
+      }).subscribe((event) => flat.push(label(event)));
       scheduler.schedule(() => subscription.unsubscribe(), 10_000);
     });
     expect(flat).to.deep.equal(run(script(new ChunkedFakeTransport())).batches.flat());

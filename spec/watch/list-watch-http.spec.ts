@@ -5,7 +5,11 @@ import { listWatch } from '../../src/watch/index.js';
 import { closed, startServer } from '../transport/server.js';
 import type { TestServer } from '../transport/server.js';
 
-const pod = (name: string, rv: string): unknown => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', resourceVersion: rv } });
+const pod = (name: string, rv: string): unknown => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'default', resourceVersion: rv },
+});
 
 describe('listWatch over real HTTP', () => {
   let server: TestServer | undefined;
@@ -38,7 +42,14 @@ describe('listWatch over real HTTP', () => {
         toArray(),
       ),
     );
-    expect(deltas.map((e) => e.type)).to.deep.equal(['relistStarted', 'listed', 'relistDone', 'modified', 'bookmark', 'added']);
+    expect(deltas.map((e) => e.type)).to.deep.equal([
+      'relistStarted',
+      'listed',
+      'relistDone',
+      'modified',
+      'bookmark',
+      'added',
+    ]);
     const [first, second] = watches.map((req) => new URL(req.url!, 'http://x').searchParams);
     expect([first!.get('resourceVersion'), second!.get('resourceVersion')]).to.deep.equal(['10', '12']);
     expect(first!.get('allowWatchBookmarks')).to.equal('true');

@@ -23,15 +23,27 @@ describe('listWatch: list, watch, resume and relist', () => {
         .onGet(of(page([pod('c', '3')], '10')))
         .onWatch(cold('a', { a: line('ADDED', pod('d', '11')) }));
     });
-    expect(o.fake.of('get').map((c) => defined(c.query))).to.deep.equal([{ limit: 500 }, { limit: 500, continue: 'tok' }]);
+    expect(o.fake.of('get').map((c) => defined(c.query))).to.deep.equal([
+      { limit: 500 },
+      { limit: 500, continue: 'tok' },
+    ]);
     expect(o.fake.of('get').map((c) => c.path)).to.deep.equal(['/api/v1/pods', '/api/v1/pods']);
-    expect(defined(o.fake.of('watch')[0]!.query)).to.deep.equal({ allowWatchBookmarks: true, timeoutSeconds: 450, resourceVersion: '10' });
+    expect(defined(o.fake.of('watch')[0]!.query)).to.deep.equal({
+      allowWatchBookmarks: true,
+      timeoutSeconds: 450,
+      resourceVersion: '10',
+    });
     expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'listed:b', 'listed:c', 'relistDone:10', 'added:d']);
   });
 
   it('gives listed items without apiVersion or kind those of the resource, as watched objects carry them', () => {
     const bare = { metadata: { name: 'a', namespace: 'default', resourceVersion: '1' } };
-    const custom = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'b', namespace: 'default', resourceVersion: '2' }, spec: { nodeName: 'n' } };
+    const custom = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'b', namespace: 'default', resourceVersion: '2' },
+      spec: { nodeName: 'n' },
+    };
     const o = scenario((fake, { cold }) => {
       fake.onGet(of(page([bare, custom], '10'))).onWatch(cold('-'));
     });
@@ -71,15 +83,20 @@ describe('listWatch: list, watch, resume and relist', () => {
         .onGet(of(page([pod('a', '1'), pod('b', '2')], '20')))
         .onWatch(cold('-'));
     });
-    expect(o.fake.of('get').map((c) => defined(c.query))).to.deep.equal([{ limit: 500 }, { limit: 500, continue: 'tok' }, {}]);
+    expect(o.fake.of('get').map((c) => defined(c.query))).to.deep.equal([
+      { limit: 500 },
+      { limit: 500, continue: 'tok' },
+      {},
+    ]);
     expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'listed:b', 'relistDone:20']);
     expect(backoffDelays(o)).to.deep.equal([]);
   });
 
   it('chooses timeoutSeconds uniformly in [300, 600] from the random source', () => {
     const timeoutFor = (r: number): unknown =>
-      scenario((fake, { cold }) => fake.onGet(of(page([], '1'))).onWatch(cold('-')), { random: () => r }, 10).fake.of('watch')[0]!.query
-        .timeoutSeconds;
+      scenario((fake, { cold }) => fake.onGet(of(page([], '1'))).onWatch(cold('-')), { random: () => r }, 10).fake.of(
+        'watch',
+      )[0]!.query.timeoutSeconds;
     expect([0, 0.5, 0.999999].map(timeoutFor)).to.deep.equal([300, 450, 600]);
   });
 
@@ -93,7 +110,9 @@ describe('listWatch: list, watch, resume and relist', () => {
         .onGet(of(page([pod('a', '1')], '10')))
         .onWatch(cold('5s a 5s b 10s |', { a: line('MODIFIED', pod('a', '11')), b: bookmark('12') }))
         .onWatch(cold('1s a', { a: line('ADDED', pod('b', '13')) }));
-      const deltas$ = listWatch(kc, PODS, { transport: fake, random: () => 0.5 }).pipe(filter((e) => e.type !== 'status'));
+      const deltas$ = listWatch(kc, PODS, { transport: fake, random: () => 0.5 }).pipe(
+        filter((e) => e.type !== 'status'),
+      );
       const values: Record<string, WatchEvent> = {
         a: { type: 'relistStarted' },
         b: { type: 'listed', object: pod('a', '1') },
@@ -119,7 +138,15 @@ describe('listWatch: list, watch, resume and relist', () => {
         .onGet(of(page([pod('b', '2')], '20')))
         .onWatch(cold('-'));
     });
-    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'listed:b', 'relistDone:10', 'relistStarted', 'listed:b', 'relistDone:20']);
+    expect(summary(o)).to.deep.equal([
+      'relistStarted',
+      'listed:a',
+      'listed:b',
+      'relistDone:10',
+      'relistStarted',
+      'listed:b',
+      'relistDone:20',
+    ]);
     expect(o.fake.of('get').map((c) => c.at)).to.deep.equal([0, 1000]);
     expect(defined(o.fake.of('get')[1]!.query)).to.deep.equal({ limit: 500 });
     expect(o.fake.of('watch')[1]!.query.resourceVersion).to.equal('20');
@@ -155,7 +182,10 @@ describe('listWatch: list, watch, resume and relist', () => {
 
   it('treats a clean close within a second without any event as a failure and backs off', () => {
     const o = scenario((fake, { cold }) => {
-      fake.onGet(of(page([], '10'))).onWatch(cold('10ms |')).onWatch(cold('-'));
+      fake
+        .onGet(of(page([], '10')))
+        .onWatch(cold('10ms |'))
+        .onWatch(cold('-'));
     });
     expect(errorReasons(o)).to.deep.equal(['WatchClosedEarly']);
     expect(o.fake.of('watch').map((c) => [c.at, c.query.resourceVersion])).to.deep.equal([
@@ -211,7 +241,11 @@ describe('listWatch: streaming list', () => {
       );
       expect(errorReasons(o)).to.deep.equal(['StreamingListUnsupported']);
       expect(summary(o)).to.deep.equal(['relistStarted', 'listed:x', 'relistDone:40']);
-      expect(defined(o.fake.of('watch')[1]!.query)).to.deep.equal({ allowWatchBookmarks: true, timeoutSeconds: 450, resourceVersion: '40' });
+      expect(defined(o.fake.of('watch')[1]!.query)).to.deep.equal({
+        allowWatchBookmarks: true,
+        timeoutSeconds: 450,
+        resourceVersion: '40',
+      });
     });
   }
 });
@@ -221,7 +255,13 @@ describe('listWatch: bad input', () => {
     const o = scenario((fake, { cold }) => {
       fake
         .onGet(of(page([pod('a', '1')], '10')))
-        .onWatch(cold('a b c', { a: line('MODIFIED', pod('a', '11')), b: '{"type":"ADDED","obj', c: line('MODIFIED', pod('a', '12')) }))
+        .onWatch(
+          cold('a b c', {
+            a: line('MODIFIED', pod('a', '11')),
+            b: '{"type":"ADDED","obj',
+            c: line('MODIFIED', pod('a', '12')),
+          }),
+        )
         .onWatch(cold('a', { a: line('ADDED', { metadata: { resourceVersion: '13' } }) }))
         .onWatch(cold('-'));
     });
@@ -230,7 +270,10 @@ describe('listWatch: bad input', () => {
       ['MissingName', 1],
     ]);
     expect(errorReasons(o), 'bad input is not a connection error').to.deep.equal([]);
-    expect(o.statuses().flatMap(([, s]) => (s.state === 'backingOff' ? [s.cause.reason] : []))).to.deep.equal(['MalformedLine', 'MissingName']);
+    expect(o.statuses().flatMap(([, s]) => (s.state === 'backingOff' ? [s.cause.reason] : []))).to.deep.equal([
+      'MalformedLine',
+      'MissingName',
+    ]);
     expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'relistDone:10', 'modified:a']);
     const watches = o.fake.of('watch');
     expect(watches.map((c) => [c.at, c.query.resourceVersion, c.abortedAt])).to.deep.equal([
@@ -251,7 +294,10 @@ describe('listWatch: bad input', () => {
 
   it('keeps a listed object whose transform throws, untransformed, and reports the problem with its key', () => {
     const o = scenario(
-      (fake, { cold }) => fake.onGet(of(page([pod('a', '1'), pod('boom', '2', { managedFields: [{ manager: 'x' }] })], '10'))).onWatch(cold('-')),
+      (fake, { cold }) =>
+        fake
+          .onGet(of(page([pod('a', '1'), pod('boom', '2', { managedFields: [{ manager: 'x' }] })], '10')))
+          .onWatch(cold('-')),
       {
         transform: (obj) => {
           if (obj.metadata?.name === 'boom') throw new Error('cannot transform boom');
@@ -263,15 +309,26 @@ describe('listWatch: bad input', () => {
     const listed = o.deltas().flatMap(({ e }) => (e.type === 'listed' ? [e.object] : []));
     expect(listed.map((x) => x.kind)).to.deep.equal(['Transformed', 'Pod']);
     expect(listed[1], 'managedFields are still stripped').to.deep.equal(pod('boom', '2'));
-    expect(o.problems().map(([, p]) => [p.reason, p.key, p.count])).to.deep.equal([['TransformFailed', 'default/boom', 1]]);
+    expect(o.problems().map(([, p]) => [p.reason, p.key, p.count])).to.deep.equal([
+      ['TransformFailed', 'default/boom', 1],
+    ]);
     expect(errorReasons(o)).to.deep.equal([]);
   });
 
   it('says why a transform failed when it returns no object, or one that cannot be frozen, and keeps the object untransformed', () => {
     // A getter on a nested object: the deep freeze reads it, the transform itself never does.
-    const unfreezable = (obj: KubernetesObject) => ({ ...obj, spec: Object.defineProperty({}, 'broken', { enumerable: true, get: () => { throw new Error('getter broke'); } }) });
+    const unfreezable = (obj: KubernetesObject) => ({
+      ...obj,
+      spec: Object.defineProperty({}, 'broken', {
+        enumerable: true,
+        get: () => {
+          throw new Error('getter broke');
+        },
+      }),
+    });
     const o = scenario(
-      (fake, { cold }) => fake.onGet(of(page([pod('nothing', '1'), pod('getter', '2'), pod('fine', '3')], '10'))).onWatch(cold('-')),
+      (fake, { cold }) =>
+        fake.onGet(of(page([pod('nothing', '1'), pod('getter', '2'), pod('fine', '3')], '10'))).onWatch(cold('-')),
       {
         transform: (obj) => {
           if (obj.metadata?.name === 'nothing') return undefined as never;
@@ -280,7 +337,13 @@ describe('listWatch: bad input', () => {
         },
       },
     );
-    expect(summary(o)).to.deep.equal(['relistStarted', 'listed:nothing', 'listed:getter', 'listed:fine', 'relistDone:10']);
+    expect(summary(o)).to.deep.equal([
+      'relistStarted',
+      'listed:nothing',
+      'listed:getter',
+      'listed:fine',
+      'relistDone:10',
+    ]);
     const listed = o.deltas().flatMap(({ e }) => (e.type === 'listed' ? [e.object] : []));
     expect(listed.slice(0, 2)).to.deep.equal([pod('nothing', '1'), pod('getter', '2')]);
     expect(o.problems().map(([, p]) => p.message)).to.deep.equal([
@@ -291,14 +354,27 @@ describe('listWatch: bad input', () => {
 
   it('applies a watched MODIFIED and DELETED whose transform throws, so the cache never keeps a stale or deleted object', () => {
     const o = scenario(
-      (fake, { cold }) => fake.onGet(of(page([pod('a', '1')], '10'))).onWatch(cold('a b', {
-        a: line('MODIFIED', pod('a', '11', { labels: { v: '2' } })),
-        b: line('DELETED', pod('a', '12', { labels: { v: '2' } })),
-      })),
-      { transform: (obj) => (obj.metadata?.resourceVersion === '1' ? obj : (() => { throw new Error('no'); })()) },
+      (fake, { cold }) =>
+        fake.onGet(of(page([pod('a', '1')], '10'))).onWatch(
+          cold('a b', {
+            a: line('MODIFIED', pod('a', '11', { labels: { v: '2' } })),
+            b: line('DELETED', pod('a', '12', { labels: { v: '2' } })),
+          }),
+        ),
+      {
+        transform: (obj) =>
+          obj.metadata?.resourceVersion === '1'
+            ? obj
+            : (() => {
+                throw new Error('no');
+              })(),
+      },
     );
     expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'relistDone:10', 'modified:a', 'deleted:a']);
-    expect(o.problems().map(([, p]) => [p.reason, p.count])).to.deep.equal([['TransformFailed', 1], ['TransformFailed', 2]]);
+    expect(o.problems().map(([, p]) => [p.reason, p.count])).to.deep.equal([
+      ['TransformFailed', 1],
+      ['TransformFailed', 2],
+    ]);
     expect(o.fake.of('watch'), 'no resume was needed').to.have.length(1);
   });
 });
@@ -335,19 +411,37 @@ describe('listWatch: options', () => {
     expect(listed({})).to.deep.equal([pod('a', '1')]);
     expect(listed({ keepManagedFields: true })).to.deep.equal([withFields]);
     const seen: unknown[] = [];
-    listed({ transform: (obj) => (seen.push(obj), { ...obj, kind: 'Transformed' }) });
+    listed({
+      transform: (obj) => {
+        seen.push(obj);
+        return { ...obj, kind: 'Transformed' };
+      },
+    });
     expect(seen).to.deep.equal([pod('a', '1')]);
     expect(withFields.metadata.managedFields, 'the input object is not mutated').to.have.length(1);
   });
 
-  it('emits every object deep-frozen: listed, watched, deleted and transformed, and a failed transform\'s fallback too', () => {
+  it("emits every object deep-frozen: listed, watched, deleted and transformed, and a failed transform's fallback too", () => {
     const events = (options: Parameters<typeof scenario>[1]): WatchEvent<KubernetesObject>[] =>
       scenario((fake, { cold }) => {
-        fake
-          .onGet(of(page([pod('a', '1', { labels: { app: 'web' } })], '10')))
-          .onWatch(cold('ab', { a: line('MODIFIED', pod('a', '11', { labels: { app: 'db' } })), b: line('DELETED', pod('a', '12')) }));
-      }, options).deltas().map(({ e }) => e);
-    for (const options of [{}, { transform: (obj: KubernetesObject) => ({ ...obj, spec: { added: [{}] } }) }, { transform: (): never => { throw new Error('no'); } }]) {
+        fake.onGet(of(page([pod('a', '1', { labels: { app: 'web' } })], '10'))).onWatch(
+          cold('ab', {
+            a: line('MODIFIED', pod('a', '11', { labels: { app: 'db' } })),
+            b: line('DELETED', pod('a', '12')),
+          }),
+        );
+      }, options)
+        .deltas()
+        .map(({ e }) => e);
+    for (const options of [
+      {},
+      { transform: (obj: KubernetesObject) => ({ ...obj, spec: { added: [{}] } }) },
+      {
+        transform: (): never => {
+          throw new Error('no');
+        },
+      },
+    ]) {
       const objects = events(options).flatMap((e) => ('object' in e ? [e.object] : []));
       expect(objects.map((o) => o.metadata?.resourceVersion)).to.deep.equal(['1', '11', '12']);
       for (const object of objects) expect(everythingFrozen(object), JSON.stringify(object)).to.equal(true);
@@ -358,18 +452,27 @@ describe('listWatch: options', () => {
     const o = scenario(
       (fake, { cold }) =>
         fake
-          .onGet(of({ groupVersion: 'example.com/v1', resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }] }))
+          .onGet(
+            of({ groupVersion: 'example.com/v1', resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }] }),
+          )
           .onGet(of(page([], '5')))
           .onWatch(cold('-')),
       { namespace: 'ns1' },
       1000,
       { apiVersion: 'example.com/v1', kind: 'Widget' },
     );
-    expect(o.fake.calls.map((c) => c.path)).to.deep.equal(['/apis/example.com/v1', '/apis/example.com/v1/namespaces/ns1/widgets', '/apis/example.com/v1/namespaces/ns1/widgets']);
+    expect(o.fake.calls.map((c) => c.path)).to.deep.equal([
+      '/apis/example.com/v1',
+      '/apis/example.com/v1/namespaces/ns1/widgets',
+      '/apis/example.com/v1/namespaces/ns1/widgets',
+    ]);
   });
 
   it('reports an unknown kind on status and retries with backoff, asking discovery again, until the CRD is served', () => {
-    const widgets = { groupVersion: 'example.com/v1', resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }] };
+    const widgets = {
+      groupVersion: 'example.com/v1',
+      resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }],
+    };
     const o = scenario(
       (fake, { cold }) =>
         fake
@@ -395,10 +498,15 @@ describe('listWatch: options', () => {
   });
 
   it('errors clearly for an unknown kind under failFast', () => {
-    const o = scenario((fake) => fake.onGet(of({ resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }] })), { failFast: true }, 1000, {
-      apiVersion: 'example.com/v1',
-      kind: 'Foo',
-    });
+    const o = scenario(
+      (fake) => fake.onGet(of({ resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }] })),
+      { failFast: true },
+      1000,
+      {
+        apiVersion: 'example.com/v1',
+        kind: 'Foo',
+      },
+    );
     expect(o.error).to.be.instanceOf(ListWatchError);
     expect((o.error as Error).message).to.include('unknown resource kind "Foo" in apiVersion "example.com/v1"');
     expect(o.fake.calls).to.have.length(1);
@@ -417,13 +525,25 @@ describe('listWatch: options', () => {
 
   it('hands the warnings of its list pages and watches to onWarning, those of a refused request too', () => {
     const seen: string[] = [];
-    const refusal = new ApiError(500, 'InternalError', 'etcd is slow', undefined, undefined, ['v1 Pod is fine, etcd is not']);
-    const o = scenario((fake, { cold }) => {
-      fake.warnings = ['deprecated'];
-      fake.onGet(throwError(() => refusal)).onGet(of(page([], '10'))).onWatch(cold('-'));
-    }, { onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`) });
+    const refusal = new ApiError(500, 'InternalError', 'etcd is slow', undefined, undefined, [
+      'v1 Pod is fine, etcd is not',
+    ]);
+    const o = scenario(
+      (fake, { cold }) => {
+        fake.warnings = ['deprecated'];
+        fake
+          .onGet(throwError(() => refusal))
+          .onGet(of(page([], '10')))
+          .onWatch(cold('-'));
+      },
+      { onWarning: ({ method, path, text }) => seen.push(`${method} ${path} ${text}`) },
+    );
     expect(summary(o)).to.deep.equal(['relistStarted', 'relistDone:10']);
-    expect(seen).to.deep.equal(['GET /api/v1/pods v1 Pod is fine, etcd is not', 'GET /api/v1/pods deprecated', 'GET /api/v1/pods deprecated']);
+    expect(seen).to.deep.equal([
+      'GET /api/v1/pods v1 Pod is fine, etcd is not',
+      'GET /api/v1/pods deprecated',
+      'GET /api/v1/pods deprecated',
+    ]);
   });
 
   it('hands the warnings of its discovery request to onWarning, before those of the list and the watch', () => {
@@ -432,7 +552,9 @@ describe('listWatch: options', () => {
       (fake, { cold }) => {
         fake.warnings = ['example.com/v1 Widget is deprecated'];
         fake
-          .onGet(of({ groupVersion: 'example.com/v1', resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }] }))
+          .onGet(
+            of({ groupVersion: 'example.com/v1', resources: [{ name: 'widgets', kind: 'Widget', namespaced: true }] }),
+          )
           .onGet(of(page([], '5')))
           .onWatch(cold('-'));
       },
@@ -448,10 +570,17 @@ describe('listWatch: options', () => {
   });
 
   it('keeps listing and watching when onWarning throws, and refuses an onWarning that is not a function', () => {
-    const o = scenario((fake, { cold }) => {
-      fake.warnings = ['deprecated'];
-      fake.onGet(of(page([pod('a', '1')], '10'))).onWatch(cold('a', { a: line('ADDED', pod('b', '11')) }));
-    }, { onWarning: () => { throw new Error('handler broke'); } });
+    const o = scenario(
+      (fake, { cold }) => {
+        fake.warnings = ['deprecated'];
+        fake.onGet(of(page([pod('a', '1')], '10'))).onWatch(cold('a', { a: line('ADDED', pod('b', '11')) }));
+      },
+      {
+        onWarning: () => {
+          throw new Error('handler broke');
+        },
+      },
+    );
     expect(summary(o)).to.deep.equal(['relistStarted', 'listed:a', 'relistDone:10', 'added:b']);
     const refused = scenario(() => {}, { onWarning: 'log' as never });
     expect((refused.error as Error).message).to.equal('listWatch: onWarning must be a function');

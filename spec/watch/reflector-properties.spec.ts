@@ -61,7 +61,10 @@ class ScriptedServer implements Transport {
     let marble = '';
     for (let i = 0; i < b.events; i += 1) {
       const key = String.fromCharCode(97 + i);
-      values[key] = b.bookmarkLast && i === b.events - 1 ? bookmark(String(++this.rv)) : line('MODIFIED', pod('a', String(++this.rv)));
+      values[key] =
+        b.bookmarkLast && i === b.events - 1
+          ? bookmark(String(++this.rv))
+          : line('MODIFIED', pod('a', String(++this.rv)));
       marble += `1s ${key} `;
     }
     const poison = (bad: string): string => {
@@ -149,13 +152,17 @@ describe('listWatch: properties over random server behaviour', () => {
         for (const rv of server.poisoned) expect(emittedRvs).to.not.include(rv);
         // …and every bad line was reported as a problem with a running count, never as a connection error.
         const bad = all.flatMap((e) => (e.type === 'problem' ? [e.problem] : []));
-        expect(bad).to.have.length(behaviours.filter((b) => b.ending === 'malformed' || b.ending === 'missingName').length);
+        expect(bad).to.have.length(
+          behaviours.filter((b) => b.ending === 'malformed' || b.ending === 'missingName').length,
+        );
         for (const reason of ['MalformedLine', 'MissingName']) {
           expect(bad.filter((p) => p.reason === reason).map((p) => p.count)).to.deep.equal(
             bad.filter((p) => p.reason === reason).map((_, i) => i + 1),
           );
         }
-        const errors = all.flatMap((e) => (e.type === 'status' && e.status.state === 'error' ? [e.status.cause.reason] : []));
+        const errors = all.flatMap((e) =>
+          e.type === 'status' && e.status.state === 'error' ? [e.status.cause.reason] : [],
+        );
         expect(errors).to.not.include.members(['MalformedLine', 'MissingName']);
       }),
       { numRuns: 150 },

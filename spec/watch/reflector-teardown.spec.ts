@@ -49,19 +49,50 @@ const networkError = (): TransportError => new TransportError('NetworkError', 'c
 describe('listWatch: unsubscribing from inside a callback leaves nothing scheduled', () => {
   // Every answer arrives a little later (1 ms), as over a network: the consumer then unsubscribes after the
   // subscription was set up, which is what `firstValueFrom(status$.pipe(filter(…)))` does.
-  const cases: Array<[string, () => (event: WatchEvent) => boolean, (fake: FakeTransport, helpers: RunHelpers) => void]> = [
-    ['connecting', () => status('connecting', 2), (fake, { cold }) => fake.onGet(cold('1ms (a|)', { a: page([], '10') }))],
-    ['listing', () => status('listing', 2), (fake, { cold }) =>
-      fake.onGet(cold('1ms (a|)', { a: page([], '10', 'tok') })).onGet(cold('10s (a|)', { a: page([], '10') }))],
-    ['watching', () => status('watching'), (fake, { cold }) => fake.onGet(cold('1ms (a|)', { a: page([pod('a', '1')], '10') })).onWatch(cold('-'))],
+  const cases: Array<
+    [string, () => (event: WatchEvent) => boolean, (fake: FakeTransport, helpers: RunHelpers) => void]
+  > = [
+    [
+      'connecting',
+      () => status('connecting', 2),
+      (fake, { cold }) => fake.onGet(cold('1ms (a|)', { a: page([], '10') })),
+    ],
+    [
+      'listing',
+      () => status('listing', 2),
+      (fake, { cold }) =>
+        fake.onGet(cold('1ms (a|)', { a: page([], '10', 'tok') })).onGet(cold('10s (a|)', { a: page([], '10') })),
+    ],
+    [
+      'watching',
+      () => status('watching'),
+      (fake, { cold }) => fake.onGet(cold('1ms (a|)', { a: page([pod('a', '1')], '10') })).onWatch(cold('-')),
+    ],
     ['error', () => status('error'), (fake, { cold }) => fake.onGet(cold('1ms #', undefined, networkError()))],
-    ['backingOff', () => status('backingOff'), (fake, { cold }) => fake.onGet(cold('1ms #', undefined, networkError()))],
-    ['relistDone', () => (e) => e.type === 'relistDone', (fake, { cold }) =>
-      fake.onGet(cold('1ms (a|)', { a: page([pod('a', '1')], '10') })).onWatch(cold('-'))],
-    ['a problem', () => (e) => e.type === 'problem', (fake, { cold }) =>
-      fake.onGet(cold('1ms (a|)', { a: page([], '10') })).onWatch(cold('1ms a', { a: '{not json' }))],
-    ['a watch event', () => (e) => e.type === 'added', (fake, { cold }) =>
-      fake.onGet(cold('1ms (a|)', { a: page([], '10') })).onWatch(cold('1ms a', { a: line('ADDED', pod('a', '11')) }))],
+    [
+      'backingOff',
+      () => status('backingOff'),
+      (fake, { cold }) => fake.onGet(cold('1ms #', undefined, networkError())),
+    ],
+    [
+      'relistDone',
+      () => (e) => e.type === 'relistDone',
+      (fake, { cold }) => fake.onGet(cold('1ms (a|)', { a: page([pod('a', '1')], '10') })).onWatch(cold('-')),
+    ],
+    [
+      'a problem',
+      () => (e) => e.type === 'problem',
+      (fake, { cold }) =>
+        fake.onGet(cold('1ms (a|)', { a: page([], '10') })).onWatch(cold('1ms a', { a: '{not json' })),
+    ],
+    [
+      'a watch event',
+      () => (e) => e.type === 'added',
+      (fake, { cold }) =>
+        fake
+          .onGet(cold('1ms (a|)', { a: page([], '10') }))
+          .onWatch(cold('1ms a', { a: line('ADDED', pod('a', '11')) })),
+    ],
   ];
   for (const [what, stopOn, setup] of cases) {
     it(`leaves no timer behind when the consumer unsubscribes on ${what}`, () => {
@@ -72,12 +103,18 @@ describe('listWatch: unsubscribing from inside a callback leaves nothing schedul
   }
 
   it('leaves no timer behind when the consumer unsubscribes during the subscribe call itself', () => {
-    const { stopped, pending } = pendingAfterUnsubscribe(status('watching'), (fake, { cold }) => fake.onGet(of(page([], '10'))).onWatch(cold('-')));
+    const { stopped, pending } = pendingAfterUnsubscribe(status('watching'), (fake, { cold }) =>
+      fake.onGet(of(page([], '10'))).onWatch(cold('-')),
+    );
     expect([stopped, pending]).to.deep.equal([true, 0]);
   });
 
   it('leaves no timer behind on a streaming list stopped at its initial phase', () => {
-    const { stopped, pending } = pendingAfterUnsubscribe(status('listing'), (fake, { cold }) => fake.onWatch(cold('1ms a', { a: line('ADDED', pod('a', '1')) })), { streamingList: true });
+    const { stopped, pending } = pendingAfterUnsubscribe(
+      status('listing'),
+      (fake, { cold }) => fake.onWatch(cold('1ms a', { a: line('ADDED', pod('a', '1')) })),
+      { streamingList: true },
+    );
     expect([stopped, pending]).to.deep.equal([true, 0]);
   });
 });

@@ -80,9 +80,16 @@ describe('listWatch: backoff and timers in virtual time', () => {
   it('keeps a watch that receives a line every 100 s alive', () => {
     const o = scenario(
       (fake, { cold }) => {
-        fake.onGet(of(page([], '10'))).onWatch(cold('100s a 100s b 100s c 100s d 100s e 100s f', {
-          a: bookmark('11'), b: bookmark('12'), c: bookmark('13'), d: bookmark('14'), e: bookmark('15'), f: bookmark('16'),
-        }));
+        fake.onGet(of(page([], '10'))).onWatch(
+          cold('100s a 100s b 100s c 100s d 100s e 100s f', {
+            a: bookmark('11'),
+            b: bookmark('12'),
+            c: bookmark('13'),
+            d: bookmark('14'),
+            e: bookmark('15'),
+            f: bookmark('16'),
+          }),
+        );
       },
       {},
       700_000,
@@ -109,18 +116,30 @@ describe('listWatch: backoff and timers in virtual time', () => {
   }
 
   it('errors with a clear ListWatchError under failFast instead of retrying a 403', () => {
-    const o = scenario((fake) => fake.onGet(throwError(() => new ApiError(403, 'Forbidden', 'pods is forbidden: User "x" cannot list'))), {
-      failFast: true,
-    });
+    const o = scenario(
+      (fake) => fake.onGet(throwError(() => new ApiError(403, 'Forbidden', 'pods is forbidden: User "x" cannot list'))),
+      {
+        failFast: true,
+      },
+    );
     expect(o.error).to.be.instanceOf(ListWatchError);
-    expect((o.error as Error).message).to.equal('listWatch /api/v1/pods: 403 Forbidden: pods is forbidden: User "x" cannot list; stopped, not retried');
+    expect((o.error as Error).message).to.equal(
+      'listWatch /api/v1/pods: 403 Forbidden: pods is forbidden: User "x" cannot list; stopped, not retried',
+    );
     expect(o.statuses().map(([, s]) => s.state)).to.deep.equal(['connecting', 'listing', 'failed']);
     expect(o.fake.calls).to.have.length(1);
     expect(backoffDelays(o)).to.deep.equal([]);
   });
 
   it('still retries network errors under failFast', () => {
-    const o = scenario((fake, { cold }) => fake.onGet(throwError(networkError)).onGet(of(page([], '1'))).onWatch(cold('-')), { failFast: true });
+    const o = scenario(
+      (fake, { cold }) =>
+        fake
+          .onGet(throwError(networkError))
+          .onGet(of(page([], '1')))
+          .onWatch(cold('-')),
+      { failFast: true },
+    );
     expect(o.error).to.equal(undefined);
     expect(backoffDelays(o)).to.deep.equal([400]);
   });
@@ -129,7 +148,9 @@ describe('listWatch: backoff and timers in virtual time', () => {
     const o = scenario((fake, { cold }) => {
       fake
         .onGet(of(page([], '10')))
-        .onWatch(cold('a 5s #', { a: line('ADDED', pod('a', '11')) }, new TransportError('ConnectionClosed', 'stream cut')))
+        .onWatch(
+          cold('a 5s #', { a: line('ADDED', pod('a', '11')) }, new TransportError('ConnectionClosed', 'stream cut')),
+        )
         .onWatch(cold('-'));
     });
     expect(o.fake.of('get')).to.have.length(1);
@@ -143,7 +164,11 @@ describe('listWatch: backoff and timers in virtual time', () => {
 describe('listWatch: list timeout', () => {
   it('abandons a list page the server never answers after listTimeout, backs off and lists again', () => {
     const o = scenario(
-      (fake, { cold }) => fake.onGet(cold('-')).onGet(of(page([pod('a', '1')], '10'))).onWatch(cold('-')),
+      (fake, { cold }) =>
+        fake
+          .onGet(cold('-'))
+          .onGet(of(page([pod('a', '1')], '10')))
+          .onWatch(cold('-')),
       {},
       100_000,
     );
@@ -156,7 +181,12 @@ describe('listWatch: list timeout', () => {
 
   it('takes its time limit from the listTimeout option and applies it to every page', () => {
     const o = scenario(
-      (fake, { cold }) => fake.onGet(of(page([], '10', 'tok'))).onGet(cold('-')).onGet(of(page([], '11'))).onWatch(cold('-')),
+      (fake, { cold }) =>
+        fake
+          .onGet(of(page([], '10', 'tok')))
+          .onGet(cold('-'))
+          .onGet(of(page([], '11')))
+          .onWatch(cold('-')),
       { listTimeout: 5_000 },
       20_000,
     );
@@ -206,7 +236,11 @@ describe('listWatch: unsubscribe', () => {
   });
 
   it('cancels a pending backoff so no request follows', () => {
-    const o = scenario((fake) => fake.onGet(throwError(() => new ApiError(429, 'TooManyRequests', 'later', 60))), {}, 10_000);
+    const o = scenario(
+      (fake) => fake.onGet(throwError(() => new ApiError(429, 'TooManyRequests', 'later', 60))),
+      {},
+      10_000,
+    );
     expect(backoffDelays(o)).to.deep.equal([60_000]);
     expect(o.fake.calls).to.have.length(1);
   });

@@ -23,7 +23,7 @@ export interface BackoffPolicy {
  */
 export function backoffCeiling(attempt: number, policy: BackoffPolicy): number {
   const n = Math.max(0, Math.floor(attempt));
-  const raw = policy.baseMs * Math.pow(policy.factor, Math.min(n, 1024));
+  const raw = policy.baseMs * policy.factor ** Math.min(n, 1024);
   return Number.isFinite(raw) ? Math.min(policy.capMs, raw) : policy.capMs;
 }
 

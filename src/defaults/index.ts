@@ -2,18 +2,37 @@
  * Every default number of rxkube's public options, in one frozen object, read from the constants the code itself
  * uses, so the object cannot drift from the behaviour.
  */
-import { DEFAULT_PAGE_SIZE, DEFAULT_RETRY, DEFAULT_SPAM_BURST, DEFAULT_SPAM_OBJECTS, DEFAULT_SPAM_QPS } from '../client/index.js';
 import {
-  DEFAULT_AGING_AFTER_MS, DEFAULT_AGING_EVERY, DEFAULT_BASE_DELAY_MS, DEFAULT_BURST, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MAX_DELAY_MS,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_RETRY,
+  DEFAULT_SPAM_BURST,
+  DEFAULT_SPAM_OBJECTS,
+  DEFAULT_SPAM_QPS,
+} from '../client/index.js';
+import type { ResourceClient } from '../client/index.js';
+import {
+  DEFAULT_AGING_AFTER_MS,
+  DEFAULT_AGING_EVERY,
+  DEFAULT_BASE_DELAY_MS,
+  DEFAULT_BURST,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_MAX_DELAY_MS,
   DEFAULT_QPS,
 } from '../controller/index.js';
 import {
-  DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS, LEADER_JITTER_FACTOR,
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+  LEADER_JITTER_FACTOR,
 } from '../leader/index.js';
 import {
-  DEFAULT_CHECK_TIMEOUT_MS, DEFAULT_HEALTH_PORT, DEFAULT_INFORMER_FAILURE_THRESHOLD_MS, DEFAULT_METRICS_PORT,
+  DEFAULT_CHECK_TIMEOUT_MS,
+  DEFAULT_HEALTH_PORT,
+  DEFAULT_INFORMER_FAILURE_THRESHOLD_MS,
+  DEFAULT_METRICS_PORT,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
 } from '../manager/index.js';
+import { DEFAULT_OWN_WRITES_RETAIN_MS, DEFAULT_READ_YOUR_WRITES_WAIT_MS } from '../controller/own-writes/index.js';
 import { deepFreeze } from '../objects/index.js';
 import { BACKOFF_RESET_MS, DEFAULT_LIST_TIMEOUT_MS, DEFAULT_WATCH_BACKOFF } from '../watch/index.js';
 
@@ -51,14 +70,14 @@ export const defaults = deepFreeze({
   reconcile: {
     /** How long a stop waits for runs in flight (`drainTimeout`). */
     drainTimeout: DEFAULT_DRAIN_TIMEOUT_MS,
-    /** The per-key retry delay, `baseMs · 2^failures` capped at `maxMs` (`exponentialRateLimiter()`). */
+    /** The per-key retry delay, `baseMs · 2^failures` capped at `maxMs` (`rateLimiters.exponential()`). */
     rateLimiter: {
       /** The first retry's delay, ms. */
       baseMs: DEFAULT_BASE_DELAY_MS,
       /** The cap of the delay, ms. */
       maxMs: DEFAULT_MAX_DELAY_MS,
     },
-    /** The token bucket every failure retry takes from (`tokenBucketRateLimiter()`, `globalRateLimiter`). */
+    /** The token bucket every failure retry takes from (`rateLimiters.tokenBucket()`, `globalRateLimiter`). */
     globalRateLimiter: {
       /** Tokens added per second. */
       qps: DEFAULT_QPS,
@@ -73,12 +92,20 @@ export const defaults = deepFreeze({
       every: DEFAULT_AGING_EVERY,
     },
   },
+  /** Read-your-own-writes: `ownWrites.readYourWrites`, `ownWrites.ledger`, and `controller()`'s `readYourWrites` option. */
+  readYourWrites: {
+    /** How long a run waits at most for its caches to show its key's own writes (`maxWait`). */
+    maxWait: DEFAULT_READ_YOUR_WRITES_WAIT_MS,
+    /** How long a write is remembered after its answer (`ownWrites.ledger({ retain })`). */
+    retain: DEFAULT_OWN_WRITES_RETAIN_MS,
+  },
   /** `resourceClient`. */
   client: {
     /** Objects per page when `list()` reads every page (`pageSize`). */
     pageSize: DEFAULT_PAGE_SIZE,
     /** `mutate`'s conflict retries (`retry`): client-go's `retry.DefaultRetry`. */
-    retry: DEFAULT_RETRY,
+    // `satisfies` names the type, so the emitted declaration says `ResourceClient.RetryPolicy`, not an inline import().
+    retry: DEFAULT_RETRY satisfies ResourceClient.RetryPolicy,
   },
   /** `eventRecorder`. */
   events: {

@@ -36,56 +36,57 @@ export function coalesceBursts<T extends KubernetesObject>(
   if (typeof scheduler?.schedule !== 'function' || typeof scheduler.now !== 'function') {
     throw new TypeError('coalesceBursts: the scheduler must be an RxJS SchedulerLike (with schedule and now)');
   }
-  return (source) => new Observable<readonly WatchEvent<T>[]>((subscriber) => {
-    let pending: readonly WatchEvent<T>[] = NOTHING;
-    /** Whether `pending` is an array of ours (appendable), not one the source emitted. */
-    let owned = false;
-    let flush: Subscription | undefined;
-    const deliver = (): void => {
-      flush = undefined;
-      const batch = pending;
-      pending = NOTHING;
-      owned = false;
-      if (batch.length > 0) subscriber.next(batch);
-    };
-    const append = (events: readonly WatchEvent<T>[]): void => {
-      if (pending.length === 0) {
-        pending = events;
-        return;
-      }
-      const into = owned ? pending as WatchEvent<T>[] : [...pending];
-      for (const event of events) into.push(event);
-      pending = into;
-      owned = true;
-    };
-    const subscription = source.subscribe({
-      next: (value) => {
-        if (Array.isArray(value)) {
-          append(value as readonly WatchEvent<T>[]);
-        } else if (owned) {
-          (pending as WatchEvent<T>[]).push(value as WatchEvent<T>);
-        } else {
-          pending = [...pending, value as WatchEvent<T>];
-          owned = true;
+  return (source) =>
+    new Observable<readonly WatchEvent<T>[]>((subscriber) => {
+      let pending: readonly WatchEvent<T>[] = NOTHING;
+      /** Whether `pending` is an array of ours (appendable), not one the source emitted. */
+      let owned = false;
+      let flush: Subscription | undefined;
+      const deliver = (): void => {
+        flush = undefined;
+        const batch = pending;
+        pending = NOTHING;
+        owned = false;
+        if (batch.length > 0) subscriber.next(batch);
+      };
+      const append = (events: readonly WatchEvent<T>[]): void => {
+        if (pending.length === 0) {
+          pending = events;
+          return;
         }
-        if (flush === undefined && pending.length > 0) flush = scheduler.schedule(deliver);
-      },
-      error: (error: unknown) => {
+        const into = owned ? (pending as WatchEvent<T>[]) : [...pending];
+        for (const event of events) into.push(event);
+        pending = into;
+        owned = true;
+      };
+      const subscription = source.subscribe({
+        next: (value) => {
+          if (Array.isArray(value)) {
+            append(value as readonly WatchEvent<T>[]);
+          } else if (owned) {
+            (pending as WatchEvent<T>[]).push(value as WatchEvent<T>);
+          } else {
+            pending = [...pending, value as WatchEvent<T>];
+            owned = true;
+          }
+          if (flush === undefined && pending.length > 0) flush = scheduler.schedule(deliver);
+        },
+        error: (error: unknown) => {
+          flush?.unsubscribe();
+          deliver();
+          subscriber.error(error);
+        },
+        complete: () => {
+          flush?.unsubscribe();
+          deliver();
+          subscriber.complete();
+        },
+      });
+      return () => {
         flush?.unsubscribe();
-        deliver();
-        subscriber.error(error);
-      },
-      complete: () => {
-        flush?.unsubscribe();
-        deliver();
-        subscriber.complete();
-      },
+        flush = undefined;
+        pending = NOTHING;
+        subscription.unsubscribe();
+      };
     });
-    return () => {
-      flush?.unsubscribe();
-      flush = undefined;
-      pending = NOTHING;
-      subscription.unsubscribe();
-    };
-  });
 }

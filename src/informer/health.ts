@@ -35,7 +35,10 @@ export class HealthClaims {
 }
 
 /** The claims of a watch whose options are `options`, over `connection`: its `onHealth`, else the connection's default. */
-export function healthClaimsFor(options: Pick<ListWatchOptions<never>, 'onHealth' | 'transport'>, connection: Connection): HealthClaims {
+export function healthClaimsFor(
+  options: Pick<ListWatchOptions<never>, 'onHealth' | 'transport'>,
+  connection: Connection,
+): HealthClaims {
   return new HealthClaims(options.onHealth ?? defaultHealthHandler(options.transport, connection));
 }
 

@@ -5,23 +5,26 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { defer, Observable, type SchedulerLike } from 'rxjs';
 import { resolveResource$ } from '../resources/index.js';
 import { Store, type Indexer } from '../store/index.js';
-import { checkHealthHandler, checkWatchOptions, describeWatch, listWatchBatches, type ResourceRef } from '../watch/index.js';
+import {
+  checkHealthHandler,
+  checkWatchOptions,
+  describeWatch,
+  listWatchBatches,
+  type ResourceRef,
+} from '../watch/index.js';
 import { checkWarningHandler, transportOf } from '../transport/index.js';
 import type { Connection } from '../transport/index.js';
-import { HealthClaims, healthClaimsFor, registerHealthClaims } from './health.js';
+import { type HealthClaims, healthClaimsFor, registerHealthClaims } from './health.js';
 import { informerFromSource } from './informer-from-source.js';
 import type { InformerWatchOptions } from './informer.js';
 import type { Informer } from './types.js';
-import type { ListWatchOptions, ResolvedResource, WarningHandler, WatchEvent, WatchHealthHandler } from 'rxkube/extend';
-
-/**
- * Where a factory gets its deltas; `listWatch` by default (read in batches), a scripted stream in tests. It may emit
- * single deltas or arrays of deltas that arrived together (each array is applied as one batch, see
- * `informerFromSource`).
- */
-export type DeltaSource = <T extends KubernetesObject>(
-  resource: ResourceRef, options: ListWatchOptions<T>,
-) => Observable<WatchEvent<T> | readonly WatchEvent<T>[]>;
+import type {
+  DeltaSource,
+  ListWatchOptions,
+  ResolvedResource,
+  WarningHandler,
+  WatchHealthHandler,
+} from 'rxkube/extend';
 
 /** Options shared by every informer of a factory. */
 export interface InformerFactoryOptions {
@@ -50,7 +53,10 @@ export interface InformerFactoryOptions {
 /** Hands out shared informers; see {@link informerFactory}. */
 export interface InformerFactory {
   /** The shared informer for `resource` with these watch options. */
-  for<T extends KubernetesObject = KubernetesObject>(resource: ResourceRef, options?: InformerWatchOptions<T>): Informer<T>;
+  for<T extends KubernetesObject = KubernetesObject>(
+    resource: ResourceRef,
+    options?: InformerWatchOptions<T>,
+  ): Informer<T>;
   /** How many shared informers are running now (have at least one subscriber). */
   readonly active: number;
   /**
@@ -60,7 +66,10 @@ export interface InformerFactory {
    * `controller()` asks it for the scope of its owner kind. Optional, so that a factory written by hand still
    * satisfies the interface; `informerFactory()` always has it.
    */
-  resolve?(resource: ResourceRef, options?: Pick<InformerWatchOptions, 'transport' | 'onWarning'>): Observable<ResolvedResource>;
+  resolve?(
+    resource: ResourceRef,
+    options?: Pick<InformerWatchOptions, 'transport' | 'onWarning'>,
+  ): Observable<ResolvedResource>;
 }
 
 /** What a key's `for()` calls declared; the next start of the shared informer uses all of it. */
@@ -106,8 +115,10 @@ interface Entry {
 export function informerFactory(connection: Connection, factoryOptions: InformerFactoryOptions = {}): InformerFactory {
   checkWarningHandler('informerFactory', factoryOptions.onWarning);
   checkHealthHandler('informerFactory', factoryOptions.onHealth);
-  const source: DeltaSource = factoryOptions.source
-    ?? (<T extends KubernetesObject>(resource: ResourceRef, options: ListWatchOptions<T>) => listWatchBatches<T>(connection, resource, options));
+  const source: DeltaSource =
+    factoryOptions.source ??
+    (<T extends KubernetesObject>(resource: ResourceRef, options: ListWatchOptions<T>) =>
+      listWatchBatches<T>(connection, resource, options));
   const declarations = new Map<string, Declaration>();
   const entries = new Map<string, Entry>();
 
@@ -118,8 +129,12 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
       const options: InformerWatchOptions<KubernetesObject> = {
         ...declaration.options,
         scheduler: declaration.options.scheduler ?? factoryOptions.scheduler,
-        ...((declaration.options.random ?? factoryOptions.random) !== undefined ? { random: declaration.options.random ?? factoryOptions.random } : {}),
-        ...((declaration.options.onWarning ?? factoryOptions.onWarning) !== undefined ? { onWarning: declaration.options.onWarning ?? factoryOptions.onWarning } : {}),
+        ...((declaration.options.random ?? factoryOptions.random) !== undefined
+          ? { random: declaration.options.random ?? factoryOptions.random }
+          : {}),
+        ...((declaration.options.onWarning ?? factoryOptions.onWarning) !== undefined
+          ? { onWarning: declaration.options.onWarning ?? factoryOptions.onWarning }
+          : {}),
         onHealth: declaration.health.handler,
         indexers: Object.fromEntries(declaration.indexers),
         resyncPeriod: declaration.resyncPeriod,
@@ -141,29 +156,39 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
       const first = declaration.options[name];
       const next = options[name];
       if (next !== undefined && first !== undefined && !sameOption(first, next)) {
-        throw new TypeError(`informerFactory: option "${name}" differs from the one the shared informer for ${key} was declared with; one watch has one ${name}`);
+        throw new TypeError(
+          `informerFactory: option "${name}" differs from the one the shared informer for ${key} was declared with; one watch has one ${name}`,
+        );
       }
     }
     const running = entries.get(key);
     for (const [name, indexer] of Object.entries(options.indexers ?? {})) {
       const known = declaration.indexers.get(name);
       if (known !== undefined && known !== indexer) {
-        throw new TypeError(`informerFactory: indexer "${name}" is already declared with a different function for ${key}`);
+        throw new TypeError(
+          `informerFactory: indexer "${name}" is already declared with a different function for ${key}`,
+        );
       }
       if (known === undefined && running !== undefined) {
-        throw new Error(`informerFactory: cannot add indexer "${name}" to the running shared informer for ${key}; declare it before subscribing`);
+        throw new Error(
+          `informerFactory: cannot add indexer "${name}" to the running shared informer for ${key}; declare it before subscribing`,
+        );
       }
       declaration.indexers.set(name, indexer);
     }
     // Validate now, so a bad indexer fails at for() and not at some later subscribe.
     Store.empty({ indexers: Object.fromEntries(declaration.indexers) });
     const period = options.resyncPeriod ?? 0;
-    if (period > 0 && (declaration.resyncPeriod === 0 || period < declaration.resyncPeriod)) declaration.resyncPeriod = period;
+    if (period > 0 && (declaration.resyncPeriod === 0 || period < declaration.resyncPeriod))
+      declaration.resyncPeriod = period;
     return declaration;
   };
 
   return {
-    for<T extends KubernetesObject = KubernetesObject>(resource: ResourceRef, options: InformerWatchOptions<T> = {}): Informer<T> {
+    for<T extends KubernetesObject = KubernetesObject>(
+      resource: ResourceRef,
+      options: InformerWatchOptions<T> = {},
+    ): Informer<T> {
       checkWatchOptions(`informerFactory.for(${describeWatch(resource, options)})`, options);
       const key = sharingKey(resource, options as ListWatchOptions<KubernetesObject>);
       const declaration = declare(key, options as InformerWatchOptions<KubernetesObject>);
@@ -193,8 +218,14 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
     get active() {
       return entries.size;
     },
-    resolve: (resource, options = {}) => defer(() =>
-      resolveResource$(options.transport ?? transportOf(connection), resource, options.onWarning ?? factoryOptions.onWarning)),
+    resolve: (resource, options = {}) =>
+      defer(() =>
+        resolveResource$(
+          options.transport ?? transportOf(connection),
+          resource,
+          options.onWarning ?? factoryOptions.onWarning,
+        ),
+      ),
   };
 }
 
@@ -229,9 +260,17 @@ function transformId(transform: ((object: never) => unknown) | undefined): numbe
 /** The identity of a shared watch: the resource and every option that shapes what the watch delivers. */
 function sharingKey(resource: ResourceRef, options: ListWatchOptions<KubernetesObject>): string {
   return JSON.stringify([
-    resource.apiVersion, resource.kind, options.namespace ?? '', options.labelSelector ?? '',
-    options.fieldSelector ?? '', options.metadataOnly === true, options.keepManagedFields === true,
-    transformId(options.transform), options.streamingList === true, options.failFast === true,
-    options.pageSize ?? null, options.listTimeout ?? null,
+    resource.apiVersion,
+    resource.kind,
+    options.namespace ?? '',
+    options.labelSelector ?? '',
+    options.fieldSelector ?? '',
+    options.metadataOnly === true,
+    options.keepManagedFields === true,
+    transformId(options.transform),
+    options.streamingList === true,
+    options.failFast === true,
+    options.pageSize ?? null,
+    options.listTimeout ?? null,
   ]);
 }

@@ -4,10 +4,11 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, Subscription, interval, type Subscriber } from 'rxjs';
 import { monotonicScheduler } from '../clock/index.js';
-import { messageOf } from '../describe/index.js';
+import { messageOf } from '../error-messages/index.js';
 import { hasName, objectKey } from '../objects/index.js';
 import { Store, isBatch, storeReducer, type StoreChange, type StoreUpdate } from '../store/index.js';
 import type { WatchEvent, WatchStatus } from '../watch/index.js';
+import { STEPS, isPrepared, type InformerStep, type PreparedStep } from './steps.js';
 import type { InformerEvent, InformerProblem, InformerProblemReason } from './types.js';
 import type { Informer, InformerOptions } from 'rxkube';
 
@@ -15,6 +16,7 @@ import type { Informer, InformerOptions } from 'rxkube';
 interface Listener<T extends KubernetesObject> {
   event?(event: InformerEvent<T>): void;
   store?(store: Store<T>): void;
+  step?(step: InformerStep<T>): void;
   synced?(): void;
   status?(status: WatchStatus): void;
   problem?(problem: InformerProblem): void;
@@ -52,7 +54,20 @@ interface Listener<T extends KubernetesObject> {
  * Throws a `TypeError`/`RangeError` at once for invalid indexers or a negative or non-finite `resyncPeriod`.
  */
 export function informerFromSource<T extends KubernetesObject>(
-  source$: Observable<WatchEvent<T> | readonly WatchEvent<T>[]>, options: InformerOptions<T> = {},
+  source$: Observable<WatchEvent<T> | readonly WatchEvent<T>[]>,
+  options: InformerOptions<T> = {},
+): Informer<T> {
+  return buildInformer(source$, options);
+}
+
+/**
+ * {@link informerFromSource}, whose source may also emit {@link PreparedStep}s: snapshots it built itself (the
+ * views do), published as they are, without the reducer. Deltas after a prepared step apply to its snapshot.
+ * @internal
+ */
+export function buildInformer<T extends KubernetesObject>(
+  source$: Observable<WatchEvent<T> | readonly WatchEvent<T>[] | PreparedStep<T>>,
+  options: InformerOptions<T> = {},
 ): Informer<T> {
   const resyncPeriod = options.resyncPeriod ?? 0;
   if (!Number.isFinite(resyncPeriod) || resyncPeriod < 0) {
@@ -72,6 +87,8 @@ export function informerFromSource<T extends KubernetesObject>(
     listenerList = null;
   };
   let reducer = storeReducer<T>({ initial: empty });
+  /** False after a prepared step: the reducer is then behind `latest`, and is rebuilt from it before its next use. */
+  let reducerCurrent = true;
   let latest = empty;
   /** Counts the snapshots published; the replay of a late `events$` subscriber is pinned to one. */
   let generation = 0;
@@ -115,16 +132,26 @@ export function informerFromSource<T extends KubernetesObject>(
    */
   const publish = (update: StoreUpdate<T>, fromList: boolean): void => {
     const wasSynced = latest.synced;
+    const previous = latest;
     latest = update.store;
     const current = (generation += 1);
     for (const problem of update.problems) publishProblem(problem.reason, problem.message, keyOf(problem.event));
-    each((listener) => listener.store?.(latest));
+    let step: InformerStep<T> | undefined;
+    each((listener) => {
+      listener.store?.(latest);
+      if (listener.step !== undefined) listener.step((step ??= { previous, store: latest, changes: update.changes }));
+    });
     if (!wasSynced && latest.synced) each((listener) => listener.synced?.());
     for (const change of update.changes) {
-      const informerEvent = toInformerEvent(change, latest, fromList);
+      // Made for the first events$ listener only: an informer read through store$ alone (a view's input) makes none.
+      let informerEvent: InformerEvent<T> | undefined;
       for (const listener of (listenerList ??= [...listeners])) {
-        if (listener.event !== undefined && (listener.since === undefined || listener.since < current) && listeners.has(listener)) {
-          listener.event(informerEvent);
+        if (
+          listener.event !== undefined &&
+          (listener.since === undefined || listener.since < current) &&
+          listeners.has(listener)
+        ) {
+          listener.event((informerEvent ??= toInformerEvent(change, latest, fromList)));
         }
       }
     }
@@ -136,7 +163,11 @@ export function informerFromSource<T extends KubernetesObject>(
    * the rest belongs to a source that is gone.
    */
   const applyDeltas = (deltas: readonly WatchEvent<T>[], source: Subscription): boolean => {
-    for (let from = 0; from < deltas.length;) {
+    if (!reducerCurrent) {
+      reducer = storeReducer<T>({ initial: latest });
+      reducerCurrent = true;
+    }
+    for (let from = 0; from < deltas.length; ) {
       if (running !== source) return false;
       let step: ReturnType<typeof reducer.step>;
       try {
@@ -161,7 +192,11 @@ export function informerFromSource<T extends KubernetesObject>(
       } catch (error) {
         // A delta the store cannot apply (a bug, or an object that defeats the reducer) must not take the informer
         // down with it: report it, keep the last good snapshot, and carry on with the next delta.
-        publishProblem('StoreFailed', `the store could not apply a ${delta.type} delta: ${messageOf(error)}`, keyOf(delta));
+        publishProblem(
+          'StoreFailed',
+          `the store could not apply a ${delta.type} delta: ${messageOf(error)}`,
+          keyOf(delta),
+        );
         continue;
       }
       if (step.update !== undefined) publish(step.update, delta.type === 'relistDone');
@@ -169,14 +204,24 @@ export function informerFromSource<T extends KubernetesObject>(
     return running === source;
   };
 
-  /** Applies one emission of the source: a delta, or a batch of them with status and problems in their order. */
-  const apply = (input: WatchEvent<T> | readonly WatchEvent<T>[], source: Subscription): void => {
+  /**
+   * Applies one emission of the source: a delta, a batch of them with status and problems in their order, or a
+   * prepared step.
+   */
+  const apply = (input: WatchEvent<T> | readonly WatchEvent<T>[] | PreparedStep<T>, source: Subscription): void => {
+    if (isPrepared<T>(input)) {
+      reducerCurrent = false;
+      // A prepared step is the source's own change, never a list's.
+      publish({ store: input.store, changes: input.changes, problems: [] }, false);
+      return;
+    }
     const events = isBatch(input) ? input : [input];
     let start = 0;
     for (let i = 0; i <= events.length; i++) {
       const event = events[i];
       if (event !== undefined && event.type !== 'status' && event.type !== 'problem') continue;
-      if (i > start && !applyDeltas(start === 0 && i === events.length ? events : events.slice(start, i), source)) return;
+      if (i > start && !applyDeltas(start === 0 && i === events.length ? events : events.slice(start, i), source))
+        return;
       if (event === undefined || running !== source) return;
       if (event.type === 'status') publishStatus(event.status);
       else publishProblem(event.problem.reason, event.problem.message, event.problem.key);
@@ -198,11 +243,13 @@ export function informerFromSource<T extends KubernetesObject>(
     if (resyncPeriod > 0) {
       subscription.add(interval(resyncPeriod, scheduler).subscribe(() => enqueue(resync)));
     }
-    subscription.add(source$.subscribe({
-      next: (input) => enqueue(() => apply(input, subscription)),
-      error: (error: unknown) => enqueue(() => each((listener) => listener.subscriber.error(error))),
-      complete: () => enqueue(() => each((listener) => listener.subscriber.complete())),
-    }));
+    subscription.add(
+      source$.subscribe({
+        next: (input) => enqueue(() => apply(input, subscription)),
+        error: (error: unknown) => enqueue(() => each((listener) => listener.subscriber.error(error))),
+        complete: () => enqueue(() => each((listener) => listener.subscriber.complete())),
+      }),
+    );
   };
 
   /** Registers `listener` for the lifetime of its subscriber and holds a reference on the source meanwhile. */
@@ -222,15 +269,17 @@ export function informerFromSource<T extends KubernetesObject>(
   };
 
   /** A stream whose subscribers start from a fresh store when they are the first. */
-  const stream = <V>(subscribe: (subscriber: Subscriber<V>) => void): Observable<V> => new Observable<V>((subscriber) => {
-    if (refs === 0) {
-      reducer = storeReducer<T>({ initial: empty });
-      latest = empty;
-      status = undefined;
-      problemCounts = new Map();
-    }
-    subscribe(subscriber);
-  });
+  const stream = <V>(subscribe: (subscriber: Subscriber<V>) => void): Observable<V> =>
+    new Observable<V>((subscriber) => {
+      if (refs === 0) {
+        reducer = storeReducer<T>({ initial: empty });
+        reducerCurrent = true;
+        latest = empty;
+        status = undefined;
+        problemCounts = new Map();
+      }
+      subscribe(subscriber);
+    });
 
   const events$ = stream<InformerEvent<T>>((subscriber) => {
     // Buffer live events while replaying the snapshot, so that an event caused by a replay callback comes after
@@ -238,23 +287,32 @@ export function informerFromSource<T extends KubernetesObject>(
     // are filtered out by `since`).
     const snapshot = latest;
     let buffer: InformerEvent<T>[] | null = [];
-    attachLazily(subscriber, {
+    attachLazily(
       subscriber,
-      since: generation,
-      event: (event) => (buffer === null ? subscriber.next(event) : buffer.push(event)),
-    }, () => {
-      for (const [key, object] of snapshot.entries()) {
-        if (subscriber.closed) return;
-        subscriber.next({ type: 'added', key, object, snapshot, fromList: true });
-      }
-      for (let i = 0; buffer !== null && i < buffer.length; i++) subscriber.next(buffer[i]!);
-      buffer = null;
-    });
+      {
+        subscriber,
+        since: generation,
+        event: (event) => (buffer === null ? subscriber.next(event) : buffer.push(event)),
+      },
+      () => {
+        for (const [key, object] of snapshot.entries()) {
+          if (subscriber.closed) return;
+          subscriber.next({ type: 'added', key, object, snapshot, fromList: true });
+        }
+        for (let i = 0; buffer !== null && i < buffer.length; i++) subscriber.next(buffer[i]!);
+        buffer = null;
+      },
+    );
   });
 
   const store$ = stream<Store<T>>((subscriber) => {
     subscriber.next(latest);
     attachLazily(subscriber, { subscriber, store: (store) => subscriber.next(store) });
+  });
+
+  const steps$ = stream<Store<T> | InformerStep<T>>((subscriber) => {
+    subscriber.next(latest);
+    attachLazily(subscriber, { subscriber, step: (step) => subscriber.next(step) });
   });
 
   const synced$ = stream<boolean>((subscriber) => {
@@ -281,7 +339,7 @@ export function informerFromSource<T extends KubernetesObject>(
     if (!subscriber.closed) attach(listener);
   }
 
-  return { events$, store$, synced$, status$, problems$, current: () => latest };
+  return { events$, store$, synced$, status$, problems$, current: () => latest, [STEPS]: steps$ } as Informer<T>;
 }
 
 /** The key of the object a delta is about, when it has a usable one. */
@@ -298,16 +356,30 @@ function swapsRelist(deltas: readonly WatchEvent<KubernetesObject>[], from: numb
   return false;
 }
 
-function toInformerEvent<T extends KubernetesObject>(change: StoreChange<T>, snapshot: Store<T>, fromList: boolean): InformerEvent<T> {
+function toInformerEvent<T extends KubernetesObject>(
+  change: StoreChange<T>,
+  snapshot: Store<T>,
+  fromList: boolean,
+): InformerEvent<T> {
   switch (change.type) {
-    case 'added': return fromList
-      ? { type: 'added', key: change.key, object: change.object, snapshot, fromList }
-      : { type: 'added', key: change.key, object: change.object, snapshot };
-    case 'updated': return fromList
-      ? { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot, fromList }
-      : { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot };
-    case 'deleted': return fromList
-      ? { type: 'deleted', key: change.key, object: change.object, stateUnknown: change.stateUnknown, snapshot, fromList }
-      : { type: 'deleted', key: change.key, object: change.object, stateUnknown: change.stateUnknown, snapshot };
+    case 'added':
+      return fromList
+        ? { type: 'added', key: change.key, object: change.object, snapshot, fromList }
+        : { type: 'added', key: change.key, object: change.object, snapshot };
+    case 'updated':
+      return fromList
+        ? { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot, fromList }
+        : { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot };
+    case 'deleted':
+      return fromList
+        ? {
+            type: 'deleted',
+            key: change.key,
+            object: change.object,
+            stateUnknown: change.stateUnknown,
+            snapshot,
+            fromList,
+          }
+        : { type: 'deleted', key: change.key, object: change.object, stateUnknown: change.stateUnknown, snapshot };
   }
 }

@@ -10,7 +10,8 @@ import type { Informer, InformerOptions } from './types.js';
 import type { ListWatchOptions } from 'rxkube/extend';
 
 /** Everything `informer()` accepts: the watch's options (namespace, selectors, metadataOnly…) and the informer's. */
-export type InformerWatchOptions<T extends KubernetesObject = KubernetesObject> = ListWatchOptions<T> & InformerOptions<T>;
+export type InformerWatchOptions<T extends KubernetesObject = KubernetesObject> = ListWatchOptions<T> &
+  InformerOptions<T>;
 
 /**
  * An informer for `resource`, watching through `connection`: a client-node `KubeConfig` (auth, TLS and proxies come from
@@ -36,11 +37,16 @@ export type InformerWatchOptions<T extends KubernetesObject = KubernetesObject> 
  * - Each call creates an independent watch; use `informerFactory` to share one per resource and selectors.
  */
 export function informer<T extends KubernetesObject = KubernetesObject>(
-  connection: Connection, resource: ResourceRef, options: InformerWatchOptions<T> = {},
+  connection: Connection,
+  resource: ResourceRef,
+  options: InformerWatchOptions<T> = {},
 ): Informer<T> {
   checkWatchOptions('informer', options);
   const health = healthClaimsFor(options, connection);
-  const result = informerFromSource(listWatchBatches<T>(connection, resource, { ...options, onHealth: health.handler }), options);
+  const result = informerFromSource(
+    listWatchBatches<T>(connection, resource, { ...options, onHealth: health.handler }),
+    options,
+  );
   registerHealthClaims(result, health);
   return result;
 }

@@ -42,55 +42,55 @@ import type { StoreOptions, StoreProblem, WatchProblemReason } from 'rxkube/exte
  */
 export type InformerEvent<T extends KubernetesObject = KubernetesObject> =
   | {
-    /** A new object, or a late subscriber's replay of a cached one. */
-    readonly type: 'added';
-    /** The object's store key: `namespace/name`, or `name` for cluster-scoped objects. */
-    readonly key: string;
-    /** The object as cached. */
-    readonly object: T;
-    /** The cache with this event applied. */
-    readonly snapshot: Store<T>;
-    /** Present when a list found it (a relist, the initial list) or a late subscriber's replay delivered it. */
-    readonly fromList?: true;
-  }
+      /** A new object, or a late subscriber's replay of a cached one. */
+      readonly type: 'added';
+      /** The object's store key: `namespace/name`, or `name` for cluster-scoped objects. */
+      readonly key: string;
+      /** The object as cached. */
+      readonly object: T;
+      /** The cache with this event applied. */
+      readonly snapshot: Store<T>;
+      /** Present when a list found it (a relist, the initial list) or a late subscriber's replay delivered it. */
+      readonly fromList?: true;
+    }
   | {
-    /** A cached object changed. */
-    readonly type: 'updated';
-    /** The object's store key. */
-    readonly key: string;
-    /** The object as it was cached before. */
-    readonly old: T;
-    /** The object as cached now. */
-    readonly object: T;
-    /** The cache with this event applied. */
-    readonly snapshot: Store<T>;
-    /** Present when a relist found the change. */
-    readonly fromList?: true;
-  }
+      /** A cached object changed. */
+      readonly type: 'updated';
+      /** The object's store key. */
+      readonly key: string;
+      /** The object as it was cached before. */
+      readonly old: T;
+      /** The object as cached now. */
+      readonly object: T;
+      /** The cache with this event applied. */
+      readonly snapshot: Store<T>;
+      /** Present when a relist found the change. */
+      readonly fromList?: true;
+    }
   | {
-    /** A cached object is gone. */
-    readonly type: 'deleted';
-    /** The object's store key. */
-    readonly key: string;
-    /** Its final state, or its last known state when `stateUnknown`. */
-    readonly object: T;
-    /** True when the deletion was inferred from a relist (client-go's `DeletedFinalStateUnknown`). */
-    readonly stateUnknown: boolean;
-    /** The cache with this event applied. */
-    readonly snapshot: Store<T>;
-    /** Present when a relist found the object gone (then `stateUnknown` is true too). */
-    readonly fromList?: true;
-  }
+      /** A cached object is gone. */
+      readonly type: 'deleted';
+      /** The object's store key. */
+      readonly key: string;
+      /** Its final state, or its last known state when `stateUnknown`. */
+      readonly object: T;
+      /** True when the deletion was inferred from a relist (client-go's `DeletedFinalStateUnknown`). */
+      readonly stateUnknown: boolean;
+      /** The cache with this event applied. */
+      readonly snapshot: Store<T>;
+      /** Present when a relist found the object gone (then `stateUnknown` is true too). */
+      readonly fromList?: true;
+    }
   | {
-    /** A periodic re-delivery of a cached object (`resyncPeriod`). */
-    readonly type: 'resync';
-    /** The object's store key. */
-    readonly key: string;
-    /** The object as cached. */
-    readonly object: T;
-    /** The cache it was read from. */
-    readonly snapshot: Store<T>;
-  };
+      /** A periodic re-delivery of a cached object (`resyncPeriod`). */
+      readonly type: 'resync';
+      /** The object's store key. */
+      readonly key: string;
+      /** The object as cached. */
+      readonly object: T;
+      /** The cache it was read from. */
+      readonly snapshot: Store<T>;
+    };
 
 /** Options of an informer itself (the watch options come on top for `informer()`). */
 export interface InformerOptions<T extends KubernetesObject = KubernetesObject> extends StoreOptions<T> {

@@ -6,7 +6,14 @@ import { catchError, defer, map, mergeMap, of, type Observable, type SchedulerLi
 import { wallClockNow } from '../clock/index.js';
 import { ApiError, isAlreadyExists, isConflict } from '../transport/index.js';
 import type { LeaseClient } from './lease-client.js';
-import { newLease, withRecord, type LeaderRecord, type Observation, type TermWrites, type WallStamps } from './record.js';
+import {
+  newLease,
+  withRecord,
+  type LeaderRecord,
+  type Observation,
+  type TermWrites,
+  type WallStamps,
+} from './record.js';
 import type { LeaseObject } from './types.js';
 
 /**
@@ -51,16 +58,20 @@ export type AttemptResult =
  */
 export function tryAcquireOrRenew(context: AttemptContext): Observable<AttemptResult> {
   const { client, observation, identity, scheduler } = context;
-  const slowPath = (): Observable<AttemptResult> => client.get().pipe(
-    mergeMap((lease) => (lease === undefined ? create(context) : takeOrRenew(context, lease))),
-  );
+  const slowPath = (): Observable<AttemptResult> =>
+    client.get().pipe(mergeMap((lease) => (lease === undefined ? create(context) : takeOrRenew(context, lease))));
   return defer(() => {
     const previous = observation.current();
-    const fast = observation.lease !== undefined && previous !== undefined && previous.holderIdentity === identity
-      && observation.isValid(scheduler.now());
+    const fast =
+      observation.lease !== undefined &&
+      previous !== undefined &&
+      previous.holderIdentity === identity &&
+      observation.isValid(scheduler.now());
     if (!fast) return slowPath();
     const renewal = renewedRecord(context, previous, true);
-    return write(context, client.replace(withRecord(observation.lease!, renewal)), renewal).pipe(catchError(() => slowPath()));
+    return write(context, client.replace(withRecord(observation.lease!, renewal)), renewal).pipe(
+      catchError(() => slowPath()),
+    );
   }).pipe(catchError((error: unknown) => of(failure(error))));
 }
 
@@ -81,7 +92,11 @@ export function releaseLease(context: AttemptContext): Observable<boolean> {
       if (record.holderIdentity !== identity || !writes.wrote(lease)) return of(false);
       const now = context.stamps.next(wallClockNow(scheduler));
       const released: LeaderRecord = {
-        holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: record.leaseTransitions,
+        holderIdentity: '',
+        leaseDurationSeconds: 1,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: record.leaseTransitions,
       };
       return write(context, client.replace(withRecord(lease, released)), released).pipe(map(() => true));
     }),
@@ -118,8 +133,14 @@ function renewedRecord(context: AttemptContext, seen: LeaderRecord | undefined, 
 }
 
 /** Sends a write, noting when it left; the stored Lease becomes a fresh observation. */
-function write(context: AttemptContext, request: Observable<LeaseObject>, record: LeaderRecord): Observable<{
-  readonly kind: 'success'; readonly sentAt: number; readonly leaseTransitions: number;
+function write(
+  context: AttemptContext,
+  request: Observable<LeaseObject>,
+  record: LeaderRecord,
+): Observable<{
+  readonly kind: 'success';
+  readonly sentAt: number;
+  readonly leaseTransitions: number;
 }> {
   const { observation, scheduler, writes } = context;
   return defer(() => {
@@ -142,5 +163,7 @@ function write(context: AttemptContext, request: Observable<LeaseObject>, record
 
 function failure(error: unknown): AttemptResult {
   const asError = error instanceof Error ? error : new Error(String(error));
-  return isConflict(asError) || isAlreadyExists(asError) ? { kind: 'conflict', error: asError } : { kind: 'failed', error: asError };
+  return isConflict(asError) || isAlreadyExists(asError)
+    ? { kind: 'conflict', error: asError }
+    : { kind: 'failed', error: asError };
 }

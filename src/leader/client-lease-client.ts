@@ -16,13 +16,23 @@ import type { LeaseObject } from './types.js';
  *   client typed it (409 `AlreadyExists` on create, 409 `Conflict` on a stale replace); nothing is retried here.
  * - The API server's warnings on these requests go to `onWarning`.
  */
-export function clientLeaseClient(connection: Connection, namespace: string, name: string, onWarning: WarningHandler): LeaseClient {
-  const leases = resourceClient<LeaseObject>(connection, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, { namespace, onWarning });
+export function clientLeaseClient(
+  connection: Connection,
+  namespace: string,
+  name: string,
+  onWarning: WarningHandler,
+): LeaseClient {
+  const leases = resourceClient<LeaseObject>(
+    connection,
+    { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' },
+    { namespace, onWarning },
+  );
   return {
     describe: `${namespace}/${name}`,
-    get: () => leases.get({ metadata: { name } }).pipe(
-      catchError((error: unknown) => (isNotFound(error) ? of(undefined) : throwError(() => error))),
-    ),
+    get: () =>
+      leases
+        .get({ metadata: { name } })
+        .pipe(catchError((error: unknown) => (isNotFound(error) ? of(undefined) : throwError(() => error)))),
     create: (lease) => leases.create(lease),
     replace: (lease) => leases.replace(lease),
   };

@@ -2,7 +2,17 @@
  * One candidate's campaign for one subscription: when to try, when a holder must give up, and the release. The
  * requests themselves are in `attempt.ts`.
  */
-import { catchError, EMPTY, of, tap, throwError, timeout, type Observable, type Subscriber, type Subscription } from 'rxjs';
+import {
+  catchError,
+  EMPTY,
+  of,
+  tap,
+  throwError,
+  timeout,
+  type Observable,
+  type Subscriber,
+  type Subscription,
+} from 'rxjs';
 import { proportionalJitter } from '../backoff/index.js';
 import { reportError } from '../controller/predicates/index.js';
 import { isConflict } from '../transport/index.js';
@@ -52,14 +62,24 @@ export class Elector {
     private readonly terms: TermSequence,
   ) {
     this.context = {
-      client, observation: this.observation, writes: this.writes, stamps: terms.stamps, identity: options.identity,
-      namespace: options.namespace, name: options.name, leaseDurationSeconds: options.leaseDuration / 1000, scheduler: options.scheduler,
+      client,
+      observation: this.observation,
+      writes: this.writes,
+      stamps: terms.stamps,
+      identity: options.identity,
+      namespace: options.namespace,
+      name: options.name,
+      leaseDurationSeconds: options.leaseDuration / 1000,
+      scheduler: options.scheduler,
     };
   }
 
   start(): void {
     this.out.next(false);
-    this.stopping = this.options.stop$?.subscribe({ next: () => this.stop(), error: (error: unknown) => this.out.error(error) });
+    this.stopping = this.options.stop$?.subscribe({
+      next: () => this.stop(),
+      error: (error: unknown) => this.out.error(error),
+    });
     if (this.ended) return;
     const waiting = this.terms.settled().subscribe(() => {
       this.waiting = undefined;
@@ -80,9 +100,15 @@ export class Elector {
     const { renewDeadline, scheduler } = this.options;
     const attempt$ = tryAcquireOrRenew(this.context);
     // A holder's tries are bounded by its renew deadline; a candidate's by the same span from the try's start.
-    const bounded: Observable<AttemptResult> = this.leading ? attempt$ : attempt$.pipe(timeout({
-      first: renewDeadline, scheduler, with: () => of({ kind: 'failed', error: this.timeoutError('acquire') } as const),
-    }));
+    const bounded: Observable<AttemptResult> = this.leading
+      ? attempt$
+      : attempt$.pipe(
+          timeout({
+            first: renewDeadline,
+            scheduler,
+            with: () => of({ kind: 'failed', error: this.timeoutError('acquire') } as const),
+          }),
+        );
     const subscription = bounded.subscribe((result) => this.settle(result));
     if (this.ended || subscription.closed) subscription.unsubscribe();
     else this.attempt = subscription;
@@ -102,7 +128,12 @@ export class Elector {
         if (this.leading) this.report({ type: 'renewed', at: now });
         else {
           this.leading = true;
-          this.report({ type: 'acquired', at: now, identity: this.options.identity, leaseTransitions: result.leaseTransitions });
+          this.report({
+            type: 'acquired',
+            at: now,
+            identity: this.options.identity,
+            leaseTransitions: result.leaseTransitions,
+          });
           this.out.next(true);
         }
         break;
@@ -159,7 +190,8 @@ export class Elector {
     this.cancelWork();
     const at = this.options.scheduler.now();
     this.out.next(false);
-    const event: LeaderEvent = holder === undefined ? { type: 'lost', at, reason } : { type: 'lost', at, reason, holder };
+    const event: LeaderEvent =
+      holder === undefined ? { type: 'lost', at, reason } : { type: 'lost', at, reason, holder };
     if (this.options.onLost === 'exit') {
       // A process warning is printed on a later tick, which an exit never reaches: say why now.
       if (this.options.onEvent === undefined) process.stderr.write(`${this.warning(event).message}; exiting\n`);
@@ -195,19 +227,21 @@ export class Elector {
   private release(): Observable<boolean> {
     this.releaseStarted = true;
     const { renewDeadline, scheduler } = this.options;
-    return this.terms.track(releaseLease(this.context).pipe(
-      timeout({ first: renewDeadline, with: () => throwError(() => this.timeoutError('release')), scheduler }),
-      tap((released) => {
-        this.noteHolder(scheduler.now());
-        if (released) this.report({ type: 'released', at: scheduler.now() });
-      }),
-      catchError((error: unknown) => {
-        const cause = error instanceof Error ? error : new Error(String(error));
-        const type = isConflict(cause) ? 'conflict' : 'failed';
-        this.report({ type, at: scheduler.now(), phase: 'release', error: cause }, true);
-        return EMPTY;
-      }),
-    ));
+    return this.terms.track(
+      releaseLease(this.context).pipe(
+        timeout({ first: renewDeadline, with: () => throwError(() => this.timeoutError('release')), scheduler }),
+        tap((released) => {
+          this.noteHolder(scheduler.now());
+          if (released) this.report({ type: 'released', at: scheduler.now() });
+        }),
+        catchError((error: unknown) => {
+          const cause = error instanceof Error ? error : new Error(String(error));
+          const type = isConflict(cause) ? 'conflict' : 'failed';
+          this.report({ type, at: scheduler.now(), phase: 'release', error: cause }, true);
+          return EMPTY;
+        }),
+      ),
+    );
   }
 
   private cancelWork(): void {
@@ -224,7 +258,9 @@ export class Elector {
   }
 
   private timeoutError(phase: LeaderPhase): Error {
-    const error = new Error(`${this.describe()}: ${phase} got no answer within renewDeadline (${this.options.renewDeadline} ms)`);
+    const error = new Error(
+      `${this.describe()}: ${phase} got no answer within renewDeadline (${this.options.renewDeadline} ms)`,
+    );
     error.name = 'LeaseTimeoutError';
     return error;
   }
@@ -253,7 +289,9 @@ export class Elector {
   private warning(event: LeaderEvent): Error {
     switch (event.type) {
       case 'lost':
-        return new Error(`${this.describe()}: lost the lease (${event.reason}${event.holder === undefined ? '' : `, now held by ${event.holder}`})`);
+        return new Error(
+          `${this.describe()}: lost the lease (${event.reason}${event.holder === undefined ? '' : `, now held by ${event.holder}`})`,
+        );
       case 'failed':
       case 'conflict':
         return new Error(`${this.describe()}: ${event.phase} failed: ${event.error.message}`, { cause: event.error });

@@ -46,7 +46,8 @@ export function resolveLeaderOptions(options: LeaderElectionOptions): ResolvedLe
   const fail = (message: string): never => {
     throw new RangeError(`leaderElection: ${message}`);
   };
-  if (typeof options !== 'object' || options === null) throw new TypeError('leaderElection: options { namespace, name } are required');
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('leaderElection: options { namespace, name } are required');
   const { namespace, name } = options;
   if (typeof namespace !== 'string' || namespace.length > 63 || !DNS1123_LABEL.test(namespace)) {
     fail(`namespace must be a DNS-1123 label (lower case alphanumerics and '-'), got ${JSON.stringify(namespace)}`);
@@ -55,24 +56,37 @@ export function resolveLeaderOptions(options: LeaderElectionOptions): ResolvedLe
     fail(`name must be a DNS-1123 subdomain (lower case alphanumerics, '-' and '.'), got ${JSON.stringify(name)}`);
   }
   const identity = options.identity ?? `${hostname()}_${randomUUID()}`;
-  if (typeof identity !== 'string' || identity === '') fail('identity must be a non-empty string (it is written as holderIdentity)');
+  if (typeof identity !== 'string' || identity === '')
+    fail('identity must be a non-empty string (it is written as holderIdentity)');
   const leaseDuration = duration('leaseDuration', options.leaseDuration, DEFAULT_LEASE_DURATION_MS, fail);
   const renewDeadline = duration('renewDeadline', options.renewDeadline, DEFAULT_RENEW_DEADLINE_MS, fail);
   const retryPeriod = duration('retryPeriod', options.retryPeriod, DEFAULT_RETRY_PERIOD_MS, fail);
-  if (leaseDuration % 1000 !== 0) fail(`leaseDuration must be a whole number of seconds (the Lease stores seconds), got ${leaseDuration} ms`);
+  if (leaseDuration % 1000 !== 0)
+    fail(`leaseDuration must be a whole number of seconds (the Lease stores seconds), got ${leaseDuration} ms`);
   if (!(leaseDuration > renewDeadline)) {
-    fail(`leaseDuration (${leaseDuration} ms) must be greater than renewDeadline (${renewDeadline} ms), so the holder stops before anyone may take over`);
+    fail(
+      `leaseDuration (${leaseDuration} ms) must be greater than renewDeadline (${renewDeadline} ms), so the holder stops before anyone may take over`,
+    );
   }
   if (!(renewDeadline > retryPeriod * LEADER_JITTER_FACTOR)) {
-    fail(`renewDeadline (${renewDeadline} ms) must be greater than retryPeriod × ${LEADER_JITTER_FACTOR} (${retryPeriod * LEADER_JITTER_FACTOR} ms)`);
+    fail(
+      `renewDeadline (${renewDeadline} ms) must be greater than retryPeriod × ${LEADER_JITTER_FACTOR} (${retryPeriod * LEADER_JITTER_FACTOR} ms)`,
+    );
   }
   const onLost = options.onLost ?? 'stop';
   if (onLost !== 'stop' && onLost !== 'exit') fail(`onLost must be 'stop' or 'exit', got ${JSON.stringify(onLost)}`);
   for (const key of ['random', 'exit', 'onEvent', 'onWarning'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'function') throw new TypeError(`leaderElection: ${key} must be a function`);
+    if (options[key] !== undefined && typeof options[key] !== 'function')
+      throw new TypeError(`leaderElection: ${key} must be a function`);
   }
   return {
-    namespace, name, identity, leaseDuration, renewDeadline, retryPeriod, onLost,
+    namespace,
+    name,
+    identity,
+    leaseDuration,
+    renewDeadline,
+    retryPeriod,
+    onLost,
     scheduler: options.scheduler ?? monotonicScheduler,
     random: options.random ?? Math.random,
     exit: options.exit ?? ((code) => process.exit(code)),
@@ -84,6 +98,7 @@ export function resolveLeaderOptions(options: LeaderElectionOptions): ResolvedLe
 
 function duration(key: string, value: number | undefined, fallback: number, fail: (message: string) => never): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || !(value > 0)) fail(`${key} must be a number of ms > 0, got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || !(value > 0))
+    fail(`${key} must be a number of ms > 0, got ${String(value)}`);
   return value;
 }

@@ -91,7 +91,12 @@ export function withRecord(lease: LeaseObject, record: LeaderRecord): LeaseObjec
 
 /** A new Lease `namespace/name` holding `record`. */
 export function newLease(namespace: string, name: string, record: LeaderRecord): LeaseObject {
-  return { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: writtenFields(record) };
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name, namespace },
+    spec: writtenFields(record),
+  };
 }
 
 function writtenFields(record: LeaderRecord): LeaseSpec {
@@ -197,6 +202,11 @@ export class TermWrites {
 }
 
 function sameRecord(a: LeaderRecord, b: LeaderRecord): boolean {
-  return a.holderIdentity === b.holderIdentity && a.leaseDurationSeconds === b.leaseDurationSeconds
-    && a.acquireTime === b.acquireTime && a.renewTime === b.renewTime && a.leaseTransitions === b.leaseTransitions;
+  return (
+    a.holderIdentity === b.holderIdentity &&
+    a.leaseDurationSeconds === b.leaseDurationSeconds &&
+    a.acquireTime === b.acquireTime &&
+    a.renewTime === b.renewTime &&
+    a.leaseTransitions === b.leaseTransitions
+  );
 }

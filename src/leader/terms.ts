@@ -22,7 +22,11 @@ export class TermSequence {
 
   /** Emits (then completes) when no release of an earlier term is in flight. */
   settled(): Observable<void> {
-    return this.releasing.pipe(filter((count) => count === 0), take(1), map(() => undefined));
+    return this.releasing.pipe(
+      filter((count) => count === 0),
+      take(1),
+      map(() => undefined),
+    );
   }
 
   /** `release$`, counted as in flight while it runs. */

@@ -51,65 +51,65 @@ export interface LeaseObject {
  */
 export type LeaderEvent =
   | {
-    /** This candidate became the holder. */
-    readonly type: 'acquired';
-    /** The scheduler's time, ms. */
-    readonly at: number;
-    /** This candidate's identity, as written to `holderIdentity`. */
-    readonly identity: string;
-    /** `leaseTransitions` as written. */
-    readonly leaseTransitions: number;
-  }
+      /** This candidate became the holder. */
+      readonly type: 'acquired';
+      /** The scheduler's time, ms. */
+      readonly at: number;
+      /** This candidate's identity, as written to `holderIdentity`. */
+      readonly identity: string;
+      /** `leaseTransitions` as written. */
+      readonly leaseTransitions: number;
+    }
   | {
-    /** The holder renewed its lease. */
-    readonly type: 'renewed';
-    /** The scheduler's time, ms. */
-    readonly at: number;
-  }
+      /** The holder renewed its lease. */
+      readonly type: 'renewed';
+      /** The scheduler's time, ms. */
+      readonly at: number;
+    }
   | {
-    /** The holder stopped leading. */
-    readonly type: 'lost';
-    /** The scheduler's time, ms. */
-    readonly at: number;
-    /** `renewDeadline`: no renewal within the deadline; `takenOver`: a fresh read showed another holder. */
-    readonly reason: 'renewDeadline' | 'takenOver';
-    /** The new holder, when one was seen. */
-    readonly holder?: string;
-  }
+      /** The holder stopped leading. */
+      readonly type: 'lost';
+      /** The scheduler's time, ms. */
+      readonly at: number;
+      /** `renewDeadline`: no renewal within the deadline; `takenOver`: a fresh read showed another holder. */
+      readonly reason: 'renewDeadline' | 'takenOver';
+      /** The new holder, when one was seen. */
+      readonly holder?: string;
+    }
   | {
-    /** The observed holder changed. */
-    readonly type: 'leader';
-    /** The scheduler's time, ms. */
-    readonly at: number;
-    /** The new holder's identity; `''` when nobody holds the lease. */
-    readonly holder: string;
-  }
+      /** The observed holder changed. */
+      readonly type: 'leader';
+      /** The scheduler's time, ms. */
+      readonly at: number;
+      /** The new holder's identity; `''` when nobody holds the lease. */
+      readonly holder: string;
+    }
   | {
-    /** Another writer won the race for the Lease (409). */
-    readonly type: 'conflict';
-    /** The scheduler's time, ms. */
-    readonly at: number;
-    /** What the elector was doing. */
-    readonly phase: 'acquire' | 'renew' | 'release';
-    /** The 409 as received. */
-    readonly error: Error;
-  }
+      /** Another writer won the race for the Lease (409). */
+      readonly type: 'conflict';
+      /** The scheduler's time, ms. */
+      readonly at: number;
+      /** What the elector was doing. */
+      readonly phase: 'acquire' | 'renew' | 'release';
+      /** The 409 as received. */
+      readonly error: Error;
+    }
   | {
-    /** A request failed; retried at the next period. */
-    readonly type: 'failed';
-    /** The scheduler's time, ms. */
-    readonly at: number;
-    /** What the elector was doing. */
-    readonly phase: 'acquire' | 'renew' | 'release';
-    /** The failure. */
-    readonly error: Error;
-  }
+      /** A request failed; retried at the next period. */
+      readonly type: 'failed';
+      /** The scheduler's time, ms. */
+      readonly at: number;
+      /** What the elector was doing. */
+      readonly phase: 'acquire' | 'renew' | 'release';
+      /** The failure. */
+      readonly error: Error;
+    }
   | {
-    /** The lease was handed back (empty holder). */
-    readonly type: 'released';
-    /** The scheduler's time, ms. */
-    readonly at: number;
-  };
+      /** The lease was handed back (empty holder). */
+      readonly type: 'released';
+      /** The scheduler's time, ms. */
+      readonly at: number;
+    };
 
 /** Options of `leaderElection`. Durations are milliseconds. */
 export interface LeaderElectionOptions {

@@ -29,7 +29,11 @@ export interface SharedContext {
  * survives goes to `logger`.
  */
 export function managerControllerContext(
-  shared: SharedContext, name: string, needsLeadership: boolean, logger: ManagerLogger, metrics: ReconcileMetrics,
+  shared: SharedContext,
+  name: string,
+  needsLeadership: boolean,
+  logger: ManagerLogger,
+  metrics: ReconcileMetrics,
 ): ControllerContext {
   return controllerContext({
     ...shared,

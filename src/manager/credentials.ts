@@ -18,7 +18,9 @@ const AUTH_PROVIDER_SECRETS = ['access-token', 'id-token', 'refresh-token', 'cli
  *   Secret in the stores `secretStores()` returns.
  */
 export function credentialLiterals(
-  connection: Connection, extra: readonly string[], secretStores: () => ReadonlyArray<Store<KubernetesObject>>,
+  connection: Connection,
+  extra: readonly string[],
+  secretStores: () => ReadonlyArray<Store<KubernetesObject>>,
 ): () => readonly string[] {
   const fixed = [...connectionSecrets(connection), ...extra];
   let seen: ReadonlyArray<Store<KubernetesObject>> = [];
@@ -37,13 +39,18 @@ export function credentialLiterals(
 }
 
 function connectionSecrets(connection: Connection): string[] {
-  const user = typeof (connection as KubeConfig).getCurrentUser === 'function' ? (connection as KubeConfig).getCurrentUser() : null;
+  const user =
+    typeof (connection as KubeConfig).getCurrentUser === 'function'
+      ? (connection as KubeConfig).getCurrentUser()
+      : null;
   if (user === null) return [];
   const values: string[] = [];
-  for (const value of [user.token, user.password, user.keyData]) if (typeof value === 'string' && value !== '') values.push(value);
+  for (const value of [user.token, user.password, user.keyData])
+    if (typeof value === 'string' && value !== '') values.push(value);
   if (typeof user.keyData === 'string' && user.keyData !== '') values.push(decoded(user.keyData));
   const config = (user.authProvider as { config?: Record<string, unknown> } | undefined)?.config ?? {};
-  for (const key of AUTH_PROVIDER_SECRETS) if (typeof config[key] === 'string' && config[key] !== '') values.push(config[key]);
+  for (const key of AUTH_PROVIDER_SECRETS)
+    if (typeof config[key] === 'string' && config[key] !== '') values.push(config[key]);
   return values;
 }
 
@@ -54,7 +61,8 @@ function secretValues(secret: KubernetesObject): string[] {
     if (typeof value !== 'string' || value === '') continue;
     values.push(value, decoded(value));
   }
-  for (const value of Object.values(stringData ?? {})) if (typeof value === 'string' && value !== '') values.push(value);
+  for (const value of Object.values(stringData ?? {}))
+    if (typeof value === 'string' && value !== '') values.push(value);
   return values;
 }
 

@@ -4,7 +4,13 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { describeWatch } from '../controller/builder/index.js';
-import { informerFactory, type Informer, type InformerFactory, type InformerFactoryOptions, type InformerWatchOptions } from '../informer/index.js';
+import {
+  informerFactory,
+  type Informer,
+  type InformerFactory,
+  type InformerFactoryOptions,
+  type InformerWatchOptions,
+} from '../informer/index.js';
 import type { Connection } from '../transport/index.js';
 import type { ResourceRef } from '../watch/index.js';
 
@@ -24,12 +30,17 @@ export interface TrackedInformer {
  *   share one name; the first is tracked.
  */
 export function managerInformers(
-  connection: Connection, options: InformerFactoryOptions, onInformer: (tracked: TrackedInformer) => void,
+  connection: Connection,
+  options: InformerFactoryOptions,
+  onInformer: (tracked: TrackedInformer) => void,
 ): InformerFactory {
   const factory = informerFactory(connection, options);
   const named = new Set<string>();
   return {
-    for<T extends KubernetesObject = KubernetesObject>(resource: ResourceRef, watchOptions?: InformerWatchOptions<T>): Informer<T> {
+    for<T extends KubernetesObject = KubernetesObject>(
+      resource: ResourceRef,
+      watchOptions?: InformerWatchOptions<T>,
+    ): Informer<T> {
       const informer = factory.for<T>(resource, watchOptions);
       const name = describeWatch(resource, watchOptions);
       if (!named.has(name)) {

@@ -61,7 +61,8 @@ import type { ManagerEvent, ManagerOptions } from './types.js';
 export function manager(options: ManagerOptions): Observable<ManagerEvent> {
   const settings = resolveManagerOptions(options, processSignals);
   // Built once here so that bad recorder or election options throw now, not at subscription.
-  if (settings.events !== undefined) eventRecorder(settings.connection, { reportingController: settings.name, ...settings.events });
+  if (settings.events !== undefined)
+    eventRecorder(settings.connection, { reportingController: settings.name, ...settings.events });
   if (settings.leader !== undefined) {
     const { standby: _standby, ...election } = settings.leader;
     leaderElection(settings.connection, { ...election, identity: election.identity ?? 'validation' });

@@ -4,10 +4,24 @@
  */
 import { Registry } from 'prom-client';
 import {
-  BehaviorSubject, combineLatest, distinctUntilChanged, EMPTY, Observable, repeat, Subject, Subscription, timer, type Subscriber,
+  BehaviorSubject,
+  combineLatest,
+  distinctUntilChanged,
+  EMPTY,
+  Observable,
+  repeat,
+  Subject,
+  Subscription,
+  timer,
+  type Subscriber,
 } from 'rxjs';
 import { eventRecorder, type EventRecorder } from '../client/events/index.js';
-import { bothMetrics, ReconcileCancelledError, type ReconcileEvent, type ReconcileMetrics } from '../controller/index.js';
+import {
+  bothMetrics,
+  ReconcileCancelledError,
+  type ReconcileEvent,
+  type ReconcileMetrics,
+} from '../controller/index.js';
 import type { ControllerDefinition } from '../controller/context/index.js';
 import type { InformerFactory } from '../informer/index.js';
 import { leaderElection } from '../leader/index.js';
@@ -17,7 +31,16 @@ import { credentialLiterals } from './credentials.js';
 import { Readiness, runChecks, type CheckResult } from './health/index.js';
 import { metricsRoutes, probeRoutes, serve } from './http/index.js';
 import { managerInformers, type TrackedInformer } from './informers.js';
-import { logEventReport, logInformerStatus, logLeaderEvent, logOutcome, redactingLogger, redactor, type ManagerLogger } from './logging/index.js';
+import {
+  logEventReport,
+  logInformerStatus,
+  logLeaderEvent,
+  logOutcome,
+  logStaleRead,
+  redactingLogger,
+  redactor,
+  type ManagerLogger,
+} from './logging/index.js';
 import { ControllerMetrics, createManagerMetrics, ReflectorMetrics, type ManagerMetrics } from './metrics/index.js';
 import type { ManagerSettings } from './options.js';
 import type { ManagerEvent, ServerAddress } from './types.js';
@@ -66,46 +89,95 @@ export class ManagerRun {
     identity: string,
   ) {
     const { connection, scheduler } = settings;
-    this.identity = settings.leader === undefined ? undefined : settings.leader.identity ?? identity;
+    this.identity = settings.leader === undefined ? undefined : (settings.leader.identity ?? identity);
     const literals = credentialLiterals(connection, settings.redact, () =>
-      [...this.tracked.values()].filter(({ resource }) => resource.kind === 'Secret' && resource.apiVersion === 'v1')
-        .map(({ informer }) => informer.current()));
+      [...this.tracked.values()]
+        .filter(({ resource }) => resource.kind === 'Secret' && resource.apiVersion === 'v1')
+        .map(({ informer }) => informer.current()),
+    );
     this.redact = redactor(literals);
     this.log = redactingLogger(settings.logger, this.redact, { manager: settings.name });
-    this.metrics = settings.metrics === undefined ? undefined : createManagerMetrics(settings.metrics.registry ?? new Registry(), settings.metrics.processMetrics);
+    this.metrics =
+      settings.metrics === undefined
+        ? undefined
+        : createManagerMetrics(settings.metrics.registry ?? new Registry(), settings.metrics.processMetrics);
     this.readiness = new Readiness(settings.health.failureThreshold);
     this.leading = new BehaviorSubject<boolean>(settings.leader === undefined);
-    this.onWarning = deduplicateWarnings(({ text, method, path }) => this.log.warn({ warning: text, method, path }, 'the API server sent a warning'));
-    this.recorder = settings.events === undefined ? undefined : eventRecorder(connection, {
-      reportingController: settings.name, scheduler, random: settings.random, ...settings.events, onWarning: settings.events.onWarning ?? this.onWarning,
-    });
-    this.factory = managerInformers(connection, {
-      // The manager logs every informer's status itself (`tap`), so the informers' own health reports stay quiet.
-      scheduler, random: settings.random, ...settings.informers, onWarning: settings.informers.onWarning ?? this.onWarning,
-      onHealth: settings.informers.onHealth ?? quiet,
-    }, (informer) => this.track(informer));
+    this.onWarning = deduplicateWarnings(({ text, method, path }) =>
+      this.log.warn({ warning: text, method, path }, 'the API server sent a warning'),
+    );
+    this.recorder =
+      settings.events === undefined
+        ? undefined
+        : eventRecorder(connection, {
+            reportingController: settings.name,
+            scheduler,
+            random: settings.random,
+            ...settings.events,
+            onWarning: settings.events.onWarning ?? this.onWarning,
+          });
+    this.factory = managerInformers(
+      connection,
+      {
+        // The manager logs every informer's status itself (`tap`), so the informers' own health reports stay quiet.
+        scheduler,
+        random: settings.random,
+        ...settings.informers,
+        onWarning: settings.informers.onWarning ?? this.onWarning,
+        onHealth: settings.informers.onHealth ?? quiet,
+      },
+      (informer) => this.track(informer),
+    );
   }
 
   start(): void {
     const recorder = this.recorder;
-    if (recorder !== undefined) this.teardown.add(recorder.reports$.subscribe((report) => logEventReport(this.log, report)));
+    if (recorder !== undefined)
+      this.teardown.add(recorder.reports$.subscribe((report) => logEventReport(this.log, report)));
     const shared: SharedContext = {
-      connection: this.settings.connection, informers: this.factory, scheduler: this.settings.scheduler, random: this.settings.random,
-      leader$: this.leading.pipe(distinctUntilChanged()), stop$: this.drain$.asObservable(),
-      drainTimeout: this.settings.shutdownTimeout, recorder: this.recorder, onWarning: this.onWarning,
+      connection: this.settings.connection,
+      informers: this.factory,
+      scheduler: this.settings.scheduler,
+      random: this.settings.random,
+      leader$: this.leading.pipe(distinctUntilChanged()),
+      stop$: this.drain$.asObservable(),
+      drainTimeout: this.settings.shutdownTimeout,
+      recorder: this.recorder,
+      onWarning: this.onWarning,
     };
     for (const definition of this.settings.controllers) {
       const metrics = this.metrics === undefined ? undefined : new ControllerMetrics(this.metrics, definition.name);
-      const running: RunningController = { definition, metrics, stream: undefined, subscription: undefined, done: false };
+      const running: RunningController = {
+        definition,
+        metrics,
+        stream: undefined,
+        subscription: undefined,
+        done: false,
+      };
       this.controllers.push(running);
-      const logger = redactingLogger(this.settings.logger, this.redact, { manager: this.settings.name, controller: definition.name });
+      const logger = redactingLogger(this.settings.logger, this.redact, {
+        manager: this.settings.name,
+        controller: definition.name,
+      });
       const hook = this.runHook(definition.name, metrics);
-      const context = managerControllerContext(shared, definition.name, definition.needLeaderElection !== false, logger, hook);
+      const context = managerControllerContext(
+        shared,
+        definition.name,
+        definition.needLeaderElection !== false,
+        logger,
+        hook,
+      );
       try {
         running.stream = definition.start(context);
-        if (!(running.stream instanceof Observable)) throw new TypeError(`start() returned ${typeof running.stream}, not an Observable`);
+        if (!(running.stream instanceof Observable))
+          throw new TypeError(`start() returned ${typeof running.stream}, not an Observable`);
       } catch (error) {
-        this.abort(new Error(`manager: controller ${definition.name} could not be built: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+        this.abort(
+          new Error(
+            `manager: controller ${definition.name} could not be built: ${error instanceof Error ? error.message : String(error)}`,
+            { cause: error },
+          ),
+        );
         return;
       }
     }
@@ -113,20 +185,41 @@ export class ManagerRun {
     const { metrics, health } = this.settings;
     if (metrics?.serve === true && this.metrics !== undefined) {
       const scrape = this.metrics.scrape;
-      servers.push(tagged('metrics', serve('metrics', metrics.host, metrics.port, metricsRoutes(scrape, Registry.PROMETHEUS_CONTENT_TYPE))));
+      servers.push(
+        tagged(
+          'metrics',
+          serve('metrics', metrics.host, metrics.port, metricsRoutes(scrape, Registry.PROMETHEUS_CONTENT_TYPE)),
+        ),
+      );
     }
     if (health.serve) {
       const text = (value: string): string => this.redact(value) as string;
-      servers.push(tagged('health', serve('health', health.host, health.port, probeRoutes(() => this.healthChecks(), () => this.readyChecks(), text))));
+      servers.push(
+        tagged(
+          'health',
+          serve(
+            'health',
+            health.host,
+            health.port,
+            probeRoutes(
+              () => this.healthChecks(),
+              () => this.readyChecks(),
+              text,
+            ),
+          ),
+        ),
+      );
     }
     if (servers.length === 0) {
       this.go({});
       return;
     }
-    this.teardown.add(combineLatest(servers).subscribe({
-      next: (addresses) => this.go(Object.fromEntries(addresses)),
-      error: (error: unknown) => this.abort(error instanceof Error ? error : new Error(String(error))),
-    }));
+    this.teardown.add(
+      combineLatest(servers).subscribe({
+        next: (addresses) => this.go(Object.fromEntries(addresses)),
+        error: (error: unknown) => this.abort(error instanceof Error ? error : new Error(String(error))),
+      }),
+    );
   }
 
   /** Unsubscribed: cancel every run at once, release the Lease (best effort), close everything. */
@@ -150,58 +243,76 @@ export class ManagerRun {
     const { scheduler, leader } = this.settings;
     this.readiness.started = true;
     this.emit({ type: 'started', time: scheduler.now(), ...addresses });
-    this.log.info({
-      ...(addresses.metrics ? { metrics: `${addresses.metrics.url}/metrics` } : {}),
-      ...(addresses.health ? { health: `${addresses.health.url}/readyz` } : {}),
-      ...(leader ? { lease: `${leader.namespace}/${leader.name}`, identity: this.identity } : {}),
-      controllers: this.controllers.map(({ definition }) => definition.name),
-    }, 'manager started');
+    this.log.info(
+      {
+        ...(addresses.metrics ? { metrics: `${addresses.metrics.url}/metrics` } : {}),
+        ...(addresses.health ? { health: `${addresses.health.url}/readyz` } : {}),
+        ...(leader ? { lease: `${leader.namespace}/${leader.name}`, identity: this.identity } : {}),
+        controllers: this.controllers.map(({ definition }) => definition.name),
+      },
+      'manager started',
+    );
     if (leader !== undefined) this.campaign();
     for (const informer of this.tracked.values()) this.tap(informer);
     for (const controller of this.controllers) this.run(controller);
     this.evaluate();
     if (this.settings.signals !== undefined) {
       let received = 0;
-      this.teardown.add(this.settings.signals.subscribe((signal) => {
-        received += 1;
-        if (received === 1) this.stop(`signal ${signal}`, true);
-        else this.exitNow(signal);
-      }));
+      this.teardown.add(
+        this.settings.signals.subscribe((signal) => {
+          received += 1;
+          if (received === 1) this.stop(`signal ${signal}`, true);
+          else this.exitNow(signal);
+        }),
+      );
     }
-    if (this.settings.stop$ !== undefined) this.teardown.add(this.settings.stop$.subscribe(() => this.stop('stop$', false)));
+    if (this.settings.stop$ !== undefined)
+      this.teardown.add(this.settings.stop$.subscribe(() => this.stop('stop$', false)));
   }
 
   private campaign(): void {
     const { connection, leader, scheduler, exit } = this.settings;
     const { standby, ...options } = leader!;
     const election$ = leaderElection(connection, {
-      ...options, identity: this.identity!, scheduler, exit, stop$: this.release$, onEvent: (event) => logLeaderEvent(this.log, event),
+      ...options,
+      identity: this.identity!,
+      scheduler,
+      exit,
+      stop$: this.release$,
+      onEvent: (event) => logLeaderEvent(this.log, event),
       onWarning: options.onWarning ?? this.onWarning,
     });
     // 'standby' campaigns again after a loss; a release (graceful stop) ends it for good.
-    const leading$ = standby ? election$.pipe(repeat({ delay: () => (this.phase === 'running' ? timer(0, scheduler) : EMPTY) })) : election$;
+    const leading$ = standby
+      ? election$.pipe(repeat({ delay: () => (this.phase === 'running' ? timer(0, scheduler) : EMPTY) }))
+      : election$;
     this.leaderRunning = true;
-    this.teardown.add(leading$.subscribe({
-      next: (leading) => {
-        if (leading === this.leading.value) return;
-        this.metrics?.leaderStatus.set({ name: leader!.name }, leading ? 1 : 0);
-        // Said before it takes effect, so `leading` precedes the runs it starts (or the aborts it causes).
-        this.emit({ type: 'leading', time: scheduler.now(), leading });
-        this.log.info({ lease: `${leader!.namespace}/${leader!.name}`, identity: this.identity }, leading ? 'leading' : 'stopped leading');
-        this.leading.next(leading);
-      },
-      complete: () => {
-        this.leaderRunning = false;
-        if (this.phase === 'releasing') this.finish();
-        else if (this.phase === 'draining' && standby) {
-          // Lost during a graceful stop: there is no Lease left to release, and the stop goes on (a signal's exit
-          // included) as it would have; the closed gate already aborted the runs in flight.
-        } else if (this.phase === 'running' || this.phase === 'draining') {
-          // onLost 'exit' with an exit that returned (tests): leadership is over and cannot come back.
-          this.abort(new Error('manager: leadership lost'));
-        }
-      },
-    }));
+    this.teardown.add(
+      leading$.subscribe({
+        next: (leading) => {
+          if (leading === this.leading.value) return;
+          this.metrics?.leaderStatus.set({ name: leader!.name }, leading ? 1 : 0);
+          // Said before it takes effect, so `leading` precedes the runs it starts (or the aborts it causes).
+          this.emit({ type: 'leading', time: scheduler.now(), leading });
+          this.log.info(
+            { lease: `${leader!.namespace}/${leader!.name}`, identity: this.identity },
+            leading ? 'leading' : 'stopped leading',
+          );
+          this.leading.next(leading);
+        },
+        complete: () => {
+          this.leaderRunning = false;
+          if (this.phase === 'releasing') this.finish();
+          else if (this.phase === 'draining' && standby) {
+            // Lost during a graceful stop: there is no Lease left to release, and the stop goes on (a signal's exit
+            // included) as it would have; the closed gate already aborted the runs in flight.
+          } else if (this.phase === 'running' || this.phase === 'draining') {
+            // onLost 'exit' with an exit that returned (tests): leadership is over and cannot come back.
+            this.abort(new Error('manager: leadership lost'));
+          }
+        },
+      }),
+    );
     this.metrics?.leaderStatus.set({ name: leader!.name }, this.leading.value ? 1 : 0);
   }
 
@@ -215,31 +326,48 @@ export class ManagerRun {
   private tap({ name, informer }: TrackedInformer): void {
     const { scheduler } = this.settings;
     const reflector = this.metrics === undefined ? undefined : new ReflectorMetrics(this.metrics, name);
-    this.teardown.add(informer.status$.subscribe((status) => {
-      reflector?.status(status);
-      this.readiness.status(name, status, scheduler.now());
-      logInformerStatus(this.log, name, status);
-      this.emit({ type: 'informer', time: scheduler.now(), informer: name, status });
-      this.evaluate();
-    }));
-    this.teardown.add(informer.synced$.subscribe((synced) => {
-      if (!synced) return;
-      this.readiness.synced(name);
-      this.log.info({ informer: name, objects: informer.current().size }, 'informer synced');
-      this.evaluate();
-    }));
-    this.teardown.add(informer.problems$.subscribe((problem) => {
-      reflector?.problem(problem);
-      this.log.warn({ informer: name, reason: problem.reason, count: problem.count, message: problem.message, ...(problem.key ? { key: problem.key } : {}) }, 'informer problem');
-    }));
-    if (reflector !== undefined) this.teardown.add(informer.store$.subscribe((store) => reflector.resourceVersion(store.resourceVersion)));
+    this.teardown.add(
+      informer.status$.subscribe((status) => {
+        reflector?.status(status);
+        this.readiness.status(name, status, scheduler.now());
+        logInformerStatus(this.log, name, status);
+        this.emit({ type: 'informer', time: scheduler.now(), informer: name, status });
+        this.evaluate();
+      }),
+    );
+    this.teardown.add(
+      informer.synced$.subscribe((synced) => {
+        if (!synced) return;
+        this.readiness.synced(name);
+        this.log.info({ informer: name, objects: informer.current().size }, 'informer synced');
+        this.evaluate();
+      }),
+    );
+    this.teardown.add(
+      informer.problems$.subscribe((problem) => {
+        reflector?.problem(problem);
+        this.log.warn(
+          {
+            informer: name,
+            reason: problem.reason,
+            count: problem.count,
+            message: problem.message,
+            ...(problem.key ? { key: problem.key } : {}),
+          },
+          'informer problem',
+        );
+      }),
+    );
+    if (reflector !== undefined)
+      this.teardown.add(informer.store$.subscribe((store) => reflector.resourceVersion(store.resourceVersion)));
   }
 
   private run(controller: RunningController): void {
     const name = controller.definition.name;
     controller.subscription = controller.stream!.subscribe({
       next: (event) => {
-        if (event.type === 'rejected') this.log.warn({ controller: name, trigger: event.trigger, error: event.error }, 'trigger rejected');
+        if (event.type === 'rejected')
+          this.log.warn({ controller: name, trigger: event.trigger, error: event.error }, 'trigger rejected');
         if (event.type === 'failed' && event.error instanceof ReconcileCancelledError) this.cancelled += 1;
         this.emit({ type: 'controller', time: event.time, controller: name, event });
       },
@@ -294,7 +422,10 @@ export class ManagerRun {
     const clean = stuck.length === 0 && this.cancelled === 0 && this.failure === undefined;
     this.clean = clean;
     this.emit({ type: 'drained', time: scheduler.now(), clean, cancelled: this.cancelled });
-    this.log.info({ clean, cancelled: this.cancelled, ...(stuck.length ? { cutOff: stuck.map((c) => c.definition.name) } : {}) }, 'drained');
+    this.log.info(
+      { clean, cancelled: this.cancelled, ...(stuck.length ? { cutOff: stuck.map((c) => c.definition.name) } : {}) },
+      'drained',
+    );
     const release = (): void => {
       if (this.phase !== 'releasing') return;
       if (this.leaderRunning) this.release$.next();
@@ -305,11 +436,17 @@ export class ManagerRun {
       return;
     }
     const timeoutMs = Math.max(0, shutdownTimeout - (scheduler.now() - this.drainStartedAt));
-    this.teardown.add(this.recorder.close({ timeoutMs }).subscribe({
-      next: (result) => this.log[result.complete ? 'info' : 'warn']({ complete: result.complete, pending: result.pending }, 'events flushed'),
-      error: () => release(),
-      complete: () => release(),
-    }));
+    this.teardown.add(
+      this.recorder.close({ timeoutMs }).subscribe({
+        next: (result) =>
+          this.log[result.complete ? 'info' : 'warn'](
+            { complete: result.complete, pending: result.pending },
+            'events flushed',
+          ),
+        error: () => release(),
+        complete: () => release(),
+      }),
+    );
   }
 
   private finish(): void {
@@ -370,24 +507,35 @@ export class ManagerRun {
    */
   private runHook(name: string, metrics: ControllerMetrics | undefined): ReconcileMetrics {
     const log = this.log;
-    return bothMetrics(metrics, { outcome: (run, next) => logOutcome(log, name, run, next) })!;
+    return bothMetrics(metrics, {
+      outcome: (run, next) => logOutcome(log, name, run, next),
+      staleRead: (key, staleRead) => logStaleRead(log, name, key, staleRead),
+    })!;
   }
 
   private async readyChecks(): Promise<CheckResult[]> {
     const builtIn = this.readiness.verdict(this.settings.scheduler.now()).checks;
-    return [...builtIn, ...await runChecks(this.settings.health.readyChecks, this.settings.health.checkTimeout)];
+    return [...builtIn, ...(await runChecks(this.settings.health.readyChecks, this.settings.health.checkTimeout))];
   }
 
   private async healthChecks(): Promise<CheckResult[]> {
-    return [['ping', undefined], ...await runChecks(this.settings.health.healthChecks, this.settings.health.checkTimeout)];
+    return [
+      ['ping', undefined],
+      ...(await runChecks(this.settings.health.healthChecks, this.settings.health.checkTimeout)),
+    ];
   }
 }
 
-function tagged<K extends string>(tag: K, address$: Observable<ServerAddress>): Observable<readonly [K, ServerAddress]> {
-  return new Observable((subscriber) => address$.subscribe({
-    next: (address) => subscriber.next([tag, address] as const),
-    error: (error: unknown) => subscriber.error(error),
-  }));
+function tagged<K extends string>(
+  tag: K,
+  address$: Observable<ServerAddress>,
+): Observable<readonly [K, ServerAddress]> {
+  return new Observable((subscriber) =>
+    address$.subscribe({
+      next: (address) => subscriber.next([tag, address] as const),
+      error: (error: unknown) => subscriber.error(error),
+    }),
+  );
 }
 
 /** A health handler that says nothing: for informers whose status the manager logs itself. */

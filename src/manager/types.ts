@@ -13,7 +13,8 @@ import type { WatchStatus } from '../watch/index.js';
 import type { ManagerLogger } from './logging/index.js';
 
 /** Leader election as the manager runs it: `leaderElection`'s options, with the Lease name defaulted. */
-export interface ManagerLeaderElection extends Omit<LeaderElectionOptions, 'scheduler' | 'stop$' | 'onLost' | 'exit' | 'name' | 'namespace'> {
+export interface ManagerLeaderElection
+  extends Omit<LeaderElectionOptions, 'scheduler' | 'stop$' | 'onLost' | 'exit' | 'name' | 'namespace'> {
   /**
    * Namespace of the Lease. Default: the namespace of the pod's service account
    * (`/var/run/secrets/kubernetes.io/serviceaccount/namespace`), as controller-runtime; required outside a cluster.
@@ -99,10 +100,12 @@ export interface ManagerOptions {
    * Graceful stop on SIGTERM/SIGINT (a second signal exits at once with code 1; after a signal, the process exits
    * with 0 after a clean drain, 1 otherwise). `false`: no signal handling.
    */
-  readonly signals?: {
-    /** Signals as they arrive. Default: SIGTERM and SIGINT on `process` (listeners removed when the manager stops). */
-    readonly source?: Observable<string>;
-  } | false;
+  readonly signals?:
+    | {
+        /** Signals as they arrive. Default: SIGTERM and SIGINT on `process` (listeners removed when the manager stops). */
+        readonly source?: Observable<string>;
+      }
+    | false;
   /** Starts the graceful stop on its first value, as a signal would, without exiting the process afterwards. */
   readonly stop$?: Observable<unknown>;
   /**
@@ -140,101 +143,101 @@ export interface ManagerOptions {
  */
 export type ManagerEvent =
   | {
-    /** The scheduler's `now()`, ms. */
-    readonly time: number;
-    /** The servers are listening and the informers are starting. */
-    readonly type: 'started';
-    /** Where `/metrics` is served; absent when metrics are off. */
-    readonly metrics?: {
-      /** The interface it is bound to. */
-      readonly host: string;
-      /** The port it listens on (the one chosen, when `0` was asked for). */
-      readonly port: number;
-      /** `http://host:port` (IPv6 hosts in brackets). */
-      readonly url: string;
+      /** The scheduler's `now()`, ms. */
+      readonly time: number;
+      /** The servers are listening and the informers are starting. */
+      readonly type: 'started';
+      /** Where `/metrics` is served; absent when metrics are off. */
+      readonly metrics?: {
+        /** The interface it is bound to. */
+        readonly host: string;
+        /** The port it listens on (the one chosen, when `0` was asked for). */
+        readonly port: number;
+        /** `http://host:port` (IPv6 hosts in brackets). */
+        readonly url: string;
+      };
+      /** Where `/healthz` and `/readyz` are served; absent when probes are off. */
+      readonly health?: {
+        /** The interface it is bound to. */
+        readonly host: string;
+        /** The port it listens on (the one chosen, when `0` was asked for). */
+        readonly port: number;
+        /** `http://host:port` (IPv6 hosts in brackets). */
+        readonly url: string;
+      };
+    }
+  | {
+      /** The scheduler's `now()`, ms. */
+      readonly time: number;
+      /** Leadership changed. */
+      readonly type: 'leading';
+      /** Whether this process now leads. */
+      readonly leading: boolean;
+    }
+  | {
+      /** The scheduler's `now()`, ms. */
+      readonly time: number;
+      /** An informer's connection status changed. */
+      readonly type: 'informer';
+      /** Which informer, e.g. `Pod v1 in default`. */
+      readonly informer: string;
+      /** Its new status. */
+      readonly status: WatchStatus;
+    }
+  | {
+      /** The scheduler's `now()`, ms. */
+      readonly time: number;
+      /** Every informer has synced. */
+      readonly type: 'synced';
+      /** The informers, labelled as in `informer` events. */
+      readonly informers: readonly string[];
+    }
+  | {
+      /** The scheduler's `now()`, ms. */
+      readonly time: number;
+      /** `/readyz` changed its answer. */
+      readonly type: 'ready';
+      /** Whether `/readyz` answers 200. */
+      readonly ready: boolean;
+      /** The failing checks while not ready; empty when ready. */
+      readonly reasons: readonly string[];
+    }
+  | {
+      /** The scheduler's `now()`, ms. */
+      readonly time: number;
+      /** One of a controller's reconcile events. */
+      readonly type: 'controller';
+      /** The controller's name. */
+      readonly controller: string;
+      /** The event as its reconcile operator emitted it. */
+      readonly event: ReconcileEvent;
+    }
+  | {
+      /** The scheduler's `now()`, ms. */
+      readonly time: number;
+      /** A graceful stop began: intake stopped, in-flight runs drain. */
+      readonly type: 'stopping';
+      /** Why: `signal SIGTERM`, `stop$`, or `controller <name> failed`. */
+      readonly reason: string;
+    }
+  | {
+      /** The scheduler's `now()`, ms. */
+      readonly time: number;
+      /** The drain ended. */
+      readonly type: 'drained';
+      /** True when every in-flight run finished within `shutdownTimeout` and nothing failed. */
+      readonly clean: boolean;
+      /** How many runs were cut short at the timeout. */
+      readonly cancelled: number;
+    }
+  | {
+      /** The scheduler's `now()`, ms. */
+      readonly time: number;
+      /** Everything stopped: events flushed, Lease released, servers closed. */
+      readonly type: 'stopped';
+      /** The `drained` event's `clean`: the process exits 1 instead of 0 when false. */
+      readonly clean: boolean;
     };
-    /** Where `/healthz` and `/readyz` are served; absent when probes are off. */
-    readonly health?: {
-      /** The interface it is bound to. */
-      readonly host: string;
-      /** The port it listens on (the one chosen, when `0` was asked for). */
-      readonly port: number;
-      /** `http://host:port` (IPv6 hosts in brackets). */
-      readonly url: string;
-    };
-  }
-  | {
-    /** The scheduler's `now()`, ms. */
-    readonly time: number;
-    /** Leadership changed. */
-    readonly type: 'leading';
-    /** Whether this process now leads. */
-    readonly leading: boolean;
-  }
-  | {
-    /** The scheduler's `now()`, ms. */
-    readonly time: number;
-    /** An informer's connection status changed. */
-    readonly type: 'informer';
-    /** Which informer, e.g. `Pod v1 in default`. */
-    readonly informer: string;
-    /** Its new status. */
-    readonly status: WatchStatus;
-  }
-  | {
-    /** The scheduler's `now()`, ms. */
-    readonly time: number;
-    /** Every informer has synced. */
-    readonly type: 'synced';
-    /** The informers, labelled as in `informer` events. */
-    readonly informers: readonly string[];
-  }
-  | {
-    /** The scheduler's `now()`, ms. */
-    readonly time: number;
-    /** `/readyz` changed its answer. */
-    readonly type: 'ready';
-    /** Whether `/readyz` answers 200. */
-    readonly ready: boolean;
-    /** The failing checks while not ready; empty when ready. */
-    readonly reasons: readonly string[];
-  }
-  | {
-    /** The scheduler's `now()`, ms. */
-    readonly time: number;
-    /** One of a controller's reconcile events. */
-    readonly type: 'controller';
-    /** The controller's name. */
-    readonly controller: string;
-    /** The event as its reconcile operator emitted it. */
-    readonly event: ReconcileEvent;
-  }
-  | {
-    /** The scheduler's `now()`, ms. */
-    readonly time: number;
-    /** A graceful stop began: intake stopped, in-flight runs drain. */
-    readonly type: 'stopping';
-    /** Why: `signal SIGTERM`, `stop$`, or `controller <name> failed`. */
-    readonly reason: string;
-  }
-  | {
-    /** The scheduler's `now()`, ms. */
-    readonly time: number;
-    /** The drain ended. */
-    readonly type: 'drained';
-    /** True when every in-flight run finished within `shutdownTimeout` and nothing failed. */
-    readonly clean: boolean;
-    /** How many runs were cut short at the timeout. */
-    readonly cancelled: number;
-  }
-  | {
-    /** The scheduler's `now()`, ms. */
-    readonly time: number;
-    /** Everything stopped: events flushed, Lease released, servers closed. */
-    readonly type: 'stopped';
-    /** The `drained` event's `clean`: the process exits 1 instead of 0 when false. */
-    readonly clean: boolean;
-  };
 
 /** The field every {@link ManagerEvent} carries. */
 export type ManagerEventBase = Pick<ManagerEvent, 'time'>;

@@ -36,5 +36,7 @@ export function joinApiVersion(group: string, version: string): string {
  * name it in an owner reference or an Event.
  */
 export function isPartialObjectMetadata(apiVersion: string | undefined, kind: string | undefined): boolean {
-  return kind === 'PartialObjectMetadata' && apiVersion !== undefined && groupOfApiVersion(apiVersion) === 'meta.k8s.io';
+  return (
+    kind === 'PartialObjectMetadata' && apiVersion !== undefined && groupOfApiVersion(apiVersion) === 'meta.k8s.io'
+  );
 }

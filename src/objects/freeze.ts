@@ -93,12 +93,16 @@ function freezeSafely(root: object, seen: Set<object>): void {
       continue;
     }
     stack.push([value, true]);
-    const plain = Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null;
+    const plain =
+      Array.isArray(value) ||
+      Object.getPrototypeOf(value) === Object.prototype ||
+      Object.getPrototypeOf(value) === null;
     // JSON-like objects have no enumerable inherited properties; a class instance's belong to its prototype.
     const keys = plain && !Array.isArray(value) ? keysOf(value) : Object.keys(value);
     for (const key of keys) {
       const child: unknown = (value as Record<string, unknown>)[key];
-      if (typeof child === 'object' && child !== null && !Object.isFrozen(child) && !seen.has(child)) stack.push([child, false]);
+      if (typeof child === 'object' && child !== null && !Object.isFrozen(child) && !seen.has(child))
+        stack.push([child, false]);
     }
   }
 }

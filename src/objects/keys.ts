@@ -4,7 +4,10 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 
-/** Thrown by {@link objectKey} for an object that has no `metadata.name` and so has no key. */
+/**
+ * Thrown by {@link objectKey} for an object that has no `metadata.name` and so has no key. Not exported: the error of
+ * a mistake in the calling code, told apart by its `name`.
+ */
 export class MissingNameError extends Error {
   /** Always `'MissingNameError'`. */
   override readonly name = 'MissingNameError';
@@ -17,9 +20,10 @@ export class MissingNameError extends Error {
  * - `namespace/name` when `metadata.namespace` is a non-empty string, `name` otherwise; the key client-go uses.
  *
  * # Caveats
- * - Throws {@link MissingNameError} when `metadata.name` is missing or empty: there is no key to give, and an empty
- *   one would silently collide with every other nameless object. Check that the object has a name first where a throw is
- *   not wanted.
+ * - Throws an `Error` named `MissingNameError` when `metadata.name` is missing or empty: there is no key to give,
+ *   and an empty one would silently collide with every other nameless object. Check that the object has a name first
+ *   where a throw is not wanted (the class is not exported: it marks a mistake in the calling code, and its `name`
+ *   tells it apart).
  */
 export function objectKey(object: KubernetesObject): string {
   const name = object?.metadata?.name;

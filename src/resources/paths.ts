@@ -22,5 +22,7 @@ export function collectionPath(resource: ResolvedResource, namespace?: string): 
 
 /** The discovery path of a group/version: `/api/v1` for core, `/apis/<group>/<version>` otherwise. */
 export function groupVersionPath(group: string, version: string): string {
-  return group === '' ? `/api/${encodeURIComponent(version)}` : `/apis/${encodeURIComponent(group)}/${encodeURIComponent(version)}`;
+  return group === ''
+    ? `/api/${encodeURIComponent(version)}`
+    : `/apis/${encodeURIComponent(group)}/${encodeURIComponent(version)}`;
 }

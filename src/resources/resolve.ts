@@ -2,7 +2,12 @@
  * Resource resolution: kind to plural and scope, via the built-in table or discovery (cached).
  */
 import {
-  ApiError, TransportError, checkWarningHandler, getWithWarnings, printWarningOnce, transportOf,
+  ApiError,
+  TransportError,
+  checkWarningHandler,
+  getWithWarnings,
+  printWarningOnce,
+  transportOf,
 } from '../transport/index.js';
 import type { Transport, WarningHandler } from '../transport/index.js';
 import { firstValueFrom, Observable, of } from 'rxjs';
@@ -49,7 +54,9 @@ const discoveryCache = new WeakMap<Transport, Map<string, ReadonlyMap<string, Re
  *   `process.emitWarning`, never to the caller.
  */
 export function resolveResource$(
-  transport: Transport, ref: ResourceRef, onWarning: WarningHandler = printWarningOnce,
+  transport: Transport,
+  ref: ResourceRef,
+  onWarning: WarningHandler = printWarningOnce,
 ): Observable<ResolvedResource> {
   const builtin = builtinResource(ref.apiVersion, ref.kind);
   if (builtin !== undefined) return of(builtin);
@@ -78,7 +85,9 @@ export function resolveResource$(
         }
       },
       error: (err: unknown) =>
-        subscriber.error(err instanceof ApiError && err.code === 404 ? new UnknownResourceError(ref.apiVersion, ref.kind) : err),
+        subscriber.error(
+          err instanceof ApiError && err.code === 404 ? new UnknownResourceError(ref.apiVersion, ref.kind) : err,
+        ),
     }),
   );
 }
@@ -98,7 +107,11 @@ export interface ResolveResourceOptions {
  *
  * Throws a `TypeError` at once when `options.onWarning` is given and is not a function.
  */
-export function resolveResource(connection: Connection, ref: ResourceRef, options: ResolveResourceOptions = {}): Promise<ResolvedResource> {
+export function resolveResource(
+  connection: Connection,
+  ref: ResourceRef,
+  options: ResolveResourceOptions = {},
+): Promise<ResolvedResource> {
   checkWarningHandler('resolveResource', options.onWarning);
   return firstValueFrom(resolveResource$(transportOf(connection), ref, options.onWarning));
 }
@@ -113,13 +126,22 @@ function indexDiscovery(body: unknown, group: string, version: string): Readonly
   const kinds = new Map<string, ResolvedResource>();
   const resources = (body as { resources?: unknown } | null)?.resources;
   if (!Array.isArray(resources)) {
-    throw new TransportError('MalformedResponse', `discovery of "${group === '' ? version : `${group}/${version}`}" returned no resources array`);
+    throw new TransportError(
+      'MalformedResponse',
+      `discovery of "${group === '' ? version : `${group}/${version}`}" returned no resources array`,
+    );
   }
   for (const entry of resources as ApiResourceEntry[]) {
     // Subresources (`pods/status`) share the parent's kind; only the top-level collection is listable.
     if (typeof entry?.name !== 'string' || entry.name.includes('/') || typeof entry.kind !== 'string') continue;
     if (!kinds.has(entry.kind)) {
-      kinds.set(entry.kind, { group, version, kind: entry.kind, plural: entry.name, namespaced: entry.namespaced === true });
+      kinds.set(entry.kind, {
+        group,
+        version,
+        kind: entry.kind,
+        plural: entry.name,
+        namespaced: entry.namespaced === true,
+      });
     }
   }
   return kinds;

@@ -17,7 +17,7 @@ export function isSupportedNodeVersion(version: string): boolean {
 
 if (!isSupportedNodeVersion(process.versions.node)) {
   throw new Error(
-    `rxkube needs Node.js >= ${MINIMUM_NODE_VERSION} (its dependency @kubernetes/client-node 2.x does); this is Node.js `
-    + `${process.versions.node}. Upgrade Node.js, or run through the project's npm scripts, which use the pinned Node 24.`,
+    `rxkube needs Node.js >= ${MINIMUM_NODE_VERSION} (its dependency @kubernetes/client-node 2.x does); this is Node.js ` +
+      `${process.versions.node}. Upgrade Node.js, or run through the project's npm scripts, which use the pinned Node 24.`,
   );
 }

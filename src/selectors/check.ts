@@ -1,7 +1,7 @@
 /** Selector options checked where they are given, before anything is sent to a server. */
 import { SelectorParseError } from './errors.js';
-import { parseFieldSelector } from './fieldSelector.js';
-import { validateLabelSelectorText } from './labelParser.js';
+import { parseFieldSelector } from './field-selector.js';
+import { validateLabelSelectorText } from './label-parser.js';
 
 /** The selector options of a watch, a list or a delete of a collection. */
 export interface SelectorOptions {
@@ -39,7 +39,10 @@ function check(where: string, option: string, selector: unknown, validate: (text
     validate(selector);
   } catch (error) {
     if (!(error instanceof SelectorParseError)) throw error;
-    throw new RangeError(`${where}: ${option} ${JSON.stringify(selector)} is invalid${at(selector, error.position)}: ${error.message}`, { cause: error });
+    throw new RangeError(
+      `${where}: ${option} ${JSON.stringify(selector)} is invalid${at(selector, error.position)}: ${error.message}`,
+      { cause: error },
+    );
   }
 }
 

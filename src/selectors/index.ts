@@ -5,14 +5,15 @@ export {
   labelSelectorFromObject,
   matchesLabels,
   formatLabelSelector,
-} from './labelSelector.js';
-export type { LabelRequirement, LabelSelector } from './labelSelector.js';
+} from './label-selector.js';
+export type { LabelRequirement, LabelSelector } from './label-selector.js';
 export {
   parseFieldSelector,
   matchesFields,
   formatFieldSelector,
   escapeFieldValue,
-} from './fieldSelector.js';
-export type { FieldRequirement, FieldSelector } from './fieldSelector.js';
+} from './field-selector.js';
+export type { FieldRequirement, FieldSelector } from './field-selector.js';
 export { checkSelectors } from './check.js';
 export type { SelectorOptions } from './check.js';
+export * as selectors from './selectors-namespace.js';

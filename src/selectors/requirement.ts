@@ -23,23 +23,29 @@ export function requirementErrors(key: string, op: GoOperator, values: readonly 
   switch (op) {
     case 'in':
     case 'notin':
-      if (vals.length === 0) errs.push(fieldInvalid('values', shown, "for 'in', 'notin' operators, values set can't be empty"));
+      if (vals.length === 0)
+        errs.push(fieldInvalid('values', shown, "for 'in', 'notin' operators, values set can't be empty"));
       break;
     case '=':
     case '==':
     case '!=':
-      if (vals.length !== 1) errs.push(fieldInvalid('values', shown, 'exact-match compatibility requires one single value'));
+      if (vals.length !== 1)
+        errs.push(fieldInvalid('values', shown, 'exact-match compatibility requires one single value'));
       break;
     case 'exists':
     case '!':
-      if (vals.length !== 0) errs.push(fieldInvalid('values', shown, 'values set must be empty for exists and does not exist'));
+      if (vals.length !== 0)
+        errs.push(fieldInvalid('values', shown, 'values set must be empty for exists and does not exist'));
       break;
     case 'gt':
     case 'lt':
-      if (vals.length !== 1) errs.push(fieldInvalid('values', shown, "for 'Gt', 'Lt' operators, exactly one value is required"));
+      if (vals.length !== 1)
+        errs.push(fieldInvalid('values', shown, "for 'Gt', 'Lt' operators, exactly one value is required"));
       vals.forEach((v, i) => {
         if (!/^[+-]?\d+$/.test(v)) {
-          errs.push(fieldInvalid(`values[${i}]`, JSON.stringify(v), "for 'Gt', 'Lt' operators, the value must be an integer"));
+          errs.push(
+            fieldInvalid(`values[${i}]`, JSON.stringify(v), "for 'Gt', 'Lt' operators, the value must be an integer"),
+          );
         }
       });
       break;

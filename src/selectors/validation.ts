@@ -37,7 +37,8 @@ const EMPTY_ERROR = 'must be non-empty';
 function dns1123SubdomainErrors(value: string): string[] {
   const errs: string[] = [];
   if (value.length > DNS1123_SUBDOMAIN_MAX) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX));
-  if (!DNS1123_SUBDOMAIN_RE.test(value)) errs.push(regexError(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, 'example.com'));
+  if (!DNS1123_SUBDOMAIN_RE.test(value))
+    errs.push(regexError(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, 'example.com'));
   return errs;
 }
 
@@ -74,7 +75,8 @@ export function qualifiedNameErrors(value: string): string[] {
 export function labelValueErrors(value: string): string[] {
   const errs: string[] = [];
   if (value.length > LABEL_VALUE_MAX) errs.push(maxLenError(LABEL_VALUE_MAX));
-  if (!LABEL_VALUE_RE.test(value)) errs.push(regexError(LABEL_VALUE_ERR, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
+  if (!LABEL_VALUE_RE.test(value))
+    errs.push(regexError(LABEL_VALUE_ERR, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
   return errs;
 }
 

@@ -77,7 +77,8 @@ export function initialStoreState<T extends KubernetesObject>(store: Store<T> = 
  *   change exactly.
  */
 export function applyWatchEvents<T extends KubernetesObject>(
-  state: StoreState<T>, events: Iterable<WatchEvent<T>>,
+  state: StoreState<T>,
+  events: Iterable<WatchEvent<T>>,
 ): StoreStep<T> {
   return step(state, (batch) => {
     for (const event of events) batch.apply(event);
@@ -108,7 +109,9 @@ export interface ExactStoreStep<T extends KubernetesObject = KubernetesObject> e
  * - `resourceVersion` is the step's last one: the version after its last delta, not after each change.
  */
 export function applyWatchBatch<T extends KubernetesObject>(
-  state: StoreState<T>, events: readonly WatchEvent<T>[], from = 0,
+  state: StoreState<T>,
+  events: readonly WatchEvent<T>[],
+  from = 0,
 ): ExactStoreStep<T> {
   let next = from;
   const result = step(state, (batch) => {
@@ -144,7 +147,11 @@ function step<T extends KubernetesObject>(state: StoreState<T>, applyDeltas: (ba
 type Mutable<R> = { -readonly [K in keyof R]: R[K] extends object ? Mutable<R[K]> : R[K] };
 
 /** Assigns only what moved: an assignment of the same value would still make Immer copy the record. */
-function writeRoots<T extends KubernetesObject>(draft: Mutable<StoreData<T>>, base: StoreData<T>, batch: Batch<T>): void {
+function writeRoots<T extends KubernetesObject>(
+  draft: Mutable<StoreData<T>>,
+  base: StoreData<T>,
+  batch: Batch<T>,
+): void {
   const { work } = batch;
   if (work.objects !== base.objects) draft.objects = work.objects as Mutable<StoreData<T>>['objects'];
   if (work.size !== base.size) draft.size = work.size;

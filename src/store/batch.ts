@@ -9,7 +9,15 @@ import { deepFreeze, objectKey } from '../objects/index.js';
 import { trieForEach, trieGet } from './hash-trie.js';
 import { storeDataOf, storeIndexersOf, type Store } from './store.js';
 import type { StoreChange, StoreProblem } from './types.js';
-import { indexerList, putObject, removeObject, workingCopy, type IndexFailure, type IndexerList, type WorkingData } from './writes.js';
+import {
+  indexerList,
+  putObject,
+  removeObject,
+  workingCopy,
+  type IndexFailure,
+  type IndexerList,
+  type WorkingData,
+} from './writes.js';
 
 /**
  * The listing so far of a relist that has not reached `relistDone`, newest first. A persistent linked list: one
@@ -179,8 +187,11 @@ export class Batch<T extends KubernetesObject> {
     const old = putObject(this.work, this.indexers, key, object, failures);
     if (failures.length > 0) {
       for (const { name, error } of failures) {
-        this.report('IndexerFailed',
-          `indexer "${name}" threw on ${key}; the object is stored but not in that index: ${error.message}`, event);
+        this.report(
+          'IndexerFailed',
+          `indexer "${name}" threw on ${key}; the object is stored but not in that index: ${error.message}`,
+          event,
+        );
       }
       failures.length = 0;
     }
@@ -220,7 +231,10 @@ function sameVersion(a: KubernetesObject, b: KubernetesObject): boolean {
 }
 
 /** The listing as a Map in first-listed order, later entries (and then `local`) winning for a repeated key. */
-function materialize<T>(newest: ListingNode<T> | null, local: ReadonlyMap<string, T | null>): ReadonlyMap<string, T | null> {
+function materialize<T>(
+  newest: ListingNode<T> | null,
+  local: ReadonlyMap<string, T | null>,
+): ReadonlyMap<string, T | null> {
   // A relist applied in one call is `local` already.
   if (newest === null) return local;
   const nodes: ListingNode<T>[] = [];

@@ -84,7 +84,7 @@ function lookup(node: Node | null, key: string, hash: number, depth: number): un
 /** Looks `key` up (`hash` is `hashKey(key)`, when the caller has it). */
 export function trieGet<V>(root: TrieNode<V> | null, key: string, hash = hashKey(key)): V | undefined {
   const value = lookup(root as Node | null, key, hash, 0);
-  return value === MISSING ? undefined : value as V;
+  return value === MISSING ? undefined : (value as V);
 }
 
 /** Whether the trie holds `key`. */
@@ -137,7 +137,12 @@ function newLeaf(hash: number, key: string, value: unknown, fresh: object[]): No
  * values are never `undefined`. Setting the value a key already holds copies nothing. Created nodes go on `fresh`.
  */
 export function trieSet<V>(
-  holder: object, slot: string | number, key: string, value: V, fresh: object[], hash = hashKey(key),
+  holder: object,
+  slot: string | number,
+  key: string,
+  value: V,
+  fresh: object[],
+  hash = hashKey(key),
 ): V | undefined {
   let parent = holder as Slots;
   let at: string | number = slot;
@@ -169,7 +174,8 @@ function split(leaf: Node, depth: number, fresh: object[]): Node {
   const branch: Node = new Array<Node | null>(FAN_OUT).fill(null);
   fresh.push(branch);
   // Re-inserting below the branch reuses the overflow rule, so a pathological cluster splits again.
-  for (let i = 0; i < leaf.length; i += ENTRY) insertBelow(branch, leaf[i] as number, leaf[i + 1] as string, leaf[i + 2], depth, fresh);
+  for (let i = 0; i < leaf.length; i += ENTRY)
+    insertBelow(branch, leaf[i] as number, leaf[i + 1] as string, leaf[i + 2], depth, fresh);
   return branch;
 }
 
@@ -191,11 +197,24 @@ function insertBelow(branch: Node, hash: number, key: string, value: unknown, de
  * trie is `null` again. Returns true when the key was present. Removing an absent key copies nothing. Created nodes
  * go on `fresh`.
  */
-export function trieDelete(holder: object, slot: string | number, key: string, fresh: object[], hash = hashKey(key)): boolean {
+export function trieDelete(
+  holder: object,
+  slot: string | number,
+  key: string,
+  fresh: object[],
+  hash = hashKey(key),
+): boolean {
   return deleteAt(holder as Slots, slot, key, hash, 0, fresh);
 }
 
-function deleteAt(parent: Slots, at: string | number, key: string, hash: number, depth: number, fresh: object[]): boolean {
+function deleteAt(
+  parent: Slots,
+  at: string | number,
+  key: string,
+  hash: number,
+  depth: number,
+  fresh: object[],
+): boolean {
   const shared = (parent[at] ?? null) as Node | null;
   if (shared === null) return false;
   if (isLeaf(shared)) {
@@ -224,4 +243,75 @@ function deleteAt(parent: Slots, at: string | number, key: string, hash: number,
  */
 export function freezeFresh(fresh: readonly object[]): void {
   for (const node of fresh) Object.freeze(node);
+}
+
+/**
+ * Calls `visit(key, before, after)` for every key whose value differs between two tries: `before` is `undefined`
+ * for a key only `after` holds, `after` for a key only `before` holds; values are compared by identity.
+ *
+ * Subtrees the two tries share (the same node) are skipped without being read, so for a trie derived from the
+ * other by k writes the cost is about k × depth × {@link FAN_OUT} reference comparisons, whatever the size of the
+ * trie. Tries of unrelated lineages are compared correctly too, at the cost of reading both.
+ */
+export function trieDiff<V>(
+  before: TrieNode<V> | null,
+  after: TrieNode<V> | null,
+  visit: (key: string, before: V | undefined, after: V | undefined) => void,
+): void {
+  diffAt(before as Node | null, after as Node | null, 0, visit as Visit);
+}
+
+type Visit = (key: string, before: unknown, after: unknown) => void;
+
+function diffAt(a: Node | null, b: Node | null, depth: number, visit: Visit): void {
+  if (a === b) return;
+  if (a === null) {
+    forEachEntry(b!, (_, key, value) => visit(key, undefined, value));
+    return;
+  }
+  if (b === null) {
+    forEachEntry(a, (_, key, value) => visit(key, value, undefined));
+    return;
+  }
+  const aLeaf = isLeaf(a);
+  const bLeaf = isLeaf(b);
+  if (!aLeaf && !bLeaf) {
+    // The hot path: compare child slots by reference, and descend only where they differ.
+    for (let i = 0; i < FAN_OUT; i++) {
+      const before = a[i] as Node | null;
+      const after = b[i] as Node | null;
+      if (before !== after) diffAt(before, after, depth + 1, visit);
+    }
+    return;
+  }
+  if (aLeaf && bLeaf) {
+    for (let i = 0; i < a.length; i += ENTRY) {
+      const at = find(b, a[i + 1] as string, a[i] as number);
+      if (at < 0) visit(a[i + 1] as string, a[i + 2], undefined);
+      else if (b[at + 2] !== a[i + 2]) visit(a[i + 1] as string, a[i + 2], b[at + 2]);
+    }
+    for (let j = 0; j < b.length; j += ENTRY) {
+      if (find(a, b[j + 1] as string, b[j] as number) < 0) visit(b[j + 1] as string, undefined, b[j + 2]);
+    }
+    return;
+  }
+  // A leaf against a branch (a leaf that split, a trie of another lineage): look each entry up on the other side.
+  // Both hold the keys of one slot range, so this is bounded by what that range holds.
+  forEachEntry(a, (hash, key, value) => {
+    const other = lookup(b, key, hash, depth);
+    if (other === MISSING) visit(key, value, undefined);
+    else if (other !== value) visit(key, value, other);
+  });
+  forEachEntry(b, (hash, key, value) => {
+    if (lookup(a, key, hash, depth) === MISSING) visit(key, undefined, value);
+  });
+}
+
+/** Every entry below `node` with its hash (a leaf's entries carry it; nothing is rehashed). */
+function forEachEntry(node: Node, visit: (hash: number, key: string, value: unknown) => void): void {
+  if (isLeaf(node)) {
+    for (let i = 0; i < node.length; i += ENTRY) visit(node[i] as number, node[i + 1] as string, node[i + 2]);
+    return;
+  }
+  for (const child of node) if (child !== null) forEachEntry(child as Node, visit);
 }

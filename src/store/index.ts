@@ -4,9 +4,20 @@
  */
 export { Store, NAMESPACE_INDEX, type ListOptions } from './store.js';
 export {
-  applyWatchBatch, applyWatchEvents, initialStoreState, type ExactStoreStep, type StoreState, type StoreStep,
+  applyWatchBatch,
+  applyWatchEvents,
+  initialStoreState,
+  type ExactStoreStep,
+  type StoreState,
+  type StoreStep,
 } from './apply-watch-events.js';
 export {
-  isBatch, reduceStore, storeReducer, type ReduceStoreOptions, type StoreReducer, type StoreUpdate,
+  isBatch,
+  reduceStore,
+  storeReducer,
+  type ReduceStoreOptions,
+  type StoreReducer,
+  type StoreUpdate,
 } from './reduce-store.js';
 export type { Indexer, Indexers, StoreOptions, StoreChange, StoreProblem } from './types.js';
+export { diffStores, editStore, emptySyncedStore, type StoreEditor } from './edit.js';

@@ -49,25 +49,28 @@ export interface ReduceStoreOptions<T extends KubernetesObject> extends StoreOpt
 export function reduceStore<T extends KubernetesObject>(
   options: ReduceStoreOptions<T> = {},
 ): OperatorFunction<WatchEvent<T> | readonly WatchEvent<T>[], StoreUpdate<T>> {
-  return (source) => new Observable<StoreUpdate<T>>((subscriber) => {
-    const reducer = storeReducer(options);
-    return source.subscribe({
-      next: (input) => {
-        const events = isBatch(input) ? input : [input];
-        for (let from = 0; from < events.length && !subscriber.closed;) {
-          const { update, next } = reducer.step(events, from);
-          if (update !== undefined) subscriber.next(update);
-          from = next;
-        }
-      },
-      error: (error: unknown) => subscriber.error(error),
-      complete: () => subscriber.complete(),
+  return (source) =>
+    new Observable<StoreUpdate<T>>((subscriber) => {
+      const reducer = storeReducer(options);
+      return source.subscribe({
+        next: (input) => {
+          const events = isBatch(input) ? input : [input];
+          for (let from = 0; from < events.length && !subscriber.closed; ) {
+            const { update, next } = reducer.step(events, from);
+            if (update !== undefined) subscriber.next(update);
+            from = next;
+          }
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
     });
-  });
 }
 
 /** Whether a source emission is a batch of deltas rather than one delta. */
-export function isBatch<T extends KubernetesObject>(input: WatchEvent<T> | readonly WatchEvent<T>[]): input is readonly WatchEvent<T>[] {
+export function isBatch<T extends KubernetesObject>(
+  input: WatchEvent<T> | readonly WatchEvent<T>[],
+): input is readonly WatchEvent<T>[] {
   return Array.isArray(input);
 }
 
@@ -77,7 +80,10 @@ export interface StoreReducer<T extends KubernetesObject> {
    * Applies `events[from…]` as far as one exact snapshot goes; returns the update (undefined when nothing changed
    * and nothing was reported) and the index of the first delta it did not apply (> `from`).
    */
-  step(events: readonly WatchEvent<T>[], from: number): { readonly update: StoreUpdate<T> | undefined; readonly next: number };
+  step(
+    events: readonly WatchEvent<T>[],
+    from: number,
+  ): { readonly update: StoreUpdate<T> | undefined; readonly next: number };
   /** The latest snapshot. */
   current(): Store<T>;
 }
@@ -98,9 +104,10 @@ export function storeReducer<T extends KubernetesObject>(options: ReduceStoreOpt
       const before = state.store;
       const result = applyWatchBatch(state, events, from);
       state = result.state;
-      const update = state.store === before && result.problems.length === 0
-        ? undefined
-        : { store: state.store, changes: result.changes, problems: result.problems };
+      const update =
+        state.store === before && result.problems.length === 0
+          ? undefined
+          : { store: state.store, changes: result.changes, problems: result.problems };
       return { update, next: result.next };
     },
     current: () => state.store,

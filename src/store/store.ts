@@ -90,7 +90,14 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
     }
     const indexes: Record<string, null> = {};
     for (const name of Object.keys(indexers)) indexes[name] = null;
-    const data: StoreData<T> = { objects: null, size: 0, indexes, resourceVersion: '', synced: false, namespacesFollowKeys: true };
+    const data: StoreData<T> = {
+      objects: null,
+      size: 0,
+      indexes,
+      resourceVersion: '',
+      synced: false,
+      namespacesFollowKeys: true,
+    };
     return new Store(freeze(data, true), Object.freeze(indexers));
   }
 
@@ -125,16 +132,18 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
    * # Caveats
    * - A malformed selector text throws the selectors module's `SelectorParseError`; nothing is filtered silently.
    */
-  list(options: {
-    /** Only objects in this namespace (served from the namespace index, not a scan). */
-    readonly namespace?: string;
-    /** A label selector, as text (`app=web,tier in (a,b)`) or already parsed. Text is parsed once per call. */
-    readonly labelSelector?: string | LabelSelector;
-  } = {}): T[] {
-    const selector = typeof options.labelSelector === 'string'
-      ? parseLabelSelector(options.labelSelector)
-      : options.labelSelector;
-    const candidates = options.namespace === undefined ? this.values() : this.byIndex(NAMESPACE_INDEX, options.namespace);
+  list(
+    options: {
+      /** Only objects in this namespace (served from the namespace index, not a scan). */
+      readonly namespace?: string;
+      /** A label selector, as text (`app=web,tier in (a,b)`) or already parsed. Text is parsed once per call. */
+      readonly labelSelector?: string | LabelSelector;
+    } = {},
+  ): T[] {
+    const selector =
+      typeof options.labelSelector === 'string' ? parseLabelSelector(options.labelSelector) : options.labelSelector;
+    const candidates =
+      options.namespace === undefined ? this.values() : this.byIndex(NAMESPACE_INDEX, options.namespace);
     const result: T[] = [];
     for (const object of candidates) {
       if (selector === undefined || matchesLabels(selector, object.metadata?.labels ?? {})) result.push(object);

@@ -35,33 +35,33 @@ export interface StoreOptions<T> {
  */
 export type StoreChange<T> =
   | {
-    /** The key was not cached before. */
-    readonly type: 'added';
-    /** The object's store key. */
-    readonly key: string;
-    /** The object as stored. */
-    readonly object: T;
-  }
+      /** The key was not cached before. */
+      readonly type: 'added';
+      /** The object's store key. */
+      readonly key: string;
+      /** The object as stored. */
+      readonly object: T;
+    }
   | {
-    /** The key was cached and its object replaced. */
-    readonly type: 'updated';
-    /** The object's store key. */
-    readonly key: string;
-    /** The object stored before. */
-    readonly old: T;
-    /** The object stored now. */
-    readonly object: T;
-  }
+      /** The key was cached and its object replaced. */
+      readonly type: 'updated';
+      /** The object's store key. */
+      readonly key: string;
+      /** The object stored before. */
+      readonly old: T;
+      /** The object stored now. */
+      readonly object: T;
+    }
   | {
-    /** The key is gone. */
-    readonly type: 'deleted';
-    /** The object's store key. */
-    readonly key: string;
-    /** Its final state, or the last known one when `stateUnknown`. */
-    readonly object: T;
-    /** True when the object vanished across a relist. */
-    readonly stateUnknown: boolean;
-  };
+      /** The key is gone. */
+      readonly type: 'deleted';
+      /** The object's store key. */
+      readonly key: string;
+      /** Its final state, or the last known one when `stateUnknown`. */
+      readonly object: T;
+      /** True when the object vanished across a relist. */
+      readonly stateUnknown: boolean;
+    };
 
 /**
  * Input that broke the reflector's contract or could not be stored, reported instead of crashing or vanishing.

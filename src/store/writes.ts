@@ -23,15 +23,25 @@ export interface WorkingData<T> {
 /** The indexers as a list, built once per batch. */
 export type IndexerList<T> = readonly (readonly [name: string, indexer: Indexer<T>])[];
 
-/** The indexers of a store as an {@link IndexerList}. */
+const indexerLists = new WeakMap<object, IndexerList<never>>();
+
+/** The indexers of a store as an {@link IndexerList}, made once per set of indexers (every snapshot shares it). */
 export function indexerList<T>(indexers: Indexers<T>): IndexerList<T> {
-  return Object.entries(indexers);
+  let list = indexerLists.get(indexers) as IndexerList<T> | undefined;
+  if (list === undefined) {
+    list = Object.freeze(Object.entries(indexers));
+    indexerLists.set(indexers, list as IndexerList<never>);
+  }
+  return list;
 }
 
 /** A working copy of `data`; its trie roots are shared until written. */
 export function workingCopy<T>(data: StoreData<T>): WorkingData<T> {
   return {
-    fresh: [], objects: data.objects, size: data.size, indexes: { ...data.indexes },
+    fresh: [],
+    objects: data.objects,
+    size: data.size,
+    indexes: { ...data.indexes },
     namespacesFollowKeys: data.namespacesFollowKeys,
   };
 }
@@ -91,7 +101,13 @@ function followsKey(key: string, filed: IndexValues | Error): boolean {
  * keys (see {@link namespaceSpelledBy}): same key, same namespace. In a large cache the old object is cold memory,
  * and reading its namespace was a cache miss or two per update.
  */
-export function putObject<T>(work: WorkingData<T>, indexers: IndexerList<T>, key: string, object: T, failures: IndexFailure[]): T | undefined {
+export function putObject<T>(
+  work: WorkingData<T>,
+  indexers: IndexerList<T>,
+  key: string,
+  object: T,
+  failures: IndexFailure[],
+): T | undefined {
   const old = trieSet(work, 'objects', key, object, work.fresh);
   if (old === undefined) work.size += 1;
   const cachedFollowKeys = work.namespacesFollowKeys;
@@ -113,7 +129,8 @@ export function putObject<T>(work: WorkingData<T>, indexers: IndexerList<T>, key
 export function removeObject<T>(work: WorkingData<T>, indexers: IndexerList<T>, key: string, old: T): void {
   if (trieDelete(work, 'objects', key, work.fresh)) work.size -= 1;
   for (const [name, indexer] of indexers) {
-    const before = name === NAMESPACE_INDEX && work.namespacesFollowKeys ? namespaceSpelledBy(key) : indexValuesOf(indexer, old);
+    const before =
+      name === NAMESPACE_INDEX && work.namespacesFollowKeys ? namespaceSpelledBy(key) : indexValuesOf(indexer, old);
     if (!(before instanceof Error)) moveKey(work, name, key, before, undefined);
   }
 }

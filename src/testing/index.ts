@@ -16,37 +16,104 @@ export type { ClusterHandle } from './cluster.js';
 export { startTestCluster } from './apiserver/index.js';
 export { SeedError } from './apiserver/index.js';
 export type {
-  TestCluster, TestClusterOptions, InMemoryServerOptions, Faults, FailNextOptions, ConflictNextOptions, FailWritesOptions, SeedOptions,
-  StatusBody, RequestLog, RequestRecord, RequestVerb,
+  TestCluster,
+  TestClusterOptions,
+  InMemoryServerOptions,
+  Faults,
+  FailNextOptions,
+  ConflictNextOptions,
+  FailWritesOptions,
+  SeedOptions,
+  StatusBody,
+  RequestLog,
+  RequestRecord,
+  RequestVerb,
 } from './apiserver/index.js';
 export { virtualCluster } from './virtual/index.js';
 export type { ResponseHeaders } from './apiserver/index.js';
 export type {
-  ExchangeEvent, ConflictKeyOptions, NetworkFaultOptions, NetworkFaults, PartitionOptions, RawExchangeRequest, RawExchangeResponse,
-  VirtualCluster, VirtualClusterOptions, VirtualDelay, VirtualFaults, VirtualLink, VirtualLinkOptions, VirtualNetworkOptions,
-  VirtualRequestInfo, WarnNextOptions,
+  ExchangeEvent,
+  ConflictKeyOptions,
+  NetworkFaultOptions,
+  NetworkFaults,
+  PartitionOptions,
+  RawExchangeRequest,
+  RawExchangeResponse,
+  VirtualCluster,
+  VirtualClusterOptions,
+  VirtualDelay,
+  VirtualFaults,
+  VirtualLink,
+  VirtualLinkOptions,
+  VirtualNetworkOptions,
+  VirtualRequestInfo,
+  WarnNextOptions,
 } from './virtual/index.js';
 export { createCertificateAuthority, issueCertificate } from './pki/index.js';
 export type { Pem, CertificateAuthority, CertificateUsage, IssueOptions } from './pki/index.js';
 export {
-  startControlPlane, existingCluster, resolveControlPlaneAssets, controlPlaneCacheDir, CONTROL_PLANE_VERSIONS,
+  startControlPlane,
+  existingCluster,
+  resolveControlPlaneAssets,
+  controlPlaneCacheDir,
+  CONTROL_PLANE_VERSIONS,
 } from './control-plane/index.js';
 export type { ControlPlane, ControlPlaneOptions, ControlPlaneAssets } from './control-plane/index.js';
 export {
-  watchEvent, watchMarbles, marbleSource, fakeInformer, informerEventMarbles, expectReconciles, reconcileLetter, RECONCILE_LETTERS,
+  watchEvent,
+  watchMarbles,
+  marbleSource,
+  fakeInformer,
+  informerEventMarbles,
+  expectReconciles,
+  reconcileLetter,
+  RECONCILE_LETTERS,
 } from './marbles/index.js';
 export type {
-  MarbleDelta, MarbleHelpers, ExpectReconcilesOptions, ReconcileEventPattern, ReconcileExpectation,
+  MarbleDelta,
+  MarbleHelpers,
+  ExpectReconcilesOptions,
+  ReconcileEventPattern,
+  ReconcileExpectation,
 } from './marbles/index.js';
 export { recorder, streamName, parseRecording, replay } from './record/index.js';
 export type {
-  Recorder, RecorderOptions, RecordingSink, RecordLine, RecordedReconcileEvent, ReplayDecision, ReplayDivergence, ReplayOptions,
+  Recorder,
+  RecorderOptions,
+  RecordingSink,
+  RecordLine,
+  RecordedReconcileEvent,
+  ReplayDecision,
+  ReplayDivergence,
+  ReplayOptions,
   ReplayReport,
 } from './record/index.js';
 export { runController } from './harness/index.js';
 export type { ControllerRun, RunControllerOptions } from './harness/index.js';
-export { simulate, assertSimulation, runScenario, scenarioArbitrary, describeStep, describeEvent, FAULT_KINDS } from './simulate/index.js';
+export {
+  simulate,
+  assertSimulation,
+  runScenario,
+  scenarioArbitrary,
+  describeStep,
+  describeEvent,
+  FAULT_KINDS,
+} from './simulate/index.js';
 export type {
-  SimulateOptions, SimulationFailure, SimulationReport, RunSettings, ScenarioRun, Scenario, ScenarioStep, CacheUnderTest, Check,
-  FaultKind, FaultOptions, FaultStep, Invariants, SimulationWorld, Workload, WorkloadStep,
+  SimulateOptions,
+  SimulationFailure,
+  SimulationReport,
+  RunSettings,
+  ScenarioRun,
+  Scenario,
+  ScenarioStep,
+  CacheUnderTest,
+  Check,
+  FaultKind,
+  FaultOptions,
+  FaultStep,
+  Invariants,
+  SimulationWorld,
+  Workload,
+  WorkloadStep,
 } from './simulate/index.js';

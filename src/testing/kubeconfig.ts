@@ -25,10 +25,13 @@ export function buildKubeConfig(options: {
   const kubeConfig = new KubeConfig();
   const { caPem, client, token } = options;
   kubeConfig.loadFromOptions({
-    clusters: [{
-      name: options.name, server: options.url,
-      ...(caPem !== undefined ? { caData: b64(caPem), skipTLSVerify: false } : { skipTLSVerify: true }),
-    }],
+    clusters: [
+      {
+        name: options.name,
+        server: options.url,
+        ...(caPem !== undefined ? { caData: b64(caPem), skipTLSVerify: false } : { skipTLSVerify: true }),
+      },
+    ],
     users: [
       client
         ? { name: options.user, certData: b64(client.certPem), keyData: b64(client.keyPem) }

@@ -15,8 +15,8 @@ import type * as Yaml from 'yaml';
 /** The optional peers, by package name, with what needs each (for the error). */
 const PEERS = {
   'fast-check': 'simulate(), assertSimulation(), runScenario() and scenarioArbitrary()',
-  protobufjs: 'the in-memory API server\'s protobuf (application/vnd.kubernetes.protobuf)',
-  yaml: 'the in-memory API server\'s YAML apply bodies (application/apply-patch+yaml)',
+  protobufjs: "the in-memory API server's protobuf (application/vnd.kubernetes.protobuf)",
+  yaml: "the in-memory API server's YAML apply bodies (application/apply-patch+yaml)",
 } as const;
 
 type PeerName = keyof typeof PEERS;
@@ -31,7 +31,11 @@ async function importIfInstalled<T>(name: PeerName): Promise<T | undefined> {
     return (await import(specifier)) as T;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((error as Error).message).includes(`'${name}'`)) return undefined;
+    if (
+      (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+      String((error as Error).message).includes(`'${name}'`)
+    )
+      return undefined;
     throw error;
   }
 }
@@ -44,8 +48,8 @@ async function importIfInstalled<T>(name: PeerName): Promise<T | undefined> {
  */
 export function missingPeer(name: PeerName): Error {
   return new Error(
-    `rxkube/testing needs the package "${name}" for ${PEERS[name]}. It is an optional peer dependency of rxkube, `
-    + `not installed here: npm install --save-dev ${name}`,
+    `rxkube/testing needs the package "${name}" for ${PEERS[name]}. It is an optional peer dependency of rxkube, ` +
+      `not installed here: npm install --save-dev ${name}`,
   );
 }
 

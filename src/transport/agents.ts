@@ -42,7 +42,7 @@ function idleFor(socket: Duplex, kept: boolean): boolean {
 }
 
 /** `base` with `idleFor` applied to every connection going back to its pool; one definition for HTTP and HTTPS. */
-// A mixin's base must be constructible with any arguments (TS2545), hence `any[]`.
+// biome-ignore lint/suspicious/noExplicitAny: a mixin's base must be constructible with any arguments (TS2545)
 function closingIdle<Base extends new (...args: any[]) => http.Agent>(base: Base) {
   return class extends base {
     override keepSocketAlive(socket: Duplex): boolean {
@@ -56,7 +56,10 @@ function closingIdle<Base extends new (...args: any[]) => http.Agent>(base: Base
  * certificate and key, server name, verification), so two KubeConfigs, or a client certificate that an exec plugin
  * rotated, never share a connection. Idle connections do not keep the process alive.
  */
-const pools = { http: new (closingIdle(http.Agent))({ keepAlive: true }), https: new (closingIdle(https.Agent))({ keepAlive: true }) };
+const pools = {
+  http: new (closingIdle(http.Agent))({ keepAlive: true }),
+  https: new (closingIdle(https.Agent))({ keepAlive: true }),
+};
 
 /** The pooled agent for `url`'s protocol. */
 export function pooledAgent(url: URL): http.Agent {
@@ -73,5 +76,10 @@ const CLOSED_UNDER_REQUEST = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
  */
 export function replayOnNewConnection(method: string, reusedSocket: boolean, error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return reusedSocket && (method === 'GET' || method === 'HEAD') && typeof code === 'string' && CLOSED_UNDER_REQUEST.has(code);
+  return (
+    reusedSocket &&
+    (method === 'GET' || method === 'HEAD') &&
+    typeof code === 'string' &&
+    CLOSED_UNDER_REQUEST.has(code)
+  );
 }

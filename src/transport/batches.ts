@@ -13,11 +13,13 @@ import { Observable } from 'rxjs';
  * - Errors and completion pass through; unsubscribing unsubscribes `source`.
  */
 export function eachOf<V>(source: Observable<readonly V[]>): Observable<V> {
-  return new Observable<V>((subscriber) => source.subscribe({
-    next: (batch) => {
-      for (let i = 0; i < batch.length && !subscriber.closed; i++) subscriber.next(batch[i]!);
-    },
-    error: (error: unknown) => subscriber.error(error),
-    complete: () => subscriber.complete(),
-  }));
+  return new Observable<V>((subscriber) =>
+    source.subscribe({
+      next: (batch) => {
+        for (let i = 0; i < batch.length && !subscriber.closed; i++) subscriber.next(batch[i]!);
+      },
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => subscriber.complete(),
+    }),
+  );
 }

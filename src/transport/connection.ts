@@ -45,7 +45,11 @@ export function ignore(): void {}
  *   applied it.
  */
 export async function openRequest(
-  kc: KubeConfig, method: string, path: string, query: QueryParams, options: ExchangeOptions,
+  kc: KubeConfig,
+  method: string,
+  path: string,
+  query: QueryParams,
+  options: ExchangeOptions,
 ): Promise<IncomingMessage> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new TransportError('NoCluster', 'KubeConfig has no current cluster');
@@ -63,7 +67,8 @@ export async function openRequest(
   };
   if (options.body !== undefined) {
     headers['Content-Type'] = options.contentType ?? 'application/json';
-    headers['Content-Length'] = typeof options.body === 'string' ? Buffer.byteLength(options.body) : options.body.byteLength;
+    headers['Content-Length'] =
+      typeof options.body === 'string' ? Buffer.byteLength(options.body) : options.body.byteLength;
   }
   requestOptions.headers = { ...requestOptions.headers, ...headers };
   const signal = options.signal;
@@ -104,12 +109,19 @@ export async function openRequest(
         resolve(res);
         return;
       }
-      const failed = (body: string): ApiError => apiErrorFromResponse({
-        statusCode: code, statusMessage: res.statusMessage, body,
-        retryAfter: headerValue(res.headers['retry-after']), date: headerValue(res.headers.date),
-        warningHeaders: warningHeaderValues(res.headersDistinct),
-      });
-      readBody(res, ERROR_BODY_LIMIT).then((body) => reject(failed(body)), () => reject(failed('')));
+      const failed = (body: string): ApiError =>
+        apiErrorFromResponse({
+          statusCode: code,
+          statusMessage: res.statusMessage,
+          body,
+          retryAfter: headerValue(res.headers['retry-after']),
+          date: headerValue(res.headers.date),
+          warningHeaders: warningHeaderValues(res.headersDistinct),
+        });
+      readBody(res, ERROR_BODY_LIMIT).then(
+        (body) => reject(failed(body)),
+        () => reject(failed('')),
+      );
     };
     const listen = (): void => {
       req.on('error', onError);
@@ -135,7 +147,9 @@ export function readBody(res: IncomingMessage, limit: number): Promise<string> {
       size += chunk.length;
     });
     res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', (err) => reject(new TransportError('ConnectionClosed', `response body cut: ${err.message}`, { cause: err })));
+    res.on('error', (err) =>
+      reject(new TransportError('ConnectionClosed', `response body cut: ${err.message}`, { cause: err })),
+    );
     res.on('close', () => {
       if (!res.complete) reject(new TransportError('ConnectionClosed', 'response closed before its end'));
     });

@@ -33,7 +33,7 @@ export interface StatusDetails {
 
 /**
  * An HTTP error status from the API server, decoded from the `Status` body when there was one. It is the one error
- * type of every read, watch and write; test it with `isConflict`, `isNotFound` and their siblings.
+ * type of every read, watch and write; test it with `apiErrors.isConflict`, `apiErrors.isNotFound` and their siblings.
  *
  * # Guarantees
  * - `code` is always the HTTP status (or the `Status.code` of an in-band watch ERROR event).
@@ -203,7 +203,14 @@ export function apiErrorFromResponse(response: ErrorResponse): ApiError {
   // A body that is not a Status (kube-apiserver's text/plain `404 page not found\n` for a path no API serves, a
   // proxy's page) is the message as it reads, without the line break.
   const message = status?.message || body.trim().slice(0, 512) || statusMessage || `HTTP ${statusCode}`;
-  return new ApiError(statusCode, reason, message, retryAfter, status, parseWarningHeaders(response.warningHeaders ?? []));
+  return new ApiError(
+    statusCode,
+    reason,
+    message,
+    retryAfter,
+    status,
+    parseWarningHeaders(response.warningHeaders ?? []),
+  );
 }
 
 /** The subset of `metav1.Status` the transport reads. */

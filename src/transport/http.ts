@@ -62,7 +62,12 @@ export interface KubeList<T = unknown> {
  * - A status >= 300 rejects with `ApiError`; a network failure or non-JSON body with {@link TransportError}.
  * - Aborting `signal` destroys the socket and rejects with the signal's reason.
  */
-export async function getJson(kc: KubeConfig, path: string, query: QueryParams, options: RequestOptions = {}): Promise<unknown> {
+export async function getJson(
+  kc: KubeConfig,
+  path: string,
+  query: QueryParams,
+  options: RequestOptions = {},
+): Promise<unknown> {
   const res = await openRequest(kc, 'GET', path, query, options);
   reportWarnings(warningHeaderValues(res.headersDistinct), options.onWarnings);
   return parseJsonBody(path, await readBody(res, Number.POSITIVE_INFINITY));
@@ -73,7 +78,9 @@ export function parseJsonBody(path: string, body: string): unknown {
   try {
     return parseJson(body) as unknown;
   } catch (err) {
-    throw new TransportError('MalformedResponse', `GET ${path}: response body is not JSON (${body.length} chars)`, { cause: err });
+    throw new TransportError('MalformedResponse', `GET ${path}: response body is not JSON (${body.length} chars)`, {
+      cause: err,
+    });
   }
 }
 
@@ -162,13 +169,22 @@ export function watchLineChunks(
       subscriber.complete();
     };
     const onError = (err: Error): void => {
-      subscriber.error(new TransportError('ConnectionClosed', `watch ${path}: stream cut: ${err.message}`, { cause: err }));
+      subscriber.error(
+        new TransportError('ConnectionClosed', `watch ${path}: stream cut: ${err.message}`, { cause: err }),
+      );
     };
     const onClose = (): void => {
-      if (response?.complete === false) subscriber.error(new TransportError('ConnectionClosed', `watch ${path}: stream closed before its end`));
+      if (response?.complete === false)
+        subscriber.error(new TransportError('ConnectionClosed', `watch ${path}: stream closed before its end`));
     };
 
-    openRequest(kc, 'GET', path, { ...query, watch: 'true' }, { accept: options.accept, signal: controller.signal, userAgent: options.userAgent }).then(
+    openRequest(
+      kc,
+      'GET',
+      path,
+      { ...query, watch: 'true' },
+      { accept: options.accept, signal: controller.signal, userAgent: options.userAgent },
+    ).then(
       (res) => {
         if (subscriber.closed) {
           res.on('error', ignore);

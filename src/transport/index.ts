@@ -3,10 +3,25 @@
  * @packageDocumentation
  */
 export {
-  ApiError, TransportError, apiErrorFromResponse, isAlreadyExists, isBadRequest, isConflict, isExpired, isForbidden, isInvalid,
-  isNotFound, isServerError, isTooManyRequests, isUnauthorized, parseRetryAfter,
+  ApiError,
+  TransportError,
+  apiErrorFromResponse,
+  isAlreadyExists,
+  isBadRequest,
+  isConflict,
+  isExpired,
+  isForbidden,
+  isInvalid,
+  isNotFound,
+  isServerError,
+  isTooManyRequests,
+  isUnauthorized,
+  parseRetryAfter,
 } from './errors.js';
 export type { StatusCause, StatusDetails, StatusLike } from './errors.js';
+export { applyConflicts } from './apply-conflicts.js';
+export type { ApplyConflict } from './apply-conflicts.js';
+export * as apiErrors from './api-errors-namespace.js';
 export { expectBackslashKeys, parseJson } from './json.js';
 export { LineSplitter } from './lines.js';
 export { asKubeList, getJson, listPage, parseJsonBody, watchLineChunks, watchLines } from './http.js';
@@ -19,7 +34,13 @@ export type { KubeTransportOptions, Transport } from './transport.js';
 export type { Connection } from './connection-type.js';
 export { RXKUBE_VERSION, checkUserAgent, defaultUserAgent, programName } from './user-agent.js';
 export {
-  API_WARNING_CODE, checkWarningHandler, deduplicateWarnings, deliverWarnings, parseWarningHeaders, printWarningOnce, reportWarnings,
+  API_WARNING_CODE,
+  checkWarningHandler,
+  deduplicateWarnings,
+  deliverWarnings,
+  parseWarningHeaders,
+  printWarningOnce,
+  reportWarnings,
 } from './warnings.js';
 export type { ApiWarning, WarningHandler } from './warnings.js';
 export { getWithWarnings, requestWithWarnings, warningsOfRequest } from './with-warnings.js';

@@ -53,10 +53,19 @@ export interface TransportResponse {
  * - Aborting `signal` aborts the request at once and rejects with the signal's reason.
  * - The `User-Agent` is `userAgent`, else `defaultUserAgent()`.
  */
-export async function sendRequest(kc: KubeConfig, request: TransportRequest, signal?: AbortSignal, userAgent?: string): Promise<TransportResponse> {
+export async function sendRequest(
+  kc: KubeConfig,
+  request: TransportRequest,
+  signal?: AbortSignal,
+  userAgent?: string,
+): Promise<TransportResponse> {
   const { method, path } = request;
   const res = await openRequest(kc, method, path, request.query ?? {}, {
-    accept: request.accept, contentType: request.contentType, body: requestBodyOf(request), signal, userAgent,
+    accept: request.accept,
+    contentType: request.contentType,
+    body: requestBodyOf(request),
+    signal,
+    userAgent,
   });
   const text = await readBody(res, Number.POSITIVE_INFINITY);
   const headers: Record<string, string> = {};
@@ -81,14 +90,23 @@ export function requestBodyOf(request: TransportRequest): string | Uint8Array | 
  * parsed here (`parseWarningHeaders`), as `apiErrorFromResponse` parses those of an error answer.
  */
 export function responseOf(
-  request: TransportRequest, status: number, headers: Readonly<Record<string, string>>, text: string, warningHeaders: readonly string[] = [],
+  request: TransportRequest,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  text: string,
+  warningHeaders: readonly string[] = [],
 ): TransportResponse {
   const warnings = parseWarningHeaders(warningHeaders);
   const contentType = headers['content-type'] ?? '';
-  if (text === '' || !(contentType === '' || contentType.includes('json'))) return { status, body: text, headers, warnings };
+  if (text === '' || !(contentType === '' || contentType.includes('json')))
+    return { status, body: text, headers, warnings };
   try {
     return { status, body: parseJson(text) as unknown, headers, warnings };
   } catch (err) {
-    throw new TransportError('MalformedResponse', `${request.method} ${request.path}: response body is not JSON (${text.length} chars)`, { cause: err });
+    throw new TransportError(
+      'MalformedResponse',
+      `${request.method} ${request.path}: response body is not JSON (${text.length} chars)`,
+      { cause: err },
+    );
   }
 }

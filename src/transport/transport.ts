@@ -31,12 +31,20 @@ export interface Transport {
   /** One GET of `path` (a list page, a discovery document): emits the decoded JSON body, then completes. */
   get(path: string, query: QueryParams, options?: Pick<RequestOptions, 'accept' | 'onWarnings'>): Observable<unknown>;
   /** One watch of `path`: emits the stream's raw lines in arrival order; completes on a clean server close. */
-  watch(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal' | 'userAgent'>): Observable<string>;
+  watch(
+    path: string,
+    query: QueryParams,
+    options?: Omit<WatchRequestOptions, 'signal' | 'userAgent'>,
+  ): Observable<string>;
   /**
    * Optional: the watch as batches of lines that arrived together. The reflector prefers it, so that the deltas of
    * one chunk become one store batch (one snapshot); without it every line is a batch of its own.
    */
-  watchChunks?(path: string, query: QueryParams, options?: Omit<WatchRequestOptions, 'signal' | 'userAgent'>): Observable<readonly string[]>;
+  watchChunks?(
+    path: string,
+    query: QueryParams,
+    options?: Omit<WatchRequestOptions, 'signal' | 'userAgent'>,
+  ): Observable<readonly string[]>;
   /** One request of any method: emits the 2xx response, then completes; never retries. */
   request(request: TransportRequest): Observable<TransportResponse>;
 }
@@ -48,7 +56,11 @@ export function transportOf(connection: Connection): Transport {
 
 function isTransport(connection: Connection): connection is Transport {
   const candidate = connection as Partial<Transport>;
-  return typeof candidate.request === 'function' && typeof candidate.watch === 'function' && typeof candidate.get === 'function';
+  return (
+    typeof candidate.request === 'function' &&
+    typeof candidate.watch === 'function' &&
+    typeof candidate.get === 'function'
+  );
 }
 
 /** Options of {@link kubeTransport}. */
@@ -89,7 +101,8 @@ export function kubeTransport(kc: KubeConfig, options: KubeTransportOptions = {}
   let transport = byAgent.get(userAgent);
   if (transport === undefined) {
     transport = {
-      get: (path, query, getOptions) => fromAbortable((signal) => getJson(kc, path, query, { ...getOptions, signal, userAgent })),
+      get: (path, query, getOptions) =>
+        fromAbortable((signal) => getJson(kc, path, query, { ...getOptions, signal, userAgent })),
       watch: (path, query, watchOptions) => watchLines(kc, path, query, { ...watchOptions, userAgent }),
       watchChunks: (path, query, watchOptions) => watchLineChunks(kc, path, query, { ...watchOptions, userAgent }),
       request: (request) => fromAbortable((signal) => sendRequest(kc, request, signal, userAgent)),

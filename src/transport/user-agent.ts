@@ -51,6 +51,8 @@ export function defaultUserAgent(program: string = programName()): string {
 export function checkUserAgent(where: string, userAgent: unknown): void {
   if (userAgent === undefined) return;
   if (typeof userAgent !== 'string' || userAgent.trim() === '' || !/^[\t\x20-\x7e\x80-\xff]+$/.test(userAgent)) {
-    throw new TypeError(`${where}: userAgent must be a non-empty header value of printable characters, got ${JSON.stringify(userAgent)}`);
+    throw new TypeError(
+      `${where}: userAgent must be a non-empty header value of printable characters, got ${JSON.stringify(userAgent)}`,
+    );
   }
 }

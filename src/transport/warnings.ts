@@ -60,19 +60,27 @@ export const printWarningOnce: WarningHandler = deduplicateWarnings((warning) =>
  * Hands `texts` to `handler`; a handler that throws is reported as a process warning (type
  * `KubernetesWarningHandlerError`), and the rest still go. Never throws.
  */
-export function deliverWarnings(handler: WarningHandler, method: RequestMethod, path: string, texts: readonly string[] | undefined): void {
+export function deliverWarnings(
+  handler: WarningHandler,
+  method: RequestMethod,
+  path: string,
+  texts: readonly string[] | undefined,
+): void {
   for (const text of texts ?? []) {
     try {
       handler({ text, method, path });
     } catch (error) {
-      process.emitWarning(error instanceof Error ? error : new Error(String(error)), { type: 'KubernetesWarningHandlerError' });
+      process.emitWarning(error instanceof Error ? error : new Error(String(error)), {
+        type: 'KubernetesWarningHandlerError',
+      });
     }
   }
 }
 
 /** Refuses a `WarningHandler` option that is not a function, naming `where` it was given. */
 export function checkWarningHandler(where: string, handler: unknown): void {
-  if (handler !== undefined && typeof handler !== 'function') throw new TypeError(`${where}: onWarning must be a function`);
+  if (handler !== undefined && typeof handler !== 'function')
+    throw new TypeError(`${where}: onWarning must be a function`);
 }
 
 /** The warn-code kube-apiserver gives every warning it sends: "miscellaneous persistent warning". */
@@ -106,7 +114,9 @@ export function parseWarningHeaders(values: readonly string[]): string[] {
  * The `Warning` header field values of a Node response's headers, one per header line (`headersDistinct` keeps
  * the lines apart; the plain `headers` join them or keep only the first).
  */
-export function warningHeaderValues(headersDistinct: Readonly<Record<string, readonly string[] | undefined>> | undefined): readonly string[] {
+export function warningHeaderValues(
+  headersDistinct: Readonly<Record<string, readonly string[] | undefined>> | undefined,
+): readonly string[] {
   return headersDistinct?.['warning'] ?? [];
 }
 
@@ -114,7 +124,10 @@ export function warningHeaderValues(headersDistinct: Readonly<Record<string, rea
  * Hands the API warnings in an accepted answer's `Warning` header lines to `onWarnings` (a transport's
  * `RequestOptions.onWarnings`), when it is given and there are any.
  */
-export function reportWarnings(headerLines: readonly string[], onWarnings: ((texts: readonly string[]) => void) | undefined): void {
+export function reportWarnings(
+  headerLines: readonly string[],
+  onWarnings: ((texts: readonly string[]) => void) | undefined,
+): void {
   if (onWarnings === undefined) return;
   const texts = parseWarningHeaders(headerLines);
   if (texts.length > 0) onWarnings(texts);
@@ -124,7 +137,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** `raw`'s characters read as bytes, decoded as UTF-8; `raw` itself when they are not bytes or not UTF-8. */
 function utf8OfLatin1(raw: string): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII and Latin-1 byte ranges, 0x00 included
   if (/^[\x00-\x7f]*$/.test(raw) || /[^\x00-\xff]/.test(raw)) return raw;
   try {
     return utf8.decode(Buffer.from(raw, 'latin1'));

@@ -37,9 +37,15 @@ export function warningsOfRequest(handler: WarningHandler, method: RequestMethod
  * `transport.request(request)`, with the warnings of its answer handed to `handler` (through `deliverWarnings`)
  * before the answer, or the `ApiError` of a refusal, reaches the subscriber.
  */
-export function requestWithWarnings(transport: Transport, request: TransportRequest, handler: WarningHandler): Observable<TransportResponse> {
+export function requestWithWarnings(
+  transport: Transport,
+  request: TransportRequest,
+  handler: WarningHandler,
+): Observable<TransportResponse> {
   const warnings = warningsOfRequest(handler, request.method, request.path);
-  return transport.request(request).pipe(tap({ next: (response) => warnings.accepted(response.warnings ?? []), error: warnings.refused }));
+  return transport
+    .request(request)
+    .pipe(tap({ next: (response) => warnings.accepted(response.warnings ?? []), error: warnings.refused }));
 }
 
 /**
@@ -48,9 +54,14 @@ export function requestWithWarnings(transport: Transport, request: TransportRequ
  * subscriber.
  */
 export function getWithWarnings(
-  transport: Transport, path: string, query: QueryParams, handler: WarningHandler, accept?: string,
+  transport: Transport,
+  path: string,
+  query: QueryParams,
+  handler: WarningHandler,
+  accept?: string,
 ): Observable<unknown> {
   const warnings = warningsOfRequest(handler, 'GET', path);
-  return transport.get(path, query, { ...(accept === undefined ? {} : { accept }), onWarnings: warnings.accepted })
+  return transport
+    .get(path, query, { ...(accept === undefined ? {} : { accept }), onWarnings: warnings.accepted })
     .pipe(tap({ error: warnings.refused }));
 }

@@ -17,6 +17,10 @@ export const BACKOFF_RESET_MS = 120_000;
  * - Never negative, never above `capMs`, never NaN for large attempts.
  * - `attempt` counts from 0: the first retry's ceiling is `baseMs`.
  */
-export function exponentialBackoff(attempt: number, jitter: number, policy: BackoffPolicy = DEFAULT_WATCH_BACKOFF): number {
+export function exponentialBackoff(
+  attempt: number,
+  jitter: number,
+  policy: BackoffPolicy = DEFAULT_WATCH_BACKOFF,
+): number {
   return fullJitter(attempt, jitter, policy);
 }

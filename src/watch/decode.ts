@@ -88,7 +88,10 @@ export function discoveryFailure(err: unknown): WatchFailure {
 
 /** A request that got no answer within its time limit. */
 export function timeoutFailure(what: string, ms: number): WatchFailure {
-  return { reason: 'ListTimeout', message: `no answer to the ${what} request within ${ms / 1000} s; retrying after backoff` };
+  return {
+    reason: 'ListTimeout',
+    message: `no answer to the ${what} request within ${ms / 1000} s; retrying after backoff`,
+  };
 }
 
 /** Maps an in-band watch ERROR `Status` to a {@link WatchFailure}. */

@@ -42,6 +42,8 @@ export class ListWatchError extends Error {
     readonly failure: WatchFailure,
     what: string,
   ) {
-    super(`listWatch ${what}: ${failure.code === undefined ? '' : `${failure.code} `}${failure.reason}: ${failure.message}; stopped, not retried`);
+    super(
+      `listWatch ${what}: ${failure.code === undefined ? '' : `${failure.code} `}${failure.reason}: ${failure.message}; stopped, not retried`,
+    );
   }
 }

@@ -21,35 +21,35 @@ import type { WatchFailure } from 'rxkube';
  */
 export type WatchHealthReport =
   | {
-    /** A request failed and will be retried. */
-    readonly type: 'failing';
-    /** Which watch: `ConfigMap v1 in default app=web` (kind, apiVersion, namespace and selectors when set). */
-    readonly watch: string;
-    /** Why it failed. */
-    readonly cause: WatchFailure;
-    /** One line for people: the watch, the cause, and what happens next. */
-    readonly message: string;
-  }
+      /** A request failed and will be retried. */
+      readonly type: 'failing';
+      /** Which watch: `ConfigMap v1 in default app=web` (kind, apiVersion, namespace and selectors when set). */
+      readonly watch: string;
+      /** Why it failed. */
+      readonly cause: WatchFailure;
+      /** One line for people: the watch, the cause, and what happens next. */
+      readonly message: string;
+    }
   | {
-    /** The server accepted the watch again. */
-    readonly type: 'recovered';
-    /** Which watch, as in `failing`. */
-    readonly watch: string;
-    /** The causes reported since the watch was last healthy, in order. */
-    readonly causes: readonly WatchFailure[];
-    /** One line for people. */
-    readonly message: string;
-  }
+      /** The server accepted the watch again. */
+      readonly type: 'recovered';
+      /** Which watch, as in `failing`. */
+      readonly watch: string;
+      /** The causes reported since the watch was last healthy, in order. */
+      readonly causes: readonly WatchFailure[];
+      /** One line for people. */
+      readonly message: string;
+    }
   | {
-    /** The watch stopped for good. */
-    readonly type: 'stopped';
-    /** Which watch, as in `failing`. */
-    readonly watch: string;
-    /** Why it stopped. */
-    readonly cause: WatchFailure;
-    /** One line for people. */
-    readonly message: string;
-  };
+      /** The watch stopped for good. */
+      readonly type: 'stopped';
+      /** Which watch, as in `failing`. */
+      readonly watch: string;
+      /** Why it stopped. */
+      readonly cause: WatchFailure;
+      /** One line for people. */
+      readonly message: string;
+    };
 
 /** Receives the health reports of the watches it was given to (see {@link WatchHealthReport}). */
 export type WatchHealthHandler = (report: WatchHealthReport) => void;
@@ -68,7 +68,8 @@ export const printWatchHealth: WatchHealthHandler = (report) => {
 
 /** Refuses an `onHealth` option that is not a function, naming `where` it was given. */
 export function checkHealthHandler(where: string, handler: unknown): void {
-  if (handler !== undefined && typeof handler !== 'function') throw new TypeError(`${where}: onHealth must be a function`);
+  if (handler !== undefined && typeof handler !== 'function')
+    throw new TypeError(`${where}: onHealth must be a function`);
 }
 
 /**
@@ -100,7 +101,9 @@ export function deliverHealth(handler: WatchHealthHandler, report: WatchHealthRe
   try {
     handler(report);
   } catch (error) {
-    process.emitWarning(error instanceof Error ? error : new Error(String(error)), { type: 'KubernetesWatchHealthHandlerError' });
+    process.emitWarning(error instanceof Error ? error : new Error(String(error)), {
+      type: 'KubernetesWatchHealthHandlerError',
+    });
   }
 }
 
@@ -149,7 +152,9 @@ export class HealthReporter {
         if (isRoutine(cause) || this.reported.has(key)) return;
         this.reported.set(key, cause);
         this.send({
-          type: 'failing', watch: this.watch, cause,
+          type: 'failing',
+          watch: this.watch,
+          cause,
           message: `${this.watch}: ${describeFailure(cause)} (retrying with backoff)`,
         });
         return;
@@ -157,7 +162,9 @@ export class HealthReporter {
       case 'failed':
         this.reported.clear();
         this.send({
-          type: 'stopped', watch: this.watch, cause: status.cause,
+          type: 'stopped',
+          watch: this.watch,
+          cause: status.cause,
           message: `${this.watch}: ${describeFailure(status.cause)} (stopped: retrying cannot fix this)`,
         });
         return;
@@ -165,8 +172,15 @@ export class HealthReporter {
         if (this.reported.size === 0) return;
         const causes = [...this.reported.values()];
         this.reported.clear();
-        const what = causes.map((cause) => (cause.code === undefined ? cause.reason : `${cause.code} ${cause.reason}`)).join(', ');
-        this.send({ type: 'recovered', watch: this.watch, causes, message: `${this.watch}: recovered, watching again after ${what}` });
+        const what = causes
+          .map((cause) => (cause.code === undefined ? cause.reason : `${cause.code} ${cause.reason}`))
+          .join(', ');
+        this.send({
+          type: 'recovered',
+          watch: this.watch,
+          causes,
+          message: `${this.watch}: recovered, watching again after ${what}`,
+        });
         return;
       }
       default:

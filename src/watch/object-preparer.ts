@@ -3,7 +3,7 @@
  * when the user's transform throws), deep-freeze, and report the bad ones.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { messageOf } from '../describe/index.js';
+import { messageOf } from '../error-messages/index.js';
 import { deepFreeze, freezeJsonTree, hasName, objectKey } from '../objects/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { ProblemReport } from './reflector-state.js';
@@ -41,12 +41,22 @@ export class ObjectPreparer<T extends KubernetesObject> {
       return this.untransformed(raw, stripped, what, `transform threw: ${messageOf(err)}`);
     }
     if (typeof result !== 'object' || result === null || Array.isArray(result)) {
-      return this.untransformed(raw, stripped, what, `transform returned ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}, not an object`);
+      return this.untransformed(
+        raw,
+        stripped,
+        what,
+        `transform returned ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}, not an object`,
+      );
     }
     try {
       return deepFreeze(result);
     } catch (err) {
-      return this.untransformed(raw, stripped, what, `the object transform returned cannot be deep-frozen: ${messageOf(err)}`);
+      return this.untransformed(
+        raw,
+        stripped,
+        what,
+        `the object transform returned cannot be deep-frozen: ${messageOf(err)}`,
+      );
     }
   }
 
@@ -71,7 +81,11 @@ export class ObjectPreparer<T extends KubernetesObject> {
       else missing += 1;
     }
     if (missing > 0) {
-      this.report({ reason: 'MissingName', message: `${missing} listed object(s) without metadata.name on page ${page} skipped`, n: missing });
+      this.report({
+        reason: 'MissingName',
+        message: `${missing} listed object(s) without metadata.name on page ${page} skipped`,
+        n: missing,
+      });
     }
     return accepted;
   }

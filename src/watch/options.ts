@@ -113,7 +113,12 @@ export interface ResolvedOptions<T extends KubernetesObject> {
  * Checks what a watch can be told to do before anything is sent, naming the bad option: the selectors' syntax, and
  * that `onWarning`, `onHealth` and `transform` are functions. Throws a `RangeError` or `TypeError`.
  */
-export function checkWatchOptions(where: string, options: Pick<ListWatchOptions, 'labelSelector' | 'fieldSelector' | 'onWarning' | 'onHealth'> & { readonly transform?: unknown }): void {
+export function checkWatchOptions(
+  where: string,
+  options: Pick<ListWatchOptions, 'labelSelector' | 'fieldSelector' | 'onWarning' | 'onHealth'> & {
+    readonly transform?: unknown;
+  },
+): void {
   checkSelectors(where, options);
   checkWarningHandler(where, options.onWarning);
   checkHealthHandler(where, options.onHealth);
@@ -126,9 +131,13 @@ export function checkWatchOptions(where: string, options: Pick<ListWatchOptions,
  * Fills the defaults in and validates every option (see {@link checkWatchOptions}, and `pageSize`, `listTimeout`),
  * naming the bad one. `connection` supplies the default health handler.
  */
-export function resolveOptions<T extends KubernetesObject>(options: ListWatchOptions<T>, connection?: Connection): ResolvedOptions<T> {
+export function resolveOptions<T extends KubernetesObject>(
+  options: ListWatchOptions<T>,
+  connection?: Connection,
+): ResolvedOptions<T> {
   const pageSize = options.pageSize ?? 500;
-  if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError(`listWatch: pageSize must be a positive integer, got ${pageSize}`);
+  if (!Number.isInteger(pageSize) || pageSize < 1)
+    throw new RangeError(`listWatch: pageSize must be a positive integer, got ${pageSize}`);
   const listTimeout = options.listTimeout ?? DEFAULT_LIST_TIMEOUT_MS;
   if (typeof listTimeout !== 'number' || !(listTimeout > 0)) {
     throw new RangeError(`listWatch: listTimeout must be a number of ms > 0, got ${String(listTimeout)}`);

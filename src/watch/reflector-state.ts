@@ -46,14 +46,14 @@ export type ReflectorPhase<T extends KubernetesObject> =
   | { readonly phase: 'resolving' }
   /** List page `page` is in flight; the pages before it are held until the list is complete. */
   | {
-    readonly phase: 'listing';
-    readonly page: number;
-    /** The continue token this page was asked with (none for page 1). */
-    readonly continueToken: string | undefined;
-    /** False for the one unpaginated list that follows an expired continue token. */
-    readonly paginate: boolean;
-    readonly pages: readonly (readonly T[])[];
-  }
+      readonly phase: 'listing';
+      readonly page: number;
+      /** The continue token this page was asked with (none for page 1). */
+      readonly continueToken: string | undefined;
+      /** False for the one unpaginated list that follows an expired continue token. */
+      readonly paginate: boolean;
+      readonly pages: readonly (readonly T[])[];
+    }
   /**
    * A streaming list's watch is in flight, still in its initial events. `objects` holds them by key until the
    * bookmark that ends them; the step updates it in place (see `reflectorStep`).
@@ -61,13 +61,13 @@ export type ReflectorPhase<T extends KubernetesObject> =
   | { readonly phase: 'initialEvents'; readonly accepted: boolean; readonly objects: Map<string, T> }
   /** A watch from `resourceVersion` is in flight; `resourceVersion` follows every event and bookmark. */
   | {
-    readonly phase: 'watching';
-    readonly resourceVersion: string;
-    /** Whether the server accepted this watch (and `watching` was announced). */
-    readonly accepted: boolean;
-    /** Whether this watch delivered any event or bookmark: a watch closed at once without one is a failure. */
-    readonly sawEvent: boolean;
-  }
+      readonly phase: 'watching';
+      readonly resourceVersion: string;
+      /** Whether the server accepted this watch (and `watching` was announced). */
+      readonly accepted: boolean;
+      /** Whether this watch delivered any event or bookmark: a watch closed at once without one is a failure. */
+      readonly sawEvent: boolean;
+    }
   /** Waiting out a backoff, then `retry`. */
   | { readonly phase: 'backingOff'; readonly retry: Retry }
   /** Stopped for good; no input moves it. */
@@ -96,12 +96,12 @@ export type ReflectorInput<T extends KubernetesObject> =
   | { readonly type: 'invalid'; readonly message: string }
   /** The list page in flight arrived, its objects prepared; `problems` are the bad items found on it. */
   | {
-    readonly type: 'listed';
-    readonly objects: readonly T[];
-    readonly continueToken: string | undefined;
-    readonly resourceVersion: string;
-    readonly problems: readonly ProblemReport[];
-  }
+      readonly type: 'listed';
+      readonly objects: readonly T[];
+      readonly continueToken: string | undefined;
+      readonly resourceVersion: string;
+      readonly problems: readonly ProblemReport[];
+    }
   /** The request in flight failed, timed out or answered something unreadable. */
   | { readonly type: 'requestFailed'; readonly failure: WatchFailure }
   /** The server accepted the watch in flight (its headers, or its first line, arrived). */
@@ -111,12 +111,12 @@ export type ReflectorInput<T extends KubernetesObject> =
    * whether the transform failed.
    */
   | {
-    readonly type: 'object';
-    readonly event: 'ADDED' | 'MODIFIED' | 'DELETED';
-    readonly raw: KubernetesObject;
-    readonly object: T;
-    readonly problems: readonly ProblemReport[];
-  }
+      readonly type: 'object';
+      readonly event: 'ADDED' | 'MODIFIED' | 'DELETED';
+      readonly raw: KubernetesObject;
+      readonly object: T;
+      readonly problems: readonly ProblemReport[];
+    }
   /** A watch bookmark. */
   | { readonly type: 'bookmark'; readonly resourceVersion: string; readonly initialEventsEnd: boolean }
   /** A watch line that cannot be applied. */
@@ -144,7 +144,12 @@ export type ReflectorEffect<T extends KubernetesObject> =
   /** Ask discovery for the resource. */
   | { readonly type: 'resolve' }
   /** Ask for a list page (`limit` = pageSize when `paginate`). */
-  | { readonly type: 'list'; readonly page: number; readonly continueToken: string | undefined; readonly paginate: boolean }
+  | {
+      readonly type: 'list';
+      readonly page: number;
+      readonly continueToken: string | undefined;
+      readonly paginate: boolean;
+    }
   /** Open a watch: from `resourceVersion`, or as a streaming list (no resourceVersion) when `streaming`. */
   | { readonly type: 'watch'; readonly resourceVersion: string | undefined; readonly streaming: boolean }
   /** Abort the watch in flight and its timers; the rest of its chunk is ignored. */

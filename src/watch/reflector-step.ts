@@ -6,7 +6,14 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { objectKey } from '../objects/index.js';
 import { isTerminal, TERMINAL_CODES } from './errors.js';
 import type {
-  ProblemCounts, ProblemReport, ReflectorEffect, ReflectorInput, ReflectorMemory, ReflectorPhase, ReflectorState, Retry,
+  ProblemCounts,
+  ProblemReport,
+  ReflectorEffect,
+  ReflectorInput,
+  ReflectorMemory,
+  ReflectorPhase,
+  ReflectorState,
+  Retry,
 } from './reflector-state.js';
 import type { WatchFailure, WatchProblem, WatchProblemReason, WatchStatus } from './types.js';
 
@@ -47,7 +54,11 @@ export function initialState<T extends KubernetesObject>(streamingList: boolean)
  *   are gathered in the state's own Map, updated in place, since copying it per event would make a streaming list
  *   quadratic. Never step the same state twice.
  */
-export function reflectorStep<T extends KubernetesObject>(s: ReflectorState<T>, input: ReflectorInput<T>, config: StepConfig): Transition<T> {
+export function reflectorStep<T extends KubernetesObject>(
+  s: ReflectorState<T>,
+  input: ReflectorInput<T>,
+  config: StepConfig,
+): Transition<T> {
   switch (input.type) {
     case 'start':
       if (s.phase !== 'idle') return stay(s);
@@ -70,7 +81,10 @@ export function reflectorStep<T extends KubernetesObject>(s: ReflectorState<T>, 
 type Listing<T extends KubernetesObject> = ReflectorState<T> & { readonly phase: 'listing' };
 type Watching<T extends KubernetesObject> = ReflectorState<T> & { readonly phase: 'watching' };
 type InitialEvents<T extends KubernetesObject> = ReflectorState<T> & { readonly phase: 'initialEvents' };
-type WatchInput<T extends KubernetesObject> = Exclude<ReflectorInput<T>, { readonly type: 'start' | 'resolved' | 'invalid' | 'listed' | 'requestFailed' | 'retry' }>;
+type WatchInput<T extends KubernetesObject> = Exclude<
+  ReflectorInput<T>,
+  { readonly type: 'start' | 'resolved' | 'invalid' | 'listed' | 'requestFailed' | 'retry' }
+>;
 
 const NO_PROBLEMS: ProblemCounts = { MalformedLine: 0, MissingName: 0, TransformFailed: 0 };
 const NO_EFFECTS: readonly never[] = [];
@@ -90,7 +104,11 @@ function startList<T extends KubernetesObject>(m: ReflectorMemory, paginate: boo
 }
 
 function listPage<T extends KubernetesObject>(
-  m: ReflectorMemory, page: number, continueToken: string | undefined, paginate: boolean, pages: readonly (readonly T[])[],
+  m: ReflectorMemory,
+  page: number,
+  continueToken: string | undefined,
+  paginate: boolean,
+  pages: readonly (readonly T[])[],
 ): Transition<T> {
   return {
     state: enter(m, { phase: 'listing', page, continueToken, paginate, pages }),
@@ -103,13 +121,20 @@ function listPage<T extends KubernetesObject>(
  * Pages are held until the list is complete, so a failure on page n never leaves half a relist in the stream
  * (client-go buffers the same way before `Replace`).
  */
-function listed<T extends KubernetesObject>(s: Listing<T>, input: ReflectorInput<T> & { readonly type: 'listed' }): Transition<T> {
+function listed<T extends KubernetesObject>(
+  s: Listing<T>,
+  input: ReflectorInput<T> & { readonly type: 'listed' },
+): Transition<T> {
   const counted = countProblems<T>(s.problemCounts, input.problems);
   const m = { ...s, problemCounts: counted.counts };
   const pages = [...s.pages, input.objects];
-  const next: Transition<T> = s.paginate && input.continueToken
-    ? listPage(m, s.page + 1, input.continueToken, true, pages)
-    : then<T>([{ type: 'emitRelist', pages, resourceVersion: input.resourceVersion }], openWatch(m, input.resourceVersion));
+  const next: Transition<T> =
+    s.paginate && input.continueToken
+      ? listPage(m, s.page + 1, input.continueToken, true, pages)
+      : then<T>(
+          [{ type: 'emitRelist', pages, resourceVersion: input.resourceVersion }],
+          openWatch(m, input.resourceVersion),
+        );
   return then(counted.effects, next);
 }
 
@@ -117,23 +142,37 @@ function listed<T extends KubernetesObject>(s: Listing<T>, input: ReflectorInput
 
 /** Opens a watch from `resourceVersion`, or a streaming list when it is undefined. */
 function openWatch<T extends KubernetesObject>(m: ReflectorMemory, resourceVersion: string | undefined): Transition<T> {
-  const phase: ReflectorPhase<T> = resourceVersion === undefined
-    ? { phase: 'initialEvents', accepted: false, objects: new Map() }
-    : { phase: 'watching', resourceVersion, accepted: false, sawEvent: false };
+  const phase: ReflectorPhase<T> =
+    resourceVersion === undefined
+      ? { phase: 'initialEvents', accepted: false, objects: new Map() }
+      : { phase: 'watching', resourceVersion, accepted: false, sawEvent: false };
   return {
     state: enter(m, phase),
-    effects: [status({ state: 'connecting' }), { type: 'watch', resourceVersion, streaming: resourceVersion === undefined }],
+    effects: [
+      status({ state: 'connecting' }),
+      { type: 'watch', resourceVersion, streaming: resourceVersion === undefined },
+    ],
   };
 }
 
-function onWatch<T extends KubernetesObject>(s: Watching<T> | InitialEvents<T>, input: WatchInput<T>, config: StepConfig): Transition<T> {
+function onWatch<T extends KubernetesObject>(
+  s: Watching<T> | InitialEvents<T>,
+  input: WatchInput<T>,
+  config: StepConfig,
+): Transition<T> {
   switch (input.type) {
     case 'accepted':
       if (s.accepted) return stay(s);
       // A streaming list's watch carries the list first: it is listing until the initial events end.
       return {
         state: { ...s, accepted: true },
-        effects: [status(s.phase === 'watching' ? { state: 'watching', resourceVersion: s.resourceVersion } : { state: 'listing', page: 1 })],
+        effects: [
+          status(
+            s.phase === 'watching'
+              ? { state: 'watching', resourceVersion: s.resourceVersion }
+              : { state: 'listing', page: 1 },
+          ),
+        ],
       };
     case 'object':
       return s.phase === 'watching' ? watchedObject(s, input) : initialObject(s, input);
@@ -146,15 +185,27 @@ function onWatch<T extends KubernetesObject>(s: Watching<T> | InitialEvents<T>, 
       }
       return input.initialEventsEnd
         ? endInitialEvents(s, input.resourceVersion)
-        : streamingUnsupported({ ...s, expiredStreak: 0 }, 'a bookmark arrived without the k8s.io/initial-events-end annotation');
+        : streamingUnsupported(
+            { ...s, expiredStreak: 0 },
+            'a bookmark arrived without the k8s.io/initial-events-end annotation',
+          );
     case 'badLine':
       return badLine(s, input.reason, input.message, config);
     case 'errorEvent':
-      return then([ABORT_WATCH], input.failure.code === 410 ? expired(s, input.failure, config) : fail(s, input.failure, resumeOf(s), config));
+      return then(
+        [ABORT_WATCH],
+        input.failure.code === 410 ? expired(s, input.failure, config) : fail(s, input.failure, resumeOf(s), config),
+      );
     case 'closed':
-      if (s.phase === 'initialEvents') return streamingUnsupported(s, 'the watch closed before the k8s.io/initial-events-end bookmark');
+      if (s.phase === 'initialEvents')
+        return streamingUnsupported(s, 'the watch closed before the k8s.io/initial-events-end bookmark');
       if (!s.sawEvent && input.openMs < SHORT_WATCH_MS) {
-        return fail(s, { reason: 'WatchClosedEarly', message: 'the server closed the watch at once without any event' }, resumeOf(s), config);
+        return fail(
+          s,
+          { reason: 'WatchClosedEarly', message: 'the server closed the watch at once without any event' },
+          resumeOf(s),
+          config,
+        );
       }
       // A clean close is routine (timeoutSeconds ran out): resume at once, without a relist.
       return openWatch(s, s.resourceVersion);
@@ -167,16 +218,26 @@ function onWatch<T extends KubernetesObject>(s: Watching<T> | InitialEvents<T>, 
   }
 }
 
-function watchedObject<T extends KubernetesObject>(s: Watching<T>, input: ReflectorInput<T> & { readonly type: 'object' }): Transition<T> {
+function watchedObject<T extends KubernetesObject>(
+  s: Watching<T>,
+  input: ReflectorInput<T> & { readonly type: 'object' },
+): Transition<T> {
   const resourceVersion = input.raw.metadata?.resourceVersion || s.resourceVersion;
   const type = input.event === 'ADDED' ? 'added' : input.event === 'MODIFIED' ? 'modified' : 'deleted';
   const emit: ReflectorEffect<T> = { type: 'emit', event: { type, object: input.object } };
-  if (input.problems.length === 0) return { state: { ...s, resourceVersion, sawEvent: true, expiredStreak: 0 }, effects: [emit] };
+  if (input.problems.length === 0)
+    return { state: { ...s, resourceVersion, sawEvent: true, expiredStreak: 0 }, effects: [emit] };
   const counted = countProblems<T>(s.problemCounts, input.problems);
-  return { state: { ...s, problemCounts: counted.counts, resourceVersion, sawEvent: true, expiredStreak: 0 }, effects: [...counted.effects, emit] };
+  return {
+    state: { ...s, problemCounts: counted.counts, resourceVersion, sawEvent: true, expiredStreak: 0 },
+    effects: [...counted.effects, emit],
+  };
 }
 
-function initialObject<T extends KubernetesObject>(s: InitialEvents<T>, input: ReflectorInput<T> & { readonly type: 'object' }): Transition<T> {
+function initialObject<T extends KubernetesObject>(
+  s: InitialEvents<T>,
+  input: ReflectorInput<T> & { readonly type: 'object' },
+): Transition<T> {
   if (input.event === 'DELETED') s.objects.delete(objectKey(input.raw));
   else s.objects.set(objectKey(input.raw), input.object);
   const counted = countProblems<T>(s.problemCounts, input.problems);
@@ -187,7 +248,10 @@ function initialObject<T extends KubernetesObject>(s: InitialEvents<T>, input: R
 function endInitialEvents<T extends KubernetesObject>(s: InitialEvents<T>, resourceVersion: string): Transition<T> {
   return {
     state: enter({ ...s, expiredStreak: 0 }, { phase: 'watching', resourceVersion, accepted: true, sawEvent: true }),
-    effects: [{ type: 'emitRelist', pages: [s.objects.values()], resourceVersion }, status({ state: 'watching', resourceVersion })],
+    effects: [
+      { type: 'emitRelist', pages: [s.objects.values()], resourceVersion },
+      status({ state: 'watching', resourceVersion }),
+    ],
   };
 }
 
@@ -203,13 +267,18 @@ function streamingUnsupported<T extends KubernetesObject>(m: ReflectorMemory, me
  * `error` status is reported; `backingOff` says why the watch reconnects.
  */
 function badLine<T extends KubernetesObject>(
-  s: Watching<T> | InitialEvents<T>, reason: WatchProblemReason, message: string, config: StepConfig,
+  s: Watching<T> | InitialEvents<T>,
+  reason: WatchProblemReason,
+  message: string,
+  config: StepConfig,
 ): Transition<T> {
   const from = s.phase === 'watching' ? `resuming from resourceVersion ${s.resourceVersion}` : 'relisting';
   const counted = countProblem(s.problemCounts, { reason, message: `${message}; ${from}` });
   const cause = { reason, message: counted.problem.message };
-  return then([ABORT_WATCH, { type: 'emit', event: { type: 'problem', problem: counted.problem } }],
-    fail({ ...s, problemCounts: counted.counts }, cause, resumeOf(s), config, false));
+  return then(
+    [ABORT_WATCH, { type: 'emit', event: { type: 'problem', problem: counted.problem } }],
+    fail({ ...s, problemCounts: counted.counts }, cause, resumeOf(s), config, false),
+  );
 }
 
 /** Where a failed watch picks up: its last resourceVersion, or a new list during a streaming list's initial events. */
@@ -219,7 +288,11 @@ function resumeOf<T extends KubernetesObject>(s: Watching<T> | InitialEvents<T>)
 
 // ---- failures --------------------------------------------------------------------------------------------------
 
-function requestFailed<T extends KubernetesObject>(s: ReflectorState<T>, failure: WatchFailure, config: StepConfig): Transition<T> {
+function requestFailed<T extends KubernetesObject>(
+  s: ReflectorState<T>,
+  failure: WatchFailure,
+  config: StepConfig,
+): Transition<T> {
   switch (s.phase) {
     case 'resolving':
       return fail(s, failure, { to: 'resolve' }, config);
@@ -235,7 +308,10 @@ function requestFailed<T extends KubernetesObject>(s: ReflectorState<T>, failure
       if (s.phase === 'initialEvents' && failure.code !== undefined && TERMINAL_CODES.has(failure.code)) {
         // How a server without streaming lists refuses the request (kube-apiserver: 422 on sendInitialEvents). A
         // 401, 403 or 404 says nothing about streaming: it is retried like any failure, streaming again.
-        return streamingUnsupported(s, `the server rejected the streaming list: ${failure.code} ${failure.reason}: ${failure.message}`);
+        return streamingUnsupported(
+          s,
+          `the server rejected the streaming list: ${failure.code} ${failure.reason}: ${failure.message}`,
+        );
       }
       return fail(s, failure, resumeOf(s), config);
     default:
@@ -244,16 +320,29 @@ function requestFailed<T extends KubernetesObject>(s: ReflectorState<T>, failure
 }
 
 /** The first 410 in a row relists at once (routine after a long disconnect); repeats back off. */
-function expired<T extends KubernetesObject>(m: ReflectorMemory, failure: WatchFailure, config: StepConfig): Transition<T> {
+function expired<T extends KubernetesObject>(
+  m: ReflectorMemory,
+  failure: WatchFailure,
+  config: StepConfig,
+): Transition<T> {
   const next = { ...m, expiredStreak: m.expiredStreak + 1 };
-  return then([status({ state: 'error', cause: failure })], next.expiredStreak === 1 ? relist(next) : fail(next, failure, RELIST, config, false));
+  return then(
+    [status({ state: 'error', cause: failure })],
+    next.expiredStreak === 1 ? relist(next) : fail(next, failure, RELIST, config, false),
+  );
 }
 
 /**
  * Backs off before `retry`, announcing the failure first unless it was already (`announce` false); stops instead
  * on a failure no retry can fix.
  */
-function fail<T extends KubernetesObject>(m: ReflectorMemory, cause: WatchFailure, retry: Retry, config: StepConfig, announce = true): Transition<T> {
+function fail<T extends KubernetesObject>(
+  m: ReflectorMemory,
+  cause: WatchFailure,
+  retry: Retry,
+  config: StepConfig,
+  announce = true,
+): Transition<T> {
   if (isTerminal(cause, config.failFast)) return fatal(m, cause);
   const attempt = m.attempt + 1;
   const backOff: ReflectorEffect<T> = { type: 'backOff', cause, attempt };
@@ -276,14 +365,18 @@ function retry<T extends KubernetesObject>(m: ReflectorMemory, next: Retry): Tra
 
 /** Stops for good: the `failed` status, then the error. */
 function fatal<T extends KubernetesObject>(m: ReflectorMemory, cause: WatchFailure): Transition<T> {
-  return { state: enter(m, { phase: 'failed' }), effects: [status({ state: 'failed', cause }), { type: 'stop', cause }] };
+  return {
+    state: enter(m, { phase: 'failed' }),
+    effects: [status({ state: 'failed', cause }), { type: 'stop', cause }],
+  };
 }
 
 // ---- helpers ---------------------------------------------------------------------------------------------------
 
 /** Counts each report and emits it as a `problem`, in order. */
 function countProblems<T extends KubernetesObject>(
-  counts: ProblemCounts, reports: readonly ProblemReport[],
+  counts: ProblemCounts,
+  reports: readonly ProblemReport[],
 ): { counts: ProblemCounts; effects: readonly ReflectorEffect<T>[] } {
   if (reports.length === 0) return { counts, effects: NO_EFFECTS };
   const effects: ReflectorEffect<T>[] = [];
@@ -304,7 +397,13 @@ function countProblem(counts: ProblemCounts, report: ProblemReport): { counts: P
 
 /** Enters `phase`, keeping the memory (and nothing of the phase left). */
 function enter<T extends KubernetesObject>(m: ReflectorMemory, phase: ReflectorPhase<T>): ReflectorState<T> {
-  return { attempt: m.attempt, expiredStreak: m.expiredStreak, streamingList: m.streamingList, problemCounts: m.problemCounts, ...phase };
+  return {
+    attempt: m.attempt,
+    expiredStreak: m.expiredStreak,
+    streamingList: m.streamingList,
+    problemCounts: m.problemCounts,
+    ...phase,
+  };
 }
 
 function stay<T extends KubernetesObject>(state: ReflectorState<T>): Transition<T> {

@@ -4,7 +4,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, Subscription } from 'rxjs';
-import { messageOf } from '../describe/index.js';
+import { messageOf } from '../error-messages/index.js';
 import { hasName, joinApiVersion, splitApiVersion } from '../objects/index.js';
 import { collectionPath, resolveResource$ } from '../resources/index.js';
 import type { ResolvedResource } from '../resources/index.js';
@@ -139,9 +139,10 @@ export class Reflector<T extends KubernetesObject> {
       case 'backOff': {
         const { cause, attempt } = effect;
         // The n-th failure in a row waits up to base · factor^(n-1); a 429 waits what it asked, drawing nothing.
-        const delayMs = cause.code === 429 && cause.retryAfterSeconds !== undefined
-          ? cause.retryAfterSeconds * 1000
-          : exponentialBackoff(attempt - 1, this.opts.random(), this.opts.backoff);
+        const delayMs =
+          cause.code === 429 && cause.retryAfterSeconds !== undefined
+            ? cause.retryAfterSeconds * 1000
+            : exponentialBackoff(attempt - 1, this.opts.random(), this.opts.backoff);
         this.emit({ type: 'status', status: { state: 'backingOff', delayMs, attempt, cause } });
         if (this.stopped) return;
         this.backoffTimer = this.opts.scheduler.schedule(() => {
@@ -166,11 +167,16 @@ export class Reflector<T extends KubernetesObject> {
   // ---- requests ---------------------------------------------------------------------------------------------------
 
   private resolve(ref: ResourceRef): void {
-    this.send(resolveResource$(this.transport, ref, this.opts.onWarning), {
-      next: (resolved) => this.useResource(resolved, { type: 'resolved' }),
-      error: (err) => this.dispatch({ type: 'requestFailed', failure: discoveryFailure(err) }),
-      timeout: () => this.dispatch({ type: 'requestFailed', failure: timeoutFailure('discovery', this.opts.listTimeout) }),
-    }, this.opts.listTimeout);
+    this.send(
+      resolveResource$(this.transport, ref, this.opts.onWarning),
+      {
+        next: (resolved) => this.useResource(resolved, { type: 'resolved' }),
+        error: (err) => this.dispatch({ type: 'requestFailed', failure: discoveryFailure(err) }),
+        timeout: () =>
+          this.dispatch({ type: 'requestFailed', failure: timeoutFailure('discovery', this.opts.listTimeout) }),
+      },
+      this.opts.listTimeout,
+    );
   }
 
   /** Learns the collection path of `resolved`, then goes on with `next`; a path that cannot be built is fatal. */
@@ -192,22 +198,33 @@ export class Reflector<T extends KubernetesObject> {
       labelSelector: this.opts.labelSelector,
       fieldSelector: this.opts.fieldSelector,
     };
-    this.send(getWithWarnings(this.transport, this.path, query, this.opts.onWarning, this.opts.listAccept), {
-      next: (body) => {
-        let list: KubeList<T>;
-        try {
-          list = asKubeList<T>(body, this.path);
-        } catch (err) {
-          this.dispatch({ type: 'requestFailed', failure: toWatchFailure(err) });
-          return;
-        }
-        const objects = this.objects.preparePage(list.items, page, this.typeMeta);
-        const { continue: next, resourceVersion = '' } = list.metadata;
-        this.dispatch({ type: 'listed', objects, continueToken: next, resourceVersion, problems: this.takeReports() });
+    this.send(
+      getWithWarnings(this.transport, this.path, query, this.opts.onWarning, this.opts.listAccept),
+      {
+        next: (body) => {
+          let list: KubeList<T>;
+          try {
+            list = asKubeList<T>(body, this.path);
+          } catch (err) {
+            this.dispatch({ type: 'requestFailed', failure: toWatchFailure(err) });
+            return;
+          }
+          const objects = this.objects.preparePage(list.items, page, this.typeMeta);
+          const { continue: next, resourceVersion = '' } = list.metadata;
+          this.dispatch({
+            type: 'listed',
+            objects,
+            continueToken: next,
+            resourceVersion,
+            problems: this.takeReports(),
+          });
+        },
+        error: (err) => this.dispatch({ type: 'requestFailed', failure: toWatchFailure(err) }),
+        timeout: () =>
+          this.dispatch({ type: 'requestFailed', failure: timeoutFailure(`list page ${page}`, this.opts.listTimeout) }),
       },
-      error: (err) => this.dispatch({ type: 'requestFailed', failure: toWatchFailure(err) }),
-      timeout: () => this.dispatch({ type: 'requestFailed', failure: timeoutFailure(`list page ${page}`, this.opts.listTimeout) }),
-    }, this.opts.listTimeout);
+      this.opts.listTimeout,
+    );
   }
 
   private watch(resourceVersion: string | undefined, streaming: boolean): void {
@@ -223,8 +240,10 @@ export class Reflector<T extends KubernetesObject> {
     const connection = (this.connection += 1);
     this.watchOpenedAt = this.opts.scheduler.now();
     this.timers.start(
-      timeoutSeconds * 1000 + DEAD_CONNECTION_SLACK_MS, (idleMs) => this.dispatch({ type: 'dead', idleMs }),
-      BACKOFF_RESET_MS, () => this.dispatch({ type: 'healthy' }),
+      timeoutSeconds * 1000 + DEAD_CONNECTION_SLACK_MS,
+      (idleMs) => this.dispatch({ type: 'dead', idleMs }),
+      BACKOFF_RESET_MS,
+      () => this.dispatch({ type: 'healthy' }),
     );
     const warnings = warningsOfRequest(this.opts.onWarning, 'GET', this.path);
     const watchOptions = {
@@ -243,7 +262,8 @@ export class Reflector<T extends KubernetesObject> {
       this.dispatch(ACCEPTED);
       if (this.stopped) return;
       this.out.batch(() => {
-        for (let i = 0; i < lines.length && this.connection === connection && !this.stopped; i++) this.onLine(lines[i]!);
+        for (let i = 0; i < lines.length && this.connection === connection && !this.stopped; i++)
+          this.onLine(lines[i]!);
       });
     };
     const lines$ = this.transport.watchChunks?.(this.path, query, watchOptions);
@@ -274,12 +294,20 @@ export class Reflector<T extends KubernetesObject> {
         this.dispatch({ type: 'errorEvent', failure: statusFailure(decoded.status) });
         return;
       case 'bookmark':
-        this.dispatch({ type: 'bookmark', resourceVersion: decoded.resourceVersion, initialEventsEnd: decoded.initialEventsEnd });
+        this.dispatch({
+          type: 'bookmark',
+          resourceVersion: decoded.resourceVersion,
+          initialEventsEnd: decoded.initialEventsEnd,
+        });
         return;
       case 'object': {
         const raw = decoded.object;
         if (!hasName(raw)) {
-          this.dispatch({ type: 'badLine', reason: 'MissingName', message: `${decoded.type} event object has no metadata.name` });
+          this.dispatch({
+            type: 'badLine',
+            reason: 'MissingName',
+            message: `${decoded.type} event object has no metadata.name`,
+          });
           return;
         }
         // decodeWatchLine built `raw` with JSON.parse.

@@ -37,11 +37,13 @@ export class RequestSlot {
     this.current = container;
     const live = (): boolean => this.current === container && !container.closed && !this.closed;
     if (timeoutMs !== undefined) {
-      container.add(this.scheduler.schedule(() => {
-        if (!live()) return;
-        container.unsubscribe();
-        handlers.timeout?.();
-      }, timeoutMs));
+      container.add(
+        this.scheduler.schedule(() => {
+          if (!live()) return;
+          container.unsubscribe();
+          handlers.timeout?.();
+        }, timeoutMs),
+      );
     }
     const settle = (): void => {
       // A finished request no longer needs its time limit; cancelling it keeps the scheduler free of dead actions.

@@ -21,43 +21,43 @@
  */
 export type WatchStatus =
   | {
-    /** A list or watch request is on its way. */
-    readonly state: 'connecting';
-  }
+      /** A list or watch request is on its way. */
+      readonly state: 'connecting';
+    }
   | {
-    /** A list page was asked for. */
-    readonly state: 'listing';
-    /** The page number, from 1. */
-    readonly page: number;
-  }
+      /** A list page was asked for. */
+      readonly state: 'listing';
+      /** The page number, from 1. */
+      readonly page: number;
+    }
   | {
-    /** The server accepted the watch. */
-    readonly state: 'watching';
-    /** The resourceVersion the watch started from. */
-    readonly resourceVersion: string;
-  }
+      /** The server accepted the watch. */
+      readonly state: 'watching';
+      /** The resourceVersion the watch started from. */
+      readonly resourceVersion: string;
+    }
   | {
-    /** Waiting before the next attempt. */
-    readonly state: 'backingOff';
-    /** How long the wait is, ms. */
-    readonly delayMs: number;
-    /** The number of consecutive failed attempts so far. */
-    readonly attempt: number;
-    /** The failure being retried. */
-    readonly cause: WatchFailure;
-  }
+      /** Waiting before the next attempt. */
+      readonly state: 'backingOff';
+      /** How long the wait is, ms. */
+      readonly delayMs: number;
+      /** The number of consecutive failed attempts so far. */
+      readonly attempt: number;
+      /** The failure being retried. */
+      readonly cause: WatchFailure;
+    }
   | {
-    /** A request failed; a retry follows. */
-    readonly state: 'error';
-    /** Why it failed. */
-    readonly cause: WatchFailure;
-  }
+      /** A request failed; a retry follows. */
+      readonly state: 'error';
+      /** Why it failed. */
+      readonly cause: WatchFailure;
+    }
   | {
-    /** The reflector stopped for good; the stream errors next. */
-    readonly state: 'failed';
-    /** Why it stopped. */
-    readonly cause: WatchFailure;
-  };
+      /** The reflector stopped for good; the stream errors next. */
+      readonly state: 'failed';
+      /** Why it stopped. */
+      readonly cause: WatchFailure;
+    };
 
 /**
  * Why a request failed. `code` is the HTTP status or Status code when there was one; `reason` is the Kubernetes

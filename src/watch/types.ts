@@ -22,63 +22,66 @@ export type { WatchFailure, WatchStatus } from './status.js';
  */
 export type WatchEvent<T extends KubernetesObject = KubernetesObject> =
   | {
-    /** A list (the first one, or a relist) began; `listed` events and then `relistDone` follow. */
-    readonly type: 'relistStarted';
-  }
+      /** A list (the first one, or a relist) began; `listed` events and then `relistDone` follow. */
+      readonly type: 'relistStarted';
+    }
   | {
-    /** One item of the list in progress. */
-    readonly type: 'listed';
-    /** The listed object, after `transform`. */
-    readonly object: T;
-  }
+      /** One item of the list in progress. */
+      readonly type: 'listed';
+      /** The listed object, after `transform`. */
+      readonly object: T;
+    }
   | {
-    /** The list is complete: the store swaps its contents now. */
-    readonly type: 'relistDone';
-    /** The list's resourceVersion, where the watch starts. */
-    readonly resourceVersion: string;
-  }
+      /** The list is complete: the store swaps its contents now. */
+      readonly type: 'relistDone';
+      /** The list's resourceVersion, where the watch starts. */
+      readonly resourceVersion: string;
+    }
   | {
-    /** A watch `ADDED` event. */
-    readonly type: 'added';
-    /** The object as the server sent it, after `transform`. */
-    readonly object: T;
-  }
+      /** A watch `ADDED` event. */
+      readonly type: 'added';
+      /** The object as the server sent it, after `transform`. */
+      readonly object: T;
+    }
   | {
-    /** A watch `MODIFIED` event. */
-    readonly type: 'modified';
-    /** The new state of the object, after `transform`. */
-    readonly object: T;
-  }
+      /** A watch `MODIFIED` event. */
+      readonly type: 'modified';
+      /** The new state of the object, after `transform`. */
+      readonly object: T;
+    }
   | {
-    /** A watch `DELETED` event. */
-    readonly type: 'deleted';
-    /** The object's final state, after `transform`. */
-    readonly object: T;
-  }
+      /** A watch `DELETED` event. */
+      readonly type: 'deleted';
+      /** The object's final state, after `transform`. */
+      readonly object: T;
+    }
   | {
-    /** A watch `BOOKMARK` event. */
-    readonly type: 'bookmark';
-    /** The resourceVersion the watch has reached. */
-    readonly resourceVersion: string;
-  }
+      /** A watch `BOOKMARK` event. */
+      readonly type: 'bookmark';
+      /** The resourceVersion the watch has reached. */
+      readonly resourceVersion: string;
+    }
   | {
-    /** A change of connection health. */
-    readonly type: 'status';
-    /** The new health. */
-    readonly status: WatchStatus;
-  }
+      /** A change of connection health. */
+      readonly type: 'status';
+      /** The new health. */
+      readonly status: WatchStatus;
+    }
   | {
-    /** One bad input, skipped. */
-    readonly type: 'problem';
-    /** What was wrong, with a running count. */
-    readonly problem: WatchProblem;
-  };
+      /** One bad input, skipped. */
+      readonly type: 'problem';
+      /** What was wrong, with a running count. */
+      readonly problem: WatchProblem;
+    };
 
 /** The deltas of {@link WatchEvent}: everything except `status` and `problem`. */
-export type WatchDelta<T extends KubernetesObject = KubernetesObject> = Exclude<WatchEvent<T>, {
-  /** The two non-delta event types. */
-  type: 'status' | 'problem';
-}>;
+export type WatchDelta<T extends KubernetesObject = KubernetesObject> = Exclude<
+  WatchEvent<T>,
+  {
+    /** The two non-delta event types. */
+    type: 'status' | 'problem';
+  }
+>;
 
 /** The kinds of bad input the reflector reports as {@link WatchProblem}s. */
 export type WatchProblemReason = 'MalformedLine' | 'MissingName' | 'TransformFailed';

@@ -9,9 +9,13 @@ import { ApiError, TransportError } from '../../../src/transport/index.js';
 import type { Transport, TransportRequest, TransportResponse } from '../../../src/transport/index.js';
 import { eventRecorder } from '../../../src/client/events/index.js';
 import type {
-  EventObjectLike, EventRecorder, EventRecorderOptions, EventReport, RecordedEvent,
+  EventRecorder,
+  EventRecorderOptions,
+  EventReport,
+  RecordedEvent,
 } from '../../../src/client/events/index.js';
 import { resourceClient } from '../../../src/client/index.js';
+import type { ObjectLike } from '../../../src/objects/index.js';
 import { virtualCluster, type VirtualCluster, type VirtualLink } from '../../../src/testing/index.js';
 
 const EVENT = { apiVersion: 'events.k8s.io/v1', kind: 'Event' } as const;
@@ -25,16 +29,26 @@ export interface FakeCall {
 }
 
 /** What the next matching request meets instead of its plain answer. */
-type Failure = { readonly method?: string; readonly error: unknown } | { readonly method?: string; readonly hang: true };
+type Failure =
+  | { readonly method?: string; readonly error: unknown }
+  | { readonly method?: string; readonly hang: true };
 
 /** The Events the cluster stores, by path; `set` and `clear` write them as another client would. */
 export class StoredEvents {
-  constructor(private readonly cluster: VirtualCluster, private readonly other: VirtualLink) {}
+  constructor(
+    private readonly cluster: VirtualCluster,
+    private readonly other: VirtualLink,
+  ) {}
 
   private all(): Map<string, RecordedEvent> {
-    return new Map(this.cluster.list(EVENT).map((event) => [
-      `/apis/events.k8s.io/v1/namespaces/${event.metadata!.namespace}/events/${event.metadata!.name}`, event as unknown as RecordedEvent,
-    ]));
+    return new Map(
+      this.cluster
+        .list(EVENT)
+        .map((event) => [
+          `/apis/events.k8s.io/v1/namespaces/${event.metadata!.namespace}/events/${event.metadata!.name}`,
+          event as unknown as RecordedEvent,
+        ]),
+    );
   }
 
   get size(): number {
@@ -52,18 +66,27 @@ export class StoredEvents {
   /** Stores an Event at `path`: a valid one about pod `web`, with `fields` over it (another writer's, say). */
   set(path: string, fields: Partial<RecordedEvent>): void {
     const [namespace, name] = [path.split('/')[5]!, path.split('/')[7]!];
-    this.cluster.seed([{
-      ...EVENT, metadata: { name, namespace }, eventTime: '1970-01-01T00:00:00.000000Z',
-      reportingController: 'example.com/test', reportingInstance: 'test-0', action: 'Reconcile', reason: 'Synced', type: 'Normal',
-      regarding: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web', uid: 'uid-web' },
-      ...fields,
-    } as KubernetesObject]);
+    this.cluster.seed([
+      {
+        ...EVENT,
+        metadata: { name, namespace },
+        eventTime: '1970-01-01T00:00:00.000000Z',
+        reportingController: 'example.com/test',
+        reportingInstance: 'test-0',
+        action: 'Reconcile',
+        reason: 'Synced',
+        type: 'Normal',
+        regarding: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web', uid: 'uid-web' },
+        ...fields,
+      } as KubernetesObject,
+    ]);
   }
 
   /** Deletes every Event. */
   clear(): void {
     const events = resourceClient<KubernetesObject>(this.other, EVENT);
-    for (const event of this.cluster.list(EVENT)) events.inNamespace(event.metadata!.namespace!).delete(event.metadata!.name!).subscribe();
+    for (const event of this.cluster.list(EVENT))
+      events.inNamespace(event.metadata!.namespace!).delete(event.metadata!.name!).subscribe();
   }
 }
 
@@ -140,10 +163,17 @@ export class EventsServer implements Transport {
     if ('hang' in failure) faults.hangNext({ method });
     else if (failure.error instanceof ApiError) {
       const { code, message, retryAfterSeconds, warnings } = failure.error;
-      faults.failNext({ status: code, method, message, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) });
+      faults.failNext({
+        status: code,
+        method,
+        message,
+        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      });
       for (const text of warnings) faults.warnNext({ text, method });
-    } else if (failure.error instanceof TransportError && failure.error.reason === 'ConnectionClosed') faults.loseAnswerNext({ method });
-    else if (failure.error instanceof TransportError && failure.error.reason === 'NetworkError') faults.refuseNext({ method });
+    } else if (failure.error instanceof TransportError && failure.error.reason === 'ConnectionClosed')
+      faults.loseAnswerNext({ method });
+    else if (failure.error instanceof TransportError && failure.error.reason === 'NetworkError')
+      faults.refuseNext({ method });
     else throw new TypeError(`the events server cannot fail with ${String(failure.error)}`);
   }
 }
@@ -171,12 +201,22 @@ export function reportLine(report: EventReport): string {
 }
 
 /** A recorder over a fresh {@link EventsServer}, with every report collected as a {@link reportLine}. */
-export function setup(scheduler: SchedulerLike, options: Partial<EventRecorderOptions> = {}): {
-  server: EventsServer; recorder: EventRecorder; lines: string[]; at(ms: number, work: () => void): void;
+export function setup(
+  scheduler: SchedulerLike,
+  options: Partial<EventRecorderOptions> = {},
+): {
+  server: EventsServer;
+  recorder: EventRecorder;
+  lines: string[];
+  at(ms: number, work: () => void): void;
 } {
   const server = new EventsServer(scheduler);
   const recorder = eventRecorder(server, {
-    reportingController: 'example.com/test', reportingInstance: 'test-0', scheduler, random: () => 0, ...options,
+    reportingController: 'example.com/test',
+    reportingInstance: 'test-0',
+    scheduler,
+    random: () => 0,
+    ...options,
   });
   const lines: string[] = [];
   recorder.reports$.subscribe({
@@ -187,6 +227,6 @@ export function setup(scheduler: SchedulerLike, options: Partial<EventRecorderOp
 }
 
 /** A Pod to record events about. */
-export function pod(name = 'web', extra: Record<string, string> = {}): EventObjectLike {
+export function pod(name = 'web', extra: Record<string, string> = {}): ObjectLike {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', uid: `uid-${name}`, ...extra } };
 }

@@ -5,7 +5,12 @@
 import { expect } from 'chai';
 import { firstValueFrom, lastValueFrom } from 'rxjs';
 import { eventRecorder } from '../../../src/client/events/index.js';
-import type { EventRecorder, EventRecorderOptions, EventReport, RecordedEvent } from '../../../src/client/events/index.js';
+import type {
+  EventRecorder,
+  EventRecorderOptions,
+  EventReport,
+  RecordedEvent,
+} from '../../../src/client/events/index.js';
 import { startTestCluster } from '../../../src/testing/index.js';
 import type { TestCluster } from '../../../src/testing/index.js';
 import { ApiError, transportOf } from '../../../src/transport/index.js';
@@ -31,20 +36,27 @@ describe('eventRecorder integration: in-memory API server over HTTP', () => {
 
   const start = (options: Partial<EventRecorderOptions> = {}): EventRecorder => {
     recorder = eventRecorder(cluster.kubeConfig, {
-      reportingController: 'example.com/settings-controller', reportingInstance: 'settings-0',
-      retryBackoff: { baseMs: 20, factor: 2, capMs: 200 }, ...options,
+      reportingController: 'example.com/settings-controller',
+      reportingInstance: 'settings-0',
+      retryBackoff: { baseMs: 20, factor: 2, capMs: 200 },
+      ...options,
     });
     reports = [];
     recorder.reports$.subscribe((report) => reports.push(report));
     return recorder;
   };
-  const get = async (path: string): Promise<any> => (await firstValueFrom(transportOf(cluster.kubeConfig).request({ method: 'GET', path }))).body;
+  const get = async (path: string): Promise<any> =>
+    (await firstValueFrom(transportOf(cluster.kubeConfig).request({ method: 'GET', path }))).body;
   const eventsAbout = async (name: string): Promise<RecordedEvent[]> =>
     (await get(`${EVENTS}?fieldSelector=${encodeURIComponent(`regarding.name=${name}`)}`)).items;
 
   it('writes its Events and their series under its field manager: the reporting controller, or fieldManager', async () => {
     const managers = async (name: string): Promise<string[]> =>
-      (await eventsAbout(name)).flatMap((event) => (event.metadata as { managedFields?: Array<{ manager: string; operation: string }> }).managedFields ?? [])
+      (await eventsAbout(name))
+        .flatMap(
+          (event) =>
+            (event.metadata as { managedFields?: Array<{ manager: string; operation: string }> }).managedFields ?? [],
+        )
         .map((entry) => `${entry.manager} ${entry.operation}`);
     const events = start();
     events.event({ ...settings, name: 'managed-default', uid: 'cm-2' }, synced);
@@ -68,8 +80,12 @@ describe('eventRecorder integration: in-memory API server over HTTP', () => {
     const [stored, ...others] = await eventsAbout('settings');
     expect(others).to.deep.equal([]);
     expect(stored).to.deep.include({
-      reportingController: 'example.com/settings-controller', reportingInstance: 'settings-0', type: 'Normal', reason: 'Synced',
-      action: 'Reconcile', note: 'settings applied',
+      reportingController: 'example.com/settings-controller',
+      reportingInstance: 'settings-0',
+      type: 'Normal',
+      reason: 'Synced',
+      action: 'Reconcile',
+      note: 'settings applied',
     });
     expect(stored!.series?.count).to.equal(3);
     const core = await get(`/api/v1/namespaces/default/events/${stored!.metadata.name}`);
@@ -108,7 +124,9 @@ describe('eventRecorder integration: in-memory API server over HTTP', () => {
     events.event({ ...settings, name: 'deleted' }, synced);
     await lastValueFrom(events.flush({ timeoutMs: 5000 }));
     const [first] = await eventsAbout('deleted');
-    await firstValueFrom(transportOf(cluster.kubeConfig).request({ method: 'DELETE', path: `${EVENTS}/${first!.metadata.name}` }));
+    await firstValueFrom(
+      transportOf(cluster.kubeConfig).request({ method: 'DELETE', path: `${EVENTS}/${first!.metadata.name}` }),
+    );
     events.event({ ...settings, name: 'deleted' }, synced);
     await lastValueFrom(events.flush({ timeoutMs: 5000 }));
     const [again, ...others] = await eventsAbout('deleted');

@@ -4,7 +4,12 @@ import { virtual } from '../../controller/helpers.js';
 import { pod, setup } from './events-server.js';
 
 const MINUTE = 60_000;
-const normal = (reason: string, note?: string) => ({ type: 'Normal' as const, reason, action: 'Reconcile', ...(note === undefined ? {} : { note }) });
+const normal = (reason: string, note?: string) => ({
+  type: 'Normal' as const,
+  reason,
+  action: 'Reconcile',
+  ...(note === undefined ? {} : { note }),
+});
 
 describe('eventRecorder: series and spam filter (marbles)', () => {
   it('returns from event() before any request is made, and writes on the scheduler', () => {
@@ -22,20 +27,45 @@ describe('eventRecorder: series and spam filter (marbles)', () => {
     expect(lines).to.deep.equal(['6 created Started']);
   });
 
-  it('writes what events.k8s.io/v1 requires, in the regarding object\'s namespace, with MicroTime timestamps', () => {
+  it("writes what events.k8s.io/v1 requires, in the regarding object's namespace, with MicroTime timestamps", () => {
     const server = virtual(({ scheduler }) => {
       const { server, recorder, at } = setup(scheduler);
-      at(1500, () => recorder.event(pod('web', { resourceVersion: '7' }), { type: 'Warning', reason: 'Failed', action: 'Pull', note: 'no such image' }));
-      at(2000, () => recorder.event({ apiVersion: 'v1', kind: 'Node', name: 'node-1', uid: 'n1' }, { type: 'Normal', reason: 'Labeled', action: 'Label' }));
+      at(1500, () =>
+        recorder.event(pod('web', { resourceVersion: '7' }), {
+          type: 'Warning',
+          reason: 'Failed',
+          action: 'Pull',
+          note: 'no such image',
+        }),
+      );
+      at(2000, () =>
+        recorder.event(
+          { apiVersion: 'v1', kind: 'Node', name: 'node-1', uid: 'n1' },
+          { type: 'Normal', reason: 'Labeled', action: 'Label' },
+        ),
+      );
       return server;
     });
     expect(server.calls[0]!.path).to.equal('/apis/events.k8s.io/v1/namespaces/default/events');
     expect(server.calls[0]!.body).to.deep.equal({
-      apiVersion: 'events.k8s.io/v1', kind: 'Event',
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
       metadata: { name: 'web.59682f00', namespace: 'default' },
-      eventTime: '1970-01-01T00:00:01.500000Z', reportingController: 'example.com/test', reportingInstance: 'test-0',
-      action: 'Pull', reason: 'Failed', type: 'Warning', note: 'no such image',
-      regarding: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web', uid: 'uid-web', resourceVersion: '7' },
+      eventTime: '1970-01-01T00:00:01.500000Z',
+      reportingController: 'example.com/test',
+      reportingInstance: 'test-0',
+      action: 'Pull',
+      reason: 'Failed',
+      type: 'Warning',
+      note: 'no such image',
+      regarding: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        namespace: 'default',
+        name: 'web',
+        uid: 'uid-web',
+        resourceVersion: '7',
+      },
     });
     // A cluster-scoped object's events go to `default`, as client-go's.
     expect(server.calls[1]!.body.metadata).to.deep.equal({ name: 'node-1.77359401', namespace: 'default' });
@@ -53,9 +83,13 @@ describe('eventRecorder: series and spam filter (marbles)', () => {
       return { server, lines, counts: () => recorder.counts() };
     });
     expect(lines.filter((line) => line.includes('filtered'))).to.deep.equal([
-      '0 filtered R25', `${5 * MINUTE - 1} filtered Early`, `${5 * MINUTE + 1} filtered Again`,
+      '0 filtered R25',
+      `${5 * MINUTE - 1} filtered Early`,
+      `${5 * MINUTE + 1} filtered Again`,
     ]);
-    expect(server.lines.filter((line) => line.startsWith(`${5 * MINUTE} `))).to.deep.equal([`${5 * MINUTE} POST Refilled`]);
+    expect(server.lines.filter((line) => line.startsWith(`${5 * MINUTE} `))).to.deep.equal([
+      `${5 * MINUTE} POST Refilled`,
+    ]);
     expect(counts()).to.include({ recorded: 26, filtered: 3, created: 26 });
   });
 
@@ -74,7 +108,7 @@ describe('eventRecorder: series and spam filter (marbles)', () => {
     expect(counts()).to.include({ recorded: 6, filtered: 3 });
   });
 
-  it('counts folded repeats against the burst, as client-go\'s filter sees every occurrence', () => {
+  it("counts folded repeats against the burst, as client-go's filter sees every occurrence", () => {
     const { server, counts } = virtual(({ scheduler }) => {
       const { server, recorder, at } = setup(scheduler);
       at(0, () => {
@@ -105,7 +139,11 @@ describe('eventRecorder: series and spam filter (marbles)', () => {
       return { server, lines };
     });
     expect(server.lines).to.deep.equal(['0 POST Synced', `${MINUTE} PATCH web.0 #2`, `${9 * MINUTE} PATCH web.0 #4`]);
-    expect(lines).to.deep.equal(['1 created Synced', `${MINUTE + 1} updated Synced #2`, `${9 * MINUTE + 1} updated Synced #4`]);
+    expect(lines).to.deep.equal([
+      '1 created Synced',
+      `${MINUTE + 1} updated Synced #2`,
+      `${9 * MINUTE + 1} updated Synced #4`,
+    ]);
     const patch = server.calls[1]!;
     expect(patch.body).to.deep.equal({ series: { count: 2, lastObservedTime: '1970-01-01T00:01:00.000000Z' } });
   });
@@ -120,7 +158,10 @@ describe('eventRecorder: series and spam filter (marbles)', () => {
       return server;
     });
     expect(server.lines).to.deep.equal([
-      '0 POST Late', '0 POST Early', `${6 * MINUTE - 1} PATCH early.1 #2`, `${6 * MINUTE} POST Late`,
+      '0 POST Late',
+      '0 POST Early',
+      `${6 * MINUTE - 1} PATCH early.1 #2`,
+      `${6 * MINUTE} POST Late`,
     ]);
   });
 
@@ -131,11 +172,14 @@ describe('eventRecorder: series and spam filter (marbles)', () => {
       return server;
     });
     expect(server.lines).to.deep.equal([
-      '0 POST Flapping', `${4 * MINUTE} PATCH web.0 #2`, `${34 * MINUTE} PATCH web.0 #9`, `${50 * MINUTE} PATCH web.0 #12`,
+      '0 POST Flapping',
+      `${4 * MINUTE} PATCH web.0 #2`,
+      `${34 * MINUTE} PATCH web.0 #9`,
+      `${50 * MINUTE} PATCH web.0 #12`,
     ]);
   });
 
-  it('folds events that differ only in their note, keeping the first note, as client-go\'s getKey ignores it', () => {
+  it("folds events that differ only in their note, keeping the first note, as client-go's getKey ignores it", () => {
     const server = virtual(({ scheduler }) => {
       const { server, recorder, at } = setup(scheduler);
       at(0, () => recorder.event(pod(), normal('Failed', 'first')));
@@ -192,7 +236,7 @@ describe('eventRecorder: series and spam filter (marbles)', () => {
 });
 
 describe('eventRecorder: series timers at fractional times', () => {
-  it('ends a series at the end of its window even when the window\'s end is one rounding step past the timer', () => {
+  it("ends a series at the end of its window even when the window's end is one rounding step past the timer", () => {
     // At this time, `t + ((t + 6 min) - t)` lands one rounding step short of `t + 6 min`.
     const t = 1917962.0546838094;
     // Fails instead of spinning when one instant runs too many actions.

@@ -6,18 +6,25 @@ import type { EventFlushResult, EventReport } from '../../../src/client/events/i
 import { apiError, pod, setup } from './events-server.js';
 
 const normal = (reason: string) => ({ type: 'Normal' as const, reason, action: 'Reconcile' });
-const flushLine = (time: number, what: string, result: EventFlushResult) => `${time} ${what} ${result.complete ? 'complete' : `incomplete, ${result.pending} pending`}`;
+const flushLine = (time: number, what: string, result: EventFlushResult) =>
+  `${time} ${what} ${result.complete ? 'complete' : `incomplete, ${result.pending} pending`}`;
 
 describe('eventRecorder: retries, queue bound, flush and close (marbles)', () => {
   it('retries a 500 after 1 s, then 2 s, and a 429 no sooner than its Retry-After', () => {
     const { lines, server } = virtual(({ scheduler }) => {
       const { server, recorder, lines, at } = setup(scheduler);
-      server.failNext(apiError(500, 'InternalError')).failNext(apiError(500, 'InternalError')).failNext(apiError(429, 'TooManyRequests', 'slow down', 5));
+      server
+        .failNext(apiError(500, 'InternalError'))
+        .failNext(apiError(500, 'InternalError'))
+        .failNext(apiError(429, 'TooManyRequests', 'slow down', 5));
       at(0, () => recorder.event(pod(), normal('Synced')));
       return { lines, server };
     });
     expect(lines).to.deep.equal([
-      '1 retrying Synced +1000', '1002 retrying Synced +2000', '3003 retrying Synced +5000', '8004 created Synced',
+      '1 retrying Synced +1000',
+      '1002 retrying Synced +2000',
+      '3003 retrying Synced +5000',
+      '8004 created Synced',
     ]);
     expect(server.lines).to.deep.equal(['0 POST Synced', '1001 POST Synced', '3002 POST Synced', '8003 POST Synced']);
   });
@@ -35,11 +42,15 @@ describe('eventRecorder: retries, queue bound, flush and close (marbles)', () =>
   it('hands the warnings of its writes to onWarning, those of a refused write included', () => {
     const seen = virtual(({ scheduler }) => {
       const seen: string[] = [];
-      const { server, recorder, at } = setup(scheduler, { onWarning: (w) => seen.push(`${scheduler.now()} ${w.method} ${w.path} ${w.text}`) });
+      const { server, recorder, at } = setup(scheduler, {
+        onWarning: (w) => seen.push(`${scheduler.now()} ${w.method} ${w.path} ${w.text}`),
+      });
       const refusal = new ApiError(500, 'InternalError', 'try again', undefined, undefined, ['etcd is slow']);
       server.failNext(refusal);
       at(0, () => recorder.event(pod(), normal('Synced')));
-      at(2000, () => { server.warnings = ['events.k8s.io/v1 Event is fine']; });
+      at(2000, () => {
+        server.warnings = ['events.k8s.io/v1 Event is fine'];
+      });
       at(3000, () => recorder.event(pod(), normal('Synced')));
       return seen;
     });
@@ -56,7 +67,11 @@ describe('eventRecorder: retries, queue bound, flush and close (marbles)', () =>
       at(0, () => recorder.event(pod(), normal('Synced')));
       return { lines, counts: () => recorder.counts() };
     });
-    expect(lines).to.deep.equal(['1 retrying Synced +1000', '1002 retrying Synced +2000', '3003 failed Synced after 3']);
+    expect(lines).to.deep.equal([
+      '1 retrying Synced +1000',
+      '1002 retrying Synced +2000',
+      '3003 failed Synced after 3',
+    ]);
     expect(counts()).to.include({ retried: 2, failed: 1, created: 0, pending: 0 });
   });
 
@@ -123,22 +138,30 @@ describe('eventRecorder: retries, queue bound, flush and close (marbles)', () =>
     expect(server.objects.size).to.equal(1);
   });
 
-  it('renames its Event once when the name is taken by someone else\'s', () => {
+  it("renames its Event once when the name is taken by someone else's", () => {
     const { reports, server } = virtual(({ scheduler }) => {
       const { server, recorder, at } = setup(scheduler);
       const reports: EventReport[] = [];
       recorder.reports$.subscribe((report) => reports.push(report));
-      server.objects.set('/apis/events.k8s.io/v1/namespaces/default/events/web.0', { reportingInstance: 'other' } as never);
+      server.objects.set('/apis/events.k8s.io/v1/namespaces/default/events/web.0', {
+        reportingInstance: 'other',
+      } as never);
       at(0, () => recorder.event(pod(), normal('Synced')));
       return { reports, server };
     });
     expect(server.lines).to.deep.equal(['0 POST Synced', '1 GET web.0', '2 POST Synced']);
-    expect(reports.map((r) => `${r.time} ${r.type} ${'event' in r ? r.event.metadata.name : ''}`)).to.deep.equal(['3 created web.1e8481']);
+    expect(reports.map((r) => `${r.time} ${r.type} ${'event' in r ? r.event.metadata.name : ''}`)).to.deep.equal([
+      '3 created web.1e8481',
+    ]);
   });
 
   it('drops the newest write when maxPending writes are outstanding, and reports it', () => {
     const { lines, counts } = virtual(({ scheduler }) => {
-      const { server, recorder, lines, at } = setup(scheduler, { maxPending: 2, concurrency: 1, requestTimeoutMs: 100 });
+      const { server, recorder, lines, at } = setup(scheduler, {
+        maxPending: 2,
+        concurrency: 1,
+        requestTimeoutMs: 100,
+      });
       server.latencyMs = 50;
       at(0, () => ['A', 'B', 'C'].forEach((reason) => recorder.event(pod(), normal(reason))));
       at(200, () => recorder.event(pod(), normal('C')));
@@ -177,7 +200,12 @@ describe('eventRecorder: retries, queue bound, flush and close (marbles)', () =>
       return { lines, server };
     });
     expect(server.lines).to.deep.equal(['0 POST Synced', '1000 PATCH web.0 #2', '5000 PATCH web.0 #3']);
-    expect(lines).to.deep.equal(['1 created Synced', '1001 updated Synced #2', '5001 updated Synced #3', '5001 flush complete']);
+    expect(lines).to.deep.equal([
+      '1 created Synced',
+      '1001 updated Synced #2',
+      '5001 updated Synced #3',
+      '5001 flush complete',
+    ]);
   });
 
   it('flush completes at once when nothing is pending', () => {
@@ -195,10 +223,18 @@ describe('eventRecorder: retries, queue bound, flush and close (marbles)', () =>
       const { server, recorder, lines, at } = setup(scheduler, { requestTimeoutMs: 10_000 });
       server.hangNext();
       at(0, () => recorder.event(pod(), normal('Synced')));
-      at(1, () => recorder.flush({ timeoutMs: 100 }).subscribe((result) => lines.push(flushLine(scheduler.now(), 'flush', result))));
+      at(1, () =>
+        recorder
+          .flush({ timeoutMs: 100 })
+          .subscribe((result) => lines.push(flushLine(scheduler.now(), 'flush', result))),
+      );
       return lines;
     });
-    expect(lines).to.deep.equal(['101 flush incomplete, 1 pending', '10000 retrying Synced +1000', '11001 created Synced']);
+    expect(lines).to.deep.equal([
+      '101 flush incomplete, 1 pending',
+      '10000 retrying Synced +1000',
+      '11001 created Synced',
+    ]);
   });
 
   it('close writes what is pending, drops what does not finish in time, completes reports$ and cancels every timer', () => {
@@ -216,10 +252,19 @@ describe('eventRecorder: retries, queue bound, flush and close (marbles)', () =>
       return { lines, server, counts: () => recorder.counts() };
     });
     expect(server.lines).to.deep.equal([
-      '0 POST A', '0 POST B', '1000 PATCH web.0 #2', '1000 PATCH web.1 #2', '2000 PATCH web.0 #3', '2000 PATCH web.1 #3',
+      '0 POST A',
+      '0 POST B',
+      '1000 PATCH web.0 #2',
+      '1000 PATCH web.1 #2',
+      '2000 PATCH web.0 #3',
+      '2000 PATCH web.1 #3',
     ]);
     expect(lines.slice(4)).to.deep.equal([
-      '2000 dropped DuringClose Closed', '2001 updated B #3', '2300 dropped A #3 Closed', '2300 complete', '2300 close incomplete, 1 pending',
+      '2000 dropped DuringClose Closed',
+      '2001 updated B #3',
+      '2300 dropped A #3 Closed',
+      '2300 complete',
+      '2300 close incomplete, 1 pending',
     ]);
     expect(counts()).to.include({ dropped: 3, pending: 0 });
   });

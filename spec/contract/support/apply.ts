@@ -18,13 +18,21 @@ export interface ApplyOptions {
 }
 
 /** PATCHes `body` to `path` as server-side apply (query built from the options). */
-export function apply(session: ContractSession, path: string, body: unknown, options: ApplyOptions = {}): Promise<RawResponse> {
+export function apply(
+  session: ContractSession,
+  path: string,
+  body: unknown,
+  options: ApplyOptions = {},
+): Promise<RawResponse> {
   const query = new URLSearchParams();
   if (options.manager !== undefined) query.set('fieldManager', options.manager);
   if (options.force !== undefined) query.set('force', String(options.force));
   if (options.dryRun === true) query.set('dryRun', 'All');
   const suffix = query.size > 0 ? `?${query}` : '';
-  return session.raw('PATCH', `${path}${options.status === true ? '/status' : ''}${suffix}`, { body, contentType: APPLY });
+  return session.raw('PATCH', `${path}${options.status === true ? '/status' : ''}${suffix}`, {
+    body,
+    contentType: APPLY,
+  });
 }
 
 /** One managedFields entry with its `time` checked and replaced by `'<time>'`. */
@@ -52,15 +60,37 @@ export function managedFields(obj: any): Entry[] {
 }
 
 /** The one entry of `manager` with `operation` (asserts there is exactly one). */
-export function entryOf(obj: any, manager: string, operation: 'Apply' | 'Update' = 'Apply', subresource?: string): Entry {
-  const found = managedFields(obj).filter((e) => e.manager === manager && e.operation === operation && e.subresource === subresource);
+export function entryOf(
+  obj: any,
+  manager: string,
+  operation: 'Apply' | 'Update' = 'Apply',
+  subresource?: string,
+): Entry {
+  const found = managedFields(obj).filter(
+    (e) => e.manager === manager && e.operation === operation && e.subresource === subresource,
+  );
   expect(found, `${operation} entries of ${manager}`).to.have.length(1);
   return found[0]!;
 }
 
 /** An expected entry (time `'<time>'`, or none with `untimed`). */
-export function entry(manager: string, operation: 'Apply' | 'Update', apiVersion: string, fieldsV1: unknown, subresource?: string, untimed = false): Entry {
-  return { manager, operation, apiVersion, ...(untimed ? {} : { time: '<time>' }), fieldsType: 'FieldsV1', fieldsV1, ...(subresource !== undefined ? { subresource } : {}) };
+export function entry(
+  manager: string,
+  operation: 'Apply' | 'Update',
+  apiVersion: string,
+  fieldsV1: unknown,
+  subresource?: string,
+  untimed = false,
+): Entry {
+  return {
+    manager,
+    operation,
+    apiVersion,
+    ...(untimed ? {} : { time: '<time>' }),
+    fieldsType: 'FieldsV1',
+    fieldsV1,
+    ...(subresource !== undefined ? { subresource } : {}),
+  };
 }
 
 /** Asserts an answer's status code, printing the body when it differs. */

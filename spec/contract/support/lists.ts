@@ -25,7 +25,11 @@ function itemPath(apiVersion: string, plural: string, item: any): string {
  * # Caveats
  * - For lists whose objects do not change until the check is done (a later write shows as a difference).
  */
-export async function expectItemsAsRead(session: ContractSession, list: any, options: ItemsAsReadOptions): Promise<string[]> {
+export async function expectItemsAsRead(
+  session: ContractSession,
+  list: any,
+  options: ItemsAsReadOptions,
+): Promise<string[]> {
   expect(list?.items, 'the list answer has an items array').to.be.an('array');
   for (const item of list.items as any[]) {
     const path = itemPath(list.apiVersion, options.plural, item);

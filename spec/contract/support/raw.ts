@@ -31,7 +31,12 @@ export interface RawRequestOptions {
 }
 
 /** `http.request` options for `path` on the KubeConfig's current cluster, credentials applied. */
-async function requestOptions(kc: KubeConfig, method: string, path: string, headers: Record<string, string>): Promise<{ client: typeof http | typeof https; options: https.RequestOptions }> {
+async function requestOptions(
+  kc: KubeConfig,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ client: typeof http | typeof https; options: https.RequestOptions }> {
   const server = kc.getCurrentCluster()?.server;
   if (server === undefined) throw new Error('the KubeConfig has no current cluster');
   const url = new URL(path, server);
@@ -63,7 +68,12 @@ export function parseJson(text: string): unknown {
 }
 
 /** Sends one request and reads the whole answer. Never throws for HTTP error statuses: they are the data. */
-export async function rawRequest(kc: KubeConfig, method: string, path: string, options: RawRequestOptions = {}): Promise<RawResponse> {
+export async function rawRequest(
+  kc: KubeConfig,
+  method: string,
+  path: string,
+  options: RawRequestOptions = {},
+): Promise<RawResponse> {
   const headers: Record<string, string> = { Accept: options.accept ?? 'application/json' };
   if (options.userAgent !== undefined) headers['User-Agent'] = options.userAgent;
   const payload = requestPayload(options.body);
@@ -194,7 +204,8 @@ export function watchOver(start: (handlers: WatchStreamHandlers) => () => void):
       }
     },
     end: () => {
-      if (buffer.trim() !== '' && status === 200) settle(new Error(`watch ended inside a line: ${buffer.slice(0, 200)}`));
+      if (buffer.trim() !== '' && status === 200)
+        settle(new Error(`watch ended inside a line: ${buffer.slice(0, 200)}`));
       else settle('clean');
       if (ended === 'clean') resolveClosed();
       else rejectClosed(ended as Error);
@@ -223,10 +234,15 @@ export function watchOver(start: (handlers: WatchStreamHandlers) => () => void):
           }
           if (ended !== undefined) {
             const reason = ended === 'clean' ? 'the watch ended' : ended.message;
-            done(() => reject(new Error(`${reason} before the expected event; got ${JSON.stringify(events.map(summary))}`)));
+            done(() =>
+              reject(new Error(`${reason} before the expected event; got ${JSON.stringify(events.map(summary))}`)),
+            );
           }
         };
-        const timer = setTimeout(() => done(() => reject(new Error(`no matching watch event; got ${JSON.stringify(events.map(summary))}`))), timeoutMs);
+        const timer = setTimeout(
+          () => done(() => reject(new Error(`no matching watch event; got ${JSON.stringify(events.map(summary))}`))),
+          timeoutMs,
+        );
         const done = (finish: () => void): void => {
           clearTimeout(timer);
           waiters.delete(check);

@@ -38,7 +38,10 @@ export interface ContractTarget {
 export function contractTargets(): readonly ContractTarget[] {
   return isE2eRun()
     ? [{ name: 'kube-apiserver', inMemoryCore: false, canExpireHistory: ownsControlPlane }]
-    : [{ name: 'in-memory', inMemoryCore: true, canExpireHistory: true }, { name: 'virtual', inMemoryCore: true, canExpireHistory: true }];
+    : [
+        { name: 'in-memory', inMemoryCore: true, canExpireHistory: true },
+        { name: 'virtual', inMemoryCore: true, canExpireHistory: true },
+      ];
 }
 
 /**
@@ -94,7 +97,9 @@ export function suffix(): string {
  * - This `after` runs before the suite's own `after` hooks; clean-ups there must tolerate a stopped server.
  */
 export function useContractSession(
-  target: ContractTarget, prefix: string, inMemoryOptions: Pick<TestClusterOptions, 'ownerGC'> = {},
+  target: ContractTarget,
+  prefix: string,
+  inMemoryOptions: Pick<TestClusterOptions, 'ownerGC'> = {},
 ): () => ContractSession {
   let session: ContractSession | undefined;
   let inMemory: TestCluster | undefined;
@@ -106,7 +111,12 @@ export function useContractSession(
     let expire: () => Promise<void>;
     if (target.name === 'in-memory') {
       // TLS and a token, so client-node's real auth and CA paths run, as against kube-apiserver.
-      inMemory = await startTestCluster({ tls: true, token: `contract-${suffix()}`, bookmarkIntervalMs: 1000, ...inMemoryOptions });
+      inMemory = await startTestCluster({
+        tls: true,
+        token: `contract-${suffix()}`,
+        bookmarkIntervalMs: 1000,
+        ...inMemoryOptions,
+      });
       const cluster = inMemory;
       access = kubeConfigAccess(cluster.kubeConfig);
       expire = async () => cluster.faults.compact();
@@ -122,7 +132,8 @@ export function useContractSession(
       access = kubeConfigAccess(kubeConfig);
       expire = async () => {
         const controlPlane = cluster.controlPlane;
-        if (controlPlane === undefined) throw new Error('this target cannot expire history: the run does not own the control plane');
+        if (controlPlane === undefined)
+          throw new Error('this target cannot expire history: the run does not own the control plane');
         await controlPlane.compactEtcd();
         // The watch cache keeps serving compacted revisions; only a fresh cache (initialised at the current
         // revision) makes older start points and continue tokens expire.
@@ -211,7 +222,8 @@ async function waitUntilServing(kubeConfig: KubeConfig): Promise<void> {
   for (;;) {
     const answers = await Promise.all(paths.map((path) => rawRequest(kubeConfig, 'GET', path).catch(() => undefined)));
     if (answers.every((answer) => answer?.status === 200)) return;
-    if (Date.now() > deadline) throw new Error(`kube-apiserver did not serve lists again: ${answers.map((a) => a?.status).join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(`kube-apiserver did not serve lists again: ${answers.map((a) => a?.status).join(', ')}`);
     await new Promise<void>((resolve) => setTimeout(resolve, 250));
   }
 }

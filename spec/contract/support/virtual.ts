@@ -5,12 +5,25 @@
 import { createRequire } from 'node:module';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
-  createConfiguration, ResponseContext, SelfDecodingBody, ServerConfiguration, setHeaderMiddleware, wrapHttpLibrary,
-  type Configuration, type RequestContext,
+  createConfiguration,
+  ResponseContext,
+  SelfDecodingBody,
+  ServerConfiguration,
+  setHeaderMiddleware,
+  wrapHttpLibrary,
+  type Configuration,
+  type RequestContext,
 } from '@kubernetes/client-node';
 import { firstValueFrom } from 'rxjs';
 import type { VirtualCluster } from '../../../src/testing/index.js';
-import { parseJson, requestPayload, watchOver, type OpenWatch, type RawRequestOptions, type RawResponse } from './raw.js';
+import {
+  parseJson,
+  requestPayload,
+  watchOver,
+  type OpenWatch,
+  type RawRequestOptions,
+  type RawResponse,
+} from './raw.js';
 
 /** The origin client-node's typed clients put in front of paths; only the path and query reach the cluster. */
 const ORIGIN = 'https://virtual-cluster.invalid';
@@ -19,13 +32,25 @@ const ORIGIN = 'https://virtual-cluster.invalid';
 const clientNodeUserAgent = `kubernetes-client-javascript/${(createRequire(import.meta.url)('@kubernetes/client-node/package.json') as { version: string }).version}`;
 
 /** As `rawRequest` over HTTP: the same headers, the answer whatever its status. */
-export async function virtualRaw(cluster: VirtualCluster, method: string, path: string, options: RawRequestOptions = {}): Promise<RawResponse> {
+export async function virtualRaw(
+  cluster: VirtualCluster,
+  method: string,
+  path: string,
+  options: RawRequestOptions = {},
+): Promise<RawResponse> {
   const headers: Record<string, string> = { accept: options.accept ?? 'application/json' };
   if (options.userAgent !== undefined) headers['user-agent'] = options.userAgent;
   const body = requestPayload(options.body);
   if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
-  const answer = await firstValueFrom(cluster.exchange({ method, path, headers, ...(body !== undefined ? { body } : {}) }));
-  return { status: answer.status, headers: answer.headers as IncomingHttpHeaders, text: answer.text, json: parseJson(answer.text) };
+  const answer = await firstValueFrom(
+    cluster.exchange({ method, path, headers, ...(body !== undefined ? { body } : {}) }),
+  );
+  return {
+    status: answer.status,
+    headers: answer.headers as IncomingHttpHeaders,
+    text: answer.text,
+    json: parseJson(answer.text),
+  };
 }
 
 /** As `openWatch` over HTTP, over the cluster's in-process stream. */
@@ -69,11 +94,21 @@ export function virtualClientConfiguration(cluster: VirtualCluster): Configurati
     send: async (request: RequestContext): Promise<ResponseContext> => {
       const url = new URL(request.getUrl());
       const body = request.getBody();
-      if (body !== undefined && typeof body !== 'string') throw new Error('the virtual cluster takes string bodies only');
-      const answer = await firstValueFrom(cluster.exchange({
-        method: request.getHttpMethod(), path: `${url.pathname}${url.search}`, headers: request.getHeaders(), ...(body !== undefined ? { body } : {}),
-      }));
-      return new ResponseContext(answer.status, { ...answer.headers }, new SelfDecodingBody(Promise.resolve(Buffer.from(answer.text, 'utf8'))));
+      if (body !== undefined && typeof body !== 'string')
+        throw new Error('the virtual cluster takes string bodies only');
+      const answer = await firstValueFrom(
+        cluster.exchange({
+          method: request.getHttpMethod(),
+          path: `${url.pathname}${url.search}`,
+          headers: request.getHeaders(),
+          ...(body !== undefined ? { body } : {}),
+        }),
+      );
+      return new ResponseContext(
+        answer.status,
+        { ...answer.headers },
+        new SelfDecodingBody(Promise.resolve(Buffer.from(answer.text, 'utf8'))),
+      );
     },
   });
   return createConfiguration({

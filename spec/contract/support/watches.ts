@@ -9,7 +9,10 @@ export function corePath(session: ContractSession, resource: string): string {
 }
 
 /** Matches watch events whose object has this name. */
-export const isNamed = (name: string) => (event: WatchEventLine): boolean => event.object?.metadata?.name === name;
+export const isNamed =
+  (name: string) =>
+  (event: WatchEventLine): boolean =>
+    event.object?.metadata?.name === name;
 
 /** What {@link useConfigMapWatches} gives a suite. */
 export interface ConfigMapWatches {

@@ -8,12 +8,22 @@ import * as fc from 'fast-check';
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
 import { concat, EMPTY, map, NEVER, timer, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { controller, manager, startController, type ControllerDefinition, type ReconcileEvent } from '../../../src/index.js';
+import {
+  controller,
+  manager,
+  startController,
+  type ControllerDefinition,
+  type ReconcileEvent,
+} from '../../../src/index.js';
 import { runController, simulate, virtualCluster, type VirtualCluster } from '../../../src/testing/index.js';
 
 const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const EVENT = { apiVersion: 'events.k8s.io/v1', kind: 'Event' } as const;
-const configMap = (name: string): V1ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } });
+const configMap = (name: string): V1ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default' },
+});
 
 /** Labels every ConfigMap `stamped=true` and records an Event saying so: only what its context gives it. */
 const stamper: ControllerDefinition = {
@@ -21,11 +31,18 @@ const stamper: ControllerDefinition = {
   start: (context) => {
     const client = context.client<V1ConfigMap>(CONFIG_MAP, { namespace: 'default', fieldManager: 'stamper' });
     return controller<V1ConfigMap>({
-      context, for: { resource: CONFIG_MAP, options: { namespace: 'default' } },
-      reconcile: ({ object, signal }) => (object === undefined || object.metadata?.labels?.stamped === 'true' ? undefined
-        : client.mutate(object, (draft) => void ((draft.metadata!.labels ??= {}).stamped = 'true'), { signal }).pipe(map((written) => {
-          context.recorder?.event(written, { type: 'Normal', reason: 'Stamped', action: 'Stamp' });
-        }))),
+      context,
+      for: { resource: CONFIG_MAP, options: { namespace: 'default' } },
+      reconcile: ({ object, signal }) =>
+        object === undefined || object.metadata?.labels?.stamped === 'true'
+          ? undefined
+          : client
+              .mutate(object, (draft) => void ((draft.metadata!.labels ??= {}).stamped = 'true'), { signal })
+              .pipe(
+                map((written) => {
+                  context.recorder?.event(written, { type: 'Normal', reason: 'Stamped', action: 'Stamp' });
+                }),
+              ),
     });
   },
 };
@@ -42,8 +59,13 @@ function inVirtualTime(body: (cluster: VirtualCluster, scheduler: TestScheduler)
 }
 
 const stamped = (cluster: VirtualCluster): string[] =>
-  cluster.list(CONFIG_MAP, 'default').filter((c) => c.metadata?.labels?.stamped === 'true').map((c) => c.metadata!.name!).sort();
-const reasons = (cluster: VirtualCluster): string[] => (cluster.list(EVENT, 'default') as Array<KubernetesObject & { reason?: string }>).map((e) => e.reason!);
+  cluster
+    .list(CONFIG_MAP, 'default')
+    .filter((c) => c.metadata?.labels?.stamped === 'true')
+    .map((c) => c.metadata!.name!)
+    .sort();
+const reasons = (cluster: VirtualCluster): string[] =>
+  (cluster.list(EVENT, 'default') as Array<KubernetesObject & { reason?: string }>).map((e) => e.reason!);
 
 describe('one controller, three places', () => {
   it('runs the same definition alone with startController: informers, client and recorder from its context', () => {
@@ -63,8 +85,15 @@ describe('one controller, three places', () => {
       cluster = c;
       cluster.seed([configMap('a'), configMap('b')]);
       manager({
-        connection: cluster, name: 'stamping', controllers: [stamper], scheduler, random: () => 0.5,
-        leaderElection: { namespace: 'default', identity: 'me' }, metrics: false, health: false, signals: false,
+        connection: cluster,
+        name: 'stamping',
+        controllers: [stamper],
+        scheduler,
+        random: () => 0.5,
+        leaderElection: { namespace: 'default', identity: 'me' },
+        metrics: false,
+        health: false,
+        signals: false,
         logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
         stop$: timer(20_000, scheduler),
       }).subscribe();
@@ -82,11 +111,23 @@ describe('one controller, three places', () => {
     expect(stamped(cluster)).to.deep.equal(['a', 'b']);
     expect(reasons(cluster)).to.deep.equal(['Stamped', 'Stamped']);
     const report = simulate(stamper, {
-      seed: 4, runs: 3, duration: 60_000, settle: 60_000,
-      workload: { resource: CONFIG_MAP, step: fc.constantFrom('a', 'b', 'c').map((name) => ({ op: 'create' as const, object: configMap(name) })), maxSteps: 5 },
+      seed: 4,
+      runs: 3,
+      duration: 60_000,
+      settle: 60_000,
+      workload: {
+        resource: CONFIG_MAP,
+        step: fc.constantFrom('a', 'b', 'c').map((name) => ({ op: 'create' as const, object: configMap(name) })),
+        maxSteps: 5,
+      },
       faults: { kinds: ['conflict', 'dropWatches'], max: 3 },
-      invariants: { desired: (world) => world.server(CONFIG_MAP, 'default').every((c) => c.metadata?.labels?.stamped === 'true') || 'unstamped' },
-      caches: ({ informers }) => [{ resource: CONFIG_MAP, namespace: 'default', informer: informers.for(CONFIG_MAP, { namespace: 'default' }) }],
+      invariants: {
+        desired: (world) =>
+          world.server(CONFIG_MAP, 'default').every((c) => c.metadata?.labels?.stamped === 'true') || 'unstamped',
+      },
+      caches: ({ informers }) => [
+        { resource: CONFIG_MAP, namespace: 'default', informer: informers.for(CONFIG_MAP, { namespace: 'default' }) },
+      ],
     });
     expect(report.failure?.message).to.equal(undefined);
   });
@@ -106,8 +147,9 @@ describe('startController', () => {
         complete: () => log.push(`${scheduler.now()} complete, ${reasons(cluster).length} Event`),
       });
     });
-    // Drained at 120 ms: the Event its second run's write asked for is written at 150 ms, then the stream completes.
-    expect(log).to.deep.equal(['50 started', '100 succeeded', '100 started', '100 succeeded', '150 complete, 1 Event']);
+    // Drained at 120 ms: the Event its run's write asked for is written at 150 ms, then the stream completes. The
+    // echo of its own label write does not run it again (own-write filtering).
+    expect(log).to.deep.equal(['50 started', '100 succeeded', '150 complete, 1 Event']);
   });
 
   it('hands an Event the recorder refuses to onError, and gives the controller an open gate and its own name', () => {
@@ -118,11 +160,16 @@ describe('startController', () => {
         name: 'refuser',
         start: (context) => {
           name = context.name;
-          context.recorder?.event({ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', namespace: 'default' }, { type: 'Sideways' as 'Normal', reason: 'Odd', action: 'Look' });
+          context.recorder?.event(
+            { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', namespace: 'default' },
+            { type: 'Sideways' as 'Normal', reason: 'Odd', action: 'Look' },
+          );
           return context.gate.pipe(map(() => undefined as never));
         },
       };
-      startController(refused, { connection: cluster, scheduler, onError: (error) => reported.push(error.message) }).subscribe().unsubscribe();
+      startController(refused, { connection: cluster, scheduler, onError: (error) => reported.push(error.message) })
+        .subscribe()
+        .unsubscribe();
     });
     expect(name).to.equal('refuser');
     expect(reported).to.have.length(1);
@@ -134,9 +181,17 @@ describe('startController', () => {
     inVirtualTime((cluster, scheduler) => {
       const keysOnly: ControllerDefinition = {
         name: 'keys-only',
-        start: (context) => concat(timer(10, context.scheduler).pipe(map(() => 'default/a')), NEVER).pipe(context.reconcile(({ key }) => void log.push(`${scheduler.now()} ran ${key}`))),
+        start: (context) =>
+          concat(timer(10, context.scheduler).pipe(map(() => 'default/a')), NEVER).pipe(
+            context.reconcile(({ key }) => void log.push(`${scheduler.now()} ran ${key}`)),
+          ),
       };
-      startController(keysOnly, { connection: cluster, scheduler, stop$: timer(20, scheduler), events: false }).subscribe({
+      startController(keysOnly, {
+        connection: cluster,
+        scheduler,
+        stop$: timer(20, scheduler),
+        events: false,
+      }).subscribe({
         next: (event: ReconcileEvent) => log.push(`${event.time} ${event.type}`),
         error: (error: unknown) => log.push(`error ${String(error)}`),
         complete: () => log.push(`${scheduler.now()} complete`),
@@ -149,7 +204,13 @@ describe('startController', () => {
     let starts = 0;
     const subscriptions: Subscription[] = [];
     inVirtualTime((cluster, scheduler) => {
-      const counted: ControllerDefinition = { name: 'counted', start: () => { starts += 1; return NEVER; } };
+      const counted: ControllerDefinition = {
+        name: 'counted',
+        start: () => {
+          starts += 1;
+          return NEVER;
+        },
+      };
       const run$ = startController(counted, { connection: cluster, scheduler });
       subscriptions.push(run$.subscribe(), run$.subscribe());
       for (const subscription of subscriptions) subscription.unsubscribe();
@@ -161,13 +222,31 @@ describe('startController', () => {
   it('refuses bad input when it is called, naming what is wrong', () => {
     const cluster = virtualCluster({ scheduler: new TestScheduler(() => undefined) });
     const idle: ControllerDefinition = { name: 'idle', start: () => EMPTY };
-    expect(() => startController(idle, {} as never)).to.throw(TypeError, 'startController: options.connection (a KubeConfig or a Transport) is required');
-    expect(() => startController({ name: 'x' } as never, { connection: cluster })).to.throw(TypeError, /^startController: the controller must be \{ name, start\(context\) \}/);
-    expect(() => startController({ name: '', start: () => EMPTY }, { connection: cluster })).to.throw(TypeError, /the controller's name must be a non-empty string/);
-    expect(() => startController({ name: 'not a qualified name', start: () => EMPTY }, { connection: cluster }))
-      .to.throw(TypeError, /^startController: the controller's name "not a qualified name" is the reportingController of its Events, and .*; give it a qualified name/);
-    expect(() => startController({ name: 'not a qualified name', start: () => EMPTY }, { connection: cluster, events: false })).to.not.throw();
-    expect(() => startController(idle, { connection: cluster, drainTimeout: -1 })).to.throw(RangeError, 'startController: drainTimeout must be a finite number of ms >= 0, got -1');
+    expect(() => startController(idle, {} as never)).to.throw(
+      TypeError,
+      'startController: options.connection (a KubeConfig or a Transport) is required',
+    );
+    expect(() => startController({ name: 'x' } as never, { connection: cluster })).to.throw(
+      TypeError,
+      /^startController: the controller must be \{ name, start\(context\) \}/,
+    );
+    expect(() => startController({ name: '', start: () => EMPTY }, { connection: cluster })).to.throw(
+      TypeError,
+      /the controller's name must be a non-empty string/,
+    );
+    expect(() =>
+      startController({ name: 'not a qualified name', start: () => EMPTY }, { connection: cluster }),
+    ).to.throw(
+      TypeError,
+      /^startController: the controller's name "not a qualified name" is the reportingController of its Events, and .*; give it a qualified name/,
+    );
+    expect(() =>
+      startController({ name: 'not a qualified name', start: () => EMPTY }, { connection: cluster, events: false }),
+    ).to.not.throw();
+    expect(() => startController(idle, { connection: cluster, drainTimeout: -1 })).to.throw(
+      RangeError,
+      'startController: drainTimeout must be a finite number of ms >= 0, got -1',
+    );
     cluster.close();
   });
 });

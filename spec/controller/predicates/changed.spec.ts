@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import {
-  annotationsChanged, eventType, generationChanged, labelsChanged, resourceVersionChanged,
+  annotationsChanged,
+  eventType,
+  generationChanged,
+  labelsChanged,
+  resourceVersionChanged,
 } from '../../../src/controller/predicates/index.js';
 import { added, deleted, obj, resync, updated } from './fixtures.js';
 

@@ -28,14 +28,32 @@ function keyOf(o: KubernetesObject): string {
   return ns ? `${ns}/${o.metadata?.name}` : `${o.metadata?.name}`;
 }
 
-export const added = (object: KubernetesObject): InformerEvent =>
-  ({ type: 'added', key: keyOf(object), object, snapshot });
-export const updated = (old: KubernetesObject, object: KubernetesObject): InformerEvent =>
-  ({ type: 'updated', key: keyOf(object), old, object, snapshot });
-export const deleted = (object: KubernetesObject, stateUnknown = false): InformerEvent =>
-  ({ type: 'deleted', key: keyOf(object), object, stateUnknown, snapshot });
-export const resync = (object: KubernetesObject): InformerEvent =>
-  ({ type: 'resync', key: keyOf(object), object, snapshot });
+export const added = (object: KubernetesObject): InformerEvent => ({
+  type: 'added',
+  key: keyOf(object),
+  object,
+  snapshot,
+});
+export const updated = (old: KubernetesObject, object: KubernetesObject): InformerEvent => ({
+  type: 'updated',
+  key: keyOf(object),
+  old,
+  object,
+  snapshot,
+});
+export const deleted = (object: KubernetesObject, stateUnknown = false): InformerEvent => ({
+  type: 'deleted',
+  key: keyOf(object),
+  object,
+  stateUnknown,
+  snapshot,
+});
+export const resync = (object: KubernetesObject): InformerEvent => ({
+  type: 'resync',
+  key: keyOf(object),
+  object,
+  snapshot,
+});
 
 /** Collects errors handed to an `onError` option. */
 export function errorSink(): { readonly errors: Error[]; readonly onError: (error: Error) => void } {

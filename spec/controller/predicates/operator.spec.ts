@@ -4,7 +4,13 @@ import { TestScheduler } from 'rxjs/testing';
 import type { V1ReplicaSet } from '@kubernetes/client-node';
 import type { InformerEvent } from '../../../src/informer/index.js';
 import {
-  PredicateError, and, eventType, generationChanged, not, predicate, type EventPredicate,
+  PredicateError,
+  and,
+  eventType,
+  generationChanged,
+  not,
+  predicate,
+  type EventPredicate,
 } from '../../../src/controller/predicates/index.js';
 import { toKeys } from '../../../src/controller/triggers/index.js';
 import { added, errorSink, obj, resync, updated } from './fixtures.js';
@@ -58,11 +64,21 @@ describe('predicates as operators', () => {
 
   it('keeps the event and reports a PredicateError when the test throws', () => {
     const sink = errorSink();
-    const boom = predicate(() => { throw new Error('bad test'); }, { onError: sink.onError });
+    const boom = predicate(
+      () => {
+        throw new Error('bad test');
+      },
+      { onError: sink.onError },
+    );
     const source = new Subject<InformerEvent>();
     const seen: string[] = [];
     let failed = false;
-    source.pipe(boom).subscribe({ next: (e) => seen.push(e.type), error: () => { failed = true; } });
+    source.pipe(boom).subscribe({
+      next: (e) => seen.push(e.type),
+      error: () => {
+        failed = true;
+      },
+    });
     source.next(events.a);
     source.next(events.s);
     expect(seen).to.deep.equal(['added', 'updated']);
@@ -80,7 +96,13 @@ describe('predicates as operators', () => {
     try {
       const source = new Subject<InformerEvent>();
       const kept: string[] = [];
-      source.pipe(predicate(() => { throw new Error('x'); })).subscribe((e) => kept.push(e.type));
+      source
+        .pipe(
+          predicate(() => {
+            throw new Error('x');
+          }),
+        )
+        .subscribe((e) => kept.push(e.type));
       source.next(events.a);
       expect(kept).to.deep.equal(['added']);
       expect(seen).to.have.length(1);
@@ -94,8 +116,18 @@ describe('predicates as operators', () => {
     const sink = errorSink();
     const source = new Subject<InformerEvent>();
     let downstream: unknown;
-    source.pipe(predicate(() => true, { onError: sink.onError }), map(() => { throw new Error('consumer'); }))
-      .subscribe({ error: (error) => { downstream = error; } });
+    source
+      .pipe(
+        predicate(() => true, { onError: sink.onError }),
+        map(() => {
+          throw new Error('consumer');
+        }),
+      )
+      .subscribe({
+        error: (error) => {
+          downstream = error;
+        },
+      });
     source.next(events.a);
     expect((downstream as Error).message).to.equal('consumer');
     expect(sink.errors).to.deep.equal([]);
@@ -113,16 +145,20 @@ describe('predicates as operators', () => {
   });
 
   it('keeps the element type of a typed stream (compile-time check of the DESIGN §5 pipeline)', () => {
-    const rs = (name: string, generation: number): V1ReplicaSet =>
-      ({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name, namespace: 'default', generation } });
+    const rs = (name: string, generation: number): V1ReplicaSet => ({
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name, namespace: 'default', generation },
+    });
     const source = new Subject<InformerEvent<V1ReplicaSet>>();
     const typed: Observable<InformerEvent<V1ReplicaSet>> = source.pipe(generationChanged());
     const p: EventPredicate<V1ReplicaSet> = predicate((e) => (e.object.spec?.replicas ?? 0) >= 0);
     const keys: string[] = [];
     source.pipe(generationChanged(), p, toKeys()).subscribe((t) => keys.push(t.key));
     // Generic predicates and typed tests mix in the combinators.
-    const composed: Observable<InformerEvent<V1ReplicaSet>> =
-      source.pipe(and<V1ReplicaSet>(generationChanged(), not(eventType('resync')), (e) => e.object.spec?.replicas !== -1));
+    const composed: Observable<InformerEvent<V1ReplicaSet>> = source.pipe(
+      and<V1ReplicaSet>(generationChanged(), not(eventType('resync')), (e) => e.object.spec?.replicas !== -1),
+    );
     composed.subscribe((e) => keys.push(`composed ${e.key}`));
     const seen: string[] = [];
     typed.subscribe((e) => seen.push(e.object.metadata!.name!));

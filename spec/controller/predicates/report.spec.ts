@@ -12,7 +12,9 @@ describe('reportError', () => {
     savedEmit = process.emitWarning;
     warnings = [];
     config.onUnhandledError = null;
-    process.emitWarning = ((warning: unknown) => { warnings.push(warning); }) as typeof process.emitWarning;
+    process.emitWarning = ((warning: unknown) => {
+      warnings.push(warning);
+    }) as typeof process.emitWarning;
   });
 
   afterEach(() => {
@@ -32,14 +34,18 @@ describe('reportError', () => {
     const seen: unknown[] = [];
     config.onUnhandledError = (e) => seen.push(e);
     const error = new Error('e');
-    reportError(error, () => { throw new Error('handler broke'); });
+    reportError(error, () => {
+      throw new Error('handler broke');
+    });
     expect(seen).to.deep.equal([error]);
   });
 
   it('emits a process warning when nothing else takes the error', () => {
     const error = new Error('e');
     reportError(error);
-    config.onUnhandledError = () => { throw new Error('also broken'); };
+    config.onUnhandledError = () => {
+      throw new Error('also broken');
+    };
     reportError(error);
     expect(warnings).to.deep.equal([error, error]);
   });

@@ -9,13 +9,17 @@ import { generationChanged } from '../../../src/controller/predicates/index.js';
 import { toKeys, toOwnerKeys } from '../../../src/controller/triggers/index.js';
 
 const rs = (generation: number, rv: string): V1ReplicaSet => ({
-  apiVersion: 'apps/v1', kind: 'ReplicaSet',
+  apiVersion: 'apps/v1',
+  kind: 'ReplicaSet',
   metadata: { name: 'web', namespace: 'default', generation, resourceVersion: rv, uid: 'rs-uid' },
 });
 const pod = (name: string, rv: string): V1Pod => ({
-  apiVersion: 'v1', kind: 'Pod',
+  apiVersion: 'v1',
+  kind: 'Pod',
   metadata: {
-    name, namespace: 'default', resourceVersion: rv,
+    name,
+    namespace: 'default',
+    resourceVersion: rv,
     ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'rs-uid', controller: true }],
   },
 });

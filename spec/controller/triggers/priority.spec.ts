@@ -19,14 +19,30 @@ const listed = (event: InformerEvent): InformerEvent => ({ ...event, fromList: t
 describe('trigger priorities', () => {
   const a = obj('a');
 
-  it('gives what a list delivered and a resync the low priority, and a live change none (the operator\'s normal)', () => {
-    const out = run(toKeys(), [listed(added(a)), added(a), updated(a, a), listed(updated(a, a)), deleted(a), listed(deleted(a, true)), resync(a)]);
-    expect(out.map((t) => t.priority)).to.deep.equal([LOW_PRIORITY, undefined, undefined, LOW_PRIORITY, undefined, LOW_PRIORITY, LOW_PRIORITY]);
+  it("gives what a list delivered and a resync the low priority, and a live change none (the operator's normal)", () => {
+    const out = run(toKeys(), [
+      listed(added(a)),
+      added(a),
+      updated(a, a),
+      listed(updated(a, a)),
+      deleted(a),
+      listed(deleted(a, true)),
+      resync(a),
+    ]);
+    expect(out.map((t) => t.priority)).to.deep.equal([
+      LOW_PRIORITY,
+      undefined,
+      undefined,
+      LOW_PRIORITY,
+      undefined,
+      LOW_PRIORITY,
+      LOW_PRIORITY,
+    ]);
     expect(out[0]).to.deep.equal({ key: 'default/a', reason: 'added Pod default/a', priority: LOW_PRIORITY });
     expect(out[1]).to.deep.equal({ key: 'default/a', reason: 'added Pod default/a' });
   });
 
-  it('gives an owner the priority of its child\'s event', () => {
+  it("gives an owner the priority of its child's event", () => {
     const child = obj('p', { ownerReferences: [ownerRef('ReplicaSet', 'rs')] });
     const out = run(toOwnerKeys({ kind: 'ReplicaSet' }), [listed(added(child)), added(child), resync(child)]);
     expect(out).to.deep.equal([
@@ -36,8 +52,11 @@ describe('trigger priorities', () => {
     ]);
   });
 
-  it('keeps a priority the mapping sets, and gives bare keys the event\'s', () => {
-    const out = run(mapKeys(() => ['bare', { key: 'set', priority: HIGH_PRIORITY }, { key: 'raised', reason: 'mine', priority: 0 }]), [resync(a)]);
+  it("keeps a priority the mapping sets, and gives bare keys the event's", () => {
+    const out = run(
+      mapKeys(() => ['bare', { key: 'set', priority: HIGH_PRIORITY }, { key: 'raised', reason: 'mine', priority: 0 }]),
+      [resync(a)],
+    );
     expect(out).to.deep.equal([
       { key: 'bare', reason: 'resync Pod default/a', priority: LOW_PRIORITY },
       { key: 'set', reason: 'resync Pod default/a', priority: HIGH_PRIORITY },
@@ -45,10 +64,22 @@ describe('trigger priorities', () => {
     ]);
   });
 
-  it('reports a priority that is not a safe integer and uses the event\'s instead', () => {
+  it("reports a priority that is not a safe integer and uses the event's instead", () => {
     const sink = errorSink();
-    const out = run(mapKeys(() => [{ key: 'x', priority: 1.5 }, { key: 'y', priority: '9' as never }], { onError: sink.onError }), [added(a)]);
-    expect(out).to.deep.equal([{ key: 'x', reason: 'added Pod default/a' }, { key: 'y', reason: 'added Pod default/a' }]);
+    const out = run(
+      mapKeys(
+        () => [
+          { key: 'x', priority: 1.5 },
+          { key: 'y', priority: '9' as never },
+        ],
+        { onError: sink.onError },
+      ),
+      [added(a)],
+    );
+    expect(out).to.deep.equal([
+      { key: 'x', reason: 'added Pod default/a' },
+      { key: 'y', reason: 'added Pod default/a' },
+    ]);
     expect(sink.errors.map((e) => e.message)).to.have.length(2);
     expect(sink.errors[0]!.message).to.match(/priority is not a safe integer/);
   });

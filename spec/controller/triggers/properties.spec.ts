@@ -37,25 +37,33 @@ const event: fc.Arbitrary<InformerEvent> = fc.oneof(
 /** The model: owner names of matching references, in the order old then new, each once. */
 function expectedOwners(e: InformerEvent, allOwners: boolean): string[] {
   const objects = e.type === 'updated' ? [e.old, e.object] : [e.object];
-  const names = objects.flatMap((o) => (o.metadata?.ownerReferences ?? [])
-    .filter((r) => r.kind === 'ReplicaSet' && (allOwners || r.controller === true))
-    .map((r) => `default/${r.name}`));
+  const names = objects.flatMap((o) =>
+    (o.metadata?.ownerReferences ?? [])
+      .filter((r) => r.kind === 'ReplicaSet' && (allOwners || r.controller === true))
+      .map((r) => `default/${r.name}`),
+  );
   return [...new Set(names)];
 }
 
 describe('trigger properties', () => {
   it('toKeys emits exactly one trigger per event, keyed by the event key', () => {
-    fc.assert(fc.property(fc.array(event, { maxLength: 20 }), (events) => {
-      const out = collect(toKeys(), events);
-      expect(out.map((t) => t.key)).to.deep.equal(events.map((e) => e.key));
-      expect(out.every((t, i) => t.reason!.startsWith(events[i]!.type))).to.equal(true);
-    }), { numRuns: 100 });
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 20 }), (events) => {
+        const out = collect(toKeys(), events);
+        expect(out.map((t) => t.key)).to.deep.equal(events.map((e) => e.key));
+        expect(out.every((t, i) => t.reason!.startsWith(events[i]!.type))).to.equal(true);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('toOwnerKeys emits each matching owner of old and new exactly once per event', () => {
-    fc.assert(fc.property(event, fc.boolean(), (e, allOwners) => {
-      const out = collect(toOwnerKeys({ kind: 'ReplicaSet', allOwners }), [e]);
-      expect(out.map((t) => t.key)).to.deep.equal(expectedOwners(e, allOwners));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(event, fc.boolean(), (e, allOwners) => {
+        const out = collect(toOwnerKeys({ kind: 'ReplicaSet', allOwners }), [e]);
+        expect(out.map((t) => t.key)).to.deep.equal(expectedOwners(e, allOwners));
+      }),
+      { numRuns: 200 },
+    );
   });
 });

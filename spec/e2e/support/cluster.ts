@@ -24,26 +24,35 @@ export const existingKubeconfig: string | undefined = process.env.RXKUBE_E2E_KUB
 /** True when this run owns the cluster; tests that restart kube-apiserver or compact etcd register only then. */
 export const ownsControlPlane = existingKubeconfig === undefined;
 
-let shared: Promise<E2eCluster> | undefined;
+/**
+ * The shared cluster lives on `globalThis`, not in a module variable: mocha loads `hooks.ts` through `require` and
+ * the specs through `import`, so tsx gives this file two module instances. A module variable made the root hook see
+ * no cluster, leave kube-apiserver and etcd running, and keep the run from ever exiting.
+ */
+const SHARED = Symbol.for('rxkube.e2e.cluster');
+const state = globalThis as { [SHARED]?: Promise<E2eCluster> | undefined };
 
 /** The shared cluster, started (or loaded) on the first call. A failed start is reported to every caller. */
 export function e2eCluster(): Promise<E2eCluster> {
-  shared ??= existingKubeconfig
+  state[SHARED] ??= existingKubeconfig
     ? Promise.resolve().then(() => ({
-        handle: existingCluster(existingKubeconfig, process.env.RXKUBE_E2E_CONTEXT ? { context: process.env.RXKUBE_E2E_CONTEXT } : {}),
+        handle: existingCluster(
+          existingKubeconfig,
+          process.env.RXKUBE_E2E_CONTEXT ? { context: process.env.RXKUBE_E2E_CONTEXT } : {},
+        ),
         controlPlane: undefined,
       }))
     : startControlPlane().then((controlPlane) => {
         process.stderr.write(`      (control plane ${controlPlane.url} ready in ${controlPlane.startMs} ms)\n`);
         return { handle: controlPlane, controlPlane };
       });
-  return shared;
+  return state[SHARED];
 }
 
 /** Stops the shared cluster if one was started; an existing cluster is left alone. */
 export async function stopE2eCluster(): Promise<void> {
-  const current = shared;
-  shared = undefined;
+  const current = state[SHARED];
+  state[SHARED] = undefined;
   if (!current) return;
   const cluster = await current.catch(() => undefined);
   await cluster?.handle.stop();

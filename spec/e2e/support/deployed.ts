@@ -7,7 +7,12 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { buildKubeConfig, writeKubeConfigFile } from '../../../src/testing/kubeconfig.js';
-import { containerStart, DEPLOY_NAMESPACE, deployedContainer, type DeployFolder } from '../../../examples/shared/deploy-support.js';
+import {
+  containerStart,
+  DEPLOY_NAMESPACE,
+  deployedContainer,
+  type DeployFolder,
+} from '../../../examples/shared/deploy-support.js';
 import { spawnNode, type ExampleProcess } from '../../../examples/shared/spec-support.js';
 
 const run = promisify(execFile);
@@ -22,11 +27,18 @@ export interface KubectlResult {
 /** Runs kubectl (from PATH, as spec/testing/cli/kubectl.spec.ts does) with `kubeconfig`. */
 export async function kubectl(kubeconfig: string, args: readonly string[]): Promise<KubectlResult> {
   try {
-    const { stdout, stderr } = await run('kubectl', [...args], { env: { ...process.env, KUBECONFIG: kubeconfig }, timeout: 60_000 });
+    const { stdout, stderr } = await run('kubectl', [...args], {
+      env: { ...process.env, KUBECONFIG: kubeconfig },
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: unknown; stdout?: string; stderr?: string };
-    return { code: typeof failed.code === 'number' ? failed.code : 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? String(error) };
+    return {
+      code: typeof failed.code === 'number' ? failed.code : 1,
+      stdout: failed.stdout ?? '',
+      stderr: failed.stderr ?? String(error),
+    };
   }
 }
 
@@ -35,13 +47,26 @@ export async function kubectl(kubeconfig: string, args: readonly string[]): Prom
  * server issues for it (TokenRequest, one hour), to the admin's cluster. It carries no other credential: the
  * ServiceAccount's RBAC is all it may do.
  */
-export async function serviceAccountKubeconfig(admin: KubeConfig, namespace: string, name: string, path: string): Promise<void> {
+export async function serviceAccountKubeconfig(
+  admin: KubeConfig,
+  namespace: string,
+  name: string,
+  path: string,
+): Promise<void> {
   const { status } = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
-    namespace, name, body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    namespace,
+    name,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
   });
   const cluster = admin.getCurrentCluster()!;
   const caPem = cluster.caData ? Buffer.from(cluster.caData, 'base64').toString('utf8') : undefined;
-  const kubeConfig = buildKubeConfig({ name: 'e2e', url: cluster.server, ...(caPem ? { caPem } : {}), user: `system:serviceaccount:${namespace}:${name}`, token: status!.token });
+  const kubeConfig = buildKubeConfig({
+    name: 'e2e',
+    url: cluster.server,
+    ...(caPem ? { caPem } : {}),
+    user: `system:serviceaccount:${namespace}:${name}`,
+    token: status!.token,
+  });
   await writeKubeConfigFile(kubeConfig, path);
 }
 
@@ -52,11 +77,22 @@ export async function serviceAccountKubeconfig(admin: KubeConfig, namespace: str
  * lifeline: ending it stops the example gracefully.
  */
 export function startDeployed(app: string, folder: DeployFolder, kubeconfig: string): ExampleProcess {
-  const { nodeOptions, script, args, env } = containerStart(deployedContainer(folder).container, { 'metadata.namespace': DEPLOY_NAMESPACE });
-  return spawnNode([
-    ...nodeOptions, script, ...args,
-    '--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-address=127.0.0.1:0', '--kubeconfig', kubeconfig, '--stop-on-stdin-eof',
-  ], { env, cwd: app, stdin: true });
+  const { nodeOptions, script, args, env } = containerStart(deployedContainer(folder).container, {
+    'metadata.namespace': DEPLOY_NAMESPACE,
+  });
+  return spawnNode(
+    [
+      ...nodeOptions,
+      script,
+      ...args,
+      '--metrics-bind-address=127.0.0.1:0',
+      '--health-probe-bind-address=127.0.0.1:0',
+      '--kubeconfig',
+      kubeconfig,
+      '--stop-on-stdin-eof',
+    ],
+    { env, cwd: app, stdin: true },
+  );
 }
 
 /** Ends the lifeline and waits for the exit: `[code, signal]`. */
@@ -67,7 +103,10 @@ export async function stopDeployed(example: ExampleProcess): Promise<[number | n
 
 /** The lines of an example's output (stdout, and the manager's JSON records on stderr) that report a refusal. */
 export function refusals(example: ExampleProcess): string[] {
-  return example.output().split('\n').filter((line) => /forbidden|\b403\b/i.test(line));
+  return example
+    .output()
+    .split('\n')
+    .filter((line) => /forbidden|\b403\b/i.test(line));
 }
 
 /**
@@ -75,7 +114,10 @@ export function refusals(example: ExampleProcess): string[] {
  * and warn about the restricted Pod Security profile, which the Deployments meet.
  */
 export async function ensureDeployNamespace(core: CoreV1Api): Promise<void> {
-  const labels = { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/warn': 'restricted' };
+  const labels = {
+    'pod-security.kubernetes.io/enforce': 'restricted',
+    'pod-security.kubernetes.io/warn': 'restricted',
+  };
   await core.createNamespace({ body: { metadata: { name: DEPLOY_NAMESPACE, labels } } }).catch((error: unknown) => {
     if ((error as { code?: number }).code !== 409) throw error;
   });

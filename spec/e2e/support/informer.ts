@@ -3,7 +3,7 @@
  * records every request and watch line the reflector makes, and throwaway namespaces.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { type CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { defer, tap, type Observable } from 'rxjs';
 import { kubeTransport, type QueryParams, type Transport } from '../../../src/transport/index.js';
 import { decodeWatchLine } from '../../../src/watch/index.js';
@@ -128,10 +128,15 @@ export function recordingTransport(kubeConfig: KubeConfig): RecordingTransport {
     bookmarks,
     transport: {
       get: (path, query, options) => recorded('get', path, query, () => inner.get(path, query, options)),
-      watch: (path, query, options) => recorded('watch', path, query, () => inner.watch(path, query, options).pipe(tap((line) => {
-        const bookmark = asBookmark(line);
-        if (bookmark) bookmarks.push(bookmark);
-      }))),
+      watch: (path, query, options) =>
+        recorded('watch', path, query, () =>
+          inner.watch(path, query, options).pipe(
+            tap((line) => {
+              const bookmark = asBookmark(line);
+              if (bookmark) bookmarks.push(bookmark);
+            }),
+          ),
+        ),
       request: (request) => inner.request(request),
     },
   };

@@ -12,7 +12,9 @@ import { leaderElection, type LeaderElectionOptions } from '../../../src/leader/
 
 /** What the spec passes as the one argument: the Lease, the identity and the timings, and a kubeconfig file. */
 export interface CandidateConfig
-  extends Required<Pick<LeaderElectionOptions, 'namespace' | 'name' | 'identity' | 'leaseDuration' | 'renewDeadline' | 'retryPeriod'>> {
+  extends Required<
+    Pick<LeaderElectionOptions, 'namespace' | 'name' | 'identity' | 'leaseDuration' | 'renewDeadline' | 'retryPeriod'>
+  > {
   readonly kubeconfig: string;
 }
 
@@ -33,8 +35,12 @@ const exit = (code: number): void => {
 
 emit('started', { identity: config.identity, pid: process.pid, implementation: 'rxkube' });
 const subscription = leaderElection(kubeConfig, {
-  namespace: config.namespace, name: config.name, identity: config.identity,
-  leaseDuration: config.leaseDuration, renewDeadline: config.renewDeadline, retryPeriod: config.retryPeriod,
+  namespace: config.namespace,
+  name: config.name,
+  identity: config.identity,
+  leaseDuration: config.leaseDuration,
+  renewDeadline: config.renewDeadline,
+  retryPeriod: config.retryPeriod,
   onLost: 'exit',
   exit,
   onEvent: (event) => {

@@ -71,14 +71,18 @@ export function interopBinary(): string {
   if (existsSync(binary)) return binary;
   const go = spawnSync('go', ['version'], { encoding: 'utf8' });
   if (go.error !== undefined || go.status !== 0) {
-    throw new Error(`the client-go interop spec needs Go >= 1.26 on PATH to build test/leader-interop (${go.error?.message ?? go.stderr.trim()})`);
+    throw new Error(
+      `the client-go interop spec needs Go >= 1.26 on PATH to build test/leader-interop (${go.error?.message ?? go.stderr.trim()})`,
+    );
   }
   mkdirSync(outDir, { recursive: true });
   const tmp = `${binary}.${process.pid}.tmp`;
   const build = spawnSync('go', ['build', '-o', tmp, '.'], { cwd: interopDir, encoding: 'utf8', timeout: 600_000 });
   if (build.status !== 0) {
     rmSync(tmp, { force: true });
-    throw new Error(`go build of test/leader-interop failed (${build.error?.message ?? `exit ${build.status}`}):\n${build.stderr}`);
+    throw new Error(
+      `go build of test/leader-interop failed (${build.error?.message ?? `exit ${build.status}`}):\n${build.stderr}`,
+    );
   }
   // Renamed last, so an interrupted build never leaves a binary that looks usable.
   renameSync(tmp, binary);
@@ -99,16 +103,39 @@ export interface Election {
  * Starts a candidate process of `implementation` with `identity`. Its stdin stays open as a lifeline: if this
  * process dies, even by SIGKILL, the candidate sees the end of its stdin and stops.
  */
-export function startCandidate(implementation: 'rxkube' | 'client-go', identity: string, election: Election): CandidateProcess {
-  const child: ChildProcess = implementation === 'rxkube'
-    ? spawn(process.execPath, ['--import', 'tsx', join(here, 'leader-candidate.ts'), JSON.stringify({ ...election, identity } satisfies CandidateConfig)], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
-    : spawn(interopBinary(), [
-      `-kubeconfig=${election.kubeconfig}`, `-namespace=${election.namespace}`, `-name=${election.name}`, `-identity=${identity}`,
-      `-lease-duration=${election.leaseDuration}ms`, `-renew-deadline=${election.renewDeadline}ms`, `-retry-period=${election.retryPeriod}ms`,
-      '-stop-on-stdin-eof',
-    ], { stdio: ['pipe', 'pipe', 'pipe'] });
+export function startCandidate(
+  implementation: 'rxkube' | 'client-go',
+  identity: string,
+  election: Election,
+): CandidateProcess {
+  const child: ChildProcess =
+    implementation === 'rxkube'
+      ? spawn(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            join(here, 'leader-candidate.ts'),
+            JSON.stringify({ ...election, identity } satisfies CandidateConfig),
+          ],
+          {
+            stdio: ['pipe', 'pipe', 'pipe'],
+          },
+        )
+      : spawn(
+          interopBinary(),
+          [
+            `-kubeconfig=${election.kubeconfig}`,
+            `-namespace=${election.namespace}`,
+            `-name=${election.name}`,
+            `-identity=${identity}`,
+            `-lease-duration=${election.leaseDuration}ms`,
+            `-renew-deadline=${election.renewDeadline}ms`,
+            `-retry-period=${election.retryPeriod}ms`,
+            '-stop-on-stdin-eof',
+          ],
+          { stdio: ['pipe', 'pipe', 'pipe'] },
+        );
   const lines: CandidateLine[] = [];
   let stderr = '';
   let pending = '';
@@ -122,15 +149,30 @@ export function startCandidate(implementation: 'rxkube' | 'client-go', identity:
     stderr = (stderr + chunk).slice(-20_000);
   });
   const candidate: CandidateProcess = {
-    identity, implementation, lines, exitedAt: undefined, exit: undefined,
-    exited: new Promise((resolve) => child.once('exit', (code, signal) => {
-      candidate.exitedAt = Date.now();
-      candidate.exit = signal ?? `code ${code}`;
-      resolve();
-    })),
+    identity,
+    implementation,
+    lines,
+    exitedAt: undefined,
+    exit: undefined,
+    exited: new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        candidate.exitedAt = Date.now();
+        candidate.exit = signal ?? `code ${code}`;
+        resolve();
+      }),
+    ),
     leading: () => candidate.exitedAt === undefined && lastWord(lines) === 'leading',
-    spans: () => spansFromMarks(lines.flatMap(({ event, at }): LeadMark[] =>
-      event === 'leading' ? [{ at, leading: true }] : event === 'following' || event === 'exited' ? [{ at, leading: false }] : []), candidate.exitedAt),
+    spans: () =>
+      spansFromMarks(
+        lines.flatMap(({ event, at }): LeadMark[] =>
+          event === 'leading'
+            ? [{ at, leading: true }]
+            : event === 'following' || event === 'exited'
+              ? [{ at, leading: false }]
+              : [],
+        ),
+        candidate.exitedAt,
+      ),
     signal: (signal) => {
       const at = Date.now();
       child.kill(signal);
@@ -156,7 +198,16 @@ export function expectNoOverlap(candidates: readonly CandidateProcess[]): void {
 
 /** The spans of every candidate, relative to `origin`, for the spec's log. */
 export function describeSpans(candidates: readonly CandidateProcess[], origin: number): string {
-  return candidates.map((c) => `${c.identity} (${c.implementation}): ${c.spans().map(([s, e]) => `[${s - origin}, ${e === Infinity ? '…' : e - origin})`).join(' ') || 'never led'}`)
+  return candidates
+    .map(
+      (c) =>
+        `${c.identity} (${c.implementation}): ${
+          c
+            .spans()
+            .map(([s, e]) => `[${s - origin}, ${e === Infinity ? '…' : e - origin})`)
+            .join(' ') || 'never led'
+        }`,
+    )
     .join('\n');
 }
 

@@ -48,13 +48,32 @@ export interface ManagerRun {
  * as a lifeline (`--stop-on-stdin-eof`): if the spec dies, the process stops too.
  */
 export function startManagerProcess(identity: string, run: ManagerRun): ManagerProcess {
-  const child = spawn(process.execPath, [
-    '--import', 'tsx', join('examples', 'pod-logger', 'main.ts'),
-    '--kubeconfig', run.kubeconfig, '--namespace', run.namespace, '--identity', identity,
-    '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0',
-    '--lease-duration', String(run.leaseDuration), '--renew-deadline', String(run.renewDeadline), '--retry-period', String(run.retryPeriod),
-    '--stop-on-stdin-eof',
-  ], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join('examples', 'pod-logger', 'main.ts'),
+      '--kubeconfig',
+      run.kubeconfig,
+      '--namespace',
+      run.namespace,
+      '--identity',
+      identity,
+      '--metrics-bind-address',
+      '127.0.0.1:0',
+      '--health-probe-bind-address',
+      '127.0.0.1:0',
+      '--lease-duration',
+      String(run.leaseDuration),
+      '--renew-deadline',
+      String(run.renewDeadline),
+      '--retry-period',
+      String(run.retryPeriod),
+      '--stop-on-stdin-eof',
+    ],
+    { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } },
+  );
   const lines: string[] = [];
   const records: ManagerRecord[] = [];
   let stderr = '';
@@ -67,25 +86,44 @@ export function startManagerProcess(identity: string, run: ManagerRun): ManagerP
       for (const line of complete) if (line.trim() !== '') onLine(line);
     };
   };
-  child.stdout.setEncoding('utf8').on('data', splitter((line) => lines.push(line)));
-  child.stderr.setEncoding('utf8').on('data', splitter((line) => {
-    stderr = `${stderr}${line}\n`.slice(-50_000);
-    if (!line.startsWith('{')) return;
-    const record = JSON.parse(line) as { msg: string; time: string };
-    records.push({ ...record, at: Date.parse(record.time) });
-  }));
-  const lastWord = (): string | undefined => records.filter((r) => r.msg === 'leading' || r.msg === 'stopped leading').at(-1)?.msg;
+  child.stdout.setEncoding('utf8').on(
+    'data',
+    splitter((line) => lines.push(line)),
+  );
+  child.stderr.setEncoding('utf8').on(
+    'data',
+    splitter((line) => {
+      stderr = `${stderr}${line}\n`.slice(-50_000);
+      if (!line.startsWith('{')) return;
+      const record = JSON.parse(line) as { msg: string; time: string };
+      records.push({ ...record, at: Date.parse(record.time) });
+    }),
+  );
+  const lastWord = (): string | undefined =>
+    records.filter((r) => r.msg === 'leading' || r.msg === 'stopped leading').at(-1)?.msg;
   const handle: ManagerProcess = {
-    identity, lines, records, exitedAt: undefined, exit: undefined,
-    exited: new Promise((resolve) => child.once('exit', (code, signal) => {
-      handle.exitedAt = Date.now();
-      handle.exit = signal ?? `code ${code}`;
-      resolve();
-    })),
+    identity,
+    lines,
+    records,
+    exitedAt: undefined,
+    exit: undefined,
+    exited: new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        handle.exitedAt = Date.now();
+        handle.exit = signal ?? `code ${code}`;
+        resolve();
+      }),
+    ),
     leading: () => handle.exitedAt === undefined && lastWord() === 'leading',
-    spans: () => spansFromMarks(records.flatMap(({ msg, at }): LeadMark[] =>
-      msg === 'leading' ? [{ at, leading: true }] : msg === 'stopped leading' ? [{ at, leading: false }] : []), handle.exitedAt),
-    when: (msg, fields = {}) => records.find((r) => r.msg === msg && Object.entries(fields).every(([k, v]) => r[k] === v))?.at,
+    spans: () =>
+      spansFromMarks(
+        records.flatMap(({ msg, at }): LeadMark[] =>
+          msg === 'leading' ? [{ at, leading: true }] : msg === 'stopped leading' ? [{ at, leading: false }] : [],
+        ),
+        handle.exitedAt,
+      ),
+    when: (msg, fields = {}) =>
+      records.find((r) => r.msg === msg && Object.entries(fields).every(([k, v]) => r[k] === v))?.at,
     signal: (signal) => {
       const at = Date.now();
       child.kill(signal);

@@ -16,10 +16,12 @@ export async function canI(kubeconfig: string, expectations: readonly string[]):
   const wrong: string[] = [];
   for (const expectation of expectations) {
     const [expected, ...question] = expectation.split(' ');
-    if (expected !== 'yes' && expected !== 'no') throw new TypeError(`canI: "${expectation}" must start with yes or no`);
+    if (expected !== 'yes' && expected !== 'no')
+      throw new TypeError(`canI: "${expectation}" must start with yes or no`);
     const answer = await kubectl(kubeconfig, ['auth', 'can-i', ...question]);
     const said = answer.stdout.trim();
-    if (said !== 'yes' && said !== 'no') throw new Error(`kubectl auth can-i ${question.join(' ')}: ${answer.stderr || said}`);
+    if (said !== 'yes' && said !== 'no')
+      throw new Error(`kubectl auth can-i ${question.join(' ')}: ${answer.stderr || said}`);
     if (said !== expected) wrong.push(`${expectation} (kubectl says ${said})`);
   }
   return wrong;
@@ -31,10 +33,13 @@ export function restrictedPod(name: string): V1Pod {
     metadata: { name },
     spec: {
       securityContext: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } },
-      containers: [{
-        name: 'app', image: 'registry.example.com/demo:1',
-        securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-      }],
+      containers: [
+        {
+          name: 'app',
+          image: 'registry.example.com/demo:1',
+          securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+        },
+      ],
     },
   };
 }
@@ -45,21 +50,42 @@ export function restrictedPod(name: string): V1Pod {
  * after a CRD is installed it refuses `blockOwnerDeletion` on a reference to the new kind, to every user but those
  * who may finalize anything (the admin): the probe is a dry-run create as `kubeconfig`'s user.
  */
-export async function untilOwnerKindAdmitted(kubeconfig: string, namespace: string, owned: V1Pod | V1ConfigMap): Promise<void> {
+export async function untilOwnerKindAdmitted(
+  kubeconfig: string,
+  namespace: string,
+  owned: V1Pod | V1ConfigMap,
+): Promise<void> {
   const user = new KubeConfig();
   user.loadFromFile(kubeconfig);
   const core = user.makeApiClient(CoreV1Api);
-  const create = (): Promise<unknown> => (owned.kind === 'ConfigMap'
-    ? core.createNamespacedConfigMap({ namespace, body: owned, dryRun: 'All' })
-    : core.createNamespacedPod({ namespace, body: owned as V1Pod, dryRun: 'All' }));
+  const create = (): Promise<unknown> =>
+    owned.kind === 'ConfigMap'
+      ? core.createNamespacedConfigMap({ namespace, body: owned, dryRun: 'All' })
+      : core.createNamespacedPod({ namespace, body: owned as V1Pod, dryRun: 'All' });
   let last = '';
-  await waitForAsync(() => create().then(() => true, (error: unknown) => {
-    last = String((error as Error).message ?? error);
-    return false;
-  }), () => `the owner kind to be admitted (last refusal: ${last})`, 60_000, 500);
+  await waitForAsync(
+    () =>
+      create().then(
+        () => true,
+        (error: unknown) => {
+          last = String((error as Error).message ?? error);
+          return false;
+        },
+      ),
+    () => `the owner kind to be admitted (last refusal: ${last})`,
+    60_000,
+    500,
+  );
 }
 
 /** A controller reference with `blockOwnerDeletion` to an owner that need not exist (for dry-run probes). */
 export function ownerReference(apiVersion: string, kind: string): V1OwnerReference {
-  return { apiVersion, kind, name: 'probe', uid: '00000000-0000-0000-0000-000000000000', controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion,
+    kind,
+    name: 'probe',
+    uid: '00000000-0000-0000-0000-000000000000',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }

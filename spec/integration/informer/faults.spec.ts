@@ -27,7 +27,10 @@ describe('informer integration: faults (HTTPS + token)', () => {
 
   before(async () => {
     cluster = await startTestCluster({
-      tls: true, token: 'informer-spec-token', bookmarkIntervalMs: 200, namespaces: Array.from({ length: 12 }, (_, i) => `case-${i}`),
+      tls: true,
+      token: 'informer-spec-token',
+      bookmarkIntervalMs: 200,
+      namespaces: Array.from({ length: 12 }, (_, i) => `case-${i}`),
     });
     listPods = podLister(cluster);
   });
@@ -42,7 +45,9 @@ describe('informer integration: faults (HTTPS + token)', () => {
   });
   after(() => cluster.stop());
 
-  const start = async (options: { scheduler?: SchedulerLike; random?: () => number } = {}): Promise<[Informer<V1Pod>, Recording<V1Pod>]> => {
+  const start = async (
+    options: { scheduler?: SchedulerLike; random?: () => number } = {},
+  ): Promise<[Informer<V1Pod>, Recording<V1Pod>]> => {
     const podInformer = informer<V1Pod>(cluster.kubeConfig, PODS, { random: () => 0.01, ...options });
     running = record(podInformer);
     await waitFor(() => podInformer.current().synced, 'the initial sync');
@@ -57,7 +62,11 @@ describe('informer integration: faults (HTTPS + token)', () => {
    * Holds the informer off the server (every watch request gets a 503) while `writes` run, so that the writes
    * certainly fall into the gap, then lets it reconnect.
    */
-  const whileDisconnected = async (recording: Recording<V1Pod>, cut: () => number, writes: () => Promise<void>): Promise<void> => {
+  const whileDisconnected = async (
+    recording: Recording<V1Pod>,
+    cut: () => number,
+    writes: () => Promise<void>,
+  ): Promise<void> => {
     // Armed in the same tick as the cut, so no reconnect can slip in before it (and the open watch is not refused).
     await waitFor(() => {
       const hit = cut() === 1;
@@ -74,16 +83,24 @@ describe('informer integration: faults (HTTPS + token)', () => {
       for (const name of ['a', 'b', 'c']) await pods.create(name);
       const [podInformer, recording] = await start();
       let updated: V1Pod | undefined;
-      await whileDisconnected(recording, () => cluster.faults.dropWatches({ mode }), async () => {
-        await pods.create('born-in-gap');
-        updated = await pods.relabel('b', { touched: 'yes' });
-        await pods.remove('c');
-      });
+      await whileDisconnected(
+        recording,
+        () => cluster.faults.dropWatches({ mode }),
+        async () => {
+          await pods.create('born-in-gap');
+          updated = await pods.relabel('b', { touched: 'yes' });
+          await pods.remove('c');
+        },
+      );
       await expectConverged(podInformer, recording, listPods);
       expect(recording.lists(), 'no relist').to.equal(1);
       expect(recording.of('added', keyOf('born-in-gap'))).to.have.length(1);
-      expect(recording.of('updated', keyOf('b')).map((e) => e.object.metadata?.resourceVersion)).to.deep.equal([updated!.metadata?.resourceVersion]);
-      expect(recording.of('deleted', keyOf('c')).map((e) => e.type === 'deleted' && e.stateUnknown)).to.deep.equal([false]);
+      expect(recording.of('updated', keyOf('b')).map((e) => e.object.metadata?.resourceVersion)).to.deep.equal([
+        updated!.metadata?.resourceVersion,
+      ]);
+      expect(recording.of('deleted', keyOf('c')).map((e) => e.type === 'deleted' && e.stateUnknown)).to.deep.equal([
+        false,
+      ]);
       await pods.create('after');
       await expectConverged(podInformer, recording, listPods);
     });
@@ -93,21 +110,33 @@ describe('informer integration: faults (HTTPS + token)', () => {
     for (const name of ['keep', 'change', 'vanish']) await pods.create(name);
     const [podInformer, recording] = await start();
     const lastKnown = podInformer.current().get(keyOf('vanish'))!.metadata?.resourceVersion;
-    await whileDisconnected(recording, () => cluster.faults.dropWatches({ mode: 'abrupt' }), async () => {
-      await pods.remove('vanish');
-      await pods.relabel('change', { v: '2' });
-      await pods.create('new');
-      cluster.faults.compact();
-    });
+    await whileDisconnected(
+      recording,
+      () => cluster.faults.dropWatches({ mode: 'abrupt' }),
+      async () => {
+        await pods.remove('vanish');
+        await pods.relabel('change', { v: '2' });
+        await pods.create('new');
+        cluster.faults.compact();
+      },
+    );
     await expectConverged(podInformer, recording, listPods);
-    expect(recording.statuses.some((s) => s.state === 'error' && s.cause.code === 410), '410 reported').to.equal(true);
+    expect(
+      recording.statuses.some((s) => s.state === 'error' && s.cause.code === 410),
+      '410 reported',
+    ).to.equal(true);
     expect(recording.lists(), 'one initial list and one relist').to.equal(2);
     const tombstones = recording.of('deleted', keyOf('vanish'));
     expect(tombstones.map((e) => e.type === 'deleted' && e.stateUnknown)).to.deep.equal([true]);
-    expect(tombstones[0]!.object.metadata?.resourceVersion, 'the tombstone carries the last known object').to.equal(lastKnown);
+    expect(tombstones[0]!.object.metadata?.resourceVersion, 'the tombstone carries the last known object').to.equal(
+      lastKnown,
+    );
     expect(recording.of('updated', keyOf('change'))).to.have.length(1);
     expect(recording.of('added', keyOf('new'))).to.have.length(1);
-    expect(recording.of('updated', keyOf('keep')), 'an unchanged object is not re-delivered by the relist').to.have.length(0);
+    expect(
+      recording.of('updated', keyOf('keep')),
+      'an unchanged object is not re-delivered by the relist',
+    ).to.have.length(0);
     expect(recording.events.filter((e) => e.type === 'deleted' && e.stateUnknown)).to.have.length(1);
   });
 
@@ -121,7 +150,10 @@ describe('informer integration: faults (HTTPS + token)', () => {
     await pods.create('second');
     await expectConverged(podInformer, recording, listPods);
     const throttled = backoffs(recording).filter((s) => s.cause.code === 429);
-    expect(throttled.map((s) => [s.delayMs, s.cause.retryAfterSeconds])).to.deep.equal([[1000, 1], [1000, 1]]);
+    expect(throttled.map((s) => [s.delayMs, s.cause.retryAfterSeconds])).to.deep.equal([
+      [1000, 1],
+      [1000, 1],
+    ]);
     expect(recording.lists(), 'the throttled list and its retry').to.equal(2);
   });
 
@@ -182,6 +214,9 @@ describe('informer integration: faults (HTTPS + token)', () => {
     await pods.create('after-restart');
     await expectConverged(podInformer, recording, listPods);
     expect(recording.errorReasons()).to.include('ConnectionClosed');
-    expect(recording.events.some((e) => e.type === 'deleted' && e.stateUnknown), 'no tombstones without a relist').to.equal(false);
+    expect(
+      recording.events.some((e) => e.type === 'deleted' && e.stateUnknown),
+      'no tombstones without a relist',
+    ).to.equal(false);
   });
 });

@@ -3,7 +3,12 @@
  * informer, a cluster-scoped kind and a CustomResourceDefinition, each converging through a watch drop.
  */
 import {
-  ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, type KubernetesObject, type V1Node, type V1Pod,
+  ApiextensionsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubernetesObject,
+  type V1Node,
+  type V1Pod,
 } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { informer, type Informer } from '../../../src/informer/index.js';
@@ -28,7 +33,8 @@ describe('informer integration: options and resource kinds', () => {
   after(() => cluster.stop());
 
   const start = async <T extends KubernetesObject>(
-    resource: ResourceRef, options: Parameters<typeof informer<T>>[2] = {},
+    resource: ResourceRef,
+    options: Parameters<typeof informer<T>>[2] = {},
   ): Promise<[Informer<T>, Recording<T>]> => {
     const created = informer<T>(cluster.kubeConfig, resource, { random: () => 0.01, ...options });
     const recording = record(created);
@@ -37,12 +43,16 @@ describe('informer integration: options and resource kinds', () => {
     return [created, recording];
   };
   /** Cuts the watch (retrying until one is open) so convergence below also covers a resume. */
-  const dropWatch = (): Promise<void> => waitFor(() => cluster.faults.dropWatches({ mode: 'abrupt' }) === 1, 'an open watch');
+  const dropWatch = (): Promise<void> =>
+    waitFor(() => cluster.faults.dropWatches({ mode: 'abrupt' }) === 1, 'an open watch');
 
   it('caches PartialObjectMetadata with metadataOnly and keeps it in step with the server', async () => {
     const pods = podWriter(cluster, 'meta');
     await pods.create('m1', { tier: 'x' });
-    const [metaInformer, recording] = await start<KubernetesObject>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: 'meta', metadataOnly: true });
+    const [metaInformer, recording] = await start<KubernetesObject>(
+      { apiVersion: 'v1', kind: 'Pod' },
+      { namespace: 'meta', metadataOnly: true },
+    );
     await pods.create('m2');
     await dropWatch();
     await pods.relabel('m1', { tier: 'y' });
@@ -67,7 +77,9 @@ describe('informer integration: options and resource kinds', () => {
     await expectConverged(web, recording, listWeb);
     expect([...web.current().entries()].map(([key]) => key).sort()).to.deep.equal(['labels/db-1', 'labels/web-2']);
     expect(recording.of('added', 'labels/db-1')).to.have.length(1);
-    expect(recording.of('deleted', 'labels/web-1').map((e) => e.type === 'deleted' && e.stateUnknown)).to.deep.equal([false]);
+    expect(recording.of('deleted', 'labels/web-1').map((e) => e.type === 'deleted' && e.stateUnknown)).to.deep.equal([
+      false,
+    ]);
   });
 
   it('watches one namespace only when namespace-scoped', async () => {
@@ -103,17 +115,35 @@ describe('informer integration: options and resource kinds', () => {
     const custom = cluster.kubeConfig.makeApiClient(CustomObjectsApi);
     await ext.createCustomResourceDefinition({
       body: {
-        apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gadgets.example.com' },
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'gadgets.example.com' },
         spec: {
-          group: 'example.com', scope: 'Namespaced', names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } }],
+          group: 'example.com',
+          scope: 'Namespaced',
+          names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+            },
+          ],
         },
       },
     });
     const ref = { group: 'example.com', version: 'v1', plural: 'gadgets' };
-    const gadget = (name: string, size: number) => ({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name }, spec: { size } });
-    const create = (name: string, size: number) => custom.createNamespacedCustomObject({ ...ref, namespace: 'default', body: gadget(name, size) });
-    const list = async (): Promise<KubernetesObject[]> => (await custom.listClusterCustomObject(ref) as { items: KubernetesObject[] }).items;
+    const gadget = (name: string, size: number) => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Gadget',
+      metadata: { name },
+      spec: { size },
+    });
+    const create = (name: string, size: number) =>
+      custom.createNamespacedCustomObject({ ...ref, namespace: 'default', body: gadget(name, size) });
+    const list = async (): Promise<KubernetesObject[]> =>
+      ((await custom.listClusterCustomObject(ref)) as { items: KubernetesObject[] }).items;
     await create('g1', 1);
     const [gadgets, recording] = await start<KubernetesObject>({ apiVersion: 'example.com/v1', kind: 'Gadget' });
     await create('g2', 2);

@@ -53,7 +53,10 @@ describe('informer integration: sharing and lifecycle', () => {
     await waitFor(() => first.current().synced && second.current().synced, 'both views to sync');
     // Created after the sync, so it can only arrive through a watch: once both views have it, the watch is open.
     await pods.create('shared-1');
-    await waitFor(() => a.of('added', 's-0/shared-1').length === 1 && b.of('added', 's-0/shared-1').length === 1, 'the live event on both views');
+    await waitFor(
+      () => a.of('added', 's-0/shared-1').length === 1 && b.of('added', 's-0/shared-1').length === 1,
+      'the live event on both views',
+    );
     await expectConverged(first, a, listPods);
     await expectConverged(second, b, listPods);
     expect(factory.active).to.equal(1);
@@ -63,7 +66,10 @@ describe('informer integration: sharing and lifecycle', () => {
     const c = keep(record(labelled));
     await waitFor(() => labelled.current().synced, 'the labelled view to sync');
     await pods.create('shared-2', { team: 'x' });
-    await waitFor(() => c.of('added', 's-0/shared-2').length === 1 && a.of('added', 's-0/shared-2').length === 1, 'the live event on both keys');
+    await waitFor(
+      () => c.of('added', 's-0/shared-2').length === 1 && a.of('added', 's-0/shared-2').length === 1,
+      'the live event on both keys',
+    );
     await expectConverged(first, a, listPods);
     expect(factory.active).to.equal(2);
     expect(openWatches(), 'watches open on the server for two keys').to.equal(2);

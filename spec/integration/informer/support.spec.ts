@@ -10,12 +10,29 @@ import { Store } from '../../../src/store/index.js';
 import { fastClock, foldEvents } from './support.js';
 
 const snapshot = Store.empty();
-const obj = (name: string, rv: string): KubernetesObject => ({ metadata: { name, namespace: 'ns', resourceVersion: rv } });
-const added = (name: string, rv: string): InformerEvent => ({ type: 'added', key: `ns/${name}`, object: obj(name, rv), snapshot });
-const updated = (name: string, from: string, to: string): InformerEvent =>
-  ({ type: 'updated', key: `ns/${name}`, old: obj(name, from), object: obj(name, to), snapshot });
-const deleted = (name: string, rv: string, stateUnknown = false): InformerEvent =>
-  ({ type: 'deleted', key: `ns/${name}`, object: obj(name, rv), stateUnknown, snapshot });
+const obj = (name: string, rv: string): KubernetesObject => ({
+  metadata: { name, namespace: 'ns', resourceVersion: rv },
+});
+const added = (name: string, rv: string): InformerEvent => ({
+  type: 'added',
+  key: `ns/${name}`,
+  object: obj(name, rv),
+  snapshot,
+});
+const updated = (name: string, from: string, to: string): InformerEvent => ({
+  type: 'updated',
+  key: `ns/${name}`,
+  old: obj(name, from),
+  object: obj(name, to),
+  snapshot,
+});
+const deleted = (name: string, rv: string, stateUnknown = false): InformerEvent => ({
+  type: 'deleted',
+  key: `ns/${name}`,
+  object: obj(name, rv),
+  stateUnknown,
+  snapshot,
+});
 
 describe('informer integration support', () => {
   it('folds a consistent event sequence into the final key → resourceVersion state', () => {
@@ -40,11 +57,19 @@ describe('informer integration support', () => {
     const base = new TestScheduler(() => undefined);
     const clock = fastClock(200, base);
     const fired: [number, number][] = [];
-    clock.schedule(function (this: { schedule(state?: number, delay?: number): unknown }, n?: number) {
-      fired.push([base.now(), clock.now()]);
-      if (n! < 2) this.schedule(n! + 1, 400);
-    }, 1000, 0);
+    clock.schedule(
+      function (this: { schedule(state?: number, delay?: number): unknown }, n?: number) {
+        fired.push([base.now(), clock.now()]);
+        if (n! < 2) this.schedule(n! + 1, 400);
+      },
+      1000,
+      0,
+    );
     base.flush();
-    expect(fired, '[virtual base time, compressed clock time]').to.deep.equal([[5, 1000], [7, 1400], [9, 1800]]);
+    expect(fired, '[virtual base time, compressed clock time]').to.deep.equal([
+      [5, 1000],
+      [7, 1400],
+      [9, 1800],
+    ]);
   });
 });

@@ -69,12 +69,15 @@ export function foldEvents<T extends KubernetesObject>(events: readonly Informer
         model.set(event.key, rvOf(event.object)!);
         break;
       case 'updated':
-        expect(model.get(event.key), `${where}: updated from a version the informer never delivered`).to.equal(rvOf(event.old));
+        expect(model.get(event.key), `${where}: updated from a version the informer never delivered`).to.equal(
+          rvOf(event.old),
+        );
         model.set(event.key, rvOf(event.object)!);
         break;
       case 'deleted':
         expect(model.has(event.key), `${where}: deleted a key that was never added`).to.equal(true);
-        if (event.stateUnknown) expect(model.get(event.key), `${where}: tombstone is not the last known object`).to.equal(rvOf(event.object));
+        if (event.stateUnknown)
+          expect(model.get(event.key), `${where}: tombstone is not the last known object`).to.equal(rvOf(event.object));
         model.delete(event.key);
         break;
       case 'resync':
@@ -87,9 +90,12 @@ export function foldEvents<T extends KubernetesObject>(events: readonly Informer
 
 /** `namespace/name` (or `name`) → resourceVersion of a server list's items. */
 export function versions(items: readonly KubernetesObject[]): Map<string, string> {
-  return new Map(items.map((o) => [
-    o.metadata?.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata!.name!, o.metadata!.resourceVersion!,
-  ]));
+  return new Map(
+    items.map((o) => [
+      o.metadata?.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata!.name!,
+      o.metadata!.resourceVersion!,
+    ]),
+  );
 }
 
 /** key → resourceVersion of an informer's current snapshot. */
@@ -105,13 +111,19 @@ const sameVersions = (a: Map<string, string>, b: Map<string, string>): boolean =
  * checks that the recorded event sequence is gap-free and duplicate-free and folds to that same state.
  */
 export async function expectConverged<T extends KubernetesObject>(
-  informer: Informer<T>, recording: Recording<T>, listServer: () => Promise<readonly KubernetesObject[]>,
+  informer: Informer<T>,
+  recording: Recording<T>,
+  listServer: () => Promise<readonly KubernetesObject[]>,
 ): Promise<void> {
   let server = new Map<string, string>();
-  await waitForAsync(async () => {
-    server = versions(await listServer());
-    return sameVersions(server, cached(informer)) && sameVersions(server, foldEvents(recording.events));
-  }, 'the informer to converge to the server state', 8000).catch((error: unknown) => {
+  await waitForAsync(
+    async () => {
+      server = versions(await listServer());
+      return sameVersions(server, cached(informer)) && sameVersions(server, foldEvents(recording.events));
+    },
+    'the informer to converge to the server state',
+    8000,
+  ).catch((error: unknown) => {
     expect(cached(informer), 'current() against a fresh server list').to.deep.equal(server);
     expect(foldEvents(recording.events), 'the folded event sequence against a fresh server list').to.deep.equal(server);
     throw error;
@@ -121,9 +133,8 @@ export async function expectConverged<T extends KubernetesObject>(
 /** Lists every pod of the cluster through client-node. */
 export function podLister(cluster: Pick<ClusterHandle, 'kubeConfig'>, namespace?: string): () => Promise<V1Pod[]> {
   const api = cluster.kubeConfig.makeApiClient(CoreV1Api);
-  return async () => (namespace === undefined
-    ? await api.listPodForAllNamespaces()
-    : await api.listNamespacedPod({ namespace })).items;
+  return async () =>
+    (namespace === undefined ? await api.listPodForAllNamespaces() : await api.listNamespacedPod({ namespace })).items;
 }
 
 /** A minimal valid pod. */
@@ -145,13 +156,16 @@ export function fastClock(factor: number, base: SchedulerLike = asyncScheduler):
   return {
     now: () => origin + (base.now() - origin) * factor,
     schedule<S>(work: (this: SchedulerAction<S>, state?: S) => void, delay = 0, state?: S): Subscription {
-      return base.schedule(function (this: SchedulerAction<S>, inner?: S) {
-        const action = this;
-        const compressed = Object.assign(Object.create(action) as SchedulerAction<S>, {
-          schedule: (next?: S, nextDelay = 0) => action.schedule(next, nextDelay / factor),
-        });
-        work.call(compressed, inner);
-      }, delay / factor, state);
+      return base.schedule(
+        function (this: SchedulerAction<S>, inner?: S) {
+          const compressed = Object.assign(Object.create(this) as SchedulerAction<S>, {
+            schedule: (next?: S, nextDelay = 0) => this.schedule(next, nextDelay / factor),
+          });
+          work.call(compressed, inner);
+        },
+        delay / factor,
+        state,
+      );
     },
   };
 }

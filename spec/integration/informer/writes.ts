@@ -17,7 +17,11 @@ export function podWriter(cluster: Pick<ClusterHandle, 'kubeConfig'>, namespace 
     create: (name, labels = {}) => api.createNamespacedPod({ namespace, body: pod(name, labels) }),
     relabel: async (name, labels) => {
       const current = await api.readNamespacedPod({ name, namespace });
-      return api.replaceNamespacedPod({ name, namespace, body: { ...current, metadata: { ...current.metadata, labels } } });
+      return api.replaceNamespacedPod({
+        name,
+        namespace,
+        body: { ...current, metadata: { ...current.metadata, labels } },
+      });
     },
     remove: async (name) => {
       await api.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 });

@@ -7,14 +7,27 @@ import { clientWatch, failure, send, until } from './helpers.js';
 // a schema-less `type: object` would then prune every field, as the real server does.
 function widgetCrd(scope: 'Namespaced' | 'Cluster' = 'Namespaced', plural = 'widgets', kind = 'Widget'): any {
   return {
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
     metadata: { name: `${plural}.example.com` },
     spec: {
-      group: 'example.com', scope,
+      group: 'example.com',
+      scope,
       names: { plural, singular: kind.toLowerCase(), kind, shortNames: [plural.slice(0, 2)] },
       versions: [
-        { name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } },
-        { name: 'v1beta1', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } },
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+        },
+        {
+          name: 'v1beta1',
+          served: true,
+          storage: false,
+          schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+        },
       ],
     },
   };
@@ -39,7 +52,9 @@ describe('in-memory API server: CustomResourceDefinitions', () => {
     expect(crd.status?.acceptedNames).to.deep.include({ plural: 'widgets', kind: 'Widget', listKind: 'WidgetList' });
     expect(crd.status?.storedVersions).to.deep.equal(['v1']);
     const groups = (await send(cluster, 'GET', '/apis')).body;
-    expect(groups.groups.find((g: any) => g.name === 'example.com')).to.deep.include({ preferredVersion: { groupVersion: 'example.com/v1', version: 'v1' } });
+    expect(groups.groups.find((g: any) => g.name === 'example.com')).to.deep.include({
+      preferredVersion: { groupVersion: 'example.com/v1', version: 'v1' },
+    });
     const v1 = (await send(cluster, 'GET', '/apis/example.com/v1')).body;
     expect(v1.resources.map((r: any) => r.name)).to.deep.equal(['widgets', 'widgets/status']);
     const beta = (await send(cluster, 'GET', '/apis/example.com/v1beta1')).body;
@@ -47,35 +62,99 @@ describe('in-memory API server: CustomResourceDefinitions', () => {
   });
 
   it('serves custom resources with generation, status subresource rules and version rewriting', async () => {
-    const created = await custom.createNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets', body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 1 }, status: { ready: true } } });
+    const created = await custom.createNamespacedCustomObject({
+      group: 'example.com',
+      version: 'v1',
+      namespace: 'default',
+      plural: 'widgets',
+      body: {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: { name: 'w1' },
+        spec: { size: 1 },
+        status: { ready: true },
+      },
+    });
     expect(created.metadata.generation).to.equal(1);
     expect(created.status).to.equal(undefined);
-    const statusUpdate = await custom.replaceNamespacedCustomObjectStatus({ group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets', name: 'w1', body: { ...created, status: { ready: true } } });
+    const statusUpdate = await custom.replaceNamespacedCustomObjectStatus({
+      group: 'example.com',
+      version: 'v1',
+      namespace: 'default',
+      plural: 'widgets',
+      name: 'w1',
+      body: { ...created, status: { ready: true } },
+    });
     expect(statusUpdate.status).to.deep.equal({ ready: true });
     expect(statusUpdate.metadata.generation).to.equal(1);
-    const specUpdate = await custom.replaceNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets', name: 'w1', body: { ...statusUpdate, spec: { size: 2 } } });
+    const specUpdate = await custom.replaceNamespacedCustomObject({
+      group: 'example.com',
+      version: 'v1',
+      namespace: 'default',
+      plural: 'widgets',
+      name: 'w1',
+      body: { ...statusUpdate, spec: { size: 2 } },
+    });
     expect(specUpdate.metadata.generation).to.equal(2);
-    const asBeta = await custom.getNamespacedCustomObject({ group: 'example.com', version: 'v1beta1', namespace: 'default', plural: 'widgets', name: 'w1' });
+    const asBeta = await custom.getNamespacedCustomObject({
+      group: 'example.com',
+      version: 'v1beta1',
+      namespace: 'default',
+      plural: 'widgets',
+      name: 'w1',
+    });
     expect(asBeta.apiVersion).to.equal('example.com/v1beta1');
   });
 
   it('requires resourceVersion on custom resource updates, like the real server', async () => {
-    const { code, body } = await failure(custom.replaceNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets', name: 'w1', body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: {} } }));
+    const { code, body } = await failure(
+      custom.replaceNamespacedCustomObject({
+        group: 'example.com',
+        version: 'v1',
+        namespace: 'default',
+        plural: 'widgets',
+        name: 'w1',
+        body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: {} },
+      }),
+    );
     expect(code).to.equal(422);
-    expect(body.message).to.equal('widgets.example.com "w1" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update');
+    expect(body.message).to.equal(
+      'widgets.example.com "w1" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update',
+    );
   });
 
   it('refuses strategic merge patch on custom resources with 415 and accepts merge patch', async () => {
-    const smp = await send(cluster, 'PATCH', '/apis/example.com/v1/namespaces/default/widgets/w1', { spec: { size: 3 } }, 'application/strategic-merge-patch+json');
+    const smp = await send(
+      cluster,
+      'PATCH',
+      '/apis/example.com/v1/namespaces/default/widgets/w1',
+      { spec: { size: 3 } },
+      'application/strategic-merge-patch+json',
+    );
     expect(smp.status).to.equal(415);
     expect(smp.body.reason).to.equal('UnsupportedMediaType');
-    const merged = await custom.patchNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets', name: 'w1', body: { spec: { size: 3 } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    const merged = await custom.patchNamespacedCustomObject(
+      {
+        group: 'example.com',
+        version: 'v1',
+        namespace: 'default',
+        plural: 'widgets',
+        name: 'w1',
+        body: { spec: { size: 3 } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     expect(merged.spec).to.deep.equal({ size: 3 });
   });
 
   it('serves cluster-scoped custom resources', async () => {
     await ext.createCustomResourceDefinition({ body: widgetCrd('Cluster', 'gadgets', 'Gadget') });
-    const created = await custom.createClusterCustomObject({ group: 'example.com', version: 'v1', plural: 'gadgets', body: { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g1' } } });
+    const created = await custom.createClusterCustomObject({
+      group: 'example.com',
+      version: 'v1',
+      plural: 'gadgets',
+      body: { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g1' } },
+    });
     expect(created.metadata.namespace).to.equal(undefined);
     const namespaced = await send(cluster, 'GET', '/apis/example.com/v1/namespaces/default/gadgets');
     expect(namespaced.status).to.equal(404);
@@ -90,7 +169,9 @@ describe('in-memory API server: CustomResourceDefinitions', () => {
   });
 
   it('deletes every instance, then the CRD, and stops serving it', async () => {
-    const watch = await clientWatch(cluster.kubeConfig, '/apis/example.com/v1/widgets', { resourceVersion: cluster.resourceVersion() });
+    const watch = await clientWatch(cluster.kubeConfig, '/apis/example.com/v1/widgets', {
+      resourceVersion: cluster.resourceVersion(),
+    });
     await ext.deleteCustomResourceDefinition({ name: 'widgets.example.com' });
     await until(() => watch.events.some((e) => e.type === 'DELETED'), 'instance DELETED');
     watch.stop();

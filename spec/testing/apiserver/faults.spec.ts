@@ -15,13 +15,18 @@ describe('in-memory API server: fault injection', () => {
   after(() => cluster.stop());
 
   it('dropWatches(clean) ends open watches like a server-side close', async () => {
-    const watch = await clientWatch(cluster.kubeConfig, '/api/v1/namespaces/f/configmaps', { resourceVersion: cluster.resourceVersion() });
+    const watch = await clientWatch(cluster.kubeConfig, '/api/v1/namespaces/f/configmaps', {
+      resourceVersion: cluster.resourceVersion(),
+    });
     await until(() => cluster.faults.dropWatches({ mode: 'clean' }) === 1, 'the watch to register', 2000);
     expect(await watch.done).to.equal(null);
   });
 
   it('dropWatches(abrupt) destroys the socket so the client sees an error', async () => {
-    const watch = await rawWatch(cluster, `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`);
+    const watch = await rawWatch(
+      cluster,
+      `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`,
+    );
     let dropped = 0;
     await until(() => (dropped += cluster.faults.dropWatches({ mode: 'abrupt' })) > 0, 'a watch to drop', 2000);
     const { error } = await watch.ended;
@@ -29,37 +34,63 @@ describe('in-memory API server: fault injection', () => {
   });
 
   it('failNext answers the next matching requests with the given Status, then recovers', async () => {
-    cluster.faults.failNext({ count: 2, method: 'GET', path: '/api/v1/namespaces/f/configmaps', status: 429, retryAfterSeconds: 3 });
+    cluster.faults.failNext({
+      count: 2,
+      method: 'GET',
+      path: '/api/v1/namespaces/f/configmaps',
+      status: 429,
+      retryAfterSeconds: 3,
+    });
     const first = await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps');
     expect(first.status).to.equal(429);
     expect(first.headers.get('retry-after')).to.equal('3');
-    expect(first.body).to.deep.include({ reason: 'TooManyRequests', message: 'Too many requests, please try again later.', details: { retryAfterSeconds: 3 } });
+    expect(first.body).to.deep.include({
+      reason: 'TooManyRequests',
+      message: 'Too many requests, please try again later.',
+      details: { retryAfterSeconds: 3 },
+    });
     expect((await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps')).status).to.equal(429);
     expect((await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps')).status).to.equal(200);
   });
 
   it('failNext reports 500, 503 and 403 with the real reasons to client-node', async () => {
-    const cases: Array<[number, string]> = [[500, 'InternalError'], [503, 'ServiceUnavailable'], [403, 'Forbidden']];
+    const cases: Array<[number, string]> = [
+      [500, 'InternalError'],
+      [503, 'ServiceUnavailable'],
+      [403, 'Forbidden'],
+    ];
     for (const [status, reason] of cases) {
       cluster.faults.failNext({ status, path: /configmaps/ });
       const { code, body } = await failure(core.listNamespacedConfigMap({ namespace: 'f' }));
       expect(code).to.equal(status);
       expect(body.reason).to.equal(reason);
       if (status === 403) {
-        expect(body.message).to.equal('configmaps is forbidden: User "system:serviceaccount:default:rxkube-test" cannot list resource "configmaps" in API group "" in the namespace "f"');
+        expect(body.message).to.equal(
+          'configmaps is forbidden: User "system:serviceaccount:default:rxkube-test" cannot list resource "configmaps" in API group "" in the namespace "f"',
+        );
       }
     }
   });
 
   it('failNext with a message answers it in place of the real wording, keeping the reason and Retry-After', async () => {
-    const quota = 'configmaps "q" is forbidden: exceeded quota: compute, requested: configmaps=1, used: configmaps=2, limited: configmaps=2';
+    const quota =
+      'configmaps "q" is forbidden: exceeded quota: compute, requested: configmaps=1, used: configmaps=2, limited: configmaps=2';
     cluster.faults.failNext({ status: 403, method: 'POST', message: quota });
     const denied = await send(cluster, 'POST', '/api/v1/namespaces/f/configmaps', { metadata: { name: 'q' } });
     expect([denied.status, denied.body.reason, denied.body.message]).to.deep.equal([403, 'Forbidden', quota]);
-    const armed = await send(cluster, 'POST', '/__rxkube/faults/failNext', { status: 429, message: 'slow down', retryAfterSeconds: 4 });
+    const armed = await send(cluster, 'POST', '/__rxkube/faults/failNext', {
+      status: 429,
+      message: 'slow down',
+      retryAfterSeconds: 4,
+    });
     expect(armed.status).to.equal(200);
     const throttled = await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps');
-    expect([throttled.status, throttled.body.reason, throttled.body.message, throttled.headers.get('retry-after')]).to.deep.equal([429, 'TooManyRequests', 'slow down', '4']);
+    expect([
+      throttled.status,
+      throttled.body.reason,
+      throttled.body.message,
+      throttled.headers.get('retry-after'),
+    ]).to.deep.equal([429, 'TooManyRequests', 'slow down', '4']);
   });
 
   it('failNext leaves non-matching requests alone', async () => {
@@ -79,7 +110,10 @@ describe('in-memory API server: fault injection', () => {
   });
 
   it('stallWatches holds events and then delivers them in order', async () => {
-    const watch = await rawWatch(cluster, `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`);
+    const watch = await rawWatch(
+      cluster,
+      `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`,
+    );
     cluster.faults.stallWatches(1000);
     await core.createNamespacedConfigMap({ namespace: 'f', body: { metadata: { name: 's1' } } });
     await core.createNamespacedConfigMap({ namespace: 'f', body: { metadata: { name: 's2' } } });
@@ -93,7 +127,10 @@ describe('in-memory API server: fault injection', () => {
 
   it('injectMalformedLine writes a bad line that a client must survive', async () => {
     for (const kind of ['malformed', 'truncated'] as const) {
-      const watch = await rawWatch(cluster, `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`);
+      const watch = await rawWatch(
+        cluster,
+        `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`,
+      );
       let written = 0;
       await until(() => (written = cluster.faults.injectMalformedLine({ kind })) > 0, 'stream registered', 2000);
       await until(() => watch.lines.length >= written, 'bad line');
@@ -115,7 +152,10 @@ describe('in-memory API server: fault injection', () => {
 
   it('restart drops every connection but keeps state and the port', async () => {
     await core.createNamespacedConfigMap({ namespace: 'f', body: { metadata: { name: 'survivor' } } });
-    const watch = await rawWatch(cluster, `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`);
+    const watch = await rawWatch(
+      cluster,
+      `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`,
+    );
     cluster.faults.restart();
     await watch.ended;
     const read = await core.readNamespacedConfigMap({ namespace: 'f', name: 'survivor' });
@@ -126,7 +166,11 @@ describe('in-memory API server: fault injection', () => {
     const denied = await fetch(`${cluster.url}/__rxkube/faults/failNext`, { method: 'POST', body: '{"status":500}' });
     expect(denied.status).to.equal(401);
     expect((await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps')).status).to.equal(200);
-    const armed = await send(cluster, 'POST', '/__rxkube/faults/failNext', { status: 503, pathRegex: 'secrets', retryAfterSeconds: 2 });
+    const armed = await send(cluster, 'POST', '/__rxkube/faults/failNext', {
+      status: 503,
+      pathRegex: 'secrets',
+      retryAfterSeconds: 2,
+    });
     expect(armed.status).to.equal(200);
     const hit = await send(cluster, 'GET', '/api/v1/namespaces/f/secrets');
     expect(hit.status).to.equal(503);
@@ -140,17 +184,31 @@ describe('in-memory API server: fault injection', () => {
   });
 
   it('conflictNext answers the next update of one object with the real 409 Conflict, storing nothing, then lets writes through', async () => {
-    await core.createNamespacedConfigMap({ namespace: 'f', body: { metadata: { name: 'contended' }, data: { v: '0' } } });
+    await core.createNamespacedConfigMap({
+      namespace: 'f',
+      body: { metadata: { name: 'contended' }, data: { v: '0' } },
+    });
     await core.createNamespacedConfigMap({ namespace: 'f', body: { metadata: { name: 'bystander' } } });
     cluster.faults.conflictNext({ path: '/api/v1/namespaces/f/configmaps/contended' });
-    const patch = (name: string, v: string) => send(cluster, 'PATCH', `/api/v1/namespaces/f/configmaps/${name}`, { data: { v } }, 'application/merge-patch+json');
+    const patch = (name: string, v: string) =>
+      send(
+        cluster,
+        'PATCH',
+        `/api/v1/namespaces/f/configmaps/${name}`,
+        { data: { v } },
+        'application/merge-patch+json',
+      );
     expect((await patch('bystander', '1')).status).to.equal(200);
     expect((await send(cluster, 'GET', '/api/v1/namespaces/f/configmaps/contended')).status).to.equal(200);
     const conflict = await patch('contended', '1');
     expect(conflict.status).to.equal(409);
     expect(conflict.body).to.deep.include({
-      kind: 'Status', status: 'Failure', reason: 'Conflict', code: 409,
-      message: 'Operation cannot be fulfilled on configmaps "contended": the object has been modified; please apply your changes to the latest version and try again',
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'Conflict',
+      code: 409,
+      message:
+        'Operation cannot be fulfilled on configmaps "contended": the object has been modified; please apply your changes to the latest version and try again',
       details: { name: 'contended', kind: 'configmaps' },
     });
     expect((await core.readNamespacedConfigMap({ namespace: 'f', name: 'contended' })).data).to.deep.equal({ v: '0' });
@@ -165,17 +223,29 @@ describe('in-memory API server: fault injection', () => {
     expect(limited.headers.get('retry-after')).to.equal('4');
     expect(limited.body).to.deep.include({ reason: 'TooManyRequests', details: { retryAfterSeconds: 4 } });
     cluster.faults.failWrites({ status: 500, count: 2 });
-    expect((await send(cluster, 'POST', '/api/v1/namespaces/f/configmaps', { metadata: { name: 'w1' } })).body.reason).to.equal('InternalError');
+    expect(
+      (await send(cluster, 'POST', '/api/v1/namespaces/f/configmaps', { metadata: { name: 'w1' } })).body.reason,
+    ).to.equal('InternalError');
     expect((await send(cluster, 'DELETE', '/api/v1/namespaces/f/configmaps/survivor')).status).to.equal(500);
-    expect((await send(cluster, 'POST', '/api/v1/namespaces/f/configmaps', { metadata: { name: 'w1' } })).status).to.equal(201);
+    expect(
+      (await send(cluster, 'POST', '/api/v1/namespaces/f/configmaps', { metadata: { name: 'w1' } })).status,
+    ).to.equal(201);
     expect(() => cluster.faults.failWrites({ status: 200 })).to.throw(RangeError);
   });
 
   it('exposes the write faults over the admin endpoint, with 400 for bad options', async () => {
     await core.createNamespacedConfigMap({ namespace: 'f', body: { metadata: { name: 'admin-target' } } });
-    expect((await send(cluster, 'POST', '/__rxkube/faults/conflictNext', { path: '/api/v1/namespaces/f/configmaps/admin-target' })).status).to.equal(200);
+    expect(
+      (
+        await send(cluster, 'POST', '/__rxkube/faults/conflictNext', {
+          path: '/api/v1/namespaces/f/configmaps/admin-target',
+        })
+      ).status,
+    ).to.equal(200);
     expect((await send(cluster, 'DELETE', '/api/v1/namespaces/f/configmaps/admin-target')).status).to.equal(409);
-    expect((await send(cluster, 'POST', '/__rxkube/faults/failWrites', { status: 503, retryAfterSeconds: 1 })).status).to.equal(200);
+    expect(
+      (await send(cluster, 'POST', '/__rxkube/faults/failWrites', { status: 503, retryAfterSeconds: 1 })).status,
+    ).to.equal(200);
     expect((await send(cluster, 'DELETE', '/api/v1/namespaces/f/configmaps/admin-target')).status).to.equal(503);
     expect((await send(cluster, 'DELETE', '/api/v1/namespaces/f/configmaps/admin-target')).status).to.equal(200);
     expect((await send(cluster, 'POST', '/__rxkube/faults/conflictNext', { path: 'configmaps' })).status).to.equal(400);
@@ -183,7 +253,10 @@ describe('in-memory API server: fault injection', () => {
   });
 
   it('restarts over the admin endpoint after answering it: open watches are cut, state is kept', async () => {
-    const watch = await rawWatch(cluster, `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`);
+    const watch = await rawWatch(
+      cluster,
+      `/api/v1/namespaces/f/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`,
+    );
     const answer = await send(cluster, 'POST', '/__rxkube/faults/restart', {});
     expect(answer.status).to.equal(200);
     expect(answer.body).to.deep.equal({ fault: 'restart', result: null });

@@ -18,10 +18,19 @@ describe('in-memory API server: opt-in owner garbage collection', () => {
   async function ownedConfigMap(name: string, owner: { metadata?: { name?: string; uid?: string } }) {
     return core.createNamespacedConfigMap({
       namespace: 'default',
-      body: { metadata: { name, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: owner.metadata!.name!, uid: owner.metadata!.uid! }] } },
+      body: {
+        metadata: {
+          name,
+          ownerReferences: [
+            { apiVersion: 'apps/v1', kind: 'Deployment', name: owner.metadata!.name!, uid: owner.metadata!.uid! },
+          ],
+        },
+      },
     });
   }
-  const exists = async (name: string) => (await core.listNamespacedConfigMap({ namespace: 'default', fieldSelector: `metadata.name=${name}` })).items.length > 0;
+  const exists = async (name: string) =>
+    (await core.listNamespacedConfigMap({ namespace: 'default', fieldSelector: `metadata.name=${name}` })).items
+      .length > 0;
 
   it('deletes dependents once their owner is gone (Background)', async () => {
     const owner = await apps.createNamespacedDeployment({ namespace: 'default', body: deploymentBody('bg-owner') });
@@ -33,7 +42,9 @@ describe('in-memory API server: opt-in owner garbage collection', () => {
   it('removes the owner only after its dependents for Foreground deletion', async () => {
     const owner = await apps.createNamespacedDeployment({ namespace: 'default', body: deploymentBody('fg-owner') });
     await ownedConfigMap('fg-child', owner);
-    const res = await send(cluster, 'DELETE', '/apis/apps/v1/namespaces/default/deployments/fg-owner', { propagationPolicy: 'Foreground' });
+    const res = await send(cluster, 'DELETE', '/apis/apps/v1/namespaces/default/deployments/fg-owner', {
+      propagationPolicy: 'Foreground',
+    });
     expect(res.body.metadata.finalizers).to.deep.equal(['foregroundDeletion']);
     expect(await exists('fg-child')).to.equal(false);
     expect((await send(cluster, 'GET', '/apis/apps/v1/namespaces/default/deployments/fg-owner')).status).to.equal(404);
@@ -42,7 +53,9 @@ describe('in-memory API server: opt-in owner garbage collection', () => {
   it('keeps dependents and drops their owner references for Orphan deletion', async () => {
     const owner = await apps.createNamespacedDeployment({ namespace: 'default', body: deploymentBody('or-owner') });
     await ownedConfigMap('or-child', owner);
-    await send(cluster, 'DELETE', '/apis/apps/v1/namespaces/default/deployments/or-owner', { propagationPolicy: 'Orphan' });
+    await send(cluster, 'DELETE', '/apis/apps/v1/namespaces/default/deployments/or-owner', {
+      propagationPolicy: 'Orphan',
+    });
     const child = await core.readNamespacedConfigMap({ namespace: 'default', name: 'or-child' });
     expect(child.metadata?.ownerReferences).to.equal(undefined);
     expect((await send(cluster, 'GET', '/apis/apps/v1/namespaces/default/deployments/or-owner')).status).to.equal(404);

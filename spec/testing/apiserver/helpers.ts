@@ -12,7 +12,11 @@ export interface WireEvent {
 export { waitFor as until } from '../../support/wait.js';
 
 /** `fetch` against the cluster with its token (when it has one). */
-export function raw(cluster: TestCluster, path: string, init: RequestInit & { token?: string | null } = {}): Promise<Response> {
+export function raw(
+  cluster: TestCluster,
+  path: string,
+  init: RequestInit & { token?: string | null } = {},
+): Promise<Response> {
   const headers = new Headers(init.headers);
   const token = init.token === undefined ? tokenOf(cluster.kubeConfig) : init.token;
   if (token !== null && token !== undefined) headers.set('authorization', `Bearer ${token}`);
@@ -24,10 +28,18 @@ function tokenOf(kc: KubeConfig): string | undefined {
 }
 
 /** Sends a JSON body with `method` and returns status and parsed body. */
-export async function send(cluster: TestCluster, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: any; headers: Headers }> {
+export async function send(
+  cluster: TestCluster,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await raw(cluster, path, {
     method,
-    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': contentType } } : {}),
+    ...(body !== undefined
+      ? { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': contentType } }
+      : {}),
   });
   const text = await res.text();
   let parsed: unknown = text;
@@ -50,7 +62,11 @@ export interface RawWatch {
 }
 
 /** Opens a watch with `fetch` and records lines; use for shapes client-node hides (ERROR, BOOKMARK, bad lines). */
-export async function rawWatch(cluster: TestCluster, path: string, headers: Record<string, string> = {}): Promise<RawWatch> {
+export async function rawWatch(
+  cluster: TestCluster,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<RawWatch> {
   const controller = new AbortController();
   const res = await raw(cluster, path, { signal: controller.signal, headers });
   const lines: string[] = [];
@@ -92,27 +108,44 @@ export interface ClientWatch {
 }
 
 /** Starts `new Watch(kc).watch(path, query, ...)` and records events until done. */
-export async function clientWatch(kc: KubeConfig, path: string, query: Record<string, string | number | boolean | undefined> = {}): Promise<ClientWatch> {
+export async function clientWatch(
+  kc: KubeConfig,
+  path: string,
+  query: Record<string, string | number | boolean | undefined> = {},
+): Promise<ClientWatch> {
   const events: WireEvent[] = [];
   let finish: (error: unknown) => void = () => undefined;
   const done = new Promise<unknown>((resolve) => {
     finish = resolve;
   });
-  const controller = await new Watch(kc).watch(path, query, (type, object) => events.push({ type, object }), (error) => finish(error ?? null));
+  const controller = await new Watch(kc).watch(
+    path,
+    query,
+    (type, object) => events.push({ type, object }),
+    (error) => finish(error ?? null),
+  );
   return { events, done, stop: () => controller.abort() };
 }
 
 /** A minimal valid pod body. */
 export function podBody(name: string, extra: Record<string, unknown> = {}): any {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, ...extra }, spec: { containers: [{ name: 'main', image: 'busybox' }] } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, ...extra },
+    spec: { containers: [{ name: 'main', image: 'busybox' }] },
+  };
 }
 
 /** A minimal valid deployment body. */
 export function deploymentBody(name: string, replicas = 1): any {
   return {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
     spec: {
-      replicas, selector: { matchLabels: { app: name } },
+      replicas,
+      selector: { matchLabels: { app: name } },
       template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'busybox' }] } },
     },
   };

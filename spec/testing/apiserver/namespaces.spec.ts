@@ -29,7 +29,10 @@ describe('in-memory API server: namespace lifecycle', () => {
       expect(terminating.status?.phase).to.equal('Terminating');
       const update = await core.replaceNamespace({ name: 'stuck', body: { ...terminating, spec: { finalizers: [] } } });
       expect(update.spec?.finalizers).to.deep.equal(['kubernetes']);
-      const finalized = await send(cluster, 'PUT', '/api/v1/namespaces/stuck/finalize', { ...terminating, spec: { finalizers: [] } });
+      const finalized = await send(cluster, 'PUT', '/api/v1/namespaces/stuck/finalize', {
+        ...terminating,
+        spec: { finalizers: [] },
+      });
       expect(finalized.status).to.equal(200);
       expect((await failure(core.readNamespace({ name: 'stuck' }))).code).to.equal(404);
     });
@@ -47,12 +50,17 @@ describe('in-memory API server: namespace lifecycle', () => {
 
     it('deletes the contents, then the namespace', async () => {
       await core.createNamespacedConfigMap({ namespace: 'gone', body: { metadata: { name: 'c1' } } });
-      const watch = await clientWatch(cluster.kubeConfig, '/api/v1/namespaces', { fieldSelector: 'metadata.name=gone', resourceVersion: cluster.resourceVersion() });
+      const watch = await clientWatch(cluster.kubeConfig, '/api/v1/namespaces', {
+        fieldSelector: 'metadata.name=gone',
+        resourceVersion: cluster.resourceVersion(),
+      });
       await core.deleteNamespace({ name: 'gone' });
       await until(() => watch.events.some((e) => e.type === 'DELETED'), 'namespace DELETED');
       watch.stop();
       expect(watch.events.map((e) => e.type)).to.deep.equal(['MODIFIED', 'DELETED']);
-      expect((await core.listConfigMapForAllNamespaces()).items.filter((c) => c.metadata?.namespace === 'gone')).to.deep.equal([]);
+      expect(
+        (await core.listConfigMapForAllNamespaces()).items.filter((c) => c.metadata?.namespace === 'gone'),
+      ).to.deep.equal([]);
     });
   });
 });

@@ -7,7 +7,15 @@ import { raw } from './helpers.js';
 
 /** The parts of a record a spec compares (time and query apart). */
 const summary = (r: RequestRecord): string =>
-  [r.code, r.verb, r.group === undefined ? '-' : `${r.group}/${r.version}`, r.resource ?? '-', r.subresource ?? '-', r.namespace ?? '-', r.name ?? '-'].join(' ');
+  [
+    r.code,
+    r.verb,
+    r.group === undefined ? '-' : `${r.group}/${r.version}`,
+    r.resource ?? '-',
+    r.subresource ?? '-',
+    r.namespace ?? '-',
+    r.name ?? '-',
+  ].join(' ');
 
 describe('in-memory API server: request log', () => {
   let cluster: TestCluster;
@@ -20,8 +28,16 @@ describe('in-memory API server: request log', () => {
   it('records each request with its verb, resource, namespace, name, user agent and answer, in order', async () => {
     const json = { 'content-type': 'application/json', 'user-agent': 'my-controller/1.0' };
     await raw(cluster, '/api/v1/namespaces/default/configmaps?labelSelector=a%3Db&limit=5');
-    await raw(cluster, '/api/v1/namespaces/default/configmaps', { method: 'POST', headers: json, body: JSON.stringify({ metadata: { name: 'logged' } }) });
-    await raw(cluster, '/api/v1/namespaces/default/configmaps/logged', { method: 'PATCH', headers: { ...json, 'content-type': 'application/merge-patch+json' }, body: '{"data":{"a":"b"}}' });
+    await raw(cluster, '/api/v1/namespaces/default/configmaps', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ metadata: { name: 'logged' } }),
+    });
+    await raw(cluster, '/api/v1/namespaces/default/configmaps/logged', {
+      method: 'PATCH',
+      headers: { ...json, 'content-type': 'application/merge-patch+json' },
+      body: '{"data":{"a":"b"}}',
+    });
     await raw(cluster, '/apis/apps/v1/namespaces/default/deployments/missing/status');
     await raw(cluster, '/apis/nope.example.com/v1/things');
     await raw(cluster, '/apis/apps/v1');
@@ -46,7 +62,11 @@ describe('in-memory API server: request log', () => {
       '200 deletecollection /v1 configmaps - default -',
       '200 watch /v1 configmaps - default -',
     ]);
-    expect(records[0]).to.deep.include({ method: 'GET', path: '/api/v1/namespaces/default/configmaps', query: { labelSelector: 'a=b', limit: '5' } });
+    expect(records[0]).to.deep.include({
+      method: 'GET',
+      path: '/api/v1/namespaces/default/configmaps',
+      query: { labelSelector: 'a=b', limit: '5' },
+    });
     expect(records[1]!.userAgent).to.equal('my-controller/1.0');
     expect(records[5]).to.deep.include({ path: '/apis/apps/v1', query: {} }).and.not.have.property('resource');
     for (const r of records) expect(Date.parse(r.time)).to.be.a('number').and.not.NaN;
@@ -79,7 +99,7 @@ describe('in-memory API server: request log', () => {
 });
 
 describe('virtual cluster: request log', () => {
-  it('records requests at their virtual times, with the transport\'s answers', () => {
+  it("records requests at their virtual times, with the transport's answers", () => {
     let records: RequestRecord[] = [];
     const scheduler = new TestScheduler((actual, expected) => {
       expect(actual).to.deep.equal(expected);
@@ -90,7 +110,9 @@ describe('virtual cluster: request log', () => {
       timer(1000, scheduler).subscribe(() => configMaps.create({ metadata: { name: 'a' } }).subscribe());
       timer(2000, scheduler).subscribe(() => configMaps.get('b').subscribe({ error: () => undefined }));
       const live: RequestRecord[] = [];
-      cluster.requestLog.records$.pipe(takeUntil(timer(3000, scheduler)), toArray()).subscribe((all) => live.push(...all));
+      cluster.requestLog.records$
+        .pipe(takeUntil(timer(3000, scheduler)), toArray())
+        .subscribe((all) => live.push(...all));
       flush();
       records = cluster.requestLog.records();
       expect(live).to.deep.equal(records);
@@ -116,6 +138,8 @@ describe('virtual cluster: request log', () => {
       records = cluster.requestLog.records();
       cluster.close();
     });
-    expect(records.map((r) => `${r.time} ${summary(r)}`)).to.deep.equal(['1970-01-01T00:00:00.000Z 0 list /v1 namespaces - - -']);
+    expect(records.map((r) => `${r.time} ${summary(r)}`)).to.deep.equal([
+      '1970-01-01T00:00:00.000Z 0 list /v1 namespaces - - -',
+    ]);
   });
 });

@@ -13,7 +13,9 @@ function caught(run: () => unknown): SeedError {
   throw new Error('expected a SeedError');
 }
 
-const managedFields = [{ manager: 'kubelet', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': {} } }];
+const managedFields = [
+  { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': {} } },
+];
 
 describe('in-memory API server: programmatic seeding', () => {
   let cluster: TestCluster;
@@ -50,7 +52,10 @@ describe('in-memory API server: programmatic seeding', () => {
   it('resets status and managedFields like HTTP unless asked to keep them', async () => {
     const status = { phase: 'Running', podIP: '10.0.0.7' };
     cluster.seed([{ ...podBody('reset'), metadata: { name: 'reset', namespace: 'seed', managedFields }, status }]);
-    cluster.seed([{ ...podBody('kept'), metadata: { name: 'kept', namespace: 'seed', managedFields }, status }], { preserveStatus: true, preserveManagedFields: true });
+    cluster.seed([{ ...podBody('kept'), metadata: { name: 'kept', namespace: 'seed', managedFields }, status }], {
+      preserveStatus: true,
+      preserveManagedFields: true,
+    });
     const reset = (await send(cluster, 'GET', '/api/v1/namespaces/seed/pods/reset')).body;
     const kept = (await send(cluster, 'GET', '/api/v1/namespaces/seed/pods/kept')).body;
     expect(reset.status.phase).to.equal('Pending');
@@ -60,11 +65,24 @@ describe('in-memory API server: programmatic seeding', () => {
   });
 
   it('emits one ADDED watch event per seeded object, in order', async () => {
-    const watch = await rawWatch(cluster, `/api/v1/namespaces/seed/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`);
+    const watch = await rawWatch(
+      cluster,
+      `/api/v1/namespaces/seed/configmaps?watch=1&resourceVersion=${cluster.resourceVersion()}`,
+    );
     try {
-      cluster.seed(['w1', 'w2', 'w3'].map((name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'seed' } })));
+      cluster.seed(
+        ['w1', 'w2', 'w3'].map((name) => ({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name, namespace: 'seed' },
+        })),
+      );
       await until(() => watch.events.length >= 3, 'three watch events');
-      expect(watch.events.map((e) => `${e.type} ${e.object.metadata?.['name']}`)).to.deep.equal(['ADDED w1', 'ADDED w2', 'ADDED w3']);
+      expect(watch.events.map((e) => `${e.type} ${e.object.metadata?.['name']}`)).to.deep.equal([
+        'ADDED w1',
+        'ADDED w2',
+        'ADDED w3',
+      ]);
     } finally {
       watch.stop();
     }
@@ -72,7 +90,17 @@ describe('in-memory API server: programmatic seeding', () => {
 
   it('stores nothing when one object of the batch is invalid, and says which one with the HTTP Status', async () => {
     const rv = cluster.resourceVersion();
-    const error = caught(() => cluster.seed([podBody('batch-ok'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'Bad_Name' }, spec: { containers: [{ name: 'c', image: 'i' }] } }]));
+    const error = caught(() =>
+      cluster.seed([
+        podBody('batch-ok'),
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'Bad_Name' },
+          spec: { containers: [{ name: 'c', image: 'i' }] },
+        },
+      ]),
+    );
     expect(error.index).to.equal(1);
     expect(error.code).to.equal(422);
     expect(error.status.reason).to.equal('Invalid');
@@ -83,11 +111,15 @@ describe('in-memory API server: programmatic seeding', () => {
 
   it('rejects a missing namespace, an existing name, a duplicate in the batch and an unknown kind', () => {
     const rv = cluster.resourceVersion();
-    expect(caught(() => cluster.seed([{ ...podBody('x'), metadata: { name: 'x', namespace: 'nowhere' } }])).status.message).to.equal('namespaces "nowhere" not found');
+    expect(
+      caught(() => cluster.seed([{ ...podBody('x'), metadata: { name: 'x', namespace: 'nowhere' } }])).status.message,
+    ).to.equal('namespaces "nowhere" not found');
     expect(caught(() => cluster.seed([podBody('seeded-default')])).status.reason).to.equal('AlreadyExists');
     const twice = caught(() => cluster.seed([podBody('twice'), podBody('twice')]));
     expect([twice.index, twice.status.reason]).to.deep.equal([1, 'AlreadyExists']);
-    expect(caught(() => cluster.seed([{ apiVersion: 'example.com/v1', kind: 'Nope', metadata: { name: 'n' } }])).code).to.equal(404);
+    expect(
+      caught(() => cluster.seed([{ apiVersion: 'example.com/v1', kind: 'Nope', metadata: { name: 'n' } }])).code,
+    ).to.equal(404);
     expect(caught(() => cluster.seed([{ metadata: { name: 'no-kind' } }])).code).to.equal(400);
     expect(cluster.resourceVersion()).to.equal(rv);
   });
@@ -98,17 +130,28 @@ describe('in-memory API server: programmatic seeding', () => {
     cluster.seed([body]);
     expect(JSON.stringify(body)).to.equal(snapshot);
     body.spec.containers[0].image = 'changed';
-    expect((await send(cluster, 'GET', '/api/v1/namespaces/default/pods/copied')).body.spec.containers[0].image).to.equal('busybox');
+    expect(
+      (await send(cluster, 'GET', '/api/v1/namespaces/default/pods/copied')).body.spec.containers[0].image,
+    ).to.equal('busybox');
   });
 
   it('updates existing objects like a PUT, keeping status unless asked, and writes nothing when unchanged', async () => {
     cluster.seed([{ ...podBody('upd'), metadata: { name: 'upd', namespace: 'seed', labels: { v: '1' } } }]);
     const rv1 = Number(cluster.resourceVersion());
-    const rv2 = cluster.update([{ ...podBody('upd'), metadata: { name: 'upd', namespace: 'seed', labels: { v: '2' } }, status: { phase: 'Failed' } }]);
+    const rv2 = cluster.update([
+      {
+        ...podBody('upd'),
+        metadata: { name: 'upd', namespace: 'seed', labels: { v: '2' } },
+        status: { phase: 'Failed' },
+      },
+    ]);
     expect(Number(rv2)).to.equal(rv1 + 1);
     let pod = (await send(cluster, 'GET', '/api/v1/namespaces/seed/pods/upd')).body;
     expect([pod.metadata.labels.v, pod.status.phase]).to.deep.equal(['2', 'Pending']);
-    cluster.update([{ ...pod, status: { phase: 'Running' }, metadata: { ...pod.metadata, managedFields } }], { preserveStatus: true, preserveManagedFields: true });
+    cluster.update([{ ...pod, status: { phase: 'Running' }, metadata: { ...pod.metadata, managedFields } }], {
+      preserveStatus: true,
+      preserveManagedFields: true,
+    });
     pod = (await send(cluster, 'GET', '/api/v1/namespaces/seed/pods/upd')).body;
     expect(pod.status).to.deep.equal({ phase: 'Running' });
     expect(pod.metadata.managedFields).to.deep.equal(managedFields);

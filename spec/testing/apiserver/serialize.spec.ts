@@ -13,12 +13,15 @@ function freezeSome(value: unknown, pick: () => boolean): unknown {
 
 describe('in-memory API server: response serialization', () => {
   it('writes exactly what JSON.stringify writes, whatever parts are frozen', () => {
-    fc.assert(fc.property(fc.jsonValue(), fc.integer({ min: 0, max: 2 ** 31 }), (value, seed) => {
-      const expected = JSON.stringify(value);
-      let x = seed;
-      const copy = freezeSome(cloneJson(value), () => ((x = (x * 1103515245 + 12345) % 2 ** 31) & 4) !== 0);
-      expect(toJson(copy)).to.equal(expected);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.integer({ min: 0, max: 2 ** 31 }), (value, seed) => {
+        const expected = JSON.stringify(value);
+        let x = seed;
+        const copy = freezeSome(cloneJson(value), () => ((x = (x * 1103515245 + 12345) % 2 ** 31) & 4) !== 0);
+        expect(toJson(copy)).to.equal(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('skips undefined and functions in objects and writes null for them in arrays', () => {
@@ -28,46 +31,85 @@ describe('in-memory API server: response serialization', () => {
 
   it('writes exactly what JSON.stringify writes for stored objects whose managedFields share FieldsV1 objects', () => {
     const fieldsV1 = fc.jsonValue({ maxDepth: 3 }).map((v) => ({ 'f:x': v }));
-    const entry = fc.record({ manager: fc.string(), fieldsV1, time: fc.option(fc.string()), extra: fc.jsonValue({ maxDepth: 1 }) }, { requiredKeys: [] });
-    const stored = fc.record({
-      kind: fc.string(),
-      metadata: fc.record({ name: fc.string(), managedFields: fc.array(fc.oneof(entry, fc.jsonValue({ maxDepth: 1 })), { maxLength: 3 }), labels: fc.dictionary(fc.string(), fc.string()) }, { requiredKeys: [] }),
-      spec: fc.jsonValue({ maxDepth: 2 }),
-    }, { requiredKeys: [] });
-    fc.assert(fc.property(stored, fc.boolean(), (value, share) => {
-      const expected = JSON.stringify(value);
-      const copy = cloneJson(value) as { metadata?: { managedFields?: unknown } };
-      if (share && Array.isArray(copy.metadata?.managedFields)) {
-        // As the field manager stores them: each FieldsV1 frozen (and here shared by two objects) before the object.
-        for (const item of copy.metadata.managedFields) if (typeof item === 'object' && item !== null && 'fieldsV1' in item) deepFreeze(item.fieldsV1);
-      }
-      const twin = share ? deepFreeze({ ...copy }) : undefined;
-      expect(frozenJson(deepFreeze(copy))).to.equal(expected);
-      if (twin !== undefined) expect(frozenJson(twin)).to.equal(expected);
-    }), { numRuns: 300 });
+    const entry = fc.record(
+      { manager: fc.string(), fieldsV1, time: fc.option(fc.string()), extra: fc.jsonValue({ maxDepth: 1 }) },
+      { requiredKeys: [] },
+    );
+    const stored = fc.record(
+      {
+        kind: fc.string(),
+        metadata: fc.record(
+          {
+            name: fc.string(),
+            managedFields: fc.array(fc.oneof(entry, fc.jsonValue({ maxDepth: 1 })), { maxLength: 3 }),
+            labels: fc.dictionary(fc.string(), fc.string()),
+          },
+          { requiredKeys: [] },
+        ),
+        spec: fc.jsonValue({ maxDepth: 2 }),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(stored, fc.boolean(), (value, share) => {
+        const expected = JSON.stringify(value);
+        const copy = cloneJson(value) as { metadata?: { managedFields?: unknown } };
+        if (share && Array.isArray(copy.metadata?.managedFields)) {
+          // As the field manager stores them: each FieldsV1 frozen (and here shared by two objects) before the object.
+          for (const item of copy.metadata.managedFields)
+            if (typeof item === 'object' && item !== null && 'fieldsV1' in item) deepFreeze(item.fieldsV1);
+        }
+        const twin = share ? deepFreeze({ ...copy }) : undefined;
+        expect(frozenJson(deepFreeze(copy))).to.equal(expected);
+        if (twin !== undefined) expect(frozenJson(twin)).to.equal(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('writes marked list items as JSON.stringify would write them without kind and apiVersion, stored or not', () => {
     const typeMeta = fc.record({ kind: fc.string(), apiVersion: fc.string() }, { requiredKeys: [] });
-    const entry = fc.record({ manager: fc.string(), fieldsV1: fc.jsonValue({ maxDepth: 2 }).map((v) => ({ 'f:x': v })) });
-    const item = fc.tuple(typeMeta, fc.boolean(), fc.record({
-      metadata: fc.record({ name: fc.string(), managedFields: fc.array(entry, { maxLength: 2 }) }, { requiredKeys: [] }),
-      spec: fc.jsonValue({ maxDepth: 2 }),
-      kind: fc.string(),
-    }, { requiredKeys: [] })).map(([meta, first, rest]) => (first ? { ...meta, ...rest } : { ...rest, ...meta }));
-    fc.assert(fc.property(fc.array(fc.tuple(item, fc.boolean()), { maxLength: 4 }), (items) => {
-      const expected = JSON.stringify(items.map(([value]) => {
-        const { kind: _kind, apiVersion: _apiVersion, ...rest } = value as Record<string, unknown>;
-        return rest;
-      }));
-      const marked = itemsWithoutTypeMeta(items.map(([value, frozen]) => {
-        const copy = cloneJson(value) as { metadata?: { managedFields?: { fieldsV1: unknown }[] } };
-        for (const e of copy.metadata?.managedFields ?? []) deepFreeze(e.fieldsV1 as object);
-        return frozen ? deepFreeze(copy) : copy;
-      }));
-      expect(toJson(marked)).to.equal(expected);
-      expect(toJson({ items: marked })).to.equal(`{"items":${expected}}`);
-    }), { numRuns: 300 });
+    const entry = fc.record({
+      manager: fc.string(),
+      fieldsV1: fc.jsonValue({ maxDepth: 2 }).map((v) => ({ 'f:x': v })),
+    });
+    const item = fc
+      .tuple(
+        typeMeta,
+        fc.boolean(),
+        fc.record(
+          {
+            metadata: fc.record(
+              { name: fc.string(), managedFields: fc.array(entry, { maxLength: 2 }) },
+              { requiredKeys: [] },
+            ),
+            spec: fc.jsonValue({ maxDepth: 2 }),
+            kind: fc.string(),
+          },
+          { requiredKeys: [] },
+        ),
+      )
+      .map(([meta, first, rest]) => (first ? { ...meta, ...rest } : { ...rest, ...meta }));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(item, fc.boolean()), { maxLength: 4 }), (items) => {
+        const expected = JSON.stringify(
+          items.map(([value]) => {
+            const { kind: _kind, apiVersion: _apiVersion, ...rest } = value as Record<string, unknown>;
+            return rest;
+          }),
+        );
+        const marked = itemsWithoutTypeMeta(
+          items.map(([value, frozen]) => {
+            const copy = cloneJson(value) as { metadata?: { managedFields?: { fieldsV1: unknown }[] } };
+            for (const e of copy.metadata?.managedFields ?? []) deepFreeze(e.fieldsV1 as object);
+            return frozen ? deepFreeze(copy) : copy;
+          }),
+        );
+        expect(toJson(marked)).to.equal(expected);
+        expect(toJson({ items: marked })).to.equal(`{"items":${expected}}`);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('serializes a frozen object once and reuses the text', () => {
@@ -80,11 +122,14 @@ describe('in-memory API server: response serialization', () => {
 
 describe('in-memory API server: cloneJson', () => {
   it('copies JSON values deeply, sharing nothing with the input', () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => {
-      const copy = cloneJson(value);
-      expect(copy).to.deep.equal(value);
-      if (typeof value === 'object' && value !== null) expect(copy).to.not.equal(value);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const copy = cloneJson(value);
+        expect(copy).to.deep.equal(value);
+        if (typeof value === 'object' && value !== null) expect(copy).to.not.equal(value);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('keeps a "__proto__" key as data instead of changing the prototype', () => {

@@ -8,24 +8,36 @@ const key = fc.string({ unit: fc.constantFrom('a', 'b', 'c', '/', '0'), maxLengt
 describe('in-memory API server: sorted key index', () => {
   it('matches a sorted array model after any inserts and deletes', () => {
     const op = fc.tuple(fc.boolean(), key);
-    fc.assert(fc.property(fc.array(key, { maxLength: 60 }), fc.array(op, { maxLength: 400 }), key, fc.option(key, { nil: undefined }), fc.integer({ min: 2, max: 16 }), (initial, ops, from, to, chunk) => {
-      const keys = SortedKeys.of(initial, chunk);
-      const model = new Set(initial);
-      for (const [add, k] of ops) {
-        if (add) {
-          keys.insert(k);
-          model.add(k);
-        } else {
-          keys.delete(k);
-          model.delete(k);
-        }
-      }
-      const sorted = [...model].sort();
-      expect(keys.size).to.equal(sorted.length);
-      expect([...keys.range('', undefined)]).to.deep.equal(sorted);
-      expect([...keys.range(from, to)]).to.deep.equal(sorted.filter((k) => k >= from && (to === undefined || k < to)));
-      expect(keys.rank(from)).to.equal(sorted.filter((k) => k < from).length);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(
+        fc.array(key, { maxLength: 60 }),
+        fc.array(op, { maxLength: 400 }),
+        key,
+        fc.option(key, { nil: undefined }),
+        fc.integer({ min: 2, max: 16 }),
+        (initial, ops, from, to, chunk) => {
+          const keys = SortedKeys.of(initial, chunk);
+          const model = new Set(initial);
+          for (const [add, k] of ops) {
+            if (add) {
+              keys.insert(k);
+              model.add(k);
+            } else {
+              keys.delete(k);
+              model.delete(k);
+            }
+          }
+          const sorted = [...model].sort();
+          expect(keys.size).to.equal(sorted.length);
+          expect([...keys.range('', undefined)]).to.deep.equal(sorted);
+          expect([...keys.range(from, to)]).to.deep.equal(
+            sorted.filter((k) => k >= from && (to === undefined || k < to)),
+          );
+          expect(keys.rank(from)).to.equal(sorted.filter((k) => k < from).length);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('splits large chunks and stays ordered over thousands of keys', () => {

@@ -36,7 +36,9 @@ describe('in-memory API server: TLS and bearer token', () => {
 
   it('lets client-node read, write and watch through its TLS and token paths', async () => {
     const core = cluster.kubeConfig.makeApiClient(CoreV1Api);
-    const watch = await clientWatch(cluster.kubeConfig, '/api/v1/namespaces/default/configmaps', { resourceVersion: cluster.resourceVersion() });
+    const watch = await clientWatch(cluster.kubeConfig, '/api/v1/namespaces/default/configmaps', {
+      resourceVersion: cluster.resourceVersion(),
+    });
     await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'secure' } } });
     await until(() => watch.events.length === 1, 'the watch event');
     watch.stop();
@@ -57,7 +59,15 @@ describe('in-memory API server: TLS and bearer token', () => {
     // client-node drops 401 bodies, so read the Status itself.
     const { status, body } = await httpsGet(`${cluster.url}/api/v1/namespaces`, cluster.caCertPem!, 'wrong');
     expect(status).to.equal(401);
-    expect(body).to.deep.equal({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+    expect(body).to.deep.equal({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Unauthorized',
+      reason: 'Unauthorized',
+      code: 401,
+    });
   });
 
   it('is not trusted by a client without the CA', async () => {

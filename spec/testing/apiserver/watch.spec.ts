@@ -29,7 +29,10 @@ describe('in-memory API server: watch', () => {
     await core.deleteNamespacedConfigMap({ namespace: 'w', name: 'live' });
     await until(() => live.events.length === 3, 'live events');
     live.stop();
-    expect(live.events.slice(1).map((e) => `${e.type} ${e.object.metadata!['name']}`)).to.deep.equal(['ADDED live', 'DELETED live']);
+    expect(live.events.slice(1).map((e) => `${e.type} ${e.object.metadata!['name']}`)).to.deep.equal([
+      'ADDED live',
+      'DELETED live',
+    ]);
   });
 
   it('writes newline-delimited {type, object} JSON over a chunked response', async () => {
@@ -48,20 +51,35 @@ describe('in-memory API server: watch', () => {
     const watch = await clientWatch(cluster.kubeConfig, '/api/v1/namespaces/w/configmaps', { resourceVersion: from });
     await until(() => watch.events.length === 3, 'replayed events');
     watch.stop();
-    expect(watch.events.map((e) => `${e.type} ${e.object.metadata!['name']}`)).to.deep.equal(['ADDED after-1', 'ADDED after-2', 'MODIFIED after-2']);
+    expect(watch.events.map((e) => `${e.type} ${e.object.metadata!['name']}`)).to.deep.equal([
+      'ADDED after-1',
+      'ADDED after-2',
+      'MODIFIED after-2',
+    ]);
   });
 
   it('answers a compacted resourceVersion with 200 and one 410 Expired ERROR event, then closes', async () => {
     const old = cluster.resourceVersion();
     await core.createNamespacedConfigMap(ns('compact-me'));
     cluster.faults.compact();
-    const watch = await rawWatch(cluster, `/api/v1/namespaces/w/configmaps?watch=true&resourceVersion=${Number(old) - 1}`);
+    const watch = await rawWatch(
+      cluster,
+      `/api/v1/namespaces/w/configmaps?watch=true&resourceVersion=${Number(old) - 1}`,
+    );
     await watch.ended;
     expect(watch.status).to.equal(200);
     expect(watch.events).to.have.length(1);
     expect(watch.events[0]).to.deep.equal({
       type: 'ERROR',
-      object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `too old resource version: ${Number(old) - 1} (${cluster.resourceVersion()})`, reason: 'Expired', code: 410 },
+      object: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `too old resource version: ${Number(old) - 1} (${cluster.resourceVersion()})`,
+        reason: 'Expired',
+        code: 410,
+      },
     });
   });
 
@@ -74,65 +92,117 @@ describe('in-memory API server: watch', () => {
   });
 
   it('sends BOOKMARK events carrying only the resourceVersion when allowed', async () => {
-    const watch = await rawWatch(cluster, '/api/v1/namespaces/w/configmaps?watch=true&allowWatchBookmarks=true&resourceVersion=' + cluster.resourceVersion());
+    const watch = await rawWatch(
+      cluster,
+      '/api/v1/namespaces/w/configmaps?watch=true&allowWatchBookmarks=true&resourceVersion=' +
+        cluster.resourceVersion(),
+    );
     await until(() => watch.events.some((e) => e.type === 'BOOKMARK'), 'a bookmark');
     watch.stop();
     const bookmark = watch.events.find((e) => e.type === 'BOOKMARK')!;
-    expect(bookmark.object).to.deep.equal({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: cluster.resourceVersion() } });
+    expect(bookmark.object).to.deep.equal({
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: cluster.resourceVersion() },
+    });
   });
 
   it('sends no bookmarks unless asked', async () => {
-    const watch = await rawWatch(cluster, '/api/v1/namespaces/w/configmaps?watch=true&timeoutSeconds=1&resourceVersion=' + cluster.resourceVersion());
+    const watch = await rawWatch(
+      cluster,
+      `/api/v1/namespaces/w/configmaps?watch=true&timeoutSeconds=1&resourceVersion=${cluster.resourceVersion()}`,
+    );
     await watch.ended;
     expect(watch.events.filter((e) => e.type === 'BOOKMARK')).to.deep.equal([]);
   });
 
   it('closes the stream cleanly when timeoutSeconds expires', async () => {
-    const watch = await clientWatch(cluster.kubeConfig, '/api/v1/namespaces/w/configmaps', { timeoutSeconds: 1, resourceVersion: cluster.resourceVersion() });
+    const watch = await clientWatch(cluster.kubeConfig, '/api/v1/namespaces/w/configmaps', {
+      timeoutSeconds: 1,
+      resourceVersion: cluster.resourceVersion(),
+    });
     expect(await watch.done).to.equal(null);
   });
 
   it('streams initial events then a bookmark annotated initial-events-end for sendInitialEvents', async () => {
-    const watch = await rawWatch(cluster, '/api/v1/namespaces/sel/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true');
+    const watch = await rawWatch(
+      cluster,
+      '/api/v1/namespaces/sel/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+    );
     await core.createNamespacedConfigMap({ namespace: 'sel', body: { metadata: { name: 'streamed-live' } } });
     await until(() => watch.events.some((e) => e.object.metadata?.['name'] === 'streamed-live'), 'live event');
     watch.stop();
     const end = watch.events.findIndex((e) => e.type === 'BOOKMARK');
-    expect(watch.events[end]!.object.metadata).to.deep.equal({ resourceVersion: watch.events[end]!.object.metadata!['resourceVersion'], annotations: { 'k8s.io/initial-events-end': 'true' } });
+    expect(watch.events[end]!.object.metadata).to.deep.equal({
+      resourceVersion: watch.events[end]!.object.metadata!['resourceVersion'],
+      annotations: { 'k8s.io/initial-events-end': 'true' },
+    });
     expect(watch.events.slice(0, end).every((e) => e.type === 'ADDED')).to.equal(true);
   });
 
   it('starts at the most recent state, without synthetic events, for sendInitialEvents=false', async () => {
     await core.createNamespacedConfigMap({ namespace: 'sel', body: { metadata: { name: 'before-false' } } });
-    const watch = await rawWatch(cluster, '/api/v1/namespaces/sel/configmaps?watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true');
+    const watch = await rawWatch(
+      cluster,
+      '/api/v1/namespaces/sel/configmaps?watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+    );
     await core.createNamespacedConfigMap({ namespace: 'sel', body: { metadata: { name: 'after-false' } } });
     await until(() => watch.events.some((e) => e.type === 'ADDED'), 'live event');
     watch.stop();
-    expect(watch.events.filter((e) => e.type === 'ADDED').map((e) => e.object.metadata?.['name'])).to.deep.equal(['after-false']);
+    expect(watch.events.filter((e) => e.type === 'ADDED').map((e) => e.object.metadata?.['name'])).to.deep.equal([
+      'after-false',
+    ]);
   });
 
   it('streams initial events without the end bookmark when bookmarks are not allowed', async () => {
-    const watch = await rawWatch(cluster, '/api/v1/namespaces/sel/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1');
+    const watch = await rawWatch(
+      cluster,
+      '/api/v1/namespaces/sel/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1',
+    );
     await watch.ended;
     expect(watch.events.length).to.be.greaterThan(0);
     expect(watch.events.every((e) => e.type === 'ADDED')).to.equal(true);
   });
 
   it('rejects sendInitialEvents without resourceVersionMatch=NotOlderThan with 422 on ListOptions', async () => {
-    const res = await send(cluster, 'GET', '/api/v1/namespaces/w/configmaps?watch=true&sendInitialEvents=true&allowWatchBookmarks=true');
+    const res = await send(
+      cluster,
+      'GET',
+      '/api/v1/namespaces/w/configmaps?watch=true&sendInitialEvents=true&allowWatchBookmarks=true',
+    );
     expect(res.status).to.equal(422);
-    expect(res.body.message).to.equal('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    expect(res.body.message).to.equal(
+      'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    );
     const list = await send(cluster, 'GET', '/api/v1/namespaces/w/configmaps?sendInitialEvents=true');
     expect(list.status).to.equal(422);
     expect(list.body.details.causes.map((c: any) => c.field)).to.deep.equal(['sendInitialEvents']);
   });
 
   it('turns selector transitions into ADDED and DELETED, like the watch cache', async () => {
-    const cm = await core.createNamespacedConfigMap({ namespace: 'sel', body: { metadata: { name: 'flip', labels: { on: 'no' } } } });
-    const watch = await clientWatch(cluster.kubeConfig, '/api/v1/namespaces/sel/configmaps', { labelSelector: 'on=yes', resourceVersion: cluster.resourceVersion() });
-    const on = await core.replaceNamespacedConfigMap({ namespace: 'sel', name: 'flip', body: { ...cm, metadata: { ...cm.metadata, resourceVersion: undefined, labels: { on: 'yes' } } } });
-    const touched = await core.replaceNamespacedConfigMap({ namespace: 'sel', name: 'flip', body: { ...on, data: { a: '1' } } });
-    const off = await core.replaceNamespacedConfigMap({ namespace: 'sel', name: 'flip', body: { ...touched, metadata: { ...touched.metadata, labels: { on: 'no' } } } });
+    const cm = await core.createNamespacedConfigMap({
+      namespace: 'sel',
+      body: { metadata: { name: 'flip', labels: { on: 'no' } } },
+    });
+    const watch = await clientWatch(cluster.kubeConfig, '/api/v1/namespaces/sel/configmaps', {
+      labelSelector: 'on=yes',
+      resourceVersion: cluster.resourceVersion(),
+    });
+    const on = await core.replaceNamespacedConfigMap({
+      namespace: 'sel',
+      name: 'flip',
+      body: { ...cm, metadata: { ...cm.metadata, resourceVersion: undefined, labels: { on: 'yes' } } },
+    });
+    const touched = await core.replaceNamespacedConfigMap({
+      namespace: 'sel',
+      name: 'flip',
+      body: { ...on, data: { a: '1' } },
+    });
+    const off = await core.replaceNamespacedConfigMap({
+      namespace: 'sel',
+      name: 'flip',
+      body: { ...touched, metadata: { ...touched.metadata, labels: { on: 'no' } } },
+    });
     await until(() => watch.events.length === 3, 'three transitions');
     watch.stop();
     expect(watch.events.map((e) => e.type)).to.deep.equal(['ADDED', 'MODIFIED', 'DELETED']);
@@ -142,7 +212,10 @@ describe('in-memory API server: watch', () => {
   });
 
   it('watches a single object through a metadata.name field selector, as kubectl get -w does', async () => {
-    const watch = await clientWatch(cluster.kubeConfig, '/api/v1/namespaces/sel/configmaps', { fieldSelector: 'metadata.name=solo', resourceVersion: cluster.resourceVersion() });
+    const watch = await clientWatch(cluster.kubeConfig, '/api/v1/namespaces/sel/configmaps', {
+      fieldSelector: 'metadata.name=solo',
+      resourceVersion: cluster.resourceVersion(),
+    });
     await core.createNamespacedConfigMap({ namespace: 'sel', body: { metadata: { name: 'other' } } });
     await core.createNamespacedConfigMap({ namespace: 'sel', body: { metadata: { name: 'solo' } } });
     await until(() => watch.events.length === 1, 'solo event');
@@ -151,7 +224,9 @@ describe('in-memory API server: watch', () => {
   });
 
   it('sends PartialObjectMetadata events for a metadata-only Accept header', async () => {
-    const watch = await rawWatch(cluster, '/api/v1/namespaces/sel/configmaps?watch=true', { accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' });
+    const watch = await rawWatch(cluster, '/api/v1/namespaces/sel/configmaps?watch=true', {
+      accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1',
+    });
     await until(() => watch.events.length > 0, 'an event');
     watch.stop();
     expect(watch.events[0]!.object).to.have.keys('kind', 'apiVersion', 'metadata');
@@ -159,14 +234,25 @@ describe('in-memory API server: watch', () => {
   });
 
   it('rejects a selector the resource does not support before streaming', async () => {
-    const res = await send(cluster, 'GET', '/api/v1/namespaces/sel/configmaps?watch=true&fieldSelector=status.phase%3DRunning');
+    const res = await send(
+      cluster,
+      'GET',
+      '/api/v1/namespaces/sel/configmaps?watch=true&fieldSelector=status.phase%3DRunning',
+    );
     expect(res.status).to.equal(400);
-    expect(res.body.message).to.equal('"status.phase" is not a known field selector: only "metadata.name", "metadata.namespace"');
+    expect(res.body.message).to.equal(
+      '"status.phase" is not a known field selector: only "metadata.name", "metadata.namespace"',
+    );
   });
 
   it('watches across all namespaces, and through the legacy /watch/ path prefix', async () => {
-    const all = await clientWatch(cluster.kubeConfig, '/api/v1/configmaps', { resourceVersion: cluster.resourceVersion() });
-    const legacy = await rawWatch(cluster, `/api/v1/watch/namespaces/w/configmaps?resourceVersion=${cluster.resourceVersion()}`);
+    const all = await clientWatch(cluster.kubeConfig, '/api/v1/configmaps', {
+      resourceVersion: cluster.resourceVersion(),
+    });
+    const legacy = await rawWatch(
+      cluster,
+      `/api/v1/watch/namespaces/w/configmaps?resourceVersion=${cluster.resourceVersion()}`,
+    );
     await core.createNamespacedConfigMap({ namespace: 'w', body: { metadata: { name: 'everywhere' } } });
     await until(() => all.events.length === 1 && legacy.events.length === 1, 'events on both');
     all.stop();
@@ -184,7 +270,11 @@ describe('in-memory API server: watch', () => {
     } finally {
       watch.stop();
     }
-    const streaming = await send(cluster, 'GET', `/api/v1/namespaces/w/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=${Number(cluster.resourceVersion()) + 5}`);
+    const streaming = await send(
+      cluster,
+      'GET',
+      `/api/v1/namespaces/w/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=${Number(cluster.resourceVersion()) + 5}`,
+    );
     expect(streaming.status).to.equal(504);
   });
 });

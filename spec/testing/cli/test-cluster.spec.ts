@@ -51,14 +51,23 @@ describe('rxkube-test-cluster', function () {
 
   it('serves kubectl api-resources with the built-in kinds', async () => {
     const out = await kubectl('api-resources');
-    for (const row of [/^pods\s+po\s+v1\s+true\s+Pod$/m, /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m, /^leases\s.*coordination\.k8s\.io\/v1\s+true\s+Lease$/m]) {
+    for (const row of [
+      /^pods\s+po\s+v1\s+true\s+Pod$/m,
+      /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m,
+      /^leases\s.*coordination\.k8s\.io\/v1\s+true\s+Lease$/m,
+    ]) {
       expect(out).to.match(row);
     }
   });
 
   it('lists the default namespaces through kubectl get namespaces', async () => {
     const names = (await kubectl('get', 'namespaces', '-o', 'name')).trim().split('\n');
-    expect(names).to.include.members(['namespace/default', 'namespace/kube-system', 'namespace/kube-public', 'namespace/kube-node-lease']);
+    expect(names).to.include.members([
+      'namespace/default',
+      'namespace/kube-system',
+      'namespace/kube-public',
+      'namespace/kube-node-lease',
+    ]);
   });
 
   it('shows creates, labels, merge patches and deletes live to kubectl get pods --watch', async () => {
@@ -73,18 +82,29 @@ describe('rxkube-test-cluster', function () {
       await writeFile(manifest, podManifest);
       expect(await kubectl('create', '-f', manifest)).to.contain('pod/web created');
 
-      const pods = JSON.parse(await kubectl('get', 'pods', '-o', 'json')) as { kind: string; items: Array<{ metadata: { name: string } }> };
+      const pods = JSON.parse(await kubectl('get', 'pods', '-o', 'json')) as {
+        kind: string;
+        items: Array<{ metadata: { name: string } }>;
+      };
       expect(pods.kind).to.equal('List');
       expect(pods.items.map((pod) => pod.metadata.name)).to.deep.equal(['web']);
 
       expect(await kubectl('label', 'pod', 'web', 'tier=frontend')).to.contain('pod/web labeled');
-      expect(await kubectl('patch', 'pod', 'web', '--type=merge', '-p', '{"metadata":{"annotations":{"owner":"team-a"}}}')).to.contain('pod/web patched');
-      const patched = JSON.parse(await kubectl('get', 'pod', 'web', '-o', 'json')) as { metadata: { labels: Record<string, string>; annotations: Record<string, string> } };
+      expect(
+        await kubectl('patch', 'pod', 'web', '--type=merge', '-p', '{"metadata":{"annotations":{"owner":"team-a"}}}'),
+      ).to.contain('pod/web patched');
+      const patched = JSON.parse(await kubectl('get', 'pod', 'web', '-o', 'json')) as {
+        metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+      };
       expect(patched.metadata.labels).to.deep.equal({ app: 'web', tier: 'frontend' });
       expect(patched.metadata.annotations).to.deep.equal({ owner: 'team-a' });
 
       expect(await kubectl('delete', 'pod', 'web')).to.contain('pod "web" deleted');
-      await waitFor(() => watched.includes('"DELETED"'), () => `the DELETED event on kubectl's watch; it printed:\n${watched}`, 10000);
+      await waitFor(
+        () => watched.includes('"DELETED"'),
+        () => `the DELETED event on kubectl's watch; it printed:\n${watched}`,
+        10000,
+      );
       const types = [...watched.matchAll(/"type":\s*"(ADDED|MODIFIED|DELETED)"/g)].map((match) => match[1]);
       expect(types).to.deep.equal(['ADDED', 'MODIFIED', 'MODIFIED', 'DELETED']);
     } finally {
@@ -102,13 +122,21 @@ describe('rxkube-test-cluster with --owner-gc, --namespace-lifecycle and --log-r
   let cli: RunningCli;
   const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
     const res = await fetch(`${cli.url}${path}`, {
-      method, headers: { 'content-type': 'application/json', 'user-agent': 'cli-spec/1' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      method,
+      headers: { 'content-type': 'application/json', 'user-agent': 'cli-spec/1' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return { status: res.status, json: await res.json() };
   };
 
   before(async () => {
-    cli = await startCli('src/testing/cli/test-cluster.ts', ['--port', '0', '--owner-gc', '--namespace-lifecycle', '--log-requests']);
+    cli = await startCli('src/testing/cli/test-cluster.ts', [
+      '--port',
+      '0',
+      '--owner-gc',
+      '--namespace-lifecycle',
+      '--log-requests',
+    ]);
   });
   after(() => cli?.terminate());
 
@@ -116,20 +144,46 @@ describe('rxkube-test-cluster with --owner-gc, --namespace-lifecycle and --log-r
     expect((await api('POST', '/api/v1/namespaces', { metadata: { name: 'doomed' } })).status).to.equal(201);
     const owner = (await api('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'owner' } })).json;
     const ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid }];
-    expect((await api('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'dependent', ownerReferences: [{ ...ownerReferences[0], uid: 'gone' }] } })).status).to.equal(201);
-    expect((await api('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'dependent', ownerReferences } })).status).to.equal(201);
+    expect(
+      (
+        await api('POST', '/api/v1/namespaces/default/configmaps', {
+          metadata: { name: 'dependent', ownerReferences: [{ ...ownerReferences[0], uid: 'gone' }] },
+        })
+      ).status,
+    ).to.equal(201);
+    expect(
+      (await api('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'dependent', ownerReferences } }))
+        .status,
+    ).to.equal(201);
     await api('DELETE', '/api/v1/namespaces/doomed/configmaps/owner');
-    await waitForStatus('/api/v1/namespaces/doomed/configmaps/dependent', 404, 'the garbage collector to delete the dependent');
-    await waitForStatus('/api/v1/namespaces/default/configmaps/dependent', 404, 'the garbage collector to delete the orphan of a missing owner');
+    await waitForStatus(
+      '/api/v1/namespaces/doomed/configmaps/dependent',
+      404,
+      'the garbage collector to delete the dependent',
+    );
+    await waitForStatus(
+      '/api/v1/namespaces/default/configmaps/dependent',
+      404,
+      'the garbage collector to delete the orphan of a missing owner',
+    );
     await api('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'content' } });
     await api('DELETE', '/api/v1/namespaces/doomed');
-    await waitForStatus('/api/v1/namespaces/doomed', 404, 'the namespace controller to delete the namespace and its content');
+    await waitForStatus(
+      '/api/v1/namespaces/doomed',
+      404,
+      'the namespace controller to delete the namespace and its content',
+    );
   });
 
   it('prints each request to stderr as an access-log line, and nothing but the ready line to stdout', async () => {
     await api('GET', '/api/v1/namespaces/default/configmaps?limit=1');
-    await waitFor(() => cli.stderr().includes(' 200 GET /api/v1/namespaces/default/configmaps?limit=1 "cli-spec/1"'), () => `the request line; stderr:\n${cli.stderr()}`);
-    expect(cli.stderr()).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z 201 POST \/api\/v1\/namespaces "cli-spec\/1"$/m);
+    await waitFor(
+      () => cli.stderr().includes(' 200 GET /api/v1/namespaces/default/configmaps?limit=1 "cli-spec/1"'),
+      () => `the request line; stderr:\n${cli.stderr()}`,
+    );
+    expect(cli.stderr()).to.match(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z 201 POST \/api\/v1\/namespaces "cli-spec\/1"$/m,
+    );
     expect(cli.stdoutLines).to.have.length(1);
   });
 
@@ -146,21 +200,41 @@ describe('rxkube-test-cluster with --owner-gc, --namespace-lifecycle and --log-r
 describe('rxkube-test-cluster arguments', () => {
   it('prints every flag with one line of help on --help, starts nothing and exits 0', async () => {
     for (const [entry, flags] of [
-      ['src/testing/cli/test-cluster.ts', ['--port', '--kubeconfig', '--tls', '--token', '--owner-gc', '--namespace-lifecycle', '--log-requests', '--help']],
+      [
+        'src/testing/cli/test-cluster.ts',
+        [
+          '--port',
+          '--kubeconfig',
+          '--tls',
+          '--token',
+          '--owner-gc',
+          '--namespace-lifecycle',
+          '--log-requests',
+          '--help',
+        ],
+      ],
       ['src/testing/cli/control-plane.ts', ['--port', '--kubeconfig', '--tls', '--token', '--help']],
     ] as const) {
       const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', entry, '--help']);
       expect(stderr, entry).to.equal('');
       expect(stdout, entry).to.match(/^usage: rxkube-(test-cluster|control-plane) /);
-      const listed = stdout.split('\n').filter((line) => /^ {2}--/.test(line)).map((line) => line.trim().split(/[ ,]/)[0]);
+      const listed = stdout
+        .split('\n')
+        .filter((line) => /^ {2}--/.test(line))
+        .map((line) => line.trim().split(/[ ,]/)[0]);
       expect(listed, entry).to.deep.equal(flags);
       expect(stdout, entry).to.not.match(/^ready /m);
     }
   });
 
-
   it('rejects an unknown flag with a usage message and exit code 2', async () => {
-    const child = await run(process.execPath, ['--import', 'tsx', 'src/testing/cli/test-cluster.ts', '--prot', '0']).then(
+    const child = await run(process.execPath, [
+      '--import',
+      'tsx',
+      'src/testing/cli/test-cluster.ts',
+      '--prot',
+      '0',
+    ]).then(
       () => ({ code: 0, stderr: '' }),
       (error: { code: number; stderr: string }) => error,
     );

@@ -34,7 +34,9 @@ describe('testing/control-plane assets', () => {
   });
 
   it('keys the build directory by both pinned versions', () => {
-    expect(controlPlaneCacheDir({ RXKUBE_CACHE_DIR: '/c' })).to.equal(`/c/control-plane/${CONTROL_PLANE_VERSIONS.kubernetes}-etcd-${CONTROL_PLANE_VERSIONS.etcd}`);
+    expect(controlPlaneCacheDir({ RXKUBE_CACHE_DIR: '/c' })).to.equal(
+      `/c/control-plane/${CONTROL_PLANE_VERSIONS.kubernetes}-etcd-${CONTROL_PLANE_VERSIONS.etcd}`,
+    );
   });
 
   it('prefers an explicit assetsDir, then RXKUBE_ASSETS, then KUBEBUILDER_ASSETS, then the cache', () => {
@@ -45,21 +47,35 @@ describe('testing/control-plane assets', () => {
     fakeBinaries(controlPlaneCacheDir({ RXKUBE_CACHE_DIR: cacheRoot }));
     const env = { RXKUBE_ASSETS: rxkube, KUBEBUILDER_ASSETS: kubebuilder, RXKUBE_CACHE_DIR: cacheRoot };
 
-    expect(resolveControlPlaneAssets({ assetsDir: option, env })).to.include({ dir: option, source: 'option', etcd: join(option, 'etcd') });
+    expect(resolveControlPlaneAssets({ assetsDir: option, env })).to.include({
+      dir: option,
+      source: 'option',
+      etcd: join(option, 'etcd'),
+    });
     expect(resolveControlPlaneAssets({ env })).to.include({ dir: rxkube, source: 'RXKUBE_ASSETS' });
-    expect(resolveControlPlaneAssets({ env: { ...env, RXKUBE_ASSETS: '' } })).to.include({ dir: kubebuilder, source: 'KUBEBUILDER_ASSETS' });
-    expect(resolveControlPlaneAssets({ env: { RXKUBE_CACHE_DIR: cacheRoot } })).to.include({ source: 'cache', kubeApiServer: join(controlPlaneCacheDir({ RXKUBE_CACHE_DIR: cacheRoot }), 'kube-apiserver') });
+    expect(resolveControlPlaneAssets({ env: { ...env, RXKUBE_ASSETS: '' } })).to.include({
+      dir: kubebuilder,
+      source: 'KUBEBUILDER_ASSETS',
+    });
+    expect(resolveControlPlaneAssets({ env: { RXKUBE_CACHE_DIR: cacheRoot } })).to.include({
+      source: 'cache',
+      kubeApiServer: join(controlPlaneCacheDir({ RXKUBE_CACHE_DIR: cacheRoot }), 'kube-apiserver'),
+    });
   });
 
   it('reports a named directory that lacks a binary instead of falling back to the cache', () => {
     const partial = fakeBinaries(join(dir, 'partial'), ['kube-apiserver']);
     const cacheRoot = join(dir, 'cache');
     fakeBinaries(controlPlaneCacheDir({ RXKUBE_CACHE_DIR: cacheRoot }));
-    expect(() => resolveControlPlaneAssets({ env: { KUBEBUILDER_ASSETS: partial, RXKUBE_CACHE_DIR: cacheRoot } })).to.throw(/etcd missing or not executable in .*partial \(from KUBEBUILDER_ASSETS\)/);
+    expect(() =>
+      resolveControlPlaneAssets({ env: { KUBEBUILDER_ASSETS: partial, RXKUBE_CACHE_DIR: cacheRoot } }),
+    ).to.throw(/etcd missing or not executable in .*partial \(from KUBEBUILDER_ASSETS\)/);
   });
 
   it('tells the user how to build when the cache is empty', () => {
-    expect(() => resolveControlPlaneAssets({ env: { RXKUBE_CACHE_DIR: join(dir, 'empty') } })).to.throw(/kube-apiserver, etcd missing.*npx rxkube-control-plane build/);
+    expect(() => resolveControlPlaneAssets({ env: { RXKUBE_CACHE_DIR: join(dir, 'empty') } })).to.throw(
+      /kube-apiserver, etcd missing.*npx rxkube-control-plane build/,
+    );
   });
 
   it('does not accept a binary that is not executable', () => {

@@ -19,7 +19,13 @@ describe('testing/control-plane kubeconfig', () => {
   const client = issueCertificate(ca, { commonName: 'admin', organizations: ['system:masters'], usage: 'client' });
 
   it('round-trips a client-certificate kubeconfig through a 0600 file that existingCluster loads', async () => {
-    const kubeConfig = buildKubeConfig({ name: 'cp', url: 'https://127.0.0.1:6443', caPem: ca.certPem, user: 'admin', client });
+    const kubeConfig = buildKubeConfig({
+      name: 'cp',
+      url: 'https://127.0.0.1:6443',
+      caPem: ca.certPem,
+      user: 'admin',
+      client,
+    });
     const path = join(dir, 'kubeconfig');
     await writeKubeConfigFile(kubeConfig, path);
     expect(statSync(path).mode & 0o777).to.equal(0o600);
@@ -34,7 +40,13 @@ describe('testing/control-plane kubeconfig', () => {
   });
 
   it('falls back to a bearer token when no client certificate is given', () => {
-    const kubeConfig = buildKubeConfig({ name: 'cp', url: 'https://127.0.0.1:6443', caPem: ca.certPem, user: 'admin', token: 's3cret' });
+    const kubeConfig = buildKubeConfig({
+      name: 'cp',
+      url: 'https://127.0.0.1:6443',
+      caPem: ca.certPem,
+      user: 'admin',
+      token: 's3cret',
+    });
     expect(kubeConfig.getCurrentUser()?.token).to.equal('s3cret');
   });
 

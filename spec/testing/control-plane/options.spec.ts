@@ -42,7 +42,16 @@ describe('testing/control-plane options', () => {
       workDir: '/w',
       port: 6443,
       etcdUrl: 'http://127.0.0.1:2379',
-      secrets: { files: { caCert: 'ca', servingCert: 'crt', servingKey: 'key', serviceAccountKey: 'sa', serviceAccountPublicKey: 'sa.pub', tokens: 'tok' } } as unknown as ApiServerSecrets,
+      secrets: {
+        files: {
+          caCert: 'ca',
+          servingCert: 'crt',
+          servingKey: 'key',
+          serviceAccountKey: 'sa',
+          serviceAccountPublicKey: 'sa.pub',
+          tokens: 'tok',
+        },
+      } as unknown as ApiServerSecrets,
       serviceClusterIpRange: '10.0.0.0/24',
       etcdCompactionInterval: '5m',
       extraArgs: ['--authorization-mode=AlwaysAllow'],
@@ -80,12 +89,22 @@ describe('testing/control-plane options', () => {
       rmSync(parent, { recursive: true, force: true });
     });
 
-    const failureOf = (promise: Promise<unknown>): Promise<Error | undefined> => promise.then(() => undefined, (e: unknown) => e as Error);
+    const failureOf = (promise: Promise<unknown>): Promise<Error | undefined> =>
+      promise.then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
 
     it('rejects bad options before starting anything', async () => {
-      expect((await failureOf(startControlPlane({ port: 70000, tempDirParent: parent })))?.message).to.match(/port must be/);
-      expect((await failureOf(startControlPlane({ adminToken: 'a,b', tempDirParent: parent })))?.message).to.match(/adminToken/);
-      expect((await failureOf(startControlPlane({ startTimeoutMs: -1, tempDirParent: parent })))?.message).to.match(/startTimeoutMs/);
+      expect((await failureOf(startControlPlane({ port: 70000, tempDirParent: parent })))?.message).to.match(
+        /port must be/,
+      );
+      expect((await failureOf(startControlPlane({ adminToken: 'a,b', tempDirParent: parent })))?.message).to.match(
+        /adminToken/,
+      );
+      expect((await failureOf(startControlPlane({ startTimeoutMs: -1, tempDirParent: parent })))?.message).to.match(
+        /startTimeoutMs/,
+      );
       expect(readdirSync(parent)).to.deep.equal([]);
     });
 

@@ -45,7 +45,12 @@ describe('testing/control-plane processes', () => {
   });
 
   it('falls back to SIGKILL when the group ignores SIGTERM, and a second stop is a no-op', async () => {
-    const child = spawnGroup('stubborn', '/bin/sh', ['-c', 'trap "" TERM; echo trapped; sleep 30'], join(dir, 'stubborn.log'));
+    const child = spawnGroup(
+      'stubborn',
+      '/bin/sh',
+      ['-c', 'trap "" TERM; echo trapped; sleep 30'],
+      join(dir, 'stubborn.log'),
+    );
     expect(await eventually(() => child.logTail().includes('trapped'))).to.equal(true);
     await child.stop(100);
     await child.stop(100);
@@ -90,14 +95,27 @@ describe('testing/control-plane processes', () => {
 
     it('fails fast with the log tail when the process exits before it is ready', async () => {
       const child = spawnGroup('crasher', '/bin/sh', ['-c', 'echo fatal: bad flag; exit 3'], join(dir, 'crasher.log'));
-      const error = await waitUntilReady('crasher', child, async () => false, 60_000).then(() => undefined, (e: unknown) => e as Error);
+      const error = await waitUntilReady('crasher', child, async () => false, 60_000).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
       expect(error?.message).to.match(/crasher exited before becoming ready \(code 3\)/);
       expect(error?.message).to.contain('fatal: bad flag');
     });
 
     it('gives up after the timeout naming the last probe failure', async () => {
       const child = spawnGroup('sleeper', '/bin/sh', ['-c', 'sleep 30'], join(dir, 'sleeper.log'));
-      const error = await waitUntilReady('sleeper', child, async () => { throw new Error('connection refused'); }, 100).then(() => undefined, (e: unknown) => e as Error);
+      const error = await waitUntilReady(
+        'sleeper',
+        child,
+        async () => {
+          throw new Error('connection refused');
+        },
+        100,
+      ).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
       expect(error?.message).to.match(/sleeper not ready after 100 ms \(last probe: connection refused\)/);
       await child.stop(1000);
     });

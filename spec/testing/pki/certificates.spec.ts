@@ -33,7 +33,12 @@ describe('testing/pki', () => {
   });
 
   describe('issueCertificate', () => {
-    const server = issueCertificate(ca, { commonName: 'kube-apiserver', dnsNames: ['localhost', 'kubernetes.default.svc'], ipAddresses: ['127.0.0.1', '::1'], usage: 'server' });
+    const server = issueCertificate(ca, {
+      commonName: 'kube-apiserver',
+      dnsNames: ['localhost', 'kubernetes.default.svc'],
+      ipAddresses: ['127.0.0.1', '::1'],
+      usage: 'server',
+    });
     const serverCert = new X509Certificate(server.certPem);
 
     it('issues a leaf signed by the CA with the requested subject alternative names', () => {
@@ -50,14 +55,18 @@ describe('testing/pki', () => {
     it('sets extended key usage from the usage option', () => {
       const serverAuth = '1.3.6.1.5.5.7.3.1';
       const clientAuth = '1.3.6.1.5.5.7.3.2';
-      const usageOf = (usage: 'server' | 'client' | 'both') => new X509Certificate(issueCertificate(ca, { commonName: 'x', usage }).certPem).keyUsage;
+      const usageOf = (usage: 'server' | 'client' | 'both') =>
+        new X509Certificate(issueCertificate(ca, { commonName: 'x', usage }).certPem).keyUsage;
       expect(usageOf('server')).to.deep.equal([serverAuth]);
       expect(usageOf('client')).to.deep.equal([clientAuth]);
       expect(usageOf('both')).to.deep.equal([serverAuth, clientAuth]);
     });
 
     it('puts every organization in an O= attribute before the common name', () => {
-      const admin = new X509Certificate(issueCertificate(ca, { commonName: 'admin', organizations: ['system:masters', 'team'], usage: 'client' }).certPem);
+      const admin = new X509Certificate(
+        issueCertificate(ca, { commonName: 'admin', organizations: ['system:masters', 'team'], usage: 'client' })
+          .certPem,
+      );
       expect(admin.subject.split('\n')).to.deep.equal(['O=system:masters', 'O=team', 'CN=admin']);
     });
 
@@ -81,16 +90,30 @@ describe('testing/pki', () => {
     it('rejects bad input with errors that name the field', () => {
       expect(() => issueCertificate(ca, { commonName: '', usage: 'server' })).to.throw(TypeError, /commonName/);
       expect(() => issueCertificate(ca, { commonName: 'x', usage: 'peer' as 'server' })).to.throw(TypeError, /usage/);
-      expect(() => issueCertificate(ca, { commonName: 'x', usage: 'server', ipAddresses: ['10.0.0.0/8'] })).to.throw(TypeError, /10\.0\.0\.0\/8/);
-      expect(() => issueCertificate(ca, { commonName: 'x', usage: 'server', dnsNames: ['has space'] })).to.throw(TypeError, /dnsNames\[0\]/);
-      expect(() => issueCertificate({ ...ca, keyPem: 'nope' }, { commonName: 'x', usage: 'server' })).to.throw(TypeError, /keyPem/);
-      expect(() => issueCertificate({ ...ca, certPem: 'nope' }, { commonName: 'x', usage: 'server' })).to.throw(TypeError, /CERTIFICATE/);
+      expect(() => issueCertificate(ca, { commonName: 'x', usage: 'server', ipAddresses: ['10.0.0.0/8'] })).to.throw(
+        TypeError,
+        /10\.0\.0\.0\/8/,
+      );
+      expect(() => issueCertificate(ca, { commonName: 'x', usage: 'server', dnsNames: ['has space'] })).to.throw(
+        TypeError,
+        /dnsNames\[0\]/,
+      );
+      expect(() => issueCertificate({ ...ca, keyPem: 'nope' }, { commonName: 'x', usage: 'server' })).to.throw(
+        TypeError,
+        /keyPem/,
+      );
+      expect(() => issueCertificate({ ...ca, certPem: 'nope' }, { commonName: 'x', usage: 'server' })).to.throw(
+        TypeError,
+        /CERTIFICATE/,
+      );
     });
 
     it('encodes any IPv4 or IPv6 address so that node matches it back', () => {
       fc.assert(
         fc.property(fc.oneof(fc.ipV4(), fc.ipV6()), (ip) => {
-          const cert = new X509Certificate(issueCertificate(ca, { commonName: 'ip', ipAddresses: [ip], usage: 'server' }).certPem);
+          const cert = new X509Certificate(
+            issueCertificate(ca, { commonName: 'ip', ipAddresses: [ip], usage: 'server' }).certPem,
+          );
           expect(cert.checkIP(ip), ip).to.be.a('string');
         }),
         { numRuns: 40 },
@@ -100,14 +123,22 @@ describe('testing/pki', () => {
 
   describe('over real TLS on 127.0.0.1', () => {
     let httpsServer: Server | undefined;
-    const serving = issueCertificate(ca, { commonName: 'localhost', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], usage: 'server' });
+    const serving = issueCertificate(ca, {
+      commonName: 'localhost',
+      dnsNames: ['localhost'],
+      ipAddresses: ['127.0.0.1'],
+      usage: 'server',
+    });
     const client = issueCertificate(ca, { commonName: 'admin', organizations: ['system:masters'], usage: 'client' });
 
     before(async () => {
-      httpsServer = createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
-        res.setHeader('connection', 'close');
-        res.end((req.socket as TLSSocket).getPeerCertificate().subject.CN);
-      });
+      httpsServer = createServer(
+        { cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true },
+        (req, res) => {
+          res.setHeader('connection', 'close');
+          res.end((req.socket as TLSSocket).getPeerCertificate().subject.CN);
+        },
+      );
       await new Promise<void>((resolve) => httpsServer!.listen(0, '127.0.0.1', resolve));
     });
 
@@ -122,7 +153,11 @@ describe('testing/pki', () => {
         const { port } = httpsServer!.address() as AddressInfo;
         const req = request({ host: '127.0.0.1', port, path: '/', ca: ca.certPem, agent: false, ...options }, (res) => {
           let body = '';
-          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => resolve(body)).on('error', reject);
+          res
+            .setEncoding('utf8')
+            .on('data', (chunk: string) => (body += chunk))
+            .on('end', () => resolve(body))
+            .on('error', reject);
         });
         req.on('error', reject).end();
       });
@@ -132,7 +167,10 @@ describe('testing/pki', () => {
     });
 
     it('refuses a client that presents no certificate', async () => {
-      const error = await get({}).then(() => undefined, (e: unknown) => e);
+      const error = await get({}).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).to.be.instanceOf(Error);
     });
   });

@@ -1,6 +1,18 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { encodeLength, fromPem, namedBits, objectIdentifier, readChildren, readElement, sequence, time, tlv, toPem, unsignedInteger } from '../../../src/testing/pki/der.js';
+import {
+  encodeLength,
+  fromPem,
+  namedBits,
+  objectIdentifier,
+  readChildren,
+  readElement,
+  sequence,
+  time,
+  tlv,
+  toPem,
+  unsignedInteger,
+} from '../../../src/testing/pki/der.js';
 import { ipAddressBytes } from '../../../src/testing/pki/ip.js';
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');

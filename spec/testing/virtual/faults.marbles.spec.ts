@@ -10,7 +10,12 @@ import { ApiError, TransportError } from '../../../src/transport/index.js';
 
 const PATH = '/api/v1/namespaces/default/configmaps';
 
-function marbles(body: (cluster: VirtualCluster, helpers: { expectObservable: TestScheduler['expectObservable']; at(frame: number, work: () => void): void }) => void): void {
+function marbles(
+  body: (
+    cluster: VirtualCluster,
+    helpers: { expectObservable: TestScheduler['expectObservable']; at(frame: number, work: () => void): void },
+  ) => void,
+): void {
   const scheduler = new TestScheduler((actual, expected) => {
     expect(actual).to.deep.equal(expected);
   });
@@ -34,13 +39,21 @@ function lines(watch$: Observable<string>): Observable<string> {
         return 'bad';
       }
     }),
-    catchError((error: unknown) => of(error instanceof ApiError ? `api${error.code}` : error instanceof TransportError ? error.reason : 'other')),
+    catchError((error: unknown) =>
+      of(error instanceof ApiError ? `api${error.code}` : error instanceof TransportError ? error.reason : 'other'),
+    ),
   );
 }
 
 /** The object names of each chunk of a `watchChunks` stream, joined with `+` (one value per chunk). */
 function chunkNames(chunks$: Observable<readonly string[]>): Observable<string> {
-  return chunks$.pipe(map((chunk) => chunk.map((line) => (JSON.parse(line) as { object: { metadata: { name: string } } }).object.metadata.name).join('+')));
+  return chunks$.pipe(
+    map((chunk) =>
+      chunk
+        .map((line) => (JSON.parse(line) as { object: { metadata: { name: string } } }).object.metadata.name)
+        .join('+'),
+    ),
+  );
 }
 
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } });
@@ -51,7 +64,10 @@ describe('virtualCluster faults (marbles)', () => {
       const rv = cluster.resourceVersion();
       at(3, () => cluster.seed([cm('a')]));
       at(6, () => cluster.seed([cm('b')]));
-      expectObservable(lines(cluster.watch(PATH, { resourceVersion: rv })), '^ 9ms !').toBe('---a--b', { a: 'ADDED:a', b: 'ADDED:b' });
+      expectObservable(lines(cluster.watch(PATH, { resourceVersion: rv })), '^ 9ms !').toBe('---a--b', {
+        a: 'ADDED:a',
+        b: 'ADDED:b',
+      });
     });
   });
 
@@ -62,7 +78,9 @@ describe('virtualCluster faults (marbles)', () => {
     });
     marbles((cluster, { expectObservable, at }) => {
       at(4, () => cluster.faults.dropWatches({ mode: 'abrupt' }));
-      expectObservable(lines(cluster.watch(PATH, { resourceVersion: cluster.resourceVersion() }))).toBe('----(c|)', { c: 'ConnectionClosed' });
+      expectObservable(lines(cluster.watch(PATH, { resourceVersion: cluster.resourceVersion() }))).toBe('----(c|)', {
+        c: 'ConnectionClosed',
+      });
     });
   });
 
@@ -71,7 +89,9 @@ describe('virtualCluster faults (marbles)', () => {
       const old = cluster.resourceVersion();
       cluster.seed([cm('a'), cm('b')]);
       at(2, () => cluster.faults.compact());
-      expectObservable(lines(cluster.watch(PATH, { resourceVersion: old })), '-----^').toBe('-----(e|)', { e: 'ERROR:410' });
+      expectObservable(lines(cluster.watch(PATH, { resourceVersion: old })), '-----^').toBe('-----(e|)', {
+        e: 'ERROR:410',
+      });
     });
   });
 
@@ -82,7 +102,10 @@ describe('virtualCluster faults (marbles)', () => {
       at(5, () => cluster.seed([cm('b')]));
       at(16, () => cluster.seed([cm('c')]));
       // Stalled from frame 1 for 10 ms: a (frame 2) and b (frame 5) arrive together at 11; c is live at 16.
-      expectObservable(lines(cluster.watch(PATH, { resourceVersion: cluster.resourceVersion() })), '^ 20ms !').toBe('-----------(ab)-c', { a: 'ADDED:a', b: 'ADDED:b', c: 'ADDED:c' });
+      expectObservable(lines(cluster.watch(PATH, { resourceVersion: cluster.resourceVersion() })), '^ 20ms !').toBe(
+        '-----------(ab)-c',
+        { a: 'ADDED:a', b: 'ADDED:b', c: 'ADDED:c' },
+      );
     });
   });
 
@@ -113,14 +136,24 @@ describe('virtualCluster faults (marbles)', () => {
       at(3, () => cluster.faults.injectMalformedLine());
       at(4, () => cluster.seed([cm('a')]));
       const rv = cluster.resourceVersion();
-      expectObservable(lines(cluster.watch(PATH, { resourceVersion: rv })), '^ 6ms !').toBe('---xa', { x: 'bad', a: 'ADDED:a' });
-      expectObservable(lines(cluster.watch(PATH, { resourceVersion: rv })), '^ 6ms !').toBe('---xa', { x: 'bad', a: 'ADDED:a' });
+      expectObservable(lines(cluster.watch(PATH, { resourceVersion: rv })), '^ 6ms !').toBe('---xa', {
+        x: 'bad',
+        a: 'ADDED:a',
+      });
+      expectObservable(lines(cluster.watch(PATH, { resourceVersion: rv })), '^ 6ms !').toBe('---xa', {
+        x: 'bad',
+        a: 'ADDED:a',
+      });
     });
   });
 
   it('latency delays answers by its duration; failNext answers the next matching request with its Status', () => {
     marbles((cluster, { expectObservable, at }) => {
-      const list = (): Observable<string> => cluster.get(PATH, {}).pipe(map(() => 'ok'), catchError((error: unknown) => of(`api${(error as ApiError).code}`)));
+      const list = (): Observable<string> =>
+        cluster.get(PATH, {}).pipe(
+          map(() => 'ok'),
+          catchError((error: unknown) => of(`api${(error as ApiError).code}`)),
+        );
       at(0, () => cluster.faults.latency(5));
       at(1, () => cluster.faults.failNext({ status: 503, path: PATH }));
       expectObservable(list()).toBe('-----(o|)', { o: 'ok' });
@@ -134,16 +167,26 @@ describe('virtualCluster faults (marbles)', () => {
     marbles((cluster, { expectObservable, at }) => {
       at(0, () => cluster.faults.latency(10));
       at(3, () => cluster.faults.restart());
-      const list = cluster.get(PATH, {}).pipe(map(() => 'ok'), catchError((error: unknown) => of((error as TransportError).reason)));
+      const list = cluster.get(PATH, {}).pipe(
+        map(() => 'ok'),
+        catchError((error: unknown) => of((error as TransportError).reason)),
+      );
       expectObservable(list).toBe('---(c|)', { c: 'ConnectionClosed' });
-      expectObservable(lines(cluster.watch(PATH, { resourceVersion: cluster.resourceVersion() })), '-^').toBe('---(c|)', { c: 'ConnectionClosed' });
+      expectObservable(lines(cluster.watch(PATH, { resourceVersion: cluster.resourceVersion() })), '-^').toBe(
+        '---(c|)',
+        { c: 'ConnectionClosed' },
+      );
     });
   });
 
   it('the admin endpoint answers a restart first, then cuts every other exchange', () => {
     marbles((cluster, { expectObservable }) => {
-      const admin = cluster.exchange({ method: 'POST', path: '/__rxkube/faults/restart', body: '{}' }).pipe(map((answer) => `${answer.status} ${answer.text}`));
-      expectObservable(lines(cluster.watch(PATH, { resourceVersion: cluster.resourceVersion() }))).toBe('--(c|)', { c: 'ConnectionClosed' });
+      const admin = cluster
+        .exchange({ method: 'POST', path: '/__rxkube/faults/restart', body: '{}' })
+        .pipe(map((answer) => `${answer.status} ${answer.text}`));
+      expectObservable(lines(cluster.watch(PATH, { resourceVersion: cluster.resourceVersion() }))).toBe('--(c|)', {
+        c: 'ConnectionClosed',
+      });
       expectObservable(admin, '--^').toBe('--(a|)', { a: '200 {"fault":"restart","result":null}' });
     });
   });
@@ -160,13 +203,27 @@ describe('virtualCluster faults (marbles)', () => {
     scheduler.run(({ flush }) => {
       const cluster = virtualCluster({ scheduler, bookmarkIntervalMs: 1000 });
       const seen: string[] = [];
-      lines(cluster.watch(PATH, { allowWatchBookmarks: true })).subscribe({ next: (line) => seen.push(`${scheduler.now()} ${line}`), complete: () => seen.push(`${scheduler.now()} end`) });
+      lines(cluster.watch(PATH, { allowWatchBookmarks: true })).subscribe({
+        next: (line) => seen.push(`${scheduler.now()} ${line}`),
+        complete: () => seen.push(`${scheduler.now()} end`),
+      });
       // Made before the close, subscribed after it: the request is cold, so the close refuses it.
       const late = cluster.get(PATH, {});
       scheduler.schedule(() => cluster.close(), 2500);
-      scheduler.schedule(() => late.subscribe({ error: (error: unknown) => seen.push(`${scheduler.now()} ${(error as TransportError).reason}`) }), 3000);
+      scheduler.schedule(
+        () =>
+          late.subscribe({
+            error: (error: unknown) => seen.push(`${scheduler.now()} ${(error as TransportError).reason}`),
+          }),
+        3000,
+      );
       flush();
-      expect(seen.map((line) => line.replace(/BOOKMARK:\S+/, 'BOOKMARK'))).to.deep.equal(['1000 BOOKMARK', '2000 BOOKMARK', '2500 end', '3000 NetworkError']);
+      expect(seen.map((line) => line.replace(/BOOKMARK:\S+/, 'BOOKMARK'))).to.deep.equal([
+        '1000 BOOKMARK',
+        '2000 BOOKMARK',
+        '2500 end',
+        '3000 NetworkError',
+      ]);
       expect(cluster.openWatches()).to.equal(0);
     });
   });

@@ -10,11 +10,20 @@ import { TestScheduler } from 'rxjs/testing';
 import { resourceClient } from '../../../src/client/index.js';
 import { informer } from '../../../src/informer/index.js';
 import { virtualCluster, type VirtualCluster } from '../../../src/testing/index.js';
-import { ApiError, isConflict, isServerError, isTooManyRequests, TransportError } from '../../../src/transport/index.js';
+import {
+  ApiError,
+  isConflict,
+  isServerError,
+  isTooManyRequests,
+  TransportError,
+} from '../../../src/transport/index.js';
 
 const CONFIG_MAPS = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const configMap = (name: string, data: Record<string, string> = {}): V1ConfigMap => ({
-  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data,
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default' },
+  data,
 });
 
 /** Runs `body` in `TestScheduler.run` with a fresh virtual cluster; closes it after the flush. */
@@ -39,7 +48,10 @@ const at = (cluster: VirtualCluster, ms: number, work: () => void): void => {
 function outcome(cluster: VirtualCluster, log: string[], label: string) {
   return {
     next: () => log.push(`${cluster.scheduler.now()}:${label}:ok`),
-    error: (error: unknown) => log.push(`${cluster.scheduler.now()}:${label}:${error instanceof ApiError ? error.code : error instanceof TransportError ? error.reason : String(error)}`),
+    error: (error: unknown) =>
+      log.push(
+        `${cluster.scheduler.now()}:${label}:${error instanceof ApiError ? error.code : error instanceof TransportError ? error.reason : String(error)}`,
+      ),
   };
 }
 
@@ -47,8 +59,12 @@ function outcome(cluster: VirtualCluster, log: string[], label: string) {
 function watchLog(cluster: VirtualCluster, until: number, log: string[]): void {
   const configMaps = informer<V1ConfigMap>(cluster, CONFIG_MAPS, { scheduler: cluster.scheduler, random: () => 0 });
   const stop = timer(until, cluster.scheduler);
-  configMaps.events$.pipe(takeUntil(stop)).subscribe((event) => log.push(`${cluster.scheduler.now()}:${event.type}:${event.object.metadata?.name}`));
-  configMaps.problems$.pipe(takeUntil(stop)).subscribe((problem) => log.push(`${cluster.scheduler.now()}:problem:${problem.reason}`));
+  configMaps.events$
+    .pipe(takeUntil(stop))
+    .subscribe((event) => log.push(`${cluster.scheduler.now()}:${event.type}:${event.object.metadata?.name}`));
+  configMaps.problems$
+    .pipe(takeUntil(stop))
+    .subscribe((problem) => log.push(`${cluster.scheduler.now()}:problem:${problem.reason}`));
 }
 
 describe('virtualCluster: faults in virtual time', () => {
@@ -59,19 +75,27 @@ describe('virtualCluster: faults in virtual time', () => {
       cluster.seed([configMap('a'), configMap('b')]);
       const client = resourceClient<V1ConfigMap>(cluster, CONFIG_MAPS).inNamespace('default');
       at(cluster, 10, () => cluster.faults.conflictNext({ resource: CONFIG_MAPS, namespace: 'default', name: 'a' }));
-      at(cluster, 20, () => client.patch('b', { type: 'merge', body: { data: { x: '1' } } }).subscribe(outcome(cluster, log, 'b')));
-      at(cluster, 30, () => client.patch('a', { type: 'merge', body: { data: { x: '1' } } }).subscribe({
-        ...outcome(cluster, log, 'a'),
-        error: (error: unknown) => {
-          conflict = error;
-          outcome(cluster, log, 'a').error(error);
-        },
-      }));
-      at(cluster, 40, () => client.patch('a', { type: 'merge', body: { data: { x: '2' } } }).subscribe(outcome(cluster, log, 'a')));
+      at(cluster, 20, () =>
+        client.patch('b', { type: 'merge', body: { data: { x: '1' } } }).subscribe(outcome(cluster, log, 'b')),
+      );
+      at(cluster, 30, () =>
+        client.patch('a', { type: 'merge', body: { data: { x: '1' } } }).subscribe({
+          ...outcome(cluster, log, 'a'),
+          error: (error: unknown) => {
+            conflict = error;
+            outcome(cluster, log, 'a').error(error);
+          },
+        }),
+      );
+      at(cluster, 40, () =>
+        client.patch('a', { type: 'merge', body: { data: { x: '2' } } }).subscribe(outcome(cluster, log, 'a')),
+      );
     });
     expect(log).to.deep.equal(['20:b:ok', '30:a:409', '40:a:ok']);
     expect(isConflict(conflict)).to.equal(true);
-    expect((conflict as ApiError).message).to.equal('Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again');
+    expect((conflict as ApiError).message).to.equal(
+      'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again',
+    );
   });
 
   it('fails the next writes with 429 and Retry-After, or 500, and never a read', () => {
@@ -81,9 +105,25 @@ describe('virtualCluster: faults in virtual time', () => {
       const client = resourceClient<V1ConfigMap>(cluster, CONFIG_MAPS).inNamespace('default');
       at(cluster, 0, () => cluster.faults.failWrites({ status: 429, retryAfterSeconds: 7 }));
       at(cluster, 5, () => client.list().subscribe(outcome(cluster, log, 'list')));
-      at(cluster, 10, () => client.create(configMap('a')).subscribe({ ...outcome(cluster, log, 'create'), error: (e: unknown) => { errors.push(e); outcome(cluster, log, 'create').error(e); } }));
+      at(cluster, 10, () =>
+        client.create(configMap('a')).subscribe({
+          ...outcome(cluster, log, 'create'),
+          error: (e: unknown) => {
+            errors.push(e);
+            outcome(cluster, log, 'create').error(e);
+          },
+        }),
+      );
       at(cluster, 20, () => cluster.faults.failWrites({ status: 500, count: 2 }));
-      at(cluster, 30, () => client.create(configMap('a')).subscribe({ ...outcome(cluster, log, 'create'), error: (e: unknown) => { errors.push(e); outcome(cluster, log, 'create').error(e); } }));
+      at(cluster, 30, () =>
+        client.create(configMap('a')).subscribe({
+          ...outcome(cluster, log, 'create'),
+          error: (e: unknown) => {
+            errors.push(e);
+            outcome(cluster, log, 'create').error(e);
+          },
+        }),
+      );
       at(cluster, 40, () => client.delete('a').subscribe(outcome(cluster, log, 'delete')));
       at(cluster, 50, () => client.create(configMap('a')).subscribe(outcome(cluster, log, 'create')));
     });
@@ -130,8 +170,10 @@ describe('virtualCluster: faults in virtual time', () => {
     const events = log.filter((line) => !line.includes(':problem:'));
     expect(events[0]).to.equal('0:added:a');
     // Every write reaches the informer exactly once and after its fault: no gap, no duplicate.
-    for (const name of ['b', 'c', 'd', 'e']) expect(events.filter((line) => line.endsWith(`:added:${name}`))).to.have.length(1);
-    const time = (name: string): number => Number(events.find((line) => line.endsWith(`:added:${name}`))!.split(':')[0]);
+    for (const name of ['b', 'c', 'd', 'e'])
+      expect(events.filter((line) => line.endsWith(`:added:${name}`))).to.have.length(1);
+    const time = (name: string): number =>
+      Number(events.find((line) => line.endsWith(`:added:${name}`))!.split(':')[0]);
     expect(time('c')).to.equal(25_000);
     expect(time('d')).to.equal(41_000);
     expect(log.filter((line) => line.includes(':problem:'))).to.deep.equal(['40000:problem:MalformedLine']);

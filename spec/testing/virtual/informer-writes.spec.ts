@@ -19,15 +19,20 @@ function scheduler(): TestScheduler {
 }
 
 const configMap = (name: string, data: Record<string, string> = {}): V1ConfigMap => ({
-  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data,
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default' },
+  data,
 });
 
 /** `t:type:name` for each informer event, `t` in virtual ms. */
 function recordEvents(cluster: VirtualCluster, until: number, log: string[]): Subscription {
   const configMaps = informer<V1ConfigMap>(cluster, CONFIG_MAPS, { scheduler: cluster.scheduler, random: () => 0.5 });
-  return configMaps.events$.pipe(takeUntil(timer(until, cluster.scheduler))).subscribe((event: InformerEvent<V1ConfigMap>) => {
-    log.push(`${cluster.scheduler.now()}:${event.type}:${event.object.metadata?.name}`);
-  });
+  return configMaps.events$
+    .pipe(takeUntil(timer(until, cluster.scheduler)))
+    .subscribe((event: InformerEvent<V1ConfigMap>) => {
+      log.push(`${cluster.scheduler.now()}:${event.type}:${event.object.metadata?.name}`);
+    });
 }
 
 /**
@@ -42,8 +47,12 @@ function recordBatches(act: (cluster: VirtualCluster) => void): { snapshots: str
     const cluster = virtualCluster({ scheduler: testScheduler, seed: 1 });
     const configMaps = informer<V1ConfigMap>(cluster, CONFIG_MAPS, { scheduler: cluster.scheduler, random: () => 0.5 });
     const until = timer(60_000, cluster.scheduler);
-    configMaps.store$.pipe(takeUntil(until)).subscribe((store) => snapshots.push(`${cluster.scheduler.now()}:${[...store.keys()].join(',')}`));
-    configMaps.events$.pipe(takeUntil(until)).subscribe((event) => events.push(`${event.type}:${event.object.metadata?.name}`));
+    configMaps.store$
+      .pipe(takeUntil(until))
+      .subscribe((store) => snapshots.push(`${cluster.scheduler.now()}:${[...store.keys()].join(',')}`));
+    configMaps.events$
+      .pipe(takeUntil(until))
+      .subscribe((event) => events.push(`${event.type}:${event.object.metadata?.name}`));
     act(cluster);
     flush();
     cluster.close();
@@ -61,7 +70,9 @@ describe('virtualCluster: informers and writes in virtual time', () => {
       recordEvents(cluster, 60_000, log);
       const client = resourceClient<V1ConfigMap>(cluster, CONFIG_MAPS).inNamespace('default');
       timer(1000, cluster.scheduler).subscribe(() => client.create(configMap('c')).subscribe());
-      timer(2000, cluster.scheduler).subscribe(() => client.patch('a', { type: 'merge', body: { data: { k: 'v' } } }).subscribe());
+      timer(2000, cluster.scheduler).subscribe(() =>
+        client.patch('a', { type: 'merge', body: { data: { k: 'v' } } }).subscribe(),
+      );
       timer(3000, cluster.scheduler).subscribe(() => client.delete('b').subscribe());
       flush();
       cluster.close();
@@ -87,19 +98,30 @@ describe('virtualCluster: informers and writes in virtual time', () => {
     expect(events).to.deep.equal(['added:a', 'added:b', 'added:c']);
   });
 
-  it('delivers a write\'s watch event before its response: an informer holds the created object when the create answers', () => {
+  it("delivers a write's watch event before its response: an informer holds the created object when the create answers", () => {
     const seen: string[] = [];
     const testScheduler = scheduler();
     testScheduler.run(({ flush }) => {
       const cluster = virtualCluster({ scheduler: testScheduler, seed: 1 });
-      const configMaps = informer<V1ConfigMap>(cluster, CONFIG_MAPS, { scheduler: cluster.scheduler, random: () => 0.5 });
+      const configMaps = informer<V1ConfigMap>(cluster, CONFIG_MAPS, {
+        scheduler: cluster.scheduler,
+        random: () => 0.5,
+      });
       const sub = configMaps.events$.pipe(takeUntil(timer(60_000, cluster.scheduler))).subscribe();
       const client = resourceClient<V1ConfigMap>(cluster, CONFIG_MAPS).inNamespace('default');
-      for (const [at, name] of [[1000, 'a'], [2000, 'b'], [2000, 'c']] as const) {
-        timer(at, cluster.scheduler).subscribe(() => client.create(configMap(name)).subscribe((made) => {
-          const cached = configMaps.current().get(`default/${name}`);
-          seen.push(`${cluster.scheduler.now()}:${name}:${cached?.metadata?.resourceVersion === made.metadata?.resourceVersion ? 'cached' : 'missing'}`);
-        }));
+      for (const [at, name] of [
+        [1000, 'a'],
+        [2000, 'b'],
+        [2000, 'c'],
+      ] as const) {
+        timer(at, cluster.scheduler).subscribe(() =>
+          client.create(configMap(name)).subscribe((made) => {
+            const cached = configMaps.current().get(`default/${name}`);
+            seen.push(
+              `${cluster.scheduler.now()}:${name}:${cached?.metadata?.resourceVersion === made.metadata?.resourceVersion ? 'cached' : 'missing'}`,
+            );
+          }),
+        );
       }
       flush();
       sub.unsubscribe();
@@ -115,9 +137,13 @@ describe('virtualCluster: informers and writes in virtual time', () => {
       testScheduler.run(({ flush }) => {
         const cluster = virtualCluster({ scheduler: testScheduler, seed });
         const client = resourceClient<V1ConfigMap>(cluster, CONFIG_MAPS).inNamespace('default');
-        timer(5000, cluster.scheduler).subscribe(() => client.create({ ...configMap(''), metadata: { generateName: 'gen-', namespace: 'default' } }).subscribe((created) => {
-          out = JSON.stringify(created);
-        }));
+        timer(5000, cluster.scheduler).subscribe(() =>
+          client
+            .create({ ...configMap(''), metadata: { generateName: 'gen-', namespace: 'default' } })
+            .subscribe((created) => {
+              out = JSON.stringify(created);
+            }),
+        );
         flush();
         cluster.close();
       });
@@ -149,15 +175,31 @@ describe('virtualCluster: informers and writes in virtual time', () => {
       const testScheduler = scheduler();
       testScheduler.run(({ flush }) => {
         const cluster = virtualCluster({ scheduler: testScheduler, seed, bookmarkIntervalMs: 1000 });
-        cluster.watch('/api/v1/namespaces/default/configmaps', { allowWatchBookmarks: true, timeoutSeconds: 30 })
+        cluster
+          .watch('/api/v1/namespaces/default/configmaps', { allowWatchBookmarks: true, timeoutSeconds: 30 })
           .subscribe((line) => lines.push(`${testScheduler.now()} watch ${line}`));
         const client = resourceClient<V1ConfigMap>(cluster, CONFIG_MAPS).inNamespace('default');
         const write = (at: number, run: () => void): void => void timer(at, testScheduler).subscribe(run);
-        write(100, () => client.create({ ...configMap(''), metadata: { generateName: 'x-', namespace: 'default' } }).subscribe((o) => lines.push(`create ${JSON.stringify(o)}`)));
+        write(100, () =>
+          client
+            .create({ ...configMap(''), metadata: { generateName: 'x-', namespace: 'default' } })
+            .subscribe((o) => lines.push(`create ${JSON.stringify(o)}`)),
+        );
         write(2500, () => client.create(configMap('svc')).subscribe((o) => lines.push(`create ${JSON.stringify(o)}`)));
-        write(4000, () => client.apply({ ...configMap('svc'), data: { k: 'v' } }, { fieldManager: 'spec' }).subscribe((o) => lines.push(`apply ${JSON.stringify(o)}`)));
-        write(7000, () => cluster.request({ method: 'GET', path: '/api/v1/namespaces/default/configmaps', accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })
-          .subscribe((r) => lines.push(`table ${JSON.stringify(r.body)}`)));
+        write(4000, () =>
+          client
+            .apply({ ...configMap('svc'), data: { k: 'v' } }, { fieldManager: 'spec' })
+            .subscribe((o) => lines.push(`apply ${JSON.stringify(o)}`)),
+        );
+        write(7000, () =>
+          cluster
+            .request({
+              method: 'GET',
+              path: '/api/v1/namespaces/default/configmaps',
+              accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+            })
+            .subscribe((r) => lines.push(`table ${JSON.stringify(r.body)}`)),
+        );
         flush();
         cluster.close();
       });

@@ -13,14 +13,21 @@ import { ApiError, TransportError } from '../../../src/transport/index.js';
 
 const PATH = '/api/v1/namespaces/default/configmaps';
 const CONFIG_MAPS = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
-const cm = (name: string): V1ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } });
+const cm = (name: string): V1ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default' },
+});
 
 interface Helpers {
   expectObservable: TestScheduler['expectObservable'];
   at(frame: number, work: () => void): void;
 }
 
-function marbles(options: Omit<VirtualClusterOptions, 'scheduler'>, body: (cluster: VirtualCluster, helpers: Helpers) => void): void {
+function marbles(
+  options: Omit<VirtualClusterOptions, 'scheduler'>,
+  body: (cluster: VirtualCluster, helpers: Helpers) => void,
+): void {
   const scheduler = new TestScheduler((actual, expected) => {
     expect(actual).to.deep.equal(expected);
   });
@@ -36,7 +43,9 @@ function marbles(options: Omit<VirtualClusterOptions, 'scheduler'>, body: (clust
 function outcome(answer$: Observable<unknown>): Observable<string> {
   return answer$.pipe(
     map((body) => (body as { metadata?: { name?: string } } | undefined)?.metadata?.name ?? 'ok'),
-    catchError((error: unknown) => of(error instanceof ApiError ? `api${error.code}` : error instanceof TransportError ? error.reason : 'other')),
+    catchError((error: unknown) =>
+      of(error instanceof ApiError ? `api${error.code}` : error instanceof TransportError ? error.reason : 'other'),
+    ),
   );
 }
 
@@ -44,10 +53,13 @@ const create = (cluster: { request: VirtualCluster['request'] }, name: string): 
   outcome(cluster.request({ method: 'POST', path: PATH, body: cm(name) }).pipe(map((response) => response.body)));
 
 /** `TYPE:name` per watch line. */
-const names = (watch$: Observable<string>): Observable<string> => watch$.pipe(map((line) => {
-  const event = JSON.parse(line) as { type: string; object: { metadata: { name: string } } };
-  return `${event.type}:${event.object.metadata.name}`;
-}));
+const names = (watch$: Observable<string>): Observable<string> =>
+  watch$.pipe(
+    map((line) => {
+      const event = JSON.parse(line) as { type: string; object: { metadata: { name: string } } };
+      return `${event.type}:${event.object.metadata.name}`;
+    }),
+  );
 
 /** `<arrival frame> <verb> <code>` per request the log shows. */
 const logged = (cluster: VirtualCluster): string[] =>
@@ -77,16 +89,21 @@ describe('virtualCluster: latency and watch lag', () => {
       let uids: string[] = [];
       marbles({ latency }, (cluster, { at }) => {
         at(0, () => {
-          for (const name of ['a', 'b', 'c']) create(cluster, name).subscribe((value) => frames.push(`${cluster.scheduler.now()} ${value}`));
+          for (const name of ['a', 'b', 'c'])
+            create(cluster, name).subscribe((value) => frames.push(`${cluster.scheduler.now()} ${value}`));
           cluster.get(PATH, {}).subscribe(() => frames.push(`${cluster.scheduler.now()} list`));
         });
         at(1000, () => {
-          uids = cluster.list(CONFIG_MAPS, 'default').map((o) => o.metadata!.uid!).sort();
+          uids = cluster
+            .list(CONFIG_MAPS, 'default')
+            .map((o) => o.metadata!.uid!)
+            .sort();
         });
       });
       return { frames, uids };
     };
-    const jittered = (request: { method: string }, random: () => number) => (request.method === 'GET' ? 0 : 10 + Math.floor(random() * 90));
+    const jittered = (request: { method: string }, random: () => number) =>
+      request.method === 'GET' ? 0 : 10 + Math.floor(random() * 90);
     const first = run(jittered);
     expect(first.frames[0]).to.equal('0 list');
     expect(run(jittered)).to.deep.equal(first);
@@ -101,7 +118,10 @@ describe('virtualCluster: latency and watch lag', () => {
       at(4, () => create(cluster, 'b').subscribe());
       // c is answered at 6, when its watch event has 5 ms still to go.
       expectObservable(create(cluster, 'c'), '------^').toBe('------(c|)', { c: 'c' });
-      expectObservable(names(cluster.watch(PATH, { resourceVersion: cluster.resourceVersion() })), '^ 12ms !').toBe('-------a-b-c', { a: 'ADDED:a', b: 'ADDED:b', c: 'ADDED:c' });
+      expectObservable(names(cluster.watch(PATH, { resourceVersion: cluster.resourceVersion() })), '^ 12ms !').toBe(
+        '-------a-b-c',
+        { a: 'ADDED:a', b: 'ADDED:b', c: 'ADDED:c' },
+      );
     });
   });
 
@@ -115,7 +135,11 @@ describe('virtualCluster: latency and watch lag', () => {
         cluster.seed([cm('c')]);
       });
       const chunks = cluster.watchChunks!(PATH, { resourceVersion: cluster.resourceVersion() }).pipe(
-        map((chunk) => chunk.map((line) => (JSON.parse(line) as { object: { metadata: { name: string } } }).object.metadata.name).join('+')),
+        map((chunk) =>
+          chunk
+            .map((line) => (JSON.parse(line) as { object: { metadata: { name: string } } }).object.metadata.name)
+            .join('+'),
+        ),
       );
       // a and b (one frame, one chunk) are due at 11; c, written at 2 with no lag, waits behind them and is read
       // with them, as bytes waiting in a socket are.
@@ -127,16 +151,25 @@ describe('virtualCluster: latency and watch lag', () => {
     const seen: string[] = [];
     marbles({ watchLag: 10 }, (cluster, { at }) => {
       const configMaps = informer<V1ConfigMap>(cluster, CONFIG_MAPS, { scheduler: cluster.scheduler, random: () => 0 });
-      configMaps.events$.pipe(takeUntil(timer(100, cluster.scheduler))).subscribe((event) => seen.push(`${cluster.scheduler.now()} ${event.type} ${event.object.metadata?.name}`));
-      at(20, () => resourceClient<V1ConfigMap>(cluster, CONFIG_MAPS).inNamespace('default').create(cm('a'))
-        .subscribe(() => seen.push(`${cluster.scheduler.now()} created a`)));
+      configMaps.events$
+        .pipe(takeUntil(timer(100, cluster.scheduler)))
+        .subscribe((event) => seen.push(`${cluster.scheduler.now()} ${event.type} ${event.object.metadata?.name}`));
+      at(20, () =>
+        resourceClient<V1ConfigMap>(cluster, CONFIG_MAPS)
+          .inNamespace('default')
+          .create(cm('a'))
+          .subscribe(() => seen.push(`${cluster.scheduler.now()} created a`)),
+      );
     });
     expect(seen).to.deep.equal(['20 created a', '30 added a']);
   });
 
   it('refuses a delay that is negative or not a number', () => {
     const scheduler = new TestScheduler(() => undefined);
-    expect(() => virtualCluster({ scheduler, latency: -1 })).to.throw(RangeError, 'virtualCluster: latency must be a non-negative number of ms or a function, got -1');
+    expect(() => virtualCluster({ scheduler, latency: -1 })).to.throw(
+      RangeError,
+      'virtualCluster: latency must be a non-negative number of ms or a function, got -1',
+    );
     expect(() => virtualCluster({ scheduler, watchLag: Number.NaN })).to.throw(RangeError, 'watchLag');
     expect(() => virtualCluster({ scheduler }).link({ latency: -5 })).to.throw(RangeError, 'link: latency');
   });
@@ -180,7 +213,10 @@ describe('virtualCluster: network faults', () => {
     marbles({ latency: 1 }, (cluster, { expectObservable, at }) => {
       cluster.faults.loseAnswerNext({ method: 'POST' });
       expectObservable(create(cluster, 'a')).toBe('-(c|)', { c: 'ConnectionClosed' });
-      expectObservable(outcome(cluster.request({ method: 'POST', path: PATH, body: cm('a') }).pipe(map((r) => r.body))), '--^').toBe('---(x|)', { x: 'api409' });
+      expectObservable(
+        outcome(cluster.request({ method: 'POST', path: PATH, body: cm('a') }).pipe(map((r) => r.body))),
+        '--^',
+      ).toBe('---(x|)', { x: 'api409' });
       at(10, () => {
         stored = cluster.list(CONFIG_MAPS, 'default').map((o) => o.metadata!.name!);
         log = logged(cluster);
@@ -218,9 +254,18 @@ describe('virtualCluster: network faults', () => {
   it('refuses a count below 1, an unknown partition mode and an empty warning, arming nothing', () => {
     const scheduler = new TestScheduler(() => undefined);
     const cluster = virtualCluster({ scheduler });
-    expect(() => cluster.faults.hangNext({ count: 0 })).to.throw(RangeError, 'hangNext: count must be at least 1, got 0');
-    expect(() => cluster.faults.partition({ mode: 'drop' as 'hang' })).to.throw(RangeError, 'partition: mode must be "refuse" or "hang", got drop');
-    expect(() => cluster.faults.warnNext({ text: '' })).to.throw(RangeError, 'warnNext: text must be a non-empty string, got ""');
+    expect(() => cluster.faults.hangNext({ count: 0 })).to.throw(
+      RangeError,
+      'hangNext: count must be at least 1, got 0',
+    );
+    expect(() => cluster.faults.partition({ mode: 'drop' as 'hang' })).to.throw(
+      RangeError,
+      'partition: mode must be "refuse" or "hang", got drop',
+    );
+    expect(() => cluster.faults.warnNext({ text: '' })).to.throw(
+      RangeError,
+      'warnNext: text must be a non-empty string, got ""',
+    );
     cluster.close();
   });
 
@@ -234,7 +279,8 @@ describe('virtualCluster: network faults', () => {
       cluster.request({ method: 'POST', path: PATH, body: cm('a') }).subscribe(note);
     });
     expect(messages).to.deep.equal([
-      `GET ${PATH}: connection refused`, `POST ${PATH}: the connection closed before the answer arrived`,
+      `GET ${PATH}: connection refused`,
+      `POST ${PATH}: the connection closed before the answer arrived`,
     ]);
   });
 });
@@ -243,14 +289,20 @@ describe('virtualCluster: API warnings', () => {
   it('warnNext adds a warning to the next matching answers, after the server\u2019s own, refusals included', () => {
     const seen: string[] = [];
     marbles({}, (cluster, { at }) => {
-      const answered = (response: { warnings?: readonly string[] }) => seen.push(`${cluster.scheduler.now()} ${(response.warnings ?? []).join(' | ')}`);
+      const answered = (response: { warnings?: readonly string[] }) =>
+        seen.push(`${cluster.scheduler.now()} ${(response.warnings ?? []).join(' | ')}`);
       cluster.faults.warnNext({ text: 'webhook says hi', method: 'POST', count: 2 });
       cluster.faults.warnNext({ text: 'v1 is "old"', path: PATH });
       // An unknown field, dropped with the server's own warning (fieldValidation=Warn).
-      cluster.request({ method: 'POST', path: PATH, query: { fieldValidation: 'Warn' }, body: { ...cm('a'), bogus: 1 } }).subscribe(answered);
-      at(1, () => cluster.request({ method: 'POST', path: PATH, body: cm('a') }).subscribe({
-        error: (error: unknown) => seen.push(`1 refused ${(error as ApiError).code}: ${(error as ApiError).warnings.join(' | ')}`),
-      }));
+      cluster
+        .request({ method: 'POST', path: PATH, query: { fieldValidation: 'Warn' }, body: { ...cm('a'), bogus: 1 } })
+        .subscribe(answered);
+      at(1, () =>
+        cluster.request({ method: 'POST', path: PATH, body: cm('a') }).subscribe({
+          error: (error: unknown) =>
+            seen.push(`1 refused ${(error as ApiError).code}: ${(error as ApiError).warnings.join(' | ')}`),
+        }),
+      );
       at(2, () => cluster.request({ method: 'POST', path: PATH, body: cm('b') }).subscribe(answered));
     });
     expect(seen).to.deep.equal([
@@ -261,8 +313,7 @@ describe('virtualCluster: API warnings', () => {
   });
 });
 
-describe('virtualCluster: network faults, continued', () => {
-});
+describe('virtualCluster: network faults, continued', () => {});
 
 describe('virtualCluster: links', () => {
   it('a link shares the server and has its own network: its faults cut it alone, the cluster\u2019s cut every link', () => {

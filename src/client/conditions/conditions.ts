@@ -26,9 +26,9 @@ export interface Condition {
   observedGeneration?: number;
 }
 
-/** The condition to set: a {@link Condition} whose `message` and `lastTransitionTime` may be left out. */
+/** The condition to set: a `Condition` whose `message` and `lastTransitionTime` may be left out. */
 export interface ConditionUpdate {
-  /** The condition's type (see {@link Condition.type}). */
+  /** The condition's type (see `Condition.type`). */
   readonly type: string;
   /** Its new status. */
   readonly status: ConditionStatus;
@@ -44,11 +44,11 @@ export interface ConditionUpdate {
 
 /** Something that holds conditions: a `status`, or an Immer draft of one. */
 export interface ConditionHolder {
-  /** The conditions, created by {@link setStatusCondition} when absent. */
+  /** The conditions, created by `conditions.set` when absent. */
   conditions?: Condition[];
 }
 
-/** Options of {@link setStatusCondition}. */
+/** Options of `conditions.set` (`setStatusCondition`). */
 export type SetStatusConditionOptions = NonNullable<Parameters<typeof setStatusCondition>[2]>;
 
 /** The API's limit on a condition's message (`maxLength` of `metav1.Condition.message`). */
@@ -106,12 +106,17 @@ export function setStatusCondition(
 ): boolean {
   checkUpdate(update);
   const message = update.message === undefined ? '' : update.message.slice(0, CONDITION_MESSAGE_LIMIT);
-  const now = (): string => update.lastTransitionTime ?? conditionTime(wallClockNow(options.scheduler ?? monotonicScheduler));
+  const now = (): string =>
+    update.lastTransitionTime ?? conditionTime(wallClockNow(options.scheduler ?? monotonicScheduler));
   const conditions = (holder.conditions ??= []);
   const existing = findStatusCondition(conditions, update.type);
   if (existing === undefined) {
     conditions.push({
-      type: update.type, status: update.status, reason: update.reason, message, lastTransitionTime: now(),
+      type: update.type,
+      status: update.status,
+      reason: update.reason,
+      message,
+      lastTransitionTime: now(),
       ...(update.observedGeneration !== undefined ? { observedGeneration: update.observedGeneration } : {}),
     });
     return true;
@@ -151,42 +156,65 @@ export function removeStatusCondition(holder: ConditionHolder, type: string): bo
 }
 
 /** The condition of `type`, or `undefined` (`meta.FindStatusCondition`); the array may be absent. */
-export function findStatusCondition<C extends Pick<Condition, 'type'>>(conditions: readonly C[] | undefined, type: string): C | undefined {
+export function findStatusCondition<C extends Pick<Condition, 'type'>>(
+  conditions: readonly C[] | undefined,
+  type: string,
+): C | undefined {
   return conditions?.find((condition) => condition.type === type);
 }
 
 /** Whether the condition of `type` is present and `True` (`meta.IsStatusConditionTrue`). */
-export function isStatusConditionTrue(conditions: readonly Pick<Condition, 'type' | 'status'>[] | undefined, type: string): boolean {
+export function isStatusConditionTrue(
+  conditions: readonly Pick<Condition, 'type' | 'status'>[] | undefined,
+  type: string,
+): boolean {
   return isStatusConditionPresentAndEqual(conditions, type, 'True');
 }
 
 /** Whether the condition of `type` is present and `False` (`meta.IsStatusConditionFalse`). */
-export function isStatusConditionFalse(conditions: readonly Pick<Condition, 'type' | 'status'>[] | undefined, type: string): boolean {
+export function isStatusConditionFalse(
+  conditions: readonly Pick<Condition, 'type' | 'status'>[] | undefined,
+  type: string,
+): boolean {
   return isStatusConditionPresentAndEqual(conditions, type, 'False');
 }
 
 /** Whether the condition of `type` is present with `status` (`meta.IsStatusConditionPresentAndEqual`). */
 export function isStatusConditionPresentAndEqual(
-  conditions: readonly Pick<Condition, 'type' | 'status'>[] | undefined, type: string, status: ConditionStatus,
+  conditions: readonly Pick<Condition, 'type' | 'status'>[] | undefined,
+  type: string,
+  status: ConditionStatus,
 ): boolean {
   return findStatusCondition(conditions, type)?.status === status;
 }
 
 function checkUpdate(update: ConditionUpdate): void {
-  if (update === null || typeof update !== 'object') throw new TypeError('setStatusCondition: the condition must be an object');
+  if (update === null || typeof update !== 'object')
+    throw new TypeError('setStatusCondition: the condition must be an object');
   const { type, status, reason, message, observedGeneration, lastTransitionTime } = update;
   if (typeof type !== 'string') throw new TypeError('setStatusCondition: type must be a string');
   const problem = qualifiedNameProblem(type);
   if (problem !== undefined) throw new RangeError(`setStatusCondition: type ${JSON.stringify(type)} ${problem}`);
-  if (!STATUSES.includes(status)) throw new RangeError(`setStatusCondition: status must be True, False or Unknown, got ${JSON.stringify(status)}`);
+  if (!STATUSES.includes(status))
+    throw new RangeError(`setStatusCondition: status must be True, False or Unknown, got ${JSON.stringify(status)}`);
   if (typeof reason !== 'string' || reason.length > REASON_LIMIT || !REASON.test(reason)) {
-    throw new RangeError(`setStatusCondition: reason ${JSON.stringify(reason)} must be 1 to ${REASON_LIMIT} characters of [A-Za-z0-9_,:], starting with a letter and not ending with , or :`);
+    throw new RangeError(
+      `setStatusCondition: reason ${JSON.stringify(reason)} must be 1 to ${REASON_LIMIT} characters of [A-Za-z0-9_,:], starting with a letter and not ending with , or :`,
+    );
   }
-  if (message !== undefined && typeof message !== 'string') throw new TypeError('setStatusCondition: message must be a string');
+  if (message !== undefined && typeof message !== 'string')
+    throw new TypeError('setStatusCondition: message must be a string');
   if (observedGeneration !== undefined && (!Number.isInteger(observedGeneration) || observedGeneration < 0)) {
-    throw new RangeError(`setStatusCondition: observedGeneration must be a whole number >= 0, got ${String(observedGeneration)}`);
+    throw new RangeError(
+      `setStatusCondition: observedGeneration must be a whole number >= 0, got ${String(observedGeneration)}`,
+    );
   }
-  if (lastTransitionTime !== undefined && (typeof lastTransitionTime !== 'string' || Number.isNaN(Date.parse(lastTransitionTime)))) {
-    throw new RangeError(`setStatusCondition: lastTransitionTime must be an RFC 3339 time, got ${JSON.stringify(lastTransitionTime)}`);
+  if (
+    lastTransitionTime !== undefined &&
+    (typeof lastTransitionTime !== 'string' || Number.isNaN(Date.parse(lastTransitionTime)))
+  ) {
+    throw new RangeError(
+      `setStatusCondition: lastTransitionTime must be an RFC 3339 time, got ${JSON.stringify(lastTransitionTime)}`,
+    );
   }
 }

@@ -128,14 +128,21 @@ export function truncateUtf8(text: string, limit: number): string {
  * - `eventTime` is `wallClockMs`, the occurrence's wall-clock time.
  */
 export function buildEvent(
-  regarding: EventSubject, details: EventDetails, identity: ReportingIdentity, wallClockMs: number, nameFor: EventNamer,
+  regarding: EventSubject,
+  details: EventDetails,
+  identity: ReportingIdentity,
+  wallClockMs: number,
+  nameFor: EventNamer,
 ): BuiltEvent {
-  if (details === null || typeof details !== 'object') throw new InvalidEventError('details', 'must be an object { type, reason, action, note?, related? }');
+  if (details === null || typeof details !== 'object')
+    throw new InvalidEventError('details', 'must be an object { type, reason, action, note?, related? }');
   const { type, reason, action } = details;
-  if (type !== 'Normal' && type !== 'Warning') throw new InvalidEventError('type', `must be "Normal" or "Warning", got ${JSON.stringify(type)}`);
+  if (type !== 'Normal' && type !== 'Warning')
+    throw new InvalidEventError('type', `must be "Normal" or "Warning", got ${JSON.stringify(type)}`);
   requireText('reason', reason);
   requireText('action', action);
-  if (details.note !== undefined && typeof details.note !== 'string') throw new InvalidEventError('note', 'must be a string');
+  if (details.note !== undefined && typeof details.note !== 'string')
+    throw new InvalidEventError('note', 'must be a string');
   const regardingRef = referenceOf(regarding, 'regarding');
   const relatedRef = details.related === undefined ? undefined : referenceOf(details.related, 'related');
   const note = details.note === undefined ? undefined : truncateUtf8(details.note, NOTE_LIMIT_BYTES);
@@ -156,14 +163,30 @@ export function buildEvent(
     regarding: regardingRef,
     ...(relatedRef === undefined ? {} : { related: relatedRef }),
   };
-  const key = JSON.stringify([type, action, reason, identity.reportingController, identity.reportingInstance, regardingRef, relatedRef ?? null]);
-  const spamKey = JSON.stringify([regardingRef.apiVersion, regardingRef.kind, regardingRef.namespace, regardingRef.name, regardingRef.uid, type]);
+  const key = JSON.stringify([
+    type,
+    action,
+    reason,
+    identity.reportingController,
+    identity.reportingInstance,
+    regardingRef,
+    relatedRef ?? null,
+  ]);
+  const spamKey = JSON.stringify([
+    regardingRef.apiVersion,
+    regardingRef.kind,
+    regardingRef.namespace,
+    regardingRef.name,
+    regardingRef.uid,
+    type,
+  ]);
   return { body, key, spamKey, truncated: note !== details.note };
 }
 
 function requireText(field: string, value: unknown): void {
   if (typeof value !== 'string' || value === '') throw new InvalidEventError(field, 'is required (a non-empty string)');
-  if (value.length > FIELD_LIMIT) throw new InvalidEventError(field, `can have at most ${FIELD_LIMIT} characters, got ${value.length}`);
+  if (value.length > FIELD_LIMIT)
+    throw new InvalidEventError(field, `can have at most ${FIELD_LIMIT} characters, got ${value.length}`);
 }
 
 const REFERENCE_FIELDS = ['apiVersion', 'kind', 'namespace', 'name', 'uid', 'resourceVersion', 'fieldPath'] as const;
@@ -173,23 +196,42 @@ const REFERENCE_FIELDS = ['apiVersion', 'kind', 'namespace', 'name', 'uid', 'res
  * ones left out. Like client-go's `GetReference`, it keeps the object's resourceVersion.
  */
 export function referenceOf(subject: EventSubject, field: string): EventReference {
-  if (subject === null || typeof subject !== 'object') throw new InvalidEventError(field, 'must be an object or an object reference');
-  const meta = 'metadata' in subject && subject.metadata !== null && typeof subject.metadata === 'object' ? subject.metadata : undefined;
-  const source: Record<string, unknown> = meta === undefined
-    ? { ...subject }
-    : { apiVersion: subject.apiVersion, kind: subject.kind, namespace: meta.namespace, name: meta.name, uid: meta.uid, resourceVersion: meta.resourceVersion };
+  if (subject === null || typeof subject !== 'object')
+    throw new InvalidEventError(field, 'must be an object or an object reference');
+  const meta =
+    'metadata' in subject && subject.metadata !== null && typeof subject.metadata === 'object'
+      ? subject.metadata
+      : undefined;
+  const source: Record<string, unknown> =
+    meta === undefined
+      ? { ...subject }
+      : {
+          apiVersion: subject.apiVersion,
+          kind: subject.kind,
+          namespace: meta.namespace,
+          name: meta.name,
+          uid: meta.uid,
+          resourceVersion: meta.resourceVersion,
+        };
   const reference: Record<string, string> = {};
   for (const name of REFERENCE_FIELDS) {
     const value = source[name];
     if (value === undefined || value === null || value === '') continue;
-    if (typeof value !== 'string') throw new InvalidEventError(`${field}.${name}`, `must be a string, got ${typeof value}`);
+    if (typeof value !== 'string')
+      throw new InvalidEventError(`${field}.${name}`, `must be a string, got ${typeof value}`);
     reference[name] = value;
   }
   if (reference['kind'] === undefined) {
-    throw new InvalidEventError(`${field}.kind`, 'is required: the items of a list call carry no kind, so pass the object as an informer or a write gives it, or a reference { apiVersion, kind, namespace, name, uid }');
+    throw new InvalidEventError(
+      `${field}.kind`,
+      'is required: the items of a list call carry no kind, so pass the object as an informer or a write gives it, or a reference { apiVersion, kind, namespace, name, uid }',
+    );
   }
   if (isPartialObjectMetadata(reference['apiVersion'], reference['kind'])) {
-    throw new InvalidEventError(`${field}.kind`, 'is PartialObjectMetadata, a metadata-only view that does not say what the object is: pass a reference { apiVersion, kind, namespace, name, uid } of its resource');
+    throw new InvalidEventError(
+      `${field}.kind`,
+      'is PartialObjectMetadata, a metadata-only view that does not say what the object is: pass a reference { apiVersion, kind, namespace, name, uid } of its resource',
+    );
   }
   if (reference['name'] === undefined) throw new InvalidEventError(`${field}.name`, 'is required');
   return reference as EventReference;

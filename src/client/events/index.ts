@@ -8,5 +8,20 @@ export { InvalidEventError, NOTE_LIMIT_BYTES, qualifiedNameProblem } from './bui
 export { DEFAULT_SPAM_BURST, DEFAULT_SPAM_OBJECTS, DEFAULT_SPAM_QPS } from './spam-filter.js';
 export type { EventDetails, EventRecorder, EventRecorderOptions, EventSubject } from './recording.js';
 export type {
-  EventCreated, EventDropped, EventFiltered, EventFlushOptions, EventFlushResult, EventObjectLike, EventRecorderCounts, EventReference, EventRejected, EventReport, EventReportBase, EventRetrying, EventType, EventUpdated, EventWriteFailed, RecordedEvent, SpamFilterOptions,
+  EventCreated,
+  EventDropped,
+  EventFiltered,
+  EventFlushOptions,
+  EventFlushResult,
+  EventRecorderCounts,
+  EventReference,
+  EventRejected,
+  EventReport,
+  EventReportBase,
+  EventRetrying,
+  EventType,
+  EventUpdated,
+  EventWriteFailed,
+  RecordedEvent,
+  SpamFilterOptions,
 } from './types.js';

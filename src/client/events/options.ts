@@ -66,18 +66,30 @@ const atLeastOne = (v: number): boolean => Number.isInteger(v) && v >= 1;
  * `host` gives the default `reportingInstance` (`<controller>-<host>`, cut to 128 characters).
  */
 export function resolveRecorderOptions(options: EventRecorderOptions, host: () => string): RecorderSettings {
-  if (options === null || typeof options !== 'object') throw new TypeError('eventRecorder: options { reportingController } are required');
+  if (options === null || typeof options !== 'object')
+    throw new TypeError('eventRecorder: options { reportingController } are required');
   const controller = options.reportingController;
-  if (typeof controller !== 'string') throw new TypeError('eventRecorder: reportingController is required (e.g. "example.com/my-controller")');
+  if (typeof controller !== 'string')
+    throw new TypeError('eventRecorder: reportingController is required (e.g. "example.com/my-controller")');
   const problem = qualifiedNameProblem(controller);
-  if (problem !== undefined) throw new RangeError(`eventRecorder: reportingController ${JSON.stringify(controller)} ${problem}`);
+  if (problem !== undefined)
+    throw new RangeError(`eventRecorder: reportingController ${JSON.stringify(controller)} ${problem}`);
   const instance = options.reportingInstance ?? `${controller}-${host()}`.slice(0, INSTANCE_LIMIT);
   if (typeof instance !== 'string' || instance === '' || instance.length > INSTANCE_LIMIT) {
-    throw new RangeError(`eventRecorder: reportingInstance must be a non-empty string of at most ${INSTANCE_LIMIT} characters`);
+    throw new RangeError(
+      `eventRecorder: reportingInstance must be a non-empty string of at most ${INSTANCE_LIMIT} characters`,
+    );
   }
   const fieldManager = options.fieldManager ?? controller;
-  if (typeof fieldManager !== 'string' || fieldManager === '' || Buffer.byteLength(fieldManager) > FIELD_MANAGER_LIMIT || !/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]+$/u.test(fieldManager)) {
-    throw new RangeError(`eventRecorder: fieldManager must be 1 to ${FIELD_MANAGER_LIMIT} bytes of printable characters, got ${JSON.stringify(fieldManager)}`);
+  if (
+    typeof fieldManager !== 'string' ||
+    fieldManager === '' ||
+    Buffer.byteLength(fieldManager) > FIELD_MANAGER_LIMIT ||
+    !/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]+$/u.test(fieldManager)
+  ) {
+    throw new RangeError(
+      `eventRecorder: fieldManager must be 1 to ${FIELD_MANAGER_LIMIT} bytes of printable characters, got ${JSON.stringify(fieldManager)}`,
+    );
   }
   check('seriesWindowMs', options.seriesWindowMs, positive, 'a number of ms > 0');
   check('seriesRefreshMs', options.seriesRefreshMs, positive, 'a number of ms > 0');
@@ -91,7 +103,8 @@ export function resolveRecorderOptions(options: EventRecorderOptions, host: () =
   check('retryBackoff.baseMs', backoff.baseMs, (v) => v >= 0, 'a number of ms >= 0');
   check('retryBackoff.factor', backoff.factor, (v) => v >= 1, 'a number >= 1');
   check('retryBackoff.capMs', backoff.capMs, (v) => v >= 0, 'a number of ms >= 0');
-  if (options.random !== undefined && typeof options.random !== 'function') throw new TypeError('eventRecorder: random must be a function');
+  if (options.random !== undefined && typeof options.random !== 'function')
+    throw new TypeError('eventRecorder: random must be a function');
   checkWarningHandler('eventRecorder', options.onWarning);
   const spam = options.spamFilter;
   if (spam !== undefined && spam !== false) {
@@ -108,9 +121,14 @@ export function resolveRecorderOptions(options: EventRecorderOptions, host: () =
     random: options.random ?? Math.random,
     seriesWindowMs: options.seriesWindowMs ?? SERIES_WINDOW_MS,
     seriesRefreshMs: options.seriesRefreshMs ?? SERIES_REFRESH_MS,
-    spamFilter: spam === false ? false : {
-      burst: spam?.burst ?? DEFAULT_SPAM_BURST, qps: spam?.qps ?? DEFAULT_SPAM_QPS, maxObjects: spam?.maxObjects ?? DEFAULT_SPAM_OBJECTS,
-    },
+    spamFilter:
+      spam === false
+        ? false
+        : {
+            burst: spam?.burst ?? DEFAULT_SPAM_BURST,
+            qps: spam?.qps ?? DEFAULT_SPAM_QPS,
+            maxObjects: spam?.maxObjects ?? DEFAULT_SPAM_OBJECTS,
+          },
     maxPending: options.maxPending ?? MAX_PENDING,
     concurrency: options.concurrency ?? CONCURRENCY,
     maxAttempts: options.maxAttempts ?? MAX_ATTEMPTS,

@@ -24,7 +24,7 @@ type Counter = Exclude<keyof EventRecorderCounts, 'pending'>;
  *
  * # Guarantees
  * - **Never blocks, never fails the caller.** `event()` validates, filters and folds synchronously, then returns;
- *   writes start on the scheduler. Invalid input is `rejected` (an {@link InvalidEventError} on `reports$`), never
+ *   writes start on the scheduler. Invalid input is `rejected` (an `InvalidEventError` from `rxkube/extend` on `reports$`), never
  *   thrown.
  * - **Series** (client-go `tools/events`). Occurrences with the same type, action, reason, reporter, regarding and
  *   related references (the note is not compared, and the references carry resourceVersion, as client-go's
@@ -63,7 +63,16 @@ export function eventRecorder(connection: Connection, options: EventRecorderOpti
   const reports = new Subject<EventReport>();
   const settled = new Subject<void>();
   const totals: Record<Counter, number> = {
-    recorded: 0, folded: 0, filtered: 0, rejected: 0, truncated: 0, created: 0, updated: 0, retried: 0, failed: 0, dropped: 0,
+    recorded: 0,
+    folded: 0,
+    filtered: 0,
+    rejected: 0,
+    truncated: 0,
+    created: 0,
+    updated: 0,
+    retried: 0,
+    failed: 0,
+    dropped: 0,
   };
   const spam = settings.spamFilter === false ? undefined : new SpamFilter(settings.spamFilter);
   /** Live series by isomorphism key, least recently observed first. */
@@ -101,7 +110,8 @@ export function eventRecorder(connection: Connection, options: EventRecorderOpti
   function arm(series: Series): void {
     series.timer?.unsubscribe();
     const endsAt = series.lastObservedMs + settings.seriesWindowMs;
-    const refreshAt = series.count >= 2 ? series.lastWriteRequestMs + settings.seriesRefreshMs : Number.POSITIVE_INFINITY;
+    const refreshAt =
+      series.count >= 2 ? series.lastWriteRequestMs + settings.seriesRefreshMs : Number.POSITIVE_INFINITY;
     const dueAt = Math.min(endsAt, refreshAt);
     series.timer = scheduler.schedule(() => check(series, dueAt), Math.max(0, dueAt - scheduler.now()));
   }
@@ -172,8 +182,18 @@ export function eventRecorder(connection: Connection, options: EventRecorderOpti
 
   function start(key: string, body: Series['body'], now: number, stamp: number): void {
     const series: Series = {
-      key, body, count: 1, lastObservedMs: now, lastObservedStamp: stamp, written: undefined, lastWriteRequestMs: now,
-      timer: undefined, state: 'idle', again: false, attempts: 0, work: undefined,
+      key,
+      body,
+      count: 1,
+      lastObservedMs: now,
+      lastObservedStamp: stamp,
+      written: undefined,
+      lastWriteRequestMs: now,
+      timer: undefined,
+      state: 'idle',
+      again: false,
+      attempts: 0,
+      work: undefined,
     };
     cache.set(key, series);
     arm(series);
@@ -202,7 +222,11 @@ export function eventRecorder(connection: Connection, options: EventRecorderOpti
         filter((pending) => pending === 0),
         take(1),
         map((): EventFlushResult => ({ complete: true, pending: 0 })),
-        timeout({ first: limit, scheduler, with: () => of<EventFlushResult>({ complete: false, pending: remaining() }) }),
+        timeout({
+          first: limit,
+          scheduler,
+          with: () => of<EventFlushResult>({ complete: false, pending: remaining() }),
+        }),
       );
     });
   }

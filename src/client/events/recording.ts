@@ -4,9 +4,17 @@
  */
 import type { Observable, SchedulerLike } from 'rxjs';
 import type {
-  BackoffPolicy, EventFlushOptions, EventFlushResult, EventObjectLike, EventRecorderCounts, EventReference, EventReport, EventType,
-  SpamFilterOptions, WarningHandler,
+  BackoffPolicy,
+  EventFlushOptions,
+  EventFlushResult,
+  EventRecorderCounts,
+  EventReference,
+  EventReport,
+  EventType,
+  SpamFilterOptions,
+  WarningHandler,
 } from 'rxkube/extend';
+import type { ObjectLike } from '../../objects/index.js';
 
 /**
  * What an event is about: the object itself (with `apiVersion`, `kind` and `metadata`), or a reference to it.
@@ -21,7 +29,7 @@ import type {
  *   resource's), or one a `transform` stripped. Pass a reference `{ apiVersion, kind, namespace, name, uid }` for
  *   those.
  */
-export type EventSubject = EventObjectLike | EventReference;
+export type EventSubject = ObjectLike | EventReference;
 
 /** What happened, for {@link EventRecorder.event}. */
 export interface EventDetails {

@@ -28,25 +28,6 @@ export interface EventReference {
   readonly fieldPath?: string;
 }
 
-/** An object as the API serves it: client-node's `KubernetesObject` and every typed model fit. */
-export interface EventObjectLike {
-  /** The object's apiVersion; required to reference it. */
-  readonly apiVersion?: string;
-  /** The object's kind; required to reference it. */
-  readonly kind?: string;
-  /** The object's identity. */
-  readonly metadata?: {
-    /** The object's name; required to reference it. */
-    readonly name?: string;
-    /** The object's namespace; omitted for cluster-scoped objects. */
-    readonly namespace?: string;
-    /** The object's uid. */
-    readonly uid?: string;
-    /** The object's resourceVersion. */
-    readonly resourceVersion?: string;
-  };
-}
-
 /** An `events.k8s.io/v1` Event in its JSON form (times are RFC 3339 strings with microseconds). */
 export interface RecordedEvent {
   /** Always `events.k8s.io/v1`. */
@@ -120,79 +101,79 @@ export interface SpamFilterOptions {
  */
 export type EventReport =
   | {
-    /** Discriminates the report. */
-    readonly type: 'created';
-    /** The server's object (its `metadata.resourceVersion` included). */
-    readonly object: RecordedEvent;
-    /** Scheduler time of the report, ms. */
-    readonly time: number;
-    /** The Event as the recorder holds it (with `series` when it has one). */
-    readonly event: RecordedEvent;
-  }
+      /** Discriminates the report. */
+      readonly type: 'created';
+      /** The server's object (its `metadata.resourceVersion` included). */
+      readonly object: RecordedEvent;
+      /** Scheduler time of the report, ms. */
+      readonly time: number;
+      /** The Event as the recorder holds it (with `series` when it has one). */
+      readonly event: RecordedEvent;
+    }
   | {
-    /** Discriminates the report. */
-    readonly type: 'updated';
-    /** The series count now on the server. */
-    readonly count: number;
-    /** The server's object. */
-    readonly object: RecordedEvent;
-    /** Scheduler time of the report, ms. */
-    readonly time: number;
-    /** The Event as the recorder holds it (with `series` when it has one). */
-    readonly event: RecordedEvent;
-  }
+      /** Discriminates the report. */
+      readonly type: 'updated';
+      /** The series count now on the server. */
+      readonly count: number;
+      /** The server's object. */
+      readonly object: RecordedEvent;
+      /** Scheduler time of the report, ms. */
+      readonly time: number;
+      /** The Event as the recorder holds it (with `series` when it has one). */
+      readonly event: RecordedEvent;
+    }
   | {
-    /** Discriminates the report. */
-    readonly type: 'retrying';
-    /** The failure: an `ApiError`, a `TransportError` or rxjs's `TimeoutError`. */
-    readonly error: unknown;
-    /** Tries so far, counting the one that failed. */
-    readonly attempt: number;
-    /** How long until the next try, ms. */
-    readonly delayMs: number;
-    /** Scheduler time of the report, ms. */
-    readonly time: number;
-    /** The Event as the recorder holds it (with `series` when it has one). */
-    readonly event: RecordedEvent;
-  }
+      /** Discriminates the report. */
+      readonly type: 'retrying';
+      /** The failure: an `ApiError`, a `TransportError` or rxjs's `TimeoutError`. */
+      readonly error: unknown;
+      /** Tries so far, counting the one that failed. */
+      readonly attempt: number;
+      /** How long until the next try, ms. */
+      readonly delayMs: number;
+      /** Scheduler time of the report, ms. */
+      readonly time: number;
+      /** The Event as the recorder holds it (with `series` when it has one). */
+      readonly event: RecordedEvent;
+    }
   | {
-    /** Discriminates the report. */
-    readonly type: 'failed';
-    /** The last failure: an `ApiError`, a `TransportError` or rxjs's `TimeoutError`. */
-    readonly error: unknown;
-    /** Tries made in all. */
-    readonly attempts: number;
-    /** Scheduler time of the report, ms. */
-    readonly time: number;
-    /** The Event as the recorder holds it (with `series` when it has one). */
-    readonly event: RecordedEvent;
-  }
+      /** Discriminates the report. */
+      readonly type: 'failed';
+      /** The last failure: an `ApiError`, a `TransportError` or rxjs's `TimeoutError`. */
+      readonly error: unknown;
+      /** Tries made in all. */
+      readonly attempts: number;
+      /** Scheduler time of the report, ms. */
+      readonly time: number;
+      /** The Event as the recorder holds it (with `series` when it has one). */
+      readonly event: RecordedEvent;
+    }
   | {
-    /** Discriminates the report. */
-    readonly type: 'dropped';
-    /** `QueueFull`: `maxPending` writes were outstanding. `Closed`: the recorder was closing or closed. */
-    readonly reason: 'QueueFull' | 'Closed';
-    /** Scheduler time of the report, ms. */
-    readonly time: number;
-    /** The Event as the recorder holds it (with `series` when it has one). */
-    readonly event: RecordedEvent;
-  }
+      /** Discriminates the report. */
+      readonly type: 'dropped';
+      /** `QueueFull`: `maxPending` writes were outstanding. `Closed`: the recorder was closing or closed. */
+      readonly reason: 'QueueFull' | 'Closed';
+      /** Scheduler time of the report, ms. */
+      readonly time: number;
+      /** The Event as the recorder holds it (with `series` when it has one). */
+      readonly event: RecordedEvent;
+    }
   | {
-    /** Discriminates the report. */
-    readonly type: 'filtered';
-    /** Scheduler time of the report, ms. */
-    readonly time: number;
-    /** The Event as the recorder holds it (with `series` when it has one). */
-    readonly event: RecordedEvent;
-  }
+      /** Discriminates the report. */
+      readonly type: 'filtered';
+      /** Scheduler time of the report, ms. */
+      readonly time: number;
+      /** The Event as the recorder holds it (with `series` when it has one). */
+      readonly event: RecordedEvent;
+    }
   | {
-    /** Discriminates the report. */
-    readonly type: 'rejected';
-    /** Scheduler time of the call, ms. */
-    readonly time: number;
-    /** Why: an `InvalidEventError` naming the field. */
-    readonly error: unknown;
-  };
+      /** Discriminates the report. */
+      readonly type: 'rejected';
+      /** Scheduler time of the call, ms. */
+      readonly time: number;
+      /** Why: an `InvalidEventError` naming the field. */
+      readonly error: unknown;
+    };
 
 /** The fields every {@link EventReport} but `rejected` carries. */
 export type EventReportBase = Pick<Exclude<EventReport, { readonly type: 'rejected' }>, 'time' | 'event'>;
@@ -250,4 +231,3 @@ export interface EventFlushOptions {
   /** Time limit, ms. Default: the recorder's `drainTimeoutMs`. */
   readonly timeoutMs?: number;
 }
-

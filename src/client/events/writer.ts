@@ -8,7 +8,13 @@ import { backoffCeiling, proportionalJitter } from '../../backoff/index.js';
 import type { BackoffPolicy } from '../../backoff/index.js';
 import { builtinResource, collectionPath } from '../../resources/index.js';
 import {
-  ApiError, TransportError, isAlreadyExists, isConflict, isNotFound, isServerError, isTooManyRequests,
+  ApiError,
+  TransportError,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  isServerError,
+  isTooManyRequests,
 } from '../../transport/index.js';
 import type { QueryParams, Transport, TransportRequest } from '../../transport/index.js';
 import { requestWithWarnings, type WarningHandler } from '../../transport/index.js';
@@ -203,7 +209,9 @@ export class EventWriter {
     series.again = false;
     this.inFlight++;
     this.inFlightOrWaiting.add(series);
-    const write$ = this.write(series).pipe(timeout({ first: this.settings.requestTimeoutMs, scheduler: this.settings.scheduler }));
+    const write$ = this.write(series).pipe(
+      timeout({ first: this.settings.requestTimeoutMs, scheduler: this.settings.scheduler }),
+    );
     let done = false;
     const subscription = write$.subscribe({
       next: (written) => {
@@ -234,9 +242,11 @@ export class EventWriter {
     if (written.count < written.requested) series.again = true;
     const time = this.settings.scheduler.now();
     this.hooks.count(written.kind);
-    this.hooks.report(written.kind === 'created'
-      ? { type: 'created', time, event: eventOf(series), object: written.object }
-      : { type: 'updated', time, event: eventOf(series), object: written.object, count: written.count });
+    this.hooks.report(
+      written.kind === 'created'
+        ? { type: 'created', time, event: eventOf(series), object: written.object }
+        : { type: 'updated', time, event: eventOf(series), object: written.object, count: written.count },
+    );
     if (series.again && isDirty(series)) this.enqueue(series);
     this.schedulePump();
     this.hooks.settled();
@@ -272,8 +282,13 @@ export class EventWriter {
   }
 
   private retryDelay(attempt: number, error: unknown): number {
-    const backoff = proportionalJitter(backoffCeiling(attempt - 1, this.settings.retryBackoff), RETRY_JITTER, this.settings.random());
-    const retryAfter = error instanceof ApiError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : 0;
+    const backoff = proportionalJitter(
+      backoffCeiling(attempt - 1, this.settings.retryBackoff),
+      RETRY_JITTER,
+      this.settings.random(),
+    );
+    const retryAfter =
+      error instanceof ApiError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : 0;
     return Math.ceil(Math.max(backoff, retryAfter));
   }
 
@@ -283,7 +298,11 @@ export class EventWriter {
     const event = eventOf(series);
     const count = event.series?.count ?? 1;
     return this.send({
-      method: 'PATCH', path: this.itemPath(series), query: this.writeQuery(), body: { series: event.series }, contentType: MERGE_PATCH,
+      method: 'PATCH',
+      path: this.itemPath(series),
+      query: this.writeQuery(),
+      body: { series: event.series },
+      contentType: MERGE_PATCH,
     }).pipe(
       map((object): Written => ({ object, kind: 'updated', count, requested: count })),
       catchError((error: unknown) => {
@@ -300,9 +319,16 @@ export class EventWriter {
     return defer(() => {
       const event = eventOf(series);
       const count = event.series?.count ?? 1;
-      return this.send({ method: 'POST', path: collectionPath(EVENTS, event.metadata.namespace), query: this.writeQuery(), body: event }).pipe(
+      return this.send({
+        method: 'POST',
+        path: collectionPath(EVENTS, event.metadata.namespace),
+        query: this.writeQuery(),
+        body: event,
+      }).pipe(
         map((object): Written => ({ object, kind: 'created', count, requested: count })),
-        catchError((error: unknown) => (isAlreadyExists(error) && !renamed ? this.adopt(series, count) : throwError(() => error))),
+        catchError((error: unknown) =>
+          isAlreadyExists(error) && !renamed ? this.adopt(series, count) : throwError(() => error),
+        ),
       );
     });
   }
@@ -337,14 +363,21 @@ export class EventWriter {
   }
 
   private send(request: TransportRequest): Observable<RecordedEvent> {
-    return requestWithWarnings(this.settings.transport, request, this.settings.onWarning).pipe(map((response) => response.body as RecordedEvent));
+    return requestWithWarnings(this.settings.transport, request, this.settings.onWarning).pipe(
+      map((response) => response.body as RecordedEvent),
+    );
   }
 }
 
 /** Same reporter, same first occurrence, same reason and action: the object is the Event we tried to create. */
 function isSameEvent(object: RecordedEvent, body: RecordedEvent): boolean {
-  return object.reportingController === body.reportingController && object.reportingInstance === body.reportingInstance
-    && object.eventTime === body.eventTime && object.reason === body.reason && object.action === body.action;
+  return (
+    object.reportingController === body.reportingController &&
+    object.reportingInstance === body.reportingInstance &&
+    object.eventTime === body.eventTime &&
+    object.reason === body.reason &&
+    object.action === body.action
+  );
 }
 
 /**

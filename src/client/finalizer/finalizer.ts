@@ -3,9 +3,21 @@
  * twice for nothing: the finalizer is added before the first `apply`, and removed only after `cleanup` succeeded.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Observable, catchError, defaultIfEmpty, defer, from, isObservable, map, of, switchMap, take, throwError } from 'rxjs';
+import {
+  type Observable,
+  catchError,
+  defaultIfEmpty,
+  defer,
+  from,
+  isObservable,
+  map,
+  of,
+  switchMap,
+  take,
+  throwError,
+} from 'rxjs';
 import { isNotFound } from '../../transport/index.js';
-import type { ResourceClient, StoreSource } from '../resource/index.js';
+import type { ResourceClient } from '../resource/index.js';
 
 /** What the handlers and the returned function receive: the reconcile operator's request fits. */
 export interface FinalizerRequest<T> {
@@ -27,10 +39,13 @@ export interface FinalizerHandlers<T> {
   /** Undoes what `apply` did outside the object; runs once the object is being deleted, before the finalizer goes. */
   readonly cleanup: (object: T, request: FinalizerRequest<T>) => unknown;
   /** Passed to `mutate` for re-reads after a conflict (usually the informer the requests come from). */
-  readonly store?: StoreSource<T>;
+  readonly store?: ResourceClient.StoreSource<T>;
 }
 
-/** A finalizer name the API server would reject (it must be qualified, as `example.com/cleanup`). */
+/**
+ * A finalizer name the API server would reject (it must be qualified, as `example.com/cleanup`). Not exported: it is
+ * thrown where the finalizer is built, for a mistake in the code, and its `name` tells it apart.
+ */
 export class FinalizerNameError extends Error {
   /** Always `'FinalizerNameError'`. */
   override readonly name = 'FinalizerNameError';
@@ -65,10 +80,12 @@ export class FinalizerNameError extends Error {
  * - `cleanup` may run more than once (a crash before the removal, a failed removal): make it idempotent. To wait
  *   for something before the object may go, fail (the operator backs off and retries); a successful `cleanup`
  *   releases the object whatever it returns, as in kube-rs.
- * - Throws {@link FinalizerNameError} at once for a name without a `/`.
+ * - Throws an `Error` named `FinalizerNameError` at once for a name without a `/`.
  */
 export function finalizer<T extends KubernetesObject>(
-  client: ResourceClient<T>, name: string, handlers: FinalizerHandlers<T>,
+  client: ResourceClient<T>,
+  name: string,
+  handlers: FinalizerHandlers<T>,
 ): (request: FinalizerRequest<T>) => Observable<unknown> {
   const [prefix, rest, extra] = name.split('/');
   if (!prefix || !rest || extra !== undefined) {
@@ -77,32 +94,51 @@ export function finalizer<T extends KubernetesObject>(
   const carries = (object: T): boolean => object.metadata?.finalizers?.includes(name) === true;
   const deleting = (object: T): boolean => Boolean(object.metadata?.deletionTimestamp);
 
-  return (request) => defer(() => {
-    const object = request.object;
-    if (object === undefined) return of(undefined);
-    const signal = request.signal;
-    if (deleting(object)) {
-      if (!carries(object)) return of(undefined);
-      return run(handlers.cleanup, object, request).pipe(
-        switchMap((result) => client.mutate(object, (draft) => {
-          const finalizers = draft.metadata?.finalizers;
-          if (finalizers?.includes(name)) draft.metadata!.finalizers = finalizers.filter((f) => f !== name);
-        }, { signal, store: handlers.store }).pipe(
-          catchError((error: unknown) => (isNotFound(error) ? of(undefined) : throwError(() => error))),
-          map(() => result),
-        )),
-      );
-    }
-    if (carries(object)) return run(handlers.apply, object, request);
-    return client.mutate(object, (draft) => {
-      if (deleting(draft as T) || carries(draft as T)) return;
-      const metadata = (draft.metadata ??= {});
-      metadata.finalizers = [...(metadata.finalizers ?? []), name];
-    }, { signal, store: handlers.store }).pipe(
-      // The object may have started its deletion meanwhile: then it is not ours to apply (nor to clean up).
-      switchMap((written) => (carries(written) && !deleting(written) ? run(handlers.apply, written, { ...requestFields(request), object: written }) : of(undefined))),
-    );
-  });
+  return (request) =>
+    defer(() => {
+      const object = request.object;
+      if (object === undefined) return of(undefined);
+      const signal = request.signal;
+      if (deleting(object)) {
+        if (!carries(object)) return of(undefined);
+        return run(handlers.cleanup, object, request).pipe(
+          switchMap((result) =>
+            client
+              .mutate(
+                object,
+                (draft) => {
+                  const finalizers = draft.metadata?.finalizers;
+                  if (finalizers?.includes(name)) draft.metadata!.finalizers = finalizers.filter((f) => f !== name);
+                },
+                { signal, store: handlers.store },
+              )
+              .pipe(
+                catchError((error: unknown) => (isNotFound(error) ? of(undefined) : throwError(() => error))),
+                map(() => result),
+              ),
+          ),
+        );
+      }
+      if (carries(object)) return run(handlers.apply, object, request);
+      return client
+        .mutate(
+          object,
+          (draft) => {
+            if (deleting(draft as T) || carries(draft as T)) return;
+            const metadata = (draft.metadata ??= {});
+            metadata.finalizers = [...(metadata.finalizers ?? []), name];
+          },
+          { signal, store: handlers.store },
+        )
+        .pipe(
+          // The object may have started its deletion meanwhile: then it is not ours to apply (nor to clean up).
+          switchMap((written) =>
+            carries(written) && !deleting(written)
+              ? run(handlers.apply, written, { ...requestFields(request), object: written })
+              : of(undefined),
+          ),
+        );
+    });
 }
 
 /** A handler's output as an Observable of its result: the first value, or `undefined` for a bare completion. */
@@ -116,7 +152,11 @@ function run<T>(handler: FinalizerHandler<T>, object: T, request: FinalizerReque
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** The request's fields, read explicitly: the operator's `signal` is a getter that a spread would lose. */

@@ -26,8 +26,14 @@ export function staleObjectConflict(resource: ResolvedResource, name: string, ca
   const qualified = resource.group === '' ? resource.plural : `${resource.plural}.${resource.group}`;
   const message = `Operation cannot be fulfilled on ${qualified} "${name}": the object has been modified; please apply your changes to the latest version and try again`;
   const status = {
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'Conflict',
-    details: { name, ...(resource.group === '' ? {} : { group: resource.group }), kind: resource.plural }, code: 409,
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason: 'Conflict',
+    details: { name, ...(resource.group === '' ? {} : { group: resource.group }), kind: resource.plural },
+    code: 409,
   };
   const error = new ApiError(409, 'Conflict', message, undefined, status);
   Object.defineProperty(error, 'cause', { value: cause, enumerable: false, writable: true, configurable: true });

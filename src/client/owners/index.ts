@@ -3,6 +3,12 @@
  * @packageDocumentation
  */
 export {
-  AlreadyOwnedError, OwnerReferenceError, controllerOf, controllerReference, isControlledBy, setControllerReference,
+  AlreadyOwnedError,
+  OwnerReferenceError,
+  controllerOf,
+  controllerReference,
+  isControlledBy,
+  setControllerReference,
 } from './owner-references.js';
-export type { Ownable, Owner } from './owner-references.js';
+export type { Owner } from './owner-references.js';
+export * as owners from './owners-namespace.js';

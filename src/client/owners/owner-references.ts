@@ -2,44 +2,18 @@
  * Owner references, as controller-runtime's `controllerutil` sets them: the controller reference that makes an
  * object a dependent of its owner for garbage collection and for `toOwnerKeys`.
  */
-import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
+import type { V1OwnerReference } from '@kubernetes/client-node';
 import { groupOfApiVersion, isPartialObjectMetadata } from '../../objects/index.js';
+import type { ObjectLike } from '../../objects/index.js';
 
-/** An object that can own others: it must say what it is and carry the uid the server gave it. */
-export interface Owner {
-  /** Required to reference it, e.g. `apps/v1`. */
-  readonly apiVersion?: string;
-  /** Required to reference it, e.g. `ReplicaSet`. */
-  readonly kind?: string;
-  /** `name` and `uid` are required; `namespace` decides which objects it may own. */
-  readonly metadata?: {
-    /** The owner's name. */
-    readonly name?: string;
-    /** The owner's namespace; omitted for a cluster-scoped owner. */
-    readonly namespace?: string;
-    /** The owner's uid. */
-    readonly uid?: string;
-  };
-}
+/**
+ * An object that can own others: an {@link ObjectLike} that says what it is (`apiVersion`, `kind`) and carries its
+ * `metadata.name` and the `metadata.uid` the server gave it; its `metadata.namespace` decides which objects it may
+ * own. `controllerReference` refuses an owner without them.
+ */
+export type Owner = ObjectLike;
 
-/** Something that carries owner references (an object, or an Immer draft of one). */
-export interface Ownable {
-  /** Not read: declared so that objects and their drafts fit. */
-  apiVersion?: string;
-  /** Named in error messages. */
-  kind?: string;
-  /** `ownerReferences` is written; `namespace` is checked against the owner's. */
-  metadata?: {
-    /** Named in error messages. */
-    name?: string;
-    /** Must be the owner's, for a namespaced owner. */
-    namespace?: string;
-    /** Where the reference is written. */
-    ownerReferences?: V1OwnerReference[];
-  };
-}
-
-/** Thrown by {@link setControllerReference} when another owner already controls the object. */
+/** Thrown by `owners.setControllerReference` when another owner already controls the object. */
 export class AlreadyOwnedError extends Error {
   /** Always `'AlreadyOwnedError'`. */
   override readonly name = 'AlreadyOwnedError';
@@ -74,7 +48,7 @@ export class OwnerReferenceError extends Error {
  * - A fresh object every call.
  *
  * # Caveats
- * - Throws {@link OwnerReferenceError} when the owner lacks `apiVersion`, `kind`, `metadata.name` or
+ * - Throws `owners.OwnerReferenceError` when the owner lacks `apiVersion`, `kind`, `metadata.name` or
  *   `metadata.uid`: the items of a `resourceClient` `list` of a built-in kind lack `apiVersion` and `kind`
  *   (kube-apiserver leaves them out), and an object not yet created has no uid. A reference without them would be
  *   rejected by the server (or, without a uid, never match). A `PartialObjectMetadata` (a `metadataOnly`
@@ -86,14 +60,19 @@ export function controllerReference(owner: Owner): V1OwnerReference {
   const name = owner.metadata?.name;
   const uid = owner.metadata?.uid;
   const missing = [
-    apiVersion ? undefined : 'apiVersion', kind ? undefined : 'kind', name ? undefined : 'metadata.name', uid ? undefined : 'metadata.uid',
+    apiVersion ? undefined : 'apiVersion',
+    kind ? undefined : 'kind',
+    name ? undefined : 'metadata.name',
+    uid ? undefined : 'metadata.uid',
   ].filter((field): field is string => field !== undefined);
   if (missing.length > 0) {
     const what = [kind ?? 'object', name].filter(Boolean).join(' ');
     throw new OwnerReferenceError(`the owner ${what} cannot be referenced: it has no ${missing.join(', ')}`);
   }
   if (isPartialObjectMetadata(apiVersion, kind)) {
-    throw new OwnerReferenceError(`the owner ${name} cannot be referenced: it is a metadata-only view (${apiVersion} PartialObjectMetadata), which does not say its kind; give it the apiVersion and kind of its resource`);
+    throw new OwnerReferenceError(
+      `the owner ${name} cannot be referenced: it is a metadata-only view (${apiVersion} PartialObjectMetadata), which does not say its kind; give it the apiVersion and kind of its resource`,
+    );
   }
   return { apiVersion: apiVersion!, kind: kind!, name: name!, uid: uid!, controller: true, blockOwnerDeletion: true };
 }
@@ -106,8 +85,8 @@ export function controllerReference(owner: Owner): V1OwnerReference {
  * # Guarantees
  * - Idempotent: a reference to the same owner (same API group, kind and name; the version may differ) is replaced
  *   in place, never duplicated. Other (non-controller) owner references are kept.
- * - Throws {@link AlreadyOwnedError} when another object controls `object`, and changes nothing.
- * - Throws {@link OwnerReferenceError}, changing nothing, for a reference the server would reject or the garbage
+ * - Throws `owners.AlreadyOwnedError` when another object controls `object`, and changes nothing.
+ * - Throws `owners.OwnerReferenceError`, changing nothing, for a reference the server would reject or the garbage
  *   collector would misread: a namespaced owner of a cluster-scoped object (known when the object's namespace is
  *   absent and the owner's is set), or an owner in another namespace.
  *
@@ -116,22 +95,29 @@ export function controllerReference(owner: Owner): V1OwnerReference {
  *   cross-namespace check to apply.
  * - Returns `object` itself (the same reference), for chaining.
  */
-export function setControllerReference<O extends Ownable>(object: O, owner: Owner): O {
+export function setControllerReference<O extends ObjectLike>(object: O, owner: Owner): O {
   const reference = controllerReference(owner);
   const ownerNamespace = owner.metadata?.namespace || undefined;
   const objectNamespace = object.metadata?.namespace || undefined;
   if (ownerNamespace !== undefined) {
     if (objectNamespace === undefined) {
-      throw new OwnerReferenceError(`cluster-scoped ${describe(object)} cannot be owned by namespaced ${reference.kind} ${ownerNamespace}/${reference.name}`);
+      throw new OwnerReferenceError(
+        `cluster-scoped ${describe(object)} cannot be owned by namespaced ${reference.kind} ${ownerNamespace}/${reference.name}`,
+      );
     }
     if (objectNamespace !== ownerNamespace) {
-      throw new OwnerReferenceError(`cross-namespace owner references are disallowed: ${describe(object)} cannot be owned by ${reference.kind} ${ownerNamespace}/${reference.name}`);
+      throw new OwnerReferenceError(
+        `cross-namespace owner references are disallowed: ${describe(object)} cannot be owned by ${reference.kind} ${ownerNamespace}/${reference.name}`,
+      );
     }
   }
   const references = object.metadata?.ownerReferences ?? [];
   const existing = references.find((ref) => ref.controller === true);
   if (existing !== undefined && !sameObject(existing, reference)) {
-    throw new AlreadyOwnedError({ kind: object.kind, name: object.metadata?.name, namespace: objectNamespace }, existing);
+    throw new AlreadyOwnedError(
+      { kind: object.kind, name: object.metadata?.name, namespace: objectNamespace },
+      existing,
+    );
   }
   const metadata = (object.metadata ??= {});
   const index = references.findIndex((ref) => sameObject(ref, reference));
@@ -146,7 +132,7 @@ export function setControllerReference<O extends Ownable>(object: O, owner: Owne
  * True when `owner` is the controller of `object`: its controller reference has the owner's uid (as
  * apimachinery's `metav1.IsControlledBy`).
  */
-export function isControlledBy(object: KubernetesObject | Ownable, owner: Owner): boolean {
+export function isControlledBy(object: ObjectLike, owner: Owner): boolean {
   const uid = owner.metadata?.uid;
   if (!uid) return false;
   const controller = object.metadata?.ownerReferences?.find((ref) => ref.controller === true);
@@ -154,7 +140,7 @@ export function isControlledBy(object: KubernetesObject | Ownable, owner: Owner)
 }
 
 /** The controller reference of `object`, if it has one (apimachinery's `metav1.GetControllerOf`). */
-export function controllerOf(object: KubernetesObject | Ownable): V1OwnerReference | undefined {
+export function controllerOf(object: ObjectLike): V1OwnerReference | undefined {
   return object.metadata?.ownerReferences?.find((ref) => ref.controller === true);
 }
 
@@ -164,12 +150,17 @@ function sameObject(a: V1OwnerReference, b: V1OwnerReference): boolean {
 }
 
 function sameReference(a: V1OwnerReference, b: V1OwnerReference): boolean {
-  return a.apiVersion === b.apiVersion && a.kind === b.kind && a.name === b.name && a.uid === b.uid
-    && a.controller === b.controller && a.blockOwnerDeletion === b.blockOwnerDeletion;
+  return (
+    a.apiVersion === b.apiVersion &&
+    a.kind === b.kind &&
+    a.name === b.name &&
+    a.uid === b.uid &&
+    a.controller === b.controller &&
+    a.blockOwnerDeletion === b.blockOwnerDeletion
+  );
 }
 
-
-function describe(object: Ownable): string {
+function describe(object: ObjectLike): string {
   const name = object.metadata?.name ?? '(unnamed)';
   const namespace = object.metadata?.namespace;
   return `${object.kind ?? 'object'} ${namespace ? `${namespace}/${name}` : name}`;

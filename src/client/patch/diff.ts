@@ -58,7 +58,12 @@ function has(object: Record<string, unknown>, key: string): boolean {
   return Object.hasOwn(object, key) && object[key] !== undefined;
 }
 
-function diffObject(base: Record<string, unknown>, next: Record<string, unknown>, path: (string | number)[], out: PathOperation[]): void {
+function diffObject(
+  base: Record<string, unknown>,
+  next: Record<string, unknown>,
+  path: (string | number)[],
+  out: PathOperation[],
+): void {
   for (const key of Object.keys(base)) {
     if (base[key] !== undefined && !has(next, key)) out.push({ op: 'remove', path: [...path, key] });
   }
@@ -81,7 +86,12 @@ interface Sources {
   readonly used: boolean[];
 }
 
-function diffArray(baseItems: readonly unknown[], nextItems: readonly unknown[], path: (string | number)[], out: PathOperation[]): void {
+function diffArray(
+  baseItems: readonly unknown[],
+  nextItems: readonly unknown[],
+  path: (string | number)[],
+  out: PathOperation[],
+): void {
   const base = baseItems.map(asJsonItem);
   const next = nextItems.map(asJsonItem);
   const sources = keptItems(base, next);
@@ -170,7 +180,10 @@ function pairChangedItems(base: readonly unknown[], next: readonly unknown[], so
     if (i !== undefined) pair(i, j);
   });
 
-  const keptInOrder = longestIncreasingRun(next.map((_, j) => j).filter((j) => kept[j]), (j) => source[j]!);
+  const keptInOrder = longestIncreasingRun(
+    next.map((_, j) => j).filter((j) => kept[j]),
+    (j) => source[j]!,
+  );
   let fromBase = 0;
   let fromNext = 0;
   for (const anchor of [...keptInOrder, undefined]) {

@@ -55,12 +55,16 @@ export interface RecipeChanges<T> {
  */
 export function recipeChanges<T extends object>(base: T, recipe: Recipe<T>): RecipeChanges<T> {
   if (!isPlainObject(base)) {
-    throw new TypeError('mutate needs a plain JSON object as its base (as the API server and informers return it), not a class instance');
+    throw new TypeError(
+      'mutate needs a plain JSON object as its base (as the API server and informers return it), not a class instance',
+    );
   }
   // Immer's overloads cannot see through a generic T; the recipe's own type is the contract.
   const result = immer.produce(base as object, recipe as unknown as (draft: object) => void) as unknown;
   if (!isPlainObject(result)) {
-    throw new TypeError(`mutate: the recipe must leave an object, but produced ${result === undefined ? 'nothing' : typeof result}`);
+    throw new TypeError(
+      `mutate: the recipe must leave an object, but produced ${result === undefined ? 'nothing' : typeof result}`,
+    );
   }
   const next = result as T;
   if (next === base || jsonEqual(base, next)) return { result: base, operations: [] };

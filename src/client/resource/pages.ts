@@ -2,9 +2,9 @@
  * `list` over every page: client-go's `pager.List`, following `continue` tokens until the last page.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { EMPTY, Observable, catchError, defer, expand, last, map, throwError } from 'rxjs';
+import { EMPTY, type Observable, catchError, defer, expand, last, map, throwError } from 'rxjs';
 import { isExpired } from '../../transport/index.js';
-import type { ClientListOptions, ObjectList } from './options.js';
+import type { ResourceClient } from './client.js';
 
 /** The page size of automatic paging, as client-go's pager and the reflector use. */
 export const DEFAULT_PAGE_SIZE = 500;
@@ -30,19 +30,26 @@ class ExpiredContinue {
  * - A `pageSize` that is not a whole number ≥ 1 is a `RangeError` at subscription.
  */
 export function listAllPages<T extends KubernetesObject>(
-  page: (options: ClientListOptions) => Observable<ObjectList<T>>, options: ClientListOptions,
-): Observable<ObjectList<T>> {
+  page: (options: ResourceClient.ListOptions) => Observable<ResourceClient.ObjectList<T>>,
+  options: ResourceClient.ListOptions,
+): Observable<ResourceClient.ObjectList<T>> {
   return defer(() => {
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     if (!Number.isInteger(pageSize) || pageSize < 1) {
       return throwError(() => new RangeError(`list: pageSize must be a whole number >= 1, got ${String(pageSize)}`));
     }
     // kube-apiserver refuses a resourceVersion (or its match) beside a continue token: the token carries it.
-    const continued = (token: string): Observable<ObjectList<T>> =>
-      page({ ...options, limit: pageSize, continue: token, resourceVersion: undefined, resourceVersionMatch: undefined }).pipe(
+    const continued = (token: string): Observable<ResourceClient.ObjectList<T>> =>
+      page({
+        ...options,
+        limit: pageSize,
+        continue: token,
+        resourceVersion: undefined,
+        resourceVersionMatch: undefined,
+      }).pipe(
         catchError((error: unknown) => throwError(() => (isExpired(error) ? new ExpiredContinue(error) : error))),
       );
-    let head: ObjectList<T> | undefined;
+    let head: ResourceClient.ObjectList<T> | undefined;
     const items: T[] = [];
     return page({ ...options, limit: pageSize, continue: undefined }).pipe(
       expand((answer) => (answer.metadata?.continue ? continued(answer.metadata.continue) : EMPTY)),
@@ -53,15 +60,22 @@ export function listAllPages<T extends KubernetesObject>(
       }),
       last(),
       map(() => whole(head!, items)),
-      catchError((failure: unknown) => (failure instanceof ExpiredContinue
-        ? page({ ...options, limit: undefined, continue: undefined }).pipe(map((full) => whole(full, full.items ?? [])))
-        : throwError(() => failure))),
+      catchError((failure: unknown) =>
+        failure instanceof ExpiredContinue
+          ? page({ ...options, limit: undefined, continue: undefined }).pipe(
+              map((full) => whole(full, full.items ?? [])),
+            )
+          : throwError(() => failure),
+      ),
     );
   });
 }
 
 /** The list of `items`, with the type and version of `head`, and no `continue`. */
-function whole<T extends KubernetesObject>(head: ObjectList<T>, items: T[]): ObjectList<T> {
+function whole<T extends KubernetesObject>(
+  head: ResourceClient.ObjectList<T>,
+  items: T[],
+): ResourceClient.ObjectList<T> {
   const resourceVersion = head.metadata?.resourceVersion;
   return {
     ...(head.apiVersion !== undefined ? { apiVersion: head.apiVersion } : {}),

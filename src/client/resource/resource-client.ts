@@ -2,30 +2,39 @@
  * `resourceClient`: the typed client of one kind, every call one request through the transport seam.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Observable, defer, map, of, switchMap } from 'rxjs';
+import { type Observable, defer, map, of, switchMap } from 'rxjs';
 import type { ResourceRef } from '../../resources/index.js';
 import { collectionPath, resolveResource$ } from '../../resources/index.js';
 import { checkSelectors, type SelectorOptions } from '../../selectors/index.js';
 import {
-  TransportError, checkWarningHandler, printWarningOnce, requestWithWarnings, transportOf,
+  TransportError,
+  checkWarningHandler,
+  printWarningOnce,
+  requestWithWarnings,
+  transportOf,
 } from '../../transport/index.js';
 import type { Connection, QueryParams, TransportRequest } from '../../transport/index.js';
 import { mutate } from '../mutate/index.js';
 import { withSignal } from './abortable.js';
 import type { ResourceClient } from './client.js';
 import { DEFAULT_RETRY } from './options.js';
-import type {
-  ApplyOptions, ClientListOptions, DeleteOptions, ObjectList, Patch, ResourceClientOptions, WriteOptions,
-} from './options.js';
 import { listAllPages } from './pages.js';
 import { hasStatusSubresource$ } from './status-subresource.js';
 import { namespaceOf, objectPath, targetOf } from './target.js';
+import {
+  baseOfPatch,
+  checkWriteObserver,
+  observeWrite,
+  versionIn,
+  type ClientWrite,
+  type WriteVerb,
+} from './write-observer.js';
 import type { ResolvedResource } from 'rxkube/extend';
 
 /** The content type of server-side apply; the body is JSON, which is YAML. */
 export const APPLY_PATCH = 'application/apply-patch+yaml';
 
-const patchContentTypes: Readonly<Record<Patch['type'], string>> = {
+const patchContentTypes: Readonly<Record<ResourceClient.Patch['type'], string>> = {
   merge: 'application/merge-patch+json',
   json: 'application/json-patch+json',
   strategic: 'application/strategic-merge-patch+json',
@@ -36,7 +45,7 @@ const patchContentTypes: Readonly<Record<Patch['type'], string>> = {
  * cluster), scoped to `options.namespace` or cluster-wide.
  *
  * # Guarantees
- * - See {@link ResourceClient}: cold Observables, one request per subscription, aborted on unsubscribe or by a
+ * - See `ResourceClient`: cold Observables, one request per subscription, aborted on unsubscribe or by a
  *   `signal`, typed `ApiError`s, no retries except conflicts inside `mutate`.
  * - Every request goes through the connection's `Transport.request`, never around it.
  * - The API server's warnings (unknown fields a write dropped, deprecated APIs) go to `options.onWarning`, from
@@ -55,7 +64,9 @@ const patchContentTypes: Readonly<Record<Patch['type'], string>> = {
  * ```
  */
 export function resourceClient<T extends KubernetesObject>(
-  connection: Connection, resource: ResourceRef, options: ResourceClientOptions = {},
+  connection: Connection,
+  resource: ResourceRef,
+  options: ResourceClient.Options = {},
 ): ResourceClient<T> {
   const transport = transportOf(connection);
   checkWarningHandler('resourceClient', options.onWarning);
@@ -63,19 +74,51 @@ export function resourceClient<T extends KubernetesObject>(
   const resolved$ = (): Observable<ResolvedResource> => defer(() => resolveResource$(transport, resource, onWarning));
   const namespace = options.namespace === '' ? undefined : options.namespace;
   const fieldManager = options.fieldManager;
+  checkWriteObserver(options.writeObserver);
+  const observer = options.writeObserver;
 
-  /** One request, built once the kind is resolved; its JSON body is the result. */
-  const send = <R>(signal: AbortSignal | undefined, build: (r: ResolvedResource) => TransportRequest): Observable<R> =>
+  /**
+   * One request, built once the kind is resolved; its JSON body is the result. A write (`describe` given) is told to
+   * the write observer, unless it is a dry run.
+   */
+  const send = <R>(
+    signal: AbortSignal | undefined,
+    build: (r: ResolvedResource) => TransportRequest,
+    describe?: (r: ResolvedResource) => WriteTarget,
+  ): Observable<R> =>
     withSignal(
       resolved$().pipe(
         // A request that cannot be built (no name, no namespace) errors here, at subscription, never at call time.
         switchMap((r) => {
           const request = build(r);
-          return requestWithWarnings(transport, request, onWarning).pipe(map((response) => objectBody<R>(request, response.body)));
+          const answer$ = requestWithWarnings(transport, request, onWarning).pipe(
+            map((response) => objectBody<R>(request, response.body)),
+          );
+          if (observer === undefined || describe === undefined || request.query?.['dryRun'] === 'All') return answer$;
+          return observeWrite(answer$, observer, { resource: client.resource, ...describe(r), signal });
         }),
       ),
       signal,
     );
+  /** What the observer hears of a write to `ref`. */
+  const writeTo = (
+    r: ResolvedResource,
+    ref: ResourceClient.ObjectRef,
+    what: string,
+    verb: WriteVerb,
+    status: boolean,
+    base: string | undefined,
+  ): WriteTarget => {
+    const target = targetOf(r, namespace, ref, what);
+    return {
+      verb,
+      subresource: status ? 'status' : undefined,
+      namespace: target.namespace,
+      name: target.name,
+      generateName: undefined,
+      base,
+    };
+  };
 
   /** `call()`, unless the selectors are text the server would refuse: then an error at subscription, before any request. */
   const withSelectors = <R>(name: string, o: SelectorOptions | undefined, call: () => Observable<R>): Observable<R> =>
@@ -84,26 +127,34 @@ export function resourceClient<T extends KubernetesObject>(
       return call();
     });
 
-  const writeQuery = (o: WriteOptions | undefined): QueryParams => ({
+  const writeQuery = (o: ResourceClient.WriteOptions | undefined): QueryParams => ({
     dryRun: o?.dryRun === true ? 'All' : undefined,
     fieldManager: o?.fieldManager ?? fieldManager,
     fieldValidation: o?.fieldValidation,
   });
-  const applyQuery = (o: ApplyOptions | undefined): QueryParams => ({ ...writeQuery(o), force: o?.force === true ? true : undefined });
+  const applyQuery = (o: ResourceClient.ApplyOptions | undefined): QueryParams => ({
+    ...writeQuery(o),
+    force: o?.force === true ? true : undefined,
+  });
   const applyBody = (object: object): object => {
     const partial = object as { apiVersion?: string; kind?: string };
     return { ...object, apiVersion: partial.apiVersion ?? resource.apiVersion, kind: partial.kind ?? resource.kind };
   };
 
   /** One GET of the collection: one page when `limit` is given. */
-  const listPage = (o: ClientListOptions | undefined): Observable<ObjectList<T>> => send(o?.signal, (r) => ({
-    method: 'GET',
-    path: collectionPath(r, namespace),
-    query: {
-      labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, limit: o?.limit, continue: o?.continue,
-      resourceVersion: o?.resourceVersion, resourceVersionMatch: o?.resourceVersionMatch,
-    },
-  }));
+  const listPage = (o: ResourceClient.ListOptions | undefined): Observable<ResourceClient.ObjectList<T>> =>
+    send(o?.signal, (r) => ({
+      method: 'GET',
+      path: collectionPath(r, namespace),
+      query: {
+        labelSelector: o?.labelSelector,
+        fieldSelector: o?.fieldSelector,
+        limit: o?.limit,
+        continue: o?.continue,
+        resourceVersion: o?.resourceVersion,
+        resourceVersionMatch: o?.resourceVersionMatch,
+      },
+    }));
 
   const client: ResourceClient<T> = {
     resource: Object.freeze({ apiVersion: resource.apiVersion, kind: resource.kind }),
@@ -111,74 +162,172 @@ export function resourceClient<T extends KubernetesObject>(
     fieldManager,
     inNamespace: (ns) => resourceClient<T>(transport, resource, { ...options, namespace: ns }),
 
-    get: (ref, o) => send(o?.signal, (r) => ({
-      method: 'GET', path: objectPath(r, targetOf(r, namespace, ref, 'get')), query: { resourceVersion: o?.resourceVersion },
-    })),
-    list: (o) => withSelectors('list', o, () => (o?.limit !== undefined || o?.continue !== undefined ? listPage(o) : listAllPages(listPage, o ?? {}))),
-    create: (object, o) => send(o?.signal, (r) => ({
-      method: 'POST',
-      path: collectionPath(r, namespaceOf(r, namespace, object?.metadata?.namespace, 'create')),
-      query: writeQuery(o),
-      body: object,
-    })),
-    replace: (object, o) => send(o?.signal, (r) => ({
-      method: 'PUT', path: objectPath(r, targetOf(r, namespace, object, 'replace')), query: writeQuery(o), body: object,
-    })),
-    patch: (ref, patch, o) => send(o?.signal, (r) => ({
-      method: 'PATCH', path: objectPath(r, targetOf(r, namespace, ref, 'patch')), query: writeQuery(o),
-      body: patch.body, contentType: patchContentTypes[patch.type],
-    })),
-    apply: (object, o) => send(o?.signal, (r) => ({
-      method: 'PATCH', path: objectPath(r, targetOf(r, namespace, object as object, 'apply')), query: applyQuery(o),
-      body: applyBody(object as object), contentType: APPLY_PATCH,
-    })),
-    delete: (ref, o) => send(o?.signal, (r) => ({
-      method: 'DELETE', path: objectPath(r, targetOf(r, namespace, ref, 'delete')), query: dryRunQuery(o), body: deleteOptionsBody(o),
-    })),
-    deleteCollection: (o) => withSelectors('deleteCollection', o, () => send(o?.signal, (r) => ({
-      method: 'DELETE',
-      path: collectionPath(r, namespaceOf(r, namespace, undefined, 'deleteCollection')),
-      query: { ...dryRunQuery(o), labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector },
-      body: deleteOptionsBody(o),
-    }))),
+    get: (ref, o) =>
+      send(o?.signal, (r) => ({
+        method: 'GET',
+        path: objectPath(r, targetOf(r, namespace, ref, 'get')),
+        query: { resourceVersion: o?.resourceVersion },
+      })),
+    list: (o) =>
+      withSelectors('list', o, () =>
+        o?.limit !== undefined || o?.continue !== undefined ? listPage(o) : listAllPages(listPage, o ?? {}),
+      ),
+    create: (object, o) =>
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'POST',
+          path: collectionPath(r, namespaceOf(r, namespace, object?.metadata?.namespace, 'create')),
+          query: writeQuery(o),
+          body: object,
+        }),
+        (r) => ({
+          verb: 'create',
+          subresource: undefined,
+          namespace: namespaceOf(r, namespace, object?.metadata?.namespace, 'create'),
+          name: nonEmpty(object?.metadata?.name),
+          generateName: nonEmpty(object?.metadata?.generateName),
+          base: null,
+        }),
+      ),
+    replace: (object, o) =>
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PUT',
+          path: objectPath(r, targetOf(r, namespace, object, 'replace')),
+          query: writeQuery(o),
+          body: object,
+        }),
+        (r) => writeTo(r, object, 'replace', 'replace', false, versionIn(object)),
+      ),
+    patch: (ref, patch, o) =>
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PATCH',
+          path: objectPath(r, targetOf(r, namespace, ref, 'patch')),
+          query: writeQuery(o),
+          body: patch.body,
+          contentType: patchContentTypes[patch.type],
+        }),
+        (r) => writeTo(r, ref, 'patch', 'patch', false, baseOfPatch(patch)),
+      ),
+    apply: (object, o) =>
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PATCH',
+          path: objectPath(r, targetOf(r, namespace, object as object, 'apply')),
+          query: applyQuery(o),
+          body: applyBody(object as object),
+          contentType: APPLY_PATCH,
+        }),
+        (r) => writeTo(r, object as object, 'apply', 'apply', false, versionIn(object)),
+      ),
+    delete: (ref, o) =>
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'DELETE',
+          path: objectPath(r, targetOf(r, namespace, ref, 'delete')),
+          query: dryRunQuery(o),
+          body: deleteOptionsBody(o),
+        }),
+        (r) => writeTo(r, ref, 'delete', 'delete', false, o?.preconditions?.resourceVersion),
+      ),
+    deleteCollection: (o) =>
+      withSelectors('deleteCollection', o, () =>
+        send(o?.signal, (r) => ({
+          method: 'DELETE',
+          path: collectionPath(r, namespaceOf(r, namespace, undefined, 'deleteCollection')),
+          query: { ...dryRunQuery(o), labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector },
+          body: deleteOptionsBody(o),
+        })),
+      ),
 
-    getStatus: (ref, o) => send(o?.signal, (r) => ({
-      method: 'GET', path: objectPath(r, targetOf(r, namespace, ref, 'getStatus'), 'status'), query: { resourceVersion: o?.resourceVersion },
-    })),
-    replaceStatus: (object, o) => send(o?.signal, (r) => ({
-      method: 'PUT', path: objectPath(r, targetOf(r, namespace, object, 'replaceStatus'), 'status'), query: writeQuery(o), body: object,
-    })),
-    patchStatus: (ref, patch, o) => send(o?.signal, (r) => ({
-      method: 'PATCH', path: objectPath(r, targetOf(r, namespace, ref, 'patchStatus'), 'status'), query: writeQuery(o),
-      body: patch.body, contentType: patchContentTypes[patch.type],
-    })),
-    applyStatus: (object, o) => send(o?.signal, (r) => ({
-      method: 'PATCH', path: objectPath(r, targetOf(r, namespace, object as object, 'applyStatus'), 'status'), query: applyQuery(o),
-      body: applyBody(object as object), contentType: APPLY_PATCH,
-    })),
+    getStatus: (ref, o) =>
+      send(o?.signal, (r) => ({
+        method: 'GET',
+        path: objectPath(r, targetOf(r, namespace, ref, 'getStatus'), 'status'),
+        query: { resourceVersion: o?.resourceVersion },
+      })),
+    replaceStatus: (object, o) =>
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PUT',
+          path: objectPath(r, targetOf(r, namespace, object, 'replaceStatus'), 'status'),
+          query: writeQuery(o),
+          body: object,
+        }),
+        (r) => writeTo(r, object, 'replaceStatus', 'replace', true, versionIn(object)),
+      ),
+    patchStatus: (ref, patch, o) =>
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PATCH',
+          path: objectPath(r, targetOf(r, namespace, ref, 'patchStatus'), 'status'),
+          query: writeQuery(o),
+          body: patch.body,
+          contentType: patchContentTypes[patch.type],
+        }),
+        (r) => writeTo(r, ref, 'patchStatus', 'patch', true, baseOfPatch(patch)),
+      ),
+    applyStatus: (object, o) =>
+      send(
+        o?.signal,
+        (r) => ({
+          method: 'PATCH',
+          path: objectPath(r, targetOf(r, namespace, object as object, 'applyStatus'), 'status'),
+          query: applyQuery(o),
+          body: applyBody(object as object),
+          contentType: APPLY_PATCH,
+        }),
+        (r) => writeTo(r, object as object, 'applyStatus', 'apply', true, versionIn(object)),
+      ),
 
-    mutate: (target, recipe, o) => withSignal(mutate(
-      {
-        client,
-        resource: resolved$,
-        hasStatusSubresource: () => options.statusSubresource !== undefined
-          ? of(options.statusSubresource)
-          : resolved$().pipe(switchMap((r) => hasStatusSubresource$(transport, r, onWarning))),
-        retry: o?.retry ?? options.retry ?? DEFAULT_RETRY,
-        scheduler: options.scheduler,
-        random: options.random,
-      },
-      target, recipe, o,
-    ), o?.signal),
+    mutate: (target, recipe, o) =>
+      withSignal(
+        mutate(
+          {
+            client,
+            resource: resolved$,
+            hasStatusSubresource: () =>
+              options.statusSubresource !== undefined
+                ? of(options.statusSubresource)
+                : resolved$().pipe(switchMap((r) => hasStatusSubresource$(transport, r, onWarning))),
+            retry: o?.retry ?? options.retry ?? DEFAULT_RETRY,
+            scheduler: options.scheduler,
+            random: options.random,
+          },
+          target,
+          recipe,
+          o,
+        ),
+        o?.signal,
+      ),
   };
   return client;
+}
+
+/** What a write observer hears of a write besides its kind and signal. */
+type WriteTarget = Omit<ClientWrite, 'resource' | 'signal'>;
+
+/** `value` when it is a non-empty string. */
+function nonEmpty(value: string | undefined): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /** The answer's JSON object; anything else (a proxy's HTML page, an empty body) is a `MalformedResponse`. */
 function objectBody<R>(request: TransportRequest, body: unknown): R {
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as R;
   const what = typeof body === 'string' ? `${body.length} characters of text` : JSON.stringify(body);
-  throw new TransportError('MalformedResponse', `${request.method} ${request.path}: expected a JSON object, got ${what}`);
+  throw new TransportError(
+    'MalformedResponse',
+    `${request.method} ${request.path}: expected a JSON object, got ${what}`,
+  );
 }
 
 /**
@@ -186,12 +335,12 @@ function objectBody<R>(request: TransportRequest, body: unknown): R {
  * in-memory server reads only the query (see docs/contract-differences.md), and a dry run that deleted would be the
  * worst way to find out.
  */
-function dryRunQuery(o: DeleteOptions | undefined): QueryParams {
+function dryRunQuery(o: ResourceClient.DeleteOptions | undefined): QueryParams {
   return { dryRun: o?.dryRun === true ? 'All' : undefined };
 }
 
 /** The `DeleteOptions` body of a delete, or none when there is nothing to say. */
-function deleteOptionsBody(o: DeleteOptions | undefined): object | undefined {
+function deleteOptionsBody(o: ResourceClient.DeleteOptions | undefined): object | undefined {
   if (o === undefined) return undefined;
   const body = {
     ...(o.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: o.gracePeriodSeconds } : {}),
@@ -200,4 +349,3 @@ function deleteOptionsBody(o: DeleteOptions | undefined): object | undefined {
   };
   return Object.keys(body).length === 0 ? undefined : { apiVersion: 'v1', kind: 'DeleteOptions', ...body };
 }
-

@@ -2,7 +2,7 @@
  * Whether a resource has a status subresource, from discovery: `mutate` must send status changes there when it
  * exists, and with the rest of the object when it does not (a custom resource without `subresources.status`).
  */
-import { Observable, map, of } from 'rxjs';
+import { type Observable, map, of } from 'rxjs';
 import type { ResolvedResource } from '../../resources/index.js';
 import { groupVersionPath } from '../../resources/index.js';
 import { getWithWarnings, type Transport, type WarningHandler } from '../../transport/index.js';
@@ -23,12 +23,16 @@ const known = new WeakMap<Transport, Map<string, ReadonlySet<string>>>();
  *   not noticed (a kind the cached answer does not list is asked again). Set the client's `statusSubresource` where
  *   that matters.
  */
-export function hasStatusSubresource$(transport: Transport, resource: ResolvedResource, onWarning: WarningHandler): Observable<boolean> {
+export function hasStatusSubresource$(
+  transport: Transport,
+  resource: ResolvedResource,
+  onWarning: WarningHandler,
+): Observable<boolean> {
   const groupVersion = groupVersionPath(resource.group, resource.version);
   const cache = known.get(transport) ?? new Map<string, ReadonlySet<string>>();
   known.set(transport, cache);
   const names = cache.get(groupVersion);
-  if (names !== undefined && names.has(resource.plural)) return of(names.has(`${resource.plural}/status`));
+  if (names?.has(resource.plural)) return of(names.has(`${resource.plural}/status`));
   return getWithWarnings(transport, groupVersion, {}, onWarning).pipe(
     map((body) => {
       const resources = (body as { resources?: unknown } | null)?.resources;

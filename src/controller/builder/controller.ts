@@ -2,41 +2,41 @@
  * `controller()`: controller-runtime's builder shape (`For`, `Owns`, `Watches`) as a thin layer over the operators.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { combineLatest, defer, EMPTY, map, merge, Subject, takeUntil, tap, type Observable, type OperatorFunction } from 'rxjs';
+import {
+  combineLatest,
+  defer,
+  EMPTY,
+  map,
+  merge,
+  Subject,
+  takeUntil,
+  tap,
+  type Observable,
+  type OperatorFunction,
+} from 'rxjs';
 import { monotonicScheduler } from '../../clock/index.js';
 import type { Informer, InformerEvent, InformerWatchOptions } from '../../informer/index.js';
 import { describeWatch as describeWatchOf, type ResourceRef } from '../../watch/index.js';
 import { reportError } from '../predicates/index.js';
-import type { ReconcileOptions } from '../options.js';
-import { reconcile } from '../reconcile.js';
-import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from '../types.js';
-import { mapKeys, toKeys, type KeyMapping } from '../triggers/index.js';
+import type { ReconcileOptions } from '../reconcile/index.js';
+import { reconcile } from '../reconcile/index.js';
+import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from '../reconcile/index.js';
+import { readYourWrites, type ReadSource } from '../own-writes/index.js';
+import { mapKeys, toKeys } from '../triggers/index.js';
 import type { ContextReconcile, ControllerContext } from '../context/index.js';
 import { ownedTriggers } from './owner-scope.js';
 import {
-  healthOf, problemsOf, reportHealth, watchSyncTimeout, type InformerHealth, type LabelledProblem, type NamedInformer,
+  healthOf,
+  problemsOf,
+  reportHealth,
+  watchSyncTimeout,
+  type InformerHealth,
+  type LabelledProblem,
+  type NamedInformer,
 } from './health.js';
-
-/** A resource to watch: a reference plus its watch options, or an informer the caller already has. */
-export type WatchSource<T extends KubernetesObject = KubernetesObject> =
-  | ResourceRef
-  | {
-    /** Which resource. */
-    readonly resource: ResourceRef;
-    /** Its watch options (namespace, selectors, indexers, …). */
-    readonly options?: InformerWatchOptions<T>;
-  }
-  | Informer<T>;
-
-/** A secondary resource whose events map to primary keys. */
-export interface WatchesSpec<S extends KubernetesObject = KubernetesObject> {
-  /** The secondary resource. */
-  readonly source: WatchSource<S>;
-  /** Event to primary keys; any shape `mapKeys` accepts. */
-  readonly map: (event: InformerEvent<S>) => KeyMapping;
-  /** Filters events before mapping (e.g. a predicate from `controller/predicates`). */
-  readonly filter?: OperatorFunction<InformerEvent<S>, InformerEvent<S>>;
-}
+import { checkOwnWriteOptions, echoFilter, maxWaitOf, readSourceOf, referenceOf } from './own-writes.js';
+import { checkRuntimeWatches, runtimeWatches, type AttachedWatch } from './runtime-watches.js';
+import { describeSource, isInformer, type WatchesSpec, type WatchSource } from './sources.js';
 
 /** Options of {@link controller}. */
 export interface ControllerOptions<T extends KubernetesObject> extends ReconcileOptions {
@@ -49,7 +49,7 @@ export interface ControllerOptions<T extends KubernetesObject> extends Reconcile
   readonly context?: ControllerContext;
   /** The primary resource: its own events trigger its own keys, and reconciles read it from its store. */
   readonly for: WatchSource<T>;
-  /** Filters primary events before keying, e.g. `generationChanged()`. */
+  /** Filters primary events before keying, e.g. `predicates.generationChanged()`. */
   readonly forFilter?: OperatorFunction<InformerEvent<T>, InformerEvent<T>>;
   /**
    * Owned resources: their events trigger the key of their controller owner of the primary kind, keyed by that kind's
@@ -58,6 +58,33 @@ export interface ControllerOptions<T extends KubernetesObject> extends Reconcile
   readonly owns?: readonly WatchSource[];
   /** Any other resources, with their own key mapping. */
   readonly watches?: readonly WatchesSpec<KubernetesObject>[];
+  /**
+   * Watches to add and remove while the controller runs: each value is the whole set of extra watches wanted from
+   * then on (beside `watches`), each spec compared by identity. A spec that appears is watched (through the
+   * context's shared informers); one that disappears stops triggering at once, and its informer is released (its
+   * watch request aborted) when nothing else uses it. Runs do not wait for these caches to sync; their health is
+   * reported to `onError`, or by their informers, and is not on `health$`. Default: none.
+   */
+  readonly watches$?: Observable<readonly WatchesSpec<KubernetesObject>[]>;
+  /**
+   * Read-your-own-writes (needs a `context`): a run of a key starts only once the caches this controller reads show
+   * what the key's last runs wrote through `context.client()` (passing their `signal`), and the last write to the
+   * key's own object; or the object is gone; or `maxWait` passes (default 5 000 ms; `Infinity`: no bound), and then
+   * it runs anyway and its `started` event carries `staleRead`. `false` turns it off. Default: on. A `readiness`
+   * option given explicitly replaces it.
+   */
+  readonly readYourWrites?:
+    | boolean
+    | {
+        /** How long a run waits at most for its caches to show its key's writes, ms; default 5 000; `Infinity`: no bound. */
+        readonly maxWait?: number;
+      };
+  /**
+   * Own-write filtering (needs a `context`): which sources drop the events that only echo a write this controller
+   * sent through `context.client()` (see `ownWrites.ignore` for exactly which events): `'primary'` (default) the
+   * primary's own events, `'all'` every source given by reference (owned and watched too), `'none'`.
+   */
+  readonly ignoreOwnWrites?: 'primary' | 'all' | 'none';
   /** The reconcile function; it receives the primary object read from the store at start time. */
   readonly reconcile: ReconcileFn<T>;
   /**
@@ -114,10 +141,13 @@ export interface Controller extends Observable<ReconcileEvent> {
  *   is mapped (failures are reported to `onError` and asked again with backoff); the owned caches are then replayed.
  * - With a `context`, runs wait for its gate (leadership) as well as for the caches, its shutdown drains the
  *   controller, and errors go to its `reportError`.
+ * - With a `context`, a run reads its own writes (`readYourWrites`), and a write to a primary object does not
+ *   trigger the run that would find nothing to do (`ignoreOwnWrites`); see those options.
+ * - `watches$` adds and removes watches while the controller runs; see that option.
  * - Bad options (`owns` without a primary resource reference, a resource reference without a `context`, the old
  *   `connection`, `kubeConfig` or `informers` options, a bad `syncTimeout`, `owns` of a custom kind with an informer
- *   factory that cannot resolve resources) throw a `TypeError` or `RangeError` when
- *   `controller()` is called.
+ *   factory that cannot resolve resources, a `watches$` that is not an Observable, a bad `readYourWrites` or
+ *   `ignoreOwnWrites`) throw a `TypeError` or `RangeError` when `controller()` is called.
  *
  * # Caveats
  * - Owned resources are keyed by their controller owner reference whose kind (and group) is the primary's; owners of
@@ -127,7 +157,9 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   const { context } = options;
   const replaced = REPLACED_OPTIONS.filter((name) => name in options);
   if (replaced.length > 0) {
-    throw new TypeError(`controller: ${replaced.join(', ')} ${replaced.length > 1 ? 'are' : 'is'} no longer an option; pass the host's context as \`context\` (startController(definition, { connection }) runs a controller alone)`);
+    throw new TypeError(
+      `controller: ${replaced.join(', ')} ${replaced.length > 1 ? 'are' : 'is'} no longer an option; pass the host's context as \`context\` (startController(definition, { connection }) runs a controller alone)`,
+    );
   }
   const factory = context?.informers;
   const resolve = <S extends KubernetesObject>(source: WatchSource<S>): Informer<S> => {
@@ -139,49 +171,139 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   if (syncTimeout !== undefined && !(typeof syncTimeout === 'number' && syncTimeout > 0)) {
     throw new RangeError(`controller: syncTimeout must be a number of ms > 0, got ${String(syncTimeout)}`);
   }
+  checkRuntimeWatches(options.watches$);
+  checkOwnWriteOptions(options.readYourWrites, options.ignoreOwnWrites);
+  const writes = context?.writes;
+  const filtering = options.ignoreOwnWrites ?? 'primary';
+  const referenced = (source: WatchSource<KubernetesObject>) => referenceOf(source, isInformer(source));
   const primary = resolve(options.for);
-  const primaryRef = isInformer(options.for) ? undefined : 'resource' in options.for ? options.for.resource : options.for;
-  const owned = (options.owns ?? []).map((source) => resolve(source));
-  const watched = (options.watches ?? []).map((spec) => ({ spec, informer: resolve(spec.source) }));
+  const primaryReference = referenced(options.for as WatchSource<KubernetesObject>);
+  const primaryRef = primaryReference?.resource;
+  const owned = (options.owns ?? []).map((source) => ({ informer: resolve(source), reference: referenced(source) }));
+  const watched = (options.watches ?? []).map((spec) => ({
+    spec,
+    informer: resolve(spec.source),
+    reference: referenced(spec.source),
+  }));
   const onError = options.onError ?? context?.reportError;
   const report = (error: Error): void => reportError(error, onError);
+  const secondaryEvents = <S extends KubernetesObject>(
+    informer: Informer<S>,
+    reference: ReturnType<typeof referenced>,
+  ): Observable<InformerEvent<S>> => informer.events$.pipe(echoFilter<S>(writes, reference, filtering === 'all'));
   // The owner's scope decides its key, as controller-runtime asks its RESTMapper: never guessed, waited for if need be.
-  const owners = ownedTriggers(primaryRef, owned, {
-    resolve$: primaryRef === undefined ? undefined : factory?.resolve?.(primaryRef, 'resource' in options.for ? options.for.options : undefined),
-    primarySynced$: primary.synced$,
-    scheduler: options.scheduler ?? context?.scheduler ?? monotonicScheduler,
-    report,
-  });
+  const owners = ownedTriggers(
+    primaryRef,
+    owned.map(({ informer, reference }) => ({ events$: secondaryEvents(informer, reference) })),
+    {
+      resolve$:
+        primaryRef === undefined
+          ? undefined
+          : factory?.resolve?.(primaryRef, 'resource' in options.for ? options.for.options : undefined),
+      primarySynced$: primary.synced$,
+      scheduler: options.scheduler ?? context?.scheduler ?? monotonicScheduler,
+      report,
+    },
+  );
 
-  const forEvents = options.forFilter ? primary.events$.pipe(options.forFilter) : primary.events$;
+  const ownEvents = primary.events$.pipe(echoFilter<T>(writes, primaryReference, filtering !== 'none'));
+  const forEvents = options.forFilter ? ownEvents.pipe(options.forFilter) : ownEvents;
+  const watchTriggers = (
+    spec: WatchesSpec,
+    informer: Informer<KubernetesObject>,
+    reference: ReturnType<typeof referenced>,
+  ): Observable<ReconcileTrigger> => {
+    const events$ = secondaryEvents(informer, reference);
+    return (spec.filter ? events$.pipe(spec.filter) : events$).pipe(mapKeys(spec.map));
+  };
   const triggers: Observable<ReconcileTrigger>[] = [
     forEvents.pipe(toKeys()),
     owners.triggers$,
-    ...watched.map(({ spec, informer }) => (spec.filter ? informer.events$.pipe(spec.filter) : informer.events$).pipe(mapKeys(spec.map))),
+    ...watched.map(({ spec, informer, reference }) => watchTriggers(spec, informer, reference)),
   ];
   const named: NamedInformer[] = [
-    { name: describeSource(options.for as WatchSource<KubernetesObject>, 'primary'), informer: primary as unknown as Informer<KubernetesObject> },
-    ...(options.owns ?? []).map((source, i) => ({ name: describeSource(source, `owned #${i + 1}`), informer: owned[i]! })),
-    ...(options.watches ?? []).map((spec, i) => ({ name: describeSource(spec.source, `watched #${i + 1}`), informer: watched[i]!.informer })),
+    {
+      name: describeSource(options.for as WatchSource<KubernetesObject>, 'primary'),
+      informer: primary as unknown as Informer<KubernetesObject>,
+    },
+    ...(options.owns ?? []).map((source, i) => ({
+      name: describeSource(source, `owned #${i + 1}`),
+      informer: owned[i]!.informer,
+    })),
+    ...(options.watches ?? []).map((spec, i) => ({
+      name: describeSource(spec.source, `watched #${i + 1}`),
+      informer: watched[i]!.informer,
+    })),
   ];
-  const gate = owners.gate(options.gate ?? combineLatest(named.map(({ informer }) => informer.synced$)).pipe(map((synced) => synced.every(Boolean))));
+  // The caches a run reads, for read-your-own-writes: every one whose kind is known.
+  const staticReads = [
+    readSourceOf(primaryReference, primary as unknown as Informer<KubernetesObject>),
+    ...owned.map(({ informer, reference }) => readSourceOf(reference, informer)),
+    ...watched.map(({ informer, reference }) => readSourceOf(reference, informer)),
+  ].filter((read): read is ReadSource => read !== undefined);
+  const maxWait = maxWaitOf(options.readYourWrites);
+  const scheduler = options.scheduler ?? context?.scheduler ?? monotonicScheduler;
+  /** A watch of `watches$`, started. */
+  const attach = (spec: WatchesSpec): AttachedWatch => {
+    const informer = resolve(spec.source);
+    const reference = referenced(spec.source);
+    const health =
+      options.onError === undefined
+        ? EMPTY
+        : reportHealth([{ name: describeSource(spec.source, 'watched at run time'), informer }], report);
+    return {
+      triggers$: merge(watchTriggers(spec, informer, reference), health),
+      read: readSourceOf(reference, informer),
+    };
+  };
+  const gate = owners.gate(
+    options.gate ??
+      combineLatest(named.map(({ informer }) => informer.synced$)).pipe(map((synced) => synced.every(Boolean))),
+  );
 
   const {
-    for: _for, forFilter: _forFilter, owns: _owns, watches: _watches, reconcile: fn,
-    context: _context, syncTimeout: _syncTimeout, failFast = false, onError: _onError, ...reconcileOptions
+    for: _for,
+    forFilter: _forFilter,
+    owns: _owns,
+    watches: _watches,
+    reconcile: fn,
+    watches$,
+    readYourWrites: _readYourWrites,
+    ignoreOwnWrites: _ignoreOwnWrites,
+    context: _context,
+    syncTimeout: _syncTimeout,
+    failFast = false,
+    onError: _onError,
+    ...reconcileOptions
   } = options;
   const operator: ContextReconcile = context?.reconcile ?? reconcile;
   const run$ = defer(() => {
     // The health reports end with the reconciles, so the controller completes after a drain.
     const done$ = new Subject<void>();
+    // Per subscription: the watches added at run time join and leave it.
+    const reads = new Set(staticReads);
+    const readiness =
+      reconcileOptions.readiness ??
+      (writes === undefined || maxWait === false
+        ? undefined
+        : readYourWrites(writes, reads, { maxWait, primary: primaryRef, scheduler }));
+    const sources = watches$ === undefined ? triggers : [...triggers, runtimeWatches(watches$, attach, reads, report)];
     return merge(
-      merge(...triggers).pipe(operator<T>(fn, { ...reconcileOptions, gate, lookup: (key) => primary.current().get(key) }), tap({ complete: () => done$.next() })),
+      merge(...sources).pipe(
+        operator<T>(fn, {
+          ...reconcileOptions,
+          gate,
+          lookup: (key) => primary.current().get(key),
+          ...(readiness === undefined ? {} : { readiness }),
+        }),
+        tap({ complete: () => done$.next() }),
+      ),
       merge(
         // Without an `onError` of its own, each informer says its own health where its host's factory sends it (the
         // manager's log, stderr, the virtual cluster's collection); with one, the controller takes it over, so that it
         // is said once.
         options.onError === undefined ? EMPTY : reportHealth(named, report),
-        watchSyncTimeout(named, syncTimeout, options.scheduler ?? context?.scheduler ?? monotonicScheduler, failFast, report),
+        watchSyncTimeout(named, syncTimeout, scheduler, failFast, report),
       ).pipe(takeUntil(done$)),
     );
   });
@@ -191,21 +313,13 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
 /** How the cluster used to be given, before the context was the one way. */
 const REPLACED_OPTIONS = ['connection', 'kubeConfig', 'informers'] as const;
 
-function isInformer<S extends KubernetesObject>(source: WatchSource<S>): source is Informer<S> {
-  return typeof (source as Informer<S>).current === 'function' && 'events$' in source;
-}
-
-/** `Pod v1 in default`, `Widget example.com/v1 app=web`, or the role of an informer given as is. */
-function describeSource(source: WatchSource<KubernetesObject>, role: string): string {
-  if (isInformer(source)) return `${role} informer`;
-  const { resource, options } = 'resource' in source ? source : { resource: source, options: undefined };
-  return describeWatch(resource, options);
-}
-
 /**
  * How informers are named in reports, logs and metric labels: `Pod v1`, then `in <namespace>` and the selectors
  * when set (`Widget example.com/v1 in default app=web`).
  */
-export function describeWatch(resource: ResourceRef, options?: Pick<InformerWatchOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>): string {
+export function describeWatch(
+  resource: ResourceRef,
+  options?: Pick<InformerWatchOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>,
+): string {
   return describeWatchOf(resource, options);
 }

@@ -57,7 +57,9 @@ export class SyncTimeoutError extends Error {
     /** The informers that had not synced. */
     readonly unsynced: readonly UnsyncedInformer[],
   ) {
-    super(`caches not synced after ${timeoutMs} ms: ${unsynced.map(({ informer, status }) => `${informer} (${describeStatus(status)})`).join(', ')}`);
+    super(
+      `caches not synced after ${timeoutMs} ms: ${unsynced.map(({ informer, status }) => `${informer} (${describeStatus(status)})`).join(', ')}`,
+    );
   }
 }
 
@@ -69,12 +71,18 @@ export interface NamedInformer {
 
 /** Every informer's status, labelled; each informer's replays its latest status on subscribe. */
 export function healthOf(informers: readonly NamedInformer[]): Observable<InformerHealth> {
-  return merge(...informers.map(({ name, informer }) => informer.status$.pipe(map((status) => ({ informer: name, status })))));
+  return merge(
+    ...informers.map(({ name, informer }) => informer.status$.pipe(map((status) => ({ informer: name, status })))),
+  );
 }
 
 /** Every informer's problems, labelled. */
 export function problemsOf(informers: readonly NamedInformer[]): Observable<LabelledProblem> {
-  return merge(...informers.map(({ name, informer }) => informer.problems$.pipe(map((problem) => ({ ...problem, informer: name })))));
+  return merge(
+    ...informers.map(({ name, informer }) =>
+      informer.problems$.pipe(map((problem) => ({ ...problem, informer: name }))),
+    ),
+  );
 }
 
 /**
@@ -89,10 +97,16 @@ export function problemsOf(informers: readonly NamedInformer[]): Observable<Labe
 export function reportHealth(informers: readonly NamedInformer[], report: (error: Error) => void): Observable<never> {
   return new Observable<never>((subscriber) => {
     const releases = informers.map(({ informer }) => claimHealth(informer));
-    const reporters = new Map(informers.map(({ name }) => [name, new HealthReporter(name, (news) => {
-      if (news.type === 'failing') report(new InformerHealthError(name, { state: 'error', cause: news.cause }));
-      else if (news.type === 'stopped') report(new InformerHealthError(name, { state: 'failed', cause: news.cause }));
-    })]));
+    const reporters = new Map(
+      informers.map(({ name }) => [
+        name,
+        new HealthReporter(name, (news) => {
+          if (news.type === 'failing') report(new InformerHealthError(name, { state: 'error', cause: news.cause }));
+          else if (news.type === 'stopped')
+            report(new InformerHealthError(name, { state: 'failed', cause: news.cause }));
+        }),
+      ]),
+    );
     const subscription = healthOf(informers).subscribe({
       next: ({ informer, status }) => reporters.get(informer)?.observe(status),
       error: (error: unknown) => subscriber.error(error),
@@ -109,8 +123,11 @@ export function reportHealth(informers: readonly NamedInformer[], report: (error
  * `failFast`, else reports it and completes. Completes quietly as soon as every informer has synced.
  */
 export function watchSyncTimeout(
-  informers: readonly NamedInformer[], timeoutMs: number | undefined, scheduler: SchedulerLike,
-  failFast: boolean, report: (error: Error) => void,
+  informers: readonly NamedInformer[],
+  timeoutMs: number | undefined,
+  scheduler: SchedulerLike,
+  failFast: boolean,
+  report: (error: Error) => void,
 ): Observable<never> {
   if (timeoutMs === undefined) return EMPTY;
   return new Observable<never>((subscriber) => {
@@ -125,18 +142,24 @@ export function watchSyncTimeout(
       filter(Boolean),
       take(1),
     );
-    subscription.add(timer(timeoutMs, scheduler).pipe(takeUntil(allSynced$)).subscribe({
-      next: () => {
-        const unsynced = informers.filter((_, i) => !synced[i]).map(({ name }) => ({ informer: name, status: latest.get(name) }));
-        const error = new SyncTimeoutError(timeoutMs, unsynced);
-        if (failFast) subscriber.error(error);
-        else {
-          report(error);
-          subscriber.complete();
-        }
-      },
-      complete: () => subscriber.complete(),
-    }));
+    subscription.add(
+      timer(timeoutMs, scheduler)
+        .pipe(takeUntil(allSynced$))
+        .subscribe({
+          next: () => {
+            const unsynced = informers
+              .filter((_, i) => !synced[i])
+              .map(({ name }) => ({ informer: name, status: latest.get(name) }));
+            const error = new SyncTimeoutError(timeoutMs, unsynced);
+            if (failFast) subscriber.error(error);
+            else {
+              report(error);
+              subscriber.complete();
+            }
+          },
+          complete: () => subscriber.complete(),
+        }),
+    );
     return subscription;
   });
 }

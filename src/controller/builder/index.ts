@@ -2,8 +2,16 @@
  * The `controller()` builder: controller-runtime's `For`/`Owns`/`Watches` shape over rxkube's operators.
  */
 export {
-  controller, describeWatch, type Controller, type ControllerOptions, type WatchesSpec, type WatchSource,
+  controller,
+  describeWatch,
+  type Controller,
+  type ControllerOptions,
 } from './controller.js';
+export type { WatchesSpec, WatchSource } from './sources.js';
 export {
-  InformerHealthError, SyncTimeoutError, type InformerHealth, type LabelledProblem, type UnsyncedInformer,
+  InformerHealthError,
+  SyncTimeoutError,
+  type InformerHealth,
+  type LabelledProblem,
+  type UnsyncedInformer,
 } from './health.js';

@@ -4,17 +4,29 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
-  combineLatest, distinctUntilChanged, EMPTY, filter, map, merge, type Observable, retry, type SchedulerLike, shareReplay, startWith,
-  switchMap, take, timer,
+  combineLatest,
+  distinctUntilChanged,
+  EMPTY,
+  filter,
+  map,
+  merge,
+  type Observable,
+  retry,
+  type SchedulerLike,
+  shareReplay,
+  startWith,
+  switchMap,
+  take,
+  timer,
 } from 'rxjs';
 import { backoffCeiling } from '../../backoff/index.js';
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import type { Informer } from '../../informer/index.js';
 import { splitApiVersion } from '../../objects/index.js';
 import { builtinScopes, type ResolvedResource } from '../../resources/index.js';
 import type { ResourceRef } from '../../watch/index.js';
 import { toOwnerKeys } from '../triggers/index.js';
-import type { ReconcileTrigger } from '../types.js';
+import type { ReconcileTrigger } from '../reconcile/index.js';
 
 /** How often the owner kind's scope is asked again while discovery fails: 1 s, doubling, at most 30 s. */
 const RESOLVE_RETRY = { baseMs: 1_000, factor: 2, capMs: 30_000 } as const;
@@ -55,11 +67,15 @@ export interface ScopeSource {
  *   resources.
  */
 export function ownedTriggers(
-  owner: ResourceRef | undefined, owned: readonly Informer<KubernetesObject>[], source: ScopeSource,
+  owner: ResourceRef | undefined,
+  owned: readonly Pick<Informer<KubernetesObject>, 'events$'>[],
+  source: ScopeSource,
 ): OwnedTriggers {
   if (owned.length === 0) return { triggers$: EMPTY, gate: (gate) => gate };
-  if (owner === undefined) throw new TypeError('controller: `owns` needs `for` given as a resource reference, to know the owner kind');
-  const keysOf = (namespaced: boolean) => toOwnerKeys({ kind: owner.kind, apiVersion: owner.apiVersion, clusterScoped: !namespaced });
+  if (owner === undefined)
+    throw new TypeError('controller: `owns` needs `for` given as a resource reference, to know the owner kind');
+  const keysOf = (namespaced: boolean) =>
+    toOwnerKeys({ kind: owner.kind, apiVersion: owner.apiVersion, clusterScoped: !namespaced });
   const mapped = (namespaced: boolean): Observable<ReconcileTrigger> => {
     const operator = keysOf(namespaced);
     return merge(...owned.map((informer) => informer.events$.pipe(operator)));
@@ -73,8 +89,8 @@ export function ownedTriggers(
   const { resolve$ } = source;
   if (resolve$ === undefined) {
     throw new TypeError(
-      `controller: cannot tell whether ${owner.kind} ${owner.apiVersion} is cluster-scoped to key its owned objects: it is not a built-in kind `
-      + 'and the informer factory cannot resolve resources (it has no resolve(); use one made by informerFactory())',
+      `controller: cannot tell whether ${owner.kind} ${owner.apiVersion} is cluster-scoped to key its owned objects: it is not a built-in kind ` +
+        'and the informer factory cannot resolve resources (it has no resolve(); use one made by informerFactory())',
     );
   }
   const scope$ = source.primarySynced$.pipe(
@@ -84,15 +100,26 @@ export function ownedTriggers(
     map((resolved) => resolved.namespaced),
     shareReplay({ bufferSize: 1, refCount: true }),
   );
-  const known$ = scope$.pipe(map(() => true), startWith(false));
+  const known$ = scope$.pipe(
+    map(() => true),
+    startWith(false),
+  );
   return {
     triggers$: scope$.pipe(switchMap(mapped)),
-    gate: (gate) => combineLatest([gate, known$]).pipe(map(([open, scopeKnown]) => open === true && scopeKnown), distinctUntilChanged()),
+    gate: (gate) =>
+      combineLatest([gate, known$]).pipe(
+        map(([open, scopeKnown]) => open === true && scopeKnown),
+        distinctUntilChanged(),
+      ),
   };
 }
 
 /** `resolve$`'s first answer, asking again with backoff after each failure, each distinct failure reported once. */
-function resolveReporting(resolve$: Observable<ResolvedResource>, owner: ResourceRef, source: ScopeSource): Observable<ResolvedResource> {
+function resolveReporting(
+  resolve$: Observable<ResolvedResource>,
+  owner: ResourceRef,
+  source: ScopeSource,
+): Observable<ResolvedResource> {
   let reported: string | undefined;
   return resolve$.pipe(
     take(1),
@@ -101,11 +128,13 @@ function resolveReporting(resolve$: Observable<ResolvedResource>, owner: Resourc
         const message = messageOf(error);
         if (message !== reported) {
           reported = message;
-          source.report(new Error(
-            `controller: the scope of ${owner.kind} ${owner.apiVersion} is unknown, so the owners of its owned objects are not keyed `
-            + `and no reconcile starts yet: ${message}; retrying`,
-            { cause: error },
-          ));
+          source.report(
+            new Error(
+              `controller: the scope of ${owner.kind} ${owner.apiVersion} is unknown, so the owners of its owned objects are not keyed ` +
+                `and no reconcile starts yet: ${message}; retrying`,
+              { cause: error },
+            ),
+          );
         }
         return timer(backoffCeiling(count - 1, RESOLVE_RETRY), source.scheduler);
       },

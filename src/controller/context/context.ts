@@ -4,16 +4,19 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { combineLatest, distinctUntilChanged, map, merge, type Observable } from 'rxjs';
-import { resourceClient, type ResourceClientOptions } from '../../client/index.js';
+import { resourceClient } from '../../client/index.js';
 import type { ResourceRef } from '../../watch/index.js';
-import { bothMetrics, checkMetrics, type ReconcileMetrics } from '../metrics.js';
-import type { Lookup, ReconcileOptions } from '../options.js';
-import { reconcile } from '../reconcile.js';
-import type { ReconcileFn } from '../types.js';
+import { bothMetrics, checkMetrics } from '../reconcile/index.js';
+import type { ReconcileMetrics } from '../reconcile/index.js';
+import type { Lookup, ReconcileOptions } from '../reconcile/index.js';
+import { reconcile } from '../reconcile/index.js';
+import type { ReconcileFn } from '../reconcile/index.js';
+import { ownWriteLedger } from '../own-writes/index.js';
 import type { ContextReconcile, ControllerContext } from './types.js';
+import type { ResourceClient } from '../../client/index.js';
 
-/** What a host knows; {@link controllerContext} adds `reconcile` and `client()`. */
-export type ContextHost = Omit<ControllerContext, 'reconcile' | 'client'> & {
+/** What a host knows; {@link controllerContext} adds `reconcile`, `client()` and `writes`. */
+export type ContextHost = Omit<ControllerContext, 'reconcile' | 'client' | 'writes'> & {
   /** The host's metrics hook (the manager's workqueue metrics and run logs), given to every operator built. */
   readonly metrics?: ReconcileMetrics;
 };
@@ -25,7 +28,9 @@ export type ContextHost = Omit<ControllerContext, 'reconcile' | 'client'> & {
  * - `reconcile` applies the host's `gate` (AND the options' own), its `stop$` (OR the options' own), and defaults
  *   `scheduler` and `drainTimeout` to the host's; the host's `metrics` hook hears every operator built, before the
  *   options' own `metrics` (both hear everything). Its options may be left out, as `reconcile`'s may.
- * - `client()` passes the host's `scheduler`, `random` and `onWarning` unless `options` name others.
+ * - `client()` passes the host's `scheduler`, `random` and `onWarning` unless `options` name others, and tells
+ *   `writes` (a ledger of the context's own, on the host's scheduler) about every write unless `options` name
+ *   another `writeObserver`.
  */
 export function controllerContext(host: ContextHost): ControllerContext {
   const { metrics, ...context } = host;
@@ -41,16 +46,26 @@ export function controllerContext(host: ContextHost): ControllerContext {
       metrics: bothMetrics(metrics, options.metrics),
     });
   };
+  const writes = ownWriteLedger({ scheduler: host.scheduler });
   return {
     ...context,
     reconcile: wrapped as ContextReconcile,
-    client: <T extends KubernetesObject>(resource: ResourceRef, options: ResourceClientOptions = {}) => resourceClient<T>(host.connection, resource, {
-      scheduler: host.scheduler, random: host.random, onWarning: host.onWarning, ...options,
-    }),
+    client: <T extends KubernetesObject>(resource: ResourceRef, options: ResourceClient.Options = {}) =>
+      resourceClient<T>(host.connection, resource, {
+        scheduler: host.scheduler,
+        random: host.random,
+        onWarning: host.onWarning,
+        writeObserver: writes,
+        ...options,
+      }),
+    writes,
   };
 }
 
 /** Open while both are open; closed until both have said. */
 function both(a: Observable<boolean>, b: Observable<boolean>): Observable<boolean> {
-  return combineLatest([a, b]).pipe(map(([x, y]) => x === true && y === true), distinctUntilChanged());
+  return combineLatest([a, b]).pipe(
+    map(([x, y]) => x === true && y === true),
+    distinctUntilChanged(),
+  );
 }

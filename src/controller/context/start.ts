@@ -2,15 +2,26 @@
  * `startController`: the host of one controller on its own, without a manager: the context's informers, clients and
  * event recorder over a connection, its gate and graceful stop.
  */
-import { concat, defer, ignoreElements, map, NEVER, Observable, of, Subscription, take, type SchedulerLike } from 'rxjs';
+import {
+  concat,
+  defer,
+  ignoreElements,
+  map,
+  NEVER,
+  Observable,
+  of,
+  Subscription,
+  take,
+  type SchedulerLike,
+} from 'rxjs';
 import { monotonicScheduler } from '../../clock/index.js';
 import { eventRecorder, type EventRecorderOptions, type EventReport } from '../../client/index.js';
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import { informerFactory, type InformerFactoryOptions } from '../../informer/index.js';
 import { printWarningOnce, type Connection } from '../../transport/index.js';
-import { DEFAULT_DRAIN_TIMEOUT_MS } from '../options.js';
+import { DEFAULT_DRAIN_TIMEOUT_MS } from '../reconcile/index.js';
 import { reportError } from '../predicates/index.js';
-import type { ReconcileEvent } from '../types.js';
+import type { ReconcileEvent } from '../reconcile/index.js';
 import { controllerContext } from './context.js';
 import type { ControllerContext, ControllerDefinition } from './types.js';
 import type { WarningHandler } from 'rxkube/extend';
@@ -66,7 +77,10 @@ export interface StartControllerOptions {
  * - Bad options (no connection, a bad name, a bad recorder option, a negative `drainTimeout`) throw a `TypeError` or
  *   `RangeError` here, not at subscription. An error thrown by `start` errors the stream.
  */
-export function startController(definition: ControllerDefinition, options: StartControllerOptions): Observable<ReconcileEvent> {
+export function startController(
+  definition: ControllerDefinition,
+  options: StartControllerOptions,
+): Observable<ReconcileEvent> {
   return hostController(definition, options);
 }
 
@@ -75,10 +89,17 @@ export function startController(definition: ControllerDefinition, options: Start
  * hosts read their caches from it. Internal.
  */
 export function hostController(
-  definition: ControllerDefinition, options: StartControllerOptions, onContext?: (context: ControllerContext) => void,
+  definition: ControllerDefinition,
+  options: StartControllerOptions,
+  onContext?: (context: ControllerContext) => void,
 ): Observable<ReconcileEvent> {
   checkDefinition('startController', definition);
-  if (typeof options !== 'object' || options === null || typeof options.connection !== 'object' || options.connection === null) {
+  if (
+    typeof options !== 'object' ||
+    options === null ||
+    typeof options.connection !== 'object' ||
+    options.connection === null
+  ) {
     throw new TypeError('startController: options.connection (a KubeConfig or a Transport) is required');
   }
   const { connection } = options;
@@ -86,13 +107,22 @@ export function hostController(
   const random = options.random ?? Math.random;
   const drainTimeout = options.drainTimeout ?? DEFAULT_DRAIN_TIMEOUT_MS;
   if (typeof drainTimeout !== 'number' || !Number.isFinite(drainTimeout) || drainTimeout < 0) {
-    throw new RangeError(`startController: drainTimeout must be a finite number of ms >= 0, got ${String(drainTimeout)}`);
+    throw new RangeError(
+      `startController: drainTimeout must be a finite number of ms >= 0, got ${String(drainTimeout)}`,
+    );
   }
   const onWarning = options.onWarning ?? printWarningOnce;
   const report = (error: Error): void => reportError(error, options.onError);
-  const recorderOptions = options.events === false ? undefined : {
-    reportingController: definition.name, scheduler, random, onWarning, ...options.events,
-  };
+  const recorderOptions =
+    options.events === false
+      ? undefined
+      : {
+          reportingController: definition.name,
+          scheduler,
+          random,
+          onWarning,
+          ...options.events,
+        };
   // Built once here so that bad recorder options throw now, not at subscription.
   if (recorderOptions !== undefined) {
     try {
@@ -101,7 +131,7 @@ export function hostController(
       if (options.events && options.events.reportingController !== undefined) throw error;
       throw new TypeError(
         `startController: the controller's name ${JSON.stringify(definition.name)} is the reportingController of its Events, and ` +
-        `${messageOf(error)}; give it a qualified name (such as example.com/pods), or pass events: { reportingController }`,
+          `${messageOf(error)}; give it a qualified name (such as example.com/pods), or pass events: { reportingController }`,
         { cause: error },
       );
     }
@@ -110,24 +140,40 @@ export function hostController(
   return new Observable<ReconcileEvent>((subscriber) => {
     const recorder = recorderOptions === undefined ? undefined : eventRecorder(connection, recorderOptions);
     const context = controllerContext({
-      name: definition.name, connection, scheduler, random, gate, leader$: gate, drainTimeout, recorder, onWarning, reportError: report,
+      name: definition.name,
+      connection,
+      scheduler,
+      random,
+      gate,
+      leader$: gate,
+      drainTimeout,
+      recorder,
+      onWarning,
+      reportError: report,
       informers: informerFactory(connection, { scheduler, random, onWarning, ...options.informers }),
-      stop$: (options.stop$ ?? NEVER).pipe(take(1), map(() => undefined)),
+      stop$: (options.stop$ ?? NEVER).pipe(
+        take(1),
+        map(() => undefined),
+      ),
     });
     const subscription = new Subscription();
     let closed = false;
-    const close = (timeoutMs: number): Observable<never> => defer(() => {
-      if (recorder === undefined || closed) return of();
-      closed = true;
-      return recorder.close({ timeoutMs }).pipe(ignoreElements());
-    });
+    const close = (timeoutMs: number): Observable<never> =>
+      defer(() => {
+        if (recorder === undefined || closed) return of();
+        closed = true;
+        return recorder.close({ timeoutMs }).pipe(ignoreElements());
+      });
     // Before `start`, which may record at once; in a container of its own, as closing the recorder completes
     // `reports$`, which must not cut the run short.
     if (recorder !== undefined) subscription.add(recorder.reports$.subscribe((lost) => reportLost(lost, report)));
     try {
       onContext?.(context);
       const events$ = definition.start(context);
-      if (!(events$ instanceof Observable)) throw new TypeError(`startController: ${definition.name}.start() returned ${typeof events$}, not an Observable`);
+      if (!(events$ instanceof Observable))
+        throw new TypeError(
+          `startController: ${definition.name}.start() returned ${typeof events$}, not an Observable`,
+        );
       subscription.add(concat(events$, close(drainTimeout)).subscribe(subscriber));
     } catch (error) {
       subscriber.error(error);
@@ -142,10 +188,14 @@ export function hostController(
 /** Throws a `TypeError` for anything that is not `{ name, start(context) }`. */
 export function checkDefinition(caller: string, definition: ControllerDefinition): void {
   if (typeof definition !== 'object' || definition === null || typeof definition.start !== 'function') {
-    throw new TypeError(`${caller}: the controller must be { name, start(context) }, got ${definition === null ? 'null' : typeof definition}`);
+    throw new TypeError(
+      `${caller}: the controller must be { name, start(context) }, got ${definition === null ? 'null' : typeof definition}`,
+    );
   }
   if (typeof definition.name !== 'string' || definition.name === '') {
-    throw new TypeError(`${caller}: the controller's name must be a non-empty string, got ${JSON.stringify(definition.name)}`);
+    throw new TypeError(
+      `${caller}: the controller's name must be a non-empty string, got ${JSON.stringify(definition.name)}`,
+    );
   }
 }
 
@@ -158,6 +208,9 @@ function reportLost(lost: EventReport, report: (error: Error) => void): void {
   if (lost.type !== 'failed' && lost.type !== 'dropped') return;
   const { event } = lost;
   const about = `event ${event.reason} about ${event.regarding.kind ?? '?'} ${event.regarding.namespace ? `${event.regarding.namespace}/` : ''}${event.regarding.name ?? '?'}`;
-  if (lost.type === 'failed') report(new Error(`${about} not written after ${lost.attempts} tries: ${messageOf(lost.error)}`, { cause: lost.error }));
+  if (lost.type === 'failed')
+    report(
+      new Error(`${about} not written after ${lost.attempts} tries: ${messageOf(lost.error)}`, { cause: lost.error }),
+    );
   else report(new Error(`${about} dropped (${lost.reason})`));
 }

@@ -4,12 +4,13 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
-import type { EventRecorder, ResourceClient, ResourceClientOptions } from '../../client/index.js';
+import type { EventRecorder, ResourceClient } from '../../client/index.js';
 import type { InformerFactory } from '../../informer/index.js';
 import type { Connection } from '../../transport/index.js';
 import type { ResourceRef } from '../../watch/index.js';
-import type { ReconcileLookupOptions, ReconcileOptions } from '../options.js';
-import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } from '../types.js';
+import type { ReconcileLookupOptions, ReconcileOptions } from '../reconcile/index.js';
+import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } from '../reconcile/index.js';
+import type { OwnWrites } from '../own-writes/index.js';
 import type { WarningHandler } from 'rxkube/extend';
 
 /**
@@ -22,9 +23,15 @@ import type { WarningHandler } from 'rxkube/extend';
  */
 export interface ContextReconcile {
   /** `reconcile` with a `lookup`: the reconcile function receives the latest object of its key. */
-  <T>(fn: ReconcileFn<T>, options: ReconcileLookupOptions<T>): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
+  <T>(
+    fn: ReconcileFn<T>,
+    options: ReconcileLookupOptions<T>,
+  ): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
   /** `reconcile` without a `lookup`: the reconcile function receives the key only. */
-  (fn: ReconcileKeyFn, options?: ReconcileOptions & { readonly lookup?: undefined }): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
+  (
+    fn: ReconcileKeyFn,
+    options?: ReconcileOptions & { readonly lookup?: undefined },
+  ): OperatorFunction<ReconcileTrigger | string, ReconcileEvent>;
 }
 
 /**
@@ -49,8 +56,17 @@ export interface ControllerContext {
   readonly connection: Connection;
   /** The host's informer factory, shared by every controller it runs. */
   readonly informers: InformerFactory;
-  /** A resource client on `connection` with the host's `scheduler`, `random` and `onWarning`; `options` add to them. */
-  client<T extends KubernetesObject>(resource: ResourceRef, options?: ResourceClientOptions): ResourceClient<T>;
+  /**
+   * A resource client on `connection` with the host's `scheduler`, `random` and `onWarning`; `options` add to them.
+   * Its writes are remembered in `writes` (unless `options` name another `writeObserver`), so that the controller
+   * reads its own writes and ignores their echoes: write through it, and pass each call the run's `signal`.
+   */
+  client<T extends KubernetesObject>(resource: ResourceRef, options?: ResourceClient.Options): ResourceClient<T>;
+  /**
+   * What this controller wrote through `client()`: the ledger read-your-own-writes waits on (`ownWrites.readYourWrites`) and
+   * own-write filtering reads (`ownWrites.ignore`). `controller({ context })` uses it by itself.
+   */
+  readonly writes: OwnWrites;
   /**
    * The host's event recorder: under a manager, the manager's (its `reportingController` is the manager's name);
    * elsewhere one whose `reportingController` is the controller's name. Flushed when the host stops. `undefined`
@@ -62,7 +78,7 @@ export interface ControllerContext {
   /**
    * The scheduler every timer of the controller runs on: virtual time under the test kit. Its `now()` measures
    * durations (a monotonic reading by default, which drifts from the wall clock); stamp what you write for the API
-   * server or for people with `wallClockNow(context.scheduler)`, as `setStatusCondition` and the recorder do.
+   * server or for people with `wallClockNow(context.scheduler)`, as `conditions.set` and the recorder do.
    */
   readonly scheduler: SchedulerLike;
   /** Uniform samples in [0, 1) for jitter: seeded under the test kit, so chance is part of the seed. */

@@ -6,11 +6,12 @@ export type { EventPredicate, EventTest, PredicateLike, PredicateOptions, ErrorH
 export { PredicateError } from './types.js';
 export { predicate } from './predicate.js';
 export { reportError } from './report.js';
-export { generationChanged } from './generationChanged.js';
-export { resourceVersionChanged } from './resourceVersionChanged.js';
-export { labelsChanged } from './labelsChanged.js';
-export { annotationsChanged } from './annotationsChanged.js';
-export { eventType } from './eventType.js';
+export { generationChanged } from './generation-changed.js';
+export { resourceVersionChanged } from './resource-version-changed.js';
+export { labelsChanged } from './labels-changed.js';
+export { annotationsChanged } from './annotations-changed.js';
+export { eventType } from './event-type.js';
 export { and } from './and.js';
 export { or } from './or.js';
 export { not } from './not.js';
+export * as predicates from './predicates-namespace.js';

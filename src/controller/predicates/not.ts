@@ -15,7 +15,7 @@ import type { EventPredicate, PredicateLike } from './types.js';
  * - An inline arrow function argument gets its event type from `T`, which defaults to `KubernetesObject` unless the
  *   context fixes it; write `not<V1Pod>(…)` to read typed fields in it.
  * - Negation flips the default: `not(generationChanged())` drops every `added`, `deleted` and `resync` event,
- *   because `generationChanged()` passes them. Combine with {@link eventType} to say which events you mean.
+ *   because `predicates.generationChanged()` passes them. Combine with `predicates.eventType` to say which events you mean.
  * - In the operator form, an event on which `p` throws is still kept (the operator fails open), not negated.
  */
 export function not<T extends KubernetesObject = KubernetesObject>(p: PredicateLike<T>): EventPredicate<T> {

@@ -1,5 +1,5 @@
 /**
- * Lifts a plain event test into an {@link EventPredicate}: a value and a filtering operator at once.
+ * Lifts a plain event test into an `EventPredicate`: a value and a filtering operator at once.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
@@ -9,13 +9,13 @@ import { PredicateError } from './types.js';
 import type { EventPredicate, EventTest, PredicateLike, PredicateOptions } from './types.js';
 
 /**
- * Makes an {@link EventPredicate} from a test: `events$.pipe(predicate(e => ...))` filters, `.test` evaluates.
+ * Makes an `EventPredicate` from a test (`predicates.from`): `events$.pipe(predicates.from(e => ...))` filters, `.test` evaluates.
  *
  * # Guarantees
- * - See {@link EventPredicate}: events the test accepts pass in order; a throwing test keeps the event and reports
- *   a {@link PredicateError} through `reportError` (to `options.onError` when given); the output never
+ * - See `EventPredicate`: events the test accepts pass in order; a throwing test keeps the event and reports
+ *   a `PredicateError` through `reportError` (to `options.onError` when given); the output never
  *   errors because of the test.
- * - `predicate(p)` of something that already has a `test` (an {@link EventPredicate}) uses that test, so wrapping
+ * - `predicates.from(p)` of something that already has a `test` (an `EventPredicate`) uses that test, so wrapping
  *   is harmless (and is how to give an existing predicate another `onError`).
  *
  * # Caveats

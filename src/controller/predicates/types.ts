@@ -3,7 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import type { InformerEvent } from '../../informer/index.js';
 
 /** A plain test over one informer event: `true` keeps the event. */
@@ -16,13 +16,13 @@ export type EventTest<T extends KubernetesObject = KubernetesObject> = (event: I
  *   predicate written for any object keeps the element type of the stream it filters (`InformerEvent<V1Pod>` stays
  *   `InformerEvent<V1Pod>`).
  * - As a value, `p.test(event)` answers for one event; it is a standalone function (it does not use `this`), so
- *   `events.filter(p.test)` works, and the combinators {@link and}, {@link or} and {@link not} compose it.
+ *   `events.filter(p.test)` works, and the combinators `predicates.and`, `.or` and `.not` compose it.
  *
  * # Guarantees
  * - The operator emits exactly the events `test` accepts, in order, synchronously; completion and errors of the
  *   source pass through unchanged.
  * - When `test` throws inside the operator, the event is kept (fail-open: a level-triggered controller survives an
- *   extra reconcile, not a missed one) and a {@link PredicateError} goes to the predicate's error handler; the
+ *   extra reconcile, not a missed one) and a `PredicateError` goes to the predicate's error handler; the
  *   stream never errors because of a predicate.
  *
  * # Caveats
@@ -36,21 +36,21 @@ export interface EventPredicate<T extends KubernetesObject = KubernetesObject> {
 }
 
 /**
- * Anything the combinators accept: a plain {@link EventTest}, or anything with a `test` (every {@link EventPredicate}
+ * Anything the combinators accept: a plain `EventTest`, or anything with a `test` (every `EventPredicate`
  * has one). Spelt `{ test }` rather than `EventPredicate` so that an inline arrow function still gets its parameter
  * type from context.
  */
 export type PredicateLike<T extends KubernetesObject = KubernetesObject> =
   | EventTest<T>
   | {
-    /** The test: true keeps the event. */
-    readonly test: EventTest<T>;
-  };
+      /** The test: true keeps the event. */
+      readonly test: EventTest<T>;
+    };
 
-/** Options of {@link predicate}. */
+/** Options of `predicates.from`. */
 export interface PredicateOptions {
   /**
-   * Where a {@link PredicateError} goes when the test throws inside the operator. Defaults to RxJS's
+   * Where a `PredicateError` goes when the test throws inside the operator. Defaults to RxJS's
    * `config.onUnhandledError` when one is set, else `process.emitWarning` (printed once per error on stderr).
    */
   readonly onError?: (error: Error) => void;

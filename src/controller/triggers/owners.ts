@@ -3,7 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { groupOfApiVersion, keyFor } from '../../objects/index.js';
-import type { Complain } from './keyMapper.js';
+import type { Complain } from './key-mapper.js';
 
 /** What an owner reference must match, resolved from {@link ToOwnerKeysOptions}. */
 export interface OwnerMatch {
@@ -69,7 +69,10 @@ export function addOwnerKeys(
     const { kind, apiVersion, controller, name } = ref as Record<string, unknown>;
     if (kind !== match.kind) continue;
     if (!match.allOwners && controller !== true) continue;
-    if (match.group !== undefined && !(typeof apiVersion === 'string' && groupOfApiVersion(apiVersion) === match.group)) {
+    if (
+      match.group !== undefined &&
+      !(typeof apiVersion === 'string' && groupOfApiVersion(apiVersion) === match.group)
+    ) {
       continue;
     }
     if (typeof name !== 'string' || name === '') {

@@ -4,7 +4,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import type { InformerEvent } from '../../informer/index.js';
-import type { ReconcileTrigger } from '../index.js';
+import type { ReconcileTrigger } from '../reconcile/index.js';
 
 /**
  * What a key mapper may return for one event: a key, a trigger, any iterable of those (an array, a Set, a

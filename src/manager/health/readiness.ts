@@ -37,7 +37,8 @@ export class Readiness {
   constructor(private readonly threshold: number) {}
 
   add(informer: string): void {
-    if (!this.informers.has(informer)) this.informers.set(informer, { synced: false, failingSince: undefined, cause: undefined });
+    if (!this.informers.has(informer))
+      this.informers.set(informer, { synced: false, failingSince: undefined, cause: undefined });
   }
 
   synced(informer: string): void {
@@ -79,7 +80,9 @@ export class Readiness {
       }
       checks.push([`informer ${name}`, failure]);
     }
-    const reasons = checks.filter(([, failure]) => failure !== undefined).map(([name, failure]) => `${name}: ${failure}`);
+    const reasons = checks
+      .filter(([, failure]) => failure !== undefined)
+      .map(([name, failure]) => `${name}: ${failure}`);
     return { ready: reasons.length === 0, reasons, checks };
   }
 

@@ -39,8 +39,14 @@ export function probeRoutes(health: ProbeChecks, ready: ProbeChecks, redact: (te
     const results = await probe();
     const failed = results.some(([, failure]) => failure !== undefined);
     const verbose = new URL(request.url ?? '/', 'http://probe').searchParams.has('verbose');
-    const lines = results.map(([name, failure]) => (failure === undefined ? `[+]${name} ok` : `[-]${name} failed: ${redact(failure)}`));
-    const body = failed ? `${lines.join('\n')}\n${path.slice(1)} check failed\n` : verbose ? `${lines.join('\n')}\n${path.slice(1)} check passed\n` : 'ok';
+    const lines = results.map(([name, failure]) =>
+      failure === undefined ? `[+]${name} ok` : `[-]${name} failed: ${redact(failure)}`,
+    );
+    const body = failed
+      ? `${lines.join('\n')}\n${path.slice(1)} check failed\n`
+      : verbose
+        ? `${lines.join('\n')}\n${path.slice(1)} check passed\n`
+        : 'ok';
     response.writeHead(failed ? 500 : 200, { 'Content-Type': TEXT, 'X-Content-Type-Options': 'nosniff' });
     response.end(request.method === 'HEAD' ? undefined : body);
   };

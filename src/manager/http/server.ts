@@ -17,16 +17,27 @@ export type RequestHandler = (request: IncomingMessage, response: ServerResponse
  * - Unsubscribing stops listening and closes every connection at once, keep-alive ones included.
  * - A handler that throws or rejects answers 500 instead of leaving the request hanging.
  */
-export function serve(what: string, host: string | undefined, port: number, handler: RequestHandler): Observable<ServerAddress> {
+export function serve(
+  what: string,
+  host: string | undefined,
+  port: number,
+  handler: RequestHandler,
+): Observable<ServerAddress> {
   return new Observable<ServerAddress>((subscriber) => {
     const server = createServer((request, response) => {
-      Promise.resolve().then(() => handler(request, response)).catch((error: unknown) => {
-        if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-        response.end(`internal error: ${error instanceof Error ? error.message : String(error)}\n`);
-      });
+      Promise.resolve()
+        .then(() => handler(request, response))
+        .catch((error: unknown) => {
+          if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+          response.end(`internal error: ${error instanceof Error ? error.message : String(error)}\n`);
+        });
     });
     server.once('error', (error: NodeJS.ErrnoException) => {
-      subscriber.error(new Error(`manager: the ${what} server cannot listen on ${host ?? '*'}:${port}: ${error.message}`, { cause: error }));
+      subscriber.error(
+        new Error(`manager: the ${what} server cannot listen on ${host ?? '*'}:${port}: ${error.message}`, {
+          cause: error,
+        }),
+      );
     });
     server.listen({ port, ...(host === undefined ? {} : { host }) }, () => {
       const address = server.address() as AddressInfo;

@@ -48,14 +48,19 @@ const LEVELS: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 
  */
 export function jsonLogger(options: JsonLoggerOptions = {}): ManagerLogger {
   const threshold = LEVELS[options.level ?? 'info'];
-  if (threshold === undefined) throw new RangeError(`jsonLogger: level must be one of ${Object.keys(LEVELS).join(', ')}, got ${String(options.level)}`);
+  if (threshold === undefined)
+    throw new RangeError(
+      `jsonLogger: level must be one of ${Object.keys(LEVELS).join(', ')}, got ${String(options.level)}`,
+    );
   const write = options.write ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const now = options.now ?? Date.now;
-  const log = (level: LogLevel) => (fields: LogFields, message: string): void => {
-    if (LEVELS[level] < threshold) return;
-    const { level: _l, time: _t, msg: _m, ...rest } = fields;
-    write(safeStringify({ level, time: new Date(now()).toISOString(), msg: message, ...rest }));
-  };
+  const log =
+    (level: LogLevel) =>
+    (fields: LogFields, message: string): void => {
+      if (LEVELS[level] < threshold) return;
+      const { level: _l, time: _t, msg: _m, ...rest } = fields;
+      write(safeStringify({ level, time: new Date(now()).toISOString(), msg: message, ...rest }));
+    };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }
 

@@ -6,7 +6,12 @@ import { keyFor } from '../../objects/index.js';
 import type { LeaderEvent } from '../../leader/index.js';
 import type { WatchStatus } from '../../watch/index.js';
 import type {
-  ReconcileDropped, ReconcileFailed, ReconcileRequeued, ReconcileRetrying, ReconcileSucceeded,
+  ReconcileDropped,
+  ReconcileFailed,
+  ReconcileRequeued,
+  ReconcileRetrying,
+  ReconcileSucceeded,
+  StaleRead,
 } from '../../controller/index.js';
 import { resultOf } from '../metrics/index.js';
 import type { LogFields, ManagerLogger } from './logger.js';
@@ -18,12 +23,20 @@ import type { LogFields, ManagerLogger } from './logger.js';
  * during the run: not counted, the key runs again when it opens).
  */
 export function logOutcome(
-  logger: ManagerLogger, controller: string, run: ReconcileSucceeded | ReconcileFailed,
+  logger: ManagerLogger,
+  controller: string,
+  run: ReconcileSucceeded | ReconcileFailed,
   next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined,
 ): void {
   const result = resultOf(run, next);
   const fields: Record<string, unknown> = {
-    controller, key: run.key, reasons: run.reasons, attempt: run.attempt, durationMs: run.durationMs, queueWaitMs: run.queueWaitMs, result,
+    controller,
+    key: run.key,
+    reasons: run.reasons,
+    attempt: run.attempt,
+    durationMs: run.durationMs,
+    queueWaitMs: run.queueWaitMs,
+    result,
   };
   if (next?.type === 'requeued') fields.requeueAfterMs = next.delayMs;
   if (run.type === 'succeeded') {
@@ -37,6 +50,19 @@ export function logOutcome(
   if (next?.type === 'dropped') fields.dropped = true;
   if (run.gateClosed === true) fields.gateClosed = true;
   logger.error(fields, 'reconcile failed');
+}
+
+/**
+ * One record (warn, `reconcile reads a stale cache`) per run that starts before its caches show the writes of its
+ * key's last runs: read-your-own-writes waited `waitedMs` and gave up. `behind` names each object the caches lack
+ * as `Kind key@resourceVersion` (`deleted` for a delete), with the cache's resourceVersion.
+ */
+export function logStaleRead(logger: ManagerLogger, controller: string, key: string, staleRead: StaleRead): void {
+  const behind = staleRead.behind.map(
+    (object) =>
+      `${object.resource.kind} ${object.key}${object.deleted ? ' deleted' : `@${object.resourceVersion ?? '?'}`} (cache at ${object.cacheResourceVersion || 'nothing'})`,
+  );
+  logger.warn({ controller, key, waitedMs: staleRead.waitedMs, behind }, 'reconcile reads a stale cache');
 }
 
 /**
@@ -56,7 +82,10 @@ export function logInformerStatus(logger: ManagerLogger, informer: string, statu
       logger.info({ ...fields, resourceVersion: status.resourceVersion }, 'informer watching');
       return;
     case 'backingOff':
-      logger.warn({ ...fields, ...causeFields(status.cause), delayMs: status.delayMs, attempt: status.attempt }, 'informer backing off');
+      logger.warn(
+        { ...fields, ...causeFields(status.cause), delayMs: status.delayMs, attempt: status.attempt },
+        'informer backing off',
+      );
       return;
     case 'error':
       logger.warn({ ...fields, ...causeFields(status.cause) }, 'informer error');
@@ -68,7 +97,9 @@ export function logInformerStatus(logger: ManagerLogger, informer: string, statu
 }
 
 function causeFields(cause: { readonly reason: string; readonly message: string; readonly code?: number }): LogFields {
-  return cause.code === undefined ? { reason: cause.reason, message: cause.message } : { reason: cause.reason, code: cause.code, message: cause.message };
+  return cause.code === undefined
+    ? { reason: cause.reason, message: cause.message }
+    : { reason: cause.reason, code: cause.code, message: cause.message };
 }
 
 /**
@@ -87,7 +118,10 @@ export function logLeaderEvent(logger: ManagerLogger, event: LeaderEvent): void 
       logger.info({ holder: event.holder }, 'lease holder observed');
       return;
     case 'lost':
-      logger.error({ reason: event.reason, ...(event.holder === undefined ? {} : { holder: event.holder }) }, 'leadership lost');
+      logger.error(
+        { reason: event.reason, ...(event.holder === undefined ? {} : { holder: event.holder }) },
+        'leadership lost',
+      );
       return;
     case 'conflict':
       logger.debug({ phase: event.phase, error: event.error }, 'lease conflict');
@@ -114,7 +148,9 @@ export function logEventReport(logger: ManagerLogger, report: EventReport): void
   }
   const { event } = report;
   const about: LogFields = {
-    event: `${event.metadata.namespace}/${event.metadata.name}`, reason: event.reason, type: event.type,
+    event: `${event.metadata.namespace}/${event.metadata.name}`,
+    reason: event.reason,
+    type: event.type,
     regarding: describeReference(event.regarding),
   };
   switch (report.type) {
@@ -125,7 +161,10 @@ export function logEventReport(logger: ManagerLogger, report: EventReport): void
       logger.warn({ ...about, dropReason: report.reason }, 'event dropped');
       return;
     case 'retrying':
-      logger.debug({ ...about, attempt: report.attempt, delayMs: report.delayMs, error: report.error }, 'event write retrying');
+      logger.debug(
+        { ...about, attempt: report.attempt, delayMs: report.delayMs, error: report.error },
+        'event write retrying',
+      );
       return;
     case 'filtered':
       logger.debug(about, 'event filtered');
@@ -136,6 +175,10 @@ export function logEventReport(logger: ManagerLogger, report: EventReport): void
   }
 }
 
-function describeReference(reference: { readonly kind?: string; readonly namespace?: string; readonly name?: string }): string {
+function describeReference(reference: {
+  readonly kind?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+}): string {
   return `${reference.kind ?? '?'} ${reference.name === undefined ? '?' : keyFor(reference.name, reference.namespace)}`;
 }

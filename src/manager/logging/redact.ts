@@ -7,7 +7,8 @@ import type { LogFields, ManagerLogger } from './logger.js';
 export const REDACTED = '[REDACTED]';
 
 /** Field names whose values are credentials, wherever they appear (not `secretName`, `secretRef`, `secretKeyRef`). */
-const SENSITIVE_KEY = /token|passw(or)?d|secret(?!name|ref|keyref|namespace)|authorization|credential|api[-_]?key|private[-_]?key|client[-_]?key|key[-_]?data|cookie/i;
+const SENSITIVE_KEY =
+  /token|passw(or)?d|secret(?!name|ref|keyref|namespace)|authorization|credential|api[-_]?key|private[-_]?key|client[-_]?key|key[-_]?data|cookie/i;
 
 /** Credentials with a recognisable shape: HTTP auth schemes, JWTs, and user:password in URLs. */
 const PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
@@ -48,14 +49,17 @@ export function redactor(literals: () => readonly string[]): (value: unknown) =>
     if (current !== source) {
       source = current;
       // Longest first, so a literal that contains another is replaced whole.
-      prepared = [...new Set(current)].filter((l) => typeof l === 'string' && l.length >= MIN_LITERAL_LENGTH).sort((a, b) => b.length - a.length);
+      prepared = [...new Set(current)]
+        .filter((l) => typeof l === 'string' && l.length >= MIN_LITERAL_LENGTH)
+        .sort((a, b) => b.length - a.length);
     }
     const known = prepared;
     const seen = new WeakSet<object>();
     const walk = (v: unknown, depth: number): unknown => {
       if (typeof v === 'string') return scrub(v, known);
       if (typeof v === 'bigint') return v.toString();
-      if (typeof v !== 'object' || v === null) return typeof v === 'function' ? `[Function ${v.name || 'anonymous'}]` : v;
+      if (typeof v !== 'object' || v === null)
+        return typeof v === 'function' ? `[Function ${v.name || 'anonymous'}]` : v;
       if (seen.has(v)) return '[Circular]';
       if (depth >= MAX_DEPTH) return '[Truncated]';
       seen.add(v);
@@ -102,13 +106,19 @@ export function errorFields(error: Error): Record<string, unknown> {
  * `logger` behind a redactor: every field and every message is redacted before it reaches `logger`, and a logger
  * that throws is ignored (logging must never break the manager).
  */
-export function redactingLogger(logger: ManagerLogger, redact: (value: unknown) => unknown, base: LogFields = {}): ManagerLogger {
-  const wrap = (level: keyof ManagerLogger) => (fields: LogFields, message: string): void => {
-    try {
-      logger[level](redact({ ...base, ...fields }) as LogFields, redact(message) as string);
-    } catch {
-      // A broken logger loses its line; it must not take a reconcile or a shutdown down with it.
-    }
-  };
+export function redactingLogger(
+  logger: ManagerLogger,
+  redact: (value: unknown) => unknown,
+  base: LogFields = {},
+): ManagerLogger {
+  const wrap =
+    (level: keyof ManagerLogger) =>
+    (fields: LogFields, message: string): void => {
+      try {
+        logger[level](redact({ ...base, ...fields }) as LogFields, redact(message) as string);
+      } catch {
+        // A broken logger loses its line; it must not take a reconcile or a shutdown down with it.
+      }
+    };
   return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
 }

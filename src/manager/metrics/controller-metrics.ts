@@ -2,8 +2,15 @@
  * One controller's metrics, as its `reconcile` operators report them through their metrics hook.
  */
 import {
-  NORMAL_PRIORITY, ReconcileTimeoutError, type ReconcileDropped, type ReconcileFailed, type ReconcileMetrics,
-  type ReconcileQueueView, type ReconcileRequeued, type ReconcileRetrying, type ReconcileSucceeded,
+  NORMAL_PRIORITY,
+  ReconcileTimeoutError,
+  type ReconcileDropped,
+  type ReconcileFailed,
+  type ReconcileMetrics,
+  type ReconcileQueueView,
+  type ReconcileRequeued,
+  type ReconcileRetrying,
+  type ReconcileSucceeded,
 } from '../../controller/index.js';
 import type { ManagerMetrics } from './definitions.js';
 
@@ -28,7 +35,8 @@ interface PriorityLabels {
 
 /** controller-runtime's `result` label of a run: `requeue` is never used (rxkube has no `Requeue: true`). */
 export function resultOf(
-  run: ReconcileSucceeded | ReconcileFailed, next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined,
+  run: ReconcileSucceeded | ReconcileFailed,
+  next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined,
 ): 'success' | 'requeue_after' | 'error' {
   if (run.type === 'failed') return 'error';
   return next?.type === 'requeued' ? 'requeue_after' : 'success';
@@ -43,7 +51,9 @@ export function resultOf(
  * - `controller_runtime_*` follow controller-runtime: every run counts once in `reconcile_total` by result and in
  *   `reconcile_time_seconds` (a run the gate closure interrupted counts as an `error` run, as its `failed` event
  *   says, though it charges nothing against its key); failures in `reconcile_errors_total` (terminal ones also in
- *   `terminal_reconcile_errors_total`, timeouts also in `reconcile_timeouts_total`).
+ *   `terminal_reconcile_errors_total`, timeouts also in `reconcile_timeouts_total`). A run that starts on caches
+ *   that do not show its key's last own writes (read-your-own-writes gave up waiting) counts in
+ *   `controller_runtime_reconcile_stale_reads_total`, an rxkube metric.
  * - `workqueue_*` follow client-go: `adds_total` counts the operator's adds, `queue_duration_seconds` each run's
  *   queue wait, `work_duration_seconds` each run's time holding its worker, `retries_total` each retry scheduled.
  * - `workqueue_depth` has a `priority` label, as controller-runtime's priority queue's has: the keys in the depth
@@ -71,7 +81,13 @@ export class ControllerMetrics implements ReconcileMetrics {
     this.labels = { controller };
     this.queueLabels = { name: controller, controller };
     for (const result of RESULTS) metrics.reconcileTotal.inc({ controller, result }, 0);
-    for (const counter of [metrics.reconcileErrors, metrics.terminalErrors, metrics.reconcileTimeouts]) counter.inc(this.labels, 0);
+    for (const counter of [
+      metrics.reconcileErrors,
+      metrics.terminalErrors,
+      metrics.reconcileTimeouts,
+      metrics.staleReads,
+    ])
+      counter.inc(this.labels, 0);
     metrics.adds.inc(this.queueLabels, 0);
     metrics.retries.inc(this.queueLabels, 0);
     this.labelsOf(NORMAL_PRIORITY); // the normal priority's depth sample exists from the start, first
@@ -82,7 +98,10 @@ export class ControllerMetrics implements ReconcileMetrics {
   opened(queue: ReconcileQueueView): void {
     this.queues.add(queue);
     const { concurrency } = queue;
-    this.metrics.maxConcurrent.set(this.labels, concurrency === Number.POSITIVE_INFINITY ? Number.MAX_SAFE_INTEGER : concurrency);
+    this.metrics.maxConcurrent.set(
+      this.labels,
+      concurrency === Number.POSITIVE_INFINITY ? Number.MAX_SAFE_INTEGER : concurrency,
+    );
   }
 
   closed(queue: ReconcileQueueView): void {
@@ -98,11 +117,18 @@ export class ControllerMetrics implements ReconcileMetrics {
     this.metrics.queueDurationByPriority.observe(this.labelsOf(priority), queueWaitMs / 1000);
   }
 
+  staleRead(): void {
+    this.metrics.staleReads.inc(this.labels);
+  }
+
   done(_key: string, durationMs: number): void {
     this.metrics.workDuration.observe(this.queueLabels, durationMs / 1000);
   }
 
-  outcome(run: ReconcileSucceeded | ReconcileFailed, next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined): void {
+  outcome(
+    run: ReconcileSucceeded | ReconcileFailed,
+    next: ReconcileRequeued | ReconcileRetrying | ReconcileDropped | undefined,
+  ): void {
     const { controller } = this.labels;
     const result = resultOf(run, next);
     this.metrics.reconcileTotal.inc({ controller, result });

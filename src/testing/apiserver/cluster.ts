@@ -100,7 +100,12 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   let server: http.Server;
   if (options.tls === true) {
     const ca = createCertificateAuthority({ commonName: 'rxkube-test-ca' });
-    const serving = issueCertificate(ca, { commonName: 'rxkube-apiserver', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], usage: 'server' });
+    const serving = issueCertificate(ca, {
+      commonName: 'rxkube-apiserver',
+      dnsNames: ['localhost'],
+      ipAddresses: ['127.0.0.1'],
+      usage: 'server',
+    });
     caCertPem = ca.certPem;
     server = https.createServer({ key: serving.keyPem, cert: serving.certPem }, handler);
   } else {
@@ -128,7 +133,9 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   const url = `${options.tls === true ? 'https' : 'http'}://127.0.0.1:${port}`;
 
   const kubeConfig = buildKubeConfig({
-    name: 'rxkube', url, user: 'rxkube-admin',
+    name: 'rxkube',
+    url,
+    user: 'rxkube-admin',
     ...(caCertPem !== undefined ? { caPem: caCertPem } : {}),
     ...(options.token !== undefined ? { token: options.token } : {}),
   });

@@ -6,7 +6,15 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { type ApiRequest, type ResponseSink, type ServerRuntime, timestamp } from './machinery/index.js';
-import { badLines, type Faults, FaultState, requestLog, type RequestLog, serveRequest, type ServingState } from './serving/index.js';
+import {
+  badLines,
+  type Faults,
+  FaultState,
+  requestLog,
+  type RequestLog,
+  serveRequest,
+  type ServingState,
+} from './serving/index.js';
 import { crdController, namespaceController, ownerGarbageCollector } from './controllers/index.js';
 import { ResourceRegistry } from './registry/index.js';
 import { seedObjects, type SeedOptions, updateObjects } from './write-path/index.js';
@@ -82,9 +90,16 @@ export function createServerCore(options: InMemoryServerOptions, runtime: Server
   if (options.ownerGC === true) store.listen(ownerGarbageCollector(state));
   for (const name of new Set([...builtinNamespaces, ...(options.namespaces ?? [])])) {
     store.put(namespaceStorageKey, {
-      apiVersion: 'v1', kind: 'Namespace',
-      metadata: { name, uid: runtime.uuid(), creationTimestamp: timestamp(runtime.now()), labels: { 'kubernetes.io/metadata.name': name } },
-      spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' },
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: {
+        name,
+        uid: runtime.uuid(),
+        creationTimestamp: timestamp(runtime.now()),
+        labels: { 'kubernetes.io/metadata.name': name },
+      },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
     });
   }
   const faultState = new FaultState();
@@ -104,8 +119,13 @@ export function createServerCore(options: InMemoryServerOptions, runtime: Server
   };
   const log = requestLog(options.requestLogSize);
   const config = {
-    state, faultState, faults, token: options.token, maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
-    requestLog: log, serverAddress: hooks.serverAddress,
+    state,
+    faultState,
+    faults,
+    token: options.token,
+    maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
+    requestLog: log,
+    serverAddress: hooks.serverAddress,
   };
   return {
     state,

@@ -102,7 +102,10 @@ export async function runClusterCli(
  * Unknown flags and a non-numeric port are errors, not silently ignored, so a typo never starts a cluster the caller
  * did not ask for.
  */
-export function parseClusterCliArgs(argv: readonly string[], switches: readonly CliSwitch[] = []): ClusterCliOptions | 'help' {
+export function parseClusterCliArgs(
+  argv: readonly string[],
+  switches: readonly CliSwitch[] = [],
+): ClusterCliOptions | 'help' {
   const own = Object.fromEntries(switches.map((s) => [s.name, { type: 'boolean' as const, default: false }]));
   const { values } = parseArgs({
     args: [...argv],
@@ -148,7 +151,11 @@ export function helpText(command: ClusterCommand): string {
   ];
   const width = Math.max(...flags.map(([flag]) => flag.length)) + 2;
   const lines = [
-    usage(command.name), '', command.summary, '', 'Flags:',
+    usage(command.name),
+    '',
+    command.summary,
+    '',
+    'Flags:',
     ...flags.map(([flag, help]) => `  ${flag.padEnd(width)}${help}`),
     ...(command.notes !== undefined && command.notes.length > 0 ? ['', ...command.notes] : []),
   ];

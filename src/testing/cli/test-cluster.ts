@@ -19,13 +19,23 @@ import { runClusterCli, type ClusterCommand } from './serve.js';
 
 const command: ClusterCommand = {
   name: 'rxkube-test-cluster',
-  summary: 'Runs the in-memory Kubernetes API server on 127.0.0.1 in the foreground: writes the kubeconfig, prints one\n'
-    + '"ready <url>" line on stdout, and stops on SIGINT or SIGTERM (a second signal exits at once).',
+  summary:
+    'Runs the in-memory Kubernetes API server on 127.0.0.1 in the foreground: writes the kubeconfig, prints one\n' +
+    '"ready <url>" line on stdout, and stops on SIGINT or SIGTERM (a second signal exits at once).',
   tlsHelp: 'serve HTTPS with a generated CA (default: plain HTTP); a token is generated unless --token is given',
   switches: [
-    { name: 'owner-gc', help: 'run the garbage collector: deleting an owner deletes its dependents (default off, as without kube-controller-manager)' },
-    { name: 'namespace-lifecycle', help: 'run the namespace controller: deleting a namespace deletes its content (default off, same reason)' },
-    { name: 'log-requests', help: 'print every request to stderr as it is answered: time, status, method, path and query, user agent' },
+    {
+      name: 'owner-gc',
+      help: 'run the garbage collector: deleting an owner deletes its dependents (default off, as without kube-controller-manager)',
+    },
+    {
+      name: 'namespace-lifecycle',
+      help: 'run the namespace controller: deleting a namespace deletes its content (default off, same reason)',
+    },
+    {
+      name: 'log-requests',
+      help: 'print every request to stderr as it is answered: time, status, method, path and query, user agent',
+    },
   ],
 };
 
@@ -37,6 +47,7 @@ await runClusterCli(command, process.argv.slice(2), async ({ port, tls, token, s
     namespaceLifecycle: switches['namespace-lifecycle'] === true,
     ...(token !== undefined ? { token } : tls ? { token: randomBytes(16).toString('hex') } : {}),
   });
-  if (switches['log-requests'] === true) cluster.requestLog.records$.subscribe((record) => process.stderr.write(`${requestLine(record)}\n`));
+  if (switches['log-requests'] === true)
+    cluster.requestLog.records$.subscribe((record) => process.stderr.write(`${requestLine(record)}\n`));
   return cluster;
 });

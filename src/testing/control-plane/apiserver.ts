@@ -35,7 +35,13 @@ export function writeApiServerSecrets(dir: string, serviceIp: string, token?: st
   const ca = createCertificateAuthority({ commonName: 'rxkube-control-plane-ca' });
   const serving = issueCertificate(ca, {
     commonName: 'kube-apiserver',
-    dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
+    dnsNames: [
+      'localhost',
+      'kubernetes',
+      'kubernetes.default',
+      'kubernetes.default.svc',
+      'kubernetes.default.svc.cluster.local',
+    ],
     ipAddresses: ['127.0.0.1', '::1', serviceIp],
     usage: 'server',
   });
@@ -112,13 +118,32 @@ export function adminTls(secrets: ApiServerSecrets): ClientTls {
 
 /** Starts kube-apiserver and waits until an authenticated `GET /readyz` answers 200. */
 export async function startApiServer(config: ApiServerConfig, timeoutMs: number): Promise<GroupProcess> {
-  const process = spawnGroup('kube-apiserver', config.binary, apiServerArgs(config), join(config.workDir, 'kube-apiserver.log'), config.workDir);
+  const process = spawnGroup(
+    'kube-apiserver',
+    config.binary,
+    apiServerArgs(config),
+    join(config.workDir, 'kube-apiserver.log'),
+    config.workDir,
+  );
   const tls = adminTls(config.secrets);
   try {
-    await waitUntilReady('kube-apiserver', process, async () => {
-      const { status, body } = await fetchText(`https://127.0.0.1:${config.port}/readyz`, { tls, timeoutMs: 3000 });
-      return status === 200 ? true : `HTTP ${status} ${body.trim().split('\n').filter((l) => l.includes('failed')).join('; ') || body.trim()}`;
-    }, timeoutMs);
+    await waitUntilReady(
+      'kube-apiserver',
+      process,
+      async () => {
+        const { status, body } = await fetchText(`https://127.0.0.1:${config.port}/readyz`, { tls, timeoutMs: 3000 });
+        return status === 200
+          ? true
+          : `HTTP ${status} ${
+              body
+                .trim()
+                .split('\n')
+                .filter((l) => l.includes('failed'))
+                .join('; ') || body.trim()
+            }`;
+      },
+      timeoutMs,
+    );
   } catch (error) {
     await process.stop(2000);
     throw error;

@@ -44,7 +44,9 @@ export function controlPlaneCacheDir(env: NodeJS.ProcessEnv = process.env): stri
 /**
  * Which prebuilt-asset directory the environment names, if any: `RXKUBE_ASSETS` wins over `KUBEBUILDER_ASSETS`.
  */
-export function assetsFromEnvironment(env: NodeJS.ProcessEnv = process.env): { dir: string; source: 'RXKUBE_ASSETS' | 'KUBEBUILDER_ASSETS' } | undefined {
+export function assetsFromEnvironment(
+  env: NodeJS.ProcessEnv = process.env,
+): { dir: string; source: 'RXKUBE_ASSETS' | 'KUBEBUILDER_ASSETS' } | undefined {
   if (env.RXKUBE_ASSETS) return { dir: resolve(env.RXKUBE_ASSETS), source: 'RXKUBE_ASSETS' };
   if (env.KUBEBUILDER_ASSETS) return { dir: resolve(env.KUBEBUILDER_ASSETS), source: 'KUBEBUILDER_ASSETS' };
   return undefined;
@@ -59,9 +61,13 @@ export function assetsFromEnvironment(env: NodeJS.ProcessEnv = process.env): { d
  * the missing file, and how to get it. It never falls through from an explicitly named directory to the cache:
  * a wrong `KUBEBUILDER_ASSETS` is reported, not silently ignored.
  */
-export function resolveControlPlaneAssets(options: { assetsDir?: string; env?: NodeJS.ProcessEnv } = {}): ControlPlaneAssets {
+export function resolveControlPlaneAssets(
+  options: { assetsDir?: string; env?: NodeJS.ProcessEnv } = {},
+): ControlPlaneAssets {
   const env = options.env ?? process.env;
-  const named = options.assetsDir ? { dir: resolve(options.assetsDir), source: 'option' as const } : assetsFromEnvironment(env);
+  const named = options.assetsDir
+    ? { dir: resolve(options.assetsDir), source: 'option' as const }
+    : assetsFromEnvironment(env);
   const { dir, source } = named ?? { dir: controlPlaneCacheDir(env), source: 'cache' as const };
   const missing = missingBinaries(dir);
   if (missing.length > 0) {
@@ -69,7 +75,9 @@ export function resolveControlPlaneAssets(options: { assetsDir?: string; env?: N
       source === 'cache'
         ? 'run `npx rxkube-control-plane build` (needs Go >= 1.26; `npm run control-plane:build` in a clone of rxkube), or point RXKUBE_ASSETS / KUBEBUILDER_ASSETS at a directory holding both binaries'
         : `fix ${source === 'option' ? 'the assetsDir option' : source} or unset it to use rxkube's own build`;
-    throw new Error(`control plane binaries not found: ${missing.join(', ')} missing or not executable in ${dir} (from ${source}); ${hint}`);
+    throw new Error(
+      `control plane binaries not found: ${missing.join(', ')} missing or not executable in ${dir} (from ${source}); ${hint}`,
+    );
   }
   return { dir, source, kubeApiServer: join(dir, 'kube-apiserver'), etcd: join(dir, 'etcd') };
 }

@@ -6,7 +6,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONTROL_PLANE_VERSIONS, assetsFromEnvironment, controlPlaneCacheDir, missingBinaries, rxkubeCacheRoot } from './assets.js';
+import {
+  CONTROL_PLANE_VERSIONS,
+  assetsFromEnvironment,
+  controlPlaneCacheDir,
+  missingBinaries,
+  rxkubeCacheRoot,
+} from './assets.js';
 
 /**
  * The Go modules that build the binaries (their go.mod and go.sum only; no Go code), in a clone of the repository.
@@ -23,14 +29,29 @@ const targets = [
     pkg: 'k8s.io/kubernetes/cmd/kube-apiserver',
     requires: `k8s.io/kubernetes ${CONTROL_PLANE_VERSIONS.kubernetes}`,
     // What the Kubernetes release build stamps; without it /version reports v0.0.0-master.
-    ldflags: versionStamp(CONTROL_PLANE_VERSIONS.kubernetes, ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']),
+    ldflags: versionStamp(CONTROL_PLANE_VERSIONS.kubernetes, [
+      'k8s.io/component-base/version',
+      'k8s.io/client-go/pkg/version',
+    ]),
   },
-  { name: 'etcd', module: 'etcd', pkg: 'go.etcd.io/etcd/server/v3', requires: `go.etcd.io/etcd/server/v3 ${CONTROL_PLANE_VERSIONS.etcd}`, ldflags: [] },
+  {
+    name: 'etcd',
+    module: 'etcd',
+    pkg: 'go.etcd.io/etcd/server/v3',
+    requires: `go.etcd.io/etcd/server/v3 ${CONTROL_PLANE_VERSIONS.etcd}`,
+    ldflags: [],
+  },
 ] as const;
 
 function versionStamp(gitVersion: string, packages: readonly string[]): string[] {
   const [major, minor] = gitVersion.replace(/^v/, '').split('.');
-  const values = { gitVersion, gitMajor: major!, gitMinor: minor!, gitTreeState: 'clean', buildDate: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
+  const values = {
+    gitVersion,
+    gitMajor: major!,
+    gitMinor: minor!,
+    gitTreeState: 'clean',
+    buildDate: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+  };
   return packages.flatMap((pkg) => Object.entries(values).map(([name, value]) => `-X ${pkg}.${name}=${value}`));
 }
 
@@ -49,12 +70,16 @@ function versionStamp(gitVersion: string, packages: readonly string[]): string[]
  * - Needs Go >= 1.26 on `PATH`, the Go module proxy, and a clone of the repository (the published package does not
  *   ship the Go modules; an installed one says so and names the alternatives); a cold build takes several minutes.
  */
-export async function buildControlPlane(log: (line: string) => void = (line) => console.log(`[control-plane:build] ${line}`)): Promise<number> {
+export async function buildControlPlane(
+  log: (line: string) => void = (line) => console.log(`[control-plane:build] ${line}`),
+): Promise<number> {
   const named = assetsFromEnvironment();
   if (named) {
     const missing = missingBinaries(named.dir);
     if (missing.length > 0) {
-      log(`${named.source}=${named.dir} lacks ${missing.join(' and ')} (missing or not executable); fix or unset ${named.source}`);
+      log(
+        `${named.source}=${named.dir} lacks ${missing.join(' and ')} (missing or not executable); fix or unset ${named.source}`,
+      );
       return 1;
     }
     log(`using prebuilt binaries from ${named.source}=${named.dir}; building nothing`);
@@ -64,25 +89,33 @@ export async function buildControlPlane(log: (line: string) => void = (line) => 
   const outDir = controlPlaneCacheDir();
   const todo = targets.filter((t) => missingBinaries(outDir).includes(t.name));
   if (todo.length === 0) {
-    log(`kube-apiserver ${CONTROL_PLANE_VERSIONS.kubernetes} and etcd ${CONTROL_PLANE_VERSIONS.etcd} already built in ${outDir}`);
+    log(
+      `kube-apiserver ${CONTROL_PLANE_VERSIONS.kubernetes} and etcd ${CONTROL_PLANE_VERSIONS.etcd} already built in ${outDir}`,
+    );
     return 0;
   }
 
   const go = spawnSync('go', ['version'], { encoding: 'utf8' });
   if (go.status !== 0) {
-    log('Go is not on PATH. Install Go >= 1.26, or set RXKUBE_ASSETS (or KUBEBUILDER_ASSETS) to a directory holding kube-apiserver and etcd, e.g. one from setup-envtest.');
+    log(
+      'Go is not on PATH. Install Go >= 1.26, or set RXKUBE_ASSETS (or KUBEBUILDER_ASSETS) to a directory holding kube-apiserver and etcd, e.g. one from setup-envtest.',
+    );
     return 1;
   }
   if (!existsSync(modulesDir)) {
-    log(`this installed rxkube cannot build kube-apiserver and etcd: their Go modules (test/control-plane) ship only with the repository. Set RXKUBE_ASSETS (or KUBEBUILDER_ASSETS) to a directory holding both binaries, e.g. one from setup-envtest, or run \`npm run control-plane:build\` in a clone of rxkube (it builds into ${outDir}).`);
+    log(
+      `this installed rxkube cannot build kube-apiserver and etcd: their Go modules (test/control-plane) ship only with the repository. Set RXKUBE_ASSETS (or KUBEBUILDER_ASSETS) to a directory holding both binaries, e.g. one from setup-envtest, or run \`npm run control-plane:build\` in a clone of rxkube (it builds into ${outDir}).`,
+    );
     return 1;
   }
   log(`${go.stdout.trim()}; building ${todo.map((t) => t.name).join(' and ')} into ${outDir}`);
 
   for (const target of todo) {
     const goMod = readFileSync(join(modulesDir, target.module, 'go.mod'), 'utf8');
-    if (!new RegExp(`^\\s*(require\\s+)?${escape(target.requires)}\\s*$`, 'm').test(goMod)) {
-      log(`${join(modulesDir, target.module, 'go.mod')} does not require ${target.requires}; keep it in step with CONTROL_PLANE_VERSIONS`);
+    if (!new RegExp(`^\\s*(require\\s+)?${escapeRegExp(target.requires)}\\s*$`, 'm').test(goMod)) {
+      log(
+        `${join(modulesDir, target.module, 'go.mod')} does not require ${target.requires}; keep it in step with CONTROL_PLANE_VERSIONS`,
+      );
       return 1;
     }
   }
@@ -102,7 +135,21 @@ export async function buildControlPlane(log: (line: string) => void = (line) => 
     const tmp = join(outDir, `.${target.name}.${process.pid}.tmp`);
     log(`go build ${target.pkg} (a cold build downloads modules and compiles for several minutes)`);
     const heartbeat = setInterval(() => log(`… still building ${target.name}, ${seconds(started)} s`), 30_000);
-    const code = await run(log, 'go', ['build', '-trimpath', '-buildvcs=false', `-ldflags=${['-s', '-w', ...target.ldflags].join(' ')}`, '-o', tmp, target.pkg], join(modulesDir, target.module), env);
+    const code = await run(
+      log,
+      'go',
+      [
+        'build',
+        '-trimpath',
+        '-buildvcs=false',
+        `-ldflags=${['-s', '-w', ...target.ldflags].join(' ')}`,
+        '-o',
+        tmp,
+        target.pkg,
+      ],
+      join(modulesDir, target.module),
+      env,
+    );
     clearInterval(heartbeat);
     if (code !== 0) {
       rmSync(tmp, { force: true });
@@ -117,7 +164,13 @@ export async function buildControlPlane(log: (line: string) => void = (line) => 
   return 0;
 }
 
-function run(log: (line: string) => void, command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
+function run(
+  log: (line: string) => void,
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   return new Promise((resolveCode) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'inherit', 'inherit'] });
     const forward = (signal: NodeJS.Signals): void => void child.kill(signal);
@@ -134,5 +187,4 @@ function run(log: (line: string) => void, command: string, args: string[], cwd: 
 }
 
 const seconds = (since: number): number => Math.round((Date.now() - since) / 1000);
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

@@ -120,7 +120,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   try {
     etcd = await retryOnPortClash(() => startEtcd(assets.etcd, workDir, options.etcdArgs ?? [], startTimeoutMs));
     const serviceClusterIpRange = options.serviceClusterIpRange ?? '10.0.0.0/24';
-    const secrets = writeApiServerSecrets(join(workDir, 'pki'), firstServiceIp(serviceClusterIpRange), options.adminToken);
+    const secrets = writeApiServerSecrets(
+      join(workDir, 'pki'),
+      firstServiceIp(serviceClusterIpRange),
+      options.adminToken,
+    );
     const etcdUrl = etcd.url;
     const baseConfig = {
       binary: assets.kubeApiServer,
@@ -133,14 +137,23 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     };
     let config: ApiServerConfig | undefined;
     const fixedPort = options.port ? options.port : undefined;
-    apiServer = await retryOnPortClash(async () => {
-      config = { ...baseConfig, port: fixedPort ?? (await freePort()) };
-      return startApiServer(config, startTimeoutMs);
-    }, fixedPort === undefined ? 3 : 1);
+    apiServer = await retryOnPortClash(
+      async () => {
+        config = { ...baseConfig, port: fixedPort ?? (await freePort()) };
+        return startApiServer(config, startTimeoutMs);
+      },
+      fixedPort === undefined ? 3 : 1,
+    );
     const apiConfig = config!;
     const startMs = Date.now() - started;
     const url = `https://127.0.0.1:${apiConfig.port}`;
-    const kubeConfig: KubeConfig = buildKubeConfig({ name: 'rxkube-control-plane', url, caPem: secrets.ca.certPem, user: ADMIN_USER, client: secrets.admin });
+    const kubeConfig: KubeConfig = buildKubeConfig({
+      name: 'rxkube-control-plane',
+      url,
+      caPem: secrets.ca.certPem,
+      user: ADMIN_USER,
+      client: secrets.admin,
+    });
     const liveEtcd = etcd;
 
     let stopping: Promise<void> | undefined;
@@ -226,6 +239,7 @@ function validateOptions(options: ControlPlaneOptions): void {
   }
   for (const key of ['startTimeoutMs', 'stopGraceMs'] as const) {
     const value = options[key];
-    if (value !== undefined && !(Number.isFinite(value) && value > 0)) throw new RangeError(`${key} must be a positive number, got ${value}`);
+    if (value !== undefined && !(Number.isFinite(value) && value > 0))
+      throw new RangeError(`${key} must be a positive number, got ${value}`);
   }
 }

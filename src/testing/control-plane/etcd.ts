@@ -19,7 +19,12 @@ export interface EtcdServer {
  * # Caveats
  * `--unsafe-no-fsync` trades durability for speed: data survives a kube-apiserver restart, not a machine crash.
  */
-export async function startEtcd(binary: string, workDir: string, extraArgs: readonly string[], timeoutMs: number): Promise<EtcdServer> {
+export async function startEtcd(
+  binary: string,
+  workDir: string,
+  extraArgs: readonly string[],
+  timeoutMs: number,
+): Promise<EtcdServer> {
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
@@ -41,10 +46,15 @@ export async function startEtcd(binary: string, workDir: string, extraArgs: read
   ];
   const process = spawnGroup('etcd', binary, args, join(workDir, 'etcd.log'), workDir);
   try {
-    await waitUntilReady('etcd', process, async () => {
-      const { status, body } = await fetchText(`${url}/health`, { timeoutMs: 2000 });
-      return status === 200 && /"health":\s*"true"/.test(body) ? true : `HTTP ${status} ${body.trim()}`;
-    }, timeoutMs);
+    await waitUntilReady(
+      'etcd',
+      process,
+      async () => {
+        const { status, body } = await fetchText(`${url}/health`, { timeoutMs: 2000 });
+        return status === 200 && /"health":\s*"true"/.test(body) ? true : `HTTP ${status} ${body.trim()}`;
+      },
+      timeoutMs,
+    );
   } catch (error) {
     await process.stop(2000);
     throw error;
@@ -56,8 +66,12 @@ export async function startEtcd(binary: string, workDir: string, extraArgs: read
       // etcd's JSON gateway: read the current revision, then compact to it (physical: wait until it is applied).
       const range = await fetchText(`${url}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: 'AA==' }) });
       const revision = Number((JSON.parse(range.body) as { header?: { revision?: string } }).header?.revision);
-      if (range.status !== 200 || !Number.isSafeInteger(revision)) throw new Error(`etcd range failed: HTTP ${range.status} ${range.body}`);
-      const compaction = await fetchText(`${url}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision: String(revision), physical: true }) });
+      if (range.status !== 200 || !Number.isSafeInteger(revision))
+        throw new Error(`etcd range failed: HTTP ${range.status} ${range.body}`);
+      const compaction = await fetchText(`${url}/v3/kv/compaction`, {
+        method: 'POST',
+        body: JSON.stringify({ revision: String(revision), physical: true }),
+      });
       if (compaction.status !== 200 && !/required revision has been compacted/.test(compaction.body)) {
         throw new Error(`etcd compaction to ${revision} failed: HTTP ${compaction.status} ${compaction.body}`);
       }

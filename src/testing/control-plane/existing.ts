@@ -24,7 +24,10 @@ export function existingCluster(kubeconfigPath: string, options: { context?: str
   }
   if (options.context) kubeConfig.setCurrentContext(options.context);
   const cluster = kubeConfig.getCurrentCluster();
-  if (!cluster) throw new Error(`kubeconfig ${kubeconfigPath} has no cluster for context ${JSON.stringify(kubeConfig.getCurrentContext())}`);
+  if (!cluster)
+    throw new Error(
+      `kubeconfig ${kubeconfigPath} has no cluster for context ${JSON.stringify(kubeConfig.getCurrentContext())}`,
+    );
   return {
     url: cluster.server,
     kubeConfig,

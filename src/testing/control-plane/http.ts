@@ -35,7 +35,9 @@ export function fetchText(
         res.on('error', reject);
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`timed out after ${options.timeoutMs ?? 5000} ms: ${options.method ?? 'GET'} ${url}`)));
+    req.on('timeout', () =>
+      req.destroy(new Error(`timed out after ${options.timeoutMs ?? 5000} ms: ${options.method ?? 'GET'} ${url}`)),
+    );
     req.on('error', reject);
     req.end(options.body);
   });

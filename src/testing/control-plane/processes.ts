@@ -31,7 +31,13 @@ export interface GroupProcess {
 }
 
 /** Starts `command` in its own process group with stdout and stderr appended to `logFile`. */
-export function spawnGroup(name: string, command: string, args: readonly string[], logFile: string, workDir?: string): GroupProcess {
+export function spawnGroup(
+  name: string,
+  command: string,
+  args: readonly string[],
+  logFile: string,
+  workDir?: string,
+): GroupProcess {
   // Installed on first use, not at import: merely importing rxkube/testing must not touch signal handling.
   installExitHooks();
   const fd = openSync(logFile, 'a');
@@ -146,7 +152,10 @@ function spawnWatchdog(pgid: number, workDir: string | undefined): number | unde
     'exit 0',
   ].join('\n');
   try {
-    const dog = spawn('/bin/sh', ['-c', script, 'rxkube-watchdog', String(process.pid), String(pgid), workDir ?? ''], { detached: true, stdio: 'ignore' });
+    const dog = spawn('/bin/sh', ['-c', script, 'rxkube-watchdog', String(process.pid), String(pgid), workDir ?? ''], {
+      detached: true,
+      stdio: 'ignore',
+    });
     dog.on('error', () => undefined);
     dog.unref();
     return dog.pid;
@@ -210,6 +219,7 @@ function tail(file: string, bytes = 4000): string {
 /** Children inherit the environment minus proxies: they only ever talk to 127.0.0.1. */
 function childEnvironment(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const key of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy']) delete env[key];
+  for (const key of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy'])
+    delete env[key];
   return env;
 }

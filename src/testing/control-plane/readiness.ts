@@ -20,7 +20,9 @@ export async function waitUntilReady(
   let last = 'no probe finished yet';
   for (let delay = 50; ; delay = Math.min(delay * 2, 250)) {
     if (!process.alive()) {
-      throw new Error(`${what} exited before becoming ready (${await process.exited}); log ${process.logFile}:\n${process.logTail()}`);
+      throw new Error(
+        `${what} exited before becoming ready (${await process.exited}); log ${process.logFile}:\n${process.logTail()}`,
+      );
     }
     try {
       const verdict = await probe();
@@ -30,7 +32,9 @@ export async function waitUntilReady(
       last = (error as Error).message;
     }
     if (Date.now() >= deadline) {
-      throw new Error(`${what} not ready after ${timeoutMs} ms (last probe: ${last}); log ${process.logFile}:\n${process.logTail()}`);
+      throw new Error(
+        `${what} not ready after ${timeoutMs} ms (last probe: ${last}); log ${process.logFile}:\n${process.logTail()}`,
+      );
     }
     await new Promise<void>((resolve) => setTimeout(resolve, delay));
   }

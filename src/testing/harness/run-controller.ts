@@ -75,7 +75,11 @@ export function runController(definition: ControllerDefinition, options: RunCont
   const events: ReconcileEvent[] = [];
   const events$ = new ReplaySubject<ReconcileEvent>();
   const started$ = hostController(definition, {
-    connection: cluster, scheduler, random: random ?? seededRandom(seed ^ 0x5eed), ...(stop$ ? { stop$ } : {}), ...(onError ? { onError } : {}),
+    connection: cluster,
+    scheduler,
+    random: random ?? seededRandom(seed ^ 0x5eed),
+    ...(stop$ ? { stop$ } : {}),
+    ...(onError ? { onError } : {}),
   });
   const subscription = started$.subscribe({
     next: (event) => {

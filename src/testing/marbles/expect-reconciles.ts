@@ -124,7 +124,9 @@ export interface ExpectReconcilesOptions {
  * - Call it inside `TestScheduler.run()`: it schedules through the run's delegation of `asyncScheduler`.
  */
 export function expectReconciles(
-  helpers: Pick<RunHelpers, 'expectObservable'>, events$: Observable<ReconcileEvent>, options: ExpectReconcilesOptions = {},
+  helpers: Pick<RunHelpers, 'expectObservable'>,
+  events$: Observable<ReconcileEvent>,
+  options: ExpectReconcilesOptions = {},
 ): ReconcileExpectation {
   if (typeof helpers?.expectObservable !== 'function') {
     throw new TypeError('expectReconciles: pass the helpers of TestScheduler.run(), and call it inside the run');
@@ -143,9 +145,12 @@ export function expectReconciles(
           return { letter: redefined.has(letter) ? '?' : letter, event };
         }),
       );
-      const expected: MarbleEntry[] = TestScheduler.parseMarbles(marble, undefined, undefined, true, true).map(({ frame, notification }) => ({
-        frame, symbol: notification.kind === 'N' ? String(notification.value) : notification.kind === 'C' ? '|' : '#',
-      }));
+      const expected: MarbleEntry[] = TestScheduler.parseMarbles(marble, undefined, undefined, true, true).map(
+        ({ frame, notification }) => ({
+          frame,
+          symbol: notification.kind === 'N' ? String(notification.value) : notification.kind === 'C' ? '|' : '#',
+        }),
+      );
       const actual = record(letters$, options.subscription);
       // Last of all the run's actions: every event has been recorded by then.
       asyncScheduler.schedule(() => {
@@ -160,17 +165,26 @@ export function expectReconciles(
 const COMPARE_AFTER = Number.MAX_SAFE_INTEGER / 4;
 
 /** Subscribes `letters$` as `expectObservable` does (at the subscription marble's frames) and records it. */
-function record(letters$: Observable<{ letter: string; event: ReconcileEvent }>, subscriptionMarble: string | undefined): MarbleEntry[] {
+function record(
+  letters$: Observable<{ letter: string; event: ReconcileEvent }>,
+  subscriptionMarble: string | undefined,
+): MarbleEntry[] {
   const entries: MarbleEntry[] = [];
-  const { subscribedFrame, unsubscribedFrame } = TestScheduler.parseMarblesAsSubscriptions(subscriptionMarble ?? null, true);
+  const { subscribedFrame, unsubscribedFrame } = TestScheduler.parseMarblesAsSubscriptions(
+    subscriptionMarble ?? null,
+    true,
+  );
   let subscription: Subscription | undefined;
-  asyncScheduler.schedule(() => {
-    subscription = letters$.subscribe({
-      next: ({ letter, event }) => entries.push({ frame: asyncScheduler.now(), symbol: letter, event }),
-      error: (error: unknown) => entries.push({ frame: asyncScheduler.now(), symbol: '#', error }),
-      complete: () => entries.push({ frame: asyncScheduler.now(), symbol: '|' }),
-    });
-  }, subscribedFrame === Infinity ? 0 : subscribedFrame);
+  asyncScheduler.schedule(
+    () => {
+      subscription = letters$.subscribe({
+        next: ({ letter, event }) => entries.push({ frame: asyncScheduler.now(), symbol: letter, event }),
+        error: (error: unknown) => entries.push({ frame: asyncScheduler.now(), symbol: '#', error }),
+        complete: () => entries.push({ frame: asyncScheduler.now(), symbol: '|' }),
+      });
+    },
+    subscribedFrame === Infinity ? 0 : subscribedFrame,
+  );
   if (unsubscribedFrame !== Infinity) asyncScheduler.schedule(() => subscription?.unsubscribe(), unsubscribedFrame);
   return entries;
 }
@@ -186,17 +200,23 @@ class ReconcileMarbleError extends Error {
   /** Every actual entry: `<ms> ms <letter> <event>`, with the event's key, attempt, delay and error. */
   readonly actualEvents: readonly string[];
 
-  constructor(readonly actualEntries: readonly MarbleEntry[], readonly expectedEntries: readonly MarbleEntry[], values: Readonly<Record<string, object>>) {
+  constructor(
+    readonly actualEntries: readonly MarbleEntry[],
+    readonly expectedEntries: readonly MarbleEntry[],
+    values: Readonly<Record<string, object>>,
+  ) {
     const actual = renderMarble(actualEntries);
     const expected = renderMarble(expectedEntries);
     const symbols = [...actualEntries, ...expectedEntries].map((entry) => entry.symbol);
-    super([
-      'expectReconciles: the reconcile marbles differ',
-      `  expected: ${expected}`,
-      `  actual:   ${actual}`,
-      `  ${firstDifference(actualEntries, expectedEntries) ?? ''}`,
-      `  letters: ${legend(symbols, RECONCILE_LETTERS, values)}`,
-    ].join('\n'));
+    super(
+      [
+        'expectReconciles: the reconcile marbles differ',
+        `  expected: ${expected}`,
+        `  actual:   ${actual}`,
+        `  ${firstDifference(actualEntries, expectedEntries) ?? ''}`,
+        `  letters: ${legend(symbols, RECONCILE_LETTERS, values)}`,
+      ].join('\n'),
+    );
     this.name = 'ReconcileMarbleError';
     this.actual = actual;
     this.expected = expected;
@@ -205,7 +225,9 @@ class ReconcileMarbleError extends Error {
 }
 
 function matches(event: ReconcileEvent, pattern: ReconcileEventPattern): boolean {
-  return Object.entries(pattern).every(([field, value]) => deepEqual((event as unknown as Record<string, unknown>)[field], value));
+  return Object.entries(pattern).every(([field, value]) =>
+    deepEqual((event as unknown as Record<string, unknown>)[field], value),
+  );
 }
 
 function deepEqual(a: unknown, b: unknown): boolean {
@@ -213,5 +235,8 @@ function deepEqual(a: unknown, b: unknown): boolean {
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   const keys = Object.keys(b);
-  return keys.length === Object.keys(a).length && keys.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    keys.length === Object.keys(a).length &&
+    keys.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
 }

@@ -27,12 +27,20 @@ import type { WatchEvent } from 'rxkube/extend';
  *   controller gated on `synced$`.
  * - The marble overload needs `TestScheduler.run()`'s helpers; the objects overload works anywhere.
  */
-export function fakeInformer<T extends KubernetesObject>(objects: readonly T[], options?: InformerOptions<T>): Informer<T>;
 export function fakeInformer<T extends KubernetesObject>(
-  helpers: MarbleHelpers, marble: string, values?: Readonly<Record<string, MarbleDelta<T>>>, options?: InformerOptions<T>,
+  objects: readonly T[],
+  options?: InformerOptions<T>,
 ): Informer<T>;
 export function fakeInformer<T extends KubernetesObject>(
-  first: readonly T[] | MarbleHelpers, second?: string | InformerOptions<T>, values?: Readonly<Record<string, MarbleDelta<T>>>,
+  helpers: MarbleHelpers,
+  marble: string,
+  values?: Readonly<Record<string, MarbleDelta<T>>>,
+  options?: InformerOptions<T>,
+): Informer<T>;
+export function fakeInformer<T extends KubernetesObject>(
+  first: readonly T[] | MarbleHelpers,
+  second?: string | InformerOptions<T>,
+  values?: Readonly<Record<string, MarbleDelta<T>>>,
   options?: InformerOptions<T>,
 ): Informer<T> {
   if (Array.isArray(first)) {
@@ -42,7 +50,8 @@ export function fakeInformer<T extends KubernetesObject>(
     const listed: WatchEvent<T>[] = [...relist, watchEvent.watching<T>(done.resourceVersion)];
     return informerFromSource<T>(concat(from(listed), NEVER), (second as InformerOptions<T> | undefined) ?? {});
   }
-  if (typeof second !== 'string') throw new TypeError('fakeInformer: give a list of objects, or the run helpers and a marble');
+  if (typeof second !== 'string')
+    throw new TypeError('fakeInformer: give a list of objects, or the run helpers and a marble');
   return informerFromSource<T>(watchMarbles<T>(first as MarbleHelpers, second, values ?? {}), options ?? {});
 }
 
@@ -58,7 +67,10 @@ export function fakeInformer<T extends KubernetesObject>(
  * - Status and problem deltas produce no informer event (they go to `status$` and `problems$`).
  */
 export function informerEventMarbles<T extends KubernetesObject>(
-  helpers: MarbleHelpers, marble: string, values?: Readonly<Record<string, MarbleDelta<T>>>, options?: InformerOptions<T>,
+  helpers: MarbleHelpers,
+  marble: string,
+  values?: Readonly<Record<string, MarbleDelta<T>>>,
+  options?: InformerOptions<T>,
 ): Observable<InformerEvent<T>> {
   return fakeInformer<T>(helpers, marble, values, options).events$;
 }

@@ -6,6 +6,10 @@
 export { watchEvent, watchMarbles, marbleSource, type MarbleDelta, type MarbleHelpers } from './watch-events.js';
 export { fakeInformer, informerEventMarbles } from './fake-informer.js';
 export {
-  expectReconciles, reconcileLetter, RECONCILE_LETTERS,
-  type ExpectReconcilesOptions, type ReconcileEventPattern, type ReconcileExpectation,
+  expectReconciles,
+  reconcileLetter,
+  RECONCILE_LETTERS,
+  type ExpectReconcilesOptions,
+  type ReconcileEventPattern,
+  type ReconcileExpectation,
 } from './expect-reconciles.js';

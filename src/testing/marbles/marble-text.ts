@@ -29,7 +29,7 @@ export interface MarbleEntry {
 export function renderMarble(entries: readonly MarbleEntry[]): string {
   const tokens: string[] = [];
   let position = 0;
-  for (let i = 0; i < entries.length;) {
+  for (let i = 0; i < entries.length; ) {
     const { frame } = entries[i]!;
     const group: string[] = [];
     for (; i < entries.length && entries[i]!.frame === frame; i++) group.push(entries[i]!.symbol);
@@ -44,7 +44,10 @@ export function renderMarble(entries: readonly MarbleEntry[]): string {
 
 /** Whether the two marbles say the same: the same symbols at the same frames, in order (any error matches `#`). */
 export function sameMarble(actual: readonly MarbleEntry[], expected: readonly MarbleEntry[]): boolean {
-  return actual.length === expected.length && actual.every((entry, i) => entry.frame === expected[i]!.frame && entry.symbol === expected[i]!.symbol);
+  return (
+    actual.length === expected.length &&
+    actual.every((entry, i) => entry.frame === expected[i]!.frame && entry.symbol === expected[i]!.symbol)
+  );
 }
 
 /** The first entry where the marbles part, said in one line with the actual event, or `undefined` when they agree. */
@@ -70,14 +73,17 @@ export function describeEntries(entries: readonly MarbleEntry[]): string[] {
  * their pattern, `?`, `|` and `#`; only the symbols that occur.
  */
 export function legend(
-  symbols: Iterable<string>, defaults: Readonly<Record<string, string>>, values: Readonly<Record<string, object>>,
+  symbols: Iterable<string>,
+  defaults: Readonly<Record<string, string>>,
+  values: Readonly<Record<string, object>>,
 ): string {
   const meaning = new Map<string, string>();
   for (const [type, letter] of Object.entries(defaults)) if (!meaning.has(letter)) meaning.set(letter, type);
   const lines: string[] = [];
   for (const symbol of [...new Set(symbols)].sort()) {
     if (symbol in values) lines.push(`${symbol} = ${JSON.stringify(values[symbol])}`);
-    else if (symbol === '?') lines.push('? = an event that matches no pattern of `values` and whose own letter `values` redefines');
+    else if (symbol === '?')
+      lines.push('? = an event that matches no pattern of `values` and whose own letter `values` redefines');
     else if (symbol === '|') lines.push('| = complete');
     else if (symbol === '#') lines.push('# = error');
     else lines.push(`${symbol} = ${meaning.get(symbol) ?? 'not a reconcile letter'}`);

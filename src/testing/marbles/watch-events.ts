@@ -7,8 +7,8 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import type { RunHelpers } from 'rxjs/testing';
 import { objectKey } from '../../objects/index.js';
-import type { DeltaSource, WatchStatus } from 'rxkube';
-import type { WatchEvent } from 'rxkube/extend';
+import type { WatchStatus } from 'rxkube';
+import type { DeltaSource, WatchEvent } from 'rxkube/extend';
 
 /**
  * What a letter of a watch marble may stand for:
@@ -17,7 +17,10 @@ import type { WatchEvent } from 'rxkube/extend';
  *   stream, `modified` when it is;
  * - an array of those, delivered in order in the same frame.
  */
-export type MarbleDelta<T extends KubernetesObject = KubernetesObject> = WatchEvent<T> | T | readonly (WatchEvent<T> | T)[];
+export type MarbleDelta<T extends KubernetesObject = KubernetesObject> =
+  | WatchEvent<T>
+  | T
+  | readonly (WatchEvent<T> | T)[];
 
 /** The part of `TestScheduler.run`'s helpers the marble builders use: pass the helpers object itself. */
 export type MarbleHelpers = Pick<RunHelpers, 'cold'>;
@@ -46,14 +49,20 @@ export const watchEvent = Object.freeze({
    */
   deleted: <T extends KubernetesObject>(object: T): WatchEvent<T> => ({ type: 'deleted', object }),
   /** A watch `BOOKMARK` at `resourceVersion`: it only advances the resourceVersion and carries no object. */
-  bookmark: <T extends KubernetesObject>(resourceVersion: string): WatchEvent<T> => ({ type: 'bookmark', resourceVersion }),
+  bookmark: <T extends KubernetesObject>(resourceVersion: string): WatchEvent<T> => ({
+    type: 'bookmark',
+    resourceVersion,
+  }),
   /**
    * A change of the connection's health to `status`; it never changes the cache. For the usual "watch accepted"
    * status, `watchEvent.watching` is shorter.
    */
   status: <T extends KubernetesObject>(status: WatchStatus): WatchEvent<T> => ({ type: 'status', status }),
   /** The status the reflector reports once the server accepted its watch. */
-  watching: <T extends KubernetesObject>(resourceVersion = '1'): WatchEvent<T> => ({ type: 'status', status: { state: 'watching', resourceVersion } }),
+  watching: <T extends KubernetesObject>(resourceVersion = '1'): WatchEvent<T> => ({
+    type: 'status',
+    status: { state: 'watching', resourceVersion },
+  }),
   /** A whole relist: `relistStarted`, `listed` per object, `relistDone` at `resourceVersion` (default: the highest object's, or `1`). */
   relist: <T extends KubernetesObject>(objects: readonly T[], resourceVersion?: string): WatchEvent<T>[] => [
     { type: 'relistStarted' },
@@ -62,11 +71,26 @@ export const watchEvent = Object.freeze({
   ],
 });
 
-const DELTA_TYPES = new Set(['relistStarted', 'listed', 'relistDone', 'added', 'modified', 'deleted', 'bookmark', 'status', 'problem']);
+const DELTA_TYPES = new Set([
+  'relistStarted',
+  'listed',
+  'relistDone',
+  'added',
+  'modified',
+  'deleted',
+  'bookmark',
+  'status',
+  'problem',
+]);
 
 /** Whether a marble value is a watch event rather than an object (objects have `metadata`, events never do). */
 function isWatchEvent<T extends KubernetesObject>(value: WatchEvent<T> | T): value is WatchEvent<T> {
-  return typeof value === 'object' && value !== null && !('metadata' in value) && DELTA_TYPES.has((value as { type?: string }).type ?? '');
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !('metadata' in value) &&
+    DELTA_TYPES.has((value as { type?: string }).type ?? '')
+  );
 }
 
 /**
@@ -79,24 +103,42 @@ function deltaExpander<T extends KubernetesObject>(): (value: MarbleDelta<T>) =>
   const one = (value: WatchEvent<T> | T): WatchEvent<T> => {
     if (!isWatchEvent(value)) {
       if (typeof value !== 'object' || value === null || typeof value.metadata?.name !== 'string') {
-        throw new TypeError(`watch marble: a value must be a WatchEvent or an object with metadata.name, got ${JSON.stringify(value)}`);
+        throw new TypeError(
+          `watch marble: a value must be a WatchEvent or an object with metadata.name, got ${JSON.stringify(value)}`,
+        );
       }
       const key = objectKey(value);
-      const event: WatchEvent<T> = cached.has(key) ? { type: 'modified', object: value } : { type: 'added', object: value };
+      const event: WatchEvent<T> = cached.has(key)
+        ? { type: 'modified', object: value }
+        : { type: 'added', object: value };
       cached.add(key);
       return event;
     }
     switch (value.type) {
-      case 'relistStarted': listing = new Set(); break;
-      case 'listed': listing?.add(objectKey(value.object)); break;
-      case 'relistDone': cached = listing ?? cached; listing = null; break;
-      case 'added': case 'modified': cached.add(objectKey(value.object)); break;
-      case 'deleted': cached.delete(objectKey(value.object)); break;
-      default: break;
+      case 'relistStarted':
+        listing = new Set();
+        break;
+      case 'listed':
+        listing?.add(objectKey(value.object));
+        break;
+      case 'relistDone':
+        cached = listing ?? cached;
+        listing = null;
+        break;
+      case 'added':
+      case 'modified':
+        cached.add(objectKey(value.object));
+        break;
+      case 'deleted':
+        cached.delete(objectKey(value.object));
+        break;
+      default:
+        break;
     }
     return value;
   };
-  return (value) => (Array.isArray(value) ? (value as readonly (WatchEvent<T> | T)[]).map(one) : [one(value as WatchEvent<T> | T)]);
+  return (value) =>
+    Array.isArray(value) ? (value as readonly (WatchEvent<T> | T)[]).map(one) : [one(value as WatchEvent<T> | T)];
 }
 
 /**
@@ -113,7 +155,10 @@ function deltaExpander<T extends KubernetesObject>(): (value: MarbleDelta<T>) =>
  *   naming it (an informer fed by it reports the error on every stream), rather than being skipped.
  */
 export function watchMarbles<T extends KubernetesObject = KubernetesObject>(
-  helpers: MarbleHelpers, marble: string, values: Readonly<Record<string, MarbleDelta<T>>> = {}, error?: unknown,
+  helpers: MarbleHelpers,
+  marble: string,
+  values: Readonly<Record<string, MarbleDelta<T>>> = {},
+  error?: unknown,
 ): Observable<WatchEvent<T>> {
   return new Observable<WatchEvent<T>>((subscriber) => {
     const expand = deltaExpander<T>();
@@ -147,14 +192,21 @@ export function watchMarbles<T extends KubernetesObject = KubernetesObject>(
  * - Watch options (namespace, selectors) are not applied: the marble is what the informer gets.
  */
 export function marbleSource(
-  helpers: MarbleHelpers, marbles: Readonly<Record<string, { readonly marble: string; readonly values?: Readonly<Record<string, MarbleDelta>> }>>,
+  helpers: MarbleHelpers,
+  marbles: Readonly<
+    Record<string, { readonly marble: string; readonly values?: Readonly<Record<string, MarbleDelta>> }>
+  >,
 ): DeltaSource {
   return (<T extends KubernetesObject>(resource: { apiVersion: string; kind: string }): Observable<WatchEvent<T>> => {
     const script = marbles[`${resource.apiVersion}/${resource.kind}`];
     if (script === undefined) {
-      return new Observable<WatchEvent<T>>((subscriber) => subscriber.error(new TypeError(
-        `marbleSource: no marble for ${resource.apiVersion}/${resource.kind}; known: ${Object.keys(marbles).join(', ') || 'none'}`,
-      )));
+      return new Observable<WatchEvent<T>>((subscriber) =>
+        subscriber.error(
+          new TypeError(
+            `marbleSource: no marble for ${resource.apiVersion}/${resource.kind}; known: ${Object.keys(marbles).join(', ') || 'none'}`,
+          ),
+        ),
+      );
     }
     return watchMarbles<T>(helpers, script.marble, (script.values ?? {}) as Record<string, MarbleDelta<T>>);
   }) as DeltaSource;

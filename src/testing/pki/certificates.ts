@@ -90,7 +90,9 @@ const DAY_MS = 86_400_000;
  * # Caveats
  * Keys are generated in memory and never written anywhere; callers that need files write `certPem`/`keyPem`.
  */
-export function createCertificateAuthority(options: { commonName?: string; validDays?: number } = {}): CertificateAuthority {
+export function createCertificateAuthority(
+  options: { commonName?: string; validDays?: number } = {},
+): CertificateAuthority {
   const commonName = options.commonName ?? 'rxkube-test-ca';
   requireText('commonName', commonName);
   const { privateKey, publicKey } = generateEcKeyPair();
@@ -98,7 +100,11 @@ export function createCertificateAuthority(options: { commonName?: string; valid
   const keyId = keyIdentifier(publicKey);
   const extensions = [
     extension(OID.basicConstraints, true, sequence(boolean(true))),
-    extension(OID.keyUsage, true, namedBits([KeyUsageBit.digitalSignature, KeyUsageBit.keyCertSign, KeyUsageBit.cRLSign])),
+    extension(
+      OID.keyUsage,
+      true,
+      namedBits([KeyUsageBit.digitalSignature, KeyUsageBit.keyCertSign, KeyUsageBit.cRLSign]),
+    ),
     extension(OID.subjectKeyIdentifier, false, octetString(keyId)),
     extension(OID.authorityKeyIdentifier, false, sequence(implicitPrimitive(0, keyId))),
   ];
@@ -134,7 +140,8 @@ export function issueCertificate(ca: CertificateAuthority, options: IssueOptions
   organizations.forEach((org, i) => requireText(`organizations[${i}]`, org));
   const dnsNames = options.dnsNames ?? [];
   dnsNames.forEach((name, i) => {
-    if (typeof name !== 'string' || !/^[\x21-\x7e]+$/.test(name)) throw new TypeError(`dnsNames[${i}] is not a DNS name: ${JSON.stringify(name)}`);
+    if (typeof name !== 'string' || !/^[\x21-\x7e]+$/.test(name))
+      throw new TypeError(`dnsNames[${i}] is not a DNS name: ${JSON.stringify(name)}`);
   });
   const ips = (options.ipAddresses ?? []).map(ipAddressBytes);
 
@@ -151,7 +158,10 @@ export function issueCertificate(ca: CertificateAuthority, options: IssueOptions
     extension(OID.authorityKeyIdentifier, false, sequence(implicitPrimitive(0, keyIdentifier(createPublicKey(caKey))))),
   ];
   if (dnsNames.length > 0 || ips.length > 0) {
-    const names = [...dnsNames.map((name) => implicitPrimitive(2, Buffer.from(name, 'ascii'))), ...ips.map((ip) => implicitPrimitive(7, ip))];
+    const names = [
+      ...dnsNames.map((name) => implicitPrimitive(2, Buffer.from(name, 'ascii'))),
+      ...ips.map((ip) => implicitPrimitive(7, ip)),
+    ];
     extensions.push(extension(OID.subjectAltName, false, sequence(...names)));
   }
   const certificate = signCertificate({
@@ -219,7 +229,7 @@ function subjectOf(certificateDer: Buffer): Buffer {
     const fields = readChildren(tbs!.content);
     const skip = fields[0]!.tag === 0xa0 ? 1 : 0;
     const subject = fields[skip + 4];
-    if (!subject || subject.tag !== 0x30) throw new RangeError('no subject Name');
+    if (subject?.tag !== 0x30) throw new RangeError('no subject Name');
     return subject.raw;
   } catch (error) {
     throw new TypeError(`CA certificate does not parse as X.509: ${(error as Error).message}`);
@@ -228,7 +238,10 @@ function subjectOf(certificateDer: Buffer): Buffer {
 
 /** RFC 7093 §2 method 4: the leftmost 160 bits of the SHA-256 of the SubjectPublicKeyInfo. */
 function keyIdentifier(publicKey: KeyObject): Buffer {
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest().subarray(0, 20);
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest()
+    .subarray(0, 20);
 }
 
 function serialNumber(): Buffer {
@@ -268,7 +281,8 @@ function parsePrivateKey(pem: string): KeyObject {
 }
 
 function requireText(field: string, value: unknown): void {
-  if (typeof value !== 'string' || value.trim() === '') throw new TypeError(`${field} must be a non-empty string, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new TypeError(`${field} must be a non-empty string, got ${JSON.stringify(value)}`);
 }
 
 function validDaysOf(value: number | undefined, fallback: number): number {

@@ -25,7 +25,8 @@ export const Tag = {
 
 /** Encodes a DER length: short form below 128, long form (minimal big-endian bytes) above. */
 export function encodeLength(length: number): Buffer {
-  if (!Number.isSafeInteger(length) || length < 0) throw new RangeError(`DER length must be a non-negative integer, got ${length}`);
+  if (!Number.isSafeInteger(length) || length < 0)
+    throw new RangeError(`DER length must be a non-negative integer, got ${length}`);
   if (length < 0x80) return Buffer.from([length]);
   const bytes: number[] = [];
   for (let rest = length; rest > 0; rest = Math.floor(rest / 256)) bytes.unshift(rest % 256);
@@ -67,7 +68,8 @@ export function unsignedInteger(magnitude: Uint8Array | number): Buffer {
 }
 
 function bigEndian(value: number): Buffer {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`DER integer must be a non-negative safe integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`DER integer must be a non-negative safe integer, got ${value}`);
   const bytes: number[] = [];
   for (let rest = value; rest > 0; rest = Math.floor(rest / 256)) bytes.unshift(rest % 256);
   return Buffer.from(bytes.length ? bytes : [0]);
@@ -79,11 +81,13 @@ export function objectIdentifier(dotted: string): Buffer {
     if (!/^\d+$/.test(arc)) throw new RangeError(`invalid OID ${JSON.stringify(dotted)}`);
     return Number(arc);
   });
-  if (arcs.length < 2 || arcs[0]! > 2 || (arcs[0]! < 2 && arcs[1]! >= 40)) throw new RangeError(`invalid OID ${JSON.stringify(dotted)}`);
+  if (arcs.length < 2 || arcs[0]! > 2 || (arcs[0]! < 2 && arcs[1]! >= 40))
+    throw new RangeError(`invalid OID ${JSON.stringify(dotted)}`);
   const bytes: number[] = [];
   const encodeArc = (arc: number): void => {
     const base128: number[] = [arc % 128];
-    for (let rest = Math.floor(arc / 128); rest > 0; rest = Math.floor(rest / 128)) base128.unshift(0x80 | (rest % 128));
+    for (let rest = Math.floor(arc / 128); rest > 0; rest = Math.floor(rest / 128))
+      base128.unshift(0x80 | (rest % 128));
     bytes.push(...base128);
   };
   encodeArc(arcs[0]! * 40 + arcs[1]!);
@@ -102,7 +106,7 @@ export function namedBits(bits: readonly number[]): Buffer {
   if (bits.length === 0) return tlv(Tag.BitString, Buffer.from([0]));
   const highest = Math.max(...bits);
   const bytes = Buffer.alloc(Math.floor(highest / 8) + 1);
-  for (const bit of bits) bytes[Math.floor(bit / 8)]! |= 0x80 >> bit % 8;
+  for (const bit of bits) bytes[Math.floor(bit / 8)]! |= 0x80 >> (bit % 8);
   const unused = 7 - (highest % 8);
   return tlv(Tag.BitString, Buffer.from([unused]), bytes);
 }

@@ -3,7 +3,7 @@
  * @module
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import { parseJson } from '../../transport/index.js';
 import type { ReconcileEvent } from 'rxkube';
 import type { WatchEvent } from 'rxkube/extend';
@@ -47,37 +47,44 @@ export interface RecordedReconcileEvent {
  */
 export type RecordLine =
   | {
-    /** When the event passed, ms since the recorder was created, on the recorder's scheduler (wall time by default). */
-    readonly t: number;
-    /** Discriminates the line: a reflector delta. */
-    readonly kind: 'watch';
-    /**
-     * The stream the delta belongs to: `apiVersion/kind`, plus `/namespace` for a namespaced watch, when recorded by
-     * `Recorder.source` (the name `replay` serves it under); whatever name was given to `Recorder.watchEvents`.
-     */
-    readonly stream: string;
-    /** The delta, with its object whole (as the informer received it, after its `transform`). */
-    readonly event: WatchEvent<KubernetesObject>;
-  }
+      /** When the event passed, ms since the recorder was created, on the recorder's scheduler (wall time by default). */
+      readonly t: number;
+      /** Discriminates the line: a reflector delta. */
+      readonly kind: 'watch';
+      /**
+       * The stream the delta belongs to: `apiVersion/kind`, plus `/namespace` for a namespaced watch, when recorded by
+       * `Recorder.source` (the name `replay` serves it under); whatever name was given to `Recorder.watchEvents`.
+       */
+      readonly stream: string;
+      /** The delta, with its object whole (as the informer received it, after its `transform`). */
+      readonly event: WatchEvent<KubernetesObject>;
+    }
   | {
-    /** When the event passed, ms since the recorder was created, on the recorder's scheduler (wall time by default). */
-    readonly t: number;
-    /** Discriminates the line: one of the controller's events. */
-    readonly kind: 'reconcile';
-    /** The event's decision, without durations or queue waits. */
-    readonly event: RecordedReconcileEvent;
-  };
+      /** When the event passed, ms since the recorder was created, on the recorder's scheduler (wall time by default). */
+      readonly t: number;
+      /** Discriminates the line: one of the controller's events. */
+      readonly kind: 'reconcile';
+      /** The event's decision, without durations or queue waits. */
+      readonly event: RecordedReconcileEvent;
+    };
 
 /** The recorded form of a ReconcileEvent. */
 export function recordReconcileEvent(event: ReconcileEvent): RecordedReconcileEvent {
   if (event.type === 'rejected') return { type: 'rejected', error: event.error.message };
   const base = { type: event.type, key: event.key, attempt: event.attempt, reasons: [...event.reasons] };
   switch (event.type) {
-    case 'started': case 'succeeded': case 'released': return base;
-    case 'requeued': return { ...base, delayMs: event.delayMs };
-    case 'failed': return { ...base, terminal: event.terminal, error: messageOf(event.error) };
-    case 'retrying': return { ...base, delayMs: event.delayMs, failures: event.failures, error: messageOf(event.error) };
-    case 'dropped': return { ...base, failures: event.failures, error: messageOf(event.error) };
+    case 'started':
+    case 'succeeded':
+    case 'released':
+      return base;
+    case 'requeued':
+      return { ...base, delayMs: event.delayMs };
+    case 'failed':
+      return { ...base, terminal: event.terminal, error: messageOf(event.error) };
+    case 'retrying':
+      return { ...base, delayMs: event.delayMs, failures: event.failures, error: messageOf(event.error) };
+    case 'dropped':
+      return { ...base, failures: event.failures, error: messageOf(event.error) };
   }
 }
 
@@ -100,10 +107,17 @@ export function parseRecording(recording: string | readonly string[]): RecordLin
       throw new SyntaxError(`recording line ${index + 1} is not JSON: ${messageOf(error)}`);
     }
     const line = value as Partial<RecordLine> & { stream?: unknown };
-    const valid = typeof line === 'object' && line !== null && typeof line.t === 'number' && Number.isFinite(line.t)
-      && typeof line.event === 'object' && line.event !== null && typeof (line.event as { type?: unknown }).type === 'string'
-      && (line.kind === 'reconcile' || (line.kind === 'watch' && typeof line.stream === 'string'));
-    if (!valid) throw new TypeError(`recording line ${index + 1} is not a watch or reconcile record: ${text.slice(0, 200)}`);
+    const valid =
+      typeof line === 'object' &&
+      line !== null &&
+      typeof line.t === 'number' &&
+      Number.isFinite(line.t) &&
+      typeof line.event === 'object' &&
+      line.event !== null &&
+      typeof (line.event as { type?: unknown }).type === 'string' &&
+      (line.kind === 'reconcile' || (line.kind === 'watch' && typeof line.stream === 'string'));
+    if (!valid)
+      throw new TypeError(`recording line ${index + 1} is not a watch or reconcile record: ${text.slice(0, 200)}`);
     records.push(line as RecordLine);
   });
   return records;

@@ -6,5 +6,9 @@
 export { recorder, streamName, type Recorder, type RecorderOptions, type RecordingSink } from './recorder.js';
 export { parseRecording, type RecordLine, type RecordedReconcileEvent } from './format.js';
 export {
-  replay, type ReplayDecision, type ReplayDivergence, type ReplayOptions, type ReplayReport,
+  replay,
+  type ReplayDecision,
+  type ReplayDivergence,
+  type ReplayOptions,
+  type ReplayReport,
 } from './replay.js';

@@ -6,17 +6,19 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { asyncScheduler, tap, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
 import { listWatch, type ListWatchOptions } from '../../watch/index.js';
 import { recordReconcileEvent, type RecordLine } from './format.js';
-import type { Connection, DeltaSource, ReconcileEvent, ResourceRef } from 'rxkube';
-import type { WatchEvent } from 'rxkube/extend';
+import type { Connection, ReconcileEvent, ResourceRef } from 'rxkube';
+import type { DeltaSource, WatchEvent } from 'rxkube/extend';
 
 /** Where a recorder writes: a function given one JSON line at a time (no newline), or a Node.js writable stream. */
-export type RecordingSink = ((line: string) => void) | {
-  /**
-   * Given one line at a time, with its trailing newline, synchronously as the event passes. Its return value is
-   * ignored, so backpressure (`false` from a Node.js stream) is not honoured; a throw errors the tapped stream.
-   */
-  write(chunk: string): unknown;
-};
+export type RecordingSink =
+  | ((line: string) => void)
+  | {
+      /**
+       * Given one line at a time, with its trailing newline, synchronously as the event passes. Its return value is
+       * ignored, so backpressure (`false` from a Node.js stream) is not honoured; a throw errors the tapped stream.
+       */
+      write(chunk: string): unknown;
+    };
 
 /** Options of {@link recorder}. */
 export interface RecorderOptions {
@@ -59,29 +61,43 @@ export function recorder(sink: RecordingSink, options: RecorderOptions = {}): Re
   const write = typeof sink === 'function' ? sink : (line: string) => void sink.write(`${line}\n`);
   const emit = (line: RecordLine): void => write(JSON.stringify(line));
   const self: Recorder = {
-    watchEvents: <T extends KubernetesObject>(stream: string) => tap<WatchEvent<T>>((event) =>
-      emit({ t: scheduler.now() - origin, kind: 'watch', stream, event: event as WatchEvent<KubernetesObject> })),
-    reconcileEvents: () => tap<ReconcileEvent>((event) => emit({ t: scheduler.now() - origin, kind: 'reconcile', event: recordReconcileEvent(event) })),
-    source: (from) => (<T extends KubernetesObject>(resource: ResourceRef, watchOptions: ListWatchOptions<T>) => {
-      const stream = streamName(resource, watchOptions.namespace);
-      const record = (event: WatchEvent<T>): void =>
-        emit({ t: scheduler.now() - origin, kind: 'watch', stream, event: event as WatchEvent<KubernetesObject> });
-      // A source may deliver a batch (one relist, one network chunk) as an array: each event gets its own line.
-      return (typeof from === 'function' ? from<T>(resource, watchOptions) : listWatch<T>(from, resource, watchOptions))
-        .pipe(tap((delivered: WatchEvent<T> | readonly WatchEvent<T>[]) => {
-          if (isBatch(delivered)) for (const event of delivered) record(event);
-          else record(delivered);
-        }));
-    }) as DeltaSource,
+    watchEvents: <T extends KubernetesObject>(stream: string) =>
+      tap<WatchEvent<T>>((event) =>
+        emit({ t: scheduler.now() - origin, kind: 'watch', stream, event: event as WatchEvent<KubernetesObject> }),
+      ),
+    reconcileEvents: () =>
+      tap<ReconcileEvent>((event) =>
+        emit({ t: scheduler.now() - origin, kind: 'reconcile', event: recordReconcileEvent(event) }),
+      ),
+    source: (from) =>
+      (<T extends KubernetesObject>(resource: ResourceRef, watchOptions: ListWatchOptions<T>) => {
+        const stream = streamName(resource, watchOptions.namespace);
+        const record = (event: WatchEvent<T>): void =>
+          emit({ t: scheduler.now() - origin, kind: 'watch', stream, event: event as WatchEvent<KubernetesObject> });
+        // A source may deliver a batch (one relist, one network chunk) as an array: each event gets its own line.
+        return (
+          typeof from === 'function' ? from<T>(resource, watchOptions) : listWatch<T>(from, resource, watchOptions)
+        ).pipe(
+          tap((delivered: WatchEvent<T> | readonly WatchEvent<T>[]) => {
+            if (isBatch(delivered)) for (const event of delivered) record(event);
+            else record(delivered);
+          }),
+        );
+      }) as DeltaSource,
   };
   return self;
 }
 
 /** The stream name of a watch: `apiVersion/kind`, plus `/namespace` when namespaced. */
-export function streamName(resource: { readonly apiVersion: string; readonly kind: string }, namespace?: string): string {
+export function streamName(
+  resource: { readonly apiVersion: string; readonly kind: string },
+  namespace?: string,
+): string {
   return `${resource.apiVersion}/${resource.kind}${namespace ? `/${namespace}` : ''}`;
 }
 
-function isBatch<T extends KubernetesObject>(delivered: WatchEvent<T> | readonly WatchEvent<T>[]): delivered is readonly WatchEvent<T>[] {
+function isBatch<T extends KubernetesObject>(
+  delivered: WatchEvent<T> | readonly WatchEvent<T>[],
+): delivered is readonly WatchEvent<T>[] {
   return Array.isArray(delivered);
 }

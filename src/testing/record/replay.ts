@@ -6,13 +6,13 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { concatMap, from, merge, NEVER, Observable, throwError, timer, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { hostController } from '../../controller/context/index.js';
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import { TransportError } from '../../transport/index.js';
 import { seededRandom } from '../apiserver/index.js';
 import { parseRecording, recordReconcileEvent, type RecordedReconcileEvent } from './format.js';
 import { streamName } from './recorder.js';
-import type { Connection, ControllerDefinition, DeltaSource } from 'rxkube';
-import type { Transport, WatchEvent } from 'rxkube/extend';
+import type { Connection, ControllerDefinition } from 'rxkube';
+import type { DeltaSource, Transport, WatchEvent } from 'rxkube/extend';
 
 /** Options of {@link replay}. */
 export interface ReplayOptions {
@@ -95,7 +95,11 @@ export interface ReplayReport {
  * - Decisions that depend on wall time in the recording (a retry pulled forward to 0 ms by a fresh trigger) can
  *   differ in virtual time; the report says where.
  */
-export function replay(recording: string | readonly string[], definition: ControllerDefinition, options: ReplayOptions = {}): ReplayReport {
+export function replay(
+  recording: string | readonly string[],
+  definition: ControllerDefinition,
+  options: ReplayOptions = {},
+): ReplayReport {
   const records = parseRecording(recording);
   const settleMs = options.settleMs ?? 60_000;
   const streams = new Map<string, Map<number, WatchEvent<KubernetesObject>[]>>();
@@ -115,23 +119,41 @@ export function replay(recording: string | readonly string[], definition: Contro
   const replayed: ReplayDecision[] = [];
   const scheduler = new TestScheduler(() => undefined);
   scheduler.run(() => {
-    const source = (<T extends KubernetesObject>(resource: { apiVersion: string; kind: string }, watch: { namespace?: string }) => {
+    const source = (<T extends KubernetesObject>(
+      resource: { apiVersion: string; kind: string },
+      watch: { namespace?: string },
+    ) => {
       const name = streamName(resource, watch.namespace);
       const byTime = streams.get(name);
       if (byTime === undefined) {
-        return throwError(() => new TypeError(`replay: the recording has no stream ${name}; it has ${[...streams.keys()].join(', ') || 'none'}`));
+        return throwError(
+          () =>
+            new TypeError(
+              `replay: the recording has no stream ${name}; it has ${[...streams.keys()].join(', ') || 'none'}`,
+            ),
+        );
       }
-      return new Observable<WatchEvent<T>>((subscriber) => merge(
-        ...[...byTime].map(([t, events]) => timer(Math.max(0, t - scheduler.now()), scheduler).pipe(concatMap(() => from(events as WatchEvent<T>[])))),
-        NEVER,
-      ).subscribe(subscriber));
+      return new Observable<WatchEvent<T>>((subscriber) =>
+        merge(
+          ...[...byTime].map(([t, events]) =>
+            timer(Math.max(0, t - scheduler.now()), scheduler).pipe(concatMap(() => from(events as WatchEvent<T>[]))),
+          ),
+          NEVER,
+        ).subscribe(subscriber),
+      );
     }) as DeltaSource;
     const connection = options.connection?.(scheduler) ?? noServer;
-    const started$ = hostController(definition, { connection, scheduler, random: seededRandom(0), informers: { source } });
+    const started$ = hostController(definition, {
+      connection,
+      scheduler,
+      random: seededRandom(0),
+      informers: { source },
+    });
     const subscription = started$.subscribe({
       next: (event) => {
         const decision = decisionOf(recordReconcileEvent(event));
-        if (decision !== undefined) replayed.push({ t: scheduler.now(), key: event.type === 'rejected' ? '' : event.key, decision });
+        if (decision !== undefined)
+          replayed.push({ t: scheduler.now(), key: event.type === 'rejected' ? '' : event.key, decision });
       },
       error: (error: unknown) => replayed.push({ t: scheduler.now(), key: '', decision: `error ${messageOf(error)}` }),
     });
@@ -147,14 +169,23 @@ export function replay(recording: string | readonly string[], definition: Contro
  */
 function decisionOf(event: RecordedReconcileEvent): string | undefined {
   switch (event.type) {
-    case 'started': case 'released': return undefined;
-    case 'requeued': case 'retrying': return `${event.type} +${event.delayMs}`;
-    case 'failed': return event.terminal ? 'failed terminal' : 'failed';
-    default: return event.type;
+    case 'started':
+    case 'released':
+      return undefined;
+    case 'requeued':
+    case 'retrying':
+      return `${event.type} +${event.delayMs}`;
+    case 'failed':
+      return event.terminal ? 'failed terminal' : 'failed';
+    default:
+      return event.type;
   }
 }
 
-function firstDivergence(recorded: readonly ReplayDecision[], replayed: readonly ReplayDecision[]): ReplayDivergence | undefined {
+function firstDivergence(
+  recorded: readonly ReplayDecision[],
+  replayed: readonly ReplayDecision[],
+): ReplayDivergence | undefined {
   const perKey = (decisions: readonly ReplayDecision[]): Map<string, ReplayDecision[]> => {
     const map = new Map<string, ReplayDecision[]>();
     for (const decision of decisions) map.set(decision.key, [...(map.get(decision.key) ?? []), decision]);
@@ -173,7 +204,11 @@ function firstDivergence(recorded: readonly ReplayDecision[], replayed: readonly
       const t = a?.t ?? b!.t;
       if (first === undefined || t < first.t) {
         first = {
-          key, index, t, ...(a ? { recorded: a.decision } : {}), ...(b ? { replayed: b.decision } : {}),
+          key,
+          index,
+          t,
+          ...(a ? { recorded: a.decision } : {}),
+          ...(b ? { replayed: b.decision } : {}),
           message: `key ${key || '(none)'}, decision ${index + 1}, recorded at ${t} ms: recorded ${a?.decision ?? 'nothing'}, replayed ${b?.decision ?? 'nothing'}`,
         };
       }
@@ -185,8 +220,18 @@ function firstDivergence(recorded: readonly ReplayDecision[], replayed: readonly
 
 /** The connection of a replay without a server: every request fails at once, saying why. */
 const noServer: Transport = {
-  get: (path) => throwError(() => new TransportError('NoServer', `replay has no API server (GET ${path}); pass options.connection`)),
-  watch: (path) => throwError(() => new TransportError('NoServer', `replay has no API server (watch ${path}); pass options.connection`)),
-  request: (request) => throwError(() => new TransportError('NoServer', `replay has no API server (${request.method} ${request.path}); pass options.connection`)),
+  get: (path) =>
+    throwError(() => new TransportError('NoServer', `replay has no API server (GET ${path}); pass options.connection`)),
+  watch: (path) =>
+    throwError(
+      () => new TransportError('NoServer', `replay has no API server (watch ${path}); pass options.connection`),
+    ),
+  request: (request) =>
+    throwError(
+      () =>
+        new TransportError(
+          'NoServer',
+          `replay has no API server (${request.method} ${request.path}); pass options.connection`,
+        ),
+    ),
 };
-

@@ -11,7 +11,9 @@ export const MAX_ACTIONS_PER_INSTANT = 200_000;
 /** The error of a run whose virtual time stopped advancing. */
 export class VirtualTimeStuckError extends Error {
   constructor(readonly frame: number) {
-    super(`virtual time stopped at ${frame} ms: more than ${MAX_ACTIONS_PER_INSTANT} actions ran at that instant (a timer re-armed at the same time forever?)`);
+    super(
+      `virtual time stopped at ${frame} ms: more than ${MAX_ACTIONS_PER_INSTANT} actions ran at that instant (a timer re-armed at the same time forever?)`,
+    );
     this.name = 'VirtualTimeStuckError';
   }
 }
@@ -37,7 +39,11 @@ export class GuardedTestScheduler extends TestScheduler {
     const self = this as unknown as { actions: QueuedAction[]; frame: number };
     let last = Number.NaN;
     let count = 0;
-    for (let action = self.actions[0]; action !== undefined && action.delay <= this.maxFrames; action = self.actions[0]) {
+    for (
+      let action = self.actions[0];
+      action !== undefined && action.delay <= this.maxFrames;
+      action = self.actions[0]
+    ) {
       self.actions.shift();
       self.frame = action.delay;
       count = self.frame === last ? count + 1 : 0;

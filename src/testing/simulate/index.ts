@@ -3,10 +3,24 @@
  * and invariants checked, failures shrunk to short traces.
  * @module
  */
-export { simulate, assertSimulation, type SimulateOptions, type SimulationFailure, type SimulationReport } from './simulate.js';
+export {
+  simulate,
+  assertSimulation,
+  type SimulateOptions,
+  type SimulationFailure,
+  type SimulationReport,
+} from './simulate.js';
 export { runScenario, describeEvent, type RunSettings, type ScenarioRun } from './run-scenario.js';
 export { scenarioArbitrary, describeStep, type Scenario, type ScenarioStep } from './scenario.js';
 export {
-  FAULT_KINDS, type CacheUnderTest, type Check, type FaultKind, type FaultOptions, type FaultStep, type Invariants, type SimulationWorld,
-  type Workload, type WorkloadStep,
+  FAULT_KINDS,
+  type CacheUnderTest,
+  type Check,
+  type FaultKind,
+  type FaultOptions,
+  type FaultStep,
+  type Invariants,
+  type SimulationWorld,
+  type Workload,
+  type WorkloadStep,
 } from './types.js';

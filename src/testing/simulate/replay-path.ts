@@ -28,12 +28,16 @@ export function printReplayPath(fastCheckPath: string, scenario: Scenario): stri
  *   `#<fingerprint>`, saying that seed and path do not belong together.
  */
 export function readReplayPath(path: string, seed: number | undefined): ReplayPath {
-  if (typeof path !== 'string') throw new TypeError(`simulate: path must be a string, as a failure prints it, got ${typeof path}`);
+  if (typeof path !== 'string')
+    throw new TypeError(`simulate: path must be a string, as a failure prints it, got ${typeof path}`);
   if (seed === undefined) {
-    throw new TypeError(`simulate: path ${JSON.stringify(path)} needs the seed it was printed with: pass { seed, path } as the failure printed them`);
+    throw new TypeError(
+      `simulate: path ${JSON.stringify(path)} needs the seed it was printed with: pass { seed, path } as the failure printed them`,
+    );
   }
   const match = /^(\d+(?::\d+)*)(?:#([0-9a-f]{8}))?$/.exec(path);
-  if (match === null) throw notTogether(seed, path, 'it is not a path a failure prints (`<run>:<shrink steps>#<fingerprint>`)');
+  if (match === null)
+    throw notTogether(seed, path, 'it is not a path a failure prints (`<run>:<shrink steps>#<fingerprint>`)');
   return { text: path, fastCheck: match[1]!, ...(match[2] !== undefined ? { fingerprint: match[2] } : {}) };
 }
 
@@ -41,7 +45,7 @@ export function readReplayPath(path: string, seed: number | undefined): ReplayPa
 export function notTogether(seed: number, path: string, why: string): TypeError {
   return new TypeError(
     `simulate: seed ${seed} and path ${JSON.stringify(path)} do not belong together: ${why}. Pass the seed and path a failure ` +
-    'printed, with the options of the run that printed it (workload, faults, duration); or leave out path to search again',
+      'printed, with the options of the run that printed it (workload, faults, duration); or leave out path to search again',
   );
 }
 

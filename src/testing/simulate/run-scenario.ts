@@ -7,7 +7,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, Subscription } from 'rxjs';
 import { resourceClient } from '../../client/index.js';
 import { hostController } from '../../controller/context/index.js';
-import { messageOf } from '../../describe/index.js';
+import { messageOf } from '../../error-messages/index.js';
 import { objectKey } from '../../objects/index.js';
 import { ApiError } from '../../transport/index.js';
 import { virtualCluster, type ConflictKeyOptions, type VirtualCluster } from '../virtual/index.js';
@@ -44,14 +44,22 @@ export interface RunSettings {
 /** One line per ReconcileEvent: `started n1#1`, `requeued n1 +30000`, `failed n1: <message>`, `retrying n1 +5`. */
 export function describeEvent(event: ReconcileEvent): string {
   switch (event.type) {
-    case 'started': return `started ${event.key}#${event.attempt}`;
-    case 'succeeded': return `succeeded ${event.key}`;
-    case 'requeued': return `requeued ${event.key} +${event.delayMs}`;
-    case 'failed': return `failed ${event.key}${event.terminal ? ' terminal' : ''}: ${messageOf(event.error)}`;
-    case 'retrying': return `retrying ${event.key} +${event.delayMs}`;
-    case 'dropped': return `dropped ${event.key}`;
-    case 'released': return `released ${event.key}`;
-    case 'rejected': return `rejected: ${event.error.message}`;
+    case 'started':
+      return `started ${event.key}#${event.attempt}`;
+    case 'succeeded':
+      return `succeeded ${event.key}`;
+    case 'requeued':
+      return `requeued ${event.key} +${event.delayMs}`;
+    case 'failed':
+      return `failed ${event.key}${event.terminal ? ' terminal' : ''}: ${messageOf(event.error)}`;
+    case 'retrying':
+      return `retrying ${event.key} +${event.delayMs}`;
+    case 'dropped':
+      return `dropped ${event.key}`;
+    case 'released':
+      return `released ${event.key}`;
+    case 'rejected':
+      return `rejected: ${event.error.message}`;
   }
 }
 
@@ -75,10 +83,16 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
       let context: ControllerContext | undefined;
       let caches: readonly CacheUnderTest[] | undefined;
       try {
-        const events$ = hostController(definition, {
-          connection: cluster, scheduler, random: seededRandom(scenario.seed ^ 0x5eed),
-          onError: (error) => log(`controller reported: ${messageOf(error)}`),
-        }, (built) => (context = built));
+        const events$ = hostController(
+          definition,
+          {
+            connection: cluster,
+            scheduler,
+            random: seededRandom(scenario.seed ^ 0x5eed),
+            onError: (error) => log(`controller reported: ${messageOf(error)}`),
+          },
+          (built) => (context = built),
+        );
         subscription = events$.subscribe({
           next: (event) => {
             events.push(event);
@@ -90,14 +104,16 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
           },
           complete: () => log('controller completed'),
         });
-        caches = context === undefined ? [] : settings.caches?.(context) ?? [];
+        caches = context === undefined ? [] : (settings.caches?.(context) ?? []);
       } catch (error) {
         violations.push(`the controller could not be started: ${messageOf(error)}`);
       }
-      for (const step of scenario.steps) scheduler.schedule(() => perform(step, scenario, cluster, settings, log), step.at);
+      for (const step of scenario.steps)
+        scheduler.schedule(() => perform(step, scenario, cluster, settings, log), step.at);
       scheduler.schedule(() => {
         log('check');
-        if (caches !== undefined) violations.push(...check(cluster, caches, settings, { events, trace, now: scheduler.now() }));
+        if (caches !== undefined)
+          violations.push(...check(cluster, caches, settings, { events, trace, now: scheduler.now() }));
         subscription?.unsubscribe();
         cluster.close();
       }, end);
@@ -110,7 +126,13 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
   return { trace, violations, events };
 }
 
-function perform(step: ScenarioStep, scenario: Scenario, cluster: VirtualCluster, settings: RunSettings, log: (line: string) => void): void {
+function perform(
+  step: ScenarioStep,
+  scenario: Scenario,
+  cluster: VirtualCluster,
+  settings: RunSettings,
+  log: (line: string) => void,
+): void {
   log(describeStep(step));
   if ('fault' in step) {
     injectFault(step.fault, scenario, cluster, settings, log);
@@ -120,20 +142,34 @@ function perform(step: ScenarioStep, scenario: Scenario, cluster: VirtualCluster
   const client = resourceClient<KubernetesObject>(cluster, workload.resource, { scheduler: cluster.scheduler });
   const { step: work } = step;
   const scoped = work.op === 'create' ? client : work.namespace ? client.inNamespace(work.namespace) : client;
-  const request$: Observable<unknown> = work.op === 'create' ? scoped.create(work.object)
-    : work.op === 'update' ? scoped.patch(work.name, { type: 'merge', body: work.patch })
-      : scoped.delete(work.name);
+  const request$: Observable<unknown> =
+    work.op === 'create'
+      ? scoped.create(work.object)
+      : work.op === 'update'
+        ? scoped.patch(work.name, { type: 'merge', body: work.patch })
+        : scoped.delete(work.name);
   request$.subscribe({
     next: () => log(`  -> ok ${work.op}`),
-    error: (error: unknown) => log(`  -> ${error instanceof ApiError ? `${error.code} ${error.reason}` : messageOf(error)} ${work.op}`),
+    error: (error: unknown) =>
+      log(`  -> ${error instanceof ApiError ? `${error.code} ${error.reason}` : messageOf(error)} ${work.op}`),
   });
 }
 
-function injectFault(fault: FaultStep, scenario: Scenario, cluster: VirtualCluster, settings: RunSettings, log: (line: string) => void): void {
+function injectFault(
+  fault: FaultStep,
+  scenario: Scenario,
+  cluster: VirtualCluster,
+  settings: RunSettings,
+  log: (line: string) => void,
+): void {
   const { faults } = cluster;
   switch (fault.fault) {
-    case 'dropWatches': faults.dropWatches({ mode: fault.mode }); return;
-    case 'compact': faults.compact(); return;
+    case 'dropWatches':
+      faults.dropWatches({ mode: fault.mode });
+      return;
+    case 'compact':
+      faults.compact();
+      return;
     case 'conflict': {
       // The target is picked among the objects the scenario's workload steps name, stored yet or not, so a conflict
       // can be armed before the object exists, and shrinking the pick keeps it meaningful.
@@ -147,7 +183,9 @@ function injectFault(fault: FaultStep, scenario: Scenario, cluster: VirtualClust
       log(`  -> the next write to ${target.namespace ? `${target.namespace}/` : ''}${target.name} conflicts`);
       return;
     }
-    case 'failWrites': faults.failWrites({ status: fault.status, count: fault.count }); return;
+    case 'failWrites':
+      faults.failWrites({ status: fault.status, count: fault.count });
+      return;
     case 'latency':
       faults.latency(fault.ms);
       cluster.scheduler.schedule(() => {
@@ -155,9 +193,15 @@ function injectFault(fault: FaultStep, scenario: Scenario, cluster: VirtualClust
         faults.latency(0);
       }, fault.forMs);
       return;
-    case 'stallWatches': faults.stallWatches(fault.ms); return;
-    case 'malformedLine': faults.injectMalformedLine(); return;
-    case 'restart': faults.restart(); return;
+    case 'stallWatches':
+      faults.stallWatches(fault.ms);
+      return;
+    case 'malformedLine':
+      faults.injectMalformedLine();
+      return;
+    case 'restart':
+      faults.restart();
+      return;
   }
 }
 
@@ -178,7 +222,12 @@ function targetsOf(scenario: Scenario, settings: RunSettings): ConflictKeyOption
 }
 
 /** Every invariant that does not hold, with its reason. */
-function check(cluster: VirtualCluster, caches: readonly CacheUnderTest[], settings: RunSettings, seen: Omit<SimulationWorld, 'server'>): string[] {
+function check(
+  cluster: VirtualCluster,
+  caches: readonly CacheUnderTest[],
+  settings: RunSettings,
+  seen: Omit<SimulationWorld, 'server'>,
+): string[] {
   const world: SimulationWorld = { ...seen, server: (resource, namespace) => cluster.list(resource, namespace) };
   const violations: string[] = [];
   const { invariants } = settings;
@@ -206,12 +255,22 @@ function check(cluster: VirtualCluster, caches: readonly CacheUnderTest[], setti
 
 /** How an informer's cache differs from the server, or `undefined` when it holds the same objects at the same versions. */
 export function cacheDifference(cache: CacheUnderTest, cluster: VirtualCluster): string | undefined {
-  const server = new Map(cluster.list(cache.resource, cache.namespace).map((object) => [objectKey(object), object.metadata?.resourceVersion]));
-  const cached = new Map(cache.informer.current().list().map((object) => [objectKey(object), object.metadata?.resourceVersion]));
+  const server = new Map(
+    cluster
+      .list(cache.resource, cache.namespace)
+      .map((object) => [objectKey(object), object.metadata?.resourceVersion]),
+  );
+  const cached = new Map(
+    cache.informer
+      .current()
+      .list()
+      .map((object) => [objectKey(object), object.metadata?.resourceVersion]),
+  );
   const problems: string[] = [];
   for (const [key, version] of server) {
     if (!cached.has(key)) problems.push(`missing ${key} (server rv ${version})`);
-    else if (cached.get(key) !== version) problems.push(`stale ${key} (cache rv ${cached.get(key)}, server rv ${version})`);
+    else if (cached.get(key) !== version)
+      problems.push(`stale ${key} (cache rv ${cached.get(key)}, server rv ${version})`);
   }
   for (const [key, version] of cached) if (!server.has(key)) problems.push(`extra ${key} (cache rv ${version})`);
   if (problems.length === 0) return undefined;

@@ -6,27 +6,34 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type * as FastCheck from 'fast-check';
 import { fastCheckPeer } from '../peers.js';
-import { FAULT_KINDS, type FaultKind, type FaultOptions, type FaultStep, type Workload, type WorkloadStep } from './types.js';
+import {
+  FAULT_KINDS,
+  type FaultKind,
+  type FaultOptions,
+  type FaultStep,
+  type Workload,
+  type WorkloadStep,
+} from './types.js';
 
 /** One step of a scenario: a workload step (of workload `workload`) or a fault, at virtual time `at`. */
 export type ScenarioStep =
   | {
-    /** When the step happens, virtual ms since the start of the run, in `[0, duration)`. */
-    readonly at: number;
-    /** The index of the workload the step belongs to, in the run's workloads (the order `simulate` was given them). */
-    readonly workload: number;
-    /** The request to send: its outcome (`ok`, or an error code) goes into the trace, never fails the run by itself. */
-    readonly step: WorkloadStep<KubernetesObject>;
-  }
+      /** When the step happens, virtual ms since the start of the run, in `[0, duration)`. */
+      readonly at: number;
+      /** The index of the workload the step belongs to, in the run's workloads (the order `simulate` was given them). */
+      readonly workload: number;
+      /** The request to send: its outcome (`ok`, or an error code) goes into the trace, never fails the run by itself. */
+      readonly step: WorkloadStep<KubernetesObject>;
+    }
   | {
-    /**
-     * When the fault is injected, virtual ms since the start of the run, in `[0, duration)`; after any workload step
-     * at the same time.
-     */
-    readonly at: number;
-    /** The fault to inject. */
-    readonly fault: FaultStep;
-  };
+      /**
+       * When the fault is injected, virtual ms since the start of the run, in `[0, duration)`; after any workload step
+       * at the same time.
+       */
+      readonly at: number;
+      /** The fault to inject. */
+      readonly fault: FaultStep;
+    };
 
 /** One simulated run: the seed of the cluster and of `random`, and its steps in time order. */
 export interface Scenario {
@@ -40,16 +47,26 @@ export interface Scenario {
 function faultArbitrary(kind: FaultKind): FastCheck.Arbitrary<FaultStep> {
   const fc = fastCheckPeer();
   switch (kind) {
-    case 'dropWatches': return fc.constantFrom('clean' as const, 'abrupt' as const).map((mode) => ({ fault: 'dropWatches', mode }));
-    case 'compact': return fc.constant({ fault: 'compact' });
-    case 'conflict': return fc.nat({ max: 1000 }).map((pick) => ({ fault: 'conflict', pick }));
-    case 'failWrites': return fc.record({ status: fc.constantFrom(500 as const, 429 as const), count: fc.integer({ min: 1, max: 3 }) })
-      .map(({ status, count }) => ({ fault: 'failWrites', status, count }));
-    case 'latency': return fc.record({ ms: fc.integer({ min: 1, max: 500 }), forMs: fc.integer({ min: 1, max: 60_000 }) })
-      .map(({ ms, forMs }) => ({ fault: 'latency', ms, forMs }));
-    case 'stallWatches': return fc.integer({ min: 1, max: 60_000 }).map((ms) => ({ fault: 'stallWatches', ms }));
-    case 'malformedLine': return fc.constant({ fault: 'malformedLine' });
-    case 'restart': return fc.constant({ fault: 'restart' });
+    case 'dropWatches':
+      return fc.constantFrom('clean' as const, 'abrupt' as const).map((mode) => ({ fault: 'dropWatches', mode }));
+    case 'compact':
+      return fc.constant({ fault: 'compact' });
+    case 'conflict':
+      return fc.nat({ max: 1000 }).map((pick) => ({ fault: 'conflict', pick }));
+    case 'failWrites':
+      return fc
+        .record({ status: fc.constantFrom(500 as const, 429 as const), count: fc.integer({ min: 1, max: 3 }) })
+        .map(({ status, count }) => ({ fault: 'failWrites', status, count }));
+    case 'latency':
+      return fc
+        .record({ ms: fc.integer({ min: 1, max: 500 }), forMs: fc.integer({ min: 1, max: 60_000 }) })
+        .map(({ ms, forMs }) => ({ fault: 'latency', ms, forMs }));
+    case 'stallWatches':
+      return fc.integer({ min: 1, max: 60_000 }).map((ms) => ({ fault: 'stallWatches', ms }));
+    case 'malformedLine':
+      return fc.constant({ fault: 'malformedLine' });
+    case 'restart':
+      return fc.constant({ fault: 'restart' });
   }
 }
 
@@ -61,20 +78,31 @@ function faultArbitrary(kind: FaultKind): FastCheck.Arbitrary<FaultStep> {
  * few steps that matter.
  */
 export function scenarioArbitrary(
-  duration: number, workloads: readonly Workload<KubernetesObject>[], faults: FaultOptions | false,
+  duration: number,
+  workloads: readonly Workload<KubernetesObject>[],
+  faults: FaultOptions | false,
 ): FastCheck.Arbitrary<Scenario> {
   const fc = fastCheckPeer();
   const time = fc.integer({ min: 0, max: Math.max(0, duration - 1) });
-  const workloadSteps = workloads.map((workload, index) => fc.array(
-    fc.record({ at: time, step: workload.step }).map(({ at, step }): ScenarioStep => ({ at, workload: index, step })),
-    { minLength: workload.minSteps ?? 0, maxLength: workload.maxSteps ?? 50 },
-  ));
-  const kinds = faults === false ? [] : faults.kinds ?? FAULT_KINDS;
-  for (const kind of kinds) if (!FAULT_KINDS.includes(kind)) throw new TypeError(`simulate: unknown fault kind ${JSON.stringify(kind)}; known: ${FAULT_KINDS.join(', ')}`);
-  const faultSteps = kinds.length === 0 || faults === false ? fc.constant([] as ScenarioStep[]) : fc.array(
-    fc.record({ at: time, fault: fc.oneof(...kinds.map(faultArbitrary)) }).map(({ at, fault }): ScenarioStep => ({ at, fault })),
-    { minLength: faults.min ?? 0, maxLength: faults.max ?? 20 },
+  const workloadSteps = workloads.map((workload, index) =>
+    fc.array(
+      fc.record({ at: time, step: workload.step }).map(({ at, step }): ScenarioStep => ({ at, workload: index, step })),
+      { minLength: workload.minSteps ?? 0, maxLength: workload.maxSteps ?? 50 },
+    ),
   );
+  const kinds = faults === false ? [] : (faults.kinds ?? FAULT_KINDS);
+  for (const kind of kinds)
+    if (!FAULT_KINDS.includes(kind))
+      throw new TypeError(`simulate: unknown fault kind ${JSON.stringify(kind)}; known: ${FAULT_KINDS.join(', ')}`);
+  const faultSteps =
+    kinds.length === 0 || faults === false
+      ? fc.constant([] as ScenarioStep[])
+      : fc.array(
+          fc
+            .record({ at: time, fault: fc.oneof(...kinds.map(faultArbitrary)) })
+            .map(({ at, fault }): ScenarioStep => ({ at, fault })),
+          { minLength: faults.min ?? 0, maxLength: faults.max ?? 20 },
+        );
   return fc.record({
     seed: fc.nat(),
     steps: fc.tuple(faultSteps, ...workloadSteps).map((groups) => sortSteps(groups.flat())),
@@ -95,14 +123,19 @@ const rank = (step: ScenarioStep): number => ('fault' in step ? 1 : 0);
 export function describeStep(step: ScenarioStep): string {
   if ('fault' in step) {
     const { fault, ...rest } = step.fault;
-    const details = Object.entries(rest).map(([k, v]) => `${k}=${String(v)}`).join(' ');
+    const details = Object.entries(rest)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(' ');
     return `fault ${fault}${details ? ` ${details}` : ''}`;
   }
   const { step: work } = step;
   switch (work.op) {
-    case 'create': return `create ${nameOf(work.object)} ${clip(JSON.stringify(work.object))}`;
-    case 'update': return `update ${qualified(work.name, work.namespace)} ${clip(JSON.stringify(work.patch))}`;
-    case 'delete': return `delete ${qualified(work.name, work.namespace)}`;
+    case 'create':
+      return `create ${nameOf(work.object)} ${clip(JSON.stringify(work.object))}`;
+    case 'update':
+      return `update ${qualified(work.name, work.namespace)} ${clip(JSON.stringify(work.patch))}`;
+    case 'delete':
+      return `delete ${qualified(work.name, work.namespace)}`;
   }
 }
 

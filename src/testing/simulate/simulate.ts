@@ -29,6 +29,7 @@ export interface SimulateOptions {
   /** Quiet virtual ms after `duration` before the checks: the controller's time to converge (default 300 000). */
   readonly settle?: number;
   /** Where the workload steps come from: one workload or several. */
+  // biome-ignore lint/suspicious/noExplicitAny: workloads of different object types run side by side
   readonly workload: Workload<any> | readonly Workload<any>[];
   /** Which faults to draw (default: all kinds, at most 20 per run); `false` for none. */
   readonly faults?: FaultOptions | false;
@@ -117,10 +118,18 @@ export interface SimulationReport {
  *   property allows.
  */
 export function simulate(definition: ControllerDefinition, options: SimulateOptions): SimulationReport {
-  const workloads = (Array.isArray(options.workload) ? options.workload : [options.workload]) as readonly Workload<KubernetesObject>[];
+  const workloads = (
+    Array.isArray(options.workload) ? options.workload : [options.workload]
+  ) as readonly Workload<KubernetesObject>[];
   const duration = positive('duration', options.duration);
   const settle = options.settle === undefined ? 300_000 : nonNegative('settle', options.settle);
-  const settings = { duration, settle, workloads, invariants: options.invariants ?? {}, ...(options.caches ? { caches: options.caches } : {}) };
+  const settings = {
+    duration,
+    settle,
+    workloads,
+    invariants: options.invariants ?? {},
+    ...(options.caches ? { caches: options.caches } : {}),
+  };
   const arbitrary = scenarioArbitrary(duration, workloads, options.faults ?? {});
   const replay = options.path === undefined ? undefined : readReplayPath(options.path, options.seed);
   let last: ScenarioRun | undefined;
@@ -147,14 +156,22 @@ export function simulate(definition: ControllerDefinition, options: SimulateOpti
   } catch (error) {
     // fast-check cannot follow the path from this seed: "Unable to replay, got wrong path".
     if (replay !== undefined && error instanceof Error && /replay/i.test(error.message)) {
-      throw notTogether(options.seed!, replay.text, `the path does not lead anywhere from seed ${options.seed} (${error.message})`);
+      throw notTogether(
+        options.seed!,
+        replay.text,
+        `the path does not lead anywhere from seed ${options.seed} (${error.message})`,
+      );
     }
     throw error;
   }
   if (replay?.fingerprint !== undefined && (replayed === undefined || fingerprint(replayed) !== replay.fingerprint)) {
-    throw notTogether(options.seed!, replay.text, replayed === undefined
-      ? `the path leads to no scenario from seed ${options.seed}`
-      : `the path leads from seed ${options.seed} to another scenario (scenario seed ${replayed.seed}, ${replayed.steps.length} steps) than the one it was printed for`);
+    throw notTogether(
+      options.seed!,
+      replay.text,
+      replayed === undefined
+        ? `the path leads to no scenario from seed ${options.seed}`
+        : `the path leads from seed ${options.seed} to another scenario (scenario seed ${replayed.seed}, ${replayed.steps.length} steps) than the one it was printed for`,
+    );
   }
   if (!details.failed || details.counterexample === null) {
     return { ok: true, seed: details.seed, runs: replay === undefined ? details.numRuns : 1, trace: last?.trace ?? [] };
@@ -174,8 +191,20 @@ export function simulate(definition: ControllerDefinition, options: SimulateOpti
   ].join('\n');
   options.log?.(message);
   return {
-    ok: false, seed: details.seed, runs: details.numRuns, trace: run.trace,
-    failure: { seed: details.seed, path, scenario, steps, violations: run.violations, trace: run.trace, shrinks: details.numShrinks, message },
+    ok: false,
+    seed: details.seed,
+    runs: details.numRuns,
+    trace: run.trace,
+    failure: {
+      seed: details.seed,
+      path,
+      scenario,
+      steps,
+      violations: run.violations,
+      trace: run.trace,
+      shrinks: details.numShrinks,
+      message,
+    },
   };
 }
 
@@ -193,11 +222,13 @@ export function assertSimulation(definition: ControllerDefinition, options: Simu
 }
 
 function positive(name: string, value: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new RangeError(`simulate: ${name} must be a finite number of ms > 0, got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw new RangeError(`simulate: ${name} must be a finite number of ms > 0, got ${String(value)}`);
   return value;
 }
 
 function nonNegative(name: string, value: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new RangeError(`simulate: ${name} must be a finite number of ms >= 0, got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw new RangeError(`simulate: ${name} must be a finite number of ms >= 0, got ${String(value)}`);
   return value;
 }

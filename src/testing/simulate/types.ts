@@ -27,35 +27,35 @@ export interface CacheUnderTest {
  */
 export type WorkloadStep<T extends KubernetesObject = KubernetesObject> =
   | {
-    /** Create an object (`POST`). */
-    readonly op: 'create';
-    /** The object to create, namespace included for a namespaced kind (it is sent as given). */
-    readonly object: T;
-  }
+      /** Create an object (`POST`). */
+      readonly op: 'create';
+      /** The object to create, namespace included for a namespaced kind (it is sent as given). */
+      readonly object: T;
+    }
   | {
-    /** Update an object by a JSON merge patch (`PATCH`). */
-    readonly op: 'update';
-    /** The object's `metadata.name`. */
-    readonly name: string;
-    /**
-     * The object's namespace: required for a namespaced kind (without it the step fails, as the trace shows); omit
-     * for a cluster-scoped one.
-     */
-    readonly namespace?: string;
-    /** The JSON merge patch (RFC 7386): `null` deletes a field, arrays are replaced whole. */
-    readonly patch: Readonly<Record<string, unknown>>;
-  }
+      /** Update an object by a JSON merge patch (`PATCH`). */
+      readonly op: 'update';
+      /** The object's `metadata.name`. */
+      readonly name: string;
+      /**
+       * The object's namespace: required for a namespaced kind (without it the step fails, as the trace shows); omit
+       * for a cluster-scoped one.
+       */
+      readonly namespace?: string;
+      /** The JSON merge patch (RFC 7386): `null` deletes a field, arrays are replaced whole. */
+      readonly patch: Readonly<Record<string, unknown>>;
+    }
   | {
-    /** Delete an object (`DELETE`). */
-    readonly op: 'delete';
-    /** The object's `metadata.name`. */
-    readonly name: string;
-    /**
-     * The object's namespace: required for a namespaced kind (without it the step fails, as the trace shows); omit
-     * for a cluster-scoped one.
-     */
-    readonly namespace?: string;
-  };
+      /** Delete an object (`DELETE`). */
+      readonly op: 'delete';
+      /** The object's `metadata.name`. */
+      readonly name: string;
+      /**
+       * The object's namespace: required for a namespaced kind (without it the step fails, as the trace shows); omit
+       * for a cluster-scoped one.
+       */
+      readonly namespace?: string;
+    };
 
 /** Where a workload's steps come from. */
 export interface Workload<T extends KubernetesObject = KubernetesObject> {
@@ -80,11 +80,26 @@ export interface Workload<T extends KubernetesObject = KubernetesObject> {
  * - `malformedLine`: a bad line is written into every open watch;
  * - `restart`: every connection is cut.
  */
-export type FaultKind = 'dropWatches' | 'compact' | 'conflict' | 'failWrites' | 'latency' | 'stallWatches' | 'malformedLine' | 'restart';
+export type FaultKind =
+  | 'dropWatches'
+  | 'compact'
+  | 'conflict'
+  | 'failWrites'
+  | 'latency'
+  | 'stallWatches'
+  | 'malformedLine'
+  | 'restart';
 
 /** Every fault kind. */
 export const FAULT_KINDS: readonly FaultKind[] = Object.freeze([
-  'dropWatches', 'compact', 'conflict', 'failWrites', 'latency', 'stallWatches', 'malformedLine', 'restart',
+  'dropWatches',
+  'compact',
+  'conflict',
+  'failWrites',
+  'latency',
+  'stallWatches',
+  'malformedLine',
+  'restart',
 ]);
 
 /** Which faults a simulation draws, and how many. */
@@ -100,57 +115,57 @@ export interface FaultOptions {
 /** One fault of a scenario, as drawn. */
 export type FaultStep =
   | {
-    /** Every open watch ends. */
-    readonly fault: 'dropWatches';
-    /** `clean` finishes the watch's response; `abrupt` cuts the connection mid-stream. */
-    readonly mode: 'clean' | 'abrupt';
-  }
+      /** Every open watch ends. */
+      readonly fault: 'dropWatches';
+      /** `clean` finishes the watch's response; `abrupt` cuts the connection mid-stream. */
+      readonly mode: 'clean' | 'abrupt';
+    }
   | {
-    /** History is compacted up to now: resumed watches get 410 Gone and relist. */
-    readonly fault: 'compact';
-  }
+      /** History is compacted up to now: resumed watches get 410 Gone and relist. */
+      readonly fault: 'compact';
+    }
   | {
-    /** The next update or delete of one object answers 409 Conflict; nothing is stored. */
-    readonly fault: 'conflict';
-    /**
-     * Which object, as an index (0 to 1000) into the sorted, distinct objects the scenario's workload steps name,
-     * taken modulo their number; with no such object the fault does nothing (the trace says so).
-     */
-    readonly pick: number;
-  }
+      /** The next update or delete of one object answers 409 Conflict; nothing is stored. */
+      readonly fault: 'conflict';
+      /**
+       * Which object, as an index (0 to 1000) into the sorted, distinct objects the scenario's workload steps name,
+       * taken modulo their number; with no such object the fault does nothing (the trace says so).
+       */
+      readonly pick: number;
+    }
   | {
-    /** The next `count` writes to any object fail; nothing is stored. */
-    readonly fault: 'failWrites';
-    /** The HTTP status they answer: 500, or 429 Too Many Requests with a Retry-After. */
-    readonly status: 500 | 429;
-    /** How many writes fail: 1 to 3. */
-    readonly count: number;
-  }
+      /** The next `count` writes to any object fail; nothing is stored. */
+      readonly fault: 'failWrites';
+      /** The HTTP status they answer: 500, or 429 Too Many Requests with a Retry-After. */
+      readonly status: 500 | 429;
+      /** How many writes fail: 1 to 3. */
+      readonly count: number;
+    }
   | {
-    /** Every answer of the cluster is delayed for a while. */
-    readonly fault: 'latency';
-    /** The delay of each answer, virtual ms (1 to 500). */
-    readonly ms: number;
-    /**
-     * How long the latency lasts, virtual ms (1 to 60 000); then it is set back to 0, which also ends any later
-     * latency fault still in force.
-     */
-    readonly forMs: number;
-  }
+      /** Every answer of the cluster is delayed for a while. */
+      readonly fault: 'latency';
+      /** The delay of each answer, virtual ms (1 to 500). */
+      readonly ms: number;
+      /**
+       * How long the latency lasts, virtual ms (1 to 60 000); then it is set back to 0, which also ends any later
+       * latency fault still in force.
+       */
+      readonly forMs: number;
+    }
   | {
-    /** Open watches send nothing for a while, then flush what they held, in order. */
-    readonly fault: 'stallWatches';
-    /** How long the watches stall, virtual ms (1 to 60 000). */
-    readonly ms: number;
-  }
+      /** Open watches send nothing for a while, then flush what they held, in order. */
+      readonly fault: 'stallWatches';
+      /** How long the watches stall, virtual ms (1 to 60 000). */
+      readonly ms: number;
+    }
   | {
-    /** One malformed line is written into every open watch. */
-    readonly fault: 'malformedLine';
-  }
+      /** One malformed line is written into every open watch. */
+      readonly fault: 'malformedLine';
+    }
   | {
-    /** Every connection (in-flight requests and watches) is cut at once. */
-    readonly fault: 'restart';
-  };
+      /** Every connection (in-flight requests and watches) is cut at once. */
+      readonly fault: 'restart';
+    };
 
 /** What the invariants see at the end of a run. */
 export interface SimulationWorld {

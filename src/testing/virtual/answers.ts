@@ -46,7 +46,11 @@ export function warningLines(lowerCasedHeaders: Readonly<Record<string, string>>
 export function failure(status: number, headers: ResponseHeaders, body: string | Buffer): Error {
   const h = lowerCased(headers);
   return apiErrorFromResponse({
-    statusCode: status, statusMessage: STATUS_CODES[status], body: bodyText(body), retryAfter: h['retry-after'], date: h['date'],
+    statusCode: status,
+    statusMessage: STATUS_CODES[status],
+    body: bodyText(body),
+    retryAfter: h['retry-after'],
+    date: h['date'],
     warningHeaders: warningLines(h),
   });
 }
@@ -55,14 +59,17 @@ export function failure(status: number, headers: ResponseHeaders, body: string |
 export const ok = (status: number): boolean => status >= 200 && status < 300;
 
 /** One whole answer of an exchange: a `response` as it is, a stream folded once it ends. */
-export function whole(events: Observable<ExchangeEvent>): Observable<{ status: number; headers: ResponseHeaders; body: string | Buffer }> {
+export function whole(
+  events: Observable<ExchangeEvent>,
+): Observable<{ status: number; headers: ResponseHeaders; body: string | Buffer }> {
   return new Observable((subscriber) => {
     let status = 0;
     let headers: ResponseHeaders = {};
     let text = '';
     return events.subscribe({
       next: (event) => {
-        if (event.kind === 'response') subscriber.next({ status: event.status, headers: event.headers, body: event.body });
+        if (event.kind === 'response')
+          subscriber.next({ status: event.status, headers: event.headers, body: event.body });
         else if (event.kind === 'head') ({ status, headers } = event);
         else if (event.kind === 'chunk') text += event.text;
         else subscriber.next({ status, headers, body: text });

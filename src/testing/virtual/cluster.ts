@@ -9,13 +9,26 @@ import { splitApiVersion } from '../../objects/index.js';
 import { collectionPath } from '../../resources/index.js';
 import type { WatchHealthReport } from '../../watch/index.js';
 import {
-  atVersion, cloneJson, createServerCore, groupVersion, seededRandom, seededRuntime, storageKey,
+  atVersion,
+  cloneJson,
+  createServerCore,
+  groupVersion,
+  seededRandom,
+  seededRuntime,
+  storageKey,
 } from '../apiserver/index.js';
 import { bodyText, lowerCased, whole } from './answers.js';
 import type { CutExchange } from './exchange.js';
 import { createLink, type LinkContext } from './link.js';
 import { checkDelay, NetworkFaultState, WarningState } from './network.js';
-import type { ConflictKeyOptions, RawExchangeResponse, VirtualCluster, VirtualClusterOptions, VirtualFaults, VirtualLinkOptions } from './types.js';
+import type {
+  ConflictKeyOptions,
+  RawExchangeResponse,
+  VirtualCluster,
+  VirtualClusterOptions,
+  VirtualFaults,
+  VirtualLinkOptions,
+} from './types.js';
 
 /** Mixed into the seed of the delay generator, so that it draws apart from the server's own generator. */
 const DELAY_STREAM = 0x9e3779b9;
@@ -54,7 +67,11 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
     options.onHealth?.(report);
   };
   const context: LinkContext = {
-    core, scheduler, network, warnings, onHealth,
+    core,
+    scheduler,
+    network,
+    warnings,
+    onHealth,
     random: seededRandom(seed ^ DELAY_STREAM),
     register: (cut) => {
       open.add(cut);
@@ -62,25 +79,36 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
     },
     closed: () => closed,
   };
-  const linkOf = (linkOptions: VirtualLinkOptions) => createLink(context, {
-    ...(linkOptions.userAgent !== undefined ? { userAgent: linkOptions.userAgent } : {}),
-    latency: linkOptions.latency === undefined ? latency : checkDelay(linkOptions.latency, 'link: latency'),
-    watchLag: linkOptions.watchLag === undefined ? watchLag : checkDelay(linkOptions.watchLag, 'link: watchLag'),
-  }, new NetworkFaultState());
+  const linkOf = (linkOptions: VirtualLinkOptions) =>
+    createLink(
+      context,
+      {
+        ...(linkOptions.userAgent !== undefined ? { userAgent: linkOptions.userAgent } : {}),
+        latency: linkOptions.latency === undefined ? latency : checkDelay(linkOptions.latency, 'link: latency'),
+        watchLag: linkOptions.watchLag === undefined ? watchLag : checkDelay(linkOptions.watchLag, 'link: watchLag'),
+      },
+      new NetworkFaultState(),
+    );
   // The cluster's own link meets the cluster's network faults only: they are every link's.
   const own = createLink(context, { latency, watchLag }, new NetworkFaultState());
 
   const pathOf = (key: ConflictKeyOptions): string => {
     const { group, version } = splitApiVersion(key.resource.apiVersion);
-    const info = core.state.registry.all().find((r) => r.group === group && r.kind === key.resource.kind && r.versions.includes(version));
-    if (info === undefined) throw new RangeError(`the virtual cluster serves no ${key.resource.kind} in ${key.resource.apiVersion}`);
+    const info = core.state.registry
+      .all()
+      .find((r) => r.group === group && r.kind === key.resource.kind && r.versions.includes(version));
+    if (info === undefined)
+      throw new RangeError(`the virtual cluster serves no ${key.resource.kind} in ${key.resource.apiVersion}`);
     const resource = { group, version, kind: info.kind, plural: info.plural, namespaced: info.namespaced };
-    return `${collectionPath(resource, info.namespaced ? key.namespace ?? 'default' : undefined)}/${key.name}`;
+    return `${collectionPath(resource, info.namespaced ? (key.namespace ?? 'default') : undefined)}/${key.name}`;
   };
 
   const faults: VirtualFaults = {
     ...core.faults,
-    conflictNext: (o) => core.faults.conflictNext('path' in o ? o : { path: pathOf(o), ...(o.count !== undefined ? { count: o.count } : {}) }),
+    conflictNext: (o) =>
+      core.faults.conflictNext(
+        'path' in o ? o : { path: pathOf(o), ...(o.count !== undefined ? { count: o.count } : {}) },
+      ),
     clear: () => {
       core.faults.clear();
       network.heal();
@@ -104,9 +132,14 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
     seed: (objects, seedOptions) => core.seed(objects, seedOptions),
     update: (objects, seedOptions) => core.update(objects, seedOptions),
     list: (resource, namespace) => {
-      const [group, version] = resource.apiVersion.includes('/') ? resource.apiVersion.split('/') as [string, string] : ['', resource.apiVersion];
-      const info = core.state.registry.all().find((r) => r.group === group && r.kind === resource.kind && r.versions.includes(version));
-      if (info === undefined) throw new RangeError(`the virtual cluster serves no ${resource.kind} in ${resource.apiVersion}`);
+      const [group, version] = resource.apiVersion.includes('/')
+        ? (resource.apiVersion.split('/') as [string, string])
+        : ['', resource.apiVersion];
+      const info = core.state.registry
+        .all()
+        .find((r) => r.group === group && r.kind === resource.kind && r.versions.includes(version));
+      if (info === undefined)
+        throw new RangeError(`the virtual cluster serves no ${resource.kind} in ${resource.apiVersion}`);
       const apiVersion = groupVersion(group, version);
       return [...core.state.store.values(storageKey(info))]
         .filter((o) => namespace === undefined || o.metadata.namespace === namespace)
@@ -118,13 +151,16 @@ export function virtualCluster(options: VirtualClusterOptions): VirtualCluster {
         });
     },
     exchangeStream: (raw) => own.serveRaw(raw),
-    exchange: (raw) => new Observable<RawExchangeResponse>((subscriber) => whole(own.serveRaw(raw)).subscribe({
-      next: ({ status, headers: h, body }) => {
-        subscriber.next({ status, headers: lowerCased(h), text: bodyText(body) });
-        subscriber.complete();
-      },
-      error: (error: unknown) => subscriber.error(error),
-    })),
+    exchange: (raw) =>
+      new Observable<RawExchangeResponse>((subscriber) =>
+        whole(own.serveRaw(raw)).subscribe({
+          next: ({ status, headers: h, body }) => {
+            subscriber.next({ status, headers: lowerCased(h), text: bodyText(body) });
+            subscriber.complete();
+          },
+          error: (error: unknown) => subscriber.error(error),
+        }),
+      ),
     resourceVersion: () => core.resourceVersion(),
     openWatches: () => core.openWatches(),
     requestLog: core.requestLog,

@@ -14,33 +14,33 @@ import type { ApiRequest, ChunkSink, ResponseHeaders, ResponseSink, ServerCore }
  */
 export type ExchangeEvent =
   | {
-    /** A whole answer. */
-    readonly kind: 'response';
-    /** The HTTP status code. */
-    readonly status: number;
-    /** The response headers, as the HTTP server would send them. */
-    readonly headers: ResponseHeaders;
-    /** The body: text for JSON and YAML, bytes for protobuf. */
-    readonly body: string | Buffer;
-  }
+      /** A whole answer. */
+      readonly kind: 'response';
+      /** The HTTP status code. */
+      readonly status: number;
+      /** The response headers, as the HTTP server would send them. */
+      readonly headers: ResponseHeaders;
+      /** The body: text for JSON and YAML, bytes for protobuf. */
+      readonly body: string | Buffer;
+    }
   | {
-    /** The start of a streamed answer (a watch): chunks follow. */
-    readonly kind: 'head';
-    /** The HTTP status code. */
-    readonly status: number;
-    /** The response headers. */
-    readonly headers: ResponseHeaders;
-  }
+      /** The start of a streamed answer (a watch): chunks follow. */
+      readonly kind: 'head';
+      /** The HTTP status code. */
+      readonly status: number;
+      /** The response headers. */
+      readonly headers: ResponseHeaders;
+    }
   | {
-    /** One chunk of a streamed answer, in order. */
-    readonly kind: 'chunk';
-    /** The chunk's text (watch lines, possibly cut anywhere). */
-    readonly text: string;
-  }
+      /** One chunk of a streamed answer, in order. */
+      readonly kind: 'chunk';
+      /** The chunk's text (watch lines, possibly cut anywhere). */
+      readonly text: string;
+    }
   | {
-    /** The clean end of a streamed answer. */
-    readonly kind: 'end';
-  };
+      /** The clean end of a streamed answer. */
+      readonly kind: 'end';
+    };
 
 /** How an open exchange is cut from outside (the `restart` fault, `close()`). */
 export type CutExchange = (reason: string) => void;
@@ -62,7 +62,10 @@ export type CutExchange = (reason: string) => void;
  * - `register` sees the exchange while it is open, so the cluster can cut it.
  */
 export function exchange(
-  core: ServerCore, scheduler: SchedulerLike, request: ApiRequest, register: (cut: CutExchange) => () => void,
+  core: ServerCore,
+  scheduler: SchedulerLike,
+  request: ApiRequest,
+  register: (cut: CutExchange) => () => void,
   chunkLag: () => number = () => 0,
 ): Observable<ExchangeEvent> {
   return new Observable<ExchangeEvent>((subscriber) => {
@@ -79,12 +82,15 @@ export function exchange(
       lastDue = due;
       let done = false;
       let action: Subscription | undefined;
-      action = scheduler.schedule(() => {
-        done = true;
-        // A long watch delivers many chunks: forget each action once it ran.
-        if (action !== undefined) pending.remove(action);
-        if (!subscriber.closed) work();
-      }, Math.max(0, due - scheduler.now()));
+      action = scheduler.schedule(
+        () => {
+          done = true;
+          // A long watch delivers many chunks: forget each action once it ran.
+          if (action !== undefined) pending.remove(action);
+          if (!subscriber.closed) work();
+        },
+        Math.max(0, due - scheduler.now()),
+      );
       if (!done) pending.add(action);
     };
     const finish = (): void => {
@@ -131,11 +137,18 @@ export function exchange(
       abort() {
         if (finished) return;
         finish();
-        deliver(() => subscriber.error(new TransportError('ConnectionClosed', `${request.method} ${request.path}: stream cut by the server`)));
+        deliver(() =>
+          subscriber.error(
+            new TransportError('ConnectionClosed', `${request.method} ${request.path}: stream cut by the server`),
+          ),
+        );
       },
     };
     // node:http adds a Date header to every answer; here it is the virtual clock's.
-    const dated = (headers: ResponseHeaders): ResponseHeaders => ({ Date: new Date(scheduler.now()).toUTCString(), ...headers });
+    const dated = (headers: ResponseHeaders): ResponseHeaders => ({
+      Date: new Date(scheduler.now()).toUTCString(),
+      ...headers,
+    });
     const sink: ResponseSink = {
       get started() {
         return started || finished;
@@ -163,7 +176,9 @@ export function exchange(
       finish();
       // The server side lets go at once; the consumer hears of it after what was already on its way.
       for (const listener of goneListeners.splice(0)) listener();
-      deliver(() => subscriber.error(new TransportError('ConnectionClosed', `${request.method} ${request.path}: ${reason}`)));
+      deliver(() =>
+        subscriber.error(new TransportError('ConnectionClosed', `${request.method} ${request.path}: ${reason}`)),
+      );
     });
     const cancel = core.serve(request, sink);
     return () => {

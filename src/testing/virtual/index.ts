@@ -5,7 +5,19 @@
 export { virtualCluster } from './cluster.js';
 export type { ExchangeEvent } from './exchange.js';
 export type {
-  ConflictKeyOptions, NetworkFaultOptions, NetworkFaults, PartitionOptions, RawExchangeRequest, RawExchangeResponse, VirtualCluster,
-  VirtualClusterOptions, VirtualDelay, VirtualFaults, VirtualLink, VirtualLinkOptions, VirtualNetworkOptions, VirtualRequestInfo,
+  ConflictKeyOptions,
+  NetworkFaultOptions,
+  NetworkFaults,
+  PartitionOptions,
+  RawExchangeRequest,
+  RawExchangeResponse,
+  VirtualCluster,
+  VirtualClusterOptions,
+  VirtualDelay,
+  VirtualFaults,
+  VirtualLink,
+  VirtualLinkOptions,
+  VirtualNetworkOptions,
+  VirtualRequestInfo,
   WarnNextOptions,
 } from './types.js';

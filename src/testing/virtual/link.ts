@@ -5,14 +5,25 @@
  */
 import { Observable, type SchedulerLike } from 'rxjs';
 import {
-  defaultUserAgent, LineSplitter, parseJsonBody, parseWarningHeaders, reportWarnings, requestBodyOf, responseOf, TransportError,
-  type QueryParams, type RequestOptions, type TransportRequest, type TransportResponse, type WatchRequestOptions,
+  defaultUserAgent,
+  LineSplitter,
+  parseJsonBody,
+  parseWarningHeaders,
+  reportWarnings,
+  requestBodyOf,
+  responseOf,
+  TransportError,
+  type QueryParams,
+  type RequestOptions,
+  type TransportRequest,
+  type TransportResponse,
+  type WatchRequestOptions,
 } from '../../transport/index.js';
 import type { WatchHealthHandler } from '../../watch/index.js';
 import { warningHeaders, type ApiRequest, type ResponseHeaders, type ServerCore } from '../apiserver/index.js';
 import { bodyText, failure, lowerCased, ok, splitPath, warningLines, whole, withQuery } from './answers.js';
 import { exchange, type CutExchange, type ExchangeEvent } from './exchange.js';
-import { delayOf, NetworkFaultState, WarningState, type NetworkFault } from './network.js';
+import { delayOf, type NetworkFaultState, type WarningState, type NetworkFault } from './network.js';
 import type { RawExchangeRequest, VirtualLink, VirtualLinkOptions, VirtualRequestInfo } from './types.js';
 
 /** What a link needs of its cluster. */
@@ -47,29 +58,43 @@ function requestInfo(method: string, path: string, search: string): VirtualReque
 
 /** An exchange whose answer is lost: `ConnectionClosed` in its place, once the server has served it. */
 function losingAnswer(events: Observable<ExchangeEvent>, method: string, path: string): Observable<ExchangeEvent> {
-  return new Observable<ExchangeEvent>((subscriber) => events.subscribe({
-    next: (event) => {
-      if (event.kind === 'response' || event.kind === 'head') {
-        subscriber.error(new TransportError('ConnectionClosed', `${method} ${path}: the connection closed before the answer arrived`));
-      } else subscriber.next(event);
-    },
-    error: (error: unknown) => subscriber.error(error),
-    complete: () => subscriber.complete(),
-  }));
+  return new Observable<ExchangeEvent>((subscriber) =>
+    events.subscribe({
+      next: (event) => {
+        if (event.kind === 'response' || event.kind === 'head') {
+          subscriber.error(
+            new TransportError(
+              'ConnectionClosed',
+              `${method} ${path}: the connection closed before the answer arrived`,
+            ),
+          );
+        } else subscriber.next(event);
+      },
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => subscriber.complete(),
+    }),
+  );
 }
 
 /** An exchange whose answer carries the API warnings `texts` too, after those the server wrote. */
 function warning(events: Observable<ExchangeEvent>, texts: readonly string[]): Observable<ExchangeEvent> {
   const withTexts = (headers: ResponseHeaders): ResponseHeaders => {
-    const written = Object.entries(headers).filter(([name]) => name.toLowerCase() === 'warning').map(([, value]) => value);
+    const written = Object.entries(headers)
+      .filter(([name]) => name.toLowerCase() === 'warning')
+      .map(([, value]) => value);
     const rest = Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'warning'));
     return { ...rest, ...warningHeaders([...parseWarningHeaders(written), ...texts]) };
   };
-  return new Observable<ExchangeEvent>((subscriber) => events.subscribe({
-    next: (event) => subscriber.next(event.kind === 'response' || event.kind === 'head' ? { ...event, headers: withTexts(event.headers) } : event),
-    error: (error: unknown) => subscriber.error(error),
-    complete: () => subscriber.complete(),
-  }));
+  return new Observable<ExchangeEvent>((subscriber) =>
+    events.subscribe({
+      next: (event) =>
+        subscriber.next(
+          event.kind === 'response' || event.kind === 'head' ? { ...event, headers: withTexts(event.headers) } : event,
+        ),
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => subscriber.complete(),
+    }),
+  );
 }
 
 /**
@@ -84,19 +109,39 @@ export function createLink(context: LinkContext, options: VirtualLinkOptions, fa
   const { core, scheduler, random } = context;
   // Sent as the HTTP transport sends it, so a write without a fieldManager is recorded under the same manager.
   const userAgent = options.userAgent ?? defaultUserAgent();
-  const failLater = (error: Error, ms: number) => new Observable<never>((subscriber) => scheduler.schedule(() => subscriber.error(error), ms));
+  const failLater = (error: Error, ms: number) =>
+    new Observable<never>((subscriber) => scheduler.schedule(() => subscriber.error(error), ms));
 
-  const sent = (method: string, path: string, search: string, headers: Record<string, string | undefined>, body: string | Uint8Array | undefined, fault: NetworkFault | undefined, info: VirtualRequestInfo): Observable<ExchangeEvent> => {
+  const sent = (
+    method: string,
+    path: string,
+    search: string,
+    headers: Record<string, string | undefined>,
+    body: string | Uint8Array | undefined,
+    fault: NetworkFault | undefined,
+    info: VirtualRequestInfo,
+  ): Observable<ExchangeEvent> => {
     const latencyMs = delayOf(options.latency, info, random);
-    if (fault === 'refuse') return failLater(new TransportError('NetworkError', `${method} ${path}: connection refused`), latencyMs);
+    if (fault === 'refuse')
+      return failLater(new TransportError('NetworkError', `${method} ${path}: connection refused`), latencyMs);
     if (fault === 'hang') {
-      return new Observable<ExchangeEvent>((subscriber) => context.register((reason) => {
-        scheduler.schedule(() => subscriber.error(new TransportError('ConnectionClosed', `${method} ${path}: ${reason}`)), 0);
-      }));
+      return new Observable<ExchangeEvent>((subscriber) =>
+        context.register((reason) => {
+          scheduler.schedule(
+            () => subscriber.error(new TransportError('ConnectionClosed', `${method} ${path}: ${reason}`)),
+            0,
+          );
+        }),
+      );
     }
     const request: ApiRequest = {
-      method, path, search, headers, latencyMs,
-      body: body === undefined ? Buffer.alloc(0) : typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body),
+      method,
+      path,
+      search,
+      headers,
+      latencyMs,
+      body:
+        body === undefined ? Buffer.alloc(0) : typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body),
     };
     const lag = info.watch ? () => delayOf(options.watchLag, info, random) : undefined;
     const texts = context.warnings.take(info, `${path}${search}`);
@@ -105,12 +150,22 @@ export function createLink(context: LinkContext, options: VirtualLinkOptions, fa
     return fault === 'loseAnswer' ? losingAnswer(served, method, path) : served;
   };
 
-  const serve = (method: string, path: string, search: string, headers: Record<string, string | undefined>, body?: string | Uint8Array): Observable<ExchangeEvent> => {
+  const serve = (
+    method: string,
+    path: string,
+    search: string,
+    headers: Record<string, string | undefined>,
+    body?: string | Uint8Array,
+  ): Observable<ExchangeEvent> => {
     const upper = method.toUpperCase();
     // Checked at subscription (the request is cold), and failed like a refused connection: later, not inside it.
     return new Observable<ExchangeEvent>((subscriber) => {
       if (context.closed()) {
-        return scheduler.schedule(() => subscriber.error(new TransportError('NetworkError', `${method} ${path}: the virtual cluster is closed`)), 0);
+        return scheduler.schedule(
+          () =>
+            subscriber.error(new TransportError('NetworkError', `${method} ${path}: the virtual cluster is closed`)),
+          0,
+        );
       }
       const info = requestInfo(upper, path, search);
       const fault = context.network.take(info, `${path}${search}`) ?? faults.take(info, `${path}${search}`);
@@ -122,54 +177,82 @@ export function createLink(context: LinkContext, options: VirtualLinkOptions, fa
    * One whole answer as the HTTP transport hands it out: `decode` of a 2xx answer (its throw is the error), the
    * `ApiError` decoded from the Status body of any other.
    */
-  const decoded = <V>(events: Observable<ExchangeEvent>, decode: (status: number, headers: ResponseHeaders, text: string) => V): Observable<V> =>
-    new Observable<V>((subscriber) => whole(events).subscribe({
-      next: ({ status, headers, body }) => {
-        if (!ok(status)) {
-          subscriber.error(failure(status, headers, body));
-          return;
-        }
-        let value: V;
-        try {
-          value = decode(status, headers, bodyText(body));
-        } catch (error) {
-          subscriber.error(error);
-          return;
-        }
-        subscriber.next(value);
-        subscriber.complete();
-      },
-      error: (error: unknown) => subscriber.error(error),
-    }));
+  const decoded = <V>(
+    events: Observable<ExchangeEvent>,
+    decode: (status: number, headers: ResponseHeaders, text: string) => V,
+  ): Observable<V> =>
+    new Observable<V>((subscriber) =>
+      whole(events).subscribe({
+        next: ({ status, headers, body }) => {
+          if (!ok(status)) {
+            subscriber.error(failure(status, headers, body));
+            return;
+          }
+          let value: V;
+          try {
+            value = decode(status, headers, bodyText(body));
+          } catch (error) {
+            subscriber.error(error);
+            return;
+          }
+          subscriber.next(value);
+          subscriber.complete();
+        },
+        error: (error: unknown) => subscriber.error(error),
+      }),
+    );
 
-  const get = (path: string, query: QueryParams, getOptions?: Pick<RequestOptions, 'accept' | 'onWarnings'>): Observable<unknown> => {
+  const get = (
+    path: string,
+    query: QueryParams,
+    getOptions?: Pick<RequestOptions, 'accept' | 'onWarnings'>,
+  ): Observable<unknown> => {
     const target = withQuery(path, query);
-    return decoded(serve('GET', target.path, target.search, { accept: getOptions?.accept ?? 'application/json', 'user-agent': userAgent }), (_status, headers, text) => {
-      reportWarnings(warningLines(lowerCased(headers)), getOptions?.onWarnings);
-      return parseJsonBody(target.path, text);
-    });
+    return decoded(
+      serve('GET', target.path, target.search, {
+        accept: getOptions?.accept ?? 'application/json',
+        'user-agent': userAgent,
+      }),
+      (_status, headers, text) => {
+        reportWarnings(warningLines(lowerCased(headers)), getOptions?.onWarnings);
+        return parseJsonBody(target.path, text);
+      },
+    );
   };
 
   const request = (req: TransportRequest): Observable<TransportResponse> => {
     const target = withQuery(req.path, req.query ?? {});
     const body = requestBodyOf(req);
-    const headers: Record<string, string | undefined> = { accept: req.accept ?? 'application/json', 'user-agent': userAgent };
+    const headers: Record<string, string | undefined> = {
+      accept: req.accept ?? 'application/json',
+      'user-agent': userAgent,
+    };
     if (body !== undefined) {
       headers['content-type'] = req.contentType ?? 'application/json';
       headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
     }
-    return decoded(serve(req.method, target.path, target.search, headers, body), (status, responseHeaders, text): TransportResponse => {
-      const h = lowerCased(responseHeaders);
-      return responseOf(req, status, h, text, warningLines(h));
-    });
+    return decoded(
+      serve(req.method, target.path, target.search, headers, body),
+      (status, responseHeaders, text): TransportResponse => {
+        const h = lowerCased(responseHeaders);
+        return responseOf(req, status, h, text, warningLines(h));
+      },
+    );
   };
 
   /** The watch as the lines of each chunk the server core wrote, so that lines written together arrive together. */
-  const watchChunks = (path: string, query: QueryParams, watchOptions: Omit<WatchRequestOptions, 'signal'> = {}): Observable<readonly string[]> => {
+  const watchChunks = (
+    path: string,
+    query: QueryParams,
+    watchOptions: Omit<WatchRequestOptions, 'signal'> = {},
+  ): Observable<readonly string[]> => {
     const target = withQuery(path, { ...query, watch: 'true' });
     return new Observable<readonly string[]>((subscriber) => {
       const splitter = new LineSplitter(watchOptions.maxLineChars);
-      return serve('GET', target.path, target.search, { accept: watchOptions.accept ?? 'application/json', 'user-agent': userAgent }).subscribe({
+      return serve('GET', target.path, target.search, {
+        accept: watchOptions.accept ?? 'application/json',
+        'user-agent': userAgent,
+      }).subscribe({
         next: (event) => {
           switch (event.kind) {
             case 'response':
@@ -204,30 +287,42 @@ export function createLink(context: LinkContext, options: VirtualLinkOptions, fa
             }
           }
         },
-        error: (error: unknown) => subscriber.error(error instanceof TransportError && error.reason === 'ConnectionClosed'
-          ? new TransportError('ConnectionClosed', `watch ${path}: stream cut: ${error.message}`, { cause: error })
-          : error),
+        error: (error: unknown) =>
+          subscriber.error(
+            error instanceof TransportError && error.reason === 'ConnectionClosed'
+              ? new TransportError('ConnectionClosed', `watch ${path}: stream cut: ${error.message}`, { cause: error })
+              : error,
+          ),
       });
     });
   };
 
-  const watch = (path: string, query: QueryParams, watchOptions?: Omit<WatchRequestOptions, 'signal'>): Observable<string> =>
-    new Observable<string>((subscriber) => watchChunks(path, query, watchOptions).subscribe({
-      next: (lines) => {
-        for (const line of lines) {
-          if (subscriber.closed) return;
-          subscriber.next(line);
-        }
-      },
-      error: (error: unknown) => subscriber.error(error),
-      complete: () => subscriber.complete(),
-    }));
+  const watch = (
+    path: string,
+    query: QueryParams,
+    watchOptions?: Omit<WatchRequestOptions, 'signal'>,
+  ): Observable<string> =>
+    new Observable<string>((subscriber) =>
+      watchChunks(path, query, watchOptions).subscribe({
+        next: (lines) => {
+          for (const line of lines) {
+            if (subscriber.closed) return;
+            subscriber.next(line);
+          }
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      }),
+    );
 
   const serveRaw = (raw: RawExchangeRequest): Observable<ExchangeEvent> => {
     const target = splitPath(raw.path);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(raw.headers ?? {})) headers[name.toLowerCase()] = value;
-    if (raw.body !== undefined) headers['content-length'] ??= String(typeof raw.body === 'string' ? Buffer.byteLength(raw.body) : raw.body.byteLength);
+    if (raw.body !== undefined)
+      headers['content-length'] ??= String(
+        typeof raw.body === 'string' ? Buffer.byteLength(raw.body) : raw.body.byteLength,
+      );
     return serve(raw.method, target.path, target.search, headers, raw.body);
   };
 

@@ -3,7 +3,14 @@
  * see (refused and stuck requests, lost answers, partitions).
  * @module
  */
-import type { NetworkFaultOptions, NetworkFaults, PartitionOptions, VirtualDelay, VirtualRequestInfo, WarnNextOptions } from './types.js';
+import type {
+  NetworkFaultOptions,
+  NetworkFaults,
+  PartitionOptions,
+  VirtualDelay,
+  VirtualRequestInfo,
+  WarnNextOptions,
+} from './types.js';
 
 /** What the network does with one request, besides carrying it. */
 export type NetworkFault = 'refuse' | 'hang' | 'loseAnswer';
@@ -74,7 +81,8 @@ export class NetworkFaultState implements NetworkFaults {
 
   partition(options?: PartitionOptions): void {
     const mode = options?.mode ?? 'refuse';
-    if (mode !== 'refuse' && mode !== 'hang') throw new RangeError(`partition: mode must be "refuse" or "hang", got ${String(mode)}`);
+    if (mode !== 'refuse' && mode !== 'hang')
+      throw new RangeError(`partition: mode must be "refuse" or "hang", got ${String(mode)}`);
     this.partitioned = mode;
   }
 

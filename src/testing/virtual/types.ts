@@ -5,7 +5,12 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, SchedulerLike } from 'rxjs';
 import type {
-  ConflictNextOptions, Faults, InMemoryServerOptions, RequestLog, ResponseHeaders, SeedOptions,
+  ConflictNextOptions,
+  Faults,
+  InMemoryServerOptions,
+  RequestLog,
+  ResponseHeaders,
+  SeedOptions,
 } from '../apiserver/index.js';
 import type { ExchangeEvent } from './exchange.js';
 import type { virtualCluster } from './cluster.js';

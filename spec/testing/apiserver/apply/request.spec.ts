@@ -23,27 +23,36 @@ function throughServer(raw: string): unknown {
 }
 
 const whitespace = fc.constantFrom('', ' ', '\n', '\t', '\r\n');
-const jsonObjectText = fc.tuple(
-  fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 5 }),
-  fc.nat({ max: 3 }),
-  whitespace,
-  fc.option(fc.string({ maxLength: 3 })),
-).map(([object, indent, pad, repeated]) => {
-  const text = JSON.stringify(object, null, indent === 0 ? undefined : indent);
-  const body = repeated === null ? text : `{${JSON.stringify(repeated)}:1,${JSON.stringify(repeated)}:2${text === '{}' ? '' : ','}${text.slice(1)}`;
-  return `${pad}${body}${pad}`;
-});
+const jsonObjectText = fc
+  .tuple(
+    fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 5 }),
+    fc.nat({ max: 3 }),
+    whitespace,
+    fc.option(fc.string({ maxLength: 3 })),
+  )
+  .map(([object, indent, pad, repeated]) => {
+    const text = JSON.stringify(object, null, indent === 0 ? undefined : indent);
+    const body =
+      repeated === null
+        ? text
+        : `{${JSON.stringify(repeated)}:1,${JSON.stringify(repeated)}:2${text === '{}' ? '' : ','}${text.slice(1)}`;
+    return `${pad}${body}${pad}`;
+  });
 
 describe('apply bodies (application/apply-patch+yaml)', () => {
   // The YAML parser writes generated keys (backslashes among them) outside parseJson.
   before(() => expectBackslashKeys());
 
   it('reads a JSON body exactly as the YAML parser reads it, duplicate keys refused included', () => {
-    fc.assert(fc.property(jsonObjectText, (raw) => {
-      const server = throughServer(raw);
-      expect(server).to.deep.equal(throughYaml(raw));
-      if (typeof server === 'object') expect(Object.getPrototypeOf((server as { value: object }).value)).to.equal(Object.prototype);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(jsonObjectText, (raw) => {
+        const server = throughServer(raw);
+        expect(server).to.deep.equal(throughYaml(raw));
+        if (typeof server === 'object')
+          expect(Object.getPrototypeOf((server as { value: object }).value)).to.equal(Object.prototype);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('refuses a key repeated in a nested JSON object, as YAML does', () => {

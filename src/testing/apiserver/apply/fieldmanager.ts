@@ -6,11 +6,26 @@
  */
 import { ApiError, badRequest, cloneJson, isPlainObject, type KubeObject, reasonless } from '../machinery/index.js';
 import { FieldSet } from './fieldset.js';
-import { capUpdateManagers, decodeManagedFields, emptyManaged, encodeManagedFields, managerIdentifier, ManagedFieldsError, type Managed } from './managed.js';
+import {
+  capUpdateManagers,
+  decodeManagedFields,
+  emptyManaged,
+  encodeManagedFields,
+  managerIdentifier,
+  ManagedFieldsError,
+  type Managed,
+} from './managed.js';
 import { fieldElement, pathToString } from './path.js';
 import { TypedValueError, type TypedError } from './typed/common.js';
 import { validate } from './typed/fieldset.js';
-import { applyConfig, ConflictsError, recordUpdate, type Conflict, type ManagedFields, type VersionedTypes } from './updater.js';
+import {
+  applyConfig,
+  ConflictsError,
+  recordUpdate,
+  type Conflict,
+  type ManagedFields,
+  type VersionedTypes,
+} from './updater.js';
 import { equalValues, goJson, type Json, type JsonMap } from './value.js';
 import type { TypeRef, TypedSchema } from './schema.js';
 
@@ -29,11 +44,22 @@ const currentOperation = 'current-operation';
 const beforeFirstApply = 'before-first-apply';
 const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
 
-const stripped = FieldSet.of([
-  ['apiVersion'], ['kind'], ['metadata'], ['metadata', 'name'], ['metadata', 'namespace'], ['metadata', 'creationTimestamp'],
-  ['metadata', 'selfLink'], ['metadata', 'uid'], ['metadata', 'clusterName'], ['metadata', 'generation'],
-  ['metadata', 'managedFields'], ['metadata', 'resourceVersion'],
-].map((p) => p.map(fieldElement)));
+const stripped = FieldSet.of(
+  [
+    ['apiVersion'],
+    ['kind'],
+    ['metadata'],
+    ['metadata', 'name'],
+    ['metadata', 'namespace'],
+    ['metadata', 'creationTimestamp'],
+    ['metadata', 'selfLink'],
+    ['metadata', 'uid'],
+    ['metadata', 'clusterName'],
+    ['metadata', 'generation'],
+    ['metadata', 'managedFields'],
+    ['metadata', 'resourceVersion'],
+  ].map((p) => p.map(fieldElement)),
+);
 
 function apiVersionOf(scope: FieldManagerScope): string {
   return scope.group === '' ? scope.version : `${scope.group}/${scope.version}`;
@@ -83,9 +109,20 @@ function managedBefore(live: KubeObject | undefined, next: KubeObject, subresour
 }
 
 /** The update half of the chain from the manager-info builder down (`buildManagerInfo` → merge). */
-function update(scope: FieldManagerScope, live: Json | undefined, next: Json | undefined, managed: Managed, manager: string): void {
+function update(
+  scope: FieldManagerScope,
+  live: Json | undefined,
+  next: Json | undefined,
+  managed: Managed,
+  manager: string,
+): void {
   const apiVersion = apiVersionOf(scope);
-  const id = managerIdentifier({ manager: manager === '' ? 'unknown' : manager, operation: 'Update', apiVersion, ...(scope.subresource ? { subresource: scope.subresource } : {}) });
+  const id = managerIdentifier({
+    manager: manager === '' ? 'unknown' : manager,
+    operation: 'Update',
+    apiVersion,
+    ...(scope.subresource ? { subresource: scope.subresource } : {}),
+  });
   recordUpdate(scope.types, live, next, apiVersion, managed.fields, currentOperation);
   stripMeta(managed.fields, currentOperation);
   const written = managed.fields.get(currentOperation);
@@ -109,7 +146,12 @@ function update(scope: FieldManagerScope, live: Json | undefined, next: Json | u
  * - An object stored without managedFields stays untracked, as on the real server.
  * - Never throws: on any failure the object is stored without managedFields, as `UpdateNoErrors` does.
  */
-export function trackWrite(scope: FieldManagerScope, live: KubeObject | undefined, next: KubeObject, manager: string): void {
+export function trackWrite(
+  scope: FieldManagerScope,
+  live: KubeObject | undefined,
+  next: KubeObject,
+  manager: string,
+): void {
   const managed = managedBefore(live, next, scope.subresource !== undefined);
   delete next.metadata['managedFields'];
   try {
@@ -142,7 +184,11 @@ function printManager(id: string): string {
 
 /** `NewConflictError`: 409 with one `FieldManagerConflict` cause per field, worded as kube-apiserver words it. */
 export function conflictError(conflicts: readonly Conflict[]): ApiError {
-  const causes = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.manager)}`, field: pathToString(c.path) }));
+  const causes = conflicts.map((c) => ({
+    reason: 'FieldManagerConflict',
+    message: `conflict with ${printManager(c.manager)}`,
+    field: pathToString(c.path),
+  }));
   let message: string;
   if (conflicts.length === 1) {
     message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0]!.manager)}: ${pathToString(conflicts[0]!.path)}`;
@@ -169,7 +215,8 @@ function asGoWouldWrite(typed: TypedSchema, value: Json | undefined): Json | und
 function dropEmpty(typed: TypedSchema, value: Json | undefined, ref: TypeRef | undefined): Json | undefined {
   const atom = ref === undefined ? undefined : typed.schema.resolve(ref);
   if (atom === undefined || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return atom.list === undefined ? value : value.map((v) => dropEmpty(typed, v, atom.list!.elementType) ?? null);
+  if (Array.isArray(value))
+    return atom.list === undefined ? value : value.map((v) => dropEmpty(typed, v, atom.list!.elementType) ?? null);
   if (atom.map === undefined) return value;
   const out: JsonMap = {};
   for (const [key, child] of Object.entries(value)) {
@@ -178,7 +225,8 @@ function dropEmpty(typed: TypedSchema, value: Json | undefined, ref: TypeRef | u
     const childAtom = declared === undefined ? undefined : typed.schema.resolve(declared.type);
     // A named model without properties is a Go struct (e.g. `subresources.status`, a pointer to an empty struct):
     // set, it is written as `{}`. Only inline maps without properties are free-form maps that omitempty drops.
-    const freeForm = childAtom?.map !== undefined && childAtom.map.fields.size === 0 && declared?.type.named === undefined;
+    const freeForm =
+      childAtom?.map !== undefined && childAtom.map.fields.size === 0 && declared?.type.named === undefined;
     if (Array.isArray(cleaned) && cleaned.length === 0 && childAtom?.list !== undefined) continue;
     if (isPlainObject(cleaned) && Object.keys(cleaned).length === 0 && freeForm) continue;
     out[key] = cleaned as Json;
@@ -218,7 +266,13 @@ function liveProblems(typed: TypedSchema, live: KubeObject | undefined, base: Js
  *   does not fit the schema, and a {@link conflictError} 409 when other managers own fields it changes and
  *   `force` is not set.
  */
-export function applyObject(scope: FieldManagerScope, live: KubeObject | undefined, config: JsonMap, manager: string, force: boolean): KubeObject {
+export function applyObject(
+  scope: FieldManagerScope,
+  live: KubeObject | undefined,
+  config: JsonMap,
+  manager: string,
+  force: boolean,
+): KubeObject {
   let managed: Managed;
   try {
     managed = decodeManagedFields(live?.metadata['managedFields']);
@@ -227,7 +281,8 @@ export function applyObject(scope: FieldManagerScope, live: KubeObject | undefin
     throw error;
   }
   const apiVersion = apiVersionOf(scope);
-  if (config['apiVersion'] !== apiVersion || config['kind'] !== scope.kind) throw badRequest(`invalid object type: ${gvkText(config)}`);
+  if (config['apiVersion'] !== apiVersion || config['kind'] !== scope.kind)
+    throw badRequest(`invalid object type: ${gvkText(config)}`);
   const base = content(live) as JsonMap;
   if (managed.fields.size === 0) update(scope, {}, base, managed, beforeFirstApply);
   const configMeta = isPlainObject(config['metadata']) ? config['metadata'] : {};
@@ -236,10 +291,16 @@ export function applyObject(scope: FieldManagerScope, live: KubeObject | undefin
   if (typed === undefined) throw reasonless(`no corresponding type for ${gvkText(config)}`);
   const where = `${String(configMeta['namespace'] ?? '')}/${String(configMeta['name'] ?? '')}; ${gvkText(config)}`;
   const configErrors = validate(typed, config, false);
-  if (configErrors.length > 0) throw reasonless(`failed to create typed patch object (${where}): ${new TypedValueError(configErrors).message}`);
+  if (configErrors.length > 0)
+    throw reasonless(`failed to create typed patch object (${where}): ${new TypedValueError(configErrors).message}`);
   const liveErrors = liveProblems(typed, live, base);
-  if (liveErrors.length > 0) throw reasonless(`failed to create typed live object (${where}): ${new TypedValueError(liveErrors).message}`);
-  const id = managerIdentifier({ manager, operation: 'Apply', ...(scope.subresource ? { subresource: scope.subresource } : {}) });
+  if (liveErrors.length > 0)
+    throw reasonless(`failed to create typed live object (${where}): ${new TypedValueError(liveErrors).message}`);
+  const id = managerIdentifier({
+    manager,
+    operation: 'Apply',
+    ...(scope.subresource ? { subresource: scope.subresource } : {}),
+  });
   let merged: Json | undefined;
   try {
     merged = applyConfig(scope.types, base, config, apiVersion, managed.fields, id, force);

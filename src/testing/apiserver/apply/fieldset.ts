@@ -4,7 +4,12 @@
  * @module
  */
 import {
-  comparePathElements, deserializePathElement, equalPathElements, serializePathElement, type Path, type PathElement,
+  comparePathElements,
+  deserializePathElement,
+  equalPathElements,
+  serializePathElement,
+  type Path,
+  type PathElement,
 } from './path.js';
 import { parseJson } from '../../../transport/index.js';
 
@@ -157,17 +162,26 @@ export class FieldSet {
 
   /** Paths in either set. */
   union(other: FieldSet): FieldSet {
-    return this.with(mergeSorted(this.members, other.members, 'union'), mergeChildren(this.children, other.children, 'union'));
+    return this.with(
+      mergeSorted(this.members, other.members, 'union'),
+      mergeChildren(this.children, other.children, 'union'),
+    );
   }
 
   /** Paths in both sets. */
   intersection(other: FieldSet): FieldSet {
-    return this.with(mergeSorted(this.members, other.members, 'intersection'), mergeChildren(this.children, other.children, 'intersection'));
+    return this.with(
+      mergeSorted(this.members, other.members, 'intersection'),
+      mergeChildren(this.children, other.children, 'intersection'),
+    );
   }
 
   /** Paths of this set that are not in `other` (a member of `other` does not remove this set's children below it). */
   difference(other: FieldSet): FieldSet {
-    return this.with(mergeSorted(this.members, other.members, 'difference'), mergeChildren(this.children, other.children, 'difference'));
+    return this.with(
+      mergeSorted(this.members, other.members, 'difference'),
+      mergeChildren(this.children, other.children, 'difference'),
+    );
   }
 
   /** Like `difference`, but a member of `other` also removes everything below it. */
@@ -339,7 +353,12 @@ function mergeChildren(a: Child[], b: readonly Child[], mode: Mode): Child[] {
       }
       j++;
     } else {
-      const set = mode === 'union' ? a[i]!.set.union(b[j]!.set) : mode === 'intersection' ? a[i]!.set.intersection(b[j]!.set) : a[i]!.set.difference(b[j]!.set);
+      const set =
+        mode === 'union'
+          ? a[i]!.set.union(b[j]!.set)
+          : mode === 'intersection'
+            ? a[i]!.set.intersection(b[j]!.set)
+            : a[i]!.set.difference(b[j]!.set);
       const keep = mode === 'union' || !set.empty();
       if (set === a[i]!.set && keep) out.push(a[i]!);
       else {

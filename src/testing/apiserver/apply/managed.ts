@@ -37,7 +37,12 @@ export class ManagedFieldsError extends Error {}
  * `BuildManagerIdentifier`: the JSON of the entry without time and fields (and without apiVersion for Apply),
  * in Go's field order, so the same manager at the same version always has the same key.
  */
-export function managerIdentifier(entry: { manager?: string; operation?: string; apiVersion?: string; subresource?: string }): string {
+export function managerIdentifier(entry: {
+  manager?: string;
+  operation?: string;
+  apiVersion?: string;
+  subresource?: string;
+}): string {
   const id: Record<string, string> = {};
   if (entry.manager) id['manager'] = entry.manager;
   if (entry.operation) id['operation'] = entry.operation;
@@ -70,16 +75,22 @@ export function decodeManagedFields(entries: unknown): Managed {
   if (!Array.isArray(entries)) throw new ManagedFieldsError('managedFields must be a list');
   entries.forEach((raw, i) => {
     const entry = (raw ?? {}) as ManagedFieldsEntry;
-    if (entry.operation !== 'Apply' && entry.operation !== 'Update') throw new ManagedFieldsError('operation must be `Apply` or `Update`');
+    if (entry.operation !== 'Apply' && entry.operation !== 'Update')
+      throw new ManagedFieldsError('operation must be `Apply` or `Update`');
     if (!entry.apiVersion) throw new ManagedFieldsError('apiVersion must not be empty');
     if (!entry.fieldsType) throw new ManagedFieldsError(`missing fieldsType in managed fields entry ${i}`);
-    if (entry.fieldsType !== 'FieldsV1') throw new ManagedFieldsError(`invalid fieldsType ${JSON.stringify(entry.fieldsType)} in managed fields entry ${i}`);
+    if (entry.fieldsType !== 'FieldsV1')
+      throw new ManagedFieldsError(
+        `invalid fieldsType ${JSON.stringify(entry.fieldsType)} in managed fields entry ${i}`,
+      );
     const id = managerIdentifier(entry);
     let set: FieldSet;
     try {
       set = readFieldsV1(entry.fieldsV1 ?? {});
     } catch (error) {
-      throw new ManagedFieldsError(`error decoding versioned set from ${JSON.stringify(entry)}: error decoding set: ${(error as Error).message}`);
+      throw new ManagedFieldsError(
+        `error decoding versioned set from ${JSON.stringify(entry)}: error decoding set: ${(error as Error).message}`,
+      );
     }
     managed.fields.set(id, { set, apiVersion: entry.apiVersion, applied: entry.operation === 'Apply' });
     managed.times.set(id, normalizedTime(entry.time));
@@ -118,7 +129,7 @@ export function encodeManagedFields(managed: Managed): readonly ManagedFieldsEnt
     const time = managed.times.get(id);
     entries.push({
       manager: parsed.manager ?? '',
-      operation: owned.applied ? 'Apply' : parsed.operation ?? 'Update',
+      operation: owned.applied ? 'Apply' : (parsed.operation ?? 'Update'),
       apiVersion: owned.apiVersion,
       ...(time !== undefined ? { time } : {}),
       fieldsType: 'FieldsV1',
@@ -169,11 +180,13 @@ export function capUpdateManagers(managed: Managed): void {
       managed.fields.delete(first);
     }
     const merged = managed.fields.get(bucket)!;
-    managed.fields.set(bucket, { set: owned.set.union(merged.set), apiVersion: owned.apiVersion, applied: owned.applied });
+    managed.fields.set(bucket, {
+      set: owned.set.union(merged.set),
+      apiVersion: owned.apiVersion,
+      applied: owned.applied,
+    });
     managed.fields.delete(id);
     managed.times.set(bucket, time);
     length--;
   }
 }
-
-

@@ -3,7 +3,18 @@
  * (built-in kinds) and apiextensions-apiserver (CRDs) hand to server-side apply.
  * @module
  */
-import { deducedName, Schema, untypedName, type Atom, type ElementRelationship, type ListType, type MapType, type ScalarKind, type StructField, type TypeRef } from './schema.js';
+import {
+  deducedName,
+  Schema,
+  untypedName,
+  type Atom,
+  type ElementRelationship,
+  type ListType,
+  type MapType,
+  type ScalarKind,
+  type StructField,
+  type TypeRef,
+} from './schema.js';
 
 /** The subset of an OpenAPI v3 schema object this conversion reads. */
 export interface OpenApiSchema {
@@ -62,7 +73,7 @@ const untypedMap: MapType = { fields: new Map(), elementType: { named: untypedNa
 /** Converts one (possibly inline) schema; `preserve` is inherited from the enclosing models. */
 export function parse(model: OpenApiSchema, preserve: boolean, where: string): Atom {
   const keep = preserve || model['x-kubernetes-preserve-unknown-fields'] === true;
-  const type = Array.isArray(model.type) ? model.type[0] ?? '' : (model.type as string | undefined) ?? '';
+  const type = Array.isArray(model.type) ? (model.type[0] ?? '') : ((model.type as string | undefined) ?? '');
   switch (type) {
     case '':
       return { scalar: 'untyped', list: parseList(model, keep, where), map: parseObject(model, keep, where) };
@@ -76,7 +87,7 @@ export function parse(model: OpenApiSchema, preserve: boolean, where: string): A
     case 'boolean':
       return { scalar: 'boolean' };
     case 'string':
-      return { scalar: (model.format ?? '') === '' || model.format === 'byte' ? 'string' : 'untyped' as ScalarKind };
+      return { scalar: (model.format ?? '') === '' || model.format === 'byte' ? 'string' : ('untyped' as ScalarKind) };
     default:
       throw new Error(`${where}: unrecognized type: '${type}'`);
   }
@@ -94,7 +105,10 @@ function reference(model: OpenApiSchema, preserve: boolean, where: string): Type
 function parseObject(model: OpenApiSchema, preserve: boolean, where: string): MapType {
   const fields = new Map<string, StructField>();
   for (const [name, member] of Object.entries(model.properties ?? {})) {
-    fields.set(name, { type: reference(member, preserve, where), ...(member.default !== undefined ? { default: member.default } : {}) });
+    fields.set(name, {
+      type: reference(member, preserve, where),
+      ...(member.default !== undefined ? { default: member.default } : {}),
+    });
   }
   // An embedded resource always has TypeMeta and ObjectMeta, whatever its schema lists (apiextensions'
   // addEmbeddedProperties sets them).
@@ -110,12 +124,17 @@ function parseObject(model: OpenApiSchema, preserve: boolean, where: string): Ma
   } else if (typeof extra === 'object') elementType = reference(extra, preserve, where);
   else if (extra) elementType = { named: deducedName };
   const relationship = mapRelationship(model, where);
-  return { fields, ...(elementType !== undefined ? { elementType } : {}), ...(relationship !== undefined ? { relationship } : {}) };
+  return {
+    fields,
+    ...(elementType !== undefined ? { elementType } : {}),
+    ...(relationship !== undefined ? { relationship } : {}),
+  };
 }
 
 function parseList(model: OpenApiSchema, preserve: boolean, where: string): ListType {
   const [relationship, keys] = listRelationship(model, where);
-  const elementType: TypeRef = model.items !== undefined ? reference(model.items, preserve, where) : { named: untypedName };
+  const elementType: TypeRef =
+    model.items !== undefined ? reference(model.items, preserve, where) : { named: untypedName };
   return { elementType, relationship, keys };
 }
 

@@ -45,8 +45,10 @@ export function keyElement(fields: readonly (readonly [string, Json])[]): PathEl
 export function comparePathElements(a: PathElement, b: PathElement): number {
   if (a.kind !== b.kind) return kindRank[a.kind] < kindRank[b.kind] ? -1 : 1;
   switch (a.kind) {
-    case 'field': return compareStrings(a.name, (b as typeof a).name);
-    case 'value': return compareValues(a.value, (b as typeof a).value);
+    case 'field':
+      return compareStrings(a.name, (b as typeof a).name);
+    case 'value':
+      return compareValues(a.value, (b as typeof a).value);
     case 'index': {
       const bi = (b as typeof a).index;
       return a.index === bi ? 0 : a.index < bi ? -1 : 1;
@@ -68,12 +70,17 @@ export function comparePathElements(a: PathElement, b: PathElement): number {
 export function equalPathElements(a: PathElement, b: PathElement): boolean {
   if (a.kind !== b.kind) return false;
   switch (a.kind) {
-    case 'field': return a.name === (b as typeof a).name;
-    case 'index': return a.index === (b as typeof a).index;
-    case 'value': return equalValues(a.value, (b as typeof a).value);
+    case 'field':
+      return a.name === (b as typeof a).name;
+    case 'index':
+      return a.index === (b as typeof a).index;
+    case 'value':
+      return equalValues(a.value, (b as typeof a).value);
     case 'key': {
       const bf = (b as typeof a).fields;
-      return a.fields.length === bf.length && a.fields.every(([n, v], i) => n === bf[i]![0] && equalValues(v, bf[i]![1]));
+      return (
+        a.fields.length === bf.length && a.fields.every(([n, v], i) => n === bf[i]![0] && equalValues(v, bf[i]![1]))
+      );
     }
   }
 }
@@ -81,10 +88,14 @@ export function equalPathElements(a: PathElement, b: PathElement): boolean {
 /** `PathElement.String()`: `.name`, `[k=v,k2=v2]`, `[=v]`, `[3]`. */
 export function pathElementToString(e: PathElement): string {
   switch (e.kind) {
-    case 'field': return `.${e.name}`;
-    case 'key': return `[${e.fields.map(([n, v]) => `${n}=${valueToString(v)}`).join(',')}]`;
-    case 'value': return `[=${valueToString(e.value)}]`;
-    case 'index': return `[${e.index}]`;
+    case 'field':
+      return `.${e.name}`;
+    case 'key':
+      return `[${e.fields.map(([n, v]) => `${n}=${valueToString(v)}`).join(',')}]`;
+    case 'value':
+      return `[=${valueToString(e.value)}]`;
+    case 'index':
+      return `[${e.index}]`;
   }
 }
 
@@ -96,10 +107,14 @@ export function pathToString(path: Path): string {
 /** The FieldsV1 key of an element: `f:name`, `k:{"name":"app"}`, `v:"a"`, `i:0`. */
 export function serializePathElement(e: PathElement): string {
   switch (e.kind) {
-    case 'field': return `f:${e.name}`;
-    case 'key': return `k:{${e.fields.map(([n, v]) => `${goJson(n)}:${goJson(v)}`).join(',')}}`;
-    case 'value': return `v:${goJson(e.value)}`;
-    case 'index': return `i:${e.index}`;
+    case 'field':
+      return `f:${e.name}`;
+    case 'key':
+      return `k:{${e.fields.map(([n, v]) => `${goJson(n)}:${goJson(v)}`).join(',')}}`;
+    case 'value':
+      return `v:${goJson(e.value)}`;
+    case 'index':
+      return `i:${e.index}`;
   }
 }
 
@@ -115,18 +130,23 @@ export function deserializePathElement(text: string): PathElement | undefined {
   if (text[1] !== ':') throw new PathElementError(`missing colon: ${text}`);
   const rest = text.slice(2);
   switch (text[0]) {
-    case 'f': return fieldElement(rest);
-    case 'v': return { kind: 'value', value: parseElementJson(rest) };
+    case 'f':
+      return fieldElement(rest);
+    case 'v':
+      return { kind: 'value', value: parseElementJson(rest) };
     case 'k': {
       const parsed = parseElementJson(rest);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new PathElementError(`key element is not a JSON object: ${rest}`);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        throw new PathElementError(`key element is not a JSON object: ${rest}`);
       return keyElement(Object.entries(parsed));
     }
     case 'i': {
-      if (!/^[+-]?\d+$/.test(rest)) throw new PathElementError(`strconv.Atoi: parsing ${JSON.stringify(rest)}: invalid syntax`);
+      if (!/^[+-]?\d+$/.test(rest))
+        throw new PathElementError(`strconv.Atoi: parsing ${JSON.stringify(rest)}: invalid syntax`);
       return { kind: 'index', index: Number(rest) };
     }
-    default: return undefined;
+    default:
+      return undefined;
   }
 }
 

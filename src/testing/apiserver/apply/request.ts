@@ -4,7 +4,14 @@
  * User-Agent when none is given.
  * @module
  */
-import { badRequest, type FieldError, fieldForbidden, fieldInvalid, fieldRequired, invalid } from '../machinery/index.js';
+import {
+  badRequest,
+  type FieldError,
+  fieldForbidden,
+  fieldInvalid,
+  fieldRequired,
+  invalid,
+} from '../machinery/index.js';
 import type { JsonMap } from './value.js';
 import { expectBackslashKeys, parseJson } from '../../../transport/index.js';
 import { yamlPeer } from '../../peers.js';
@@ -35,7 +42,11 @@ export function managerFromUserAgent(userAgent: string | undefined): string {
 function managerErrors(manager: string): FieldError[] {
   const errors: FieldError[] = [];
   if (Buffer.byteLength(manager) > fieldManagerMaxLength) {
-    errors.push({ field: 'fieldManager', reason: 'FieldValueTooLong', message: `Too long: may not be more than ${fieldManagerMaxLength} bytes` });
+    errors.push({
+      field: 'fieldManager',
+      reason: 'FieldValueTooLong',
+      message: `Too long: may not be more than ${fieldManagerMaxLength} bytes`,
+    });
   }
   let position = 0;
   for (const char of manager) {
@@ -64,7 +75,12 @@ export interface WriteOptions {
  *   non-apply patch`; a manager longer than 128 bytes or with unprintable characters is 422; a `force` that is not
  *   a boolean is 400.
  */
-export function writeOptions(query: URLSearchParams, verb: 'create' | 'update' | 'patch', apply: boolean, userAgent: string | undefined): WriteOptions {
+export function writeOptions(
+  query: URLSearchParams,
+  verb: 'create' | 'update' | 'patch',
+  apply: boolean,
+  userAgent: string | undefined,
+): WriteOptions {
   const manager = query.get('fieldManager') ?? '';
   const rawForce = query.get('force');
   let force: boolean | undefined;
@@ -108,7 +124,9 @@ export function parseApplyBody(raw: string): JsonMap {
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) {
     const type = Array.isArray(parsed) ? 'array' : typeof parsed === 'boolean' ? 'bool' : typeof parsed;
-    throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${type} into Go value of type map[string]interface {}`);
+    throw badRequest(
+      `error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${type} into Go value of type map[string]interface {}`,
+    );
   }
   return parseJson(JSON.stringify(parsed)) as JsonMap;
 }

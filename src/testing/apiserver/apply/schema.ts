@@ -54,16 +54,22 @@ const noFields: ReadonlyMap<string, StructField> = new Map();
 
 /** The built-in `__untyped_atomic_` and `__untyped_deduced_` types, present in every schema. */
 export const commonTypes: ReadonlyMap<string, Atom> = new Map<string, Atom>([
-  [untypedName, {
-    scalar: 'untyped',
-    list: { elementType: { named: untypedName }, relationship: 'atomic', keys: [] },
-    map: { fields: noFields, elementType: { named: untypedName }, relationship: 'atomic' },
-  }],
-  [deducedName, {
-    scalar: 'untyped',
-    list: { elementType: { named: untypedName }, relationship: 'atomic', keys: [] },
-    map: { fields: noFields, elementType: { named: deducedName }, relationship: 'separable' },
-  }],
+  [
+    untypedName,
+    {
+      scalar: 'untyped',
+      list: { elementType: { named: untypedName }, relationship: 'atomic', keys: [] },
+      map: { fields: noFields, elementType: { named: untypedName }, relationship: 'atomic' },
+    },
+  ],
+  [
+    deducedName,
+    {
+      scalar: 'untyped',
+      list: { elementType: { named: untypedName }, relationship: 'atomic', keys: [] },
+      map: { fields: noFields, elementType: { named: deducedName }, relationship: 'separable' },
+    },
+  ],
 ]);
 
 /**
@@ -91,7 +97,8 @@ export class Schema {
   }
 
   private resolveUncached(ref: TypeRef): Atom | undefined {
-    const base = ref.named !== undefined ? this.types.get(ref.named) ?? commonTypes.get(ref.named) : ref.inlined ?? {};
+    const base =
+      ref.named !== undefined ? (this.types.get(ref.named) ?? commonTypes.get(ref.named)) : (ref.inlined ?? {});
     if (base === undefined || ref.relationship === undefined) return base;
     if (ref.named === undefined) return override(base, ref.relationship);
     const key = `${ref.named}\u0000${ref.relationship}`;

@@ -139,9 +139,17 @@ function sameEntries(a: readonly ManagedFieldsEntry[], b: readonly ManagedFields
   for (let i = 0; i < a.length; i++) {
     const x = a[i]!;
     const y = b[i]!;
-    if (x.fieldsV1 !== y.fieldsV1 || x.manager !== y.manager || x.operation !== y.operation || x.apiVersion !== y.apiVersion
-      || x.time !== y.time || x.fieldsType !== y.fieldsType || x.subresource !== y.subresource
-      || Object.keys(x).length !== Object.keys(y).length) return false;
+    if (
+      x.fieldsV1 !== y.fieldsV1 ||
+      x.manager !== y.manager ||
+      x.operation !== y.operation ||
+      x.apiVersion !== y.apiVersion ||
+      x.time !== y.time ||
+      x.fieldsType !== y.fieldsType ||
+      x.subresource !== y.subresource ||
+      Object.keys(x).length !== Object.keys(y).length
+    )
+      return false;
   }
   return true;
 }
@@ -151,7 +159,16 @@ function internEntries(entries: ManagedFieldsEntry[]): readonly ManagedFieldsEnt
   for (const e of entries) {
     const fields = typeof e.fieldsV1 === 'object' && e.fieldsV1 !== null ? fieldsIds.get(e.fieldsV1) : undefined;
     if (fields === undefined) return entries;
-    key.push([e.manager ?? null, e.operation ?? null, e.apiVersion ?? null, e.time ?? null, e.fieldsType ?? null, e.subresource ?? null, Object.keys(e).join(), fields]);
+    key.push([
+      e.manager ?? null,
+      e.operation ?? null,
+      e.apiVersion ?? null,
+      e.time ?? null,
+      e.fieldsType ?? null,
+      e.subresource ?? null,
+      Object.keys(e).join(),
+      fields,
+    ]);
   }
   return byEntries.get(JSON.stringify(key), () => entries);
 }

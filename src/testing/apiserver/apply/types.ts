@@ -19,7 +19,8 @@ function builtinSchema(): { schema: Schema; roots: Map<string, string> } {
   if (builtin === undefined) {
     const roots = new Map<string, string>();
     for (const [name, model] of Object.entries(models)) {
-      for (const gvk of model['x-kubernetes-group-version-kind'] ?? []) roots.set(`${gvk.group}/${gvk.version}/${gvk.kind}`, name);
+      for (const gvk of model['x-kubernetes-group-version-kind'] ?? [])
+        roots.set(`${gvk.group}/${gvk.version}/${gvk.kind}`, name);
     }
     builtin = { schema: schemaFromOpenApi(models), roots };
   }
@@ -63,14 +64,26 @@ export function customResourceTypes(crd: object, version: string): TypedSchema |
   }
   const cached = cache.get(version);
   if (cached !== undefined) return cached;
-  const spec = (crd as { spec?: { versions?: { name?: string; schema?: { openAPIV3Schema?: OpenApiSchema } }[]; preserveUnknownFields?: boolean } }).spec;
+  const spec = (
+    crd as {
+      spec?: {
+        versions?: { name?: string; schema?: { openAPIV3Schema?: OpenApiSchema } }[];
+        preserveUnknownFields?: boolean;
+      };
+    }
+  ).spec;
   const served = spec?.versions?.find((v) => v.name === version);
   if (served === undefined) return undefined;
   const root = served.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const withMeta: OpenApiSchema = {
     ...root,
     type: 'object',
-    properties: { ...(root.properties ?? {}), apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: objectMetaRef },
+    properties: {
+      ...(root.properties ?? {}),
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: objectMetaRef,
+    },
   };
   const name = `custom-resource/${version}`;
   const atom: Atom = parse(withMeta, spec?.preserveUnknownFields === true, name);

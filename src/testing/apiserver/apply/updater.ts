@@ -53,18 +53,30 @@ function filtered(set: FieldSet, reset: FieldSet | undefined): FieldSet {
 }
 
 function filterComparison(c: Comparison, reset: FieldSet | undefined): Comparison {
-  return reset === undefined ? c : { removed: filtered(c.removed, reset), modified: filtered(c.modified, reset), added: filtered(c.added, reset) };
+  return reset === undefined
+    ? c
+    : { removed: filtered(c.removed, reset), modified: filtered(c.modified, reset), added: filtered(c.added, reset) };
 }
 
 /**
  * `Updater.update`: takes ownership away from every other manager for the fields `next` changes (conflicts
  * unless `force`) and drops removed fields from everyone. Returns the comparison at `version`.
  */
-function reassign(types: VersionedTypes, live: Json | undefined, next: Json | undefined, version: string, managers: ManagedFields, workflow: string, force: boolean): Comparison {
+function reassign(
+  types: VersionedTypes,
+  live: Json | undefined,
+  next: Json | undefined,
+  version: string,
+  managers: ManagedFields,
+  workflow: string,
+  force: boolean,
+): Comparison {
   const typed = types.at(version)!;
   const comparison = filterComparison(compareValues(typed, live, next), types.resetFields(version));
   // Per API version: what changed there, and the changed fields nobody else may keep (modified or added).
-  const byVersion = new Map<string, { readonly comparison: Comparison; readonly changed: FieldSet }>([[version, { comparison, changed: comparison.modified.union(comparison.added) }]]);
+  const byVersion = new Map<string, { readonly comparison: Comparison; readonly changed: FieldSet }>([
+    [version, { comparison, changed: comparison.modified.union(comparison.added) }],
+  ]);
   const conflicts = new Map<string, FieldSet>();
   const removed = new Map<string, FieldSet>();
   for (const [manager, owned] of managers) {
@@ -76,7 +88,10 @@ function reassign(types: VersionedTypes, live: Json | undefined, next: Json | un
         managers.delete(manager);
         continue;
       }
-      const c = filterComparison(compareValues(other, types.convert(live, owned.apiVersion), types.convert(next, owned.apiVersion)), types.resetFields(owned.apiVersion));
+      const c = filterComparison(
+        compareValues(other, types.convert(live, owned.apiVersion), types.convert(next, owned.apiVersion)),
+        types.resetFields(owned.apiVersion),
+      );
       at = { comparison: c, changed: c.modified.union(c.added) };
       byVersion.set(owned.apiVersion, at);
     }
@@ -86,7 +101,8 @@ function reassign(types: VersionedTypes, live: Json | undefined, next: Json | un
   }
   if (!force && conflicts.size > 0) {
     const list: Conflict[] = [];
-    for (const manager of [...conflicts.keys()].sort()) for (const path of conflicts.get(manager)!.paths()) list.push({ manager, path });
+    for (const manager of [...conflicts.keys()].sort())
+      for (const path of conflicts.get(manager)!.paths()) list.push({ manager, path });
     throw new ConflictsError(list);
   }
   for (const [manager, set] of conflicts) {
@@ -108,10 +124,20 @@ function reassign(types: VersionedTypes, live: Json | undefined, next: Json | un
  * - The writer gains every added and modified field and loses removed ones; others lose what it changed or
  *   removed (an update never conflicts). Reset fields are never owned. `managers` is updated in place.
  */
-export function recordUpdate(types: VersionedTypes, live: Json | undefined, next: Json | undefined, version: string, managers: ManagedFields, manager: string): void {
+export function recordUpdate(
+  types: VersionedTypes,
+  live: Json | undefined,
+  next: Json | undefined,
+  version: string,
+  managers: ManagedFields,
+  manager: string,
+): void {
   const comparison = reassign(types, live, next, version, managers, manager, true);
   const previous = managers.get(manager)?.set ?? new FieldSet();
-  const set = filtered(previous.difference(comparison.removed).union(comparison.modified).union(comparison.added), types.resetFields(version));
+  const set = filtered(
+    previous.difference(comparison.removed).union(comparison.modified).union(comparison.added),
+    types.resetFields(version),
+  );
   if (set.empty()) managers.delete(manager);
   else managers.set(manager, { set, apiVersion: version, applied: false });
 }
@@ -125,26 +151,46 @@ export function recordUpdate(types: VersionedTypes, live: Json | undefined, next
  *   ({@link ConflictsError}) unless `force`, which moves them to the applier.
  * - Returns undefined as the object when nothing in it changes (managers may still change).
  */
-export function applyConfig(types: VersionedTypes, live: Json, config: Json, version: string, managers: ManagedFields, manager: string, force: boolean): Json | undefined {
+export function applyConfig(
+  types: VersionedTypes,
+  live: Json,
+  config: Json,
+  version: string,
+  managers: ManagedFields,
+  manager: string,
+  force: boolean,
+): Json | undefined {
   const typed = types.at(version)!;
   let merged = mergeValues(typed, live, config);
   const last = managers.get(manager);
-  managers.set(manager, { set: filtered(toFieldSet(typed, config), types.resetFields(version)), apiVersion: version, applied: true });
+  managers.set(manager, {
+    set: filtered(toFieldSet(typed, config), types.resetFields(version)),
+    apiVersion: version,
+    applied: true,
+  });
   if (last !== undefined && !last.set.empty()) merged = prune(types, merged, managers, last, version);
   reassign(types, live, merged, version, managers, manager, force);
   return equalValues(live, merged) ? undefined : merged;
 }
 
 /** Removes what `last` owned and nobody claims any more (SMD's prune, addBackOwnedItems and addBackDanglingItems). */
-function prune(types: VersionedTypes, merged: Json | undefined, managers: ManagedFields, last: VersionedSet, applierVersion: string): Json | undefined {
+function prune(
+  types: VersionedTypes,
+  merged: Json | undefined,
+  managers: ManagedFields,
+  last: VersionedSet,
+  applierVersion: string,
+): Json | undefined {
   const typed = types.at(last.apiVersion);
   if (typed === undefined) return merged;
   // The same sets are asked for more than once (the merged object's fields, the last applied set): each is
   // computed once per prune.
   const fieldsMemo = new Map<TypedSchema, Map<Json | undefined, FieldSet>>();
-  const fields = (t: TypedSchema, value: Json | undefined): FieldSet => memo(fieldsMemo, t, value, () => namedFieldsAsMembers(t, toFieldSet(t, value), t.root));
+  const fields = (t: TypedSchema, value: Json | undefined): FieldSet =>
+    memo(fieldsMemo, t, value, () => namedFieldsAsMembers(t, toFieldSet(t, value), t.root));
   const namedMemo = new Map<TypedSchema, Map<FieldSet, FieldSet>>();
-  const named = (set: FieldSet, t: TypedSchema): FieldSet => memo(namedMemo, t, set, () => namedFieldsAsMembers(t, set, t.root));
+  const named = (set: FieldSet, t: TypedSchema): FieldSet =>
+    memo(namedMemo, t, set, () => namedFieldsAsMembers(t, set, t.root));
   const at = (value: Json | undefined, version: string) => types.convert(value, version);
   merged = at(merged, last.apiVersion);
   let pruned = removeItems(typed, merged, named(last.set, typed));

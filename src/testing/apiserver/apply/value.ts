@@ -23,10 +23,14 @@ export function isScalar(value: unknown): value is number | string | boolean {
 /** SMD's type rank: numbers < strings < booleans < lists < maps < null. */
 function rank(value: Json): number {
   switch (typeof value) {
-    case 'number': return 0;
-    case 'string': return 1;
-    case 'boolean': return 2;
-    default: return value === null ? 5 : Array.isArray(value) ? 3 : 4;
+    case 'number':
+      return 0;
+    case 'string':
+      return 1;
+    case 'boolean':
+      return 2;
+    default:
+      return value === null ? 5 : Array.isArray(value) ? 3 : 4;
   }
 }
 
@@ -67,9 +71,12 @@ export function compareValues(a: Json, b: Json): number {
   const rb = rank(b);
   if (ra !== rb) return ra < rb ? -1 : 1;
   switch (ra) {
-    case 0: return a === b ? 0 : (a as number) < (b as number) ? -1 : 1;
-    case 1: return compareStrings(a as string, b as string);
-    case 2: return a === b ? 0 : a === false ? -1 : 1;
+    case 0:
+      return a === b ? 0 : (a as number) < (b as number) ? -1 : 1;
+    case 1:
+      return compareStrings(a as string, b as string);
+    case 2:
+      return a === b ? 0 : a === false ? -1 : 1;
     case 3: {
       const la = a as Json[];
       const lb = b as Json[];
@@ -79,8 +86,10 @@ export function compareValues(a: Json, b: Json): number {
       }
       return la.length === lb.length ? 0 : la.length < lb.length ? -1 : 1;
     }
-    case 4: return compareMaps(a as JsonMap, b as JsonMap);
-    default: return 0;
+    case 4:
+      return compareMaps(a as JsonMap, b as JsonMap);
+    default:
+      return 0;
   }
 }
 
@@ -120,7 +129,13 @@ export function equalValues(a: Json | undefined, b: Json | undefined): boolean {
   return keys.every((k) => Object.hasOwn(mb, k) && equalValues(ma[k], mb[k]));
 }
 
-const htmlEscapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+const htmlEscapes: Record<string, string> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
 
 /**
  * JSON text as Go's `encoding/json` (and json-iterator's standard-library mode) writes it: map keys sorted,
@@ -129,7 +144,10 @@ const htmlEscapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&
 export function goJson(value: Json): string {
   if (Array.isArray(value)) return `[${value.map(goJson).join(',')}]`;
   if (isMap(value)) {
-    return `{${Object.keys(value).sort(compareStrings).map((k) => `${goString(k)}:${goJson(value[k]!)}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort(compareStrings)
+      .map((k) => `${goString(k)}:${goJson(value[k]!)}`)
+      .join(',')}}`;
   }
   if (typeof value === 'string') return goString(value);
   return JSON.stringify(value);
@@ -148,5 +166,7 @@ export function valueToString(value: Json): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return `[${value.map(valueToString).join(',')}]`;
-  return Object.keys(value).map((k) => `${k}=${valueToString(value[k]!)}`).join('');
+  return Object.keys(value)
+    .map((k) => `${k}=${valueToString(value[k]!)}`)
+    .join('');
 }

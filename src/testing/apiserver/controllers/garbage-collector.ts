@@ -58,7 +58,9 @@ function collect(state: ServerState): void {
       deleteDependent(state, item);
     } else if (present.length < owners.length) {
       const next = cloneJson(item.object) as KubeObject;
-      next.metadata.ownerReferences = (next.metadata.ownerReferences ?? []).filter((r) => isPlainObject(r) && live.has(String(r['uid'])));
+      next.metadata.ownerReferences = (next.metadata.ownerReferences ?? []).filter(
+        (r) => isPlainObject(r) && live.has(String(r['uid'])),
+      );
       state.store.put(item.resource, next);
     }
   }
@@ -66,12 +68,16 @@ function collect(state: ServerState): void {
     const meta = owner.object.metadata;
     if (meta.deletionTimestamp === undefined || state.store.get(owner.resource, owner.key) !== owner.object) continue;
     const uid = meta.uid ?? '';
-    const dependents = all.filter((d) => ownerUids(d.object).includes(uid) && state.store.get(d.resource, d.key) !== undefined);
+    const dependents = all.filter(
+      (d) => ownerUids(d.object).includes(uid) && state.store.get(d.resource, d.key) !== undefined,
+    );
     const finalizers = meta.finalizers ?? [];
     if (finalizers.includes('orphan')) {
       for (const d of dependents) {
         const next = cloneJson(state.store.get(d.resource, d.key)!) as KubeObject;
-        next.metadata.ownerReferences = (next.metadata.ownerReferences ?? []).filter((r) => !(isPlainObject(r) && r['uid'] === uid));
+        next.metadata.ownerReferences = (next.metadata.ownerReferences ?? []).filter(
+          (r) => !(isPlainObject(r) && r['uid'] === uid),
+        );
         if (next.metadata.ownerReferences.length === 0) delete next.metadata.ownerReferences;
         state.store.put(d.resource, next);
       }
@@ -79,7 +85,8 @@ function collect(state: ServerState): void {
     } else if (finalizers.includes('foregroundDeletion')) {
       for (const d of dependents) deleteDependent(state, { ...d, object: state.store.get(d.resource, d.key)! });
       const remaining = dependents.filter((d) => state.store.get(d.resource, d.key) !== undefined);
-      if (remaining.length === 0) storeOrRemove(state, owner.resource, owner.key, withoutFinalizer(owner.object, 'foregroundDeletion'));
+      if (remaining.length === 0)
+        storeOrRemove(state, owner.resource, owner.key, withoutFinalizer(owner.object, 'foregroundDeletion'));
     }
   }
 }
@@ -99,8 +106,10 @@ function collect(state: ServerState): void {
 export function ownerGarbageCollector(state: ServerState): (event: StoredEvent) => void {
   let scheduled = false;
   return (event) => {
-    const relevant = event.type === 'DELETED' || event.object.metadata.deletionTimestamp !== undefined
-      || (event.type === 'ADDED' && ownerUids(event.object).length > 0);
+    const relevant =
+      event.type === 'DELETED' ||
+      event.object.metadata.deletionTimestamp !== undefined ||
+      (event.type === 'ADDED' && ownerUids(event.object).length > 0);
     if (!relevant || scheduled) return;
     scheduled = true;
     state.runtime.defer(() => {

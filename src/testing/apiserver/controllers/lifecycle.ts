@@ -17,7 +17,8 @@ export function withoutFinalizer(obj: KubeObject, finalizer: string): KubeObject
 
 /** Removes `obj` if it is being deleted and no finalizer holds it any more; else stores `obj`. */
 export function storeOrRemove(state: ServerState, key: string, objKey: string, obj: KubeObject): void {
-  if (obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).length === 0) state.store.remove(key, objKey);
+  if (obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).length === 0)
+    state.store.remove(key, objKey);
   else state.store.put(key, obj);
 }
 
@@ -38,7 +39,8 @@ export function crdController(state: ServerState): (event: StoredEvent) => void 
       return;
     }
     state.registry.set(name, crdResources(crd));
-    if (crd.metadata.deletionTimestamp === undefined || !(crd.metadata.finalizers ?? []).includes(crdCleanupFinalizer)) return;
+    if (crd.metadata.deletionTimestamp === undefined || !(crd.metadata.finalizers ?? []).includes(crdCleanupFinalizer))
+      return;
     // Runs after the current commit's listeners: the watchers see the CRD go Terminating before its instances go.
     state.runtime.defer(() => {
       const current = state.store.get(crdStorageKey, name);
@@ -46,7 +48,10 @@ export function crdController(state: ServerState): (event: StoredEvent) => void 
       for (const info of crdResources(current)) {
         const key = storageKey(info);
         for (const obj of [...state.store.values(key)]) {
-          state.store.remove(key, obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name ?? '');
+          state.store.remove(
+            key,
+            obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : (obj.metadata.name ?? ''),
+          );
         }
       }
       storeOrRemove(state, crdStorageKey, name, withoutFinalizer(current, crdCleanupFinalizer));
@@ -63,7 +68,12 @@ export function crdController(state: ServerState): (event: StoredEvent) => void 
  */
 export function namespaceController(state: ServerState): (event: StoredEvent) => void {
   return (event) => {
-    if (event.resource !== namespaceStorageKey || event.type === 'DELETED' || event.object.metadata.deletionTimestamp === undefined) return;
+    if (
+      event.resource !== namespaceStorageKey ||
+      event.type === 'DELETED' ||
+      event.object.metadata.deletionTimestamp === undefined
+    )
+      return;
     const name = event.object.metadata.name ?? '';
     state.runtime.defer(() => {
       const ns = state.store.get(namespaceStorageKey, name);
@@ -80,7 +90,8 @@ export function namespaceController(state: ServerState): (event: StoredEvent) =>
       const next = cloneJson(ns) as KubeObject;
       next['spec'] = { ...spec, finalizers: (spec['finalizers'] as unknown[]).filter((f) => f !== 'kubernetes') };
       const remaining = (next['spec'] as { finalizers: unknown[] }).finalizers;
-      if (remaining.length === 0 && (next.metadata.finalizers ?? []).length === 0) state.store.remove(namespaceStorageKey, name);
+      if (remaining.length === 0 && (next.metadata.finalizers ?? []).length === 0)
+        state.store.remove(namespaceStorageKey, name);
       else state.store.put(namespaceStorageKey, next);
     });
   };

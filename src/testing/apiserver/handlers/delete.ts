@@ -5,7 +5,16 @@
 import { compileFilter } from './filter.js';
 import { atVersion, itemsWithoutTypeMeta } from '../representation/index.js';
 import {
-  badRequest, cloneJson, forbidden, invalid, isPlainObject, type KubeObject, objectKey, preconditionFailed, successStatus, timestamp,
+  badRequest,
+  cloneJson,
+  forbidden,
+  invalid,
+  isPlainObject,
+  type KubeObject,
+  objectKey,
+  preconditionFailed,
+  successStatus,
+  timestamp,
 } from '../machinery/index.js';
 import { intParam, isDryRun } from './query.js';
 import { groupVersion, storageKey } from '../registry/index.js';
@@ -27,9 +36,12 @@ export function deleteOptions(body: unknown, query: URLSearchParams): DeleteOpti
   if (body !== undefined && !isPlainObject(body)) throw badRequest('DeleteOptions must be a JSON object');
   const grace = intParam(query, 'gracePeriodSeconds') ?? fromBody['gracePeriodSeconds'];
   const policy = query.get('propagationPolicy') ?? fromBody['propagationPolicy'];
-  if (grace !== undefined && (typeof grace !== 'number' || !Number.isInteger(grace))) throw badRequest('gracePeriodSeconds must be an integer');
+  if (grace !== undefined && (typeof grace !== 'number' || !Number.isInteger(grace)))
+    throw badRequest('gracePeriodSeconds must be an integer');
   if (policy !== undefined && policy !== 'Orphan' && policy !== 'Background' && policy !== 'Foreground') {
-    throw badRequest(`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"`);
+    throw badRequest(
+      `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+    );
   }
   const pre = isPlainObject(fromBody['preconditions']) ? fromBody['preconditions'] : {};
   const dryRun = bodyDryRun(fromBody['dryRun']);
@@ -66,7 +78,12 @@ function podGracePeriod(obj: KubeObject, requested: number | undefined): number 
  *   period, the object only gets `deletionTimestamp` (one MODIFIED) and is returned with 200.
  * - Otherwise it is removed (one DELETED) and the answer is the object (pods, services) or a success Status.
  */
-export function deleteObject(state: ServerState, target: RequestTarget, options: DeleteOptions, queryDryRun: boolean): Reply {
+export function deleteObject(
+  state: ServerState,
+  target: RequestTarget,
+  options: DeleteOptions,
+  queryDryRun: boolean,
+): Reply {
   const dryRun = queryDryRun || options.dryRun === true;
   const { resource } = target;
   const old = mustGet(state, target);
@@ -76,10 +93,18 @@ export function deleteObject(state: ServerState, target: RequestTarget, options:
     throw preconditionFailed(resource.group, resource.kind, name, 'UID', pre.uid, old.metadata.uid ?? '');
   }
   if (pre.resourceVersion !== undefined && pre.resourceVersion !== old.metadata.resourceVersion) {
-    throw preconditionFailed(resource.group, resource.kind, name, 'ResourceVersion', pre.resourceVersion, old.metadata.resourceVersion ?? '');
+    throw preconditionFailed(
+      resource.group,
+      resource.kind,
+      name,
+      'ResourceVersion',
+      pre.resourceVersion,
+      old.metadata.resourceVersion ?? '',
+    );
   }
   const isNamespace = !resource.custom && resource.kind === 'Namespace';
-  if (isNamespace && protectedNamespaces.has(name)) throw forbidden(resource, name, 'this namespace may not be deleted');
+  if (isNamespace && protectedNamespaces.has(name))
+    throw forbidden(resource, name, 'this namespace may not be deleted');
   const apiVersion = groupVersion(resource.group, target.version);
   const key = storageKey(resource);
   const objKey = objectKey(old.metadata.namespace ?? '', name);
@@ -88,10 +113,18 @@ export function deleteObject(state: ServerState, target: RequestTarget, options:
   const finalizers = [...(old.metadata.finalizers ?? [])];
   const deleting = old.metadata.deletionTimestamp !== undefined;
   if (!deleting) {
-    const extra = options.propagationPolicy === 'Orphan' ? 'orphan' : options.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : undefined;
+    const extra =
+      options.propagationPolicy === 'Orphan'
+        ? 'orphan'
+        : options.propagationPolicy === 'Foreground'
+          ? 'foregroundDeletion'
+          : undefined;
     if (extra !== undefined && !finalizers.includes(extra)) finalizers.push(extra);
   }
-  const nsFinalizers = isNamespace && isPlainObject(old['spec']) && Array.isArray(old['spec']['finalizers']) ? old['spec']['finalizers'] : [];
+  const nsFinalizers =
+    isNamespace && isPlainObject(old['spec']) && Array.isArray(old['spec']['finalizers'])
+      ? old['spec']['finalizers']
+      : [];
   const pendingGrace = old.metadata.deletionGracePeriodSeconds;
   if (deleting && isPod && grace === 0 && pendingGrace !== undefined && pendingGrace > 0 && finalizers.length === 0) {
     // Like the generic registry: record deletionTimestamp=now and grace 0 (MODIFIED), then remove (DELETED).
@@ -119,11 +152,26 @@ export function deleteObject(state: ServerState, target: RequestTarget, options:
   return removeNow(state, target, key, objKey, old, dryRun);
 }
 
-function removeNow(state: ServerState, target: RequestTarget, key: string, objKey: string, old: KubeObject, dryRun: boolean): Reply {
+function removeNow(
+  state: ServerState,
+  target: RequestTarget,
+  key: string,
+  objKey: string,
+  old: KubeObject,
+  dryRun: boolean,
+): Reply {
   const apiVersion = groupVersion(target.resource.group, target.version);
-  const last = dryRun ? old : state.store.remove(key, objKey) ?? old;
+  const last = dryRun ? old : (state.store.remove(key, objKey) ?? old);
   if (target.resource.returnDeletedObject) return { code: 200, body: atVersion(last, apiVersion) };
-  return { code: 200, body: successStatus({ name: old.metadata.name, group: target.resource.group, kind: target.resource.plural, uid: old.metadata.uid }) };
+  return {
+    code: 200,
+    body: successStatus({
+      name: old.metadata.name,
+      group: target.resource.group,
+      kind: target.resource.plural,
+      uid: old.metadata.uid,
+    }),
+  };
 }
 
 /** The body's `dryRun` list: `['All']` or nothing; anything else is the real server's 422. */
@@ -131,29 +179,51 @@ function bodyDryRun(value: unknown): boolean {
   if (value === undefined || value === null) return false;
   if (!Array.isArray(value) || value.some((entry) => entry !== 'All')) {
     throw invalid('meta.k8s.io', 'DeleteOptions', '', [
-      { field: 'dryRun', reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(value)}: supported values: "All"` },
+      {
+        field: 'dryRun',
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: ${JSON.stringify(value)}: supported values: "All"`,
+      },
     ]);
   }
   return value.length > 0;
 }
 
 /** DELETE on a collection: deletes every matching object with the same options; answers with the list of results. */
-export function deleteCollection(state: ServerState, target: RequestTarget, body: unknown, query: URLSearchParams): Reply {
+export function deleteCollection(
+  state: ServerState,
+  target: RequestTarget,
+  body: unknown,
+  query: URLSearchParams,
+): Reply {
   const options = deleteOptions(body, query);
   const dryRun = isDryRun(query);
-  const filter = compileFilter(target.resource, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined);
+  const filter = compileFilter(
+    target.resource,
+    query.get('labelSelector') ?? undefined,
+    query.get('fieldSelector') ?? undefined,
+  );
   const key = storageKey(target.resource);
-  const victims = [...state.store.values(key)].filter((o) => (target.namespace === '' || o.metadata.namespace === target.namespace) && filter.matches(o));
+  const victims = [...state.store.values(key)].filter(
+    (o) => (target.namespace === '' || o.metadata.namespace === target.namespace) && filter.matches(o),
+  );
   const items: unknown[] = [];
   for (const victim of victims) {
-    const reply = deleteObject(state, { ...target, name: victim.metadata.name ?? '', namespace: victim.metadata.namespace ?? '' }, options, dryRun);
+    const reply = deleteObject(
+      state,
+      { ...target, name: victim.metadata.name ?? '', namespace: victim.metadata.namespace ?? '' },
+      options,
+      dryRun,
+    );
     if (isPlainObject(reply.body) && reply.body['kind'] !== 'Status') items.push(reply.body);
     else items.push(atVersion(victim, groupVersion(target.resource.group, target.version)));
   }
   return {
     code: 200,
     body: {
-      kind: target.resource.listKind, apiVersion: groupVersion(target.resource.group, target.version), metadata: { resourceVersion: String(state.store.resourceVersion) },
+      kind: target.resource.listKind,
+      apiVersion: groupVersion(target.resource.group, target.version),
+      metadata: { resourceVersion: String(state.store.resourceVersion) },
       // As in a list: a built-in kind's items without kind and apiVersion.
       items: target.resource.custom ? items : itemsWithoutTypeMeta(items),
     },

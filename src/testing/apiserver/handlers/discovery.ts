@@ -8,8 +8,15 @@ import { scalableKinds } from './scale.js';
 
 /** The version the server reports at `/version` (matches the kubectl on the test machine's minor). */
 export const serverVersion = {
-  major: '1', minor: '32', gitVersion: 'v1.32.0-rxkube', gitCommit: '0000000000000000000000000000000000000000',
-  gitTreeState: 'clean', buildDate: '2026-01-01T00:00:00Z', goVersion: 'go1.23.0', compiler: 'gc', platform: 'linux/amd64',
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.0-rxkube',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-01-01T00:00:00Z',
+  goVersion: 'go1.23.0',
+  compiler: 'gc',
+  platform: 'linux/amd64',
 } as const;
 
 function hash(text: string): string {
@@ -22,13 +29,33 @@ export function resourceList(registry: ResourceRegistry, group: string, version:
   for (const r of registry.inGroupVersion(group, version)) {
     resources.push(resourceEntry(r, group, version));
     if (hasStatus(r, version)) {
-      resources.push({ name: `${r.plural}/status`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] });
+      resources.push({
+        name: `${r.plural}/status`,
+        singularName: '',
+        namespaced: r.namespaced,
+        kind: r.kind,
+        verbs: ['get', 'patch', 'update'],
+      });
     }
     if (!r.custom && scalableKinds.has(r.kind)) {
-      resources.push({ name: `${r.plural}/scale`, singularName: '', namespaced: r.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+      resources.push({
+        name: `${r.plural}/scale`,
+        singularName: '',
+        namespaced: r.namespaced,
+        group: 'autoscaling',
+        version: 'v1',
+        kind: 'Scale',
+        verbs: ['get', 'patch', 'update'],
+      });
     }
     if (!r.custom && r.kind === 'Namespace') {
-      resources.push({ name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
+      resources.push({
+        name: 'namespaces/finalize',
+        singularName: '',
+        namespaced: false,
+        kind: 'Namespace',
+        verbs: ['update'],
+      });
     }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion(group, version), resources };
@@ -49,7 +76,11 @@ function resourceEntry(r: ResourceInfo, group: string, version: string): Record<
 
 /** `/api`: the legacy core group's versions. */
 export function coreVersions(serverAddress: string): Record<string, unknown> {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 function groupDoc(name: string, versions: readonly string[], preferred: string): Record<string, unknown> {
@@ -59,11 +90,17 @@ function groupDoc(name: string, versions: readonly string[], preferred: string):
 
 /** `/apis`: every named group. */
 export function groupList(registry: ResourceRegistry): Record<string, unknown> {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: registry.groups().map((g) => groupDoc(g.name, g.versions, g.preferred)) };
+  return {
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: registry.groups().map((g) => groupDoc(g.name, g.versions, g.preferred)),
+  };
 }
 
 /** `/apis/<group>`, or undefined when the group is not served. */
 export function groupInfo(registry: ResourceRegistry, group: string): Record<string, unknown> | undefined {
   const found = registry.groups().find((g) => g.name === group);
-  return found === undefined ? undefined : { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(found.name, found.versions, found.preferred) };
+  return found === undefined
+    ? undefined
+    : { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(found.name, found.versions, found.preferred) };
 }

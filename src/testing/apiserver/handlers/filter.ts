@@ -2,9 +2,7 @@
  * Label and field selector predicates for list and watch, with the real server's errors for bad selectors.
  * @module
  */
-import {
-  matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, SelectorParseError,
-} from '../../../selectors/index.js';
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../../../selectors/index.js';
 import { badRequest, isPlainObject, type KubeObject } from '../machinery/index.js';
 import type { ResourceInfo } from '../registry/index.js';
 
@@ -31,6 +29,17 @@ function selectorError(error: unknown): Error {
   return badRequest(error instanceof Error ? error.message : String(error));
 }
 
+/** `text` parsed by `parse`, or `undefined` for an absent or blank selector; a parse error is a 400. */
+function parseSelector<T>(text: string | undefined, parse: (text: string) => T): T | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  try {
+    return parse(text);
+  } catch (error) {
+    if (error instanceof Error) throw selectorError(error);
+    throw error;
+  }
+}
+
 /**
  * Compiles `labelSelector` and `fieldSelector` query parameters for `resource`.
  *
@@ -40,39 +49,30 @@ function selectorError(error: unknown): Error {
  *   `"<label>" is not a known field selector: only "metadata.name", "metadata.namespace"` for the others.
  *   Unparsable selectors are a 400 too.
  */
-export function compileFilter(resource: ResourceInfo, labelSelector: string | undefined, fieldSelector: string | undefined): ObjectFilter {
-  let labels: ReturnType<typeof parseLabelSelector> | undefined;
-  let fields: ReturnType<typeof parseFieldSelector> | undefined;
-  if (labelSelector !== undefined && labelSelector.trim() !== '') {
-    try {
-      labels = parseLabelSelector(labelSelector);
-    } catch (error) {
-      if (error instanceof SelectorParseError || error instanceof Error) throw selectorError(error);
-      throw error;
-    }
-  }
-  if (fieldSelector !== undefined && fieldSelector.trim() !== '') {
-    try {
-      fields = parseFieldSelector(fieldSelector);
-    } catch (error) {
-      if (error instanceof SelectorParseError || error instanceof Error) throw selectorError(error);
-      throw error;
-    }
+export function compileFilter(
+  resource: ResourceInfo,
+  labelSelector: string | undefined,
+  fieldSelector: string | undefined,
+): ObjectFilter {
+  const l = parseSelector(labelSelector, parseLabelSelector);
+  const f = parseSelector(fieldSelector, parseFieldSelector);
+  if (f !== undefined) {
     const allowed = new Set(['metadata.name', 'metadata.namespace', ...resource.fieldLabels]);
-    for (const requirement of fields) {
+    for (const requirement of f) {
       if (allowed.has(requirement.field)) continue;
-      throw badRequest(resource.customFieldLabels
-        ? `field label not supported: ${requirement.field}`
-        : `${JSON.stringify(requirement.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`);
+      throw badRequest(
+        resource.customFieldLabels
+          ? `field label not supported: ${requirement.field}`
+          : `${JSON.stringify(requirement.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`,
+      );
     }
   }
-  const l = labels;
-  const f = fields;
   return {
     empty: l === undefined && f === undefined,
     matches(obj) {
       if (l !== undefined && !matchesLabels(l, obj.metadata.labels ?? {})) return false;
-      if (f !== undefined && !matchesFields(f, (field) => fieldValue(obj, resource.fieldLabelMap?.[field] ?? field))) return false;
+      if (f !== undefined && !matchesFields(f, (field) => fieldValue(obj, resource.fieldLabelMap?.[field] ?? field)))
+        return false;
       return true;
     },
   };

@@ -37,12 +37,20 @@ function decodeContinue(token: string): ContinueToken {
   } catch {
     // fall through to the 400 below
   }
-  throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  throw badRequest(
+    'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+  );
 }
 
-const expiredContinue = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+const expiredContinue =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
-function pickSnapshot(store: ObjectStore, target: ListTarget, query: URLSearchParams, limit: number): { snapshot: Snapshot; start: string } {
+function pickSnapshot(
+  store: ObjectStore,
+  target: ListTarget,
+  query: URLSearchParams,
+  limit: number,
+): { snapshot: Snapshot; start: string } {
   const key = storageKey(target.resource);
   const current = store.resourceVersion;
   const token = query.get('continue');
@@ -75,17 +83,28 @@ function pickSnapshot(store: ObjectStore, target: ListTarget, query: URLSearchPa
  * - `resourceVersion` unset or "0", or with `NotOlderThan`: the current state. `Exact`, or a non-zero RV with a
  *   `limit` (legacy semantics): the state at that RV, 410 when compacted. An RV ahead of the server: 504.
  */
-export function listObjects(nowMs: number, store: ObjectStore, target: ListTarget, query: URLSearchParams, representation: Representation): KubeObject {
+export function listObjects(
+  nowMs: number,
+  store: ObjectStore,
+  target: ListTarget,
+  query: URLSearchParams,
+  representation: Representation,
+): KubeObject {
   validateListOptions(query, false);
   // resourceVersion=0 is served from the watch cache, which ignores limit: one page with everything.
   const fromCache = query.get('resourceVersion') === '0' && (query.get('continue') ?? '') === '';
   const requested = Math.max(0, intParam(query, 'limit') ?? 0);
   const limit = fromCache ? 0 : requested;
   intParam(query, 'timeoutSeconds'); // accepted (lists are instant here) but must still parse
-  const filter = compileFilter(target.resource, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined);
+  const filter = compileFilter(
+    target.resource,
+    query.get('labelSelector') ?? undefined,
+    query.get('fieldSelector') ?? undefined,
+  );
   const { snapshot, start } = pickSnapshot(store, target, query, limit);
   const prefix = target.namespace === '' ? '' : `${target.namespace}/`;
   const end = prefix === '' ? undefined : `${target.namespace}0`; // '0' sorts right after '/'
+  // biome-ignore lint/complexity/useMathMinMax: these are strings, compared as keys sort
   const from = start > prefix ? start : prefix;
   const apiVersion = groupVersion(target.resource.group, target.version);
   const items: KubeObject[] = [];
@@ -104,11 +123,22 @@ export function listObjects(nowMs: number, store: ObjectStore, target: ListTarge
     metadata['continue'] = encodeContinue(snapshot.rv, next);
     if (filter.empty) metadata['remainingItemCount'] = snapshot.count(next, end);
   }
-  if (representation === 'table') return toTable(nowMs, items, metadata, true, target.resource.kind, target.resource.custom);
+  if (representation === 'table')
+    return toTable(nowMs, items, metadata, true, target.resource.kind, target.resource.custom);
   if (representation === 'metadata') {
-    return { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: items.map((o) => represent(o, apiVersion, 'metadata')) };
+    return {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata,
+      items: items.map((o) => represent(o, apiVersion, 'metadata')),
+    };
   }
   const listed = items.map((o) => represent(o, apiVersion, 'object'));
   // kube-apiserver leaves kind and apiVersion out of a built-in kind's items (kubernetes#3030); CRs keep them.
-  return { kind: target.resource.listKind, apiVersion, metadata, items: target.resource.custom ? listed : itemsWithoutTypeMeta(listed) };
+  return {
+    kind: target.resource.listKind,
+    apiVersion,
+    metadata,
+    items: target.resource.custom ? listed : itemsWithoutTypeMeta(listed),
+  };
 }

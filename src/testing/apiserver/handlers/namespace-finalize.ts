@@ -11,11 +11,17 @@ import { namespaceStorageKey, type ServerState } from '../storage/index.js';
  */
 export function finalizeNamespace(state: ServerState, ns: KubeObject, body: unknown): KubeObject {
   const spec = isPlainObject(body) && isPlainObject(body['spec']) ? body['spec'] : {};
-  const finalizers = Array.isArray(spec['finalizers']) ? spec['finalizers'].filter((f): f is string => typeof f === 'string') : [];
+  const finalizers = Array.isArray(spec['finalizers'])
+    ? spec['finalizers'].filter((f): f is string => typeof f === 'string')
+    : [];
   const next = cloneJson(ns) as KubeObject;
   next['spec'] = { ...(isPlainObject(ns['spec']) ? ns['spec'] : {}), finalizers };
   const name = ns.metadata.name ?? '';
-  if (next.metadata.deletionTimestamp !== undefined && finalizers.length === 0 && (next.metadata.finalizers ?? []).length === 0) {
+  if (
+    next.metadata.deletionTimestamp !== undefined &&
+    finalizers.length === 0 &&
+    (next.metadata.finalizers ?? []).length === 0
+  ) {
     return state.store.remove(namespaceStorageKey, name) ?? ns;
   }
   return state.store.put(namespaceStorageKey, next);

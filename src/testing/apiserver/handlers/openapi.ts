@@ -12,7 +12,8 @@ function gvPath(group: string, version: string): string {
 
 function servedGroupVersions(registry: ResourceRegistry): Array<{ group: string; version: string }> {
   const seen = new Map<string, { group: string; version: string }>();
-  for (const r of registry.all()) for (const v of r.versions) seen.set(groupVersion(r.group, v), { group: r.group, version: v });
+  for (const r of registry.all())
+    for (const v of r.versions) seen.set(groupVersion(r.group, v), { group: r.group, version: v });
   return [...seen.values()];
 }
 
@@ -28,7 +29,11 @@ export function openApiRoot(registry: ResourceRegistry): Record<string, unknown>
 }
 
 /** `/openapi/v3/<api/v1 | apis/g/v>`: PATCH operations with their GVK and the `fieldValidation` parameter. */
-export function openApiGroupVersion(registry: ResourceRegistry, group: string, version: string): Record<string, unknown> | undefined {
+export function openApiGroupVersion(
+  registry: ResourceRegistry,
+  group: string,
+  version: string,
+): Record<string, unknown> | undefined {
   const resources = registry.inGroupVersion(group, version);
   if (resources.length === 0) return undefined;
   const paths: Record<string, unknown> = {};
@@ -49,5 +54,10 @@ export function openApiGroupVersion(registry: ResourceRegistry, group: string, v
       },
     };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.32.0-rxkube' }, paths, components: { schemas: {} } };
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: 'v1.32.0-rxkube' },
+    paths,
+    components: { schemas: {} },
+  };
 }

@@ -44,29 +44,57 @@ export function validateListOptions(query: URLSearchParams, watch: boolean): voi
   const sendInitialEvents = query.has('sendInitialEvents');
   const errors: FieldError[] = [];
   const notSupported = (supported: string[]): FieldError => ({
-    field: 'resourceVersionMatch', reason: 'FieldValueNotSupported',
+    field: 'resourceVersionMatch',
+    reason: 'FieldValueNotSupported',
     message: `Unsupported value: ${JSON.stringify(match)}: supported values: ${supported.map((v) => JSON.stringify(v)).join(', ')}`,
   });
   if (watch) {
     if (sendInitialEvents && match !== 'NotOlderThan') {
-      errors.push(fieldForbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+      errors.push(
+        fieldForbidden(
+          'resourceVersionMatch',
+          'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+        ),
+      );
     }
     if (match !== '') {
-      if (!sendInitialEvents) errors.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+      if (!sendInitialEvents)
+        errors.push(
+          fieldForbidden(
+            'resourceVersionMatch',
+            'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+          ),
+        );
       if (match !== 'NotOlderThan') errors.push(notSupported(['NotOlderThan']));
-      if (cont !== '') errors.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+      if (cont !== '')
+        errors.push(
+          fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'),
+        );
     }
   } else {
     if (match !== '') {
-      if (rv === '') errors.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
-      if (cont !== '') errors.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
-      if (match === 'Exact' && rv === '0') errors.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+      if (rv === '')
+        errors.push(
+          fieldForbidden(
+            'resourceVersionMatch',
+            'resourceVersionMatch is forbidden unless resourceVersion is provided',
+          ),
+        );
+      if (cont !== '')
+        errors.push(
+          fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'),
+        );
+      if (match === 'Exact' && rv === '0')
+        errors.push(
+          fieldForbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
+        );
       else if (match !== 'Exact' && match !== 'NotOlderThan') errors.push(notSupported(['Exact', 'NotOlderThan', '']));
     }
     if (sendInitialEvents) errors.push(fieldForbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
   }
   if (errors.length > 0) invalidListOptions(errors);
-  if (!watch && cont !== '' && rv !== '' && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+  if (!watch && cont !== '' && rv !== '' && rv !== '0')
+    throw badRequest('specifying resource version is not allowed when using continue');
 }
 
 /** True when `dryRun=All` was asked: validate and answer, but store nothing. */

@@ -36,7 +36,8 @@ export function toScale(obj: KubeObject): KubeObject {
   const status = isPlainObject(obj['status']) ? obj['status'] : {};
   const { name, namespace, uid, resourceVersion, creationTimestamp } = obj.metadata;
   return {
-    kind: 'Scale', apiVersion: 'autoscaling/v1',
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
     metadata: { name, namespace, uid, resourceVersion, creationTimestamp },
     spec: { replicas: spec['replicas'] ?? 0 },
     status: { replicas: status['replicas'] ?? 0, selector: selectorString(spec['selector']) },
@@ -47,7 +48,14 @@ export function toScale(obj: KubeObject): KubeObject {
  * GET, PUT or PATCH on `/scale`: reads or changes `spec.replicas` only, through the same update rules as PUT
  * (resourceVersion preconditions, generation bump).
  */
-export function serveScale(state: ServerState, target: RequestTarget, method: string, raw: string, contentType: string, query: URLSearchParams): Reply {
+export function serveScale(
+  state: ServerState,
+  target: RequestTarget,
+  method: string,
+  raw: string,
+  contentType: string,
+  query: URLSearchParams,
+): Reply {
   const old = mustGet(state, target);
   if (method === 'GET') return { code: 200, body: toScale(old) };
   const dryRun = isDryRun(query);
@@ -61,19 +69,35 @@ export function serveScale(state: ServerState, target: RequestTarget, method: st
     } catch (error) {
       throw badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`);
     }
-    if (!isPlainObject(parsed) || !isPlainObject(parsed['metadata'] ?? {})) throw badRequest('the object provided is unrecognized (must be of type Scale)');
+    if (!isPlainObject(parsed) || !isPlainObject(parsed['metadata'] ?? {}))
+      throw badRequest('the object provided is unrecognized (must be of type Scale)');
     scale = parsed as KubeObject;
-    if (scale.kind !== undefined && scale.kind !== 'Scale') throw badRequest(`the object provided is unrecognized (must be of type Scale): kind ${JSON.stringify(scale.kind)}`);
+    if (scale.kind !== undefined && scale.kind !== 'Scale')
+      throw badRequest(
+        `the object provided is unrecognized (must be of type Scale): kind ${JSON.stringify(scale.kind)}`,
+      );
     scale.metadata ??= {};
   }
   const replicas = isPlainObject(scale['spec']) ? scale['spec']['replicas'] : undefined;
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-    throw invalid('autoscaling', 'Scale', old.metadata.name ?? '', [{ field: 'spec.replicas', reason: 'FieldValueInvalid', message: `Invalid value: ${String(replicas)}: must be greater than or equal to 0` }]);
+    throw invalid('autoscaling', 'Scale', old.metadata.name ?? '', [
+      {
+        field: 'spec.replicas',
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${String(replicas)}: must be greater than or equal to 0`,
+      },
+    ]);
   }
   checkPreconditions({ ...target.resource, allowUnconditionalUpdate: true }, old, scale.metadata);
   const next = cloneJson(old) as KubeObject;
   next['spec'] = { ...(isPlainObject(old['spec']) ? old['spec'] : {}), replicas };
-  const prepared = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, next, undefined);
+  const prepared = prepareUpdate(
+    state.runtime,
+    { resource: target.resource, version: target.version, namespace: target.namespace },
+    old,
+    next,
+    undefined,
+  );
   const reply = commitUpdate(state, target, old, prepared, dryRun);
   return { code: reply.code, body: toScale(reply.body as KubeObject) };
 }

@@ -4,7 +4,12 @@
  * @module
  */
 import {
-  type ChunkSink, expired, type KubeObject, type ResponseSink, type ServerRuntime, tooLargeResourceVersion,
+  type ChunkSink,
+  expired,
+  type KubeObject,
+  type ResponseSink,
+  type ServerRuntime,
+  tooLargeResourceVersion,
 } from '../machinery/index.js';
 import { compileFilter, type ObjectFilter } from './filter.js';
 import { represent, type Representation, toJson, toTable } from '../representation/index.js';
@@ -71,7 +76,8 @@ class WatchStream {
     this.unlisten = unlisten;
     const { runtime } = this.hub;
     if (bookmarkMs !== undefined) this.timers.push(runtime.every(bookmarkMs, () => this.bookmark(false)));
-    if (timeoutSeconds !== undefined && timeoutSeconds > 0) this.timers.push(runtime.after(timeoutSeconds * 1000, () => this.close('clean')));
+    if (timeoutSeconds !== undefined && timeoutSeconds > 0)
+      this.timers.push(runtime.after(timeoutSeconds * 1000, () => this.close('clean')));
     const now = runtime.now();
     if (this.hub.stalledUntil > now) this.stall(this.hub.stalledUntil - now);
   }
@@ -124,13 +130,27 @@ class WatchStream {
 
   private line(event: StoredEvent, type: EventType, which: 'object' | 'prev'): string {
     if (this.representation === 'table') {
-      return this.encode(type, which === 'prev' ? { ...event.prev!, metadata: { ...event.prev!.metadata, resourceVersion: event.object.metadata.resourceVersion } } : event.object);
+      return this.encode(
+        type,
+        which === 'prev'
+          ? {
+              ...event.prev!,
+              metadata: { ...event.prev!.metadata, resourceVersion: event.object.metadata.resourceVersion },
+            }
+          : event.object,
+      );
     }
     const cacheKey = `${type}|${which}|${this.representation}|${this.apiVersion}`;
     let line = event.lines.get(cacheKey);
     if (line === undefined) {
       // Like the watch cache: a "stopped matching" DELETED carries the previous content at the event's RV.
-      const obj = which === 'prev' ? { ...event.prev!, metadata: { ...event.prev!.metadata, resourceVersion: event.object.metadata.resourceVersion } } : event.object;
+      const obj =
+        which === 'prev'
+          ? {
+              ...event.prev!,
+              metadata: { ...event.prev!.metadata, resourceVersion: event.object.metadata.resourceVersion },
+            }
+          : event.object;
       line = this.encode(type, obj);
       event.lines.set(cacheKey, line);
     }
@@ -140,7 +160,14 @@ class WatchStream {
   /** One watch line for `obj` in this stream's representation. */
   encode(type: EventType, obj: KubeObject): string {
     if (this.representation === 'table' && type !== 'ERROR' && type !== 'BOOKMARK') {
-      const table = toTable(this.hub.runtime.now(), [obj], { resourceVersion: obj.metadata.resourceVersion }, !this.tableHeaderSent, this.target.resource.kind, this.target.resource.custom);
+      const table = toTable(
+        this.hub.runtime.now(),
+        [obj],
+        { resourceVersion: obj.metadata.resourceVersion },
+        !this.tableHeaderSent,
+        this.target.resource.kind,
+        this.target.resource.custom,
+      );
       this.tableHeaderSent = true;
       return eventLine(type, toJson(table));
     }
@@ -151,9 +178,10 @@ class WatchStream {
   private bookmarkLine(initialEnd: boolean, rv: number): string {
     const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
     if (initialEnd) metadata['annotations'] = { 'k8s.io/initial-events-end': 'true' };
-    const object = this.representation === 'metadata'
-      ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata }
-      : { kind: this.target.resource.kind, apiVersion: this.apiVersion, metadata };
+    const object =
+      this.representation === 'metadata'
+        ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata }
+        : { kind: this.target.resource.kind, apiVersion: this.apiVersion, metadata };
     return eventLine('BOOKMARK', JSON.stringify(object));
   }
 
@@ -226,7 +254,11 @@ export class WatchHub {
   readonly streams = new Set<WatchStream>();
   stalledUntil = 0;
 
-  constructor(readonly store: ObjectStore, private readonly bookmarkIntervalMs: number, readonly runtime: ServerRuntime) {}
+  constructor(
+    readonly store: ObjectStore,
+    private readonly bookmarkIntervalMs: number,
+    readonly runtime: ServerRuntime,
+  ) {}
 
   /**
    * Serves a WATCH request on `res`. Validation errors throw before any byte is written (so they become a Status
@@ -234,7 +266,11 @@ export class WatchHub {
    */
   serve(res: ResponseSink, target: WatchTarget, query: URLSearchParams, representation: Representation): void {
     validateListOptions(query, true);
-    const filter = compileFilter(target.resource, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined);
+    const filter = compileFilter(
+      target.resource,
+      query.get('labelSelector') ?? undefined,
+      query.get('fieldSelector') ?? undefined,
+    );
     const bookmarks = boolParam(query, 'allowWatchBookmarks');
     const initialEvents = boolParam(query, 'sendInitialEvents');
     // sendInitialEvents=false with no resourceVersion means "start at the most recent": no synthetic ADDED.
@@ -250,7 +286,11 @@ export class WatchHub {
     const replay = rv === undefined || rv === 0 || initialEvents ? [] : this.store.eventsSince(key, rv);
     const synthetic = !fromNow && (rv === undefined || rv === 0 || initialEvents);
 
-    const body = res.stream(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    const body = res.stream(200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    });
     const stream = new WatchStream(body, this, target, filter, representation);
     if (replay === undefined) {
       const error = expired(`too old resource version: ${rv} (${this.store.compacted})`);
@@ -267,7 +307,9 @@ export class WatchHub {
     } else {
       for (const event of replay) stream.deliver(event);
     }
-    const unlisten = ahead ? this.store.listen((event) => event.rv > rv && stream.deliver(event)) : this.store.listen((event) => stream.deliver(event));
+    const unlisten = ahead
+      ? this.store.listen((event) => event.rv > rv && stream.deliver(event))
+      : this.store.listen((event) => stream.deliver(event));
     stream.start(unlisten, bookmarks ? this.bookmarkIntervalMs : undefined, timeoutSeconds);
   }
 

@@ -3,16 +3,30 @@
  * @module
  */
 import {
-  admitCreate, checkFields, commitUpdate, fieldValidation, type FieldValidation, present, type Reply, tracker,
+  admitCreate,
+  checkFields,
+  fieldValidation,
+  type FieldValidation,
+  present,
+  type Reply,
+  tracker,
+  updateAt,
 } from '../write-path/index.js';
 import { writeOptions } from '../apply/index.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError } from '../patch/index.js';
 import {
-  ApiError, badRequest, isPlainObject, keepingWarnings, type KubeObject, methodNotAllowed, unknownPatchType, unsupportedMediaType,
+  ApiError,
+  badRequest,
+  isPlainObject,
+  keepingWarnings,
+  type KubeObject,
+  methodNotAllowed,
+  unknownPatchType,
+  unsupportedMediaType,
 } from '../machinery/index.js';
 import { isDryRun } from './query.js';
 import { applyRequest } from './server-side-apply.js';
-import { prepareUpdate, storageKey } from '../registry/index.js';
+import { storageKey } from '../registry/index.js';
 import { mustGet, type RequestTarget, type ServerState } from '../storage/index.js';
 import { parseJson } from '../../../transport/index.js';
 
@@ -23,7 +37,13 @@ import { parseJson } from '../../../transport/index.js';
  * - The namespace must exist (404 `namespaces "x" not found`) and not be terminating (403), as with the
  *   NamespaceLifecycle admission plugin; an existing name is 409 AlreadyExists. Nothing is stored on error.
  */
-export function create(state: ServerState, target: RequestTarget, body: unknown, query: URLSearchParams, userAgent?: string): Reply {
+export function create(
+  state: ServerState,
+  target: RequestTarget,
+  body: unknown,
+  query: URLSearchParams,
+  userAgent?: string,
+): Reply {
   if (target.resource.namespaced && target.namespace === '') throw methodNotAllowed();
   const { manager } = writeOptions(query, 'create', false, userAgent);
   const dryRun = isDryRun(query);
@@ -35,17 +55,21 @@ export function create(state: ServerState, target: RequestTarget, body: unknown,
   });
 }
 
-
 /** PUT to an object or its status subresource. PUT never creates (404 for a missing object). */
-export function update(state: ServerState, target: RequestTarget, body: unknown, query: URLSearchParams, userAgent?: string): Reply {
+export function update(
+  state: ServerState,
+  target: RequestTarget,
+  body: unknown,
+  query: URLSearchParams,
+  userAgent?: string,
+): Reply {
   const { manager } = writeOptions(query, 'update', false, userAgent);
   const dryRun = isDryRun(query);
   const warnings = checkBody(state, target, body, fieldValidation(query, 'UpdateOptions'));
   return keepingWarnings(warnings, () => {
     const old = mustGet(state, target);
-    const sub = target.subresource === 'status' ? 'status' : undefined;
-    const next = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, body, sub, true, tracker(state, target, present(target, old), manager));
-    return { ...commitUpdate(state, target, old, next, dryRun), warnings };
+    const track = tracker(state, target, present(target, old), manager);
+    return { ...updateAt(state, target, old, body, track, dryRun), warnings };
   });
 }
 
@@ -55,13 +79,19 @@ function checkBody(state: ServerState, target: RequestTarget, body: unknown, mod
 }
 
 /** The patch types other than apply. */
-const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+const patchTypes = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+];
 
 function unsupportedPatch(target: RequestTarget): ApiError {
   const types = target.resource.custom
     ? 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml'
     : 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json';
-  return unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${types}`);
+  return unsupportedMediaType(
+    `the body of the request was in an unknown format - accepted media types include: ${types}`,
+  );
 }
 
 function runPatch(target: RequestTarget, type: string, base: KubeObject, patch: unknown, kind: string): unknown {
@@ -80,7 +110,8 @@ function runPatch(target: RequestTarget, type: string, base: KubeObject, patch: 
         throw unsupportedPatch(target);
     }
   } catch (error) {
-    if (error instanceof PatchError) throw new ApiError(error.status, error.reason, error.message, error.status === 400 ? undefined : {});
+    if (error instanceof PatchError)
+      throw new ApiError(error.status, error.reason, error.message, error.status === 400 ? undefined : {});
     throw error;
   }
 }
@@ -93,7 +124,13 @@ function runPatch(target: RequestTarget, type: string, base: KubeObject, patch: 
  * - Unknown types are 415 (`application/apply-patch+yaml` goes to `applyRequest`, not here); an unparsable
  *   patch is 400; a patch that cannot apply is the patch library's 400/409/422.
  */
-export function patchDocument(target: RequestTarget, contentType: string, raw: string, base: KubeObject, kind: string = target.resource.kind): KubeObject {
+export function patchDocument(
+  target: RequestTarget,
+  contentType: string,
+  raw: string,
+  base: KubeObject,
+  kind: string = target.resource.kind,
+): KubeObject {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   if (!patchTypes.includes(type)) throw unknownPatchType();
   return patchWith(target, type, parsePatch(raw), base, kind);
@@ -120,7 +157,11 @@ function patchWith(target: RequestTarget, type: string, parsed: unknown, base: K
  * into the result: they are often half the object, and copying them only for the field manager to read them back
  * costs more than the rest of the patch.
  */
-function managedFieldsAside(type: string, parsed: unknown, base: KubeObject): { readonly base: KubeObject; readonly managedFields?: unknown } {
+function managedFieldsAside(
+  type: string,
+  parsed: unknown,
+  base: KubeObject,
+): { readonly base: KubeObject; readonly managedFields?: unknown } {
   const managedFields = base.metadata['managedFields'];
   if (managedFields === undefined || type !== 'application/merge-patch+json' || !isPlainObject(parsed)) return { base };
   const patchedMeta = parsed['metadata'];
@@ -137,7 +178,14 @@ function managedFieldsAside(type: string, parsed: unknown, base: KubeObject): { 
  * - The result goes through the same rules as PUT: status subresource, generation, finalizers, and a
  *   resourceVersion carried by the patch must match (409).
  */
-export function patch(state: ServerState, target: RequestTarget, contentType: string, raw: string, query: URLSearchParams, userAgent?: string): Reply {
+export function patch(
+  state: ServerState,
+  target: RequestTarget,
+  contentType: string,
+  raw: string,
+  query: URLSearchParams,
+  userAgent?: string,
+): Reply {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   const validation = fieldValidation(query, 'PatchOptions');
   if (type === 'application/apply-patch+yaml') return applyRequest(state, target, raw, query, userAgent);
@@ -155,8 +203,7 @@ export function patch(state: ServerState, target: RequestTarget, contentType: st
     patched.metadata.resourceVersion = old.metadata.resourceVersion;
   }
   return keepingWarnings(warnings, () => {
-    const sub = target.subresource === 'status' ? 'status' : undefined;
-    const next = prepareUpdate(state.runtime, { resource: target.resource, version: target.version, namespace: target.namespace }, old, patched, sub, true, tracker(state, target, present(target, old), manager));
-    return { ...commitUpdate(state, target, old, next, dryRun), warnings };
+    const track = tracker(state, target, present(target, old), manager);
+    return { ...updateAt(state, target, old, patched, track, dryRun), warnings };
   });
 }

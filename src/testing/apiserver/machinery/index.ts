@@ -10,9 +10,31 @@ export type { KubeObject, ObjectMeta } from './object.js';
 export { realRuntime, seededRandom, seededRuntime } from './runtime.js';
 export type { ServerRuntime } from './runtime.js';
 export {
-  alreadyExists, ApiError, badRequest, conflict, expired, fieldForbidden, fieldInvalid, fieldRequired, forbidden, internalError, invalid,
-  methodNotAllowed, notAcceptable, notFound, PageNotFound, pageNotFound, preconditionFailed, reasonless, successStatus, tooLarge,
-  tooLargeResourceVersion, unauthorized, unknownPatchType, unknownResource, unsupportedMediaType,
+  alreadyExists,
+  ApiError,
+  badRequest,
+  conflict,
+  expired,
+  fieldForbidden,
+  fieldInvalid,
+  fieldRequired,
+  forbidden,
+  internalError,
+  invalid,
+  methodNotAllowed,
+  notAcceptable,
+  notFound,
+  PageNotFound,
+  pageNotFound,
+  preconditionFailed,
+  reasonless,
+  successStatus,
+  tooLarge,
+  tooLargeResourceVersion,
+  unauthorized,
+  unknownPatchType,
+  unknownResource,
+  unsupportedMediaType,
 } from './status.js';
 export type { FieldError, StatusBody, StatusCause, StatusDetails } from './status.js';
 export { keepingWarnings, warningHeaders, withWarnings } from './warnings.js';

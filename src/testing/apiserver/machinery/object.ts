@@ -88,7 +88,8 @@ function copy(value: unknown): unknown {
  *   prototype instead; every other key is a plain assignment (an own data property on a plain object).
  */
 export function setMember(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 

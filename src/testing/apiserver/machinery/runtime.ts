@@ -42,18 +42,25 @@ function scheduled(scheduler: SchedulerLike, owner: Subscription) {
   return {
     after(ms: number, work: () => void): () => void {
       let cancel: () => void = () => undefined;
-      cancel = track(scheduler.schedule(() => {
-        cancel();
-        work();
-      }, Math.max(0, ms)));
+      cancel = track(
+        scheduler.schedule(
+          () => {
+            cancel();
+            work();
+          },
+          Math.max(0, ms),
+        ),
+      );
       return cancel;
     },
     every(ms: number, work: () => void): () => void {
       const period = Math.max(1, ms);
-      return track(scheduler.schedule(function (this: SchedulerAction<unknown>) {
-        work();
-        this.schedule(undefined, period);
-      }, period));
+      return track(
+        scheduler.schedule(function (this: SchedulerAction<unknown>) {
+          work();
+          this.schedule(undefined, period);
+        }, period),
+      );
     },
   };
 }

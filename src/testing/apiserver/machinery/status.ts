@@ -2,7 +2,7 @@
  * Kubernetes `Status` bodies and the errors that carry them, with kube-apiserver's exact reasons and messages.
  * @module
  */
-import type { StatusCause, StatusDetails } from 'rxkube';
+import type { apiErrors } from 'rxkube';
 
 /** The causes and details of a failure `Status`: the same types the client decodes them into. */
 export type { StatusCause, StatusDetails } from '../../../transport/index.js';
@@ -25,7 +25,7 @@ export interface StatusBody {
   /** The machine-readable reason, e.g. `NotFound`, `Conflict`, `Expired`. */
   readonly reason?: string;
   /** What the failure is about. */
-  readonly details?: StatusDetails;
+  readonly details?: apiErrors.StatusDetails;
   /** The HTTP status code. */
   readonly code: number;
 }
@@ -42,14 +42,27 @@ export class ApiError extends Error {
   readonly body: StatusBody;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: number, reason: string, message: string, details?: StatusDetails, headers: Record<string, string> = {}, metadata: { continue?: string } = {}) {
+  constructor(
+    code: number,
+    reason: string,
+    message: string,
+    details?: apiErrors.StatusDetails,
+    headers: Record<string, string> = {},
+    metadata: { continue?: string } = {},
+  ) {
     super(message);
     this.name = 'ApiError';
     this.status = code;
     this.headers = headers;
     // An empty reason is StatusReasonUnknown, which the real server leaves out of the body.
     const body: { -readonly [K in keyof StatusBody]: StatusBody[K] } = {
-      kind: 'Status', apiVersion: 'v1', metadata, status: 'Failure', message, ...(reason === '' ? {} : { reason }), code,
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata,
+      status: 'Failure',
+      message,
+      ...(reason === '' ? {} : { reason }),
+      code,
     };
     if (details !== undefined) body.details = pruneUndefined(details);
     this.body = body;
@@ -76,7 +89,7 @@ export function qualifiedKind(group: string, kind: string): string {
   return group === '' ? kind : `${kind}.${group}`;
 }
 
-function details(gr: QualifiedResource, name: string): StatusDetails {
+function details(gr: QualifiedResource, name: string): apiErrors.StatusDetails {
   return { name, group: gr.group, kind: gr.plural };
 }
 
@@ -91,8 +104,17 @@ export function alreadyExists(gr: QualifiedResource, name: string): ApiError {
 }
 
 /** 409 Conflict with the optimistic-concurrency message, or a custom one (preconditions). */
-export function conflict(gr: QualifiedResource, name: string, why = 'the object has been modified; please apply your changes to the latest version and try again'): ApiError {
-  return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(gr)} "${name}": ${why}`, details(gr, name));
+export function conflict(
+  gr: QualifiedResource,
+  name: string,
+  why = 'the object has been modified; please apply your changes to the latest version and try again',
+): ApiError {
+  return new ApiError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified(gr)} "${name}": ${why}`,
+    details(gr, name),
+  );
 }
 
 /**
@@ -100,9 +122,22 @@ export function conflict(gr: QualifiedResource, name: string, why = 'the object 
  * the kind: `Operation cannot be fulfilled on ConfigMap "x": the UID in the precondition (a) does not match the
  * UID in record (b). The object might have been deleted and then recreated`.
  */
-export function preconditionFailed(group: string, kind: string, name: string, field: 'UID' | 'ResourceVersion', wanted: string, actual: string): ApiError {
-  const tail = field === 'UID' ? 'The object might have been deleted and then recreated' : 'The object might have been modified';
-  return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedKind(group, kind)} "${name}": the ${field} in the precondition (${wanted}) does not match the ${field} in record (${actual}). ${tail}`, { name, group, kind });
+export function preconditionFailed(
+  group: string,
+  kind: string,
+  name: string,
+  field: 'UID' | 'ResourceVersion',
+  wanted: string,
+  actual: string,
+): ApiError {
+  const tail =
+    field === 'UID' ? 'The object might have been deleted and then recreated' : 'The object might have been modified';
+  return new ApiError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualifiedKind(group, kind)} "${name}": the ${field} in the precondition (${wanted}) does not match the ${field} in record (${actual}). ${tail}`,
+    { name, group, kind },
+  );
 }
 
 /** 422 Invalid: `Pod "x" is invalid: <field>: <message>` with one cause per field error. */
@@ -110,7 +145,9 @@ export function invalid(group: string, kind: string, name: string, causes: reado
   const text = causes.map((c) => `${c.field}: ${c.message}`);
   const summary = text.length === 1 ? text[0] : `[${text.join(', ')}]`;
   return new ApiError(422, 'Invalid', `${qualifiedKind(group, kind)} "${name}" is invalid: ${summary}`, {
-    name, group, kind,
+    name,
+    group,
+    kind,
     causes: causes.map((c) => ({ reason: c.reason, message: c.message, field: c.field })),
   });
 }
@@ -118,7 +155,13 @@ export function invalid(group: string, kind: string, name: string, causes: reado
 /** A field validation error, like apimachinery's `field.Error`. `message` already includes the type prefix. */
 export interface FieldError {
   readonly field: string;
-  readonly reason: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueTooLong';
+  readonly reason:
+    | 'FieldValueInvalid'
+    | 'FieldValueRequired'
+    | 'FieldValueForbidden'
+    | 'FieldValueNotSupported'
+    | 'FieldValueDuplicate'
+    | 'FieldValueTooLong';
   readonly message: string;
 }
 
@@ -143,9 +186,17 @@ export function badRequest(message: string): ApiError {
 }
 
 /** 403 Forbidden with the real `<resource> "<name>" is forbidden: <why>` shape. */
-export function forbidden(gr: QualifiedResource, name: string, why: string, causes?: readonly StatusCause[]): ApiError {
+export function forbidden(
+  gr: QualifiedResource,
+  name: string,
+  why: string,
+  causes?: readonly apiErrors.StatusCause[],
+): ApiError {
   const subject = name === '' ? qualified(gr) : `${qualified(gr)} "${name}"`;
-  return new ApiError(403, 'Forbidden', `${subject} is forbidden: ${why}`, { ...details(gr, name), ...(causes !== undefined ? { causes } : {}) });
+  return new ApiError(403, 'Forbidden', `${subject} is forbidden: ${why}`, {
+    ...details(gr, name),
+    ...(causes !== undefined ? { causes } : {}),
+  });
 }
 
 /** 404 for a path that names no resource: `the server could not find the requested resource`. */
@@ -183,7 +234,12 @@ export function methodNotAllowed(): ApiError {
 
 /** 406 NotAcceptable, with the real server's message (which lists what it could have served). */
 export function notAcceptable(): ApiError {
-  return new ApiError(406, 'NotAcceptable', '406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch', {});
+  return new ApiError(
+    406,
+    'NotAcceptable',
+    '406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch',
+    {},
+  );
 }
 
 /** 410 Expired. */
@@ -236,6 +292,6 @@ export function tooLargeResourceVersion(requested: number, current: number): Api
  * A success `Status`, as returned by DELETE for types that do not return the deleted object. Like the generic
  * registry's `finalizeDelete`, it has no `code`.
  */
-export function successStatus(details: StatusDetails): Omit<StatusBody, 'code'> {
+export function successStatus(details: apiErrors.StatusDetails): Omit<StatusBody, 'code'> {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: pruneUndefined(details) };
 }

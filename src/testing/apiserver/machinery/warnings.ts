@@ -25,7 +25,7 @@ import { ApiError } from './status.js';
 export function warningHeaders(warnings: readonly string[] | undefined): Record<string, string> {
   const recorded = recordedWarnings(warnings ?? []);
   if (recorded.length === 0) return {};
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: kube-apiserver replaces control characters in warnings with U+FFFD
   const quote = (text: string) => `"${text.replace(/[\x00-\x1f\x7f-\x9f]/g, '\ufffd').replace(/["\\]/g, '\\$&')}"`;
   const asBytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
   return { Warning: asBytes(recorded.map((text) => `299 - ${quote(text)}`).join(', ')) };
@@ -78,7 +78,14 @@ export function keepingWarnings<T>(warnings: readonly string[], write: () => T):
   } catch (error) {
     if (!(error instanceof ApiError) || warnings.length === 0) throw error;
     const { body } = error;
-    throw new ApiError(error.status, body.reason ?? '', body.message ?? '', body.details, withWarnings(error.headers, warnings), body.metadata);
+    throw new ApiError(
+      error.status,
+      body.reason ?? '',
+      body.message ?? '',
+      body.details,
+      withWarnings(error.headers, warnings),
+      body.metadata,
+    );
   }
 }
 
@@ -86,7 +93,10 @@ export function keepingWarnings<T>(warnings: readonly string[], write: () => T):
  * `headers` with `warnings` first among their warnings (any already there come after them), written as one
  * recorder would: a text already there is not written twice.
  */
-export function withWarnings(headers: Readonly<Record<string, string>>, warnings: readonly string[]): Record<string, string> {
+export function withWarnings(
+  headers: Readonly<Record<string, string>>,
+  warnings: readonly string[],
+): Record<string, string> {
   const theirs = headers['Warning'];
   const merged = warningHeaders([...warnings, ...(theirs === undefined ? [] : parseWarningHeaders([theirs]))]);
   const { Warning: _replaced, ...rest } = headers;

@@ -29,4 +29,5 @@ export const GENERIC_422_MESSAGE = 'the server rejected our request due to an er
 export const badRequest = (message: string): PatchError => new PatchError(message, 400, 'BadRequest');
 
 /** 422 Invalid. */
-export const invalid = (message: string, detail?: string): PatchError => new PatchError(message, 422, 'Invalid', detail);
+export const invalid = (message: string, detail?: string): PatchError =>
+  new PatchError(message, 422, 'Invalid', detail);

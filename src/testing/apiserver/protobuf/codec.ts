@@ -19,8 +19,11 @@ const magic = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 // The upstream .proto files live in vendor/ (copied next to the compiled module by `npm run build`).
 const protoDir = fileURLToPath(new URL('./vendor/', import.meta.url));
 const files = [
-  'k8s.io/api/core/v1/generated.proto', 'k8s.io/api/apps/v1/generated.proto', 'k8s.io/api/coordination/v1/generated.proto',
-  'k8s.io/api/events/v1/generated.proto', 'k8s.io/api/autoscaling/v1/generated.proto',
+  'k8s.io/api/core/v1/generated.proto',
+  'k8s.io/api/apps/v1/generated.proto',
+  'k8s.io/api/coordination/v1/generated.proto',
+  'k8s.io/api/events/v1/generated.proto',
+  'k8s.io/api/autoscaling/v1/generated.proto',
 ];
 
 /** Proto package of each API group/version served in protobuf. */
@@ -49,7 +52,7 @@ function root(): Protobuf.Root {
 export function protobufType(apiVersion: string, kind: string): Protobuf.Type | undefined {
   const pkg = kind === 'Status' && apiVersion === 'v1' ? metaPackage : packages[apiVersion];
   if (pkg === undefined) return undefined;
-  return root().lookup(`${pkg}.${kind}`) as Protobuf.Type | null ?? undefined;
+  return (root().lookup(`${pkg}.${kind}`) as Protobuf.Type | null) ?? undefined;
 }
 
 /** Why a protobuf body could not be read. */
@@ -98,24 +101,32 @@ function messageToJson(type: Protobuf.Type, message: Record<string, unknown>): u
       if (seconds === 0 && nanos === 0) return undefined;
       return timeText(seconds, nanos, type.fullName === special.microTime);
     }
-    case special.quantity: return message['string'] || undefined;
-    case special.intOrString: return long(message['type']) === 1 ? message['strVal'] ?? '' : long(message['intVal']);
+    case special.quantity:
+      return message['string'] || undefined;
+    case special.intOrString:
+      return long(message['type']) === 1 ? (message['strVal'] ?? '') : long(message['intVal']);
     case special.fieldsV1:
     case special.rawExtension: {
       const raw = message[type.fullName === special.fieldsV1 ? 'Raw' : 'raw'] as Uint8Array | undefined;
       return raw === undefined || raw.length === 0 ? undefined : parseJson(Buffer.from(raw).toString('utf8'));
     }
-    case special.duration: return message['duration'] === undefined ? undefined : `${long(message['duration']) / 1e9}s`;
-    default: break;
+    case special.duration:
+      return message['duration'] === undefined ? undefined : `${long(message['duration']) / 1e9}s`;
+    default:
+      break;
   }
   const pointers = pointerFields.get(type.fullName);
   const inline = inlineFields.get(type.fullName);
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
     if (!Object.hasOwn(message, field.name)) continue;
-    const value = pointers?.has(field.name) === true ? pointerToJson(field, message[field.name]) : fieldToJson(field, message[field.name]);
+    const value =
+      pointers?.has(field.name) === true
+        ? pointerToJson(field, message[field.name])
+        : fieldToJson(field, message[field.name]);
     if (value === undefined) continue;
-    if (inline?.has(field.name) === true && typeof value === 'object' && value !== null && !Array.isArray(value)) Object.assign(out, value);
+    if (inline?.has(field.name) === true && typeof value === 'object' && value !== null && !Array.isArray(value))
+      Object.assign(out, value);
     else out[field.name] = value;
   }
   return Object.keys(out).length > 0 ? out : undefined;
@@ -138,7 +149,8 @@ function pointerToJson(field: Protobuf.Field, value: unknown): unknown {
 }
 
 function valueToJson(field: Protobuf.Field, value: unknown): unknown {
-  if (field.resolvedType instanceof protobufPeer().Type) return messageToJson(field.resolvedType, value as Record<string, unknown>) ?? {};
+  if (field.resolvedType instanceof protobufPeer().Type)
+    return messageToJson(field.resolvedType, value as Record<string, unknown>) ?? {};
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
   if (typeof value === 'object' && value !== null) return long(value);
   return value;
@@ -158,7 +170,8 @@ function fieldToJson(field: Protobuf.Field, value: unknown): unknown {
     const items = value as unknown[];
     return items.length === 0 ? undefined : items.map((v) => valueToJson(field, v));
   }
-  if (field.resolvedType instanceof protobufPeer().Type) return messageToJson(field.resolvedType, value as Record<string, unknown>);
+  if (field.resolvedType instanceof protobufPeer().Type)
+    return messageToJson(field.resolvedType, value as Record<string, unknown>);
   // After conversion, so an int64 zero (a Long) and empty bytes ('' in base64) count as zero too.
   const json = valueToJson(field, value);
   return json === '' || json === 0 || json === false ? undefined : json;
@@ -181,10 +194,13 @@ function fieldToJson(field: Protobuf.Field, value: unknown): unknown {
  *   write it.
  */
 export function decodeProtobuf(body: Buffer): { apiVersion: string; kind: string; object: Record<string, unknown> } {
-  if (body.length < 4 || !body.subarray(0, 4).equals(magic)) throw new ProtobufError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+  if (body.length < 4 || !body.subarray(0, 4).equals(magic))
+    throw new ProtobufError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
   const unknownType = root().lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
+  // biome-ignore lint/suspicious/noExplicitAny: protobufjs decodes to untyped fields; they are checked below
   let envelope: Record<string, any>;
   try {
+    // biome-ignore lint/suspicious/noExplicitAny: as above
     envelope = unknownType.decode(body.subarray(4)) as unknown as Record<string, any>;
   } catch (error) {
     throw new ProtobufError(`unable to decode the protobuf envelope: ${(error as Error).message}`);
@@ -192,7 +208,8 @@ export function decodeProtobuf(body: Buffer): { apiVersion: string; kind: string
   const apiVersion = String(envelope['typeMeta']?.['apiVersion'] ?? '');
   const kind = String(envelope['typeMeta']?.['kind'] ?? '');
   const type = protobufType(apiVersion, kind);
-  if (type === undefined) throw new ProtobufError(`no kind "${kind}" is registered for version "${apiVersion}" in protobuf`);
+  if (type === undefined)
+    throw new ProtobufError(`no kind "${kind}" is registered for version "${apiVersion}" in protobuf`);
   let message: Record<string, unknown>;
   try {
     message = type.decode(envelope['raw'] ?? new Uint8Array()) as unknown as Record<string, unknown>;
@@ -212,13 +229,20 @@ function parseTime(text: string): { seconds: number; nanos: number } {
 function jsonToMessage(type: Protobuf.Type, value: unknown): unknown {
   switch (type.fullName) {
     case special.time:
-    case special.microTime: return typeof value === 'string' ? parseTime(value) : {};
-    case special.quantity: return { string: String(value) };
-    case special.intOrString: return typeof value === 'number' ? { type: 0, intVal: value } : { type: 1, strVal: String(value) };
-    case special.fieldsV1: return { Raw: Buffer.from(JSON.stringify(value)) };
-    case special.rawExtension: return { raw: Buffer.from(JSON.stringify(value)) };
-    case special.duration: return {};
-    default: break;
+    case special.microTime:
+      return typeof value === 'string' ? parseTime(value) : {};
+    case special.quantity:
+      return { string: String(value) };
+    case special.intOrString:
+      return typeof value === 'number' ? { type: 0, intVal: value } : { type: 1, strVal: String(value) };
+    case special.fieldsV1:
+      return { Raw: Buffer.from(JSON.stringify(value)) };
+    case special.rawExtension:
+      return { raw: Buffer.from(JSON.stringify(value)) };
+    case special.duration:
+      return {};
+    default:
+      break;
   }
   const out: Record<string, unknown> = {};
   if (typeof value !== 'object' || value === null) return out;
@@ -227,8 +251,16 @@ function jsonToMessage(type: Protobuf.Type, value: unknown): unknown {
     // An inlined struct's members sit at this level in JSON: its message is built from this object.
     const v = inline?.has(field.name) === true ? value : (value as Record<string, unknown>)[field.name];
     if (v === undefined || v === null) continue;
-    const one = (item: unknown) => (field.resolvedType instanceof protobufPeer().Type ? jsonToMessage(field.resolvedType, item) : field.type === 'bytes' && typeof item === 'string' ? Buffer.from(item, 'base64') : item);
-    if (field.map) out[field.name] = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, item]) => [k, one(item)]));
+    const one = (item: unknown) =>
+      field.resolvedType instanceof protobufPeer().Type
+        ? jsonToMessage(field.resolvedType, item)
+        : field.type === 'bytes' && typeof item === 'string'
+          ? Buffer.from(item, 'base64')
+          : item;
+    if (field.map)
+      out[field.name] = Object.fromEntries(
+        Object.entries(v as Record<string, unknown>).map(([k, item]) => [k, one(item)]),
+      );
     else if (field.repeated) out[field.name] = Array.isArray(v) ? v.map(one) : [];
     else out[field.name] = one(v);
   }
@@ -244,6 +276,8 @@ export function encodeProtobuf(obj: Record<string, unknown>, apiVersion: string,
   if (type === undefined) return undefined;
   const raw = type.encode(type.fromObject(jsonToMessage(type, obj) as Record<string, unknown>)).finish();
   const envelope = root().lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
-  const body = envelope.encode(envelope.fromObject({ typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' })).finish();
+  const body = envelope
+    .encode(envelope.fromObject({ typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' }))
+    .finish();
   return Buffer.concat([magic, body]);
 }

@@ -77,19 +77,40 @@ export function validateCrd(crd: KubeObject): FieldError[] {
   const group = asString(spec['group']);
   const n = names(crd);
   if (group === '') errors.push(fieldRequired('spec.group'));
-  else if (!group.includes('.')) errors.push(fieldInvalid('spec.group', group, 'should be a domain with at least one dot'));
+  else if (!group.includes('.'))
+    errors.push(fieldInvalid('spec.group', group, 'should be a domain with at least one dot'));
   if (n.plural === '') errors.push(fieldRequired('spec.names.plural'));
-  else if (!dns1035.test(n.plural)) errors.push(fieldInvalid('spec.names.plural', n.plural, 'a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character'));
+  else if (!dns1035.test(n.plural))
+    errors.push(
+      fieldInvalid(
+        'spec.names.plural',
+        n.plural,
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+      ),
+    );
   if (n.kind === '') errors.push(fieldRequired('spec.names.kind'));
   const scope = asString(spec['scope']);
   if (scope !== 'Namespaced' && scope !== 'Cluster') {
-    errors.push({ field: 'spec.scope', reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(scope)}: supported values: "Cluster", "Namespaced"` });
+    errors.push({
+      field: 'spec.scope',
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${JSON.stringify(scope)}: supported values: "Cluster", "Namespaced"`,
+    });
   }
   const vs = versions(crd);
-  if (vs.length === 0) errors.push(fieldInvalid('spec.versions', null, 'must have exactly one version marked as storage version'));
-  else if (vs.filter((v) => v.storage).length !== 1) errors.push(fieldInvalid('spec.versions', vs.map((v) => v.name), 'must have exactly one version marked as storage version'));
+  if (vs.length === 0)
+    errors.push(fieldInvalid('spec.versions', null, 'must have exactly one version marked as storage version'));
+  else if (vs.filter((v) => v.storage).length !== 1)
+    errors.push(
+      fieldInvalid(
+        'spec.versions',
+        vs.map((v) => v.name),
+        'must have exactly one version marked as storage version',
+      ),
+    );
   vs.forEach((v, i) => {
-    if (!versionPattern.test(v.name) && !dns1035.test(v.name)) errors.push(fieldInvalid(`spec.versions[${i}].name`, v.name, 'must be a valid version'));
+    if (!versionPattern.test(v.name) && !dns1035.test(v.name))
+      errors.push(fieldInvalid(`spec.versions[${i}].name`, v.name, 'must be a valid version'));
   });
   const expected = `${n.plural}.${group}`;
   if (crd.metadata.name !== expected) {
@@ -104,14 +125,23 @@ export function crdStatus(crd: KubeObject, now: string, previous?: unknown): Rec
   const old = isPlainObject(previous) ? previous : {};
   const stored = new Set(stringList(old['storedVersions']));
   for (const v of versions(crd)) if (v.storage) stored.add(v.name);
-  const condition = (type: string, reason: string, message: string) => ({ type, status: 'True', lastTransitionTime: now, reason, message });
+  const condition = (type: string, reason: string, message: string) => ({
+    type,
+    status: 'True',
+    lastTransitionTime: now,
+    reason,
+    message,
+  });
   return {
     conditions: [
       condition('NamesAccepted', 'NoConflicts', 'no conflicts found'),
       condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted'),
     ],
     acceptedNames: {
-      plural: n.plural, singular: n.singular, kind: n.kind, listKind: n.listKind,
+      plural: n.plural,
+      singular: n.singular,
+      kind: n.kind,
+      listKind: n.listKind,
       ...(n.shortNames.length > 0 ? { shortNames: n.shortNames } : {}),
       ...(n.categories.length > 0 ? { categories: n.categories } : {}),
     },
@@ -124,9 +154,16 @@ export function crdStatus(crd: KubeObject, now: string, previous?: unknown): Rec
  * `<group>/<version> <Kind> is deprecated`, followed by `; use <group>/<newest> <Kind>` when a served, not deprecated
  * version newer than it exists (the newest of them, in Kubernetes' version order).
  */
-function defaultDeprecationWarning(group: string, kind: string, deprecated: string, all: readonly CrdVersion[]): string {
+function defaultDeprecationWarning(
+  group: string,
+  kind: string,
+  deprecated: string,
+  all: readonly CrdVersion[],
+): string {
   const message = `${group}/${deprecated} ${kind} is deprecated`;
-  const newer = all.filter((v) => v.served && !v.deprecated && compareKubeVersions(deprecated, v.name) < 0).map((v) => v.name);
+  const newer = all
+    .filter((v) => v.served && !v.deprecated && compareKubeVersions(deprecated, v.name) < 0)
+    .map((v) => v.name);
   if (newer.length === 0) return message;
   newer.sort((a, b) => compareKubeVersions(b, a));
   return `${message}; use ${group}/${newer[0]} ${kind}`;
@@ -164,25 +201,29 @@ export function crdResources(crd: KubeObject): ResourceInfo[] {
   vs.sort((a, b) => Number(b.storage) - Number(a.storage));
   const group = asString(spec['group']);
   const deprecations: Record<string, string> = {};
-  for (const v of vs) if (v.deprecated) deprecations[v.name] = v.deprecationWarning ?? defaultDeprecationWarning(group, n.kind, v.name, all);
-  return [{
-    group,
-    ...(Object.keys(deprecations).length > 0 ? { deprecations } : {}),
-    versions: vs.map((v) => v.name),
-    plural: n.plural,
-    singular: n.singular,
-    kind: n.kind,
-    listKind: n.listKind,
-    namespaced: spec['scope'] === 'Namespaced',
-    shortNames: n.shortNames,
-    categories: n.categories,
-    statusVersions: new Set(vs.filter((v) => v.status).map((v) => v.name)),
-    generation: 'nonMetadata',
-    nameRule: 'subdomain',
-    allowUnconditionalUpdate: false,
-    returnDeletedObject: false,
-    fieldLabels: [],
-    customFieldLabels: false,
-    custom: true,
-  }];
+  for (const v of vs)
+    if (v.deprecated)
+      deprecations[v.name] = v.deprecationWarning ?? defaultDeprecationWarning(group, n.kind, v.name, all);
+  return [
+    {
+      group,
+      ...(Object.keys(deprecations).length > 0 ? { deprecations } : {}),
+      versions: vs.map((v) => v.name),
+      plural: n.plural,
+      singular: n.singular,
+      kind: n.kind,
+      listKind: n.listKind,
+      namespaced: spec['scope'] === 'Namespaced',
+      shortNames: n.shortNames,
+      categories: n.categories,
+      statusVersions: new Set(vs.filter((v) => v.status).map((v) => v.name)),
+      generation: 'nonMetadata',
+      nameRule: 'subdomain',
+      allowUnconditionalUpdate: false,
+      returnDeletedObject: false,
+      fieldLabels: [],
+      customFieldLabels: false,
+      custom: true,
+    },
+  ];
 }

@@ -28,7 +28,8 @@ function defaultContainer(container: unknown): void {
   const tag = image.includes('@') ? 'digest' : (image.split('/').pop() ?? '').split(':')[1];
   setDefault(container, 'imagePullPolicy', tag === undefined || tag === 'latest' ? 'Always' : 'IfNotPresent');
   setDefault(container, 'resources', {});
-  if (Array.isArray(container['ports'])) for (const port of container['ports']) if (isPlainObject(port)) setDefault(port, 'protocol', 'TCP');
+  if (Array.isArray(container['ports']))
+    for (const port of container['ports']) if (isPlainObject(port)) setDefault(port, 'protocol', 'TCP');
 }
 
 /** Pod spec defaults (including what the ServiceAccount and Priority admission plugins add). */

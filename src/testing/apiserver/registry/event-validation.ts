@@ -5,7 +5,13 @@
  * @module
  */
 import { isDeepStrictEqual } from 'node:util';
-import { type FieldError, fieldInvalid, fieldRequired, isPlainObject as isObject, type KubeObject } from '../machinery/index.js';
+import {
+  type FieldError,
+  fieldInvalid,
+  fieldRequired,
+  isPlainObject as isObject,
+  type KubeObject,
+} from '../machinery/index.js';
 import { qualifiedNameProblems } from './validation.js';
 
 const REPORTING_INSTANCE_LIMIT = 128;
@@ -20,10 +26,21 @@ type Json = Record<string, unknown>;
  * there, so a changed reason is reported twice, as the real server does. Pairs are [stored field, reported path].
  */
 const IMMUTABLE: ReadonlyArray<readonly [string, string]> = [
-  'involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'reason', 'type',
+  'involvedObject',
+  'reason',
+  'message',
+  'source',
+  'firstTimestamp',
+  'lastTimestamp',
+  'count',
+  'reason',
+  'type',
 ].map((field) => [field, field] as const);
 const IMMUTABLE_AFTER_TIME: ReadonlyArray<readonly [string, string]> = [
-  ['action', 'action'], ['related', 'related'], ['reportingComponent', 'reportingController'], ['reportingInstance', 'reportingInstance'],
+  ['action', 'action'],
+  ['related', 'related'],
+  ['reportingComponent', 'reportingController'],
+  ['reportingInstance', 'reportingInstance'],
 ];
 
 /**
@@ -38,12 +55,14 @@ export function validateEventCreate(event: KubeObject, strict: boolean): FieldEr
   const e = event as unknown as Json;
   errors.push(...seriesProblems(e));
   if (isUnset(e['eventTime'])) errors.push(fieldRequired('eventTime'));
-  if (e['type'] !== 'Normal' && e['type'] !== 'Warning') errors.push(fieldInvalid('type', '', `has invalid value: ${text(e['type'])}`));
+  if (e['type'] !== 'Normal' && e['type'] !== 'Warning')
+    errors.push(fieldInvalid('type', '', `has invalid value: ${text(e['type'])}`));
   if (!isUnset(e['firstTimestamp'])) errors.push(fieldInvalid('firstTimestamp', '', 'needs to be unset'));
   if (!isUnset(e['lastTimestamp'])) errors.push(fieldInvalid('lastTimestamp', '', 'needs to be unset'));
   if (typeof e['count'] === 'number' && e['count'] !== 0) errors.push(fieldInvalid('count', '', 'needs to be unset'));
   const source = isObject(e['source']) ? e['source'] : {};
-  if (text(source['component']) !== '' || text(source['host']) !== '') errors.push(fieldInvalid('source', '', 'needs to be unset'));
+  if (text(source['component']) !== '' || text(source['host']) !== '')
+    errors.push(fieldInvalid('source', '', 'needs to be unset'));
   return errors;
 }
 
@@ -60,7 +79,8 @@ export function validateEventUpdate(next: KubeObject, old: KubeObject, strict: b
   if (!strict) return errors;
   if (!isDeepStrictEqual(n['series'], o['series'])) errors.push(...seriesProblems(n));
   for (const [field, path] of IMMUTABLE) errors.push(...immutable(n, o, field, path));
-  if (truncatedToMicros(n['eventTime']) !== truncatedToMicros(o['eventTime'])) errors.push(...immutable(n, o, 'eventTime', 'eventTime'));
+  if (truncatedToMicros(n['eventTime']) !== truncatedToMicros(o['eventTime']))
+    errors.push(...immutable(n, o, 'eventTime', 'eventTime'));
   for (const [field, path] of IMMUTABLE_AFTER_TIME) errors.push(...immutable(n, o, field, path));
   return errors;
 }
@@ -72,14 +92,16 @@ function legacyProblems(e: Json, strict: boolean): FieldError[] {
   const involvedNamespace = text(involved['namespace']);
   const mismatch = fieldInvalid('involvedObject.namespace', involvedNamespace, 'does not match event.namespace');
   if (isUnset(e['eventTime'])) {
-    if (involvedNamespace === '' ? namespace !== '' && namespace !== 'default' : namespace !== involvedNamespace) errors.push(mismatch);
+    if (involvedNamespace === '' ? namespace !== '' && namespace !== 'default' : namespace !== involvedNamespace)
+      errors.push(mismatch);
     return errors;
   }
   if (involvedNamespace === '' && namespace !== 'default' && namespace !== 'kube-system') errors.push(mismatch);
   const controllerField = strict ? 'reportingController' : 'reportingComponent';
   const controller = text(e['reportingComponent']);
   if (controller === '') errors.push(fieldRequired(controllerField));
-  for (const problem of qualifiedNameProblems(controller)) errors.push(fieldInvalid(controllerField, controller, problem));
+  for (const problem of qualifiedNameProblems(controller))
+    errors.push(fieldInvalid(controllerField, controller, problem));
   errors.push(...bounded(e, 'reportingInstance', REPORTING_INSTANCE_LIMIT, true));
   errors.push(...bounded(e, 'action', ACTION_LIMIT, true));
   errors.push(...bounded(e, 'reason', REASON_LIMIT, true));
@@ -91,7 +113,8 @@ function seriesProblems(e: Json): FieldError[] {
   if (!isObject(e['series'])) return [];
   const series = e['series'];
   const errors: FieldError[] = [];
-  if (typeof series['count'] !== 'number' || series['count'] < 2) errors.push(fieldInvalid('series.count', '', 'should be at least 2'));
+  if (typeof series['count'] !== 'number' || series['count'] < 2)
+    errors.push(fieldInvalid('series.count', '', 'should be at least 2'));
   if (isUnset(series['lastObservedTime'])) errors.push(fieldRequired('series.lastObservedTime'));
   return errors;
 }
@@ -104,7 +127,9 @@ function bounded(e: Json, field: string, limit: number, required: boolean): Fiel
 }
 
 function immutable(next: Json, old: Json, field: string, path: string): FieldError[] {
-  return isDeepStrictEqual(next[field] ?? null, old[field] ?? null) ? [] : [fieldInvalid(path, next[field] ?? null, 'field is immutable')];
+  return isDeepStrictEqual(next[field] ?? null, old[field] ?? null)
+    ? []
+    : [fieldInvalid(path, next[field] ?? null, 'field is immutable')];
 }
 
 function truncatedToMicros(value: unknown): number | undefined {
@@ -112,7 +137,7 @@ function truncatedToMicros(value: unknown): number | undefined {
   const match = /\.(\d+)Z$/.exec(value);
   const millis = Date.parse(value);
   if (Number.isNaN(millis)) return undefined;
-  const micros = match === null ? 0 : Number((match[1]! + '000000').slice(3, 6));
+  const micros = match === null ? 0 : Number(`${match[1]!}000000`.slice(3, 6));
   return Math.floor(millis / 1000) * 1_000_000 + (millis % 1000) * 1000 + micros;
 }
 

@@ -4,12 +4,21 @@
  * @module
  */
 import {
-  cloneJson, type FieldError, fieldForbidden, fieldInvalid, fieldRequired, isPlainObject, jsonEqual, type KubeObject,
+  cloneJson,
+  type FieldError,
+  fieldForbidden,
+  fieldInvalid,
+  fieldRequired,
+  isPlainObject,
+  jsonEqual,
+  type KubeObject,
 } from '../machinery/index.js';
 
 /** The pod QoS class the real strategy computes on create: BestEffort, Burstable or Guaranteed. */
 export function qosClass(spec: Record<string, unknown>): string {
-  const containers = [spec['containers'], spec['initContainers']].flatMap((c) => (Array.isArray(c) ? c : [])).filter(isPlainObject);
+  const containers = [spec['containers'], spec['initContainers']]
+    .flatMap((c) => (Array.isArray(c) ? c : []))
+    .filter(isPlainObject);
   let any = false;
   let guaranteed = containers.length > 0;
   for (const c of containers) {
@@ -33,8 +42,10 @@ export function validatePodSpec(obj: KubeObject): FieldError[] {
   if (!Array.isArray(containers) || containers.length === 0) return [fieldRequired('spec.containers')];
   const errors: FieldError[] = [];
   containers.forEach((c, i) => {
-    if (!isPlainObject(c) || typeof c['name'] !== 'string' || c['name'] === '') errors.push(fieldRequired(`spec.containers[${i}].name`));
-    if (!isPlainObject(c) || typeof c['image'] !== 'string' || c['image'] === '') errors.push(fieldRequired(`spec.containers[${i}].image`));
+    if (!isPlainObject(c) || typeof c['name'] !== 'string' || c['name'] === '')
+      errors.push(fieldRequired(`spec.containers[${i}].name`));
+    if (!isPlainObject(c) || typeof c['image'] !== 'string' || c['image'] === '')
+      errors.push(fieldRequired(`spec.containers[${i}].image`));
   });
   return errors;
 }
@@ -69,13 +80,22 @@ export function allocateServiceAddresses(obj: KubeObject, random: () => number):
 export function keepAllocatedValues(old: KubeObject, next: KubeObject): void {
   const o = isPlainObject(old['spec']) ? old['spec'] : {};
   const n = isPlainObject(next['spec']) ? next['spec'] : (next['spec'] = {});
-  for (const field of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy', 'internalTrafficPolicy', 'externalTrafficPolicy']) {
+  for (const field of [
+    'clusterIP',
+    'clusterIPs',
+    'ipFamilies',
+    'ipFamilyPolicy',
+    'internalTrafficPolicy',
+    'externalTrafficPolicy',
+  ]) {
     if ((n[field] === undefined || n[field] === '') && o[field] !== undefined) n[field] = cloneJson(o[field]);
   }
   const oldPorts = Array.isArray(o['ports']) ? o['ports'].filter(isPlainObject) : [];
   if (Array.isArray(n['ports'])) {
     for (const port of n['ports'].filter(isPlainObject)) {
-      const match = oldPorts.find((p) => p['port'] === port['port'] && (p['protocol'] ?? 'TCP') === (port['protocol'] ?? 'TCP'));
+      const match = oldPorts.find(
+        (p) => p['port'] === port['port'] && (p['protocol'] ?? 'TCP') === (port['protocol'] ?? 'TCP'),
+      );
       if (port['nodePort'] === undefined && match?.['nodePort'] !== undefined) port['nodePort'] = match['nodePort'];
     }
   }
@@ -88,19 +108,28 @@ export function validateLease(obj: KubeObject): FieldError[] {
   for (const field of ['leaseDurationSeconds', 'leaseTransitions'] as const) {
     const value = spec[field];
     if (typeof value !== 'number') continue;
-    if (field === 'leaseDurationSeconds' && value <= 0) errors.push(fieldInvalid(`spec.${field}`, value, 'must be greater than 0'));
-    if (field === 'leaseTransitions' && value < 0) errors.push(fieldInvalid(`spec.${field}`, value, 'must be greater than or equal to 0'));
+    if (field === 'leaseDurationSeconds' && value <= 0)
+      errors.push(fieldInvalid(`spec.${field}`, value, 'must be greater than 0'));
+    if (field === 'leaseTransitions' && value < 0)
+      errors.push(fieldInvalid(`spec.${field}`, value, 'must be greater than or equal to 0'));
   }
   return errors;
 }
 
-const podMutableSpec = new Set(['containers', 'initContainers', 'activeDeadlineSeconds', 'tolerations', 'terminationGracePeriodSeconds']);
+const podMutableSpec = new Set([
+  'containers',
+  'initContainers',
+  'activeDeadlineSeconds',
+  'tolerations',
+  'terminationGracePeriodSeconds',
+]);
 
 /** Pod spec immutability: only images, activeDeadlineSeconds, tolerations and the grace period may change. */
 export function podSpecProblems(oldSpec: unknown, newSpec: unknown): FieldError[] {
   const o = isPlainObject(oldSpec) ? oldSpec : {};
   const n = isPlainObject(newSpec) ? newSpec : {};
-  const stripImages = (list: unknown) => (Array.isArray(list) ? list.map((c) => (isPlainObject(c) ? { ...c, image: undefined } : c)) : list);
+  const stripImages = (list: unknown) =>
+    Array.isArray(list) ? list.map((c) => (isPlainObject(c) ? { ...c, image: undefined } : c)) : list;
   const keys = new Set([...Object.keys(o), ...Object.keys(n)]);
   const changed = [...keys].some((k) => {
     if (!podMutableSpec.has(k)) return !jsonEqual(o[k], n[k]);
@@ -108,6 +137,10 @@ export function podSpecProblems(oldSpec: unknown, newSpec: unknown): FieldError[
     return false;
   });
   if (!changed) return [];
-  return [fieldForbidden('spec', 'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)')];
+  return [
+    fieldForbidden(
+      'spec',
+      'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+    ),
+  ];
 }
-

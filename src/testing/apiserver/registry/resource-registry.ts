@@ -54,7 +54,9 @@ export class ResourceRegistry {
     if (this.index === undefined) {
       const index = new Map<string, ResourceInfo>();
       // First registration wins, as the linear search this replaces did.
-      for (const r of this.all()) for (const v of r.versions) if (!index.has(`${r.group}/${v}/${r.plural}`)) index.set(`${r.group}/${v}/${r.plural}`, r);
+      for (const r of this.all())
+        for (const v of r.versions)
+          if (!index.has(`${r.group}/${v}/${r.plural}`)) index.set(`${r.group}/${v}/${r.plural}`, r);
       this.index = index;
     }
     return this.index.get(`${group}/${version}/${plural}`);

@@ -6,14 +6,33 @@
 import { crdCleanupFinalizer, crdStatus, validateCrd } from './crd.js';
 import { applyDefaults } from './defaults.js';
 import {
-  badRequest, cloneJson, conflict, type FieldError, fieldForbidden, invalid, isPlainObject, jsonEqual, type KubeObject, type ObjectMeta,
-  preconditionFailed, reasonless, type ServerRuntime, timestamp,
+  badRequest,
+  cloneJson,
+  conflict,
+  type FieldError,
+  fieldForbidden,
+  invalid,
+  isPlainObject,
+  jsonEqual,
+  type KubeObject,
+  type ObjectMeta,
+  preconditionFailed,
+  reasonless,
+  type ServerRuntime,
+  timestamp,
 } from '../machinery/index.js';
 import { groupVersion, hasStatus, type ResourceInfo } from './resource.js';
 import { validateEventCreate, validateEventUpdate } from './event-validation.js';
 import { validateMeta } from './validation.js';
 import { fromEventsView, normalizeCoreEvent } from './events.js';
-import { allocateServiceAddresses, keepAllocatedValues, podSpecProblems, qosClass, validateLease, validatePodSpec } from './kinds.js';
+import {
+  allocateServiceAddresses,
+  keepAllocatedValues,
+  podSpecProblems,
+  qosClass,
+  validateLease,
+  validatePodSpec,
+} from './kinds.js';
 
 /** Where a write is aimed: the resource, the version in the URL, and the URL's namespace and name. */
 export interface WriteTarget {
@@ -45,17 +64,27 @@ export function generateName(prefix: string, random: () => number): string {
 export function decodeBody(target: WriteTarget, body: unknown, owned = false): KubeObject {
   const { resource, version } = target;
   const gv = groupVersion(resource.group, version);
-  if (!isPlainObject(body)) throw badRequest(`the object provided is unrecognized (must be of type ${resource.kind}): body must be a JSON object`);
+  if (!isPlainObject(body))
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${resource.kind}): body must be a JSON object`,
+    );
   // kind and apiVersion first, as the real serializer writes them.
-  const obj = Object.assign({ kind: resource.kind, apiVersion: gv, metadata: {} }, (owned ? body : cloneJson(body))) as KubeObject;
+  const obj = Object.assign(
+    { kind: resource.kind, apiVersion: gv, metadata: {} },
+    owned ? body : cloneJson(body),
+  ) as KubeObject;
   if (resource.custom && (obj.kind === undefined || obj.apiVersion === undefined)) {
     throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(body).slice(0, 200)}'`);
   }
   if (obj.kind !== undefined && obj.kind !== resource.kind) {
-    throw badRequest(`the object provided is unrecognized (must be of type ${resource.kind}): kind ${JSON.stringify(obj.kind)} does not match the URL`);
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${resource.kind}): kind ${JSON.stringify(obj.kind)} does not match the URL`,
+    );
   }
   if (obj.apiVersion !== undefined && obj.apiVersion !== gv) {
-    throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${gv})`);
+    throw badRequest(
+      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${gv})`,
+    );
   }
   obj.kind = resource.kind;
   obj.apiVersion = gv;
@@ -65,7 +94,9 @@ export function decodeBody(target: WriteTarget, body: unknown, owned = false): K
     const value = obj.metadata[field];
     if (value !== undefined && value !== null && typeof value !== 'string') {
       // What the real (Go) decoder says for a mistyped field.
-      throw badRequest(`json: cannot unmarshal ${typeof value} into Go struct field ObjectMeta.metadata.${field} of type string`);
+      throw badRequest(
+        `json: cannot unmarshal ${typeof value} into Go struct field ObjectMeta.metadata.${field} of type string`,
+      );
     }
     if (value === null) delete obj.metadata[field];
   }
@@ -79,7 +110,9 @@ export function decodeBody(target: WriteTarget, body: unknown, owned = false): K
     delete obj.metadata.namespace;
   }
   if (target.name !== undefined && obj.metadata.name !== undefined && obj.metadata.name !== target.name) {
-    throw badRequest(`the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${target.name})`);
+    throw badRequest(
+      `the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${target.name})`,
+    );
   }
   if (target.name !== undefined) obj.metadata.name = target.name;
   applyDefaults(resource, obj);
@@ -145,7 +178,13 @@ function kindValidation(resource: ResourceInfo, obj: KubeObject): FieldError[] {
  * - Sets uid, creationTimestamp, generation (per type), resets status as the real strategy does.
  * - Throws an `ApiError` (400/422) and stores nothing on invalid input. `owned` as for {@link decodeBody}.
  */
-export function prepareCreate(runtime: ServerRuntime, target: WriteTarget, body: unknown, owned = false, track?: (decoded: KubeObject) => void): KubeObject {
+export function prepareCreate(
+  runtime: ServerRuntime,
+  target: WriteTarget,
+  body: unknown,
+  owned = false,
+  track?: (decoded: KubeObject) => void,
+): KubeObject {
   const obj = decodeBody(target, body, owned);
   // managedFields are the field manager's: computed on the decoded, defaulted body, before the strategy runs.
   if (track === undefined) delete obj.metadata['managedFields'];
@@ -177,17 +216,32 @@ function finishCreate(runtime: ServerRuntime, target: WriteTarget, obj: KubeObje
   if (target.resource.generation === 'none') delete meta.generation;
   else meta.generation = 1;
   prepareCreateByKind(runtime, target.resource, target.version, obj);
-  failIfInvalid(target.resource, obj, [...validateMeta(meta, target.resource.nameRule, target.resource.namespaced, usesCoreMetaValidation(target.resource)), ...kindValidation(target.resource, obj)]);
+  failIfInvalid(target.resource, obj, [
+    ...validateMeta(
+      meta,
+      target.resource.nameRule,
+      target.resource.namespaced,
+      usesCoreMetaValidation(target.resource),
+    ),
+    ...kindValidation(target.resource, obj),
+  ]);
   return obj;
 }
 
-function bumpGeneration(resource: ResourceInfo, version: string, old: KubeObject, next: KubeObject): number | undefined {
+function bumpGeneration(
+  resource: ResourceInfo,
+  version: string,
+  old: KubeObject,
+  next: KubeObject,
+): number | undefined {
   const current = old.metadata.generation;
   if (resource.generation === 'none') return current;
   const base = current ?? 1;
   if (resource.generation === 'spec') return jsonEqual(old['spec'], next['spec']) ? base : base + 1;
   if (resource.generation === 'specAndAnnotations') {
-    const same = jsonEqual(old['spec'], next['spec']) && jsonEqual(old.metadata.annotations ?? {}, next.metadata.annotations ?? {});
+    const same =
+      jsonEqual(old['spec'], next['spec']) &&
+      jsonEqual(old.metadata.annotations ?? {}, next.metadata.annotations ?? {});
     return same ? base : base + 1;
   }
   const skip = new Set(['metadata', 'apiVersion', 'kind', ...(hasStatus(resource, version) ? ['status'] : [])]);
@@ -209,7 +263,13 @@ export function checkPreconditions(resource: ResourceInfo, old: KubeObject, meta
     if (!resource.allowUnconditionalUpdate) {
       // The generic store reports this one against the resource (`widgets.example.com "x" is invalid`). Older
       // servers printed the uint64 zero as 0x0; kube-apiserver 1.36 prints 0 (checked by the contract suite).
-      throw invalid(resource.group, resource.plural, name, [{ field: 'metadata.resourceVersion', reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be specified for an update' }]);
+      throw invalid(resource.group, resource.plural, name, [
+        {
+          field: 'metadata.resourceVersion',
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: 0: must be specified for an update',
+        },
+      ]);
     }
   } else if (rv !== old.metadata.resourceVersion) {
     throw conflict(resource, name);
@@ -220,14 +280,21 @@ export function checkPreconditions(resource: ResourceInfo, old: KubeObject, meta
 }
 
 /** A write to the main resource: status stays as stored where the type has the subresource; per-kind resets. */
-function keepStatus(runtime: ServerRuntime, resource: ResourceInfo, version: string, old: KubeObject, next: KubeObject): KubeObject {
+function keepStatus(
+  runtime: ServerRuntime,
+  resource: ResourceInfo,
+  version: string,
+  old: KubeObject,
+  next: KubeObject,
+): KubeObject {
   if (hasStatus(resource, version)) {
     if (old['status'] === undefined) delete next['status'];
     else next['status'] = cloneJson(old['status']);
   }
   if (!resource.custom && resource.kind === 'Namespace') next['spec'] = cloneJson(old['spec']);
   if (!resource.custom && resource.kind === 'Service') keepAllocatedValues(old, next);
-  if (!resource.custom && resource.kind === 'CustomResourceDefinition') next['status'] = crdStatus(next, timestamp(runtime.now()), old['status']);
+  if (!resource.custom && resource.kind === 'CustomResourceDefinition')
+    next['status'] = crdStatus(next, timestamp(runtime.now()), old['status']);
   return next;
 }
 
@@ -263,7 +330,15 @@ function keepAllButStatus(resource: ResourceInfo, old: KubeObject, incoming: Kub
  *   status changes. System metadata (uid, creationTimestamp, deletion fields) always comes from `old`.
  * - Generation follows the type's policy. New finalizers on an object being deleted are rejected (422).
  */
-export function prepareUpdate(runtime: ServerRuntime, target: WriteTarget, old: KubeObject, body: unknown, subresource: 'status' | undefined, owned = false, track?: (decoded: KubeObject) => void): KubeObject {
+export function prepareUpdate(
+  runtime: ServerRuntime,
+  target: WriteTarget,
+  old: KubeObject,
+  body: unknown,
+  subresource: 'status' | undefined,
+  owned = false,
+  track?: (decoded: KubeObject) => void,
+): KubeObject {
   const { resource, version } = target;
   const incoming = decodeBody({ ...target, name: old.metadata.name ?? '' }, body, owned);
   checkPreconditions(resource, old, incoming.metadata);
@@ -271,7 +346,10 @@ export function prepareUpdate(runtime: ServerRuntime, target: WriteTarget, old: 
   else track(incoming);
   if (incoming.metadata['managedFields'] === undefined) delete incoming.metadata['managedFields'];
   const stored = toStoredForm(resource, incoming);
-  const next = subresource === 'status' ? keepAllButStatus(resource, old, stored) : keepStatus(runtime, resource, version, old, stored);
+  const next =
+    subresource === 'status'
+      ? keepAllButStatus(resource, old, stored)
+      : keepStatus(runtime, resource, version, old, stored);
   const meta = next.metadata;
   for (const field of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const) {
     if (old.metadata[field] === undefined) delete meta[field];
@@ -287,13 +365,21 @@ export function prepareUpdate(runtime: ServerRuntime, target: WriteTarget, old: 
     const wanted: unknown[] = Array.isArray(next.metadata.finalizers) ? next.metadata.finalizers : [];
     const added = wanted.filter((f) => !before.has(f as string));
     if (added.length > 0) {
-      errors.push(fieldForbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`));
+      errors.push(
+        fieldForbidden(
+          'metadata.finalizers',
+          `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+        ),
+      );
     }
   }
-  if (!resource.custom && resource.kind === 'Pod' && subresource === undefined) errors.push(...podSpecProblems(old['spec'], next['spec']));
-  if (!resource.custom && resource.kind === 'CustomResourceDefinition' && subresource === undefined) errors.push(...validateCrd(next));
+  if (!resource.custom && resource.kind === 'Pod' && subresource === undefined)
+    errors.push(...podSpecProblems(old['spec'], next['spec']));
+  if (!resource.custom && resource.kind === 'CustomResourceDefinition' && subresource === undefined)
+    errors.push(...validateCrd(next));
   if (!resource.custom && resource.kind === 'Lease') errors.push(...validateLease(next));
-  if (!resource.custom && resource.kind === 'Event') errors.push(...validateEventUpdate(next, old, resource.group === 'events.k8s.io'));
+  if (!resource.custom && resource.kind === 'Event')
+    errors.push(...validateEventUpdate(next, old, resource.group === 'events.k8s.io'));
   failIfInvalid(resource, next, errors);
   return next;
 }

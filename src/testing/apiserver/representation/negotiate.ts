@@ -17,15 +17,18 @@ interface MediaRange {
 }
 
 function parseAccept(accept: string): MediaRange[] {
-  return accept.split(',').map((entry) => {
-    const [type = '', ...rest] = entry.split(';').map((s) => s.trim());
-    const params = new Map<string, string>();
-    for (const p of rest) {
-      const eq = p.indexOf('=');
-      if (eq > 0) params.set(p.slice(0, eq).trim(), p.slice(eq + 1).trim());
-    }
-    return { type: type.toLowerCase(), params };
-  }).filter((m) => m.type !== '');
+  return accept
+    .split(',')
+    .map((entry) => {
+      const [type = '', ...rest] = entry.split(';').map((s) => s.trim());
+      const params = new Map<string, string>();
+      for (const p of rest) {
+        const eq = p.indexOf('=');
+        if (eq > 0) params.set(p.slice(0, eq).trim(), p.slice(eq + 1).trim());
+      }
+      return { type: type.toLowerCase(), params };
+    })
+    .filter((m) => m.type !== '');
 }
 
 /**
@@ -77,7 +80,14 @@ export function toPartial(obj: KubeObject): KubeObject {
  * A `meta.k8s.io/v1 Table` for `objects` with the kind's printer columns (Pods and Deployments like the real
  * server, Name/Created At otherwise); each row carries the object as PartialObjectMetadata.
  */
-export function toTable(nowMs: number, objects: readonly KubeObject[], listMeta: Record<string, unknown>, withColumns = true, kind = '', custom = true): KubeObject {
+export function toTable(
+  nowMs: number,
+  objects: readonly KubeObject[],
+  listMeta: Record<string, unknown>,
+  withColumns = true,
+  kind = '',
+  custom = true,
+): KubeObject {
   const printer = printerFor(kind, custom);
   return {
     kind: 'Table',

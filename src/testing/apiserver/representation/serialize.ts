@@ -68,8 +68,12 @@ class Pieces {
 }
 
 const plain = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
-const skipped = (value: unknown): boolean => value === undefined || typeof value === 'function' || typeof value === 'symbol';
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+const skipped = (value: unknown): boolean =>
+  value === undefined || typeof value === 'function' || typeof value === 'symbol';
 
 /**
  * `JSON.stringify(obj)` with member `key` written by `write`: the members before and after it are stringified as
@@ -126,11 +130,13 @@ function objectPieces(value: object): readonly string[] | undefined {
   const entries = value['metadata']['managedFields'];
   if (!Array.isArray(entries) || !Object.isFrozen(entries)) return undefined;
   const out = new Pieces();
-  writeObject(out, value, 'metadata', (metadata) => writeObject(out, metadata as Record<string, unknown>, 'managedFields', () => {
-    const list = cachedText(entries);
-    if (typeof list === 'string') out.shared(list);
-    else for (const piece of list) out.shared(piece);
-  }));
+  writeObject(out, value, 'metadata', (metadata) =>
+    writeObject(out, metadata as Record<string, unknown>, 'managedFields', () => {
+      const list = cachedText(entries);
+      if (typeof list === 'string') out.shared(list);
+      else for (const piece of list) out.shared(piece);
+    }),
+  );
   return out.done();
 }
 
@@ -202,7 +208,7 @@ function jsonWithoutTypeMeta(item: unknown): string {
     // Stored objects begin with kind then apiVersion (see `registry/strategy.ts`): cut them off the cached text.
     const prefix = `{"kind":${JSON.stringify(item['kind'])},"apiVersion":${JSON.stringify(item['apiVersion'])}`;
     const text = cachedText(item);
-    const head = typeof text === 'string' ? text : text[0] ?? '';
+    const head = typeof text === 'string' ? text : (text[0] ?? '');
     if (head.startsWith(prefix)) {
       const rest = `{${head.slice(head.charCodeAt(prefix.length) === 0x2c ? prefix.length + 1 : prefix.length)}`;
       if (typeof text === 'string') return rest;

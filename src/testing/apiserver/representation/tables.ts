@@ -14,11 +14,21 @@ export interface ColumnDefinition {
   readonly priority: number;
 }
 
-const column = (name: string, type: string, description: string, priority = 0, format = ''): ColumnDefinition => ({ name, type, format, description, priority });
+const column = (name: string, type: string, description: string, priority = 0, format = ''): ColumnDefinition => ({
+  name,
+  type,
+  format,
+  description,
+  priority,
+});
 
 const defaultColumns: readonly ColumnDefinition[] = [
   column('Name', 'string', 'Name must be unique within a namespace.', 0, 'name'),
-  column('Created At', 'date', 'CreationTimestamp is a timestamp representing the server time when this object was created.'),
+  column(
+    'Created At',
+    'date',
+    'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  ),
 ];
 
 /** A short age close to apimachinery's `duration.HumanDuration`: `45s`, `3m12s`, `95m`, `5h`, `2d`. */
@@ -54,9 +64,22 @@ const podPrinter: Printer = {
     column('Name', 'string', 'Name must be unique within a namespace.', 0, 'name'),
     column('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.'),
     column('Status', 'string', 'The aggregate status of the containers in this pod.'),
-    column('Restarts', 'string', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
-    column('Age', 'string', 'CreationTimestamp is a timestamp representing the server time when this object was created.'),
-    column('IP', 'string', 'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', 1),
+    column(
+      'Restarts',
+      'string',
+      'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+    ),
+    column(
+      'Age',
+      'string',
+      'CreationTimestamp is a timestamp representing the server time when this object was created.',
+    ),
+    column(
+      'IP',
+      'string',
+      'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.',
+      1,
+    ),
     column('Node', 'string', 'NodeName is a request to schedule this pod onto a specific node.', 1),
   ],
   cells(obj, nowMs) {
@@ -65,9 +88,19 @@ const podPrinter: Printer = {
     const statuses = list(status['containerStatuses']);
     const ready = statuses.filter((c) => c['ready'] === true).length;
     const restarts = statuses.reduce((n, c) => n + (typeof c['restartCount'] === 'number' ? c['restartCount'] : 0), 0);
-    const phase = obj.metadata.deletionTimestamp !== undefined ? 'Terminating' : String(status['reason'] ?? status['phase'] ?? 'Unknown');
-    return [obj.metadata.name ?? '', `${ready}/${list(spec['containers']).length}`, phase, restarts, shortAge(obj.metadata.creationTimestamp, nowMs),
-      String(status['podIP'] ?? '<none>'), String(spec['nodeName'] ?? '<none>')];
+    const phase =
+      obj.metadata.deletionTimestamp !== undefined
+        ? 'Terminating'
+        : String(status['reason'] ?? status['phase'] ?? 'Unknown');
+    return [
+      obj.metadata.name ?? '',
+      `${ready}/${list(spec['containers']).length}`,
+      phase,
+      restarts,
+      shortAge(obj.metadata.creationTimestamp, nowMs),
+      String(status['podIP'] ?? '<none>'),
+      String(spec['nodeName'] ?? '<none>'),
+    ];
   },
 };
 
@@ -75,15 +108,33 @@ const deploymentPrinter: Printer = {
   columns: [
     column('Name', 'string', 'Name must be unique within a namespace.', 0, 'name'),
     column('Ready', 'string', 'Number of the pod with ready state'),
-    column('Up-to-date', 'string', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.'),
-    column('Available', 'string', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'),
-    column('Age', 'string', 'CreationTimestamp is a timestamp representing the server time when this object was created.'),
+    column(
+      'Up-to-date',
+      'string',
+      'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
+    ),
+    column(
+      'Available',
+      'string',
+      'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
+    ),
+    column(
+      'Age',
+      'string',
+      'CreationTimestamp is a timestamp representing the server time when this object was created.',
+    ),
   ],
   cells(obj, nowMs) {
     const spec = record(obj['spec']);
     const status = record(obj['status']);
     const n = (v: unknown) => (typeof v === 'number' ? v : 0);
-    return [obj.metadata.name ?? '', `${n(status['readyReplicas'])}/${n(spec['replicas'])}`, n(status['updatedReplicas']), n(status['availableReplicas']), shortAge(obj.metadata.creationTimestamp, nowMs)];
+    return [
+      obj.metadata.name ?? '',
+      `${n(status['readyReplicas'])}/${n(spec['replicas'])}`,
+      n(status['updatedReplicas']),
+      n(status['availableReplicas']),
+      shortAge(obj.metadata.creationTimestamp, nowMs),
+    ];
   },
 };
 
@@ -94,7 +145,14 @@ const defaultPrinter: Printer = {
 
 /** Custom resources without additionalPrinterColumns: Name and Age (the CRD convertor renders dates as ages). */
 const customPrinter: Printer = {
-  columns: [defaultColumns[0]!, column('Age', 'date', 'CreationTimestamp is a timestamp representing the server time when this object was created.')],
+  columns: [
+    defaultColumns[0]!,
+    column(
+      'Age',
+      'date',
+      'CreationTimestamp is a timestamp representing the server time when this object was created.',
+    ),
+  ],
   cells: (obj, nowMs) => [obj.metadata.name ?? '', shortAge(obj.metadata.creationTimestamp, nowMs)],
 };
 

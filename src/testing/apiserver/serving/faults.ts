@@ -92,7 +92,7 @@ const updateMethods: ReadonlySet<string> = new Set(['PUT', 'PATCH', 'DELETE']);
 /** The 409 a write to `path` (an object path, `/api/v1/namespaces/ns/plural/name[/sub]`) gets. */
 function conflictFor(path: string): ApiError {
   const parts = path.split('/').filter((p) => p !== '');
-  const group = parts[0] === 'apis' ? parts[1] ?? '' : '';
+  const group = parts[0] === 'apis' ? (parts[1] ?? '') : '';
   let rest = parts.slice(parts[0] === 'apis' ? 3 : 2);
   if (rest[0] === 'namespaces' && rest.length >= 4) rest = rest.slice(2);
   return conflict({ group, plural: rest[0] ?? '' }, rest[1] ?? '');
@@ -113,7 +113,13 @@ function forbiddenFor(method: string, path: string, query: URLSearchParams): Api
     group = parts[1]!;
     rest = parts.slice(3);
   }
-  if (rest === undefined) return new ApiError(403, 'Forbidden', `forbidden: User "${user}" cannot ${method.toLowerCase()} path "${path}"`, {});
+  if (rest === undefined)
+    return new ApiError(
+      403,
+      'Forbidden',
+      `forbidden: User "${user}" cannot ${method.toLowerCase()} path "${path}"`,
+      {},
+    );
   if (rest[0] === 'watch') rest = rest.slice(1);
   let namespace = '';
   if (rest[0] === 'namespaces' && rest.length >= 3) {
@@ -123,14 +129,31 @@ function forbiddenFor(method: string, path: string, query: URLSearchParams): Api
   const [resource = '', name, sub] = rest;
   const watch = query.get('watch') === 'true' || query.get('watch') === '1' || parts.includes('watch');
   const verbs: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch' };
-  const verb = method === 'GET' ? (watch ? 'watch' : name === undefined ? 'list' : 'get')
-    : method === 'DELETE' ? (name === undefined ? 'deletecollection' : 'delete') : verbs[method] ?? method.toLowerCase();
+  const verb =
+    method === 'GET'
+      ? watch
+        ? 'watch'
+        : name === undefined
+          ? 'list'
+          : 'get'
+      : method === 'DELETE'
+        ? name === undefined
+          ? 'deletecollection'
+          : 'delete'
+        : (verbs[method] ?? method.toLowerCase());
   const what = sub === undefined ? resource : `${resource}/${sub}`;
   const subject = group === '' ? resource : `${resource}.${group}`;
   const scope = namespace === '' ? 'at the cluster scope' : `in the namespace "${namespace}"`;
-  return new ApiError(403, 'Forbidden', `${subject}${name === undefined ? '' : ` "${name}"`} is forbidden: User "${user}" cannot ${verb} resource "${what}" in API group "${group}" ${scope}`, {
-    ...(name !== undefined ? { name } : {}), ...(group !== '' ? { group } : {}), kind: resource,
-  });
+  return new ApiError(
+    403,
+    'Forbidden',
+    `${subject}${name === undefined ? '' : ` "${name}"`} is forbidden: User "${user}" cannot ${verb} resource "${what}" in API group "${group}" ${scope}`,
+    {
+      ...(name !== undefined ? { name } : {}),
+      ...(group !== '' ? { group } : {}),
+      kind: resource,
+    },
+  );
 }
 
 function failureFor(options: FailNextOptions, method: string, path: string, query: URLSearchParams): ApiError {
@@ -160,11 +183,29 @@ function realFailureFor(options: FailNextOptions, method: string, path: string, 
     case 500:
       return internalError('injected fault');
     case 503:
-      return new ApiError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request', retryDetails, headers);
+      return new ApiError(
+        503,
+        'ServiceUnavailable',
+        'the server is currently unable to handle the request',
+        retryDetails,
+        headers,
+      );
     case 504:
-      return new ApiError(504, 'Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request', retryDetails, headers);
+      return new ApiError(
+        504,
+        'Timeout',
+        'the server was unable to return a response in the time allotted, but may still be processing the request',
+        retryDetails,
+        headers,
+      );
     default:
-      return new ApiError(options.status, options.status >= 500 ? 'InternalError' : 'BadRequest', `injected fault: HTTP ${options.status}`, retryDetails, headers);
+      return new ApiError(
+        options.status,
+        options.status >= 500 ? 'InternalError' : 'BadRequest',
+        `injected fault: HTTP ${options.status}`,
+        retryDetails,
+        headers,
+      );
   }
 }
 
@@ -191,7 +232,12 @@ export class FaultState {
   /** Arms a 409 Conflict for the next update or delete of the object at `options.path`. */
   addConflict(options: ConflictNextOptions): void {
     const path = options.path.replace(/\/+$/, '');
-    this.failures.push({ remaining: options.count ?? 1, options: { status: 409 }, methods: updateMethods, conflictPath: path });
+    this.failures.push({
+      remaining: options.count ?? 1,
+      options: { status: 409 },
+      methods: updateMethods,
+      conflictPath: path,
+    });
   }
 
   /** The failure this request must get, consuming one count, or undefined. */

@@ -3,7 +3,14 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import { ApiError, type ApiRequest, badRequest, type ResponseSink, tooLarge, unsupportedMediaType } from '../machinery/index.js';
+import {
+  ApiError,
+  type ApiRequest,
+  badRequest,
+  type ResponseSink,
+  tooLarge,
+  unsupportedMediaType,
+} from '../machinery/index.js';
 import { loadYaml } from '@kubernetes/client-node';
 import { prefersProtobuf, toJson } from '../representation/index.js';
 import { decodeProtobuf, encodeProtobuf, protobufMediaType, ProtobufError } from '../protobuf/index.js';
@@ -58,7 +65,12 @@ export function requestBody(req: ApiRequest, limit: number): Buffer {
  * Decodes a create/update body by Content-Type: JSON (default), YAML, or protobuf for built-in kinds; 400 with
  * the decoder's reason otherwise, 415 for a type the resource does not take.
  */
-export function decodeObjectBody(bytes: Buffer | string, contentType: string | undefined, kind: string, custom = false): unknown {
+export function decodeObjectBody(
+  bytes: Buffer | string,
+  contentType: string | undefined,
+  kind: string,
+  custom = false,
+): unknown {
   const type = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
   if (type === protobufMediaType && !custom) {
     try {
@@ -75,7 +87,9 @@ export function decodeObjectBody(bytes: Buffer | string, contentType: string | u
       return parseJson(raw);
     } catch (error) {
       // The real wording around the parser's own message (which is JavaScript's here, Go's there).
-      throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${(error as Error).message} (${raw.slice(0, 100)})`);
+      throw badRequest(
+        `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${(error as Error).message} (${raw.slice(0, 100)})`,
+      );
     }
   }
   if (type === 'application/yaml') {
@@ -85,8 +99,12 @@ export function decodeObjectBody(bytes: Buffer | string, contentType: string | u
       throw badRequest(`couldn't get version/kind; yaml parse error: ${(error as Error).message}`);
     }
   }
-  const accepted = custom ? 'application/json, application/yaml' : `application/json, application/yaml, ${protobufMediaType}`;
-  throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${accepted}`);
+  const accepted = custom
+    ? 'application/json, application/yaml'
+    : `application/json, application/yaml, ${protobufMediaType}`;
+  throw unsupportedMediaType(
+    `the body of the request was in an unknown format - accepted media types include: ${accepted}`,
+  );
 }
 
 /** Parses an optional JSON body (DELETE options): undefined when empty, 400 when malformed. */
@@ -103,22 +121,56 @@ export function decodeOptionalJson(raw: string): unknown {
  * Writes a JSON response (no-op when the response already started, e.g. a watch). Stored objects in the body are
  * serialized once and their text reused (see `representation/serialize.ts`).
  */
-export function sendJson(res: ResponseSink, code: number, body: unknown, headers: Record<string, string> = {}, afterSent?: () => void): void {
+export function sendJson(
+  res: ResponseSink,
+  code: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  afterSent?: () => void,
+): void {
   if (res.started) return;
   const text = toJson(body);
-  res.respond(code, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), 'Cache-Control': 'no-cache, private', ...headers }, text, afterSent);
+  res.respond(
+    code,
+    {
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(text)),
+      'Cache-Control': 'no-cache, private',
+      ...headers,
+    },
+    text,
+    afterSent,
+  );
 }
 
 /**
  * Writes an object response in the format the client prefers: protobuf when its Accept header puts
  * `application/vnd.kubernetes.protobuf` first and the kind has a protobuf message, JSON otherwise.
  */
-export function sendObject(res: ResponseSink, code: number, body: unknown, accept: string | undefined, headers: Record<string, string> = {}): void {
+export function sendObject(
+  res: ResponseSink,
+  code: number,
+  body: unknown,
+  accept: string | undefined,
+  headers: Record<string, string> = {},
+): void {
   if (prefersProtobuf(accept) && typeof body === 'object' && body !== null && !res.started) {
     const obj = body as Record<string, unknown>;
-    const encoded = typeof obj['apiVersion'] === 'string' && typeof obj['kind'] === 'string' ? encodeProtobuf(obj, obj['apiVersion'], obj['kind']) : undefined;
+    const encoded =
+      typeof obj['apiVersion'] === 'string' && typeof obj['kind'] === 'string'
+        ? encodeProtobuf(obj, obj['apiVersion'], obj['kind'])
+        : undefined;
     if (encoded !== undefined) {
-      res.respond(code, { 'Content-Type': protobufMediaType, 'Content-Length': String(encoded.length), 'Cache-Control': 'no-cache, private', ...headers }, encoded);
+      res.respond(
+        code,
+        {
+          'Content-Type': protobufMediaType,
+          'Content-Length': String(encoded.length),
+          'Cache-Control': 'no-cache, private',
+          ...headers,
+        },
+        encoded,
+      );
       return;
     }
   }
@@ -132,7 +184,16 @@ export function sendError(res: ResponseSink, error: ApiError, extraHeaders: Reco
 
 /** Writes a plain-text response (health endpoints, `404 page not found`). */
 export function sendText(res: ResponseSink, code: number, text: string, headers: Record<string, string> = {}): void {
-  res.respond(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), 'X-Content-Type-Options': 'nosniff', ...headers }, text);
+  res.respond(
+    code,
+    {
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(text)),
+      'X-Content-Type-Options': 'nosniff',
+      ...headers,
+    },
+    text,
+  );
 }
 
 /** True when the error is an `ApiError` (a Status the client should see). */

@@ -45,7 +45,10 @@ class CorkedWatches {
 class HttpChunks implements ChunkSink {
   private corked = false;
 
-  constructor(private readonly res: ServerResponse, private readonly watches: CorkedWatches) {}
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly watches: CorkedWatches,
+  ) {}
 
   get open(): boolean {
     return !this.res.destroyed && !this.res.writableEnded;
@@ -130,7 +133,8 @@ function httpSink(res: ServerResponse, watches: CorkedWatches): ResponseSink {
  *   write's events no later than its response, on separate connections as far as the sockets allow.
  */
 export function createHandler(
-  core: { serve(request: ApiRequest, sink: ResponseSink): () => void }, maxBodyBytes: number,
+  core: { serve(request: ApiRequest, sink: ResponseSink): () => void },
+  maxBodyBytes: number,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const watches = new CorkedWatches();
   return (req, res) => {

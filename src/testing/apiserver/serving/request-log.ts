@@ -11,7 +11,16 @@ import { parseResourcePath } from './router.js';
  * The Kubernetes verb of a request, as kube-apiserver's RequestInfo names it (audit logs show the same); for a
  * request that names no resource (discovery, `/version`, `/openapi/...`), the method in lower case.
  */
-export type RequestVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | (string & {});
+export type RequestVerb =
+  | 'get'
+  | 'list'
+  | 'watch'
+  | 'create'
+  | 'update'
+  | 'patch'
+  | 'delete'
+  | 'deletecollection'
+  | (string & {});
 
 /**
  * One request and its answer.
@@ -152,14 +161,26 @@ function recordOf(request: ApiRequest, url: URL, nowMs: number, code: number): R
   const method = request.method.toUpperCase();
   const watch = target !== undefined && (target.legacyWatch || query['watch'] === 'true' || query['watch'] === '1');
   return {
-    time: new Date(nowMs).toISOString(), method, path: request.path, query, verb: verbOf(method, target, watch),
-    ...(target === undefined ? {} : {
-      group: target.group, version: target.version, resource: target.plural,
-      ...(target.subresource !== undefined ? { subresource: target.subresource } : {}),
-      // As RequestInfo: a namespace's own path is in that namespace.
-      ...(target.namespace !== '' ? { namespace: target.namespace } : target.group === '' && target.plural === 'namespaces' && target.name !== undefined ? { namespace: target.name } : {}),
-      ...(target.name !== undefined ? { name: target.name } : {}),
-    }),
+    time: new Date(nowMs).toISOString(),
+    method,
+    path: request.path,
+    query,
+    verb: verbOf(method, target, watch),
+    ...(target === undefined
+      ? {}
+      : {
+          group: target.group,
+          version: target.version,
+          resource: target.plural,
+          ...(target.subresource !== undefined ? { subresource: target.subresource } : {}),
+          // As RequestInfo: a namespace's own path is in that namespace.
+          ...(target.namespace !== ''
+            ? { namespace: target.namespace }
+            : target.group === '' && target.plural === 'namespaces' && target.name !== undefined
+              ? { namespace: target.name }
+              : {}),
+          ...(target.name !== undefined ? { name: target.name } : {}),
+        }),
     ...(userAgent !== undefined ? { userAgent } : {}),
     code,
   };
@@ -170,7 +191,10 @@ type ResourceTarget = NonNullable<ReturnType<typeof parseResourcePath>>;
 function resourceOf(pathname: string): ResourceTarget | undefined {
   let parts: string[];
   try {
-    parts = pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+    parts = pathname
+      .split('/')
+      .filter((p) => p !== '')
+      .map(decodeURIComponent);
   } catch {
     return undefined;
   }
@@ -183,11 +207,17 @@ function verbOf(method: string, target: ResourceTarget | undefined, watch: boole
   if (target === undefined) return method.toLowerCase();
   const named = target.name !== undefined;
   switch (method) {
-    case 'GET': return watch ? 'watch' : named ? 'get' : 'list';
-    case 'POST': return 'create';
-    case 'PUT': return 'update';
-    case 'PATCH': return 'patch';
-    case 'DELETE': return named ? 'delete' : 'deletecollection';
-    default: return method.toLowerCase();
+    case 'GET':
+      return watch ? 'watch' : named ? 'get' : 'list';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return named ? 'delete' : 'deletecollection';
+    default:
+      return method.toLowerCase();
   }
 }

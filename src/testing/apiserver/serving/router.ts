@@ -3,11 +3,29 @@
  * @module
  */
 import {
-  boolParam, create, deleteCollection, deleteObject, deleteOptions, finalizeNamespace, isDryRun, listObjects, patch, scalableKinds,
-  serveScale, update, type WatchHub,
+  boolParam,
+  create,
+  deleteCollection,
+  deleteObject,
+  deleteOptions,
+  finalizeNamespace,
+  isDryRun,
+  listObjects,
+  patch,
+  scalableKinds,
+  serveScale,
+  update,
+  type WatchHub,
 } from '../handlers/index.js';
 import {
-  type ApiRequest, keepingWarnings, methodNotAllowed, notFound, pageNotFound, type ResponseSink, unknownResource, warningHeaders,
+  type ApiRequest,
+  keepingWarnings,
+  methodNotAllowed,
+  notFound,
+  pageNotFound,
+  type ResponseSink,
+  unknownResource,
+  warningHeaders,
   withWarnings,
 } from '../machinery/index.js';
 import { decodeObjectBody, decodeOptionalJson, requestBody, sendJson, sendObject } from './http.js';
@@ -40,7 +58,11 @@ export function parseResourcePath(group: string, version: string, rest: string[]
     parts = parts.slice(1);
   }
   let namespace = '';
-  const namespaceSub = group === '' && parts[0] === 'namespaces' && parts.length === 3 && (parts[2] === 'status' || parts[2] === 'finalize');
+  const namespaceSub =
+    group === '' &&
+    parts[0] === 'namespaces' &&
+    parts.length === 3 &&
+    (parts[2] === 'status' || parts[2] === 'finalize');
   if (parts[0] === 'namespaces' && parts.length >= 3 && !namespaceSub) {
     namespace = parts[1]!;
     parts = parts.slice(2);
@@ -49,7 +71,15 @@ export function parseResourcePath(group: string, version: string, rest: string[]
   // Anything past `<name>/` is the subresource as asked for (`y/z` included), for resolve() to refuse as its group does.
   const [plural, name] = parts as [string, string?];
   const subresource = parts.length > 2 ? parts.slice(2).join('/') : undefined;
-  return { group, version, namespace, plural, legacyWatch, ...(name !== undefined ? { name } : {}), ...(subresource !== undefined ? { subresource } : {}) };
+  return {
+    group,
+    version,
+    namespace,
+    plural,
+    legacyWatch,
+    ...(name !== undefined ? { name } : {}),
+    ...(subresource !== undefined ? { subresource } : {}),
+  };
 }
 
 /**
@@ -59,19 +89,24 @@ export function parseResourcePath(group: string, version: string, rest: string[]
  */
 function resolve(state: ServerState, path: ResourcePath): RequestTarget {
   const resource = state.registry.find(path.group, path.version, path.plural);
-  const wrongPath = (): Error => (resource?.custom ?? !isBuiltinGroup(path.group) ? pageNotFound() : unknownResource());
+  const wrongPath = (): Error =>
+    (resource?.custom ?? !isBuiltinGroup(path.group)) ? pageNotFound() : unknownResource();
   if (resource === undefined) throw wrongPath();
   if (path.namespace !== '' && !resource.namespaced) throw wrongPath();
   if (resource.custom && resource.namespaced && path.namespace === '' && path.name !== undefined) throw wrongPath();
   let subresource: RequestTarget['subresource'];
   if (path.subresource !== undefined) {
     if (path.subresource === 'status' && hasStatus(resource, path.version)) subresource = 'status';
-    else if (path.subresource === 'finalize' && !resource.custom && resource.kind === 'Namespace') subresource = 'finalize';
-    else if (path.subresource === 'scale' && !resource.custom && scalableKinds.has(resource.kind)) subresource = 'scale';
+    else if (path.subresource === 'finalize' && !resource.custom && resource.kind === 'Namespace')
+      subresource = 'finalize';
+    else if (path.subresource === 'scale' && !resource.custom && scalableKinds.has(resource.kind))
+      subresource = 'scale';
     else throw resource.custom ? notFound(resource, path.name ?? '') : unknownResource();
   }
   return {
-    resource, version: path.version, namespace: path.namespace,
+    resource,
+    version: path.version,
+    namespace: path.namespace,
     ...(path.name !== undefined ? { name: path.name } : {}),
     ...(subresource !== undefined ? { subresource } : {}),
   };
@@ -83,7 +118,14 @@ function resolve(state: ServerState, path: ResourcePath): RequestTarget {
  * # Guarantees
  * - The body is fully read and validated before any state changes.
  */
-export function serveResource(state: ServingState, req: ApiRequest, res: ResponseSink, path: ResourcePath, query: URLSearchParams, maxBodyBytes: number): void {
+export function serveResource(
+  state: ServingState,
+  req: ApiRequest,
+  res: ResponseSink,
+  path: ResourcePath,
+  query: URLSearchParams,
+  maxBodyBytes: number,
+): void {
   const target = resolve(state, path);
   const deprecation = target.resource.deprecations?.[path.version];
   if (deprecation === undefined) {
@@ -91,7 +133,9 @@ export function serveResource(state: ServingState, req: ApiRequest, res: Respons
     return;
   }
   // apiextensions-apiserver adds the warning before it handles the request, so every answer carries it, refusals too.
-  keepingWarnings([deprecation], () => serveTarget(state, req, warningOnEveryAnswer(res, deprecation), path, target, query, maxBodyBytes));
+  keepingWarnings([deprecation], () =>
+    serveTarget(state, req, warningOnEveryAnswer(res, deprecation), path, target, query, maxBodyBytes),
+  );
 }
 
 /** A sink that adds the `text` warning to whatever answer goes out through it, whole or streamed. */
@@ -106,7 +150,13 @@ function warningOnEveryAnswer(res: ResponseSink, text: string): ResponseSink {
 }
 
 function serveTarget(
-  state: ServingState, req: ApiRequest, res: ResponseSink, path: ResourcePath, target: RequestTarget, query: URLSearchParams, maxBodyBytes: number,
+  state: ServingState,
+  req: ApiRequest,
+  res: ResponseSink,
+  path: ResourcePath,
+  target: RequestTarget,
+  query: URLSearchParams,
+  maxBodyBytes: number,
 ): void {
   const method = req.method.toUpperCase();
   const accept = req.headers.accept;
@@ -114,7 +164,8 @@ function serveTarget(
   const bytes = needsBody ? requestBody(req, maxBodyBytes) : Buffer.alloc(0);
   // Text only where a handler reads text: a create or update decodes the bytes itself (protobuf is binary).
   const raw = (): string => bytes.toString('utf8');
-  const decode = () => decodeObjectBody(bytes, req.headers['content-type'], target.resource.kind, target.resource.custom);
+  const decode = () =>
+    decodeObjectBody(bytes, req.headers['content-type'], target.resource.kind, target.resource.custom);
   const watch = path.legacyWatch || boolParam(query, 'watch');
 
   if (target.name === undefined) {
@@ -124,7 +175,12 @@ function serveTarget(
           state.hub.serve(res, target, query, negotiate(accept, 'watch'));
           return;
         }
-        sendObject(res, 200, listObjects(state.runtime.now(), state.store, target, query, negotiate(accept, 'list')), accept);
+        sendObject(
+          res,
+          200,
+          listObjects(state.runtime.now(), state.store, target, query, negotiate(accept, 'list')),
+          accept,
+        );
         return;
       case 'POST': {
         const reply = create(state, target, decode(), query, req.headers['user-agent']);
@@ -142,10 +198,17 @@ function serveTarget(
   }
   if (target.resource.namespaced && target.namespace === '') throw unknownResource();
   if (method === 'GET' && watch && target.subresource === undefined) {
-    const selector = [`metadata.name=${target.name}`, query.get('fieldSelector') ?? ''].filter((s) => s !== '').join(',');
+    const selector = [`metadata.name=${target.name}`, query.get('fieldSelector') ?? '']
+      .filter((s) => s !== '')
+      .join(',');
     const q = new URLSearchParams(query);
     q.set('fieldSelector', selector);
-    state.hub.serve(res, { resource: target.resource, version: target.version, namespace: target.namespace }, q, negotiate(accept, 'watch'));
+    state.hub.serve(
+      res,
+      { resource: target.resource, version: target.version, namespace: target.namespace },
+      q,
+      negotiate(accept, 'watch'),
+    );
     return;
   }
   const apiVersion = groupVersion(target.resource.group, target.version);
@@ -159,7 +222,17 @@ function serveTarget(
     case 'GET': {
       const obj = mustGet(state, target);
       const representation = negotiate(accept, 'get');
-      const body = representation === 'table' ? toTable(state.runtime.now(), [obj], { resourceVersion: obj.metadata.resourceVersion }, true, target.resource.kind, target.resource.custom) : represent(obj, apiVersion, representation);
+      const body =
+        representation === 'table'
+          ? toTable(
+              state.runtime.now(),
+              [obj],
+              { resourceVersion: obj.metadata.resourceVersion },
+              true,
+              target.resource.kind,
+              target.resource.custom,
+            )
+          : represent(obj, apiVersion, representation);
       sendObject(res, 200, body, accept);
       return;
     }

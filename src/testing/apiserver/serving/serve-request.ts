@@ -5,10 +5,25 @@
  * @module
  */
 import {
-  type ApiRequest, badRequest, internalError, methodNotAllowed, PageNotFound, pageNotFound, type ResponseSink, unauthorized,
+  type ApiRequest,
+  badRequest,
+  internalError,
+  methodNotAllowed,
+  PageNotFound,
+  pageNotFound,
+  type ResponseSink,
+  unauthorized,
   unknownResource,
 } from '../machinery/index.js';
-import { coreVersions, groupInfo, groupList, openApiGroupVersion, openApiRoot, resourceList, serverVersion } from '../handlers/index.js';
+import {
+  coreVersions,
+  groupInfo,
+  groupList,
+  openApiGroupVersion,
+  openApiRoot,
+  resourceList,
+  serverVersion,
+} from '../handlers/index.js';
 import type { FaultState, Faults } from './faults.js';
 import { decodeOptionalJson, isApiError, requestBody, sendError, sendJson, sendText } from './http.js';
 import { parseResourcePath, serveResource, type ServingState } from './router.js';
@@ -34,37 +49,50 @@ function authorized(req: ApiRequest, token: string | undefined): boolean {
 
 function serveAdmin(config: HandlerConfig, req: ApiRequest, res: ResponseSink, parts: string[]): void {
   if (parts[1] === 'resourceVersion' && parts.length === 2 && req.method === 'GET') {
-    sendJson(res, 200, { resourceVersion: String(config.state.store.resourceVersion), compacted: String(config.state.store.compacted) });
+    sendJson(res, 200, {
+      resourceVersion: String(config.state.store.resourceVersion),
+      compacted: String(config.state.store.compacted),
+    });
     return;
   }
   if (parts[1] !== 'faults' || parts.length !== 3) throw unknownResource();
   if (req.method !== 'POST') throw methodNotAllowed();
   const body = decodeOptionalJson(requestBody(req, config.maxBodyBytes).toString('utf8')) ?? {};
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('fault options must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw badRequest('fault options must be a JSON object');
   const o = body as Record<string, unknown>;
   const f = config.faults;
   const num = (v: unknown, name: string): number => {
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw badRequest(`${name} must be a non-negative number`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+      throw badRequest(`${name} must be a non-negative number`);
     return v;
   };
   let result: unknown = null;
   switch (parts[2]) {
     case 'dropWatches':
-      if (o['mode'] !== undefined && o['mode'] !== 'clean' && o['mode'] !== 'abrupt') throw badRequest('mode must be "clean" or "abrupt"');
+      if (o['mode'] !== undefined && o['mode'] !== 'clean' && o['mode'] !== 'abrupt')
+        throw badRequest('mode must be "clean" or "abrupt"');
       result = f.dropWatches({ mode: (o['mode'] as 'clean' | 'abrupt' | undefined) ?? 'clean' });
       break;
     case 'compact':
       f.compact(o['toResourceVersion'] === undefined ? undefined : num(o['toResourceVersion'], 'toResourceVersion'));
       break;
     case 'failNext': {
-      const path = typeof o['pathRegex'] === 'string' ? safeRegExp(o['pathRegex']) : typeof o['path'] === 'string' ? o['path'] : undefined;
+      const path =
+        typeof o['pathRegex'] === 'string'
+          ? safeRegExp(o['pathRegex'])
+          : typeof o['path'] === 'string'
+            ? o['path']
+            : undefined;
       try {
         f.failNext({
           status: num(o['status'], 'status'),
           ...(o['count'] !== undefined ? { count: num(o['count'], 'count') } : {}),
           ...(typeof o['method'] === 'string' ? { method: o['method'] } : {}),
           ...(path !== undefined ? { path } : {}),
-          ...(o['retryAfterSeconds'] !== undefined ? { retryAfterSeconds: num(o['retryAfterSeconds'], 'retryAfterSeconds') } : {}),
+          ...(o['retryAfterSeconds'] !== undefined
+            ? { retryAfterSeconds: num(o['retryAfterSeconds'], 'retryAfterSeconds') }
+            : {}),
           ...(typeof o['message'] === 'string' ? { message: o['message'] } : {}),
         });
       } catch (error) {
@@ -80,11 +108,13 @@ function serveAdmin(config: HandlerConfig, req: ApiRequest, res: ResponseSink, p
       f.stallWatches(num(o['ms'], 'ms'));
       break;
     case 'injectMalformedLine':
-      if (o['kind'] !== undefined && o['kind'] !== 'malformed' && o['kind'] !== 'truncated') throw badRequest('kind must be "malformed" or "truncated"');
+      if (o['kind'] !== undefined && o['kind'] !== 'malformed' && o['kind'] !== 'truncated')
+        throw badRequest('kind must be "malformed" or "truncated"');
       result = f.injectMalformedLine({ kind: (o['kind'] as 'malformed' | 'truncated' | undefined) ?? 'malformed' });
       break;
     case 'conflictNext': {
-      if (typeof o['path'] !== 'string' || !o['path'].startsWith('/')) throw badRequest('path must be the object path, e.g. /api/v1/namespaces/default/configmaps/a');
+      if (typeof o['path'] !== 'string' || !o['path'].startsWith('/'))
+        throw badRequest('path must be the object path, e.g. /api/v1/namespaces/default/configmaps/a');
       f.conflictNext({ path: o['path'], ...(o['count'] !== undefined ? { count: num(o['count'], 'count') } : {}) });
       break;
     }
@@ -93,7 +123,9 @@ function serveAdmin(config: HandlerConfig, req: ApiRequest, res: ResponseSink, p
         f.failWrites({
           status: num(o['status'], 'status'),
           ...(o['count'] !== undefined ? { count: num(o['count'], 'count') } : {}),
-          ...(o['retryAfterSeconds'] !== undefined ? { retryAfterSeconds: num(o['retryAfterSeconds'], 'retryAfterSeconds') } : {}),
+          ...(o['retryAfterSeconds'] !== undefined
+            ? { retryAfterSeconds: num(o['retryAfterSeconds'], 'retryAfterSeconds') }
+            : {}),
         });
       } catch (error) {
         if (error instanceof RangeError) throw badRequest(error.message);
@@ -123,7 +155,10 @@ function safeRegExp(source: string): RegExp {
 function route(config: HandlerConfig, req: ApiRequest, res: ResponseSink, url: URL): void {
   let parts: string[];
   try {
-    parts = url.pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+    parts = url.pathname
+      .split('/')
+      .filter((p) => p !== '')
+      .map(decodeURIComponent);
   } catch {
     throw badRequest(`malformed URL path: ${url.pathname}`);
   }
@@ -141,8 +176,12 @@ function route(config: HandlerConfig, req: ApiRequest, res: ResponseSink, url: U
   if (first === 'openapi' && parts[1] === 'v3' && method === 'GET') {
     if (parts.length === 2) return sendJson(res, 200, openApiRoot(state.registry));
     const rest = parts.slice(2);
-    const doc = rest[0] === 'api' && rest.length === 2 ? openApiGroupVersion(state.registry, '', rest[1]!)
-      : rest[0] === 'apis' && rest.length === 3 ? openApiGroupVersion(state.registry, rest[1]!, rest[2]!) : undefined;
+    const doc =
+      rest[0] === 'api' && rest.length === 2
+        ? openApiGroupVersion(state.registry, '', rest[1]!)
+        : rest[0] === 'apis' && rest.length === 3
+          ? openApiGroupVersion(state.registry, rest[1]!, rest[2]!)
+          : undefined;
     if (doc === undefined) throw unknownResource();
     return sendJson(res, 200, doc);
   }

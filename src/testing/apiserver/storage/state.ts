@@ -26,7 +26,9 @@ export interface RequestTarget {
 }
 
 /** The built-in Namespace resource (namespaces are looked up by every namespaced write). */
-export const namespaceResource: ResourceInfo = builtinResources.find((r) => r.group === '' && r.plural === 'namespaces')!;
+export const namespaceResource: ResourceInfo = builtinResources.find(
+  (r) => r.group === '' && r.plural === 'namespaces',
+)!;
 
 /** Storage key of the CRD resource. */
 export const crdStorageKey = 'apiextensions.k8s.io/customresourcedefinitions';
@@ -37,7 +39,10 @@ export const namespaceStorageKey = storageKey(namespaceResource);
 /** The stored object a target names, or a 404 NotFound with the real message. */
 export function mustGet(state: ServerState, target: RequestTarget): KubeObject {
   const name = target.name ?? '';
-  const obj = state.store.get(storageKey(target.resource), objectKey(target.resource.namespaced ? target.namespace : '', name));
+  const obj = state.store.get(
+    storageKey(target.resource),
+    objectKey(target.resource.namespaced ? target.namespace : '', name),
+  );
   if (obj === undefined) throw notFound(target.resource, name);
   return obj;
 }

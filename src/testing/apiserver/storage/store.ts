@@ -101,7 +101,15 @@ export class ObjectStore {
     const stored = deepFreeze({ ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } });
     map.set(key, stored);
     if (prev === undefined) this.updateKeys(resource, key, true);
-    this.append({ rv, resource, type: prev === undefined ? 'ADDED' : 'MODIFIED', key, object: stored, ...(prev ? { prev } : {}), lines: new Map() });
+    this.append({
+      rv,
+      resource,
+      type: prev === undefined ? 'ADDED' : 'MODIFIED',
+      key,
+      object: stored,
+      ...(prev ? { prev } : {}),
+      lines: new Map(),
+    });
     return stored;
   }
 
@@ -159,10 +167,14 @@ export class ObjectStore {
       const event = since[i]!;
       overlay.set(event.key, event.type === 'ADDED' ? undefined : event.prev);
     }
-    const extra = [...overlay].filter(([k, v]) => v !== undefined && !current.has(k)).map(([k]) => k).sort();
+    const extra = [...overlay]
+      .filter(([k, v]) => v !== undefined && !current.has(k))
+      .map(([k]) => k)
+      .sort();
     const hidden = new Set([...overlay].filter(([k, v]) => v === undefined && current.has(k)).map(([k]) => k));
     const get = (key: string): KubeObject | undefined => (overlay.has(key) ? overlay.get(key) : current.get(key));
-    const bound = (keys: readonly string[], to: string | undefined) => (to === undefined ? keys.length : lowerBound(keys, to));
+    const bound = (keys: readonly string[], to: string | undefined) =>
+      to === undefined ? keys.length : lowerBound(keys, to);
     return {
       rv,
       get,
@@ -182,7 +194,8 @@ export class ObjectStore {
         }
       },
       count(from, to) {
-        let n = (to === undefined ? cur.size : cur.rank(to)) - cur.rank(from) + bound(extra, to) - lowerBound(extra, from);
+        let n =
+          (to === undefined ? cur.size : cur.rank(to)) - cur.rank(from) + bound(extra, to) - lowerBound(extra, from);
         for (const key of hidden) if (key >= from && (to === undefined || key < to)) n--;
         return n;
       },

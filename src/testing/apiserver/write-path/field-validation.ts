@@ -33,7 +33,9 @@ export function fieldValidation(query: URLSearchParams, options: WriteOptionsKin
   if (directives.includes(value)) return value as FieldValidation;
   const message = `Unsupported value: ${JSON.stringify(value)}: supported values: "", "Ignore", "Strict", "Warn"`;
   throw new ApiError(422, 'Invalid', `${options}.meta.k8s.io "" is invalid: fieldValidation: ${message}`, {
-    group: 'meta.k8s.io', kind: options, causes: [{ reason: 'FieldValueNotSupported', message, field: 'fieldValidation' }],
+    group: 'meta.k8s.io',
+    kind: options,
+    causes: [{ reason: 'FieldValueNotSupported', message, field: 'fieldValidation' }],
   });
 }
 
@@ -58,13 +60,29 @@ export type FieldSource =
  * # Caveats
  * - Duplicate JSON keys are not reported (`JSON.parse` keeps the last one, as the real server stores it).
  */
-export function checkFields(state: ServerState, target: RequestTarget, obj: KubeObject, mode: FieldValidation, source: FieldSource): readonly string[] {
+export function checkFields(
+  state: ServerState,
+  target: RequestTarget,
+  obj: KubeObject,
+  mode: FieldValidation,
+  source: FieldSource,
+): readonly string[] {
   const gv = groupVersion(target.resource.group, target.version);
   const typed = fieldScope(state, target).types.at(gv);
   if (typed === undefined) return [];
   const smp = source.kind === 'patch' && source.type === 'application/strategic-merge-patch+json';
   // The strict decoder reads the document the patch library wrote, whose key order is not the stored one.
-  const document = source.kind === 'patch' && !smp ? patchedOrder(obj, target.resource.custom ? true : source.type === 'application/merge-patch+json' ? source.patch : jsonPatchTree(source.patch)) : obj;
+  const document =
+    source.kind === 'patch' && !smp
+      ? patchedOrder(
+          obj,
+          target.resource.custom
+            ? true
+            : source.type === 'application/merge-patch+json'
+              ? source.patch
+              : jsonPatchTree(source.patch),
+        )
+      : obj;
   const paths = undeclaredFields(typed, document as Json);
   if (paths.length === 0) return [];
   const names = paths.map(goPath);
@@ -95,15 +113,23 @@ function drop(obj: KubeObject, path: readonly (string | number)[]): void {
   delete (node as Record<string, unknown>)[path[path.length - 1] as string];
 }
 
-function strictError(target: RequestTarget, document: unknown, source: FieldSource, problems: readonly string[]): ApiError {
+function strictError(
+  target: RequestTarget,
+  document: unknown,
+  source: FieldSource,
+  problems: readonly string[],
+): ApiError {
   const why = `strict decoding error: ${problems.join(', ')}`;
   if (source.kind === 'body') {
     const kind = target.resource.kind;
     return badRequest(`${kind} in version ${JSON.stringify(target.version)} cannot be handled as a ${kind}: ${why}`);
   }
-  const shown = source.type === 'application/strategic-merge-patch+json' ? goValue(source.patch) : JSON.stringify(document);
+  const shown =
+    source.type === 'application/strategic-merge-patch+json' ? goValue(source.patch) : JSON.stringify(document);
   const cause = fieldInvalid('patch', shown, why);
-  return new ApiError(422, 'Invalid', ` "" is invalid: patch: ${cause.message}`, { causes: [{ reason: cause.reason, message: cause.message, field: cause.field }] });
+  return new ApiError(422, 'Invalid', ` "" is invalid: patch: ${cause.message}`, {
+    causes: [{ reason: cause.reason, message: cause.message, field: cause.field }],
+  });
 }
 
 /**
@@ -114,12 +140,22 @@ function strictError(target: RequestTarget, document: unknown, source: FieldSour
 function patchedOrder(value: unknown, touched: unknown): unknown {
   if (Array.isArray(value)) {
     if (touched !== true && !Array.isArray(touched) && !isPlainObject(touched)) return value;
-    return value.map((item, i) => patchedOrder(item, touched === true ? true : Array.isArray(touched) ? touched[i] : (touched as Record<string, unknown>)[String(i)]));
+    return value.map((item, i) =>
+      patchedOrder(
+        item,
+        touched === true ? true : Array.isArray(touched) ? touched[i] : (touched as Record<string, unknown>)[String(i)],
+      ),
+    );
   }
   if (!isPlainObject(value) || (touched !== true && !isPlainObject(touched))) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {
-    out[key] = touched === true ? patchedOrder(value[key], true) : Object.hasOwn(touched, key) ? patchedOrder(value[key], touched[key]) : value[key];
+    out[key] =
+      touched === true
+        ? patchedOrder(value[key], true)
+        : Object.hasOwn(touched, key)
+          ? patchedOrder(value[key], touched[key])
+          : value[key];
   }
   return out;
 }
@@ -132,7 +168,10 @@ function jsonPatchTree(patch: unknown): Record<string, unknown> {
     if (!isPlainObject(op)) continue;
     for (const pointer of [op['path'], op['from']]) {
       if (typeof pointer !== 'string' || pointer === '') continue;
-      const steps = pointer.split('/').slice(1, -1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+      const steps = pointer
+        .split('/')
+        .slice(1, -1)
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
       let node = tree;
       for (const step of steps) {
         if (!isPlainObject(node[step])) node[step] = {};
@@ -147,7 +186,11 @@ function jsonPatchTree(patch: unknown): Record<string, unknown> {
 function goValue(value: unknown): string {
   if (value === null || value === undefined) return '<nil>';
   if (Array.isArray(value)) return `[${value.map(goValue).join(' ')}]`;
-  if (isPlainObject(value)) return `map[${Object.keys(value).sort().map((k) => `${k}:${goValue(value[k])}`).join(' ')}]`;
+  if (isPlainObject(value))
+    return `map[${Object.keys(value)
+      .sort()
+      .map((k) => `${k}:${goValue(value[k])}`)
+      .join(' ')}]`;
   if (typeof value === 'number') return goNumber(value);
   return String(value);
 }

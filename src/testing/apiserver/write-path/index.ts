@@ -5,7 +5,7 @@
  * @module
  */
 export { admitCreate } from './admit.js';
-export { commitUpdate, present } from './commit.js';
+export { commitUpdate, present, updateAt } from './commit.js';
 export type { Reply } from './commit.js';
 export { fieldScope, tracker } from './field-manager.js';
 export { checkFields, fieldValidation } from './field-validation.js';

@@ -3,7 +3,15 @@
  * strategy, admission and store path an HTTP create or PUT takes.
  * @module
  */
-import { alreadyExists, ApiError, badRequest, cloneJson, isPlainObject, type KubeObject, type StatusBody } from '../machinery/index.js';
+import {
+  alreadyExists,
+  ApiError,
+  badRequest,
+  cloneJson,
+  isPlainObject,
+  type KubeObject,
+  type StatusBody,
+} from '../machinery/index.js';
 import { groupVersion, prepareUpdate, type ResourceInfo, storageKey } from '../registry/index.js';
 import { mustGet, type RequestTarget, type ServerState } from '../storage/index.js';
 import { admitCreate } from './admit.js';
@@ -47,14 +55,27 @@ export class SeedError extends Error {
 function targetOf(state: ServerState, obj: unknown): RequestTarget {
   if (!isPlainObject(obj)) throw badRequest('the object provided is unrecognized: body must be a JSON object');
   const { apiVersion, kind } = obj;
-  if (typeof apiVersion !== 'string' || typeof kind !== 'string') throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(obj).slice(0, 200)}'`);
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string')
+    throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(obj).slice(0, 200)}'`);
   const slash = apiVersion.indexOf('/');
   const group = slash < 0 ? '' : apiVersion.slice(0, slash);
   const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
-  const resource = state.registry.all().find((r: ResourceInfo) => r.kind === kind && r.group === group && r.versions.includes(version));
-  if (resource === undefined) throw new ApiError(404, 'NotFound', `no matches for kind "${kind}" in version "${groupVersion(group, version)}"`, {});
+  const resource = state.registry
+    .all()
+    .find((r: ResourceInfo) => r.kind === kind && r.group === group && r.versions.includes(version));
+  if (resource === undefined)
+    throw new ApiError(
+      404,
+      'NotFound',
+      `no matches for kind "${kind}" in version "${groupVersion(group, version)}"`,
+      {},
+    );
   const meta = isPlainObject(obj['metadata']) ? obj['metadata'] : {};
-  const namespace = resource.namespaced ? (typeof meta['namespace'] === 'string' && meta['namespace'] !== '' ? meta['namespace'] : 'default') : '';
+  const namespace = resource.namespaced
+    ? typeof meta['namespace'] === 'string' && meta['namespace'] !== ''
+      ? meta['namespace']
+      : 'default'
+    : '';
   const name = typeof meta['name'] === 'string' && meta['name'] !== '' ? { name: meta['name'] } : {};
   return { resource, version, namespace, ...name };
 }

@@ -28,7 +28,10 @@ function format(e: TypedError): string {
 /** The atom `ref` names in `schema`, or a schema error. */
 export function resolveAtom(schema: Schema, ref: TypeRef): Atom {
   const atom = schema.resolve(ref);
-  if (atom === undefined) throw new TypedValueError([{ path: '', message: `schema error: no type found matching: ${ref.named ?? 'inlined type'}` }]);
+  if (atom === undefined)
+    throw new TypedValueError([
+      { path: '', message: `schema error: no type found matching: ${ref.named ?? 'inlined type'}` },
+    ]);
   return atom;
 }
 
@@ -49,7 +52,11 @@ export function deducedMembers(atom: Atom, value: Json | undefined): number {
       if (atom.list !== undefined) return listBit;
     } else if (atom.map !== undefined) return mapBit;
   }
-  return (atom.map !== undefined ? mapBit : 0) | (atom.scalar !== undefined ? scalarBit : 0) | (atom.list !== undefined ? listBit : 0);
+  return (
+    (atom.map !== undefined ? mapBit : 0) |
+    (atom.scalar !== undefined ? scalarBit : 0) |
+    (atom.list !== undefined ? listBit : 0)
+  );
 }
 
 /** The shape a walk takes for deduced `members`. */
@@ -92,7 +99,9 @@ export function listItemElement(schema: Schema, list: ListType, item: Json): Pat
       }
     }
     if (fields.length === 0) {
-      throw new Error(`associative list with keys has an element that omits all key fields ${goQuoted(list.keys)} (and doesn't have default values for any key fields)`);
+      throw new Error(
+        `associative list with keys has an element that omits all key fields ${goQuoted(list.keys)} (and doesn't have default values for any key fields)`,
+      );
     }
     return keyElement(fields);
   }
@@ -154,7 +163,8 @@ export function listItemId(schema: Schema, list: ListType, item: Json): KeyedIte
 function keyDefault(schema: Schema, list: ListType, name: string): unknown {
   const atom = schema.resolve(list.elementType);
   if (atom === undefined) throw new Error(`couldn't find default value for ${name}: invalid elementType for list`);
-  if (atom.map === undefined) throw new Error(`couldn't find default value for ${name}: associative list may not have non-map types`);
+  if (atom.map === undefined)
+    throw new Error(`couldn't find default value for ${name}: associative list may not have non-map types`);
   return atom.map.fields.get(name)?.default;
 }
 

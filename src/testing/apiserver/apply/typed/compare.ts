@@ -34,7 +34,13 @@ interface Walk {
  * - Items that cannot be keyed are skipped (the objects were validated before).
  */
 export function compareValues(typed: TypedSchema, lhs: Json | undefined, rhs: Json | undefined): Comparison {
-  const walk: Walk = { typed, path: [], removed: new FieldSetBuilder(), modified: new FieldSetBuilder(), added: new FieldSetBuilder() };
+  const walk: Walk = {
+    typed,
+    path: [],
+    removed: new FieldSetBuilder(),
+    modified: new FieldSetBuilder(),
+    added: new FieldSetBuilder(),
+  };
   compare(walk, lhs, rhs, typed.root);
   return { removed: walk.removed.set, modified: walk.modified.set, added: walk.added.set };
 }
@@ -58,9 +64,12 @@ function compare(walk: Walk, lhs: Json | undefined, rhs: Json | undefined, ref: 
 /** Compares under one deduced shape of `atom`; true when the node was a leaf (and recorded as one). */
 function compareAs(walk: Walk, atom: Atom, members: number, lhs: Json | undefined, rhs: Json | undefined): boolean {
   switch (shapeOf(members)) {
-    case 'map': return compareMap(walk, atom.map!, lhs, rhs);
-    case 'scalar': return leaf(walk, lhs, rhs);
-    case 'list': return compareList(walk, atom.list!, lhs, rhs);
+    case 'map':
+      return compareMap(walk, atom.map!, lhs, rhs);
+    case 'scalar':
+      return leaf(walk, lhs, rhs);
+    case 'list':
+      return compareList(walk, atom.list!, lhs, rhs);
   }
 }
 
@@ -79,7 +88,13 @@ function compareAdded(walk: Walk, rhs: Json | undefined, ref: TypeRef): void {
  * Adds `element` below `parent` as a member, with everything `value` (of type `ref`) holds below it; without an
  * element, adds what `value` holds to `parent` itself (the root).
  */
-function addNode(walk: Walk, parent: FieldSet, element: PathElement | undefined, value: Json | undefined, ref: TypeRef): void {
+function addNode(
+  walk: Walk,
+  parent: FieldSet,
+  element: PathElement | undefined,
+  value: Json | undefined,
+  ref: TypeRef,
+): void {
   const atom = resolveAtom(walk.typed.schema, ref);
   const shape = shapeOf(deducedMembers(atom, value));
   // The element's node is created on its first child only: a node without children must not appear in the set.
@@ -90,7 +105,8 @@ function addNode(walk: Walk, parent: FieldSet, element: PathElement | undefined,
     if (type.relationship !== 'atomic' && map !== undefined) {
       for (const key of Object.keys(map)) {
         const childType = fieldType(type, key);
-        if (childType !== undefined) addNode(walk, (node ??= parent.descend(element!)), fieldElement(key), map[key], childType);
+        if (childType !== undefined)
+          addNode(walk, (node ??= parent.descend(element!)), fieldElement(key), map[key], childType);
       }
     }
   } else if (shape === 'list' && value !== undefined) {
@@ -99,7 +115,8 @@ function addNode(walk: Walk, parent: FieldSet, element: PathElement | undefined,
     if (type.relationship !== 'atomic' && list !== undefined && list.length === 1) {
       // One item cannot repeat a key: no grouping needed.
       const keyed = listItemId(walk.typed.schema, type, list[0]!);
-      if (keyed !== undefined) addNode(walk, (node ??= parent.descend(element!)), keyed.element, list[0], type.elementType);
+      if (keyed !== undefined)
+        addNode(walk, (node ??= parent.descend(element!)), keyed.element, list[0], type.elementType);
     } else if (type.relationship !== 'atomic' && list !== undefined && list.length > 1) {
       const elements = new Map<string, PathElement>();
       for (const [id, items] of group(walk, type, list, elements)) {
@@ -120,7 +137,13 @@ function leaf(walk: Walk, lhs: Json | undefined, rhs: Json | undefined): true {
   return true;
 }
 
-function compareChild(walk: Walk, element: PathElement, lhs: Json | undefined, rhs: Json | undefined, ref: TypeRef | undefined): void {
+function compareChild(
+  walk: Walk,
+  element: PathElement,
+  lhs: Json | undefined,
+  rhs: Json | undefined,
+  ref: TypeRef | undefined,
+): void {
   walk.path.push(element);
   compare(walk, lhs, rhs, ref);
   walk.path.pop();
@@ -148,7 +171,12 @@ function compareMap(walk: Walk, type: MapType, lhs: Json | undefined, rhs: Json 
 }
 
 /** The items of a list grouped by key, and the keys in first-seen order (`order`/`elements` shared by both sides). */
-function group(walk: Walk, type: ListType, list: readonly Json[] | undefined, elements: Map<string, PathElement>): Map<string, Json[]> {
+function group(
+  walk: Walk,
+  type: ListType,
+  list: readonly Json[] | undefined,
+  elements: Map<string, PathElement>,
+): Map<string, Json[]> {
   const groups = new Map<string, Json[]>();
   if (list === undefined) return groups;
   for (const item of list) {

@@ -7,7 +7,19 @@ import type { FieldSet } from '../fieldset.js';
 import { fieldElement, type PathElement } from '../path.js';
 import type { ScalarKind, TypeRef, TypedSchema } from '../schema.js';
 import { isMap, type Json } from '../value.js';
-import { asList, asMap, deducedMembers, elementText, fieldType, isEmptyMap, listItemElement, listItemElementOrNone, resolveAtom, shapeOf, type TypedError } from './common.js';
+import {
+  asList,
+  asMap,
+  deducedMembers,
+  elementText,
+  fieldType,
+  isEmptyMap,
+  listItemElement,
+  listItemElementOrNone,
+  resolveAtom,
+  shapeOf,
+  type TypedError,
+} from './common.js';
 
 /** Go's `%T` of an unstructured value. */
 function goType(value: Json): string {
@@ -21,10 +33,14 @@ function goType(value: Json): string {
 function scalarError(kind: ScalarKind, value: Json | undefined): string | undefined {
   if (value === undefined || value === null) return undefined;
   switch (kind) {
-    case 'numeric': return typeof value === 'number' ? undefined : `expected numeric (int or float), got ${goType(value)}`;
-    case 'string': return typeof value === 'string' ? undefined : `expected string, got ${JSON.stringify(value)}`;
-    case 'boolean': return typeof value === 'boolean' ? undefined : `expected boolean, got ${JSON.stringify(value)}`;
-    default: return typeof value === 'object' ? `expected any scalar, got ${JSON.stringify(value)}` : undefined;
+    case 'numeric':
+      return typeof value === 'number' ? undefined : `expected numeric (int or float), got ${goType(value)}`;
+    case 'string':
+      return typeof value === 'string' ? undefined : `expected string, got ${JSON.stringify(value)}`;
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : `expected boolean, got ${JSON.stringify(value)}`;
+    default:
+      return typeof value === 'object' ? `expected any scalar, got ${JSON.stringify(value)}` : undefined;
   }
 }
 
@@ -35,7 +51,12 @@ function scalarError(kind: ScalarKind, value: Json | undefined): string | undefi
  * - Reports wrong scalar kinds, maps and lists where the other is expected, fields the schema does not declare,
  *   associative-list items without keys, and (unless `allowDuplicates`) duplicate keys, each with its SMD path.
  */
-export function validate(typed: TypedSchema, value: Json | undefined, allowDuplicates: boolean, ref: TypeRef = typed.root): TypedError[] {
+export function validate(
+  typed: TypedSchema,
+  value: Json | undefined,
+  allowDuplicates: boolean,
+  ref: TypeRef = typed.root,
+): TypedError[] {
   const check: Check = { typed, allowDuplicates, prefix: [], location: [], errors: [] };
   validateNode(check, value, ref);
   return check.errors;
@@ -51,7 +72,11 @@ export function validate(typed: TypedSchema, value: Json | undefined, allowDupli
  * - Fields under a map that preserves unknown fields (`x-kubernetes-preserve-unknown-fields`, deduced or
  *   untyped maps) are declared by definition.
  */
-export function undeclaredFields(typed: TypedSchema, value: Json | undefined, ref: TypeRef = typed.root): (string | number)[][] {
+export function undeclaredFields(
+  typed: TypedSchema,
+  value: Json | undefined,
+  ref: TypeRef = typed.root,
+): (string | number)[][] {
   const check: Check = { typed, allowDuplicates: true, prefix: [], location: [], errors: [], undeclared: [] };
   validateNode(check, value, ref);
   return check.undeclared!;
@@ -147,7 +172,13 @@ export function toFieldSet(typed: TypedSchema, value: Json | undefined): FieldSe
   return set.set;
 }
 
-function collect(typed: TypedSchema, value: Json | undefined, ref: TypeRef | undefined, path: PathElement[], set: FieldSetBuilder): void {
+function collect(
+  typed: TypedSchema,
+  value: Json | undefined,
+  ref: TypeRef | undefined,
+  path: PathElement[],
+  set: FieldSetBuilder,
+): void {
   const atom = ref === undefined ? undefined : typed.schema.resolve(ref);
   if (atom === undefined) return;
   const members = deducedMembers(atom, value);
@@ -162,9 +193,11 @@ function collect(typed: TypedSchema, value: Json | undefined, ref: TypeRef | und
       if (list === undefined) return;
       const elements = list.map((item) => listItemElementOrNone(typed.schema, type, item));
       // Duplicates are told apart by their printed form, as SMD's value sets are; a single item has none.
-      const texts = elements.length > 1 ? elements.map((e) => (e === undefined ? undefined : elementText(e))) : undefined;
+      const texts =
+        elements.length > 1 ? elements.map((e) => (e === undefined ? undefined : elementText(e))) : undefined;
       const counts = new Map<string, number>();
-      if (texts !== undefined) for (const text of texts) if (text !== undefined) counts.set(text, (counts.get(text) ?? 0) + 1);
+      if (texts !== undefined)
+        for (const text of texts) if (text !== undefined) counts.set(text, (counts.get(text) ?? 0) + 1);
       const duplicatesDone = new Set<string>();
       for (let i = 0; i < elements.length; i++) {
         const element = elements[i];

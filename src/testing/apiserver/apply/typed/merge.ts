@@ -7,7 +7,19 @@ import { cloneJson } from '../../machinery/index.js';
 import { serializePathElement, type PathElement } from '../path.js';
 import type { ListType, MapType, TypeRef, TypedSchema } from '../schema.js';
 import type { Json, JsonMap } from '../value.js';
-import { asList, asMap, deducedMembers, elementText, fieldType, isEmptyMap, listItemElement, resolveAtom, shapeOf, TypedValueError, type TypedError } from './common.js';
+import {
+  asList,
+  asMap,
+  deducedMembers,
+  elementText,
+  fieldType,
+  isEmptyMap,
+  listItemElement,
+  resolveAtom,
+  shapeOf,
+  TypedValueError,
+  type TypedError,
+} from './common.js';
 
 function copy<T extends Json | undefined>(value: T): T {
   return cloneJson(value);
@@ -30,13 +42,21 @@ export function mergeValues(typed: TypedSchema, lhs: Json | undefined, rhs: Json
   return merge(typed, lhs, rhs, typed.root);
 }
 
-function merge(typed: TypedSchema, lhs: Json | undefined, rhs: Json | undefined, ref: TypeRef | undefined): Json | undefined {
+function merge(
+  typed: TypedSchema,
+  lhs: Json | undefined,
+  rhs: Json | undefined,
+  ref: TypeRef | undefined,
+): Json | undefined {
   if (ref === undefined) return keepRight(lhs, rhs);
   const atom = resolveAtom(typed.schema, ref);
   switch (shapeOf(deducedMembers(atom, rhs === undefined ? lhs : rhs))) {
-    case 'map': return mergeMap(typed, atom.map!, lhs, rhs);
-    case 'scalar': return keepRight(lhs, rhs);
-    case 'list': return mergeList(typed, atom.list!, lhs, rhs);
+    case 'map':
+      return mergeMap(typed, atom.map!, lhs, rhs);
+    case 'scalar':
+      return keepRight(lhs, rhs);
+    case 'list':
+      return mergeList(typed, atom.list!, lhs, rhs);
   }
 }
 
@@ -49,7 +69,12 @@ function mergeMap(typed: TypedSchema, type: MapType, lhs: Json | undefined, rhs:
   // Keys of the live object first, then those only in the configuration.
   if (l !== undefined) {
     for (const key of Object.keys(l)) {
-      const merged = merge(typed, l[key], r !== undefined && Object.hasOwn(r, key) ? r[key] : undefined, fieldType(type, key));
+      const merged = merge(
+        typed,
+        l[key],
+        r !== undefined && Object.hasOwn(r, key) ? r[key] : undefined,
+        fieldType(type, key),
+      );
       if (merged === undefined) continue;
       out[key] = merged;
     }
@@ -75,7 +100,13 @@ interface Indexed {
   readonly byId: Map<string, Json | undefined>;
 }
 
-function index(typed: TypedSchema, type: ListType, list: readonly Json[], allowDuplicates: boolean, errors: TypedError[]): Indexed {
+function index(
+  typed: TypedSchema,
+  type: ListType,
+  list: readonly Json[],
+  allowDuplicates: boolean,
+  errors: TypedError[],
+): Indexed {
   const ids: string[] = [];
   const byId = new Map<string, Json | undefined>();
   for (let i = 0; i < list.length; i++) {

@@ -19,7 +19,12 @@ export function removeItems(typed: TypedSchema, value: Json | undefined, remove:
   return removeFrom(typed, value, remove, typed.root);
 }
 
-function removeFrom(typed: TypedSchema, value: Json | undefined, remove: FieldSet, ref: TypeRef | undefined): Json | undefined {
+function removeFrom(
+  typed: TypedSchema,
+  value: Json | undefined,
+  remove: FieldSet,
+  ref: TypeRef | undefined,
+): Json | undefined {
   const atom = ref === undefined ? undefined : typed.schema.resolve(ref);
   if (atom === undefined) return value;
   const members = deducedMembers(atom, value);
@@ -39,7 +44,7 @@ function removeFrom(typed: TypedSchema, value: Json | undefined, remove: FieldSe
         }
         if (remove.hasMember(element)) continue;
         const below = remove.withPrefix(element);
-        items.push(below.empty() ? item : removeFrom(typed, item, below, type.elementType) ?? null);
+        items.push(below.empty() ? item : (removeFrom(typed, item, below, type.elementType) ?? null));
       }
       return items.length > 0 ? items : undefined;
     }
@@ -51,7 +56,7 @@ function removeFrom(typed: TypedSchema, value: Json | undefined, remove: FieldSe
         const element = fieldElement(key);
         if (remove.hasMember(element)) continue;
         const below = remove.withPrefix(element);
-        out[key] = below.empty() ? value[key]! : removeFrom(typed, value[key], below, fieldType(type, key)) ?? null;
+        out[key] = below.empty() ? value[key]! : (removeFrom(typed, value[key], below, fieldType(type, key)) ?? null);
       }
       // Counted as own keys: a `__proto__` key assigned here sets the prototype instead, as before.
       return isEmptyMap(out) ? undefined : out;

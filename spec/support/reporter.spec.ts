@@ -1,0 +1,53 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+interface Outcome {
+  readonly code: number | null;
+  readonly output: string;
+  readonly tally: { passes: number; failures: number; pending: number };
+}
+
+async function runMocha(fixture: string): Promise<Outcome> {
+  const results = await mkdtemp(join(tmpdir(), 'rxkube-reporter-'));
+  try {
+    const args = ['--no-config', '--node-option', 'import=tsx', '--extension', 'ts'];
+    const reporter = ['--reporter', './spec/support/reporter.cjs', fixture];
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [join(root, 'node_modules/mocha/bin/mocha.js'), ...args, ...reporter],
+        {
+          cwd: root,
+          env: {
+            ...process.env,
+            RXKUBE_EXIT_GRACE_MS: '300',
+            RXKUBE_TEST_RESULTS: results,
+            RXKUBE_TEST_SUITE: 'fixture',
+          },
+          timeout: 15_000,
+        },
+        (error, stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, output: stdout + stderr }),
+      );
+    });
+    const [file] = await readdir(results);
+    const tally = JSON.parse(await readFile(join(results, file!), 'utf8'));
+    return { code, output, tally };
+  } finally {
+    await rm(results, { recursive: true, force: true });
+  }
+}
+
+describe('the test reporter', () => {
+  it('ends a run that a leaked handle keeps alive, names the handle, and counts one more failure', async () => {
+    const outcome = await runMocha('spec/support/fixtures/leaks-a-timer.fixture.ts');
+    expect(outcome.code).to.equal(1);
+    expect(outcome.output).to.match(/has not exited: a spec leaked a handle \([^)]*\bTimeout\b[^)]*\)/);
+    expect(outcome.tally).to.deep.equal({ suite: 'fixture', passes: 1, failures: 1, pending: 0 });
+  });
+});

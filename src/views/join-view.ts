@@ -1,0 +1,215 @@
+/**
+ * `joinView`: left objects with the right objects that share a join key, kept incrementally.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { describeValue, messageOf } from '../error-messages/index.js';
+import { editStore, emptySyncedStore, type Store, type StoreChange, type StoreEditor } from '../store/index.js';
+import { derivedView, untyped, type RowWriter, type ViewLogic } from './derived-view.js';
+import { hasKey, keysOf, type KeySet, type ProblemSink } from './keys.js';
+import type { JoinKeys, JoinRow, View, ViewInput, ViewOptions } from './types.js';
+
+/** Options of `views.join`: the key function of each side. */
+export interface JoinViewOptions<L extends KubernetesObject, R extends KubernetesObject>
+  extends ViewOptions<JoinRow<L, R>> {
+  /** The join key of a left object, e.g. a Node's `metadata.name`; `null`, `undefined` or `''` for none. */
+  readonly leftKey: (object: L) => string | null | undefined;
+  /**
+   * The join key or keys of a right object, e.g. a Pod's `spec.nodeName`; a right object with several keys joins
+   * every left object of each.
+   */
+  readonly rightKey: (object: R) => JoinKeys;
+  /** Names the view in problem messages. Default `'joinView'`. */
+  readonly name?: string;
+}
+
+/**
+ * A view with one row per left object: the object, and a `Store` of the right objects whose join key is the left
+ * object's (a left outer join). Pods by Node:
+ *
+ * ```ts
+ * const podsByNode = joinView(nodes, pods, {
+ *   leftKey: (node) => node.metadata?.name,
+ *   rightKey: (pod) => pod.spec?.nodeName,
+ * });
+ * podsByNode.current().get('node-1')?.right.size; // how many Pods node-1 runs
+ * ```
+ *
+ * # Guarantees
+ * - Everything a `views.View` guarantees; a row is a `views.JoinRow` keyed by its left object's key.
+ * - Exact: each row's `right` holds exactly the right objects whose keys include the left object's join key, as
+ *   computed from scratch from the two input snapshots the view reflects (property-tested over random interleavings
+ *   of both inputs' deltas, relists with tombstones and batches included).
+ * - Every left object has a row, with an empty `right` when nothing joins it or it has no join key. Right objects
+ *   whose key matches no left object are kept, and join the left object that takes that key when it comes.
+ * - Incremental: a right object's change edits the group(s) it leaves and enters (O(log group size) each) and
+ *   rewrites the rows of the left objects with those keys; a left object's change rewrites its own row. A step's
+ *   changes to one group are applied to it together.
+ * - A key function that throws or returns something that is not a key is reported on `problems$` (with the
+ *   object's key); the object joins with its valid keys only (none, after a throw), and the view carries on.
+ *
+ * # Caveats
+ * - Key functions must be pure, as a store's indexers: a right object is taken out of its groups by calling
+ *   `rightKey` again on its previous state.
+ * - A left object has one join key; several left objects may share one (each row then holds the same group, and a
+ *   change to that group rewrites all of them).
+ * - A right object changing rewrites its left object's row (a new `right` Store and a new row object) even when
+ *   only that object's status changed: `right` holds the objects. To react only when membership changes, use
+ *   `views.toJoinKeys`.
+ */
+export function joinView<L extends KubernetesObject, R extends KubernetesObject>(
+  left: ViewInput<L>,
+  right: ViewInput<R>,
+  options: JoinViewOptions<L, R>,
+): View<JoinRow<L, R>> {
+  const name = options?.name ?? 'joinView';
+  if (typeof options?.leftKey !== 'function')
+    throw new TypeError(`${name}: leftKey must be a function (left object) => key`);
+  if (typeof options.rightKey !== 'function')
+    throw new TypeError(`${name}: rightKey must be a function (right object) => key or keys`);
+  return derivedView<JoinRow<L, R>>(
+    name,
+    [untyped(left), untyped(right)],
+    () => joinLogic<L, R>(name, options.leftKey, options.rightKey),
+    options,
+  );
+}
+
+/** One run of a join: the right objects by join key, and the left objects' keys by join key. */
+function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
+  name: string,
+  leftKey: (object: L) => string | null | undefined,
+  rightKey: (object: R) => JoinKeys,
+): ViewLogic<JoinRow<L, R>> {
+  const empty = emptySyncedStore<R>();
+  /** Join key → the right objects with that key. Groups that fall empty are dropped. */
+  const groups = new Map<string, Store<R>>();
+  /** Join key → the key of the left object with it (a Set when several share it). */
+  const lefts = new Map<string, string | Set<string>>();
+  /** Left key → the left object, so that a group change rewrites its rows without reading the view. */
+  const leftObjects = new Map<string, L>();
+
+  const row = (object: L, group: Store<R> | undefined): JoinRow<L, R> =>
+    Object.freeze({ metadata: object.metadata!, left: object, right: group ?? empty });
+
+  const leftJoinKey = (object: L, key: string, report: ProblemSink | undefined): string | undefined => {
+    let value: unknown;
+    try {
+      value = leftKey(object);
+    } catch (error) {
+      report?.problem(`${name}: leftKey threw on ${key}; it joins nothing: ${messageOf(error)}`, key);
+      return undefined;
+    }
+    if (value === null || value === undefined || value === '') return undefined;
+    if (typeof value !== 'string') {
+      report?.problem(`${name}: leftKey returned ${describeValue(value)} for ${key}, not a key; it joins nothing`, key);
+      return undefined;
+    }
+    return value;
+  };
+
+  const addLeft = (joinKey: string, key: string): void => {
+    const held = lefts.get(joinKey);
+    if (held === undefined) lefts.set(joinKey, key);
+    else if (typeof held === 'string') lefts.set(joinKey, new Set([held, key]));
+    else held.add(key);
+  };
+  const removeLeft = (joinKey: string, key: string): void => {
+    const held = lefts.get(joinKey);
+    if (held === key) {
+      lefts.delete(joinKey);
+    } else if (typeof held === 'object') {
+      held.delete(key);
+      if (held.size === 1) lefts.set(joinKey, held.values().next().value!);
+    }
+  };
+
+  const applyLeft = (changes: readonly StoreChange<L>[], rows: RowWriter<JoinRow<L, R>>): void => {
+    for (const change of changes) {
+      const { key } = change;
+      const before =
+        change.type === 'added'
+          ? undefined
+          : leftJoinKey(change.type === 'updated' ? change.old : change.object, key, undefined);
+      const after = change.type === 'deleted' ? undefined : leftJoinKey(change.object, key, rows);
+      if (before !== after) {
+        if (before !== undefined) removeLeft(before, key);
+        if (after !== undefined) addLeft(after, key);
+      }
+      if (change.type === 'deleted') {
+        leftObjects.delete(key);
+        rows.delete(key);
+      } else {
+        leftObjects.set(key, change.object);
+        rows.set(key, row(change.object, after === undefined ? undefined : groups.get(after)));
+      }
+    }
+  };
+
+  /** The groups a step edits, by join key; one editor per group per step, however many changes touch it. */
+  const editors = new Map<string, StoreEditor<R>>();
+  const edit = (joinKey: string): StoreEditor<R> => {
+    let editor = editors.get(joinKey);
+    if (editor === undefined) {
+      editor = editStore(groups.get(joinKey) ?? empty);
+      editors.set(joinKey, editor);
+    }
+    return editor;
+  };
+  const what = `${name}: rightKey`;
+
+  const applyRight = (changes: readonly StoreChange<R>[], rows: RowWriter<JoinRow<L, R>>): void => {
+    try {
+      editGroups(changes, rows);
+    } finally {
+      // A step that failed half-way must not leave its editors to the next one.
+      editors.clear();
+    }
+  };
+
+  const editGroups = (changes: readonly StoreChange<R>[], rows: RowWriter<JoinRow<L, R>>): void => {
+    // Plain loops and no closure per change: this runs once per changed right object.
+    for (const change of changes) {
+      const { key } = change;
+      const before: KeySet =
+        change.type === 'added'
+          ? undefined
+          : keysOf(rightKey, change.type === 'updated' ? change.old : change.object, what, key, undefined);
+      const after: KeySet = change.type === 'deleted' ? undefined : keysOf(rightKey, change.object, what, key, rows);
+      if (typeof before === 'string') {
+        if (!hasKey(after, before)) edit(before).delete(key);
+      } else if (before !== undefined) {
+        for (const joinKey of before) if (!hasKey(after, joinKey)) edit(joinKey).delete(key);
+      }
+      if (change.type === 'deleted') continue;
+      if (typeof after === 'string') edit(after).set(key, change.object);
+      else if (after !== undefined) for (const joinKey of after) edit(joinKey).set(key, change.object);
+    }
+    for (const [joinKey, editor] of editors) {
+      const previous = groups.get(joinKey);
+      const group = editor.commit();
+      if (group === (previous ?? empty)) continue;
+      if (group.size === 0) groups.delete(joinKey);
+      else groups.set(joinKey, group);
+      const held = lefts.get(joinKey);
+      if (held === undefined) continue;
+      const right = group.size === 0 ? undefined : group;
+      if (typeof held === 'string') {
+        rewrite(rows, held, right);
+      } else {
+        for (const leftKeyOfRow of held) rewrite(rows, leftKeyOfRow, right);
+      }
+    }
+  };
+
+  const rewrite = (rows: RowWriter<JoinRow<L, R>>, key: string, right: Store<R> | undefined): void => {
+    const left = leftObjects.get(key);
+    if (left !== undefined) rows.set(key, row(left, right));
+  };
+
+  return {
+    apply(input, changes, rows) {
+      if (input === 0) applyLeft(changes as readonly StoreChange<L>[], rows);
+      else applyRight(changes as readonly StoreChange<R>[], rows);
+    },
+  };
+}
