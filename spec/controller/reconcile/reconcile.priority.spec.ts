@@ -225,6 +225,34 @@ describe('reconcile: priorities, aging and fairness (marbles)', () => {
       'started a@-100',
     ]);
   });
+  it('counts a key that waits for its readiness in the depth at the priority of the run it waits for', () => {
+    let view: ReconcileQueueView | undefined;
+    const started: string[] = [];
+    const scheduler = new VirtualTimeScheduler();
+    const triggers = new Subject<ReconcileTrigger>();
+    triggers
+      .pipe(
+        reconcile(
+          (request: ReconcileKeyRequest) => {
+            started.push(`${request.key}@${request.priority}`);
+          },
+          {
+            scheduler,
+            metrics: { opened: (queue) => void (view = queue) },
+            readiness: { wait: (key) => (key === 'a' ? timer(50, scheduler).pipe(map(() => undefined)) : undefined) },
+          },
+        ),
+      )
+      .subscribe();
+    triggers.next(high('a'));
+    triggers.next(low('b'));
+    expect(started).to.deep.equal(['b@-100']);
+    expect(view!.depth).to.equal(1);
+    expect([...view!.depthByPriority]).to.deep.equal([[100, 1]]);
+    scheduler.flush();
+    expect(started).to.deep.equal(['b@-100', 'a@100']);
+    expect(view!.depthByPriority.size).to.equal(0);
+  });
 });
 
 describe('reconcile: priority and ordering input', () => {
