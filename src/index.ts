@@ -65,10 +65,10 @@ export {
   ReconcileCancelledError,
   ReconcileTimeoutError,
   TerminalError,
+  priorities,
   rateLimiters,
   reconcile,
 } from './controller/index.js';
-export { HIGH_PRIORITY, LOW_PRIORITY, NORMAL_PRIORITY } from './controller/index.js';
 export type { AgingOptions } from './controller/index.js';
 export type {
   Lookup,

@@ -20,6 +20,7 @@ export {
 } from './rate-limiters.js';
 export type { ExponentialOptions, FastSlowOptions, RateLimiter, TokenBucketOptions } from './rate-limiters.js';
 export * as rateLimiters from './rate-limiters-namespace.js';
+export * as priorities from './priorities-namespace.js';
 export {
   HIGH_PRIORITY,
   InvalidReconcileResultError,
