@@ -30,6 +30,8 @@ const suites: readonly Suite[] = [
   // A million objects and their floor side by side need more than the default heap.
   { script: 'store/cost-per-delta.ts', nodeOptions: ['--max-old-space-size=12288'] },
   { script: 'controller/throughput.ts' },
+  // A million keys preloaded in each row's own process, beside controller-runtime's priority queue (bench/go-priorityqueue).
+  { script: 'queue/priority.ts' },
   { script: 'apiserver/serve.ts' },
   { script: 'informer/informer.ts', args: ['--profile'] },
   { script: 'client/mutate.ts' },

@@ -68,9 +68,11 @@ export {
   ReconcileCancelledError,
   ReconcileTimeoutError,
   TerminalError,
+  priorities,
   rateLimiters,
   reconcile,
 } from './controller/index.js';
+export type { AgingOptions } from './controller/index.js';
 export type {
   Lookup,
   RateLimiter,

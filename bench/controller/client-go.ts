@@ -3,10 +3,7 @@
  * same machine load) as rxkube's. Used by `throughput.ts`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { buildGo, lastLine } from '../support/go.js';
 
 /** One worker-count row of the Go program's output (see `bench/go/README.md`). */
 export interface ClientGoThroughput {
@@ -38,33 +35,19 @@ export type ClientGoOutcome =
   | { readonly ok: true; readonly report: ClientGoReport }
   | { readonly ok: false; readonly note: string };
 
-const goDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'go');
-
 /**
- * Compiles `bench/go` once into a temporary directory (`GOFLAGS=-mod=mod`, so a missing go.sum line is filled in
- * rather than failing) and runs the binary. Never throws: a missing `go`, a failed build or unreadable output
- * becomes a note. The temporary directory is removed afterwards.
+ * Compiles `bench/go` once into a temporary directory (see `buildGo`) and runs the binary. Never throws: a missing
+ * `go`, a failed build or unreadable output becomes a note. The temporary directory is removed afterwards.
  */
 export function runClientGo(): ClientGoOutcome {
-  const dir = mkdtempSync(join(tmpdir(), 'rxkube-workqueue-bench-'));
+  const build = buildGo('go', 'workqueue-bench');
   try {
-    const binary = join(dir, 'workqueue-bench');
-    const build = spawnSync('go', ['build', '-o', binary, '.'], {
-      cwd: goDir,
-      env: { ...process.env, GOFLAGS: '-mod=mod' },
-      encoding: 'utf8',
-      timeout: 300_000,
-    });
-    if (build.error !== undefined) {
-      const missing = (build.error as NodeJS.ErrnoException).code === 'ENOENT';
+    if (!build.ok)
       return {
         ok: false,
-        note: missing ? '`go` is not installed: client-go skipped' : `go build failed: ${build.error.message}`,
+        note: build.note.startsWith('`go` is not installed') ? '`go` is not installed: client-go skipped' : build.note,
       };
-    }
-    if (build.status !== 0)
-      return { ok: false, note: `go build failed (exit ${build.status}): ${lastLine(build.stderr)}` };
-    const run = spawnSync(binary, [], { encoding: 'utf8', timeout: 300_000, maxBuffer: 16 * 2 ** 20 });
+    const run = spawnSync(build.binary, [], { encoding: 'utf8', timeout: 300_000, maxBuffer: 16 * 2 ** 20 });
     if (run.error !== undefined || run.status !== 0) {
       return {
         ok: false,
@@ -77,11 +60,6 @@ export function runClientGo(): ClientGoOutcome {
       return { ok: false, note: `client-go benchmark printed no JSON: ${String(error)}` };
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    build.cleanup();
   }
-}
-
-function lastLine(text: string | null): string {
-  const lines = (text ?? '').trim().split('\n');
-  return lines[lines.length - 1] ?? '';
 }

@@ -270,13 +270,13 @@ function bothHooks(a: ReconcileMetrics, b: ReconcileMetrics): ReconcileMetrics {
       a.closed?.(queue);
       b.closed?.(queue);
     },
-    added: (key) => {
-      a.added?.(key);
-      b.added?.(key);
+    added: (key, priority) => {
+      a.added?.(key, priority);
+      b.added?.(key, priority);
     },
-    started: (key, waitMs) => {
-      a.started?.(key, waitMs);
-      b.started?.(key, waitMs);
+    started: (key, waitMs, priority) => {
+      a.started?.(key, waitMs, priority);
+      b.started?.(key, waitMs, priority);
     },
     done: (key, durationMs) => {
       a.done?.(key, durationMs);

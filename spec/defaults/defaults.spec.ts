@@ -6,6 +6,8 @@ import { expect } from 'chai';
 import { defaults } from '../../src/index.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_RETRY, DEFAULT_WRITE_TIMEOUT_MS } from '../../src/client/index.js';
 import {
+  DEFAULT_AGING_AFTER_MS,
+  DEFAULT_AGING_EVERY,
   DEFAULT_BASE_DELAY_MS,
   DEFAULT_BURST,
   DEFAULT_DRAIN_TIMEOUT_MS,
@@ -58,6 +60,7 @@ describe('defaults', () => {
       drainTimeout: DEFAULT_DRAIN_TIMEOUT_MS,
       rateLimiter: { baseMs: DEFAULT_BASE_DELAY_MS, maxMs: DEFAULT_MAX_DELAY_MS },
       globalRateLimiter: { qps: DEFAULT_QPS, burst: DEFAULT_BURST },
+      aging: { after: DEFAULT_AGING_AFTER_MS, every: DEFAULT_AGING_EVERY },
     });
     expect(defaults.client).to.deep.equal({
       pageSize: DEFAULT_PAGE_SIZE,
@@ -87,6 +90,7 @@ describe('defaults', () => {
     expect(defaults.watch.backoff).to.deep.equal({ baseMs: 800, factor: 2, capMs: 30_000 });
     expect(defaults.reconcile.rateLimiter).to.deep.equal({ baseMs: 5, maxMs: 1_000_000 });
     expect(defaults.reconcile.globalRateLimiter).to.deep.equal({ qps: 10, burst: 100 });
+    expect(defaults.reconcile.aging).to.deep.equal({ after: 30_000, every: 4 });
     expect(defaults.leaderElection).to.include({ leaseDuration: 15_000, renewDeadline: 10_000, retryPeriod: 2_000 });
     expect(defaults.manager).to.include({ metricsPort: 8080, healthPort: 8081, shutdownTimeout: 30_000 });
     expect(defaults.events.spamFilter).to.include({ burst: 25, maxObjects: 4096 });

@@ -4,10 +4,16 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { map, NEVER, of, Subject, timer, VirtualTimeScheduler } from 'rxjs';
 import { controllerContext } from '../../src/controller/context/index.js';
-import { reconcile, type ReconcileOptions, type ReconcileTrigger } from '../../src/controller/index.js';
+import {
+  HIGH_PRIORITY,
+  LOW_PRIORITY,
+  reconcile,
+  type ReconcileOptions,
+  type ReconcileTrigger,
+} from '../../src/controller/index.js';
 import { ControllerMetrics, createManagerMetrics, type ManagerMetrics } from '../../src/manager/metrics/index.js';
 import { settleLater } from '../controller/helpers.js';
-import { metricValue } from './scrape.js';
+import { histogramCount, metricValue } from './scrape.js';
 
 /**
  * One controller's metrics as a real `reconcile` operator's metrics hook, as the manager passes them, on a virtual
@@ -128,6 +134,49 @@ describe("ControllerMetrics: the operator's own queue", () => {
     triggers.next('a');
     scheduler.flush();
     expect(await queue()).to.deep.equal({ depth: 0, adds: 2 });
+  });
+});
+
+describe('ControllerMetrics: priorities', () => {
+  function prioritized() {
+    const scheduler = new VirtualTimeScheduler();
+    const metrics: ManagerMetrics = createManagerMetrics(new Registry(), false);
+    const triggers = new Subject<ReconcileTrigger>();
+    triggers
+      .pipe(reconcile(() => timer(10, scheduler), { scheduler, metrics: new ControllerMetrics(metrics, 'p') }))
+      .subscribe();
+    const depth = async (priority: string) => {
+      const families = new Map(
+        parsePrometheusTextFormat(await metrics.scrape()).map((family) => [family.name, family]),
+      );
+      return metricValue(families, 'workqueue_depth', { name: 'p', controller: 'p', priority });
+    };
+    const waits = (priority: string) =>
+      histogramCount(metrics.registry, 'workqueue_queue_duration_by_priority_seconds', { name: 'p', priority });
+    return { scheduler, triggers, depth, waits };
+  }
+
+  it("labels the depth by priority, as controller-runtime's priority queue does, and the queue waits by the run's priority", async () => {
+    const { scheduler, triggers, depth, waits } = prioritized();
+    expect(await depth('0')).to.equal(0); // the normal priority has a sample before anything ran
+    triggers.next({ key: 'a' });
+    triggers.next({ key: 'b', priority: LOW_PRIORITY });
+    triggers.next({ key: 'c', priority: HIGH_PRIORITY });
+    triggers.next({ key: 'a', priority: HIGH_PRIORITY }); // a runs: its next run is in the depth, at its priority
+    expect([await depth('0'), await depth('-100'), await depth('100')]).to.deep.equal([0, 1, 2]);
+    scheduler.flush();
+    expect([await depth('0'), await depth('-100'), await depth('100')]).to.deep.equal([0, 0, 0]);
+    expect([await waits('0'), await waits('-100'), await waits('100')]).to.deep.equal([1, 1, 2]);
+  });
+
+  it('labels at most 25 distinct priorities, and the rest under exceeded_cardinality_limit', async () => {
+    const { scheduler, triggers, depth, waits } = prioritized();
+    for (let priority = 1; priority <= 30; priority += 1) triggers.next({ key: `k${priority}`, priority });
+    // k1 started at once; 0 and 1 to 24 take the 25 labels, so k25 to k30 wait over the limit.
+    expect(await depth('24')).to.equal(1);
+    expect(await depth('exceeded_cardinality_limit')).to.equal(6);
+    scheduler.flush();
+    expect(await waits('exceeded_cardinality_limit')).to.equal(6);
   });
 });
 

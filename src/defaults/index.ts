@@ -12,6 +12,8 @@ import {
 } from '../client/index.js';
 import type { ResourceClient } from '../client/index.js';
 import {
+  DEFAULT_AGING_AFTER_MS,
+  DEFAULT_AGING_EVERY,
   DEFAULT_BASE_DELAY_MS,
   DEFAULT_BURST,
   DEFAULT_DRAIN_TIMEOUT_MS,
@@ -82,6 +84,13 @@ export const defaults = deepFreeze({
       qps: DEFAULT_QPS,
       /** Tokens the bucket holds when full. */
       burst: DEFAULT_BURST,
+    },
+    /** How waiting lets a key through whatever the priorities (`aging`). */
+    aging: {
+      /** ms a key waits ready before it is overdue. */
+      after: DEFAULT_AGING_AFTER_MS,
+      /** While a key is overdue, one start in this many goes to the key ready longest. */
+      every: DEFAULT_AGING_EVERY,
     },
   },
   /** Read-your-own-writes: `ownWrites.readYourWrites`, `ownWrites.ledger`, and `controller()`'s `readYourWrites` option. */

@@ -126,8 +126,11 @@ export function buildInformer<T extends KubernetesObject>(
     each((listener) => listener.problem?.(problem));
   };
 
-  /** Publishes one exact step of the store: its problems, the snapshot, `synced`, then its changes in order. */
-  const publish = (update: StoreUpdate<T>): void => {
+  /**
+   * Publishes one exact step of the store: its problems, the snapshot, `synced`, then its changes in order, marked
+   * `fromList` when the step swapped a relist in.
+   */
+  const publish = (update: StoreUpdate<T>, fromList: boolean): void => {
     const wasSynced = latest.synced;
     const previous = latest;
     latest = update.store;
@@ -148,7 +151,7 @@ export function buildInformer<T extends KubernetesObject>(
           (listener.since === undefined || listener.since < current) &&
           listeners.has(listener)
         ) {
-          listener.event((informerEvent ??= toInformerEvent(change, latest)));
+          listener.event((informerEvent ??= toInformerEvent(change, latest, fromList)));
         }
       }
     }
@@ -173,7 +176,7 @@ export function buildInformer<T extends KubernetesObject>(
         // A step that throws changes nothing; find the delta that cannot be applied by taking the rest one by one.
         return applyOneByOne(deltas, from, source);
       }
-      if (step.update !== undefined) publish(step.update);
+      if (step.update !== undefined) publish(step.update, swapsRelist(deltas, from, step.next));
       from = step.next;
     }
     return running === source;
@@ -196,7 +199,7 @@ export function buildInformer<T extends KubernetesObject>(
         );
         continue;
       }
-      if (step.update !== undefined) publish(step.update);
+      if (step.update !== undefined) publish(step.update, delta.type === 'relistDone');
     }
     return running === source;
   };
@@ -208,7 +211,8 @@ export function buildInformer<T extends KubernetesObject>(
   const apply = (input: WatchEvent<T> | readonly WatchEvent<T>[] | PreparedStep<T>, source: Subscription): void => {
     if (isPrepared<T>(input)) {
       reducerCurrent = false;
-      publish({ store: input.store, changes: input.changes, problems: [] });
+      // A prepared step is the source's own change, never a list's.
+      publish({ store: input.store, changes: input.changes, problems: [] }, false);
       return;
     }
     const events = isBatch(input) ? input : [input];
@@ -293,7 +297,7 @@ export function buildInformer<T extends KubernetesObject>(
       () => {
         for (const [key, object] of snapshot.entries()) {
           if (subscriber.closed) return;
-          subscriber.next({ type: 'added', key, object, snapshot });
+          subscriber.next({ type: 'added', key, object, snapshot, fromList: true });
         }
         for (let i = 0; buffer !== null && i < buffer.length; i++) subscriber.next(buffer[i]!);
         buffer = null;
@@ -343,19 +347,39 @@ function keyOf(event: WatchEvent<KubernetesObject>): string | undefined {
   return 'object' in event && hasName(event.object) ? objectKey(event.object) : undefined;
 }
 
-function toInformerEvent<T extends KubernetesObject>(change: StoreChange<T>, snapshot: Store<T>): InformerEvent<T> {
+/**
+ * Whether the step over `deltas[from, next)` swapped a relist in. A step that does holds nothing but the swap's
+ * changes: the store cuts a batch before a swap that follows a change, and after the swap.
+ */
+function swapsRelist(deltas: readonly WatchEvent<KubernetesObject>[], from: number, next: number): boolean {
+  for (let i = from; i < next; i++) if (deltas[i]!.type === 'relistDone') return true;
+  return false;
+}
+
+function toInformerEvent<T extends KubernetesObject>(
+  change: StoreChange<T>,
+  snapshot: Store<T>,
+  fromList: boolean,
+): InformerEvent<T> {
   switch (change.type) {
     case 'added':
-      return { type: 'added', key: change.key, object: change.object, snapshot };
+      return fromList
+        ? { type: 'added', key: change.key, object: change.object, snapshot, fromList }
+        : { type: 'added', key: change.key, object: change.object, snapshot };
     case 'updated':
-      return { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot };
+      return fromList
+        ? { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot, fromList }
+        : { type: 'updated', key: change.key, old: change.old, object: change.object, snapshot };
     case 'deleted':
-      return {
-        type: 'deleted',
-        key: change.key,
-        object: change.object,
-        stateUnknown: change.stateUnknown,
-        snapshot,
-      };
+      return fromList
+        ? {
+            type: 'deleted',
+            key: change.key,
+            object: change.object,
+            stateUnknown: change.stateUnknown,
+            snapshot,
+            fromList,
+          }
+        : { type: 'deleted', key: change.key, object: change.object, stateUnknown: change.stateUnknown, snapshot };
   }
 }

@@ -35,6 +35,10 @@ import type { StoreOptions, StoreProblem, WatchProblemReason } from 'rxkube/exte
  * - `deleted`: `object` is the final state (watch delete) or the last known state (`stateUnknown: true`, the object
  *   vanished across a relist; client-go's `DeletedFinalStateUnknown`).
  * - `resync`: a periodic re-delivery of a cached object, for level-triggered re-checks; no API call was made.
+ *
+ * `fromList: true` marks the events that come from a list rather than a watch: the changes a relist found (the
+ * initial list included) and a late subscriber's replay of the cache (client-go's `isInInitialList`). The trigger
+ * operators give them, and `resync`, the low priority.
  */
 export type InformerEvent<T extends KubernetesObject = KubernetesObject> =
   | {
@@ -46,6 +50,8 @@ export type InformerEvent<T extends KubernetesObject = KubernetesObject> =
       readonly object: T;
       /** The cache with this event applied. */
       readonly snapshot: Store<T>;
+      /** Present when a list found it (a relist, the initial list) or a late subscriber's replay delivered it. */
+      readonly fromList?: true;
     }
   | {
       /** A cached object changed. */
@@ -58,6 +64,8 @@ export type InformerEvent<T extends KubernetesObject = KubernetesObject> =
       readonly object: T;
       /** The cache with this event applied. */
       readonly snapshot: Store<T>;
+      /** Present when a relist found the change. */
+      readonly fromList?: true;
     }
   | {
       /** A cached object is gone. */
@@ -70,6 +78,8 @@ export type InformerEvent<T extends KubernetesObject = KubernetesObject> =
       readonly stateUnknown: boolean;
       /** The cache with this event applied. */
       readonly snapshot: Store<T>;
+      /** Present when a relist found the object gone (then `stateUnknown` is true too). */
+      readonly fromList?: true;
     }
   | {
       /** A periodic re-delivery of a cached object (`resyncPeriod`). */

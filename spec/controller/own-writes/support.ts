@@ -74,7 +74,8 @@ export function request(key: string): {
   key: string;
   reasons: readonly string[];
   attempt: number;
+  priority: number;
   signal: AbortSignal;
 } {
-  return { key, reasons: [], attempt: 1, signal: new AbortController().signal };
+  return { key, reasons: [], attempt: 1, priority: 0, signal: new AbortController().signal };
 }

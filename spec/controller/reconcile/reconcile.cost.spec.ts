@@ -1,10 +1,12 @@
 import { expect } from 'chai';
-import { BehaviorSubject, Subject } from 'rxjs';
+import { BehaviorSubject, NEVER, Subject } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { reconcile } from '../../../src/controller/index.js';
-import type { ReconcileEvent, ReconcileKeyRequest } from '../../../src/controller/index.js';
+import { HIGH_PRIORITY, LOW_PRIORITY, reconcile } from '../../../src/controller/index.js';
+import type { ReconcileEvent, ReconcileKeyRequest, ReconcileTrigger } from '../../../src/controller/index.js';
 import { KeyedQueue } from '../../../src/controller/reconcile/keyed-queue.js';
+import { ReadySet } from '../../../src/controller/reconcile/ready-set.js';
+import type { ReadyEntry } from '../../../src/controller/reconcile/ready-set.js';
 
 /** A virtual-time scheduler that counts its clock reads. */
 function countingScheduler(): { scheduler: SchedulerLike; reads: () => number } {
@@ -88,5 +90,105 @@ describe('reconcile: the cost of the hot path', () => {
     expect(queue.takeReasons(queue.take()!)).not.to.equal(handedOut[1999]);
     queue.trigger('again-2', 'owner:0');
     expect(queue.takeReasons(queue.take()!)).to.equal(handedOut[0]);
+  });
+});
+
+describe('reconcile: the cost of ordering many waiting keys', () => {
+  it('schedules nothing and groups each key once, however many keys wait, and still orders them by priority, aging and fairness', () => {
+    const inner = new TestScheduler(() => {});
+    let schedules = 0;
+    const scheduler: SchedulerLike = {
+      now: () => inner.now(),
+      schedule: ((...args: Parameters<SchedulerLike['schedule']>) => {
+        schedules += 1;
+        return inner.schedule(...args);
+      }) as SchedulerLike['schedule'],
+    };
+    let fairnessCalls = 0;
+    const fairness = (key: string): string => {
+      fairnessCalls += 1;
+      return key.slice(0, key.indexOf('/'));
+    };
+    const gate = new BehaviorSubject(false);
+    const started: string[] = [];
+    const triggers = new Subject<ReconcileTrigger>();
+    // Runs never end: only the starts the four slots allow happen, so each one is observed.
+    triggers
+      .pipe(
+        reconcile(
+          ({ key }) => {
+            started.push(key);
+            return NEVER;
+          },
+          {
+            scheduler,
+            gate,
+            concurrency: 4,
+            aging: { after: 10, every: 2 },
+            fairness,
+          },
+        ),
+      )
+      .subscribe();
+    for (let i = 0; i < 100_000; i += 1) triggers.next({ key: `ns-${i % 100}/low-${i}`, priority: LOW_PRIORITY });
+    // Each key was grouped once, as it joined the others; no timer was scheduled for the waiting keys.
+    expect([fairnessCalls, schedules]).to.deep.equal([100_000, 0]);
+    inner.frame = 1_000; // every low key is overdue now, and no work was done for that
+    triggers.next({ key: 'ns-0/high', priority: HIGH_PRIORITY });
+    gate.next(true);
+    // By priority the high key; then one start in two goes to the oldest key, and the others by round-robin.
+    expect(started).to.deep.equal(['ns-0/high', 'ns-0/low-0', 'ns-0/low-100', 'ns-1/low-1']);
+    expect([fairnessCalls, schedules]).to.deep.equal([100_001, 0]);
+  });
+
+  it('touches a bounded number of key record fields per add, raise and take, the same for 1,000 and 100,000 waiting keys', () => {
+    const most = (size: number) => {
+      let touches = 0;
+      const counting: ProxyHandler<ReadyEntry> = {
+        get: (target, property, receiver) => {
+          touches += 1;
+          return Reflect.get(target, property, receiver);
+        },
+        set: (target, property, value, receiver) => {
+          touches += 1;
+          return Reflect.set(target, property, value, receiver);
+        },
+      };
+      let fairnessCalls = 0;
+      const set = new ReadySet<ReadyEntry>(
+        (key) => {
+          fairnessCalls += 1;
+          return key.slice(0, key.indexOf('/'));
+        },
+        { after: 50, every: 3 },
+        () => undefined,
+      );
+      const priorities = [LOW_PRIORITY, 0, HIGH_PRIORITY];
+      const entries = Array.from(
+        { length: size },
+        (_, i) =>
+          new Proxy<ReadyEntry>(
+            { key: `ns-${i % 37}/k${i}`, priority: priorities[i % 3]!, readyAt: 0, link: undefined },
+            counting,
+          ),
+      );
+      const worst = { add: 0, raise: 0, take: 0 };
+      const measure = (operation: keyof typeof worst, run: () => void) => {
+        touches = 0;
+        run();
+        worst[operation] = Math.max(worst[operation], touches);
+      };
+      entries.forEach((entry, i) => measure('add', () => set.add(entry, i >> 8)));
+      for (let i = 0; i < size; i += 7) measure('raise', () => set.raise(entries[i]!, HIGH_PRIORITY + 1));
+      const taken = new Set<ReadyEntry>();
+      let now = size >> 8;
+      // Half the takes while the oldest keys are overdue (aging lets them through), half before they are.
+      while (set.size > 0) measure('take', () => taken.add(set.take((now += 1) % 2 === 0 ? now + 100 : 0)!));
+      expect([taken.size, fairnessCalls]).to.deep.equal([size, size]);
+      return worst;
+    };
+    const small = most(1_000);
+    expect(most(100_000)).to.deep.equal(small);
+    expect(Math.max(small.add, small.raise, small.take)).to.be.at.most(12);
   });
 });

@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { BehaviorSubject, Observable, VirtualTimeScheduler, finalize, mergeMap, of, throwError, timer } from 'rxjs';
-import { TerminalError, reconcile, tokenBucketRateLimiter } from '../../../src/controller/index.js';
+import {
+  HIGH_PRIORITY,
+  LOW_PRIORITY,
+  TerminalError,
+  reconcile,
+  tokenBucketRateLimiter,
+} from '../../../src/controller/index.js';
 import type { ReconcileEvent, ReconcileResult } from '../../../src/controller/index.js';
 import { settleLater } from '../helpers.js';
 
@@ -16,10 +22,12 @@ interface Outcome {
   readonly retrigger: boolean;
   /** Settle through a Promise-like result instead of an Observable: it cannot be cancelled at a timeout. */
   readonly promise: boolean;
+  /** The priority a requeue asks for, if any. */
+  readonly priority: number | undefined;
 }
 
 interface Scenario {
-  readonly triggers: readonly { readonly at: number; readonly key: string }[];
+  readonly triggers: readonly { readonly at: number; readonly key: string; readonly priority: number | undefined }[];
   readonly outcomes: readonly Outcome[];
   readonly concurrency: number;
   readonly maxRetries: number | undefined;
@@ -28,13 +36,21 @@ interface Scenario {
   readonly gateFlips: readonly number[];
   /** The per-run `timeout`, if any: Observables are cancelled at it, Promises abandoned but still holding the key. */
   readonly timeout: number | undefined;
+  /** The ordering options: every guarantee holds whatever the priorities, aging and fairness groups. */
+  readonly aging: { readonly after: number; readonly every: number };
+  readonly fairness: boolean;
 }
 
+const priority = fc.option(fc.constantFrom(LOW_PRIORITY, 0, HIGH_PRIORITY, 7), { nil: undefined });
+
 const scenarios: fc.Arbitrary<Scenario> = fc.record({
-  triggers: fc.array(fc.record({ at: fc.integer({ min: 0, max: 80 }), key: fc.constantFrom('a', 'b', 'c', 'd') }), {
-    minLength: 1,
-    maxLength: 40,
-  }),
+  triggers: fc.array(
+    fc.record({ at: fc.integer({ min: 0, max: 80 }), key: fc.constantFrom('a', 'b', 'ns1/c', 'ns2/d'), priority }),
+    {
+      minLength: 1,
+      maxLength: 40,
+    },
+  ),
   outcomes: fc.array(
     fc.record({
       kind: fc.constantFrom<Outcome['kind']>('ok', 'ok', 'fail', 'throw', 'terminal', 'requeue'),
@@ -43,6 +59,7 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
       sync: fc.boolean(),
       retrigger: fc.integer({ min: 0, max: 7 }).map((n) => n === 0),
       promise: fc.boolean(),
+      priority,
     }),
     { maxLength: 60 },
   ),
@@ -51,6 +68,8 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
   bucket: fc.boolean(),
   gateFlips: fc.array(fc.integer({ min: 0, max: 90 }), { maxLength: 6 }),
   timeout: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }),
+  aging: fc.record({ after: fc.integer({ min: 0, max: 40 }), every: fc.integer({ min: 1, max: 4 }) }),
+  fairness: fc.boolean(),
 });
 
 interface Observed {
@@ -98,6 +117,7 @@ function play(scenario: Scenario): Observed {
       sync: false,
       retrigger: false,
       promise: false,
+      priority: undefined,
     };
     asked.set(key, outcome.after);
     const release = (): void => {
@@ -114,9 +134,10 @@ function play(scenario: Scenario): Observed {
       release();
       throw outcome.kind === 'terminal' ? new TerminalError('terminal') : new Error('panic');
     }
+    const requeue = { requeueAfter: outcome.after, priority: outcome.priority };
     if (outcome.sync) {
       release();
-      return outcome.kind === 'requeue' ? { requeueAfter: outcome.after } : success;
+      return outcome.kind === 'requeue' ? requeue : success;
     }
     if (outcome.promise) {
       const settled =
@@ -124,7 +145,7 @@ function play(scenario: Scenario): Observed {
           ? { error: new Error('failed') }
           : outcome.kind === 'terminal'
             ? { error: new TerminalError('terminal') }
-            : { value: outcome.kind === 'requeue' ? { requeueAfter: outcome.after } : success };
+            : { value: outcome.kind === 'requeue' ? requeue : success };
       // The key counts as running until the Promise really settles, however long after its timeout.
       return settleLater(scheduler, outcome.duration, settled, release);
     }
@@ -132,17 +153,17 @@ function play(scenario: Scenario): Observed {
       mergeMap(() => {
         if (outcome.kind === 'fail') return throwError(() => new Error('failed'));
         if (outcome.kind === 'terminal') return throwError(() => new TerminalError('terminal'));
-        return of(outcome.kind === 'requeue' ? { requeueAfter: outcome.after } : success);
+        return of(outcome.kind === 'requeue' ? requeue : success);
       }),
       finalize(release),
     );
   };
-  const source = new Observable<string>((subscriber) => {
+  const source = new Observable<string | { key: string; priority: number }>((subscriber) => {
     feed = subscriber;
-    for (const { at, key } of [...scenario.triggers].sort((x, y) => x.at - y.at)) {
+    for (const { at, key, priority } of [...scenario.triggers].sort((x, y) => x.at - y.at)) {
       scheduler.schedule(() => {
         observed.lastTrigger.set(key, sequence++);
-        subscriber.next(key);
+        subscriber.next(priority === undefined ? key : { key, priority });
       }, at);
     }
     scheduler.schedule(() => {
@@ -162,6 +183,8 @@ function play(scenario: Scenario): Observed {
         maxRetries: scenario.maxRetries,
         globalRateLimiter: scenario.bucket ? tokenBucketRateLimiter({ qps: 100, burst: 3 }) : false,
         timeout: scenario.timeout,
+        aging: scenario.aging,
+        fairness: scenario.fairness ? undefined : () => '',
       }),
     )
     .subscribe({

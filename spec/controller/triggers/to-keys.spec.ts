@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { InformerEvent } from '../../../src/informer/index.js';
-import type { ReconcileTrigger } from '../../../src/controller/index.js';
+import { LOW_PRIORITY, type ReconcileTrigger } from '../../../src/controller/index.js';
 import { KeyMappingError, toKeys } from '../../../src/controller/triggers/index.js';
 import { added, deleted, errorSink, obj, resync, updated } from '../predicates/fixtures.js';
 
@@ -29,7 +29,7 @@ describe('toKeys', () => {
       { key: 'default/a', reason: 'updated Pod default/a' },
       { key: 'default/a', reason: 'deleted Pod default/a' },
       { key: 'default/a', reason: 'deleted (state unknown) Pod default/a' },
-      { key: 'default/a', reason: 'resync Pod default/a' },
+      { key: 'default/a', reason: 'resync Pod default/a', priority: LOW_PRIORITY },
     ]);
   });
 

@@ -3,8 +3,8 @@
  * folder's index picks the public names; `builder/` and `context/` import the operator from here.
  */
 export { reconcile } from './reconcile.js';
-export { DEFAULT_DRAIN_TIMEOUT_MS } from './options.js';
-export type { Lookup, ReconcileLookupOptions, ReconcileOptions } from './options.js';
+export { DEFAULT_AGING_AFTER_MS, DEFAULT_AGING_EVERY, DEFAULT_DRAIN_TIMEOUT_MS } from './options.js';
+export type { AgingOptions, Lookup, ReconcileLookupOptions, ReconcileOptions } from './options.js';
 export { bothMetrics } from './metrics.js';
 export type { ReconcileMetrics, ReconcileQueueView } from './metrics-hook.js';
 export type { ReconcileReadiness, StaleObject, StaleRead } from './readiness-hook.js';
@@ -20,8 +20,12 @@ export {
 } from './rate-limiters.js';
 export type { ExponentialOptions, FastSlowOptions, RateLimiter, TokenBucketOptions } from './rate-limiters.js';
 export * as rateLimiters from './rate-limiters-namespace.js';
+export * as priorities from './priorities-namespace.js';
 export {
+  HIGH_PRIORITY,
   InvalidReconcileResultError,
+  LOW_PRIORITY,
+  NORMAL_PRIORITY,
   ReconcileAbortedError,
   REQUEUE_REASON,
   RETRY_REASON,

@@ -1,13 +1,16 @@
 /**
- * The reconcile operator's state: one record per recently seen key, a FIFO of ready keys and a heap of delayed keys woken
- * by a single scheduler action. Internal; `reconcile` is the public face.
+ * The reconcile operator's state: one record per recently seen key, the ready set (priorities, fairness, aging) and
+ * a heap of delayed keys woken by a single scheduler action. Internal; `reconcile` is the public face.
  */
 import type { SchedulerLike, Subscription } from 'rxjs';
-import { MinHeap, Ring } from './structures.js';
+import { ReadySet } from './ready-set.js';
+import type { Aging, ReadyEntry } from './ready-set.js';
+import { MinHeap } from './structures.js';
+import { NORMAL_PRIORITY } from './types.js';
 
 /** Not waiting. */
 export const IDLE = 0;
-/** Waiting in the ready FIFO. */
+/** Waiting in the ready set. */
 export const READY = 1;
 /** Waiting in the delay heap for `readyAt`. */
 export const DELAYED = 2;
@@ -37,31 +40,61 @@ function isIdle(state: KeyState): boolean {
  * - `running` and `pending` together give at most one running and one pending run per key.
  * - `dirty` implies `running`: a trigger during a run asks for exactly one more run right after it.
  */
-export interface KeyState {
-  readonly key: string;
+export interface KeyState extends ReadyEntry {
   running: boolean;
   dirty: boolean;
   pending: Pending;
   /** Consecutive failures since the last success, drop or terminal failure. */
   failures: number;
-  /** When a DELAYED key becomes ready; when a READY key became ready. */
-  readyAt: number;
   /** Heap `seq` of the live DELAYED entry; older heap entries for this key are stale. */
   heapSeq: number;
   /** Reasons collected for the next run. */
   reasons: readonly string[];
   /** When the next run's queue wait started. */
   enqueuedAt: number;
+  /**
+   * The priority of the run in progress, or of the last run until its retry or requeue is scheduled. (`priority`
+   * is the pending run's: the highest of what was coalesced into it.)
+   */
+  runPriority: number;
 }
 
+/** The ordering options of the queue: see `ReconcileOptions.aging` and `.fairness`. */
+export interface QueueOrder {
+  readonly aging: Aging;
+  readonly fairness: ((key: string) => string) | undefined;
+  /** Hears what `fairness` throws or returns wrong (the key then goes to the group `''`). */
+  readonly onFairnessError: (error: unknown, key: string) => void;
+}
+
+/** FIFO by ready time, for a queue built without ordering options (the specs of the queue itself). */
+const FIRST_COME: QueueOrder = {
+  aging: { after: Number.POSITIVE_INFINITY, every: 1 },
+  fairness: () => '',
+  onFairnessError: () => undefined,
+};
+
+/*
+ * Where a per-key readiness hold goes (read-your-own-writes: "do not start K before condition X or a deadline"):
+ * a hold is a fifth pending state between DELAYED and READY. A held key stays out of the ready set (so no ordering
+ * rule above needs to know about holds), its deadline sits in the delay heap like a retry's, a fresh trigger only
+ * coalesces into it (unlike a delay, which it cuts short), and `release(key)` or the deadline calls `add` with the
+ * release time, which is when the key's wait for the bound starts. `isIdle` must then also keep a held record.
+ */
+
 /**
- * Keyed dedup queue with delays, driven by a {@link SchedulerLike}.
+ * Keyed dedup queue with delays and priorities, driven by a {@link SchedulerLike}.
  *
  * # Guarantees
  * - `trigger` makes a waiting or idle key ready now (a fresh trigger overrides any delay); a running key becomes
- *   dirty instead. A key is in the ready FIFO at most once.
+ *   dirty instead. A key is in the ready set at most once.
+ * - Priorities coalesce to the highest: the pending run of a key has the highest priority of the triggers merged
+ *   into it, and of the retry or requeue it replaced; a trigger that raises the priority of a ready key moves it
+ *   (`ReadySet.raise`). A retry or requeue has the priority of the run that scheduled it unless told otherwise.
+ * - Which ready key starts next is the ready set's rule (`ReadySet`): priority, then fairness round-robin, then
+ *   first come, with aging letting the oldest key through.
  * - `delay` keeps the earliest of the existing and the new ready time.
- * - Keys leave the delay heap in (ready time, insertion) order, so the FIFO is ordered by ready time.
+ * - Keys leave the delay heap in (ready time, insertion) order.
  * - At most one scheduler action is pending at any time, for the earliest delayed key; `dispose` cancels it.
  * - Heap entries made stale by a fresh trigger or an earlier delay are purged once they outnumber the live ones
  *   (plus a slack of 1024), so memory stays proportional to the keys actually waiting.
@@ -75,7 +108,7 @@ export interface KeyState {
  */
 export class KeyedQueue {
   private readonly states = new Map<string, KeyState>();
-  private readonly ready = new Ring<KeyState>();
+  private readonly ready: ReadySet<KeyState>;
   private readonly delayed = new MinHeap<KeyState>();
   /** Frozen one-element reason arrays, shared by every run with that single reason (see `addReason`). */
   private readonly singles = new Map<string, readonly string[]>();
@@ -91,9 +124,12 @@ export class KeyedQueue {
     private readonly scheduler: SchedulerLike,
     /** Called after delayed keys became ready. */
     private readonly onWake: () => void,
-    /** The metrics hook's `added`, if there is one: a key entered the depth. */
-    private readonly added?: (key: string) => void,
-  ) {}
+    /** The metrics hook's `added`, if there is one: a key entered the depth, at that priority. */
+    private readonly added?: (key: string, priority: number) => void,
+    order: QueueOrder = FIRST_COME,
+  ) {
+    this.ready = new ReadySet<KeyState>(order.fairness, order.aging, order.onFairnessError);
+  }
 
   /** Entries in the delay heap, stale ones included (a diagnostic for the memory bound). */
   get heapSize(): number {
@@ -107,14 +143,19 @@ export class KeyedQueue {
 
   /** client-go's depth: keys ready to run, plus running keys marked dirty (they run again right after). */
   get depth(): number {
-    return this.ready.length + this.dirtyCount;
+    return this.ready.size + this.dirtyCount;
+  }
+
+  /** How many keys are ready (not delayed, not running). */
+  get readyCount(): number {
+    return this.ready.size;
   }
 
   /**
-   * Registers a trigger for `key`. Reads the clock only when the key's queue wait starts (a coalesced trigger needs
-   * no timestamp); returns the time it read, if it read one, so the caller can reuse it.
+   * Registers a trigger for `key` at `priority`. Reads the clock only when the key's queue wait starts (a coalesced
+   * trigger needs no timestamp); returns the time it read, if it read one, so the caller can reuse it.
    */
-  trigger(key: string, reason: string | undefined): number | undefined {
+  trigger(key: string, reason: string | undefined, priority = NORMAL_PRIORITY): number | undefined {
     let state = this.states.get(key);
     if (state === undefined) {
       state = {
@@ -127,31 +168,53 @@ export class KeyedQueue {
         heapSeq: -1,
         reasons: NO_REASONS,
         enqueuedAt: 0,
+        priority,
+        runPriority: priority,
+        link: undefined,
       };
       this.states.set(key, state);
     }
     if (reason !== undefined) addReason(state, reason, this.singles);
     if (state.running) {
-      if (state.dirty) return undefined;
+      if (state.dirty) {
+        if (priority > state.priority) state.priority = priority;
+        return undefined;
+      }
       state.dirty = true;
+      state.priority = priority;
       this.dirtyCount += 1;
-      if (this.added !== undefined) this.added(key);
+      if (this.added !== undefined) this.added(key, priority);
       return (state.enqueuedAt = this.scheduler.now());
     }
-    if (state.pending === READY) return undefined;
+    if (state.pending === READY) {
+      if (priority > state.priority) this.ready.raise(state, priority);
+      return undefined;
+    }
+    // A delayed run is pulled forward and merged into this one; an idle key's pending run is this trigger's.
+    if (state.pending === IDLE || priority > state.priority) state.priority = priority;
     const now = this.scheduler.now();
     this.add(state, now);
     return now;
   }
 
-  /** Pops the next ready key (FIFO by ready time) and marks it running. */
-  take(): KeyState | undefined {
-    const state = this.ready.shift();
+  /** Takes the key that starts next at `now` (see `ReadySet`) and marks it running at its pending priority. */
+  take(now = this.scheduler.now()): KeyState | undefined {
+    const state = this.ready.take(now);
     if (state === undefined) return undefined;
     state.pending = IDLE;
     state.running = true;
+    state.runPriority = state.priority;
     this.waiting -= 1;
     return state;
+  }
+
+  /**
+   * Calls `visit` with each priority of the depth and how many keys it has: the ready keys, and those of `running`
+   * that are dirty (at the priority of their next run).
+   */
+  forEachDepth(running: Iterable<KeyState>, visit: (priority: number, keys: number) => void): void {
+    this.ready.forEachPriority(visit);
+    for (const state of running) if (state.dirty) visit(state.priority, 1);
   }
 
   /** Swaps out the reasons collected for `state`'s next run. */
@@ -175,12 +238,16 @@ export class KeyedQueue {
   }
 
   /**
-   * Schedules `state` (not running) to be ready at `at`, keeping the earliest time, and records `reason` for the
-   * run it leads to. Returns the effective time.
+   * Schedules `state` (not running) to be ready at `at`, keeping the earliest time, and records `reason` and
+   * `priority` (default: the priority of the run that just ended) for the run it leads to. Returns the effective time.
    */
-  delay(state: KeyState, at: number, now: number, reason: string): number {
+  delay(state: KeyState, at: number, now: number, reason: string, priority = state.runPriority): number {
     addReason(state, reason, this.singles);
-    if (state.pending === READY) return state.readyAt;
+    if (state.pending === READY) {
+      if (priority > state.priority) this.ready.raise(state, priority);
+      return state.readyAt;
+    }
+    if (state.pending === IDLE || priority > state.priority) state.priority = priority;
     if (state.pending === DELAYED && state.readyAt <= at) return state.readyAt;
     if (at <= now) {
       this.add(state, now);
@@ -201,15 +268,21 @@ export class KeyedQueue {
 
   /**
    * Puts back the work of a run that did not count (its gate closed while it ran): `reasons` go first among the
-   * next run's reasons, and `state` (not running) is ready now unless it already is. Its place in the FIFO is by
-   * this time, as for any key that becomes ready.
+   * next run's reasons, its priority joins the next run's, and `state` (not running) is ready now unless it already
+   * is. Its place in the ready set is by this time, as for any key that becomes ready.
    */
   restore(state: KeyState, reasons: readonly string[], now: number): void {
     const later = state.reasons;
     state.reasons = NO_REASONS;
     for (const reason of reasons) addReason(state, reason, this.singles);
     for (const reason of later) addReason(state, reason, this.singles);
-    if (state.pending !== READY) this.add(state, now);
+    const priority = state.runPriority;
+    if (state.pending === READY) {
+      if (priority > state.priority) this.ready.raise(state, priority);
+      return;
+    }
+    if (state.pending === IDLE || priority > state.priority) state.priority = priority;
+    this.add(state, now);
   }
 
   /**
@@ -231,6 +304,8 @@ export class KeyedQueue {
     for (const [key, state] of this.states) {
       state.pending = IDLE;
       state.dirty = false;
+      if (state.link !== undefined)
+        state.link.slot = state.link.prev = state.link.next = state.link.older = state.link.newer = undefined;
       state.reasons = NO_REASONS; // they were for the next run, which will not happen
       if (isIdle(state)) this.states.delete(key);
     }
@@ -247,10 +322,13 @@ export class KeyedQueue {
     this.cancelTimer();
   }
 
-  /** Makes `state` (not ready, not running) ready at `now`: an add, as the metrics hook counts them. */
-  private add(state: KeyState, now: number): void {
-    this.makeReady(state, now, now);
-    if (this.added !== undefined) this.added(state.key);
+  /**
+   * Makes `state` (not ready, not running; its pending priority set) ready at `now`, its wait counted from
+   * `enqueuedAt`: an add, as the metrics hook counts them.
+   */
+  private add(state: KeyState, now: number, enqueuedAt = now): void {
+    this.makeReady(state, now, enqueuedAt);
+    if (this.added !== undefined) this.added(state.key, state.priority);
   }
 
   private makeReady(state: KeyState, now: number, enqueuedAt: number): void {
@@ -258,9 +336,8 @@ export class KeyedQueue {
     else if (state.pending === DELAYED) this.delayedLive -= 1;
     // A DELAYED entry left in the heap goes stale: `pending` no longer says DELAYED when it surfaces.
     state.pending = READY;
-    state.readyAt = now;
     state.enqueuedAt = enqueuedAt;
-    this.ready.push(state);
+    this.ready.add(state, now);
   }
 
   private isLive(state: KeyState, seq: number): boolean {
@@ -291,7 +368,8 @@ export class KeyedQueue {
     for (let top = this.delayed.peek(); top !== undefined && top.at <= now; top = this.delayed.peek()) {
       this.delayed.pop();
       if (!this.isLive(top.value, top.seq)) continue;
-      this.add(top.value, top.at);
+      // The wait is counted from the due time; its place in the ready set from now, when it entered it.
+      this.add(top.value, now, top.at);
       woke = true;
     }
     this.arm(now);

@@ -19,6 +19,9 @@ import type { StaleRead } from './readiness-hook.js';
  *   `stop$` the waiting keys are dropped, so the depth is 0.
  * - `activeWorkers` counts the runs holding a concurrency slot: a Promise held past its `timeout` keeps its slot,
  *   and is counted, until it settles.
+ * - `depthByPriority` splits `depth` by priority (controller-runtime's `workqueue_depth{priority}`): a ready key at
+ *   the priority of its pending run, a running key triggered again at the priority of its next run. Its counts add
+ *   up to `depth`; a priority with no key in the depth is absent.
  * - `unfinishedWorkMs` and `longestRunningMs` are measured on the operator's scheduler over the runs in flight
  *   (held Promises included), as client-go's `unfinished_work_seconds` and
  *   `longest_running_processor_seconds` are.
@@ -26,6 +29,8 @@ import type { StaleRead } from './readiness-hook.js';
 export interface ReconcileQueueView {
   /** Keys ready to run, plus running keys triggered again. */
   readonly depth: number;
+  /** `depth` by priority: a new Map of each priority in the depth and its count, each time it is read. */
+  readonly depthByPriority: ReadonlyMap<number, number>;
   /** Runs holding a concurrency slot. */
   readonly activeWorkers: number;
   /** The operator's `concurrency` (`Infinity` when unbounded). */
@@ -49,6 +54,9 @@ export interface ReconcileQueueView {
  *   whose delay ran out, and a run the gate closure interrupted (its key is ready again). A trigger that coalesces
  *   into a waiting run adds nothing. While no key is dropped by a stop, the adds minus the `started` calls equal the
  *   depth at every moment.
+ * - `added` and `started` are told the priority of the run (controller-runtime's priority queue passes it to its
+ *   `add` and `get`): for `added`, the priority the key entered the depth with (a later trigger may raise it; the
+ *   view's `depthByPriority` is current), for `started` the run's (`request.priority`).
  * - `started` is client-go's `get`: a run starts; `queueWaitMs` is the `queueWaitMs` of its `started` event.
  * - `done` is client-go's `done`: the run no longer holds its slot, `durationMs` after it started. For a Promise held
  *   past its `timeout` that is when it settles (its `released` event), not its deadline.
@@ -69,10 +77,13 @@ export interface ReconcileMetrics {
   opened?(queue: ReconcileQueueView): void;
   /** The subscription of `queue` ended. */
   closed?(queue: ReconcileQueueView): void;
-  /** `key` entered the depth (client-go's `add`: `workqueue_adds_total`). */
-  added?(key: string): void;
-  /** A run of `key` started after waiting `queueWaitMs` (client-go's `get`: `workqueue_queue_duration_seconds`). */
-  started?(key: string, queueWaitMs: number): void;
+  /** `key` entered the depth at `priority` (client-go's `add`: `workqueue_adds_total`). */
+  added?(key: string, priority: number): void;
+  /**
+   * A run of `key` at `priority` started after waiting `queueWaitMs` (client-go's `get`:
+   * `workqueue_queue_duration_seconds`).
+   */
+  started?(key: string, queueWaitMs: number, priority: number): void;
   /**
    * The run of `key` that just `started` reads caches older than its key's last own writes: the `readiness` hook
    * gave up waiting for them (`controller_runtime_reconcile_stale_reads_total`). Called right before its `started`

@@ -22,13 +22,13 @@ export function bothMetrics(
       a.closed?.(queue);
       b.closed?.(queue);
     },
-    added(key) {
-      a.added?.(key);
-      b.added?.(key);
+    added(key, priority) {
+      a.added?.(key, priority);
+      b.added?.(key, priority);
     },
-    started(key, queueWaitMs) {
-      a.started?.(key, queueWaitMs);
-      b.started?.(key, queueWaitMs);
+    started(key, queueWaitMs, priority) {
+      a.started?.(key, queueWaitMs, priority);
+      b.started?.(key, queueWaitMs, priority);
     },
     staleRead(key, staleRead) {
       a.staleRead?.(key, staleRead);
@@ -46,13 +46,14 @@ export function bothMetrics(
 }
 
 /**
- * The view of one subscription's queue: `depth` and `active` read live, `runs` are the sets of runs in flight (held
+ * The view of one subscription's queue: `depth`, `depthByPriority` and `active` read live, `runs` are the sets of runs in flight (held
  * Promises included), measured on `scheduler`. Internal; the runner builds one only for a hook.
  */
 export function queueView(
   concurrency: number,
   scheduler: SchedulerLike,
   depth: () => number,
+  depthByPriority: () => ReadonlyMap<number, number>,
   active: () => number,
   runs: readonly ReadonlySet<{ readonly startedAt: number }>[],
 ): ReconcileQueueView {
@@ -72,6 +73,9 @@ export function queueView(
   return Object.freeze({
     get depth() {
       return depth();
+    },
+    get depthByPriority() {
+      return depthByPriority();
     },
     get activeWorkers() {
       return active();
@@ -95,11 +99,11 @@ export function hookOf<K extends keyof ReconcileMetrics>(
   hook: ReconcileMetrics | undefined,
   name: K,
 ): NonNullable<ReconcileMetrics[K]> | undefined {
-  const method = hook?.[name] as ((this: ReconcileMetrics, a: unknown, b: unknown) => void) | undefined;
+  const method = hook?.[name] as ((this: ReconcileMetrics, a: unknown, b: unknown, c: unknown) => void) | undefined;
   if (typeof method !== 'function') return undefined;
-  const guarded = (a: unknown, b: unknown): void => {
+  const guarded = (a: unknown, b: unknown, c: unknown): void => {
     try {
-      method.call(hook!, a, b);
+      method.call(hook!, a, b, c);
     } catch (error) {
       reportError(new Error(`reconcile: the metrics hook's ${name}() threw: ${messageOf(error)}`, { cause: error }));
     }

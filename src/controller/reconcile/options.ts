@@ -8,9 +8,32 @@ import type { ReconcileMetrics } from 'rxkube/extend';
 import { exponentialRateLimiter, tokenBucketRateLimiter } from './rate-limiters.js';
 import type { RateLimiter } from './rate-limiters.js';
 import type { ReconcileReadiness } from 'rxkube/extend';
+import type { Aging } from './ready-set.js';
 
 /** Default `drainTimeout`: 30 s, controller-runtime's graceful shutdown period. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
+/** Default `aging.after`: a ready key that has waited 30 s is overdue. */
+export const DEFAULT_AGING_AFTER_MS = 30_000;
+/** Default `aging.every`: while a key is overdue, one start in 4 goes to the oldest ready key. */
+export const DEFAULT_AGING_EVERY = 4;
+
+/**
+ * How waiting raises a ready key's effective priority (the `aging` option of `reconcile`): a key that has waited
+ * `after` ms is overdue, and while any key is overdue one start in every `every` goes to the key that has been ready
+ * longest, whatever its priority.
+ */
+export interface AgingOptions {
+  /**
+   * ms a key may wait ready before it is overdue; a number >= 0. Default 30 000. `Infinity` turns aging off
+   * (strict priorities, as controller-runtime's: a low key may then wait forever).
+   */
+  readonly after?: number;
+  /**
+   * While a key is overdue, at least one start in this many takes the oldest ready key; an integer >= 1 (1: overdue
+   * keys go first, oldest first). Default 4.
+   */
+  readonly every?: number;
+}
 
 /** Options of `reconcile`. Every field is optional; see {@link ReconcileLookupOptions} for `lookup`. */
 export interface ReconcileOptions {
@@ -50,6 +73,22 @@ export interface ReconcileOptions {
    * passes its own through `context.reconcile`.
    */
   readonly metrics?: ReconcileMetrics;
+  /**
+   * Bounds every wait: after `after` ms ready a key is overdue, and while one is, one start in `every` goes to the
+   * key ready longest, whatever the priorities. Default `{ after: 30_000, every: 4 }`. See the ordering guarantees of
+   * `reconcile` for the bound this gives.
+   */
+  readonly aging?: AgingOptions;
+  /**
+   * The fairness key of a key: within one priority, ready keys are served round-robin across fairness keys, so that
+   * a group that floods the queue delays another group's key by at most one run per other group. Default: the
+   * namespace (the text before the first `/` of `namespace/name`; every cluster-scoped key is in the group `''`).
+   * Give a function of the key, such as a tenant label read from the informer (`(key) => pods.current().get(key)
+   * ?.metadata?.labels?.tenant ?? ''`); `() => ''` serves ready keys of one priority first come, first served. It
+   * is called when a key enters the queue with no record; a throw or a value that is not a string puts the key in
+   * the group `''` and is reported (`config.onUnhandledError`, else a process warning).
+   */
+  readonly fairness?: (key: string) => string;
   /**
    * Asked before each run of a key starts; the run waits until it says so (see `ReconcileReadiness`, from `rxkube/extend`).
    * `controller()` passes one that waits for the caches to show what the key's last runs wrote (read-your-own-
@@ -99,6 +138,8 @@ export interface ResolvedOptions<T> {
   readonly globalRateLimiter: () => RateLimiter | undefined;
   readonly lookup: ((key: string) => T | undefined) | undefined;
   readonly metrics: ReconcileMetrics | undefined;
+  readonly aging: Aging;
+  readonly fairness: ((key: string) => string) | undefined;
   readonly readiness: ReconcileReadiness | undefined;
 }
 
@@ -128,6 +169,13 @@ export function resolveOptions<T>(
     'an integer >= 0',
   );
   checkMetrics(options.metrics);
+  const aging = resolveAging(options.aging);
+  const { fairness } = options;
+  if (fairness !== undefined && typeof fairness !== 'function') {
+    throw new TypeError(
+      `reconcile: fairness must be a function (key) => string, got ${fairness === null ? 'null' : typeof fairness}`,
+    );
+  }
   const readiness: unknown = options.readiness;
   if (
     readiness !== undefined &&
@@ -160,8 +208,25 @@ export function resolveOptions<T>(
     lookup,
     metrics: options.metrics,
     readiness: options.readiness,
+    aging,
+    fairness,
   };
 }
+
+/** The `aging` option with its defaults; throws a `RangeError`/`TypeError` naming a bad field. */
+function resolveAging(aging: AgingOptions | undefined): Aging {
+  if (aging === undefined) return DEFAULT_AGING;
+  if (aging === null || typeof aging !== 'object') {
+    throw new TypeError(
+      `reconcile: aging must be an object { after?, every? }, got ${aging === null ? 'null' : typeof aging}`,
+    );
+  }
+  check('aging.after', aging.after, (v) => v >= 0, 'a number of ms >= 0');
+  check('aging.every', aging.every, (v) => Number.isInteger(v) && v >= 1, 'an integer >= 1');
+  return { after: aging.after ?? DEFAULT_AGING_AFTER_MS, every: aging.every ?? DEFAULT_AGING_EVERY };
+}
+
+const DEFAULT_AGING: Aging = Object.freeze({ after: DEFAULT_AGING_AFTER_MS, every: DEFAULT_AGING_EVERY });
 
 /** The function form of a {@link Lookup}; throws a `TypeError` for anything that is neither form. */
 function toLookupFunction<T>(lookup: Lookup<T> | undefined): ((key: string) => T | undefined) | undefined {

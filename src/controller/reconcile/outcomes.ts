@@ -7,6 +7,7 @@ import type { KeyedQueue, KeyState } from './keyed-queue.js';
 import type { ReconcileMetrics } from './metrics-hook.js';
 import { askLimiter, combineDelays } from './rate-limiters.js';
 import type { RateLimiter } from './rate-limiters.js';
+import type { Requeue } from './results.js';
 import { REQUEUE_REASON, RETRY_REASON, TerminalError } from './types.js';
 import type { ReconcileEvent, ReconcileFailed, ReconcileSucceeded } from './types.js';
 
@@ -43,8 +44,8 @@ export class Outcomes {
   ) {}
 
   /**
-   * A success; `requeueAfter` (ms) schedules the key again unless the runner is stopping. Neither limiter is asked:
-   * only failure retries are rate limited.
+   * A success; `requeue` schedules the key again unless the runner is stopping, at its priority (default: the
+   * run's). Neither limiter is asked: only failure retries are rate limited.
    */
   succeeded(
     state: KeyState,
@@ -53,7 +54,7 @@ export class Outcomes {
     queueWaitMs: number,
     durationMs: number,
     now: number,
-    requeueAfter: number | undefined,
+    requeue: Requeue | undefined,
   ): void {
     const { key } = state;
     if (state.failures !== 0) this.forget(state); // the limiters saw this key only if it failed
@@ -67,13 +68,14 @@ export class Outcomes {
       time: now,
     };
     this.out.next(succeeded);
-    if (requeueAfter === undefined || this.runner.stopping || this.runner.closed) {
+    if (requeue === undefined || this.runner.stopping || this.runner.closed) {
       this.report(succeeded, undefined);
       return;
     }
     // A requested requeue is a schedule, not a retry (controller-runtime's `AddAfter`): it takes no token from the
     // global bucket, so periodic resyncs can neither be stretched by it nor make failure retries wait behind them.
-    const delayMs = this.queue.delay(state, now + requeueAfter, now, REQUEUE_REASON) - now;
+    const delayMs =
+      this.queue.delay(state, now + requeue.after, now, REQUEUE_REASON, requeue.priority ?? state.runPriority) - now;
     const requeued = { type: 'requeued', key, attempt, reasons, queueWaitMs, durationMs, time: now, delayMs } as const;
     this.out.next(requeued);
     this.report(succeeded, requeued);

@@ -125,6 +125,12 @@ export class ReadinessHolds {
     }
   }
 
+  /** Calls `visit` with each key waiting or released without a slot yet (for the depth by priority). */
+  forEachHeld(visit: (state: KeyState) => void): void {
+    for (const { state } of this.waiting.values()) visit(state);
+    for (const { state } of this.released) visit(state);
+  }
+
   /** Intake stopped: every held key is dropped, as waiting keys are. */
   drop(now: number): void {
     const states = [...this.waiting.values(), ...this.released].map(({ state }) => state);

@@ -20,7 +20,8 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  *    start time (`undefined` = deleted), never a trigger payload.
  *    Without a `lookup`, `fn` gets a {@link ReconcileKeyRequest}: no `object` in its type, and reading one throws,
  *    so "no lookup" can never pass for "deleted".
- * 4. Bounded concurrency: at most `concurrency` runs at once; ready keys start FIFO by the time they became ready.
+ * 4. Bounded concurrency: at most `concurrency` runs at once; which ready key starts next is 15–16 below (among keys
+ *    of one priority and one fairness group: first come, first served, by the time they became ready).
  * 5. Retries: a failure is retried after the per-key limiter's delay (default 5 ms · 2^n, cap 1000 s). The count
  *    resets only on success (or a drop, or a terminal failure). Past `maxRetries` the key is `dropped`. A
  *    {@link TerminalError} is not retried.
@@ -54,8 +55,22 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  * 13. Memory: the operator keeps state for a key only while it runs, waits, is backing off or has a requeue
  *     scheduled; a key whose run ended with nothing more to do costs nothing, however many keys were ever seen.
  * 14. Metrics: a `metrics` hook (`ReconcileMetrics`, from `rxkube/extend`) hears the queue's adds, starts, runs done and outcomes
- *     as they happen, and reads its depth, workers and unfinished work through a live view; without one, nothing is
- *     called.
+ *     as they happen (with their priority), and reads its depth (also by priority), workers and unfinished work
+ *     through a live view; without one, nothing is called.
+ * 15. Priorities with aging: a trigger's `priority` (default `NORMAL_PRIORITY`, 0; `toKeys` and the other trigger
+ *     operators give lists and resyncs `LOW_PRIORITY`) orders the ready keys, higher first. A pending run has the
+ *     highest priority coalesced into it; a retry keeps its run's, a requeue takes `{ requeueAfter, priority }`'s,
+ *     else its run's. Aging bounds every wait: a key that has waited `aging.after` (30 s) is overdue, and while one
+ *     is, at least one start in `aging.every` (4) takes the key ready longest. So a key K with n keys ready before
+ *     it and still waiting at `readyAt + after` starts within the first `(n + 1) · every` starts from then on, and,
+ *     with runs holding a slot at most d, by `readyAt + after + ⌈(n + 1) · every / concurrency⌉ · d` (plus the time
+ *     the gate is closed), whatever the priorities of the other keys. The starts counted are takes from the ready
+ *     keys: a key released by the `readiness` hook (below) starts before them and is not counted, so each such
+ *     key can add one run to the time bound.
+ * 16. Fairness: within a priority, fairness groups (`fairness(key)`, default the namespace; cluster-scoped keys form
+ *     one group) take turns round-robin, so a key whose group has no other ready key of its priority starts after at
+ *     most one start of each other group with ready keys of that priority (aging starts and higher priorities
+ *     aside): a namespace that floods the queue delays another's key by one run.
  * - Readiness: with a `readiness` hook (`ReconcileReadiness`, from `rxkube/extend`; `ownWrites.readYourWrites` is one), a key about to start
  *   first waits until the hook says so, holding no slot, in the depth, with the triggers that reach it meanwhile
  *   coalesced into that run; a run the hook let start stale says so (`staleRead` on `started`, and the metrics
@@ -80,6 +95,10 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  * - The default limiters are created per subscription; limiters passed in options are shared by every
  *   subscription that uses these options.
  * - Options are validated when `reconcile` is called; a bad option throws a `RangeError` there.
+ * - The bound of 15 is relative to the keys ready before K: no order can start K before the work queued ahead of it
+ *   is done (first come, first served would not either). What it rules out is starvation: controller-runtime's
+ *   priority queue lets a stream of higher priorities delay a low key forever.
+ * - `aging: { after: Infinity }` turns aging off: priorities are then strict, and a low key may wait forever.
  *
  * @example
  * ```ts

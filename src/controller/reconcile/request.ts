@@ -24,6 +24,7 @@ abstract class RequestBase {
     readonly key: string,
     readonly reasons: readonly string[],
     readonly attempt: number,
+    readonly priority: number,
   ) {}
 
   /** Aborted on timeout, on drain timeout, on unsubscribe and when the gate closes; the reason says which. */
@@ -53,8 +54,9 @@ export class LookupRequest<T> extends RequestBase implements ReconcileRequest<T>
     readonly object: T | undefined,
     reasons: readonly string[],
     attempt: number,
+    priority: number,
   ) {
-    super(key, reasons, attempt);
+    super(key, reasons, attempt, priority);
   }
 }
 

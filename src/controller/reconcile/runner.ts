@@ -3,7 +3,7 @@
  * Internal; the operator function wraps it.
  */
 import { isObservable, take } from 'rxjs';
-import { describeValue } from '../../error-messages/index.js';
+import { describeValue, messageOf } from '../../error-messages/index.js';
 import type { Observable, SchedulerLike, Subscriber, Subscription, Unsubscribable } from 'rxjs';
 import { KeyedQueue } from './keyed-queue.js';
 import type { KeyState } from './keyed-queue.js';
@@ -11,18 +11,20 @@ import { hookOf, queueView } from './metrics.js';
 import type { ReconcileQueueView } from './metrics-hook.js';
 import type { ResolvedOptions } from './options.js';
 import { Outcomes } from './outcomes.js';
+import { reportError } from '../predicates/index.js';
 import type { StaleRead } from 'rxkube/extend';
 import { ReadinessHolds, withReasons, type Released } from './readiness.js';
 import { abortRequest, KeyOnlyRequest, LookupRequest, type AnyRequest } from './request.js';
+import { isPriority, isThenable, parseResult } from './results.js';
+import type { Requeue } from './results.js';
 import {
   InvalidReconcileResultError,
+  NORMAL_PRIORITY,
   RETRY_REASON,
   ReconcileAbortedError,
   ReconcileCancelledError,
   ReconcileTimeoutError,
   TerminalError,
-  isThenable,
-  parseResult,
 } from './types.js';
 import type { ReconcileEvent, ReconcileFn, ReconcileTrigger } from './types.js';
 
@@ -86,7 +88,7 @@ export class Runner<T> {
   private sourceDone = false;
   private pumping = false;
   /** The metrics hook's methods this runner calls itself (the queue and the outcomes hold the others). */
-  private readonly onStarted: ((key: string, queueWaitMs: number) => void) | undefined;
+  private readonly onStarted: ((key: string, queueWaitMs: number, priority: number) => void) | undefined;
   private readonly onDone: ((key: string, durationMs: number) => void) | undefined;
   private readonly onClosed: ((queue: ReconcileQueueView) => void) | undefined;
   private readonly onStaleRead: ((key: string, staleRead: StaleRead) => void) | undefined;
@@ -103,7 +105,17 @@ export class Runner<T> {
     this.concurrency = options.concurrency;
     this.lookup = options.lookup;
     const { metrics } = options;
-    this.queue = new KeyedQueue(options.scheduler, () => this.pump(), hookOf(metrics, 'added'));
+    this.queue = new KeyedQueue(options.scheduler, () => this.pump(), hookOf(metrics, 'added'), {
+      aging: options.aging,
+      fairness: options.fairness,
+      onFairnessError: (error, key) =>
+        reportError(
+          new Error(
+            `reconcile: the fairness function failed for ${key}, which joins the group '': ${messageOf(error)}`,
+            { cause: error },
+          ),
+        ),
+    });
     this.outcomes = new Outcomes(
       this.queue,
       out,
@@ -135,6 +147,7 @@ export class Runner<T> {
         this.concurrency,
         this.scheduler,
         () => this.queue.depth + (this.holds?.size ?? 0),
+        () => this.depthByPriority(),
         () => this.active,
         [this.inFlight, this.held],
       );
@@ -195,6 +208,19 @@ export class Runner<T> {
     if (!wasClosed && this.onClosed !== undefined) this.onClosed(this.view!);
   }
 
+  /** `depth` by priority: the ready keys and the running keys triggered again. */
+  private depthByPriority(): Map<number, number> {
+    const depth = new Map<number, number>();
+    const count = (priority: number, keys: number): void => void depth.set(priority, (depth.get(priority) ?? 0) + keys);
+    const running = function* (sets: readonly ReadonlySet<Run>[]): Iterable<KeyState> {
+      for (const set of sets) for (const run of set) yield run.state;
+    };
+    this.queue.forEachDepth(running([this.inFlight, this.held]), count);
+    // Keys waiting for their readiness are in the depth at the priority of the run they wait for.
+    this.holds?.forEachHeld((state) => count(state.runPriority, 1));
+    return depth;
+  }
+
   private intake(trigger: ReconcileTrigger | string): void {
     if (this.closed || this.stopping) return;
     // The common case, a plain key, skips the shape checks below.
@@ -206,19 +232,32 @@ export class Runner<T> {
     }
     let key: unknown = trigger;
     let reason: unknown;
+    let priority: unknown;
     if (typeof trigger !== 'string') {
       key = trigger !== null && typeof trigger === 'object' ? trigger.key : undefined;
-      reason = key === undefined ? undefined : trigger.reason;
+      if (key !== undefined) {
+        reason = trigger.reason;
+        priority = trigger.priority;
+      }
     }
-    if (typeof key !== 'string' || key === '' || (reason !== undefined && typeof reason !== 'string')) {
+    if (
+      typeof key !== 'string' ||
+      key === '' ||
+      (reason !== undefined && typeof reason !== 'string') ||
+      (priority !== undefined && !isPriority(priority))
+    ) {
       const error = new TypeError(
-        `reconcile: a trigger must be a non-empty key string or { key: string, reason?: string }, got ${describeValue(trigger)}`,
+        `reconcile: a trigger must be a non-empty key string or { key: string, reason?: string, priority?: safe integer }, got ${describeValue(trigger)}`,
       );
       this.out.next({ type: 'rejected', trigger, error, time: this.scheduler.now() });
       return;
     }
     if (this.holds?.absorb(key, reason as string | undefined)) return;
-    const now = this.queue.trigger(key, reason as string | undefined);
+    const now = this.queue.trigger(
+      key,
+      reason as string | undefined,
+      (priority as number | undefined) ?? NORMAL_PRIORITY,
+    );
     // A coalesced trigger changed nothing the pump could act on, so it is not called: no clock read, no loop.
     if (now !== undefined) this.pump(now);
   }
@@ -231,10 +270,15 @@ export class Runner<T> {
       while (!this.closed && this.gateOpen && !this.stopping && this.active < this.concurrency) {
         // Keys whose readiness wait is over go first: they were ready before the keys still in the queue.
         const released = this.holds?.next();
-        const state = released?.state ?? this.queue.take();
-        if (state === undefined) break;
-        if (released === undefined && this.holds?.hold(state) === true) continue;
-        this.begin(state, now ?? this.scheduler.now(), released);
+        let state = released?.state;
+        // The clock is read only when a key starts: an empty queue costs no read.
+        if (state === undefined && this.queue.readyCount === 0) break;
+        const at = now ?? this.scheduler.now();
+        if (state === undefined) {
+          state = this.queue.take(at)!;
+          if (this.holds?.hold(state) === true) continue;
+        }
+        this.begin(state, at, released);
         now = undefined;
       }
     } finally {
@@ -250,8 +294,9 @@ export class Runner<T> {
     if (released !== undefined && released.reasons.length > 0) reasons = withReasons(reasons, released.reasons);
     const staleRead = released?.staleRead;
     const queueWaitMs = now - state.enqueuedAt;
+    const priority = state.runPriority;
     this.active += 1;
-    if (this.onStarted !== undefined) this.onStarted(key, queueWaitMs);
+    if (this.onStarted !== undefined) this.onStarted(key, queueWaitMs, priority);
     if (staleRead === undefined) this.out.next({ type: 'started', key, attempt, reasons, queueWaitMs, time: now });
     else {
       if (this.onStaleRead !== undefined) this.onStaleRead(key, staleRead);
@@ -264,8 +309,8 @@ export class Runner<T> {
       const lookup = this.lookup;
       request =
         lookup === undefined
-          ? new KeyOnlyRequest(key, reasons, attempt)
-          : (new LookupRequest<T>(key, lookup(key), reasons, attempt) as LookupRequest<unknown>);
+          ? new KeyOnlyRequest(key, reasons, attempt, priority)
+          : (new LookupRequest<T>(key, lookup(key), reasons, attempt, priority) as LookupRequest<unknown>);
       if (this.holds !== undefined) this.holds.began(request);
       output = this.fn(request as LookupRequest<T>);
     } catch (error) {
@@ -448,7 +493,15 @@ export class Runner<T> {
     if (this.onDone !== undefined) this.onDone(state.key, now - startedAt);
     this.queue.finish(state, now, !this.stopping);
     if (outcome === OK)
-      this.outcomes.succeeded(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail as number | undefined);
+      this.outcomes.succeeded(
+        state,
+        attempt,
+        reasons,
+        queueWaitMs,
+        now - startedAt,
+        now,
+        detail as Requeue | undefined,
+      );
     else if (outcome === INTERRUPTED)
       this.outcomes.interrupted(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);
     else this.outcomes.failed(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);

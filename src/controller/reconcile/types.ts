@@ -6,14 +6,31 @@ import { describeValue } from '../../error-messages/index.js';
 import type { StaleRead } from 'rxkube/extend';
 
 /**
+ * The priority of the initial list, of relists, of a late subscriber's replay of a cache and of resyncs: the
+ * triggers `toKeys`, `toOwnerKeys` and `mapKeys` derive from such events get it unless the mapping sets one.
+ * controller-runtime's `handler.LowPriority`, the same number.
+ */
+export const LOW_PRIORITY = -100;
+/** The priority of a trigger that sets none: a live change, a plain key. */
+export const NORMAL_PRIORITY = 0;
+/** A priority above live changes, for triggers a user wants served first. */
+export const HIGH_PRIORITY = 100;
+
+/**
  * Asks for `key` to be reconciled. `reason` says why (for example `updated` or `owner:default/web`); reasons of
- * triggers coalesced into one run are collected into that run's `reasons`.
+ * triggers coalesced into one run are collected into that run's `reasons`. `priority` orders it among the ready keys.
  */
 export interface ReconcileTrigger {
   /** `namespace/name` for namespaced objects, `name` for cluster-scoped ones. Must be a non-empty string. */
   readonly key: string;
   /** Why the key was triggered; optional. */
   readonly reason?: string;
+  /**
+   * A safe integer; higher runs first among ready keys ({@link LOW_PRIORITY} -100, {@link NORMAL_PRIORITY} 0,
+   * {@link HIGH_PRIORITY} 100, or any other integer). Default {@link NORMAL_PRIORITY}. Triggers coalesced into one run
+   * give it the highest of their priorities.
+   */
+  readonly priority?: number;
 }
 
 /**
@@ -44,6 +61,11 @@ export interface ReconcileKeyRequest {
   readonly attempt: number;
   /** Aborted when the run must stop (timeout, drain timeout, unsubscribe, gate closed). */
   readonly signal: AbortSignal;
+  /**
+   * The run's priority: the highest of the triggers coalesced into it, and of the retry or requeue it carries
+   * (see {@link ReconcileTrigger.priority}).
+   */
+  readonly priority: number;
 }
 
 /**
@@ -68,6 +90,11 @@ export const RETRY_REASON = 'retry';
 export interface RequeueAfter {
   /** Delay in milliseconds; a finite number `>= 0`. */
   readonly requeueAfter: number;
+  /**
+   * The priority of the requeued run, a safe integer (controller-runtime's `Result.Priority`). Default: the priority
+   * of the run that asked for it.
+   */
+  readonly priority?: number;
 }
 
 /**
@@ -364,9 +391,10 @@ export class ReconcileCancelledError extends Error {
 }
 
 /**
- * The error of a run whose result is an object with a `requeueAfter` property that is not a finite number `>= 0`.
- * Counts as an ordinary (retried) failure. Results without a `requeueAfter` property never produce it. Not exported:
- * it marks a mistake in the reconcile function, and its `name` tells it apart on a `failed` event.
+ * The error of a run whose result is an object with a `requeueAfter` property that is not a finite number `>= 0`,
+ * or a requeue whose `priority` is not a safe integer. Counts as an ordinary (retried) failure. Results without a
+ * `requeueAfter` property never produce it. Not exported: it marks a mistake in the reconcile function, and its
+ * `name` tells it apart on a `failed` event.
  */
 export class InvalidReconcileResultError extends TypeError {
   constructor(
@@ -374,35 +402,9 @@ export class InvalidReconcileResultError extends TypeError {
     readonly key: string,
     /** The result as returned. */
     readonly result: unknown,
+    what = 'requeueAfter must be a finite number of ms >= 0',
   ) {
-    super(`reconcile of ${key} returned ${describeValue(result)}; requeueAfter must be a finite number of ms >= 0`);
+    super(`reconcile of ${key} returned ${describeValue(result)}; ${what}`);
     this.name = 'InvalidReconcileResultError';
   }
-}
-
-/** Whether `value` looks like a Promise. May throw if a `then` getter throws; callers guard it. Internal. */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
-
-/**
- * `undefined` for success, a delay for a requeue, an error for a broken requeue. Only an object with a
- * `requeueAfter` property asks for a requeue; every other value (a patched object, a string, `null`) is success.
- */
-export function parseResult(key: string, value: unknown): number | undefined | InvalidReconcileResultError {
-  if (value === undefined || value === null || typeof value !== 'object') return undefined;
-  let ms: unknown;
-  try {
-    if (!('requeueAfter' in value)) return undefined;
-    ms = (value as { requeueAfter: unknown }).requeueAfter;
-  } catch (error) {
-    // A Proxy or getter may throw; that is the user's failure, reported like any other invalid result.
-    return new InvalidReconcileResultError(key, error);
-  }
-  if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) return ms;
-  return new InvalidReconcileResultError(key, value);
 }

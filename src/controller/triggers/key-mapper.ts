@@ -6,7 +6,7 @@ import { Observable } from 'rxjs';
 import type { InformerEvent } from '../../informer/index.js';
 import { reportError } from '../predicates/index.js';
 import type { ReconcileTrigger } from '../reconcile/index.js';
-import { eventKey, eventReason, eventTypeOf } from './loose-event.js';
+import { eventKey, eventPriority, eventReason, eventTypeOf } from './loose-event.js';
 import { KeyMappingError } from './types.js';
 import type { KeyMapping } from './types.js';
 
@@ -19,9 +19,10 @@ export type Mapper<T extends KubernetesObject> = (event: InformerEvent<T>, compl
 /**
  * Runs `mapper` on every event and emits its triggers in order.
  *
- * Bare keys, and triggers without a reason, get the event's reason (`updated Pod default/a`). A throw, a
- * non-key value or an empty key becomes a {@link KeyMappingError} for `onError`; the valid part of the mapping is
- * still emitted, and the output never errors because of the mapper.
+ * Bare keys, and triggers without a reason, get the event's reason (`updated Pod default/a`); bare keys, and triggers
+ * without a priority, get the event's priority (low for a resync or a list, see `eventPriority`; none otherwise). A
+ * throw, a non-key value or an empty key becomes a {@link KeyMappingError} for `onError`; the valid part of the
+ * mapping is still emitted, and the output never errors because of the mapper.
  */
 export function keyMapper<T extends KubernetesObject>(
   mapper: Mapper<T>,
@@ -33,6 +34,7 @@ export function keyMapper<T extends KubernetesObject>(
       type: eventTypeOf,
       key: (event) => eventKey(event) ?? '<no key>',
       reason: (event) => eventReason(event),
+      priority: eventPriority,
     },
     onError,
   );
@@ -49,6 +51,11 @@ export interface InputDescription<I> {
    * trigger needs it. It may report a problem of its own through `complain`, and must still return a reason.
    */
   readonly reason: (input: I, complain: Complain) => string;
+  /**
+   * The priority given to bare keys and to triggers without one (`undefined`: none, the operator's normal); the
+   * trigger operators give a list's or a resync's event `LOW_PRIORITY`.
+   */
+  readonly priority?: (input: I) => number | undefined;
   /** Returns why a key is refused, or `undefined` to accept it; every non-empty string is accepted without it. */
   readonly checkKey?: (key: string) => string | undefined;
 }
@@ -90,13 +97,14 @@ function collect<I>(
   };
   let reason: string | undefined;
   const defaultReason = () => (reason ??= describe.reason(input, complain));
+  const priority = describe.priority?.(input);
   try {
     const mapped = mapper(input, complain);
     if (mapped === undefined || mapped === null) return out;
     if (typeof mapped === 'string' || !isIterable(mapped)) {
-      pushTrigger(out, mapped, defaultReason, complain, describe.checkKey);
+      pushTrigger(out, mapped, defaultReason, priority, complain, describe.checkKey);
     } else {
-      for (const item of mapped) pushTrigger(out, item, defaultReason, complain, describe.checkKey);
+      for (const item of mapped) pushTrigger(out, item, defaultReason, priority, complain, describe.checkKey);
     }
   } catch (cause) {
     complain('key mapper threw; keys mapped before the throw were kept', { cause });
@@ -108,6 +116,7 @@ function pushTrigger(
   out: ReconcileTrigger[],
   value: unknown,
   defaultReason: () => string,
+  defaultPriority: number | undefined,
   complain: Complain,
   checkKey: ((key: string) => string | undefined) | undefined,
 ): void {
@@ -118,27 +127,38 @@ function pushTrigger(
   };
   if (typeof value === 'string') {
     if (value === '') complain('key mapper returned an empty key', { value });
-    else if (!refused(value)) out.push({ key: value, reason: defaultReason() });
+    else if (!refused(value)) out.push(withPriority(value, defaultReason(), defaultPriority));
     return;
   }
   if (typeof value === 'object' && value !== null && 'key' in value) {
-    const { key, reason } = value as { key: unknown; reason?: unknown };
+    const { key, reason, priority } = value as { key: unknown; reason?: unknown; priority?: unknown };
     if (typeof key !== 'string' || key === '') {
       complain('key mapper returned a trigger without a non-empty string key', { value });
       return;
     }
     if (refused(key)) return;
+    let chosen = defaultPriority;
+    if (Number.isSafeInteger(priority)) chosen = priority as number;
+    else if (priority !== undefined)
+      complain('key mapper returned a trigger whose priority is not a safe integer; the event priority was used', {
+        value,
+      });
     if (reason === undefined) {
-      out.push({ key, reason: defaultReason() });
+      out.push(withPriority(key, defaultReason(), chosen));
     } else if (typeof reason === 'string') {
-      out.push({ key, reason });
+      out.push(withPriority(key, reason, chosen));
     } else {
       complain('key mapper returned a trigger whose reason is not a string; the event reason was used', { value });
-      out.push({ key, reason: defaultReason() });
+      out.push(withPriority(key, defaultReason(), chosen));
     }
     return;
   }
   complain('key mapper returned a value that is neither a key nor a { key, reason } trigger', { value });
+}
+
+/** A trigger that carries `priority` only when there is one, so that a live change's trigger stays `{ key, reason }`. */
+function withPriority(key: string, reason: string, priority: number | undefined): ReconcileTrigger {
+  return priority === undefined ? { key, reason } : { key, reason, priority };
 }
 
 function isIterable(value: unknown): value is Iterable<unknown> {

@@ -3,6 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { objectKey } from '../../objects/index.js';
+import { LOW_PRIORITY } from '../reconcile/index.js';
 
 /** The parts of an event the trigger layer reads; every field may be missing on malformed input. */
 export interface LooseEvent {
@@ -11,6 +12,7 @@ export interface LooseEvent {
   readonly object?: KubernetesObject;
   readonly old?: KubernetesObject;
   readonly stateUnknown?: unknown;
+  readonly fromList?: unknown;
 }
 
 /** The event's own key: its `key` field, else the key of its object; `undefined` when neither yields one. */
@@ -39,4 +41,13 @@ export function eventReason(event: LooseEvent | null | undefined): string {
   const kind = event?.object?.kind;
   const subject = typeof kind === 'string' && kind !== '' ? `${kind} ` : '';
   return `${verb} ${subject}${eventKey(event) ?? '<no key>'}`;
+}
+
+/**
+ * The priority a trigger of this event gets unless its mapping sets one: low for a `resync` and for what a list
+ * delivered (`fromList`: the initial list, a relist, a late subscriber's replay), as controller-runtime lowers its
+ * initial list and resyncs; `undefined` (the operator's normal) for a live change.
+ */
+export function eventPriority(event: LooseEvent | null | undefined): number | undefined {
+  return event?.type === 'resync' || event?.fromList === true ? LOW_PRIORITY : undefined;
 }

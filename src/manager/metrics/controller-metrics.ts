@@ -2,6 +2,7 @@
  * One controller's metrics, as its `reconcile` operators report them through their metrics hook.
  */
 import {
+  NORMAL_PRIORITY,
   ReconcileTimeoutError,
   type ReconcileDropped,
   type ReconcileFailed,
@@ -15,6 +16,22 @@ import type { ManagerMetrics } from './definitions.js';
 
 /** controller-runtime initialises every `result` at 0, so rates exist before the first run of each kind. */
 const RESULTS = ['success', 'error', 'requeue', 'requeue_after'] as const;
+
+/**
+ * Distinct `priority` label values one controller uses at most; the rest share `PRIORITY_OVERFLOW`. controller-runtime's
+ * limit and placeholder (`maxRecommendedUniquePriorities`), so that a priority computed per object cannot blow up the
+ * number of series.
+ */
+export const MAX_PRIORITY_LABELS = 25;
+/** The `priority` label of every priority past {@link MAX_PRIORITY_LABELS}. */
+export const PRIORITY_OVERFLOW = 'exceeded_cardinality_limit';
+
+/** The labels of a `workqueue_*` series by priority. */
+interface PriorityLabels {
+  readonly name: string;
+  readonly controller: string;
+  readonly priority: string;
+}
 
 /** controller-runtime's `result` label of a run: `requeue` is never used (rxkube has no `Requeue: true`). */
 export function resultOf(
@@ -39,6 +56,10 @@ export function resultOf(
  *   `controller_runtime_reconcile_stale_reads_total`, an rxkube metric.
  * - `workqueue_*` follow client-go: `adds_total` counts the operator's adds, `queue_duration_seconds` each run's
  *   queue wait, `work_duration_seconds` each run's time holding its worker, `retries_total` each retry scheduled.
+ * - `workqueue_depth` has a `priority` label, as controller-runtime's priority queue's has: the keys in the depth
+ *   at each priority (the normal priority, `"0"`, always has a sample). `workqueue_queue_duration_by_priority_seconds`
+ *   holds the queue waits by the priority of the run. A controller labels at most 25 distinct priorities; waits and
+ *   depth of any other go under `priority="exceeded_cardinality_limit"`.
  * - The gauges are read from the operators' queues when scraped: `depth`, `controller_runtime_active_workers`,
  *   `unfinished_work_seconds` and `longest_running_processor_seconds` are the operators' own figures (summed over
  *   the operators of the controller; the longest is their maximum). A run whose Promise outlived its `timeout` holds
@@ -48,6 +69,9 @@ export class ControllerMetrics implements ReconcileMetrics {
   private readonly queues = new Set<ReconcileQueueView>();
   private readonly labels: { readonly controller: string };
   private readonly queueLabels: { readonly name: string; readonly controller: string };
+  /** The `priority` labels this controller used, and the labels objects that carry them. */
+  private readonly priorityLabels = new Map<number, PriorityLabels>();
+  private overflowLabels: PriorityLabels | undefined;
   private readonly collect = (): void => this.collectQueues();
 
   constructor(
@@ -66,6 +90,7 @@ export class ControllerMetrics implements ReconcileMetrics {
       counter.inc(this.labels, 0);
     metrics.adds.inc(this.queueLabels, 0);
     metrics.retries.inc(this.queueLabels, 0);
+    this.labelsOf(NORMAL_PRIORITY); // the normal priority's depth sample exists from the start, first
     for (const gauge of this.gauges()) gauge.sources.add(this.collect);
     this.collectQueues();
   }
@@ -87,8 +112,9 @@ export class ControllerMetrics implements ReconcileMetrics {
     this.metrics.adds.inc(this.queueLabels);
   }
 
-  started(_key: string, queueWaitMs: number): void {
+  started(_key: string, queueWaitMs: number, priority: number): void {
     this.metrics.queueDuration.observe(this.queueLabels, queueWaitMs / 1000);
+    this.metrics.queueDurationByPriority.observe(this.labelsOf(priority), queueWaitMs / 1000);
   }
 
   staleRead(): void {
@@ -126,18 +152,35 @@ export class ControllerMetrics implements ReconcileMetrics {
     return [depth, activeWorkers, unfinishedWork, longestRunning] as const;
   }
 
+  /** The labels of `priority` (the overflow labels past the limit), remembered so that its depth reads 0 later. */
+  private labelsOf(priority: number): PriorityLabels {
+    const known = this.priorityLabels.get(priority);
+    if (known !== undefined) return known;
+    if (this.priorityLabels.size < MAX_PRIORITY_LABELS) {
+      const labels = { ...this.queueLabels, priority: String(priority) };
+      this.priorityLabels.set(priority, labels);
+      return labels;
+    }
+    return (this.overflowLabels ??= { ...this.queueLabels, priority: PRIORITY_OVERFLOW });
+  }
+
   private collectQueues(): void {
-    let depth = 0;
+    const depth = new Map<PriorityLabels, number>();
+    for (const labels of this.priorityLabels.values()) depth.set(labels, 0);
+    if (this.overflowLabels !== undefined) depth.set(this.overflowLabels, 0);
     let active = 0;
     let unfinishedMs = 0;
     let longestMs = 0;
     for (const queue of this.queues) {
-      depth += queue.depth;
+      for (const [priority, keys] of queue.depthByPriority) {
+        const labels = this.labelsOf(priority);
+        depth.set(labels, (depth.get(labels) ?? 0) + keys);
+      }
       active += queue.activeWorkers;
       unfinishedMs += queue.unfinishedWorkMs;
       longestMs = Math.max(longestMs, queue.longestRunningMs);
     }
-    this.metrics.depth.set(this.queueLabels, depth);
+    for (const [labels, keys] of depth) this.metrics.depth.set(labels, keys);
     this.metrics.activeWorkers.set(this.labels, active);
     this.metrics.unfinishedWork.set(this.queueLabels, unfinishedMs / 1000);
     this.metrics.longestRunning.set(this.queueLabels, longestMs / 1000);

@@ -27,9 +27,10 @@ export interface ManagerMetrics {
   readonly reconcileTime: Histogram<'controller'>;
   readonly maxConcurrent: Gauge<'controller'>;
   readonly activeWorkers: CollectedGauge<'controller'>;
-  readonly depth: CollectedGauge<'name' | 'controller'>;
+  readonly depth: CollectedGauge<'name' | 'controller' | 'priority'>;
   readonly adds: Counter<'name' | 'controller'>;
   readonly queueDuration: Histogram<'name' | 'controller'>;
+  readonly queueDurationByPriority: Histogram<'name' | 'controller' | 'priority'>;
   readonly workDuration: Histogram<'name' | 'controller'>;
   readonly unfinishedWork: CollectedGauge<'name' | 'controller'>;
   readonly longestRunning: CollectedGauge<'name' | 'controller'>;
@@ -63,7 +64,9 @@ function processMetrics(): Registry {
  *
  * # Guarantees
  * - Names, label names and buckets are controller-runtime's (`controller_runtime_*`, `workqueue_*`,
- *   `leader_election_master_status`) and client-go's reflector's (`reflector_*`), so existing dashboards work.
+ *   `leader_election_master_status`) and client-go's reflector's (`reflector_*`), so existing dashboards work;
+ *   `workqueue_depth` has controller-runtime's priority queue's `priority` label. One is rxkube's own:
+ *   `workqueue_queue_duration_by_priority_seconds`, the queue waits of `workqueue_queue_duration_seconds` by priority.
  * - Throws a clear error if `registry` already holds one of these names (two managers on one registry).
  */
 export function createManagerMetrics(registry: Registry, withProcessMetrics: boolean): ManagerMetrics {
@@ -145,12 +148,18 @@ export function createManagerMetrics(registry: Registry, withProcessMetrics: boo
     activeWorkers: collected('controller_runtime_active_workers', 'Number of currently used workers per controller', [
       'controller',
     ]),
-    depth: collected('workqueue_depth', 'Current depth of workqueue', queue),
+    depth: collected('workqueue_depth', 'Current depth of workqueue by workqueue and priority', [...queue, 'priority']),
     adds: counter('workqueue_adds_total', 'Total number of adds handled by workqueue', queue),
     queueDuration: histogram(
       'workqueue_queue_duration_seconds',
       'How long in seconds an item stays in workqueue before being requested',
       queue,
+      WORKQUEUE_BUCKETS,
+    ),
+    queueDurationByPriority: histogram(
+      'workqueue_queue_duration_by_priority_seconds',
+      'How long in seconds an item stays in workqueue before being requested, by the priority of its run',
+      [...queue, 'priority'],
       WORKQUEUE_BUCKETS,
     ),
     workDuration: histogram(
@@ -225,6 +234,7 @@ export const MANAGER_METRIC_NAMES: readonly string[] = [
   'workqueue_depth',
   'workqueue_adds_total',
   'workqueue_queue_duration_seconds',
+  'workqueue_queue_duration_by_priority_seconds',
   'workqueue_work_duration_seconds',
   'workqueue_unfinished_work_seconds',
   'workqueue_longest_running_processor_seconds',
