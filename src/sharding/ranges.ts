@@ -8,7 +8,12 @@ import { fnv1a64 } from './hash.js';
 /** What hashing reads of an object: its uid and namespace (any object, typed or a draft, fits). */
 export interface ShardedObject {
   /** Its uid and namespace; either missing hashes as the empty string, as apimachinery's accessor gives it. */
-  readonly metadata?: { readonly uid?: string; readonly namespace?: string };
+  readonly metadata?: {
+    /** What `object.metadata.uid` hashes. */
+    readonly uid?: string;
+    /** What `object.metadata.namespace` hashes. */
+    readonly namespace?: string;
+  };
 }
 
 /** The object fields a shard selector may hash: KEP-5866 serves exactly these two. */

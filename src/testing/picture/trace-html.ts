@@ -11,7 +11,12 @@ export type TraceSource =
       /** Trace lines, `<ms> <text>`, as `SimulationReport.trace` or `SimulationFailure.trace`. */
       readonly trace: readonly string[];
       /** A failure of `simulate`, when there is one: its violations and shrunk steps are drawn and linked. */
-      readonly failure?: { readonly violations: readonly string[]; readonly steps: readonly string[] };
+      readonly failure?: {
+        /** What the checks found wrong, each line naming the object it concerns. */
+        readonly violations: readonly string[];
+        /** The shrunk steps that led to the violations, in order. */
+        readonly steps: readonly string[];
+      };
       /** Violations of a run (`ScenarioRun.violations`), when there is no `failure`. */
       readonly violations?: readonly string[];
     }
