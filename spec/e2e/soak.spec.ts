@@ -6,7 +6,10 @@ import { expect } from 'chai';
 import { FAULTS, runSoak } from '../../soak/soak.js';
 import { e2eCluster, isE2eRun, ownsControlPlane } from './support/cluster.js';
 
-if (isE2eRun() && ownsControlPlane) {
+// Registered only with RXKUBE_E2E_SOAK=1 until it is reliable within CI's time: a PodSet whose Pod event was lost
+// during a fault converges only when its expectations time out (5 minutes), so a checkpoint can wait 330 s, past this
+// spec's own limit. `npm run soak` runs the same harness for as long as it needs.
+if (isE2eRun() && ownsControlPlane && process.env.RXKUBE_E2E_SOAK === '1') {
   describe('the soak, short: the PodSet controller under faults against a real kube-apiserver', function () {
     this.timeout(300_000);
 

@@ -50,4 +50,11 @@ describe('the test reporter', () => {
     expect(outcome.output).to.match(/has not exited: a spec leaked a handle \([^)]*\bTimeout\b[^)]*\)/);
     expect(outcome.tally).to.deep.equal({ suite: 'fixture', passes: 1, failures: 1, pending: 0 });
   });
+
+  it('kills a run whose main thread spins after the end, from a worker thread, and counts one more failure', async () => {
+    const outcome = await runMocha('spec/support/fixtures/spins-after-the-run.fixture.ts');
+    expect(outcome.code).to.not.equal(0);
+    expect(outcome.output).to.contain('the main thread is stuck (a busy loop?): killed');
+    expect(outcome.tally).to.deep.equal({ suite: 'fixture', passes: 1, failures: 1, pending: 0 });
+  });
 });
