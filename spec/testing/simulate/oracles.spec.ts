@@ -15,14 +15,8 @@ import {
   type SimulationWorld,
   type Workload,
 } from '../../../src/testing/index.js';
+import { CONFIG_MAP, config } from './config-maps.js';
 
-const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' };
-const config = (name: string, data: Record<string, string> = {}): V1ConfigMap => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace: 'default' },
-  data,
-});
 const workload: Workload<V1ConfigMap> = {
   resource: CONFIG_MAP,
   minSteps: 1,

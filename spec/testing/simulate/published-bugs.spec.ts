@@ -15,14 +15,8 @@ import {
   type Workload,
   type WorkloadStep,
 } from '../../../src/testing/index.js';
+import { CONFIG_MAP, config } from './config-maps.js';
 
-const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' };
-const config = (name: string, data: Record<string, string> = {}): V1ConfigMap => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace: 'default' },
-  data,
-});
 const inDefault = (world: SimulationWorld): V1ConfigMap[] => world.server(CONFIG_MAP, 'default') as V1ConfigMap[];
 
 /** The ConfigMaps of the default namespace: the informer, its current lookup, and a client. */
