@@ -10,7 +10,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 interface Outcome {
   readonly code: number | null;
   readonly output: string;
-  readonly tally: { passes: number; failures: number; pending: number };
+  readonly tally: { passes: number; failures: number; pending: number; failed: string[] };
+  readonly summary: string;
 }
 
 async function runMocha(fixture: string): Promise<Outcome> {
@@ -37,7 +38,15 @@ async function runMocha(fixture: string): Promise<Outcome> {
     });
     const [file] = await readdir(results);
     const tally = JSON.parse(await readFile(join(results, file!), 'utf8'));
-    return { code, output, tally };
+    const summary = await new Promise<string>((resolve) => {
+      execFile(
+        process.execPath,
+        [join(root, 'scripts/sum-test-results.mjs'), results, 'fixture', 'lint'],
+        { cwd: root, timeout: 15_000 },
+        (_error, stdout) => resolve(stdout),
+      );
+    });
+    return { code, output, tally, summary };
   } finally {
     await rm(results, { recursive: true, force: true });
   }
@@ -48,13 +57,29 @@ describe('the test reporter', () => {
     const outcome = await runMocha('spec/support/fixtures/leaks-a-timer.fixture.ts');
     expect(outcome.code).to.equal(1);
     expect(outcome.output).to.match(/has not exited: a spec leaked a handle \([^)]*\bTimeout\b[^)]*\)/);
-    expect(outcome.tally).to.deep.equal({ suite: 'fixture', passes: 1, failures: 1, pending: 0 });
+    expect(outcome.tally).to.deep.include({ suite: 'fixture', passes: 1, failures: 1, pending: 0 });
+    expect(outcome.tally.failed).to.have.length(1);
+    expect(outcome.tally.failed[0]).to.match(/^the process did not exit after the run \(.*Timeout/);
   });
 
   it('kills a run whose main thread spins after the end, from a worker thread, and counts one more failure', async () => {
     const outcome = await runMocha('spec/support/fixtures/spins-after-the-run.fixture.ts');
     expect(outcome.code).to.not.equal(0);
     expect(outcome.output).to.contain('the main thread is stuck (a busy loop?): killed');
-    expect(outcome.tally).to.deep.equal({ suite: 'fixture', passes: 1, failures: 1, pending: 0 });
+    expect(outcome.tally).to.deep.include({ suite: 'fixture', passes: 1, failures: 1, pending: 0 });
+    expect(outcome.tally.failed).to.deep.equal(['the main thread was stuck after the run and was killed']);
+  });
+
+  it('names each failing test and each missing suite above the summary, which stays the last line alone', async () => {
+    const outcome = await runMocha('spec/support/fixtures/fails-one.fixture.ts');
+    expect(outcome.tally.failed).to.deep.equal([
+      'a fixture suite fails with a message of two lines: the first line says why',
+    ]);
+    expect(outcome.summary.trimEnd().split('\n')).to.deep.equal([
+      'failed:',
+      '  - fixture: a fixture suite fails with a message of two lines: the first line says why',
+      '  - lint: wrote no tally (it crashed, or did not start)',
+      '1 passed, 2 failed',
+    ]);
   });
 });
