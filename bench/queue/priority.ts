@@ -22,6 +22,8 @@ import type { Subscriber } from 'rxjs';
 import { HIGH_PRIORITY, LOW_PRIORITY, reconcile } from '../../src/controller/index.js';
 import type { ReconcileKeyRequest, ReconcileTrigger } from '../../src/controller/index.js';
 import { buildGo } from '../support/go.js';
+import { FloorPriorityQueue } from './floor.js';
+import { IoWork } from './io-work.js';
 
 const LOW = 1_000_000;
 const DURATION_MS = 3_000;
@@ -84,34 +86,76 @@ for (let j = 0; ; j += 1) {
 parentPort.postMessage(-1);
 `;
 
-/** Runs the JIT over the operator's paths (triggers, priorities, 1 ms runs, the ready set) before anything is measured. */
-async function warmUp(concurrency: number): Promise<void> {
+/** What the harness needs of a queue: add a key at a priority, open the gate. */
+interface Contender {
+  add(key: string, priority: number): void;
+  start(): void;
+}
+
+type Side = 'rxkube' | 'floor' | 'controller-runtime';
+/** How a run's 1 ms passes: `setTimeout(1)`, an I/O completion (`io-work.ts`), or Go's `time.Sleep`. */
+type Work = 'timer' | 'io' | 'sleep';
+
+interface Contestant {
+  readonly side: Side;
+  readonly work: Work;
+}
+
+/** Every row of a round, in this order: the two JavaScript queues with each kind of work, then controller-runtime. */
+const CONTESTANTS: readonly Contestant[] = [
+  { side: 'rxkube', work: 'timer' },
+  { side: 'rxkube', work: 'io' },
+  { side: 'floor', work: 'timer' },
+  { side: 'floor', work: 'io' },
+  { side: 'controller-runtime', work: 'sleep' },
+];
+const WORK_NAMES: Record<Work, string> = { timer: '`setTimeout`', io: 'I/O completion', sleep: '`time.Sleep`' };
+const label = ({ side, work }: Contestant): string => `${side} (${work})`;
+
+/** `work` runs each key; `onDone` hears each run that completed. */
+function contender(
+  side: Exclude<Side, 'controller-runtime'>,
+  concurrency: number,
+  work: (key: string) => Promise<void>,
+  onDone: (key: string) => void,
+): Contender {
+  if (side === 'floor') return new FloorPriorityQueue(concurrency, work, onDone);
   let push: Subscriber<ReconcileTrigger> | undefined;
   const gate = new BehaviorSubject(false);
+  new Observable<ReconcileTrigger>((subscriber) => void (push = subscriber))
+    .pipe(
+      reconcile(({ key }: ReconcileKeyRequest) => work(key), {
+        concurrency,
+        gate,
+        globalRateLimiter: false,
+        aging: AGING,
+      }),
+    )
+    .subscribe((event) => event.type === 'succeeded' && onDone(event.key));
+  return { add: (key, priority) => push!.next({ key, priority }), start: () => gate.next(true) };
+}
+
+/** Runs the JIT over the queue's paths (triggers, priorities, 1 ms runs, the ready set) before anything is measured. */
+async function warmUp(side: Exclude<Side, 'controller-runtime'>, concurrency: number, sleep: () => Promise<void>) {
   let left = 20_000;
   await new Promise<void>((done) => {
-    new Observable<ReconcileTrigger>((subscriber) => void (push = subscriber))
-      .pipe(
-        reconcile(() => new Promise<void>((resolve) => setTimeout(resolve, 1)), {
-          concurrency,
-          gate,
-          globalRateLimiter: false,
-          aging: AGING,
-        }),
-      )
-      .subscribe((event) => event.type === 'succeeded' && --left === 0 && done());
-    for (let i = 0; i < 10_000; i += 1) push!.next({ key: `warm-${i % 100}/low-${i}`, priority: LOW_PRIORITY });
-    gate.next(true);
-    for (let i = 0; i < 10_000; i += 1) push!.next({ key: `warm-${i % 100}/high-${i}`, priority: HIGH_PRIORITY });
+    const queue = contender(side, concurrency, sleep, () => --left === 0 && done());
+    for (let i = 0; i < 10_000; i += 1) queue.add(`warm-${i % 100}/low-${i}`, LOW_PRIORITY);
+    queue.start();
+    for (let i = 0; i < 10_000; i += 1) queue.add(`warm-${i % 100}/high-${i}`, HIGH_PRIORITY);
   });
 }
 
-/** One rxkube row, in this process. */
-async function runRow(concurrency: number, mode: Mode): Promise<Row> {
-  await warmUp(Math.min(concurrency, 64));
-  let push: Subscriber<ReconcileTrigger> | undefined;
-  const source = new Observable<ReconcileTrigger>((subscriber) => void (push = subscriber));
-  const gate = new BehaviorSubject(false);
+/** One row of rxkube or of the floor, in this process. */
+async function runRow(
+  side: Exclude<Side, 'controller-runtime'>,
+  concurrency: number,
+  mode: Mode,
+  workKind: Work,
+): Promise<Row> {
+  const io = workKind === 'io' ? new IoWork(1) : undefined;
+  const sleep = io !== undefined ? () => io.sleep() : () => new Promise<void>((resolve) => setTimeout(resolve, 1));
+  await warmUp(side, Math.min(concurrency, 64), sleep);
   const triggeredAt = new Map<string, number>();
   const highWaits: number[] = [];
   let start = 0;
@@ -123,12 +167,7 @@ async function runRow(concurrency: number, mode: Mode): Promise<Row> {
   let firstLow = -1;
   let starts = 0;
   let lowBoundRatio = 0;
-  const addHigh = (key: string): void => {
-    triggeredAt.set(key, performance.now());
-    highTriggered += 1;
-    push!.next({ key, priority: HIGH_PRIORITY });
-  };
-  const fn = ({ key }: ReconcileKeyRequest): Promise<void> => {
+  const work = (key: string): Promise<void> => {
     const now = performance.now();
     if (now < deadline) starts += 1;
     if (key.includes('/high-')) {
@@ -139,15 +178,19 @@ async function runRow(concurrency: number, mode: Mode): Promise<Row> {
       if (firstLow < 0) firstLow = now - start;
       lowBoundRatio = Math.max(lowBoundRatio, starts / (Number(key.slice(key.lastIndexOf('-') + 1)) + 1));
     }
-    return new Promise((resolve) => setTimeout(resolve, 1));
+    return sleep();
   };
-  source.pipe(reconcile(fn, { concurrency, gate, globalRateLimiter: false, aging: AGING })).subscribe((event) => {
-    if (event.type !== 'succeeded') return;
+  const queue = contender(side, concurrency, work, (key) => {
     if (performance.now() < deadline) completed += 1;
-    if (mode === 'saturating' && !stopped && event.key.includes('/high-')) addHigh(event.key);
+    if (mode === 'saturating' && !stopped && key.includes('/high-')) addHigh(key);
   });
+  const addHigh = (key: string): void => {
+    triggeredAt.set(key, performance.now());
+    highTriggered += 1;
+    queue.add(key, HIGH_PRIORITY);
+  };
   const preload = performance.now();
-  for (let i = 0; i < LOW; i += 1) push!.next({ key: lowKey(i), priority: LOW_PRIORITY });
+  for (let i = 0; i < LOW; i += 1) queue.add(lowKey(i), LOW_PRIORITY);
   const preloadSeconds = (performance.now() - preload) / 1000;
   globalThis.gc?.();
   // Every low key has waited at least `after` when the row starts: all are overdue, as the bound check assumes.
@@ -156,7 +199,7 @@ async function runRow(concurrency: number, mode: Mode): Promise<Row> {
   );
   start = performance.now();
   deadline = start + DURATION_MS;
-  gate.next(true);
+  queue.start();
   if (mode === 'saturating') {
     for (let j = 0; j < 2 * concurrency; j += 1) addHigh(highKey(j));
   } else {
@@ -168,11 +211,12 @@ async function runRow(concurrency: number, mode: Mode): Promise<Row> {
   }
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - performance.now())));
   stopped = true;
+  await io?.stop();
   highWaits.sort((a, b) => a - b);
   const pick = (q: number): number =>
     highWaits.length === 0 ? -1 : highWaits[Math.min(highWaits.length - 1, Math.ceil(q * highWaits.length) - 1)]!;
   return {
-    implementation: 'rxkube reconcile',
+    implementation: side === 'floor' ? 'plain-JS floor' : 'rxkube reconcile',
     mode,
     concurrency,
     preloadSeconds,
@@ -189,15 +233,11 @@ async function runRow(concurrency: number, mode: Mode): Promise<Row> {
   };
 }
 
-/** Runs one row in a child process: rxkube through this script, controller-runtime through its binary. */
-function spawnRow(
-  side: 'rxkube' | 'controller-runtime',
-  binary: string | undefined,
-  concurrency: number,
-  mode: Mode,
-): Row | string {
+/** Runs one row in a child process: rxkube and the floor through this script, controller-runtime through its binary. */
+function spawnRow(contender: Contestant, binary: string | undefined, concurrency: number, mode: Mode): Row | string {
+  const { side, work } = contender;
   const run =
-    side === 'rxkube'
+    side !== 'controller-runtime'
       ? spawnSync(
           process.execPath,
           [
@@ -207,8 +247,10 @@ function spawnRow(
             'tsx',
             fileURLToPath(import.meta.url),
             '--row',
+            side,
             String(concurrency),
             mode,
+            work,
           ],
           {
             encoding: 'utf8',
@@ -237,11 +279,11 @@ function spawnRow(
           },
         );
   if (run.error !== undefined || run.status !== 0)
-    return `${side} row failed: ${run.error?.message ?? `exit ${run.status}: ${run.stderr.trim().split('\n').at(-1)}`}`;
+    return `${label(contender)} row failed: ${run.error?.message ?? `exit ${run.status}: ${run.stderr.trim().split('\n').at(-1)}`}`;
   try {
     return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Row;
   } catch (error) {
-    return `${side} row printed no JSON: ${String(error)}`;
+    return `${label(contender)} row printed no JSON: ${String(error)}`;
   }
 }
 
@@ -262,14 +304,13 @@ async function main(): Promise<void> {
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const mode of MODES) {
       for (const concurrency of CONCURRENCIES) {
-        for (const side of ['rxkube', 'controller-runtime'] as const) {
-          if (side === 'controller-runtime' && !go.ok) continue;
-          const row = spawnRow(side, go.ok ? go.binary : undefined, concurrency, mode);
-          console.log(
-            `round ${round + 1} ${side} ${mode} ${concurrency}: ${typeof row === 'string' ? row : JSON.stringify(row)}`,
-          );
+        for (const contestant of CONTESTANTS) {
+          if (contestant.side === 'controller-runtime' && !go.ok) continue;
+          const row = spawnRow(contestant, go.ok ? go.binary : undefined, concurrency, mode);
+          const id = `${label(contestant)} ${mode} ${concurrency}`;
+          console.log(`round ${round + 1} ${id}: ${typeof row === 'string' ? row : JSON.stringify(row)}`);
           if (typeof row === 'string') failures.push(row);
-          else rows.set(`${side} ${mode} ${concurrency}`, [...(rows.get(`${side} ${mode} ${concurrency}`) ?? []), row]);
+          else rows.set(id, [...(rows.get(id) ?? []), row]);
         }
       }
     }
@@ -279,8 +320,8 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   for (const mode of MODES) {
     for (const concurrency of CONCURRENCIES) {
-      for (const side of ['rxkube', 'controller-runtime'] as const) {
-        const measured = rows.get(`${side} ${mode} ${concurrency}`) ?? [];
+      for (const contestant of CONTESTANTS) {
+        const measured = rows.get(`${label(contestant)} ${mode} ${concurrency}`) ?? [];
         const all = (pick: (row: Row) => number): number[] => measured.map(pick);
         const neverStarted = measured.length > 0 && measured.every((row) => row.lowStarted === 0);
         const firstLow = neverStarted
@@ -298,7 +339,7 @@ async function main(): Promise<void> {
               (n) => n.toFixed(2),
             );
         lines.push(
-          `| ${mode} | ${concurrency} | ${side} | ${spread(
+          `| ${mode} | ${concurrency} | ${contestant.side} | ${WORK_NAMES[contestant.work]} | ${spread(
             all((r) => r.perSecond),
             true,
             count,
@@ -331,22 +372,28 @@ async function main(): Promise<void> {
     'so read the figures as best / median / worst of the rounds, and compare the two sides row by row.',
     '',
     `Workload: ${count(LOW)} keys preloaded at low priority (-100; 100 namespaces in list order), then high-priority keys (100)`,
-    `for ${DURATION_MS / 1000} s; every reconcile waits 1 ms (\`time.Sleep\` / \`setTimeout\`). **steady**: new high keys at a quarter of`,
-    'the nominal capacity (concurrency / 1 ms, capped at 20,000/s). **saturating**: twice `concurrency` high keys, each added',
-    'again when its run is done, so that high keys alone keep every worker busy. rxkube runs with `aging: { after: 1000,',
-    'every: 4 }` (the default `after`, 30 s, is longer than a row) and its default fairness (by namespace); controller-runtime',
-    'with its defaults, no metrics on either side. Each row starts 1 s after the last low key was added, so every low key',
+    `for ${DURATION_MS / 1000} s; every reconcile takes 1 ms. **steady**: new high keys at a quarter of the nominal capacity`,
+    '(concurrency / 1 ms, capped at 20,000/s). **saturating**: twice `concurrency` high keys, each added again when its run',
+    'is done, so that high keys alone keep every worker busy. rxkube runs with `aging: { after: 1000, every: 4 }` (the',
+    'default `after`, 30 s, is longer than a row) and its default fairness (by namespace); controller-runtime with its',
+    'defaults, no metrics on either side. The plain-JS floor (`bench/queue/floor.ts`) is the least a priority queue in one',
+    'Node thread does (dedup, one run per key, strict priority, bounded concurrency; no aging, fairness, clock or events):',
+    'it shows what the runtime costs by itself. Each row starts 1 s after the last low key was added, so every low key',
     'has waited `after` and is overdue. Reconciles/s counts runs completed within the row; high wait is from the trigger',
     '(received from a producer thread, as watch events arrive) to the start; "low started" and "first low start" count the',
     'preloaded keys. The last column measures the aging bound: the largest `s / (i + 1)` over the low keys that started, `s`',
     "the start's position among all starts of the row and `i` the number of low keys older than it; aging promises at most",
-    '`every` (4). controller-runtime promises none: under the saturating stream no low key starts, however long the row. In',
-    'the steady rows, where high keys leave spare capacity, both sides start low keys; at concurrency 1 the high wait of',
-    "rxkube is bimodal (a trigger that lands in the same millisecond of libuv's clock as the run's 1 ms timer starts at",
-    'once, another waits out the run), so its p50 falls on one mode or the other.',
+    '`every` (4). controller-runtime promises none: under the saturating stream no low key starts, however long the row.',
     '',
-    '| stream | concurrency | queue | reconciles/s | high wait p50, ms | high wait p99, ms | low started | first low start, ms | aging bound s / (i + 1), ≤ 4 |',
-    '|---|---|---|---|---|---|---|---|---|',
+    "**Work.** Go's `time.Sleep` ends each run on its own, to the microsecond. In Node, `setTimeout(1)` ends runs on",
+    "libuv's millisecond clock, in batches, so that a slot frees only at the next millisecond tick and a trigger that",
+    'finds every slot busy waits for that tick: about half a millisecond, whatever the queue. A real reconcile ends as',
+    'its I/O ends (an HTTP response), at any time. So the JavaScript queues also run with an I/O completion: a sleeper',
+    "thread posts each run's end 1 ms after its start (`bench/queue/io-work.ts`), as a socket would deliver it. Read the",
+    'latency of the queue itself from those rows.',
+    '',
+    '| stream | concurrency | queue | work | reconciles/s | high wait p50, ms | high wait p99, ms | low started | first low start, ms | aging bound s / (i + 1), ≤ 4 |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...lines,
     '',
     ...(failures.length === 0 ? [] : ['Failures:', '', ...failures.map((failure) => `- ${failure}`), '']),
@@ -360,7 +407,8 @@ async function main(): Promise<void> {
 
 const rowAt = process.argv.indexOf('--row');
 if (rowAt >= 0) {
-  const row = await runRow(Number(process.argv[rowAt + 1]), process.argv[rowAt + 2] as Mode);
+  const [side, concurrency, mode, work] = process.argv.slice(rowAt + 1);
+  const row = await runRow(side as 'rxkube' | 'floor', Number(concurrency), mode as Mode, work as Work);
   console.log(JSON.stringify(row));
   process.exit(0);
 } else {
