@@ -41,6 +41,11 @@ export interface SimulateOptions {
    * informers.for(POD, { namespace: 'default' }) }]`: the factory hands out the very informer the controller uses.
    */
   readonly caches?: (context: ControllerContext) => readonly CacheUnderTest[];
+  /**
+   * Objects stored before the controller starts in every run (a CRD the controller's kind needs, namespaces,
+   * fixtures), as `cluster.seed` stores them: they are not workload steps, so shrinking never removes them.
+   */
+  readonly objects?: readonly KubernetesObject[];
   /** Skip shrinking (report the first failing scenario as found). Default false. */
   readonly noShrink?: boolean;
   /** Where the failure text goes as well as into the report (e.g. `console.error`). Default: nowhere. */
@@ -129,6 +134,7 @@ export function simulate(definition: ControllerDefinition, options: SimulateOpti
     workloads,
     invariants: options.invariants ?? {},
     ...(options.caches ? { caches: options.caches } : {}),
+    ...(options.objects ? { objects: options.objects } : {}),
   };
   const arbitrary = scenarioArbitrary(duration, workloads, options.faults ?? {});
   const replay = options.path === undefined ? undefined : readReplayPath(options.path, options.seed);
