@@ -9,7 +9,12 @@ import { resourceClient } from '../../client/index.js';
 import { messageOf } from '../../error-messages/index.js';
 import { objectKey } from '../../objects/index.js';
 import { ApiError } from '../../transport/index.js';
-import { virtualCluster, type ConflictKeyOptions, type VirtualCluster } from '../virtual/index.js';
+import {
+  virtualCluster,
+  type ConflictKeyOptions,
+  type VirtualCluster,
+  type VirtualClusterOptions,
+} from '../virtual/index.js';
 import { seededRandom } from '../apiserver/index.js';
 import { hostRestartable } from './controller-host.js';
 import { ControllerFaultState } from './controller-view.js';
@@ -54,6 +59,8 @@ export interface RunSettings {
   readonly caches?: (context: ControllerContext) => readonly CacheUnderTest[];
   /** Objects stored before the controller starts (CRDs, namespaces, fixtures), as `cluster.seed` stores them. */
   readonly objects?: readonly KubernetesObject[];
+  /** Options of each run's virtual cluster (the scheduler and the seed are the run's). */
+  readonly cluster?: Omit<VirtualClusterOptions, 'scheduler' | 'seed'>;
 }
 
 /** One line per ReconcileEvent: `started n1#1`, `requeued n1 +30000`, `failed n1: <message>`, `retrying n1 +5`. */
@@ -97,7 +104,7 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
       // Bounds the flush: a controller that keeps a timer alive after it was stopped cannot hang the run.
       scheduler.maxFrames = end;
       const log = (line: string): void => void trace.push(`${scheduler.now()} ${line}`);
-      const cluster = virtualCluster({ scheduler, seed: scenario.seed });
+      const cluster = virtualCluster({ ...settings.cluster, scheduler, seed: scenario.seed });
       if (settings.objects !== undefined && settings.objects.length > 0) cluster.seed(settings.objects);
       const view = new ControllerFaultState(cluster, seededRandom(scenario.seed ^ 0x3e1ee7));
       let caches: readonly CacheUnderTest[] | undefined;
