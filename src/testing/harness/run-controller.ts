@@ -41,6 +41,7 @@ export interface RunControllerOptions extends Omit<VirtualClusterOptions, 'sched
 export interface ControllerCrash {
   /** Virtual ms it crashed at. */
   readonly at: number;
+  /** How the crash met the write (see {@link CrashMode}). */
   readonly mode: CrashMode;
   /** `<METHOD> <path>` of the write it crashed at. */
   readonly request: string;

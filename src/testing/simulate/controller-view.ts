@@ -10,13 +10,17 @@ import type { WatchHealthHandler } from '../../watch/index.js';
 import type { VirtualCluster } from '../virtual/index.js';
 import { DelayLine, EventMerger, VersionGate } from './watch-delivery.js';
 
-/** How a crash meets the write it is drawn at. */
+/**
+ * How a crash meets the write it is drawn at: `notSent`, the crash comes before the write leaves; `sent`, the write
+ * is stored and its answer seen, and nothing after it leaves; `answerLost`, the write is stored and its answer
+ * never arrives.
+ */
 export type CrashMode = 'notSent' | 'sent' | 'answerLost';
 
 /** How a stale view's watches lag: by virtual time, or by resourceVersions behind the truth. */
 export type WatchLag = 'time' | 'versions';
 
-/** A stale view as armed: see {@link ControllerFaultState.staleView}. */
+/** A stale view of the controller's: the `staleView` fault's values (`runController`'s `controllerFaults.staleView`). */
 export interface StaleViewOptions {
   /** How late each watch event arrives, virtual ms (with `watchLag` `time`). */
   readonly lagMs: number;
@@ -33,7 +37,7 @@ export interface StaleViewOptions {
   readonly watchLag?: WatchLag;
 }
 
-/** Merged watch events as armed: see {@link ControllerFaultState.mergeEvents}. */
+/** Merged watch events of the controller's: the `mergeEvents` fault's values (`controllerFaults.mergeEvents`). */
 export interface MergeEventsOptions {
   /** How long events are held and merged, virtual ms. */
   readonly forMs: number;
@@ -41,10 +45,11 @@ export interface MergeEventsOptions {
   readonly spreadMs: number;
 }
 
-/** A crash as armed: see {@link ControllerFaultState.crashAt}. */
+/** A crash of the controller at one of its writes: the `crash` fault's values (`controllerFaults.crash`). */
 export interface CrashOptions {
   /** Which write of the controller, counted from now (0: the next one; Lease writes do not count). */
   readonly write: number;
+  /** Not sent, sent (stored and answered), or stored with its answer lost; see {@link CrashMode}. */
   readonly mode: CrashMode;
   /** Virtual ms from the crash to the restart. */
   readonly restartMs: number;
