@@ -122,4 +122,26 @@ describe('runController: controller faults', () => {
     });
     expect(seen).to.deep.equal(['500 default/a v=3']);
   });
+
+  it('refuses a fault with bad values at once, naming the value', () => {
+    const scheduler = testScheduler();
+    scheduler.run(() => {
+      const { controllerFaults } = runController(watcher([]), { scheduler, until: 10 });
+      expect(() => controllerFaults.staleView({ lagMs: -1, versions: 1, forMs: 10, relist: false })).to.throw(
+        RangeError,
+        'controllerFaults.staleView: lagMs must be a finite number of ms >= 0, got -1',
+      );
+      expect(() =>
+        controllerFaults.staleView({ lagMs: 1, versions: 1, forMs: 10, relist: false, watchLag: 'rv' as 'time' }),
+      ).to.throw(TypeError, 'controllerFaults.staleView: watchLag must be one of "time", "versions", got "rv"');
+      expect(() => controllerFaults.crash({ write: 0.5, mode: 'sent', restartMs: 0 })).to.throw(
+        RangeError,
+        'controllerFaults.crash: write must be an integer >= 0, got 0.5',
+      );
+      expect(() => controllerFaults.mergeEvents({ forMs: Number.NaN, spreadMs: 0 })).to.throw(
+        RangeError,
+        'controllerFaults.mergeEvents: forMs must be a finite number of ms >= 0, got NaN',
+      );
+    });
+  });
 });

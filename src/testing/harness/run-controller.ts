@@ -57,6 +57,8 @@ export interface ControllerCrash {
  * # Guarantees
  * - The same code as under `simulate`: a fault given here behaves as the drawn fault of the same values.
  * - Writes always go to the truth, and conflict as they would.
+ * - A fault with a bad value (a negative or non-finite time, a count that is no integer >= 0, an unknown mode) is
+ *   refused at once with a `RangeError` or `TypeError` naming it, and arms nothing.
  */
 export interface ControllerFaults {
   /**
@@ -168,10 +170,43 @@ export function runController(definition: ControllerDefinition, options: RunCont
   controller.start();
   timer = scheduler.schedule(stop, Math.max(0, until - scheduler.now()));
   const controllerFaults: ControllerFaults = {
-    staleView: (options) => state.staleView(options),
-    mergeEvents: (options) => state.mergeEvents(options),
-    crash: (options) => state.crashAt(options),
+    staleView: (options) => {
+      ms('staleView', 'lagMs', options?.lagMs);
+      count('staleView', 'versions', options.versions);
+      ms('staleView', 'forMs', options.forMs);
+      oneOf('staleView', 'relist', options.relist, [true, false]);
+      if (options.watchLag !== undefined) oneOf('staleView', 'watchLag', options.watchLag, ['time', 'versions']);
+      state.staleView(options);
+    },
+    mergeEvents: (options) => {
+      ms('mergeEvents', 'forMs', options?.forMs);
+      ms('mergeEvents', 'spreadMs', options.spreadMs);
+      state.mergeEvents(options);
+    },
+    crash: (options) => {
+      count('crash', 'write', options?.write);
+      oneOf('crash', 'mode', options.mode, ['notSent', 'sent', 'answerLost']);
+      ms('crash', 'restartMs', options.restartMs);
+      state.crashAt(options);
+    },
     crashes,
   };
   return { cluster, events, events$: events$.asObservable(), controllerFaults, stop };
+}
+
+function ms(fault: string, name: string, value: unknown): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw new RangeError(`controllerFaults.${fault}: ${name} must be a finite number of ms >= 0, got ${String(value)}`);
+}
+
+function count(fault: string, name: string, value: unknown): void {
+  if (!Number.isInteger(value) || (value as number) < 0)
+    throw new RangeError(`controllerFaults.${fault}: ${name} must be an integer >= 0, got ${String(value)}`);
+}
+
+function oneOf(fault: string, name: string, value: unknown, allowed: readonly unknown[]): void {
+  if (!allowed.includes(value))
+    throw new TypeError(
+      `controllerFaults.${fault}: ${name} must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${JSON.stringify(value)}`,
+    );
 }
