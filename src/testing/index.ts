@@ -93,7 +93,7 @@ export type {
   ReplayReport,
 } from './record/index.js';
 export { runController } from './harness/index.js';
-export type { ControllerRun, RunControllerOptions } from './harness/index.js';
+export type { ControllerCrash, ControllerFaults, ControllerRun, RunControllerOptions } from './harness/index.js';
 export {
   simulate,
   assertSimulation,
@@ -121,4 +121,9 @@ export type {
   SimulationWorld,
   Workload,
   WorkloadStep,
+  CrashMode,
+  CrashOptions,
+  MergeEventsOptions,
+  StaleViewOptions,
+  WatchLag,
 } from './simulate/index.js';

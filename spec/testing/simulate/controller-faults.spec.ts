@@ -112,6 +112,27 @@ describe('simulate: controller faults', function () {
       ]);
     });
 
+    it('holds each watch event until the truth is `versions` resourceVersions past it, in order, when the watches lag by versions', () => {
+      const steps = [
+        fault(0, { fault: 'staleView', lagMs: 1, versions: 2, forMs: 10_000, relist: false, watchLag: 'versions' }),
+        create(100, 'a'),
+        update(200, 'a', '2'),
+        create(300, 'b'),
+        update(400, 'a', '3'),
+        update(15_000, 'b', '4'),
+      ];
+      const run = runScenario(observer, { seed: 1, steps }, settings);
+      // a's creation shows once two more writes happened (b's creation, at 300), its update at the next write (400);
+      // the last two wait for writes that never come, until the view heals at 10 000; from then on, no lag.
+      expect(seen(run.trace)).to.deep.equal([
+        '300 saw default/a v=-',
+        '400 saw default/a v=2',
+        '10000 saw default/b v=-',
+        '10000 saw default/a v=3',
+        '15000 saw default/b v=4',
+      ]);
+    });
+
     it('relists back in time at a failover: the controller sees a state older than the one it had seen', () => {
       const steps = [
         create(100, 'a'),

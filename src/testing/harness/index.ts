@@ -2,4 +2,10 @@
  * The harness that runs a controller on a virtual cluster inside `TestScheduler.run()`.
  * @module
  */
-export { runController, type ControllerRun, type RunControllerOptions } from './run-controller.js';
+export {
+  runController,
+  type ControllerCrash,
+  type ControllerFaults,
+  type ControllerRun,
+  type RunControllerOptions,
+} from './run-controller.js';

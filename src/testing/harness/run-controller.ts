@@ -4,8 +4,15 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ReplaySubject, type Observable, type SchedulerLike } from 'rxjs';
-import { hostController } from '../../controller/context/index.js';
 import { seededRandom } from '../apiserver/index.js';
+import {
+  ControllerFaultState,
+  hostRestartable,
+  type CrashMode,
+  type CrashOptions,
+  type MergeEventsOptions,
+  type StaleViewOptions,
+} from '../simulate/index.js';
 import { virtualCluster, type VirtualCluster, type VirtualClusterOptions } from '../virtual/index.js';
 import type { ControllerDefinition, ReconcileEvent } from 'rxkube';
 
@@ -30,6 +37,52 @@ export interface RunControllerOptions extends Omit<VirtualClusterOptions, 'sched
   readonly onError?: (error: Error) => void;
 }
 
+/** A crash of the controller under {@link runController}. */
+export interface ControllerCrash {
+  /** Virtual ms it crashed at. */
+  readonly at: number;
+  /** How the crash met the write (see {@link CrashMode}). */
+  readonly mode: CrashMode;
+  /** `<METHOD> <path>` of the write it crashed at. */
+  readonly request: string;
+  /** Virtual ms from the crash to the restart. */
+  readonly restartMs: number;
+}
+
+/**
+ * The faults of the controller's own connection to the cluster, the bug classes of Sieve (OSDI '22), acting at the
+ * current virtual time; `simulate` draws the same ones (`CONTROLLER_FAULT_KINDS`). The cluster, and every other
+ * client of it, keep seeing the truth.
+ *
+ * # Guarantees
+ * - The same code as under `simulate`: a fault given here behaves as the drawn fault of the same values.
+ * - Writes always go to the truth, and conflict as they would.
+ * - A fault with a bad value (a negative or non-finite time, a count that is no integer >= 0, an unknown mode) is
+ *   refused at once with a `RangeError` or `TypeError` naming it, and arms nothing.
+ */
+export interface ControllerFaults {
+  /**
+   * The controller is served a lagging view for `forMs`: each watch event arrives `lagMs` late (or, with
+   * `watchLag: 'versions'`, once the truth is `versions` resourceVersions past it), and lists are served `versions`
+   * resourceVersions back; with `relist`, its open watches first end with 410 Expired, so it relists from the past.
+   */
+  staleView(options: StaleViewOptions): void;
+  /**
+   * For `forMs`, the controller's watches hold their events and then deliver each object's last state only, each
+   * watch up to `spreadMs` after the window.
+   */
+  mergeEvents(options: MergeEventsOptions): void;
+  /**
+   * The controller crashes at its `write`-th own write from now (0: the next; Lease writes do not count): the write
+   * is not sent (`notSent`), stored and answered (`sent`), or stored with its answer lost (`answerLost`). Its
+   * memory is gone; `restartMs` later a fresh controller (a new context: caches, queues, `random`) starts over the
+   * same cluster, its events continuing on `events$`.
+   */
+  crash(options: CrashOptions): void;
+  /** Every crash so far, in order. */
+  readonly crashes: readonly ControllerCrash[];
+}
+
 /** A controller running on a virtual cluster; see {@link runController}. */
 export interface ControllerRun {
   /**
@@ -44,6 +97,8 @@ export interface ControllerRun {
    * virtual time (a late subscriber first gets the earlier ones), completing at `until`.
    */
   readonly events$: Observable<ReconcileEvent>;
+  /** Faults of the controller's own connection: a stale view, a crash at a write, merged events. */
+  readonly controllerFaults: ControllerFaults;
   /** Stops the controller now (as reaching `until` does). */
   stop(): void;
 }
@@ -61,6 +116,9 @@ export interface ControllerRun {
  * - An error of the controller's stream errors `events$` (so the marble shows `#`); nothing is swallowed.
  * - The health reports of the controller's informers (a refused request, an unknown kind, a recovery) land in
  *   `cluster.health` and the `onHealth` option, never in process warnings that would leak into the test's output.
+ * - The controller reaches the cluster through a view of its own, where `controllerFaults` act (a stale view, a crash
+ *   at a write with a fresh restart, merged events), as under `simulate`; with none armed, the view passes every
+ *   request and watch event through in the same frame.
  *
  * # Caveats
  * - `events$` replays every event: subscribe it at frame 0 (as `expectObservable` does) to see each at its time.
@@ -74,27 +132,81 @@ export function runController(definition: ControllerDefinition, options: RunCont
   if (objects !== undefined && objects.length > 0) cluster.seed(objects);
   const events: ReconcileEvent[] = [];
   const events$ = new ReplaySubject<ReconcileEvent>();
-  const started$ = hostController(definition, {
-    connection: cluster,
-    scheduler,
-    random: random ?? seededRandom(seed ^ 0x5eed),
+  const state = new ControllerFaultState(cluster, seededRandom(seed ^ 0x3e1ee7));
+  const crashes: ControllerCrash[] = [];
+  // A restarted controller is a new process: the random it is given goes on, a seeded one starts afresh.
+  const randomFor = (incarnation: number): (() => number) =>
+    random ?? seededRandom((seed ^ 0x5eed) + (incarnation - 1) * 0x9e37);
+  const controller = hostRestartable(definition, {
+    cluster,
+    state,
+    random: randomFor,
     ...(stop$ ? { stop$ } : {}),
     ...(onError ? { onError } : {}),
-  });
-  const subscription = started$.subscribe({
-    next: (event) => {
-      events.push(event);
-      events$.next(event);
+    onCrash: (crash) => crashes.push({ at: scheduler.now(), ...crash }),
+    observer: {
+      next: (event) => {
+        events.push(event);
+        events$.next(event);
+      },
+      // A controller that ended by itself is left alone, its cluster open: what it sent last may still be answered.
+      error: (error: unknown) => {
+        timer?.unsubscribe();
+        events$.error(error);
+      },
+      complete: () => {
+        timer?.unsubscribe();
+        events$.complete();
+      },
     },
-    error: (error: unknown) => events$.error(error),
-    complete: () => events$.complete(),
   });
+  let timer: { unsubscribe(): void } | undefined;
   const stop = (): void => {
-    subscription.unsubscribe();
+    timer?.unsubscribe();
+    controller.stop();
     cluster.close();
     events$.complete();
   };
-  const timer = scheduler.schedule(stop, Math.max(0, until - scheduler.now()));
-  subscription.add(timer);
-  return { cluster, events, events$: events$.asObservable(), stop };
+  controller.start();
+  timer = scheduler.schedule(stop, Math.max(0, until - scheduler.now()));
+  const controllerFaults: ControllerFaults = {
+    staleView: (options) => {
+      ms('staleView', 'lagMs', options?.lagMs);
+      count('staleView', 'versions', options.versions);
+      ms('staleView', 'forMs', options.forMs);
+      oneOf('staleView', 'relist', options.relist, [true, false]);
+      if (options.watchLag !== undefined) oneOf('staleView', 'watchLag', options.watchLag, ['time', 'versions']);
+      state.staleView(options);
+    },
+    mergeEvents: (options) => {
+      ms('mergeEvents', 'forMs', options?.forMs);
+      ms('mergeEvents', 'spreadMs', options.spreadMs);
+      state.mergeEvents(options);
+    },
+    crash: (options) => {
+      count('crash', 'write', options?.write);
+      oneOf('crash', 'mode', options.mode, ['notSent', 'sent', 'answerLost']);
+      ms('crash', 'restartMs', options.restartMs);
+      state.crashAt(options);
+    },
+    crashes,
+  };
+  return { cluster, events, events$: events$.asObservable(), controllerFaults, stop };
+}
+
+function ms(fault: string, name: string, value: unknown): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw new RangeError(`controllerFaults.${fault}: ${name} must be a finite number of ms >= 0, got ${String(value)}`);
+}
+
+function count(fault: string, name: string, value: unknown): void {
+  if (!Number.isInteger(value) || (value as number) < 0)
+    throw new RangeError(`controllerFaults.${fault}: ${name} must be an integer >= 0, got ${String(value)}`);
+}
+
+function oneOf(fault: string, name: string, value: unknown, allowed: readonly unknown[]): void {
+  if (!allowed.includes(value))
+    throw new TypeError(
+      `controllerFaults.${fault}: ${name} must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${JSON.stringify(value)}`,
+    );
 }

@@ -8,22 +8,133 @@ import { NEVER, Observable, type Subscription } from 'rxjs';
 import type { QueryParams, Transport, TransportRequest, TransportResponse } from '../../transport/index.js';
 import type { WatchHealthHandler } from '../../watch/index.js';
 import type { VirtualCluster } from '../virtual/index.js';
+import { DelayLine, EventMerger, VersionGate } from './watch-delivery.js';
 
-/** How a crash meets the write it is drawn at. */
+/**
+ * How a crash meets the write it is drawn at: `notSent`, the crash comes before the write leaves; `sent`, the write
+ * is stored and its answer seen, and nothing after it leaves; `answerLost`, the write is stored and its answer
+ * never arrives.
+ */
 export type CrashMode = 'notSent' | 'sent' | 'answerLost';
+
+/** How a stale view's watches lag: by virtual time, or by resourceVersions behind the truth. */
+export type WatchLag = 'time' | 'versions';
+
+/** A stale view of the controller's: the `staleView` fault's values (`runController`'s `controllerFaults.staleView`). */
+export interface StaleViewOptions {
+  /** How late each watch event arrives, virtual ms (with `watchLag` `time`). */
+  readonly lagMs: number;
+  /** How many resourceVersions behind the truth lists are served (and watches, with `watchLag` `versions`). */
+  readonly versions: number;
+  /** How long the view is stale, virtual ms. */
+  readonly forMs: number;
+  /** A failover first: open watches end with 410 Expired and the controller relists from the lagging view. */
+  readonly relist: boolean;
+  /**
+   * `time` (the default): each watch event arrives `lagMs` late. `versions`: each watch event is held until the
+   * truth is `versions` resourceVersions past it, or the view heals.
+   */
+  readonly watchLag?: WatchLag;
+}
+
+/** Merged watch events of the controller's: the `mergeEvents` fault's values (`controllerFaults.mergeEvents`). */
+export interface MergeEventsOptions {
+  /** How long events are held and merged, virtual ms. */
+  readonly forMs: number;
+  /** How far apart the watches deliver after the window, virtual ms. */
+  readonly spreadMs: number;
+}
+
+/** A crash of the controller at one of its writes: the `crash` fault's values (`controllerFaults.crash`). */
+export interface CrashOptions {
+  /** Which write of the controller, counted from now (0: the next one; Lease writes do not count). */
+  readonly write: number;
+  /** Not sent, sent (stored and answered), or stored with its answer lost; see {@link CrashMode}. */
+  readonly mode: CrashMode;
+  /** Virtual ms from the crash to the restart. */
+  readonly restartMs: number;
+}
 
 /** The faults armed on the controller's view, shared by every incarnation of the controller in one run. */
 export class ControllerFaultState {
-  /** While `now < until`, watches arrive `lagMs` late and lists are served `versions` resourceVersions back. */
-  stale: { readonly until: number; readonly lagMs: number; readonly versions: number } | undefined;
+  /** While `now < until`, watches lag (by `lagMs`, or by `versions`) and lists are served `versions` back. */
+  stale:
+    | { readonly until: number; readonly lagMs: number; readonly versions: number; readonly watchLag: WatchLag }
+    | undefined;
   /** While `now < until`, watch events are held, then delivered merged per object, each watch `spreadMs` apart. */
   merge: { readonly until: number; readonly spreadMs: number } | undefined;
   /** The crash armed: at the `write`-th write of the controller (0 is the next one). */
   crash: { write: number; readonly mode: CrashMode; readonly restartMs: number } | undefined;
   /** The open watches of the live incarnation: each ends with 410 Expired when called (a relist follows). */
   readonly expire = new Set<() => void>();
+  /** Watches holding events until the truth moves on: each is called when it may have. */
+  private readonly waiting = new Set<() => void>();
+  private advancing: Subscription | undefined;
 
-  constructor(readonly random: () => number) {}
+  constructor(
+    private readonly cluster: VirtualCluster,
+    readonly random: () => number,
+  ) {}
+
+  /**
+   * Serves the controller a lagging view from now for `forMs` (until `endBy` at the latest); with `relist`, after a
+   * failover: its open watches end with 410 Expired, so it relists from the lagging view, back in time.
+   */
+  staleView(options: StaleViewOptions, endBy = Number.POSITIVE_INFINITY): void {
+    const until = Math.min(this.cluster.scheduler.now() + options.forMs, endBy);
+    const watchLag = options.watchLag ?? 'time';
+    this.stale = { until, lagMs: options.lagMs, versions: options.versions, watchLag };
+    // Held events go out when the view heals, whatever the truth did meanwhile.
+    if (watchLag === 'versions')
+      this.cluster.scheduler.schedule(() => this.advance(), until - this.cluster.scheduler.now());
+    if (options.relist) for (const expire of [...this.expire]) expire();
+  }
+
+  /** Merges the controller's watch events from now for `forMs` (until `endBy` at the latest). */
+  mergeEvents(options: MergeEventsOptions, endBy = Number.POSITIVE_INFINITY): void {
+    this.merge = { until: Math.min(this.cluster.scheduler.now() + options.forMs, endBy), spreadMs: options.spreadMs };
+  }
+
+  /** Arms a crash at the controller's `write`-th write from now. */
+  crashAt(options: CrashOptions): void {
+    this.crash = { write: options.write, mode: options.mode, restartMs: options.restartMs };
+  }
+
+  /** Every fault over: a true view from now on, no crash armed. */
+  clear(): void {
+    this.stale = this.merge = this.crash = undefined;
+    this.advance();
+  }
+
+  /** How many resourceVersions a watch lags now (0: none). */
+  versionsBehind(): number {
+    const stale = this.stale;
+    return stale !== undefined && stale.watchLag === 'versions' && this.cluster.scheduler.now() < stale.until
+      ? stale.versions
+      : 0;
+  }
+
+  /** The truth's resourceVersion, as a number. */
+  truth(): number {
+    return Number(this.cluster.resourceVersion());
+  }
+
+  /** Registers a watch that holds events for the truth to move on; returns its removal. */
+  wait(check: () => void): () => void {
+    this.waiting.add(check);
+    // Every write the cluster answers may move the truth on.
+    this.advancing ??= this.cluster.requestLog.records$.subscribe(() => this.advance());
+    return () => {
+      this.waiting.delete(check);
+      if (this.waiting.size > 0) return;
+      this.advancing?.unsubscribe();
+      this.advancing = undefined;
+    };
+  }
+
+  private advance(): void {
+    for (const check of [...this.waiting]) check();
+  }
 }
 
 /** What a crash reports to the run: the write it happened at and how. */
@@ -86,6 +197,7 @@ export function controllerView(
       if (dead) return;
       const line = new DelayLine(scheduler, () => dead);
       const merger = new EventMerger();
+      const gate = new VersionGate(state, (lines) => line.send(0, () => subscriber.next(lines)));
       let flushAt: number | undefined;
       const hold = (lines: readonly string[]): void => {
         merger.add(lines);
@@ -94,18 +206,23 @@ export function controllerView(
         flushAt = merge.until + Math.floor(state.random() * (merge.spreadMs + 1));
         scheduler.schedule(flush, flushAt - scheduler.now());
       };
+      const deliver = (lines: readonly string[]): void => {
+        if (gate.holding() || state.versionsBehind() > 0) gate.hold(lines);
+        else line.send(lag(), () => subscriber.next(lines));
+      };
       const flush = (): void => {
         flushAt = undefined;
         const lines = merger.take();
-        if (lines.length > 0) line.send(lag(), () => subscriber.next(lines));
+        if (lines.length > 0) deliver(lines);
       };
       const lag = (): number => {
         const stale = state.stale;
-        return stale !== undefined && scheduler.now() < stale.until ? stale.lagMs : 0;
+        return stale !== undefined && stale.watchLag === 'time' && scheduler.now() < stale.until ? stale.lagMs : 0;
       };
       const merging = (): boolean => state.merge !== undefined && scheduler.now() < state.merge.until;
       const finish = (end: () => void): void => {
         if (flushAt !== undefined) flush();
+        gate.release(true);
         line.send(lag(), end);
       };
       let upstream: Subscription | undefined;
@@ -125,7 +242,7 @@ export function controllerView(
       ).subscribe({
         next: (lines) => {
           if (merging() || flushAt !== undefined) hold(lines);
-          else line.send(lag(), () => subscriber.next(lines));
+          else deliver(lines);
         },
         error: (error: unknown) => finish(() => subscriber.error(error)),
         complete: () => finish(() => subscriber.complete()),
@@ -134,6 +251,7 @@ export function controllerView(
         state.expire.delete(expire);
         upstream?.unsubscribe();
         line.cancel();
+        gate.cancel();
       };
     });
   return {
@@ -215,90 +333,4 @@ function chunked() {
         complete: () => subscriber.complete(),
       }),
     );
-}
-
-/**
- * Deliveries of one watch, each `lag` ms after it arrived, never overtaking an earlier one; with no lag and nothing
- * waiting, delivered at once (the fault-free path costs nothing).
- */
-class DelayLine {
-  private last = Number.NEGATIVE_INFINITY;
-  private readonly waiting = new Set<Subscription>();
-
-  constructor(
-    private readonly scheduler: VirtualCluster['scheduler'],
-    private readonly dead: () => boolean,
-  ) {}
-
-  send(lag: number, deliver: () => void): void {
-    const now = this.scheduler.now();
-    const at = Math.max(now + lag, this.last);
-    if (at <= now && this.waiting.size === 0) {
-      if (!this.dead()) deliver();
-      return;
-    }
-    this.last = at;
-    const action = this.scheduler.schedule(() => {
-      this.waiting.delete(action);
-      if (!this.dead()) deliver();
-    }, at - now);
-    this.waiting.add(action);
-  }
-
-  cancel(): void {
-    for (const action of this.waiting) action.unsubscribe();
-    this.waiting.clear();
-  }
-}
-
-/** A watch event line as far as merging needs it. */
-interface WatchLine {
-  readonly type: string;
-  readonly object?: { readonly metadata?: { readonly namespace?: string; readonly name?: string } };
-}
-
-/**
- * Watch lines held while events are merged: per object only the last state survives, as a slow consumer or a relist
- * sees it; an object added and deleted inside the window is never seen. Lines keep resourceVersion order.
- */
-class EventMerger {
-  private readonly byObject = new Map<string, { first: string; last: string; text: string; order: number }>();
-  private readonly others: { text: string; order: number }[] = [];
-  private order = 0;
-
-  add(lines: readonly string[]): void {
-    for (const text of lines) {
-      const order = this.order++;
-      let parsed: WatchLine | undefined;
-      try {
-        parsed = JSON.parse(text) as WatchLine;
-      } catch {
-        parsed = undefined;
-      }
-      const metadata = parsed?.object?.metadata;
-      const type = parsed?.type;
-      if (metadata?.name === undefined || (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED')) {
-        // Bookmarks, errors and bad lines pass in their place: they are not states of an object.
-        this.others.push({ text, order });
-        continue;
-      }
-      const key = `${metadata.namespace ?? ''}/${metadata.name}`;
-      const held = this.byObject.get(key);
-      // Re-inserted so that the map keeps the order of each object's last event.
-      this.byObject.delete(key);
-      this.byObject.set(key, { first: held?.first ?? type, last: type, text, order });
-    }
-  }
-
-  take(): string[] {
-    const kept: { text: string; order: number }[] = [...this.others];
-    for (const { first, last, text, order } of this.byObject.values()) {
-      if (first === 'ADDED' && last === 'DELETED') continue;
-      const added = first === 'ADDED' && last === 'MODIFIED';
-      kept.push({ text: added ? JSON.stringify({ ...(JSON.parse(text) as object), type: 'ADDED' }) : text, order });
-    }
-    this.byObject.clear();
-    this.others.length = 0;
-    return kept.sort((a, b) => a.order - b.order).map(({ text }) => text);
-  }
 }

@@ -25,3 +25,12 @@ export {
   type Workload,
   type WorkloadStep,
 } from './types.js';
+export {
+  ControllerFaultState,
+  type CrashMode,
+  type CrashOptions,
+  type MergeEventsOptions,
+  type StaleViewOptions,
+  type WatchLag,
+} from './controller-view.js';
+export { hostRestartable, type RestartableController, type RestartableOptions } from './controller-host.js';

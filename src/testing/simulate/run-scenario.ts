@@ -4,15 +4,20 @@
  * @module
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { Observable, Subscription } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { resourceClient } from '../../client/index.js';
-import { hostController } from '../../controller/context/index.js';
 import { messageOf } from '../../error-messages/index.js';
 import { objectKey } from '../../objects/index.js';
 import { ApiError } from '../../transport/index.js';
-import { virtualCluster, type ConflictKeyOptions, type VirtualCluster } from '../virtual/index.js';
+import {
+  virtualCluster,
+  type ConflictKeyOptions,
+  type VirtualCluster,
+  type VirtualClusterOptions,
+} from '../virtual/index.js';
 import { seededRandom } from '../apiserver/index.js';
-import { controllerView, ControllerFaultState } from './controller-view.js';
+import { hostRestartable } from './controller-host.js';
+import { ControllerFaultState } from './controller-view.js';
 import { GuardedTestScheduler } from './guarded-scheduler.js';
 import {
   deletedPaths,
@@ -52,6 +57,10 @@ export interface RunSettings {
   readonly invariants: Invariants;
   /** The informers whose caches `invariants.cachesMatchServer` compares with the server, from the run's context. */
   readonly caches?: (context: ControllerContext) => readonly CacheUnderTest[];
+  /** Objects stored before the controller starts (CRDs, namespaces, fixtures), as `cluster.seed` stores them. */
+  readonly objects?: readonly KubernetesObject[];
+  /** Options of each run's virtual cluster (the scheduler and the seed are the run's). */
+  readonly cluster?: Omit<VirtualClusterOptions, 'scheduler' | 'seed'>;
 }
 
 /** One line per ReconcileEvent: `started n1#1`, `requeued n1 +30000`, `failed n1: <message>`, `retrying n1 +5`. */
@@ -95,57 +104,40 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
       // Bounds the flush: a controller that keeps a timer alive after it was stopped cannot hang the run.
       scheduler.maxFrames = end;
       const log = (line: string): void => void trace.push(`${scheduler.now()} ${line}`);
-      const cluster = virtualCluster({ scheduler, seed: scenario.seed });
-      const view = new ControllerFaultState(seededRandom(scenario.seed ^ 0x3e1ee7));
-      let subscription: Subscription | undefined;
+      const cluster = virtualCluster({ ...settings.cluster, scheduler, seed: scenario.seed });
+      if (settings.objects !== undefined && settings.objects.length > 0) cluster.seed(settings.objects);
+      const view = new ControllerFaultState(cluster, seededRandom(scenario.seed ^ 0x3e1ee7));
       let caches: readonly CacheUnderTest[] | undefined;
-      let incarnation = 0;
       // Each incarnation is a fresh manager over the same cluster: nothing of the one before survives but its writes.
-      const host = (): void => {
-        incarnation++;
-        let context: ControllerContext | undefined;
-        const connection = controllerView(
-          cluster,
-          view,
-          (crash) => {
-            log(`controller crashed at ${crash.request} (${crash.mode})`);
-            subscription?.unsubscribe();
-            subscription = undefined;
-            scheduler.schedule(() => {
-              log(`controller restarted (incarnation ${incarnation + 1})`);
-              host();
-            }, crash.restartMs);
+      const controller = hostRestartable(definition, {
+        cluster,
+        state: view,
+        random: (incarnation) => seededRandom((scenario.seed ^ 0x5eed) + (incarnation - 1) * 0x9e37),
+        onError: (error) => log(`controller reported: ${messageOf(error)}`),
+        onWrite: writeRecorder(writes, log),
+        onCrash: (crash) => log(`controller crashed at ${crash.request} (${crash.mode})`),
+        onRestart: (incarnation) => log(`controller restarted (incarnation ${incarnation})`),
+        observer: {
+          next: (event) => {
+            events.push(event);
+            log(describeEvent(event));
           },
-          writeRecorder(writes, log),
-        );
-        try {
-          const events$ = hostController(
-            definition,
-            {
-              connection,
-              scheduler,
-              random: seededRandom((scenario.seed ^ 0x5eed) + (incarnation - 1) * 0x9e37),
-              onError: (error) => log(`controller reported: ${messageOf(error)}`),
-            },
-            (built) => (context = built),
-          );
-          subscription = events$.subscribe({
-            next: (event) => {
-              events.push(event);
-              log(describeEvent(event));
-            },
-            error: (error: unknown) => {
-              log(`controller errored: ${messageOf(error)}`);
-              violations.push(`the controller's stream errored at ${scheduler.now()} ms: ${messageOf(error)}`);
-            },
-            complete: () => log('controller completed'),
-          });
-          caches = context === undefined ? [] : (settings.caches?.(context) ?? []);
-        } catch (error) {
-          violations.push(`the controller could not be started: ${messageOf(error)}`);
-        }
-      };
-      host();
+          error: (error: unknown) => {
+            log(`controller errored: ${messageOf(error)}`);
+            violations.push(`the controller's stream errored at ${scheduler.now()} ms: ${messageOf(error)}`);
+          },
+          complete: () => log('controller completed'),
+        },
+        onStartError: (error) => violations.push(`the controller could not be started: ${messageOf(error)}`),
+        onStarted: (context) => {
+          try {
+            caches = context === undefined ? [] : (settings.caches?.(context) ?? []);
+          } catch (error) {
+            violations.push(`the controller could not be started: ${messageOf(error)}`);
+          }
+        },
+      });
+      controller.start();
       for (const step of scenario.steps)
         scheduler.schedule(() => perform(step, scenario, { cluster, view }, settings, log), step.at);
       scheduler.schedule(() => {
@@ -159,18 +151,18 @@ export function runScenario(definition: ControllerDefinition, scenario: Scenario
         }
         if (idempotentWithin === 0) return;
         // A fresh manager over the final state, with every fault over: whatever it writes, it did not need to.
-        subscription?.unsubscribe();
-        view.stale = view.merge = view.crash = undefined;
+        controller.stop();
+        view.clear();
         const before = writes.length;
         log('idempotence: a fresh controller over the final state');
-        host();
+        controller.start();
         scheduler.schedule(() => {
           log('idempotence check');
           violations.push(...idempotenceViolation(writes.slice(before), idempotentWithin));
         }, idempotentWithin);
       }, checkAt);
       scheduler.schedule(() => {
-        subscription?.unsubscribe();
+        controller.stop();
         cluster.close();
       }, end);
     });
@@ -250,7 +242,6 @@ function injectFault(
   log: (line: string) => void,
 ): void {
   const { faults } = cluster;
-  const now = cluster.scheduler.now();
   switch (fault.fault) {
     case 'dropWatches':
       faults.dropWatches({ mode: fault.mode });
@@ -292,19 +283,13 @@ function injectFault(
       return;
     // The controller's view heals when the faults stop, at `duration`: the settle is the time to converge.
     case 'staleView':
-      view.stale = {
-        until: Math.min(now + fault.forMs, settings.duration),
-        lagMs: fault.lagMs,
-        versions: fault.versions,
-      };
-      // A failover: the controller's watches end with 410 and it relists from the lagging apiserver, back in time.
-      if (fault.relist) for (const expire of [...view.expire]) expire();
+      view.staleView(fault, settings.duration);
       return;
     case 'mergeEvents':
-      view.merge = { until: Math.min(now + fault.forMs, settings.duration), spreadMs: fault.spreadMs };
+      view.mergeEvents(fault, settings.duration);
       return;
     case 'crash':
-      view.crash = { write: fault.write, mode: fault.mode, restartMs: fault.restartMs };
+      view.crashAt(fault);
       return;
   }
 }

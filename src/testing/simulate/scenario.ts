@@ -75,6 +75,7 @@ function faultArbitrary(kind: FaultKind): FastCheck.Arbitrary<FaultStep> {
           versions: fc.integer({ min: 1, max: 10 }),
           forMs: fc.integer({ min: 1, max: 60_000 }),
           relist: fc.boolean(),
+          watchLag: fc.constantFrom('time' as const, 'versions' as const),
         })
         .map((view) => ({ fault: 'staleView', ...view }));
     case 'crash':

@@ -6,6 +6,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type * as FastCheck from 'fast-check';
 import { fastCheckPeer } from '../peers.js';
+import type { VirtualClusterOptions } from '../virtual/index.js';
 import { fingerprint, notTogether, printReplayPath, readReplayPath } from './replay-path.js';
 import { runScenario, type RunSettings, type ScenarioRun } from './run-scenario.js';
 import { describeStep, scenarioArbitrary, type Scenario } from './scenario.js';
@@ -41,6 +42,16 @@ export interface SimulateOptions {
    * informers.for(POD, { namespace: 'default' }) }]`: the factory hands out the very informer the controller uses.
    */
   readonly caches?: (context: ControllerContext) => readonly CacheUnderTest[];
+  /**
+   * Objects stored before the controller starts in every run (a CRD the controller's kind needs, namespaces,
+   * fixtures), as `cluster.seed` stores them: they are not workload steps, so shrinking never removes them.
+   */
+  readonly objects?: readonly KubernetesObject[];
+  /**
+   * Options of each run's virtual cluster, e.g. `{ ownerGC: true }` for the garbage collector or `{ namespaces }`;
+   * its scheduler and seed are the run's.
+   */
+  readonly cluster?: Omit<VirtualClusterOptions, 'scheduler' | 'seed'>;
   /** Skip shrinking (report the first failing scenario as found). Default false. */
   readonly noShrink?: boolean;
   /** Where the failure text goes as well as into the report (e.g. `console.error`). Default: nowhere. */
@@ -129,6 +140,8 @@ export function simulate(definition: ControllerDefinition, options: SimulateOpti
     workloads,
     invariants: options.invariants ?? {},
     ...(options.caches ? { caches: options.caches } : {}),
+    ...(options.objects ? { objects: options.objects } : {}),
+    ...(options.cluster ? { cluster: options.cluster } : {}),
   };
   const arbitrary = scenarioArbitrary(duration, workloads, options.faults ?? {});
   const replay = options.path === undefined ? undefined : readReplayPath(options.path, options.seed);

@@ -82,8 +82,8 @@ export interface Workload<T extends KubernetesObject = KubernetesObject> {
  *
  * And the faults of the controller's own view and life ({@link CONTROLLER_FAULT_KINDS}), the bug classes of Sieve
  * (OSDI '22):
- * - `staleView`: the controller's watches lag and its lists read the past, for a while; optionally after a relist
- *   back in time (stale state);
+ * - `staleView`: the controller's watches lag (by virtual time or by resourceVersions) and its lists read the past,
+ *   for a while; optionally after a relist back in time (stale state);
  * - `crash`: the controller crashes at a drawn write of its own and restarts from a fresh manager (intermediate
  *   states);
  * - `mergeEvents`: the controller's watches merge consecutive changes of an object and reorder watches against
@@ -188,13 +188,13 @@ export type FaultStep =
   | {
       /**
        * For `forMs`, the controller sees the cluster as a lagging apiserver serves it: each watch event arrives
-       * `lagMs` late (in order), and each list is served as of `versions` resourceVersions ago. Writes go to the truth
-       * and conflict as they would.
+       * `lagMs` late, or once the truth is `versions` resourceVersions past it (`watchLag`), in order; each list is
+       * served as of `versions` resourceVersions ago. Writes go to the truth and conflict as they would.
        */
       readonly fault: 'staleView';
-      /** How late each watch event arrives, virtual ms (1 to 30 000). */
+      /** How late each watch event arrives, virtual ms (1 to 30 000), with `watchLag` `time`. */
       readonly lagMs: number;
-      /** How many resourceVersions behind the truth each list is served (1 to 10). */
+      /** How many resourceVersions behind the truth each list (and, with `watchLag` `versions`, each watch) is served (1 to 10). */
       readonly versions: number;
       /** How long the view is stale, virtual ms (1 to 60 000); it heals at `duration` at the latest. */
       readonly forMs: number;
@@ -203,6 +203,12 @@ export type FaultStep =
        * back in time from what it had seen.
        */
       readonly relist: boolean;
+      /**
+       * How the watches lag. `time` (the default): each event arrives `lagMs` late. `versions`: each event is held
+       * until the truth is `versions` resourceVersions past it (a write elsewhere moves the truth on), or until the
+       * view heals; `lagMs` does not apply then.
+       */
+      readonly watchLag?: 'time' | 'versions';
     }
   | {
       /**
