@@ -103,6 +103,7 @@ export {
   describeEvent,
   CONTROLLER_FAULT_KINDS,
   FAULT_KINDS,
+  laggingLink,
 } from './simulate/index.js';
 export type {
   SimulateOptions,
@@ -126,4 +127,5 @@ export type {
   MergeEventsOptions,
   StaleViewOptions,
   WatchLag,
+  LaggingLink,
 } from './simulate/index.js';

@@ -8,6 +8,7 @@ import { NEVER, Observable, type Subscription } from 'rxjs';
 import type { QueryParams, Transport, TransportRequest, TransportResponse } from '../../transport/index.js';
 import type { WatchHealthHandler } from '../../watch/index.js';
 import type { VirtualCluster } from '../virtual/index.js';
+import { objectPath, readAt } from './stale-read.js';
 import { DelayLine, EventMerger, VersionGate } from './watch-delivery.js';
 
 /**
@@ -273,6 +274,14 @@ export function controllerView(
       ),
     request: (request: TransportRequest): Observable<TransportResponse> => {
       if (dead) return NEVER;
+      if (request.method === 'GET' && !LEASES.test(request.path)) {
+        // A read of one object is stale too: served as the cluster held it `versions` resourceVersions back.
+        const stale = staleQuery({});
+        const target = stale['resourceVersion'] === undefined ? undefined : objectPath(request.path);
+        return target === undefined
+          ? cluster.request(request)
+          : readAt(cluster, target, String(stale['resourceVersion']));
+      }
       if (!WRITES.has(request.method) || LEASES.test(request.path)) return cluster.request(request);
       const now = scheduler.now();
       const write: ControllerWrite = {

@@ -33,4 +33,5 @@ export {
   type StaleViewOptions,
   type WatchLag,
 } from './controller-view.js';
+export { laggingLink, type LaggingLink } from './lagging-link.js';
 export { hostRestartable, type RestartableController, type RestartableOptions } from './controller-host.js';
