@@ -21,6 +21,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: String(FULL_SOAK.durationMs / 60_000) },
     checkpoints: { type: 'string', default: String(FULL_SOAK.checkpoints) },
     seed: { type: 'string', default: String(FULL_SOAK.seed) },
+    'write-concurrency': { type: 'string', default: String(FULL_SOAK.writeConcurrency) },
     out: { type: 'string', default: 'soak/results' },
   },
   strict: true,
@@ -42,6 +43,7 @@ const options = {
   durationMs: positive('duration', values.duration) * 60_000,
   checkpoints: Math.round(positive('checkpoints', values.checkpoints)),
   seed: Math.round(positive('seed', values.seed)),
+  writeConcurrency: Math.round(positive('write-concurrency', values['write-concurrency'])),
   log: (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
 };
 

@@ -29,7 +29,7 @@ import {
   type HeapTrend,
 } from './checks.js';
 import { heapUsed, startReplica, stopReplica, type LeaseTimings, type Replica } from './replicas.js';
-import { COUNTER_ANNOTATION, seeded, type FromWriter, type WriterConfig } from './writer.js';
+import { COUNTER_ANNOTATION, seeded, type FromWriter, type KindTimes, type WriterConfig } from './writer.js';
 
 /** The faults the soak draws. */
 export const FAULTS = ['apiserver-kill', 'etcd-compaction', 'partition', 'connection-reset', 'leader-kill'] as const;
@@ -47,6 +47,8 @@ export interface SoakOptions {
   readonly durationMs: number;
   /** Checkpoints, evenly spread over the events (the last one after the writers finish). */
   readonly checkpoints: number;
+  /** Writes in flight per writer process (never two on one PodSet; the counters race across the two writers). */
+  readonly writeConcurrency: number;
   /** How long a partition lasts, ms (longer than the lease's renew deadline, so that leadership moves). */
   readonly partitionMs: number;
   readonly seed: number;
@@ -61,6 +63,7 @@ export const FULL_SOAK: Omit<SoakOptions, 'log'> = {
   faultRate: 1,
   durationMs: 40 * 60_000,
   checkpoints: 10,
+  writeConcurrency: 48,
   partitionMs: 8_000,
   seed: 33,
 };
@@ -195,7 +198,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
         events: perWriter,
         counters: COUNTERS,
         counterShare: 0.2,
-        concurrency: 8,
+        concurrency: options.writeConcurrency,
         seed: options.seed * 7 + index,
         writeTimeoutMs: WRITE_TIMEOUT_MS,
       };
@@ -207,7 +210,8 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       child.once('exit', (code, signal) => log(`writer ${index} exited (${signal ?? `code ${code}`})`));
     }
     // The last report of each writer (`paused` at a checkpoint, `done` at its end): its events and tallies so far.
-    const latest = new Map<ChildProcess, Extract<FromWriter, { events: number }>>();
+    const latest = new Map<ChildProcess, Extract<FromWriter, { type: 'paused' | 'done' }>>();
+    const progressOf = new Map<ChildProcess, Extract<FromWriter, { type: 'progress' }>>();
     const answered = (child: ChildProcess, wanted: (m: FromWriter) => boolean): Promise<void> =>
       new Promise((resolve) => {
         const onMessage = (message: FromWriter): void => {
@@ -223,9 +227,27 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
         child.on('message', onMessage);
         child.once('exit', onExit);
       });
+    let writingStarted = Date.now();
+    let lastProgress = { at: writingStarted, events: 0 };
+    // The writers' clock starts when both are connected and writing (their modules loaded).
+    void Promise.all(writers.map((child) => answered(child, (m) => m.type === 'started'))).then(() => {
+      writingStarted = Date.now();
+      lastProgress = { at: writingStarted, events: 0 };
+    });
+    const logProgress = (): void => {
+      const events = [...progressOf.values()].reduce((a, p) => a + p.events, 0);
+      const now = Date.now();
+      if (now - lastProgress.at < 10_000) return;
+      const rate = ((events - lastProgress.events) * 1000) / (now - lastProgress.at);
+      log(
+        `writers: ${events} events, ${rate.toFixed(1)}/s over the last ${Math.round((now - lastProgress.at) / 1000)} s`,
+      );
+      lastProgress = { at: now, events };
+    };
     for (const child of writers) {
       child.on('message', (message: FromWriter) => {
-        if (message.type !== 'started') latest.set(child, message);
+        if (message.type === 'progress') progressOf.set(child, message);
+        else if (message.type !== 'started') latest.set(child, message);
       });
     }
     const done = (child: ChildProcess): boolean =>
@@ -295,13 +317,15 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     let faultBusy: Promise<void> = Promise.resolve();
     faultLoop = (async () => {
       const gap = 60_000 / options.faultRate;
-      await sleep(gap / 2);
+      const first = Date.now() + gap / 2;
+      while (!stopFaults && Date.now() < first) await sleep(Math.min(1_000, first - Date.now()));
       while (!stopFaults) {
         if (!faultsHeld) {
           faultBusy = inject(drawFault()).catch((error: unknown) => log(`fault failed: ${String(error)}`));
           await faultBusy;
         }
-        await sleep(gap * (0.5 + random()));
+        const until = Date.now() + gap * (0.5 + random());
+        while (!stopFaults && Date.now() < until) await sleep(Math.min(1_000, until - Date.now()));
       }
     })();
 
@@ -389,17 +413,24 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     let next = every;
     let lastEvents = 0;
     const runEnd = started + options.durationMs;
+    let checkpointMs = 0;
+    const progressed = (): number => [...progressOf.values()].reduce((a, p) => a + p.events, 0);
     for (;;) {
-      await sleep(2_000);
+      // The writers are paused only for a checkpoint: their progress reports say when one is due.
+      await sleep(1_000);
+      logProgress();
+      if (progressed() < next && !writers.every(done) && Date.now() <= runEnd) continue;
       await pauseWriters();
       const reports = [...latest.values()];
       const events = reports.reduce((a, r) => a + r.events, 0);
       const finished = writers.every(done);
       const overtime = Date.now() > runEnd;
-      if ((events >= next || finished || overtime) && events > lastEvents) {
+      if (events > lastEvents) {
         tallies.clear();
         for (const r of reports) addTallies(tallies, r.tallies);
+        const checkpointStart = Date.now();
         await checkpoint(events);
+        checkpointMs += Date.now() - checkpointStart;
         lastEvents = events;
         totalEvents = events;
         failedEvents = reports.reduce((a, r) => a + r.failed, 0);
@@ -408,8 +439,23 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       if (finished || overtime) break;
       for (const child of writers) if (!done(child) && child.connected) child.send({ type: 'resume' });
     }
+    const writingMs = Date.now() - writingStarted - checkpointMs;
+    log(
+      `writers: ${totalEvents} events in ${(writingMs / 1000).toFixed(1)} s of writing: ${((totalEvents * 1000) / writingMs).toFixed(1)} events/s`,
+    );
     for (const child of writers) if (child.connected) child.send({ type: 'stop' });
     await atMost(Promise.all(finalReports), 30_000);
+    const writeTimes: KindTimes = {};
+    for (const p of progressOf.values())
+      for (const [kind, t] of Object.entries(p.kinds)) {
+        const prior = writeTimes[kind] ?? { count: 0, totalMs: 0 };
+        writeTimes[kind] = { count: prior.count + t.count, totalMs: prior.totalMs + t.totalMs };
+      }
+    log(
+      `write latency: ${Object.entries(writeTimes)
+        .map(([kind, t]) => `${kind} ${t.count} × ${(t.totalMs / Math.max(1, t.count)).toFixed(0)} ms`)
+        .join(', ')}`,
+    );
     stopFaults = true;
     await faultLoop;
     stopHeap = true;

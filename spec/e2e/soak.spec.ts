@@ -21,6 +21,7 @@ if (isE2eRun() && ownsControlPlane && process.env.RXKUBE_E2E_SOAK === '1') {
         faultRate: 5,
         durationMs: 150_000,
         checkpoints: 2,
+        writeConcurrency: 32,
         partitionMs: 6_000,
         seed: 33,
         log: (line) => process.stderr.write(`      soak: ${line}\n`),
