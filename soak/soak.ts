@@ -28,12 +28,25 @@ import {
   type HeapSample,
   type HeapTrend,
 } from './checks.js';
-import { heapUsed, startReplica, stopReplica, type LeaseTimings, type Replica } from './replicas.js';
+import { cacheDigest } from '../examples/shared/cache-digest.js';
+import { cacheDigests, heapUsed, startReplica, stopReplica, type LeaseTimings, type Replica } from './replicas.js';
 import { COUNTER_ANNOTATION, seeded, type FromWriter, type KindTimes, type WriterConfig } from './writer.js';
 
 /** The faults the soak draws. */
-export const FAULTS = ['apiserver-kill', 'etcd-compaction', 'partition', 'connection-reset', 'leader-kill'] as const;
+export const DRAWN_FAULTS = [
+  'apiserver-kill',
+  'etcd-compaction',
+  'partition',
+  'connection-reset',
+  'leader-kill',
+] as const;
+/**
+ * Every fault the report counts: the drawn ones, and `watch-timeout`, the replicas' watches that kube-apiserver
+ * ended on its own `--min-request-timeout` (counted from the replicas' logs, not drawn).
+ */
+export const FAULTS = [...DRAWN_FAULTS, 'watch-timeout'] as const;
 export type Fault = (typeof FAULTS)[number];
+type DrawnFault = (typeof DRAWN_FAULTS)[number];
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -49,6 +62,13 @@ export interface SoakOptions {
   readonly checkpoints: number;
   /** Writes in flight per writer process (never two on one PodSet; the counters race across the two writers). */
   readonly writeConcurrency: number;
+  /**
+   * The controller's expectations timeout, ms: a PodSet whose Pod events were lost in a fault converges after at
+   * most this (plus a sync), so the checkpoints' convergence bound follows from it.
+   */
+  readonly expectationsTimeoutMs: number;
+  /** kube-apiserver's `--min-request-timeout`, s: it ends each watch of the replicas after [min, 2 × min] s. */
+  readonly minRequestTimeoutS: number;
   /** How long a partition lasts, ms (longer than the lease's renew deadline, so that leadership moves). */
   readonly partitionMs: number;
   readonly seed: number;
@@ -64,9 +84,26 @@ export const FULL_SOAK: Omit<SoakOptions, 'log'> = {
   durationMs: 40 * 60_000,
   checkpoints: 10,
   writeConcurrency: 48,
+  expectationsTimeoutMs: 15_000,
+  minRequestTimeoutS: 60,
   partitionMs: 8_000,
   seed: 33,
 };
+
+/** The control plane options the soak needs: kube-apiserver ends watches after `minRequestTimeoutS`. */
+export function soakControlPlaneOptions(options: Pick<SoakOptions, 'minRequestTimeoutS'>): {
+  readonly apiServerArgs: readonly string[];
+} {
+  return { apiServerArgs: [`--min-request-timeout=${options.minRequestTimeoutS}`] };
+}
+
+/**
+ * How long a checkpoint waits for convergence, ms: the expectations timeout (a PodSet whose Pod events were lost),
+ * plus a margin for a replacement replica to start and take the Lease, read-your-own-writes' 5 s and a backlog.
+ */
+export function convergenceBoundMs(options: Pick<SoakOptions, 'expectationsTimeoutMs'>): number {
+  return options.expectationsTimeoutMs + CONVERGENCE_MARGIN_MS;
+}
 
 /** What one checkpoint found. */
 export interface Checkpoint {
@@ -75,6 +112,8 @@ export interface Checkpoint {
   readonly podSets: number;
   readonly pods: number;
   readonly cacheDrift: string[];
+  /** Each live replica's caches (PodSets and Pods) against the server, by digest: the ones that differ. */
+  readonly replicaCacheDrift: string[];
   readonly unconverged: string[];
   readonly lostUpdates: string[];
   readonly overlaps: string[];
@@ -105,7 +144,7 @@ const LEASE: LeaseTimings = { leaseDuration: 6_000, renewDeadline: 4_000, retryP
 const COUNTERS = ['counter-0', 'counter-1', 'counter-2', 'counter-3'];
 const WRITE_TIMEOUT_MS = 10_000;
 const HEAP_WARM_UP_MS = 30_000;
-const CONVERGENCE_BOUND_MS = 330_000;
+const CONVERGENCE_MARGIN_MS = 60_000;
 /** The heap trend is fitted to the lowest reading of each such window (the heap after a collection). */
 const HEAP_WINDOW_MS = 20_000;
 
@@ -116,6 +155,30 @@ async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
+}
+
+/** The replicas whose caches (by digest, kind by kind) differ from what the server serves, and how. */
+async function replicaDrift(
+  live: readonly Replica[],
+  served: ReadonlyMap<string, { readonly objects: number; readonly digest: number }>,
+): Promise<string[]> {
+  const drift: string[] = [];
+  for (const replica of live) {
+    const digests = await cacheDigests(replica);
+    if (digests === undefined) {
+      drift.push(`${replica.identity}: no cache digest yet`);
+      continue;
+    }
+    for (const [kind, want] of served) {
+      const got = digests.get(kind);
+      if (got?.objects === want.objects && got.digest === want.digest) continue;
+      drift.push(
+        `${replica.identity} ${kind}: ${got?.objects ?? 'no'} cached, ${want.objects} served` +
+          (got?.objects === want.objects ? ', resourceVersions differ' : ''),
+      );
+    }
+  }
+  return drift;
 }
 
 /** Runs the soak on `controlPlane` (its kube-apiserver is killed and restarted, etcd compacted) and reports. */
@@ -165,7 +228,10 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       if (closing) return;
       const identity = `replica-${++replicaCount}`;
       const file = await kubeconfigFile(proxy.routeThrough(kc), `${identity}.kubeconfig`);
-      const replica = startReplica(identity, file, namespace, LEASE);
+      const replica = startReplica(identity, file, namespace, {
+        lease: LEASE,
+        expectationsTimeoutMs: options.expectationsTimeoutMs,
+      });
       (replica as { proxy?: TcpProxy }).proxy = proxy;
       replicas.push(replica);
       // A supervisor, as a Deployment's: a replica that exits (killed, or ending itself on a lost Lease, as the
@@ -228,21 +294,24 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
         child.once('exit', onExit);
       });
     let writingStarted = Date.now();
-    let lastProgress = { at: writingStarted, events: 0 };
+    let lastProgress = { at: writingStarted, events: 0, reconciles: 0 };
+    const reconciled = (): number => replicas.reduce((a, r) => a + r.spans.length, 0);
     // The writers' clock starts when both are connected and writing (their modules loaded).
     void Promise.all(writers.map((child) => answered(child, (m) => m.type === 'started'))).then(() => {
       writingStarted = Date.now();
-      lastProgress = { at: writingStarted, events: 0 };
+      lastProgress = { at: writingStarted, events: 0, reconciles: reconciled() };
     });
     const logProgress = (): void => {
       const events = [...progressOf.values()].reduce((a, p) => a + p.events, 0);
       const now = Date.now();
       if (now - lastProgress.at < 10_000) return;
-      const rate = ((events - lastProgress.events) * 1000) / (now - lastProgress.at);
+      const seconds = (now - lastProgress.at) / 1000;
+      const reconciles = reconciled();
       log(
-        `writers: ${events} events, ${rate.toFixed(1)}/s over the last ${Math.round((now - lastProgress.at) / 1000)} s`,
+        `writers: ${events} events, ${((events - lastProgress.events) / seconds).toFixed(1)}/s; replicas: ` +
+          `${((reconciles - lastProgress.reconciles) / seconds).toFixed(1)} reconciles/s (over ${Math.round(seconds)} s)`,
       );
-      lastProgress = { at: now, events };
+      lastProgress = { at: now, events, reconciles };
     };
     for (const child of writers) {
       child.on('message', (message: FromWriter) => {
@@ -281,7 +350,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     })();
 
     const leader = (): Replica | undefined => replicas.find((r) => r.leading && !r.exited);
-    const inject = async (fault: Fault): Promise<void> => {
+    const inject = async (fault: DrawnFault): Promise<void> => {
       log(`fault: ${fault}`);
       if (fault === 'apiserver-kill') {
         const pid = controlPlane.pids().apiServer;
@@ -308,10 +377,10 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       }
       faults[fault]++;
     };
-    const drawFault = (): Fault => {
+    const drawFault = (): DrawnFault => {
       // Uniform among the faults drawn least so far, so that a short run still sees every one.
-      const least = Math.min(...FAULTS.map((f) => faults[f]));
-      const candidates = FAULTS.filter((f) => faults[f] === least);
+      const least = Math.min(...DRAWN_FAULTS.map((f) => faults[f]));
+      const candidates = DRAWN_FAULTS.filter((f) => faults[f] === least);
       return candidates[Math.floor(random() * candidates.length)]!;
     };
     let faultBusy: Promise<void> = Promise.resolve();
@@ -347,12 +416,22 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       // Converged: every PodSet has its Pods and its status, and the checker's cache has caught up with the server.
       let result: Omit<Checkpoint, 'convergedInMs' | 'at' | 'events' | 'overlaps' | 'lostUpdates'> | undefined;
       // A Pod created and deleted while the controller's watch was down is never seen, so its creation stays expected
-      // until the controller's expectations time out (5 minutes, as kube-controller-manager's): the bound to wait.
-      const deadline = Date.now() + CONVERGENCE_BOUND_MS;
+      // until the controller's expectations time out (the soak runs it with a short one): the bound to wait.
+      const deadline = Date.now() + convergenceBoundMs(options);
       for (;;) {
         const served = (await settled(() => firstValueFrom(podSets.list()))).items;
-        const servedPods = (await settled(() => firstValueFrom(pods.list()))).items.filter(
-          (p) => p.metadata?.deletionTimestamp === undefined,
+        const allPods = (await settled(() => firstValueFrom(pods.list()))).items;
+        const servedPods = allPods.filter((p) => p.metadata?.deletionTimestamp === undefined);
+        const versioned = (o: PodSet | V1Pod) => ({
+          key: `${namespace}/${o.metadata!.name}`,
+          resourceVersion: o.metadata!.resourceVersion!,
+        });
+        const replicaCacheDrift = await replicaDrift(
+          replicas.filter((r) => !r.exited),
+          new Map([
+            ['PodSet', cacheDigest(served.map(versioned))],
+            ['Pod', cacheDigest(allPods.map(versioned))],
+          ]),
         );
         const owned = new Map<string, number>();
         for (const pod of servedPods) {
@@ -372,16 +451,12 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
         result = {
           podSets: served.length,
           pods: servedPods.length,
-          cacheDrift: cacheDrift(
-            cache,
-            served.map((p) => ({
-              key: `${namespace}/${p.metadata!.name}`,
-              resourceVersion: p.metadata!.resourceVersion!,
-            })),
-          ),
+          cacheDrift: cacheDrift(cache, served.map(versioned)),
+          replicaCacheDrift,
           unconverged: unconverged(states),
         };
-        if ((result.cacheDrift.length === 0 && result.unconverged.length === 0) || Date.now() > deadline) break;
+        const clean = result.cacheDrift.length + result.replicaCacheDrift.length + result.unconverged.length === 0;
+        if (clean || Date.now() > deadline) break;
         await sleep(1_000);
       }
       const counters = new Map(
@@ -401,7 +476,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       faultsHeld = false;
       log(
         `checkpoint ${checkpoints.length}: ${events} events, ${found.podSets} PodSets, ${found.pods} Pods, ` +
-          `drift ${found.cacheDrift.length}, unconverged ${found.unconverged.length}, lost ${found.lostUpdates.length}, ` +
+          `drift ${found.cacheDrift.length}, replica drift ${found.replicaCacheDrift.length}, unconverged ${found.unconverged.length}, lost ${found.lostUpdates.length}, ` +
           `overlaps ${found.overlaps.length}, converged in ${found.convergedInMs} ms`,
       );
     };
@@ -425,7 +500,18 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       const events = reports.reduce((a, r) => a + r.events, 0);
       const finished = writers.every(done);
       const overtime = Date.now() > runEnd;
-      if (events > lastEvents) {
+      let injectedLate = false;
+      if (finished || overtime) {
+        // A short run may end before every fault was drawn: those still missing happen before the last checkpoint.
+        for (const fault of DRAWN_FAULTS)
+          if (faults[fault] === 0) {
+            faultsHeld = true;
+            await faultBusy;
+            await inject(fault).catch((error: unknown) => log(`fault failed: ${String(error)}`));
+            injectedLate = true;
+          }
+      }
+      if (events > lastEvents || injectedLate) {
         tallies.clear();
         for (const r of reports) addTallies(tallies, r.tallies);
         const checkpointStart = Date.now();
@@ -461,6 +547,8 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     stopHeap = true;
     await heapLoop;
 
+    faults['watch-timeout'] = replicas.reduce((a, r) => a + r.watchesEndedByServer, 0);
+    log(`faults: ${FAULTS.map((f) => `${f} ${faults[f]}`).join(', ')}`);
     const last = checkpoints.at(-1);
     const counterTotals = [...tallies.values()].reduce(
       (a, t) => ({ succeeded: a.succeeded + t.succeeded, unknown: a.unknown + t.unknown }),
@@ -475,7 +563,13 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     const troughs = heapTroughs(heapSamples, HEAP_WINDOW_MS);
     const heap = troughs.length >= 3 ? heapTrend(troughs) : undefined;
     const clean = checkpoints.every(
-      (c) => c.cacheDrift.length + c.unconverged.length + c.lostUpdates.length + c.overlaps.length === 0,
+      (c) =>
+        c.cacheDrift.length +
+          c.replicaCacheDrift.length +
+          c.unconverged.length +
+          c.lostUpdates.length +
+          c.overlaps.length ===
+        0,
     );
     return {
       options: settings,
