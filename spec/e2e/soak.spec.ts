@@ -17,6 +17,7 @@ const SHORT_SOAK: Omit<SoakOptions, 'log'> = {
   checkpoints: 2,
   writeConcurrency: 32,
   expectationsTimeoutMs: 10_000,
+  controllerWorkers: 16,
   minRequestTimeoutS: 15,
   partitionMs: 6_000,
   seed: 33,

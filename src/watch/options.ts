@@ -81,7 +81,7 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
    * [minWatchTimeout, 2 × minWatchTimeout] (in whole seconds) from `random`, as client-go's `MinWatchTimeout`.
    * Default 300 000: [300, 600] s. `'server'` sends no `timeoutSeconds`, so kube-apiserver ends each watch after
    * its own `--min-request-timeout` (uniform in [min, 2 × min], 1800 s by default); the silence that counts as a
-   * dead connection is then {@link SERVER_WATCH_TIMEOUT_BOUND_S} + 30 s.
+   * dead connection is then 3600 s (twice that default) + 30 s.
    *
    * # Caveats
    * - Short watches cost a new watch request each time they end (resumed at once from the last resourceVersion,
