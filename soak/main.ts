@@ -4,8 +4,8 @@
  * Options (defaults: the full soak of issue 33): `--events 1000000`, `--objects 100000`, `--fault-rate 1` (faults
  * per minute), `--duration 40` (minutes, a bound), `--checkpoints 10`, `--seed 33`, `--write-concurrency 48`
  * (writes in flight per writer), `--expectations-timeout 15` (the controller's, s), `--min-request-timeout 60`
- * (kube-apiserver's, s: it ends the replicas' watches), `--out soak/results` (where the report's JSON and the heap
- * plot go). Exits 0 when the soak passed, 1 otherwise.
+ * (kube-apiserver's, s: it ends the replicas' watches), `--workers 16` (each replica's PodSets synced at once),
+ * `--out soak/results` (where the report's JSON and the heap plot go). Exits 0 when the soak passed, 1 otherwise.
  * @module
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -26,6 +26,7 @@ const { values } = parseArgs({
     'write-concurrency': { type: 'string', default: String(FULL_SOAK.writeConcurrency) },
     'expectations-timeout': { type: 'string', default: String(FULL_SOAK.expectationsTimeoutMs / 1000) },
     'min-request-timeout': { type: 'string', default: String(FULL_SOAK.minRequestTimeoutS) },
+    workers: { type: 'string', default: String(FULL_SOAK.controllerWorkers) },
     out: { type: 'string', default: 'soak/results' },
   },
   strict: true,
@@ -50,6 +51,7 @@ const options = {
   writeConcurrency: Math.round(positive('write-concurrency', values['write-concurrency'])),
   expectationsTimeoutMs: positive('expectations-timeout', values['expectations-timeout']) * 1000,
   minRequestTimeoutS: Math.round(positive('min-request-timeout', values['min-request-timeout'])),
+  controllerWorkers: Math.round(positive('workers', values.workers)),
   log: (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
 };
 

@@ -41,6 +41,8 @@ export interface ReplicaSettings {
   readonly lease: LeaseTimings;
   /** The controller's expectations timeout, ms. */
   readonly expectationsTimeoutMs: number;
+  /** PodSets synced at once (`--workers`). */
+  readonly workers: number;
 }
 
 /**
@@ -51,7 +53,7 @@ export function startReplica(
   identity: string,
   kubeconfig: string,
   namespace: string,
-  { lease, expectationsTimeoutMs }: ReplicaSettings,
+  { lease, expectationsTimeoutMs, workers }: ReplicaSettings,
 ): Replica {
   const child = spawn(
     process.execPath,
@@ -66,7 +68,7 @@ export function startReplica(
       '--identity',
       identity,
       '--workers',
-      '5',
+      String(workers),
       '--expectations-timeout',
       String(expectationsTimeoutMs),
       '--min-watch-timeout',

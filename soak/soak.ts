@@ -67,6 +67,11 @@ export interface SoakOptions {
    * most this (plus a sync), so the checkpoints' convergence bound follows from it.
    */
   readonly expectationsTimeoutMs: number;
+  /**
+   * PodSets each replica syncs at once. kube-controller-manager's 5 falls behind 48 writes in flight per writer when
+   * each API call takes the better part of a second (a loaded machine).
+   */
+  readonly controllerWorkers: number;
   /** kube-apiserver's `--min-request-timeout`, s: it ends each watch of the replicas after [min, 2 × min] s. */
   readonly minRequestTimeoutS: number;
   /** How long a partition lasts, ms (longer than the lease's renew deadline, so that leadership moves). */
@@ -85,6 +90,7 @@ export const FULL_SOAK: Omit<SoakOptions, 'log'> = {
   checkpoints: 10,
   writeConcurrency: 48,
   expectationsTimeoutMs: 15_000,
+  controllerWorkers: 16,
   minRequestTimeoutS: 60,
   partitionMs: 8_000,
   seed: 33,
@@ -231,6 +237,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       const replica = startReplica(identity, file, namespace, {
         lease: LEASE,
         expectationsTimeoutMs: options.expectationsTimeoutMs,
+        workers: options.controllerWorkers,
       });
       (replica as { proxy?: TcpProxy }).proxy = proxy;
       replicas.push(replica);
