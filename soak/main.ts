@@ -2,7 +2,7 @@
  * `npm run soak`: the soak against a real kube-apiserver and etcd started by the project's launcher.
  *
  * Options (defaults: the full soak of issue 33): `--events 1000000`, `--objects 100000`, `--fault-rate 1` (faults
- * per minute), `--duration 40` (minutes, a bound), `--checkpoints 10`, `--seed 33`, `--write-concurrency 48`
+ * per minute), `--duration 40` (minutes, a bound), `--checkpoints 10`, `--seed 33`, `--write-concurrency 32`
  * (writes in flight per writer), `--expectations-timeout 15` (the controller's, s), `--min-request-timeout 60`
  * (kube-apiserver's, s: it ends the replicas' watches), `--workers 16` (each replica's PodSets synced at once),
  * `--out soak/results` (where the report's JSON and the heap plot go). Exits 0 when the soak passed, 1 otherwise.

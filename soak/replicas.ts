@@ -25,6 +25,8 @@ export interface Replica {
    * follows another for the same informer with no listing, error or backoff between them.
    */
   watchesEndedByServer: number;
+  /** The messages of its last warning and error records, for the line that says why it exited. */
+  readonly lastWarnings: string[];
   /** The last informer record's message, by informer. */
   readonly informerState: Map<string, string>;
 }
@@ -103,6 +105,7 @@ export function startReplica(
     stderrTail: [],
     watchesEndedByServer: 0,
     informerState: new Map(),
+    lastWarnings: [],
   };
   child.once('exit', () => {
     replica.exited = true;
@@ -133,6 +136,7 @@ function readRecord(replica: Replica, line: string): void {
     durationMs?: number;
     metrics?: string;
     informer?: string;
+    level?: string | number;
   };
   try {
     record = JSON.parse(line) as typeof record;
@@ -140,6 +144,10 @@ function readRecord(replica: Replica, line: string): void {
     return;
   }
   const at = Date.parse(record.time ?? '');
+  if (record.level === 'warn' || record.level === 'error' || (typeof record.level === 'number' && record.level >= 40)) {
+    replica.lastWarnings.push(record.msg ?? '');
+    if (replica.lastWarnings.length > 3) replica.lastWarnings.shift();
+  }
   if (record.msg === 'reconciled' || record.msg === 'reconcile failed') {
     if (record.key !== undefined && typeof record.durationMs === 'number')
       replica.spans.push({ replica: replica.identity, key: record.key, start: at - record.durationMs, end: at });
