@@ -7,14 +7,7 @@
  */
 import { expect } from 'chai';
 import { startControlPlane, type ControlPlane } from '../../src/testing/index.js';
-import {
-  checkpointCapMs,
-  convergenceBoundMs,
-  FAULTS,
-  runSoak,
-  soakControlPlaneOptions,
-  type SoakOptions,
-} from '../../soak/soak.js';
+import { checkpointCapMs, FAULTS, runSoak, soakControlPlaneOptions, type SoakOptions } from '../../soak/soak.js';
 import { isE2eRun, ownsControlPlane } from './support/cluster.js';
 
 const SHORT_SOAK: Omit<SoakOptions, 'log'> = {
