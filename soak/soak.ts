@@ -143,6 +143,10 @@ export interface SoakReport {
   readonly checkpoints: Checkpoint[];
   readonly counters: { readonly succeeded: number; readonly unknown: number; readonly value: number };
   readonly reconciles: number;
+  /** The writers' rate: events over the time they were writing (checkpoints left out), per second. */
+  readonly eventsPerSecond: number;
+  /** Mean duration of each kind of write, ms. */
+  readonly writeLatencyMs: Record<string, number>;
   readonly heap: HeapTrend | undefined;
   /** The heap readings of the replica that lived longest, after its warm-up (one process: a successor starts afresh). */
   readonly heapSamples: HeapSample[];
@@ -374,7 +378,17 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       if (fault === 'apiserver-kill') {
         const pid = controlPlane.pids().apiServer;
         if (pid !== undefined) process.kill(pid, 'SIGKILL');
-        await controlPlane.restartApiServer();
+        // On a loaded machine a start can miss the launcher's 60 s readiness bound (its post-start hooks); a control
+        // plane left without kube-apiserver would end the soak, so the restart is tried again.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await controlPlane.restartApiServer();
+            break;
+          } catch (error) {
+            if (attempt >= 5) throw error;
+            log(`kube-apiserver restart ${attempt} failed, trying again: ${String(error).split('\n')[0]}`);
+          }
+        }
       } else if (fault === 'etcd-compaction') {
         await controlPlane.compactEtcd();
       } else if (fault === 'partition') {
@@ -606,6 +620,10 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       checkpoints,
       counters: { ...counterTotals, value: counterValue },
       reconciles: replicas.reduce((a, r) => a + r.spans.length, 0),
+      eventsPerSecond: (totalEvents * 1000) / writingMs,
+      writeLatencyMs: Object.fromEntries(
+        Object.entries(writeTimes).map(([kind, t]) => [kind, Math.round(t.totalMs / Math.max(1, t.count))]),
+      ),
       heap,
       heapSamples,
       heapTroughs: troughs,
