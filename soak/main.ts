@@ -2,8 +2,10 @@
  * `npm run soak`: the soak against a real kube-apiserver and etcd started by the project's launcher.
  *
  * Options (defaults: the full soak of issue 33): `--events 1000000`, `--objects 100000`, `--fault-rate 1` (faults
- * per minute), `--duration 40` (minutes, a bound), `--checkpoints 10`, `--seed 33`, `--out soak/results` (where
- * the report's JSON and the heap plot go). Exits 0 when the soak passed, 1 otherwise.
+ * per minute), `--duration 40` (minutes, a bound), `--checkpoints 10`, `--seed 33`, `--write-concurrency 32`
+ * (writes in flight per writer), `--expectations-timeout 15` (the controller's, s), `--min-request-timeout 60`
+ * (kube-apiserver's, s: it ends the replicas' watches), `--workers 16` (each replica's PodSets synced at once),
+ * `--out soak/results` (where the report's JSON and the heap plot go). Exits 0 when the soak passed, 1 otherwise.
  * @module
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,7 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../src/testing/index.js';
 import { heapPlot } from './plot.js';
-import { FULL_SOAK, runSoak } from './soak.js';
+import { FULL_SOAK, runSoak, soakControlPlaneOptions } from './soak.js';
 
 const { values } = parseArgs({
   options: {
@@ -21,6 +23,10 @@ const { values } = parseArgs({
     duration: { type: 'string', default: String(FULL_SOAK.durationMs / 60_000) },
     checkpoints: { type: 'string', default: String(FULL_SOAK.checkpoints) },
     seed: { type: 'string', default: String(FULL_SOAK.seed) },
+    'write-concurrency': { type: 'string', default: String(FULL_SOAK.writeConcurrency) },
+    'expectations-timeout': { type: 'string', default: String(FULL_SOAK.expectationsTimeoutMs / 1000) },
+    'min-request-timeout': { type: 'string', default: String(FULL_SOAK.minRequestTimeoutS) },
+    workers: { type: 'string', default: String(FULL_SOAK.controllerWorkers) },
     out: { type: 'string', default: 'soak/results' },
   },
   strict: true,
@@ -42,10 +48,14 @@ const options = {
   durationMs: positive('duration', values.duration) * 60_000,
   checkpoints: Math.round(positive('checkpoints', values.checkpoints)),
   seed: Math.round(positive('seed', values.seed)),
+  writeConcurrency: Math.round(positive('write-concurrency', values['write-concurrency'])),
+  expectationsTimeoutMs: positive('expectations-timeout', values['expectations-timeout']) * 1000,
+  minRequestTimeoutS: Math.round(positive('min-request-timeout', values['min-request-timeout'])),
+  controllerWorkers: Math.round(positive('workers', values.workers)),
   log: (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
 };
 
-const controlPlane = await startControlPlane();
+const controlPlane = await startControlPlane(soakControlPlaneOptions(options));
 options.log(`control plane ${controlPlane.url} ready in ${controlPlane.startMs} ms`);
 let passed = false;
 try {

@@ -4,6 +4,7 @@
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { CACHE_DIGEST_ENV, CACHE_DIGEST_METRIC, CACHE_OBJECTS_METRIC } from '../examples/shared/cache-digest.js';
 import type { RunSpan } from './checks.js';
 
 /** A running (or finished) replica. */
@@ -19,6 +20,15 @@ export interface Replica {
   readonly exit: Promise<void>;
   /** The last lines of its stderr that were not JSON records, for a failure's report. */
   readonly stderrTail: string[];
+  /**
+   * Watches the server ended cleanly (its timeout) and the informer resumed: an `informer watching` record that
+   * follows another for the same informer with no listing, error or backoff between them.
+   */
+  watchesEndedByServer: number;
+  /** The messages of its last warning and error records, for the line that says why it exited. */
+  readonly lastWarnings: string[];
+  /** The last informer record's message, by informer. */
+  readonly informerState: Map<string, string>;
 }
 
 /** Lease timings of the replicas, ms. */
@@ -28,8 +38,25 @@ export interface LeaseTimings {
   readonly retryPeriod: number;
 }
 
-/** Starts a replica as `identity` on the cluster of `kubeconfig`, watching `namespace`. */
-export function startReplica(identity: string, kubeconfig: string, namespace: string, lease: LeaseTimings): Replica {
+/** What the soak asks of the controller besides its Lease timings. */
+export interface ReplicaSettings {
+  readonly lease: LeaseTimings;
+  /** The controller's expectations timeout, ms. */
+  readonly expectationsTimeoutMs: number;
+  /** PodSets synced at once (`--workers`). */
+  readonly workers: number;
+}
+
+/**
+ * Starts a replica as `identity` on the cluster of `kubeconfig`, watching `namespace`; its informers leave each
+ * watch's end to kube-apiserver (`--min-watch-timeout server`), and its `/metrics` serves its caches' digests.
+ */
+export function startReplica(
+  identity: string,
+  kubeconfig: string,
+  namespace: string,
+  { lease, expectationsTimeoutMs, workers }: ReplicaSettings,
+): Replica {
   const child = spawn(
     process.execPath,
     [
@@ -43,7 +70,11 @@ export function startReplica(identity: string, kubeconfig: string, namespace: st
       '--identity',
       identity,
       '--workers',
-      '5',
+      String(workers),
+      '--expectations-timeout',
+      String(expectationsTimeoutMs),
+      '--min-watch-timeout',
+      'server',
       '--metrics-bind-address',
       '127.0.0.1:0',
       '--health-probe-bind-address',
@@ -58,7 +89,7 @@ export function startReplica(identity: string, kubeconfig: string, namespace: st
       'json',
       '--stop-on-stdin-eof',
     ],
-    { stdio: ['pipe', 'ignore', 'pipe'], env: { ...process.env, KUBECONFIG: '' } },
+    { stdio: ['pipe', 'ignore', 'pipe'], env: { ...process.env, KUBECONFIG: '', [CACHE_DIGEST_ENV]: '1' } },
   );
   let exited!: () => void;
   const replica: Replica = {
@@ -72,6 +103,9 @@ export function startReplica(identity: string, kubeconfig: string, namespace: st
       exited = resolve;
     }),
     stderrTail: [],
+    watchesEndedByServer: 0,
+    informerState: new Map(),
+    lastWarnings: [],
   };
   child.once('exit', () => {
     replica.exited = true;
@@ -95,18 +129,34 @@ function readRecord(replica: Replica, line: string): void {
     if (replica.stderrTail.length > 20) replica.stderrTail.shift();
     return;
   }
-  let record: { msg?: string; time?: string; key?: string; durationMs?: number; metrics?: string };
+  let record: {
+    msg?: string;
+    time?: string;
+    key?: string;
+    durationMs?: number;
+    metrics?: string;
+    informer?: string;
+    level?: string | number;
+  };
   try {
     record = JSON.parse(line) as typeof record;
   } catch {
     return;
   }
   const at = Date.parse(record.time ?? '');
+  if (record.level === 'warn' || record.level === 'error' || (typeof record.level === 'number' && record.level >= 40)) {
+    replica.lastWarnings.push(record.msg ?? '');
+    if (replica.lastWarnings.length > 3) replica.lastWarnings.shift();
+  }
   if (record.msg === 'reconciled' || record.msg === 'reconcile failed') {
     if (record.key !== undefined && typeof record.durationMs === 'number')
       replica.spans.push({ replica: replica.identity, key: record.key, start: at - record.durationMs, end: at });
   } else if (record.msg === 'manager started' && record.metrics !== undefined) {
     replica.metrics = record.metrics;
+  } else if (record.informer !== undefined && record.msg?.startsWith('informer ') === true) {
+    if (record.msg === 'informer watching' && replica.informerState.get(record.informer) === 'informer watching')
+      replica.watchesEndedByServer++;
+    if (record.msg !== 'informer synced') replica.informerState.set(record.informer, record.msg);
   } else if (record.msg === 'leading') {
     replica.leading = true;
   } else if (record.msg === 'stopped leading') {
@@ -121,6 +171,28 @@ export async function heapUsed(replica: Replica): Promise<number | undefined> {
     const text = await (await fetch(replica.metrics, { signal: AbortSignal.timeout(5000) })).text();
     const match = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)/m.exec(text);
     return match === null ? undefined : Number(match[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A replica's caches as its `/metrics` digests them, by kind (`withCacheDigests`), or undefined if it does not say. */
+export async function cacheDigests(
+  replica: Replica,
+): Promise<Map<string, { objects: number; digest: number }> | undefined> {
+  if (replica.metrics === undefined || replica.exited) return undefined;
+  try {
+    const text = await (await fetch(replica.metrics, { signal: AbortSignal.timeout(5000) })).text();
+    const found = new Map<string, { objects: number; digest: number }>();
+    const pattern = new RegExp(`^(${CACHE_OBJECTS_METRIC}|${CACHE_DIGEST_METRIC})\\{([^}]*)\\} (\\S+)$`, 'gm');
+    for (const [, metric, labels, value] of text.matchAll(pattern)) {
+      const kind = /kind="([^"]*)"/.exec(labels!)?.[1] ?? '';
+      const entry = found.get(kind) ?? { objects: Number.NaN, digest: Number.NaN };
+      if (metric === CACHE_OBJECTS_METRIC) entry.objects = Number(value);
+      else entry.digest = Number(value);
+      found.set(kind, entry);
+    }
+    return found;
   } catch {
     return undefined;
   }

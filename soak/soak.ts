@@ -28,12 +28,25 @@ import {
   type HeapSample,
   type HeapTrend,
 } from './checks.js';
-import { heapUsed, startReplica, stopReplica, type LeaseTimings, type Replica } from './replicas.js';
-import { COUNTER_ANNOTATION, seeded, type FromWriter, type WriterConfig } from './writer.js';
+import { cacheDigest } from '../examples/shared/cache-digest.js';
+import { cacheDigests, heapUsed, startReplica, stopReplica, type LeaseTimings, type Replica } from './replicas.js';
+import { COUNTER_ANNOTATION, seeded, type FromWriter, type KindTimes, type WriterConfig } from './writer.js';
 
 /** The faults the soak draws. */
-export const FAULTS = ['apiserver-kill', 'etcd-compaction', 'partition', 'connection-reset', 'leader-kill'] as const;
+export const DRAWN_FAULTS = [
+  'apiserver-kill',
+  'etcd-compaction',
+  'partition',
+  'connection-reset',
+  'leader-kill',
+] as const;
+/**
+ * Every fault the report counts: the drawn ones, and `watch-timeout`, the replicas' watches that kube-apiserver
+ * ended on its own `--min-request-timeout` (counted from the replicas' logs, not drawn).
+ */
+export const FAULTS = [...DRAWN_FAULTS, 'watch-timeout'] as const;
 export type Fault = (typeof FAULTS)[number];
+type DrawnFault = (typeof DRAWN_FAULTS)[number];
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -47,6 +60,20 @@ export interface SoakOptions {
   readonly durationMs: number;
   /** Checkpoints, evenly spread over the events (the last one after the writers finish). */
   readonly checkpoints: number;
+  /** Writes in flight per writer process (never two on one PodSet; the counters race across the two writers). */
+  readonly writeConcurrency: number;
+  /**
+   * The controller's expectations timeout, ms: a PodSet whose Pod events were lost in a fault converges after at
+   * most this (plus a sync), so the checkpoints' convergence bound follows from it.
+   */
+  readonly expectationsTimeoutMs: number;
+  /**
+   * PodSets each replica syncs at once. kube-controller-manager's 5 falls behind 48 writes in flight per writer when
+   * each API call takes the better part of a second (a loaded machine).
+   */
+  readonly controllerWorkers: number;
+  /** kube-apiserver's `--min-request-timeout`, s: it ends each watch of the replicas after [min, 2 × min] s. */
+  readonly minRequestTimeoutS: number;
   /** How long a partition lasts, ms (longer than the lease's renew deadline, so that leadership moves). */
   readonly partitionMs: number;
   readonly seed: number;
@@ -61,9 +88,35 @@ export const FULL_SOAK: Omit<SoakOptions, 'log'> = {
   faultRate: 1,
   durationMs: 40 * 60_000,
   checkpoints: 10,
-  partitionMs: 8_000,
+  writeConcurrency: 32,
+  expectationsTimeoutMs: 15_000,
+  controllerWorkers: 16,
+  minRequestTimeoutS: 60,
+  partitionMs: 12_000,
   seed: 33,
 };
+
+/** The control plane options the soak needs: kube-apiserver ends watches after `minRequestTimeoutS`. */
+export function soakControlPlaneOptions(options: Pick<SoakOptions, 'minRequestTimeoutS'>): {
+  readonly apiServerArgs: readonly string[];
+} {
+  return { apiServerArgs: [`--min-request-timeout=${options.minRequestTimeoutS}`] };
+}
+
+/**
+ * How long a checkpoint waits for convergence without progress, ms: the expectations timeout (a PodSet whose Pod
+ * events were lost waits that long), plus a margin for a replacement replica to start and take the Lease, and for
+ * read-your-own-writes' 5 s. While the controller works off a backlog (fewer PodSets unconverged or drifting at
+ * each look), the wait goes on, up to {@link checkpointCapMs}.
+ */
+export function convergenceBoundMs(options: Pick<SoakOptions, 'expectationsTimeoutMs'>): number {
+  return options.expectationsTimeoutMs + CONVERGENCE_MARGIN_MS;
+}
+
+/** The longest a checkpoint waits, progress or not, ms: four times {@link convergenceBoundMs}. */
+export function checkpointCapMs(options: Pick<SoakOptions, 'expectationsTimeoutMs'>): number {
+  return 4 * convergenceBoundMs(options);
+}
 
 /** What one checkpoint found. */
 export interface Checkpoint {
@@ -72,6 +125,8 @@ export interface Checkpoint {
   readonly podSets: number;
   readonly pods: number;
   readonly cacheDrift: string[];
+  /** Each live replica's caches (PodSets and Pods) against the server, by digest: the ones that differ. */
+  readonly replicaCacheDrift: string[];
   readonly unconverged: string[];
   readonly lostUpdates: string[];
   readonly overlaps: string[];
@@ -88,6 +143,10 @@ export interface SoakReport {
   readonly checkpoints: Checkpoint[];
   readonly counters: { readonly succeeded: number; readonly unknown: number; readonly value: number };
   readonly reconciles: number;
+  /** The writers' rate: events over the time they were writing (checkpoints left out), per second. */
+  readonly eventsPerSecond: number;
+  /** Mean duration of each kind of write, ms. */
+  readonly writeLatencyMs: Record<string, number>;
   readonly heap: HeapTrend | undefined;
   /** The heap readings of the replica that lived longest, after its warm-up (one process: a successor starts afresh). */
   readonly heapSamples: HeapSample[];
@@ -98,11 +157,15 @@ export interface SoakReport {
   readonly passed: boolean;
 }
 
-const LEASE: LeaseTimings = { leaseDuration: 6_000, renewDeadline: 4_000, retryPeriod: 1_000 };
+/**
+ * kube-controller-manager's Lease timings: with 6 s / 4 s / 1 s, requests that take seconds on a loaded machine
+ * had leaders miss their renew deadline and exit every half minute, without any fault.
+ */
+const LEASE: LeaseTimings = { leaseDuration: 15_000, renewDeadline: 10_000, retryPeriod: 2_000 };
 const COUNTERS = ['counter-0', 'counter-1', 'counter-2', 'counter-3'];
 const WRITE_TIMEOUT_MS = 10_000;
 const HEAP_WARM_UP_MS = 30_000;
-const CONVERGENCE_BOUND_MS = 330_000;
+const CONVERGENCE_MARGIN_MS = 60_000;
 /** The heap trend is fitted to the lowest reading of each such window (the heap after a collection). */
 const HEAP_WINDOW_MS = 20_000;
 
@@ -113,6 +176,30 @@ async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
+}
+
+/** The replicas whose caches (by digest, kind by kind) differ from what the server serves, and how. */
+async function replicaDrift(
+  live: readonly Replica[],
+  served: ReadonlyMap<string, { readonly objects: number; readonly digest: number }>,
+): Promise<string[]> {
+  const drift: string[] = [];
+  for (const replica of live) {
+    const digests = await cacheDigests(replica);
+    if (digests === undefined) {
+      drift.push(`${replica.identity}: no cache digest yet`);
+      continue;
+    }
+    for (const [kind, want] of served) {
+      const got = digests.get(kind);
+      if (got?.objects === want.objects && got.digest === want.digest) continue;
+      drift.push(
+        `${replica.identity} ${kind}: ${got?.objects ?? 'no'} cached, ${want.objects} served` +
+          (got?.objects === want.objects ? ', resourceVersions differ' : ''),
+      );
+    }
+  }
+  return drift;
 }
 
 /** Runs the soak on `controlPlane` (its kube-apiserver is killed and restarted, etcd compacted) and reports. */
@@ -162,14 +249,19 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       if (closing) return;
       const identity = `replica-${++replicaCount}`;
       const file = await kubeconfigFile(proxy.routeThrough(kc), `${identity}.kubeconfig`);
-      const replica = startReplica(identity, file, namespace, LEASE);
+      const replica = startReplica(identity, file, namespace, {
+        lease: LEASE,
+        expectationsTimeoutMs: options.expectationsTimeoutMs,
+        workers: options.controllerWorkers,
+      });
       (replica as { proxy?: TcpProxy }).proxy = proxy;
       replicas.push(replica);
       // A supervisor, as a Deployment's: a replica that exits (killed, or ending itself on a lost Lease, as the
       // manager does by default) is replaced, so two replicas run until the soak ends.
       void replica.exit.then(async () => {
         const { exitCode, signalCode } = replica.child;
-        log(`${identity} exited (${signalCode ?? `code ${exitCode}`})`);
+        const why = exitCode !== 0 && signalCode === null ? `; last warnings: ${replica.lastWarnings.join(' | ')}` : '';
+        log(`${identity} exited (${signalCode ?? `code ${exitCode}`}${why})`);
         await proxy.close();
         if (!closing) await launch();
       });
@@ -195,7 +287,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
         events: perWriter,
         counters: COUNTERS,
         counterShare: 0.2,
-        concurrency: 8,
+        concurrency: options.writeConcurrency,
         seed: options.seed * 7 + index,
         writeTimeoutMs: WRITE_TIMEOUT_MS,
       };
@@ -207,7 +299,8 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       child.once('exit', (code, signal) => log(`writer ${index} exited (${signal ?? `code ${code}`})`));
     }
     // The last report of each writer (`paused` at a checkpoint, `done` at its end): its events and tallies so far.
-    const latest = new Map<ChildProcess, Extract<FromWriter, { events: number }>>();
+    const latest = new Map<ChildProcess, Extract<FromWriter, { type: 'paused' | 'done' }>>();
+    const progressOf = new Map<ChildProcess, Extract<FromWriter, { type: 'progress' }>>();
     const answered = (child: ChildProcess, wanted: (m: FromWriter) => boolean): Promise<void> =>
       new Promise((resolve) => {
         const onMessage = (message: FromWriter): void => {
@@ -223,9 +316,30 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
         child.on('message', onMessage);
         child.once('exit', onExit);
       });
+    let writingStarted = Date.now();
+    let lastProgress = { at: writingStarted, events: 0, reconciles: 0 };
+    const reconciled = (): number => replicas.reduce((a, r) => a + r.spans.length, 0);
+    // The writers' clock starts when both are connected and writing (their modules loaded).
+    void Promise.all(writers.map((child) => answered(child, (m) => m.type === 'started'))).then(() => {
+      writingStarted = Date.now();
+      lastProgress = { at: writingStarted, events: 0, reconciles: reconciled() };
+    });
+    const logProgress = (): void => {
+      const events = [...progressOf.values()].reduce((a, p) => a + p.events, 0);
+      const now = Date.now();
+      if (now - lastProgress.at < 10_000) return;
+      const seconds = (now - lastProgress.at) / 1000;
+      const reconciles = reconciled();
+      log(
+        `writers: ${events} events, ${((events - lastProgress.events) / seconds).toFixed(1)}/s; replicas: ` +
+          `${((reconciles - lastProgress.reconciles) / seconds).toFixed(1)} reconciles/s (over ${Math.round(seconds)} s)`,
+      );
+      lastProgress = { at: now, events, reconciles };
+    };
     for (const child of writers) {
       child.on('message', (message: FromWriter) => {
-        if (message.type !== 'started') latest.set(child, message);
+        if (message.type === 'progress') progressOf.set(child, message);
+        else if (message.type !== 'started') latest.set(child, message);
       });
     }
     const done = (child: ChildProcess): boolean =>
@@ -259,12 +373,22 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     })();
 
     const leader = (): Replica | undefined => replicas.find((r) => r.leading && !r.exited);
-    const inject = async (fault: Fault): Promise<void> => {
+    const inject = async (fault: DrawnFault): Promise<void> => {
       log(`fault: ${fault}`);
       if (fault === 'apiserver-kill') {
         const pid = controlPlane.pids().apiServer;
         if (pid !== undefined) process.kill(pid, 'SIGKILL');
-        await controlPlane.restartApiServer();
+        // On a loaded machine a start can miss the launcher's 60 s readiness bound (its post-start hooks); a control
+        // plane left without kube-apiserver would end the soak, so the restart is tried again.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await controlPlane.restartApiServer();
+            break;
+          } catch (error) {
+            if (attempt >= 5) throw error;
+            log(`kube-apiserver restart ${attempt} failed, trying again: ${String(error).split('\n')[0]}`);
+          }
+        }
       } else if (fault === 'etcd-compaction') {
         await controlPlane.compactEtcd();
       } else if (fault === 'partition') {
@@ -286,22 +410,24 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       }
       faults[fault]++;
     };
-    const drawFault = (): Fault => {
+    const drawFault = (): DrawnFault => {
       // Uniform among the faults drawn least so far, so that a short run still sees every one.
-      const least = Math.min(...FAULTS.map((f) => faults[f]));
-      const candidates = FAULTS.filter((f) => faults[f] === least);
+      const least = Math.min(...DRAWN_FAULTS.map((f) => faults[f]));
+      const candidates = DRAWN_FAULTS.filter((f) => faults[f] === least);
       return candidates[Math.floor(random() * candidates.length)]!;
     };
     let faultBusy: Promise<void> = Promise.resolve();
     faultLoop = (async () => {
       const gap = 60_000 / options.faultRate;
-      await sleep(gap / 2);
+      const first = Date.now() + gap / 2;
+      while (!stopFaults && Date.now() < first) await sleep(Math.min(1_000, first - Date.now()));
       while (!stopFaults) {
         if (!faultsHeld) {
           faultBusy = inject(drawFault()).catch((error: unknown) => log(`fault failed: ${String(error)}`));
           await faultBusy;
         }
-        await sleep(gap * (0.5 + random()));
+        const until = Date.now() + gap * (0.5 + random());
+        while (!stopFaults && Date.now() < until) await sleep(Math.min(1_000, until - Date.now()));
       }
     })();
 
@@ -323,12 +449,25 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       // Converged: every PodSet has its Pods and its status, and the checker's cache has caught up with the server.
       let result: Omit<Checkpoint, 'convergedInMs' | 'at' | 'events' | 'overlaps' | 'lostUpdates'> | undefined;
       // A Pod created and deleted while the controller's watch was down is never seen, so its creation stays expected
-      // until the controller's expectations time out (5 minutes, as kube-controller-manager's): the bound to wait.
-      const deadline = Date.now() + CONVERGENCE_BOUND_MS;
+      // until the controller's expectations time out (the soak runs it with a short one): the bound to wait without
+      // progress. A backlog being worked off is progress, up to the cap.
+      const cap = Date.now() + checkpointCapMs(options);
+      let deadline = Date.now() + convergenceBoundMs(options);
+      let fewest = Number.POSITIVE_INFINITY;
       for (;;) {
         const served = (await settled(() => firstValueFrom(podSets.list()))).items;
-        const servedPods = (await settled(() => firstValueFrom(pods.list()))).items.filter(
-          (p) => p.metadata?.deletionTimestamp === undefined,
+        const allPods = (await settled(() => firstValueFrom(pods.list()))).items;
+        const servedPods = allPods.filter((p) => p.metadata?.deletionTimestamp === undefined);
+        const versioned = (o: PodSet | V1Pod) => ({
+          key: `${namespace}/${o.metadata!.name}`,
+          resourceVersion: o.metadata!.resourceVersion!,
+        });
+        const replicaCacheDrift = await replicaDrift(
+          replicas.filter((r) => !r.exited),
+          new Map([
+            ['PodSet', cacheDigest(served.map(versioned))],
+            ['Pod', cacheDigest(allPods.map(versioned))],
+          ]),
         );
         const owned = new Map<string, number>();
         for (const pod of servedPods) {
@@ -348,16 +487,17 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
         result = {
           podSets: served.length,
           pods: servedPods.length,
-          cacheDrift: cacheDrift(
-            cache,
-            served.map((p) => ({
-              key: `${namespace}/${p.metadata!.name}`,
-              resourceVersion: p.metadata!.resourceVersion!,
-            })),
-          ),
+          cacheDrift: cacheDrift(cache, served.map(versioned)),
+          replicaCacheDrift,
           unconverged: unconverged(states),
         };
-        if ((result.cacheDrift.length === 0 && result.unconverged.length === 0) || Date.now() > deadline) break;
+        const clean = result.cacheDrift.length + result.replicaCacheDrift.length + result.unconverged.length === 0;
+        if (clean || Date.now() > Math.min(deadline, cap)) break;
+        const left = result.cacheDrift.length + result.replicaCacheDrift.length + result.unconverged.length;
+        if (left < fewest) {
+          fewest = left;
+          deadline = Date.now() + convergenceBoundMs(options);
+        }
         await sleep(1_000);
       }
       const counters = new Map(
@@ -377,7 +517,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       faultsHeld = false;
       log(
         `checkpoint ${checkpoints.length}: ${events} events, ${found.podSets} PodSets, ${found.pods} Pods, ` +
-          `drift ${found.cacheDrift.length}, unconverged ${found.unconverged.length}, lost ${found.lostUpdates.length}, ` +
+          `drift ${found.cacheDrift.length}, replica drift ${found.replicaCacheDrift.length}, unconverged ${found.unconverged.length}, lost ${found.lostUpdates.length}, ` +
           `overlaps ${found.overlaps.length}, converged in ${found.convergedInMs} ms`,
       );
     };
@@ -389,17 +529,35 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     let next = every;
     let lastEvents = 0;
     const runEnd = started + options.durationMs;
+    let checkpointMs = 0;
+    const progressed = (): number => [...progressOf.values()].reduce((a, p) => a + p.events, 0);
     for (;;) {
-      await sleep(2_000);
+      // The writers are paused only for a checkpoint: their progress reports say when one is due.
+      await sleep(1_000);
+      logProgress();
+      if (progressed() < next && !writers.every(done) && Date.now() <= runEnd) continue;
       await pauseWriters();
       const reports = [...latest.values()];
       const events = reports.reduce((a, r) => a + r.events, 0);
       const finished = writers.every(done);
       const overtime = Date.now() > runEnd;
-      if ((events >= next || finished || overtime) && events > lastEvents) {
+      let injectedLate = false;
+      if (finished || overtime) {
+        // A short run may end before every fault was drawn: those still missing happen before the last checkpoint.
+        for (const fault of DRAWN_FAULTS)
+          if (faults[fault] === 0) {
+            faultsHeld = true;
+            await faultBusy;
+            await inject(fault).catch((error: unknown) => log(`fault failed: ${String(error)}`));
+            injectedLate = true;
+          }
+      }
+      if (events > lastEvents || injectedLate) {
         tallies.clear();
         for (const r of reports) addTallies(tallies, r.tallies);
+        const checkpointStart = Date.now();
         await checkpoint(events);
+        checkpointMs += Date.now() - checkpointStart;
         lastEvents = events;
         totalEvents = events;
         failedEvents = reports.reduce((a, r) => a + r.failed, 0);
@@ -408,13 +566,30 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       if (finished || overtime) break;
       for (const child of writers) if (!done(child) && child.connected) child.send({ type: 'resume' });
     }
+    const writingMs = Date.now() - writingStarted - checkpointMs;
+    log(
+      `writers: ${totalEvents} events in ${(writingMs / 1000).toFixed(1)} s of writing: ${((totalEvents * 1000) / writingMs).toFixed(1)} events/s`,
+    );
     for (const child of writers) if (child.connected) child.send({ type: 'stop' });
     await atMost(Promise.all(finalReports), 30_000);
+    const writeTimes: KindTimes = {};
+    for (const p of progressOf.values())
+      for (const [kind, t] of Object.entries(p.kinds)) {
+        const prior = writeTimes[kind] ?? { count: 0, totalMs: 0 };
+        writeTimes[kind] = { count: prior.count + t.count, totalMs: prior.totalMs + t.totalMs };
+      }
+    log(
+      `write latency: ${Object.entries(writeTimes)
+        .map(([kind, t]) => `${kind} ${t.count} × ${(t.totalMs / Math.max(1, t.count)).toFixed(0)} ms`)
+        .join(', ')}`,
+    );
     stopFaults = true;
     await faultLoop;
     stopHeap = true;
     await heapLoop;
 
+    faults['watch-timeout'] = replicas.reduce((a, r) => a + r.watchesEndedByServer, 0);
+    log(`faults: ${FAULTS.map((f) => `${f} ${faults[f]}`).join(', ')}`);
     const last = checkpoints.at(-1);
     const counterTotals = [...tallies.values()].reduce(
       (a, t) => ({ succeeded: a.succeeded + t.succeeded, unknown: a.unknown + t.unknown }),
@@ -429,7 +604,13 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     const troughs = heapTroughs(heapSamples, HEAP_WINDOW_MS);
     const heap = troughs.length >= 3 ? heapTrend(troughs) : undefined;
     const clean = checkpoints.every(
-      (c) => c.cacheDrift.length + c.unconverged.length + c.lostUpdates.length + c.overlaps.length === 0,
+      (c) =>
+        c.cacheDrift.length +
+          c.replicaCacheDrift.length +
+          c.unconverged.length +
+          c.lostUpdates.length +
+          c.overlaps.length ===
+        0,
     );
     return {
       options: settings,
@@ -439,6 +620,10 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       checkpoints,
       counters: { ...counterTotals, value: counterValue },
       reconciles: replicas.reduce((a, r) => a + r.spans.length, 0),
+      eventsPerSecond: (totalEvents * 1000) / writingMs,
+      writeLatencyMs: Object.fromEntries(
+        Object.entries(writeTimes).map(([kind, t]) => [kind, Math.round(t.totalMs / Math.max(1, t.count))]),
+      ),
       heap,
       heapSamples,
       heapTroughs: troughs,

@@ -40,7 +40,15 @@ export type FromWriter =
       readonly failed: number;
       readonly tallies: Record<string, CounterTally>;
     }
-  | { readonly type: 'started' };
+  | { readonly type: 'started' }
+  /** Every {@link PROGRESS_EVERY_MS} while writing: events finished so far, and time spent per kind of write. */
+  | { readonly type: 'progress'; readonly events: number; readonly failed: number; readonly kinds: KindTimes };
+
+/** Per kind of event (`create`, `update`, `delete`, `increment`): how many finished and their summed duration, ms. */
+export type KindTimes = Record<string, { readonly count: number; readonly totalMs: number }>;
+
+/** How often a writer reports its progress, ms. */
+export const PROGRESS_EVERY_MS = 2_000;
 
 /** The annotation the writers increment. */
 export const COUNTER_ANNOTATION = 'soak.rxkube.io/counter';
@@ -85,43 +93,86 @@ async function main(config: WriterConfig): Promise<void> {
   let failed = 0;
   let paused: { resume: Promise<void>; release: () => void } | undefined;
   let stopping = false;
+  const kinds: Record<string, { count: number; totalMs: number }> = {};
+  const timed = async <R>(kind: string, work: Promise<R>): Promise<R> => {
+    const start = performance.now();
+    try {
+      return await work;
+    } finally {
+      const k = (kinds[kind] ??= { count: 0, totalMs: 0 });
+      k.count++;
+      k.totalMs += performance.now() - start;
+    }
+  };
 
-  const oneEvent = async (): Promise<void> => {
+  /** PodSets of this writer with a write in flight: at most one write per object at a time. */
+  const busy = new Set<number>();
+  /** Counter increments in flight per counter: this writer races the other one, not itself. */
+  const incrementing = new Set<string>();
+
+  /** The next event to write, its object marked busy; `undefined` when every object it drew is busy. */
+  const draw = (): { readonly counter: string } | { readonly index: number } | undefined => {
     if (random() < config.counterShare) {
-      const name = config.counters[Math.floor(random() * config.counters.length)]!;
-      try {
-        await firstValueFrom(
+      const free = config.counters.filter((name) => !incrementing.has(name));
+      if (free.length > 0) {
+        const counter = free[Math.floor(random() * free.length)]!;
+        incrementing.add(counter);
+        return { counter };
+      }
+    }
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const index = mine[Math.floor(random() * mine.length)]!;
+      if (busy.has(index)) continue;
+      busy.add(index);
+      return { index };
+    }
+    return undefined;
+  };
+
+  const increment = async (name: string): Promise<void> => {
+    try {
+      await timed(
+        'increment',
+        firstValueFrom(
           podSets.mutate(name, (draft) => {
             const annotations = (draft.metadata!.annotations ??= {});
             annotations[COUNTER_ANNOTATION] = String(Number(annotations[COUNTER_ANNOTATION] ?? '0') + 1);
           }),
-        );
-        tallies[name] = { ...tallies[name]!, succeeded: tallies[name]!.succeeded + 1 };
-      } catch (error) {
-        failed++;
-        if (outcomeUnknown(error)) tallies[name] = { ...tallies[name]!, unknown: tallies[name]!.unknown + 1 };
-      }
-      return;
+        ),
+      );
+      tallies[name] = { ...tallies[name]!, succeeded: tallies[name]!.succeeded + 1 };
+    } catch (error) {
+      failed++;
+      if (outcomeUnknown(error)) tallies[name] = { ...tallies[name]!, unknown: tallies[name]!.unknown + 1 };
+    } finally {
+      incrementing.delete(name);
     }
-    const index = mine[Math.floor(random() * mine.length)]!;
+  };
+
+  const churn = async (index: number): Promise<void> => {
     const name = `ps-${index}`;
     const replicas = Math.floor(random() * 3);
     try {
       if (exists.get(index) !== true) {
-        await firstValueFrom(podSets.create(podSet(name, replicas)));
+        await timed('create', firstValueFrom(podSets.create(podSet(name, replicas))));
         exists.set(index, true);
       } else if (random() < 0.7) {
-        await firstValueFrom(
-          podSets.mutate(name, (draft) => {
-            draft.spec!.replicas = replicas;
-          }),
+        await timed(
+          'update',
+          firstValueFrom(
+            podSets.mutate(name, (draft) => {
+              draft.spec!.replicas = replicas;
+            }),
+          ),
         );
       } else {
-        await firstValueFrom(podSets.delete(name));
+        await timed('delete', firstValueFrom(podSets.delete(name)));
         exists.set(index, false);
         // The garbage collector's part (this control plane runs no kube-controller-manager): without it the
         // deleted PodSets' Pods would pile up, and the heap would grow with them, not with a leak.
-        await firstValueFrom(pods.deleteCollection({ labelSelector: `app=${name}` })).catch(() => undefined);
+        await timed('delete-pods', firstValueFrom(pods.deleteCollection({ labelSelector: `app=${name}` }))).catch(
+          () => undefined,
+        );
       }
     } catch (error) {
       failed++;
@@ -135,18 +186,39 @@ async function main(config: WriterConfig): Promise<void> {
           (e: unknown) => apiErrors.isNotFound(e) && exists.set(index, false),
         );
       }
+    } finally {
+      busy.delete(index);
     }
   };
 
+  /** Frees a slot once any event in flight finishes, for a worker whose every draw was busy. */
+  let anyFinished: { promise: Promise<void>; resolve: () => void } | undefined;
+  const finishedOne = (): void => {
+    anyFinished?.resolve();
+    anyFinished = undefined;
+  };
+
+  // `concurrency` workers, each one write at a time: up to `concurrency` writes in flight, never two on one PodSet.
   const worker = async (): Promise<void> => {
     while (!stopping && started < config.events) {
       if (paused !== undefined) {
         await paused.resume;
         continue;
       }
+      const event = draw();
+      if (event === undefined) {
+        anyFinished ??= (() => {
+          let resolve!: () => void;
+          const promise = new Promise<void>((r) => (resolve = r));
+          return { promise, resolve };
+        })();
+        await anyFinished.promise;
+        continue;
+      }
       started++;
-      await oneEvent();
+      await ('counter' in event ? increment(event.counter) : churn(event.index));
       finished++;
+      finishedOne();
     }
   };
 
@@ -176,7 +248,13 @@ async function main(config: WriterConfig): Promise<void> {
     }
   });
   process.send!({ type: 'started' } satisfies FromWriter);
+  const progress = setInterval(
+    () => process.send!({ type: 'progress', events: finished, failed, kinds } satisfies FromWriter),
+    PROGRESS_EVERY_MS,
+  );
   await Promise.all(Array.from({ length: config.concurrency }, () => worker()));
+  clearInterval(progress);
+  process.send!({ type: 'progress', events: finished, failed, kinds } satisfies FromWriter);
   process.send!({ type: 'done', events: finished, failed, tallies } satisfies FromWriter);
   process.disconnect();
 }

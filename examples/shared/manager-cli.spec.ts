@@ -45,6 +45,16 @@ describe("the examples' manager flags (managerFlagOptions)", () => {
     expect(managerFlagOptions({ 'leader-elect': false }, 'default').leaderElection).to.equal(false);
   });
 
+  it("gives the informers --min-watch-timeout in ms, or 'server' to let kube-apiserver end each watch", () => {
+    expect(managerFlagOptions({ 'min-watch-timeout': '20000' }, 'default').informers).to.deep.equal({
+      minWatchTimeout: 20_000,
+    });
+    expect(managerFlagOptions({ 'min-watch-timeout': 'server' }, 'default').informers).to.deep.equal({
+      minWatchTimeout: 'server',
+    });
+    expect(managerFlagOptions({}, 'default')).to.not.have.property('informers');
+  });
+
   const refused: ReadonlyArray<readonly [string, Parameters<typeof managerFlagOptions>[0], string]> = [
     [
       'a bind address without a port',
@@ -66,6 +76,11 @@ describe("the examples' manager flags (managerFlagOptions)", () => {
       'a negative duration',
       { 'shutdown-timeout': '-1' },
       '--shutdown-timeout must be a number of milliseconds, got "-1"',
+    ],
+    [
+      'a watch timeout under a second',
+      { 'min-watch-timeout': '500' },
+      '--min-watch-timeout must be at least 1000 ms or server, got "500"',
     ],
   ];
   for (const [what, values, message] of refused) {

@@ -8,6 +8,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { fromEvent, take } from 'rxjs';
 import { manager, type HealthOptions, type ManagerOptions } from '../../src/index.js';
+import { CACHE_DIGEST_ENV, withCacheDigests } from './cache-digest.js';
 import type { ExampleTarget } from './cli.js';
 import { describeError, exampleLogger, LOG_FLAGS, type LogFlagValues } from './log-format.js';
 
@@ -21,7 +22,9 @@ type ListenOptions = Pick<HealthOptions, 'host' | 'port'>;
  *   namespace; each example has its default), `--identity`, and `--lease-duration`, `--renew-deadline`,
  *   `--retry-period` in ms;
  * - `--shutdown-timeout` (ms): how long in-flight reconciles may drain;
- * - `--stop-on-stdin-eof`: stop gracefully when stdin ends (test harnesses hold it open as a lifeline).
+ * - `--stop-on-stdin-eof`: stop gracefully when stdin ends (test harnesses hold it open as a lifeline);
+ * - `--min-watch-timeout`: the informers' `minWatchTimeout`, ms, or `server` (no `timeoutSeconds`: kube-apiserver's
+ *   `--min-request-timeout` ends each watch); default client-go's 5 minutes.
  */
 export const MANAGER_FLAGS = {
   'metrics-bind-address': { type: 'string', default: '127.0.0.1:8080' },
@@ -34,6 +37,7 @@ export const MANAGER_FLAGS = {
   'retry-period': { type: 'string' },
   'shutdown-timeout': { type: 'string' },
   'stop-on-stdin-eof': { type: 'boolean', default: false },
+  'min-watch-timeout': { type: 'string' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 type FlagValue<O> = O extends { type: 'boolean' } ? boolean : string;
@@ -58,7 +62,10 @@ export function exampleArgs<O extends NonNullable<ParseArgsConfig['options']>>(o
 export function exampleManagerOptions(
   values: ManagerFlagValues & LogFlagValues,
   leaseNamespace: string,
-): Pick<ManagerOptions, 'metrics' | 'health' | 'leaderElection' | 'shutdownTimeout' | 'stop$' | 'logger'> {
+): Pick<
+  ManagerOptions,
+  'metrics' | 'health' | 'leaderElection' | 'shutdownTimeout' | 'stop$' | 'logger' | 'informers'
+> {
   return { ...managerFlagOptions(values, leaseNamespace), logger: exampleLogger(values) };
 }
 
@@ -80,13 +87,23 @@ export function checkedArgs<R>(name: string, read: () => R): R {
  * else `leaseNamespace`), the shutdown timeout and the stdin lifeline.
  *
  * # Guarantees
- * - Throws a `TypeError` naming the flag for a bind address that is not `host:port`, `:port` or `0`, and for a
- *   duration that is not a number of ms >= 0; the manager itself checks ports and the timings against each other.
+ * - Throws a `TypeError` naming the flag for a bind address that is not `host:port`, `:port` or `0`, for a
+ *   duration that is not a number of ms >= 0, and for a `--min-watch-timeout` under 1000 ms that is not `server`;
+ *   the manager itself checks ports and the timings against each other.
  */
 export function managerFlagOptions(
   values: ManagerFlagValues,
   leaseNamespace: string,
-): Pick<ManagerOptions, 'metrics' | 'health' | 'leaderElection' | 'shutdownTimeout' | 'stop$'> {
+): Pick<ManagerOptions, 'metrics' | 'health' | 'leaderElection' | 'shutdownTimeout' | 'stop$' | 'informers'> {
+  const minWatchTimeout = values['min-watch-timeout'];
+  const watchTimeout =
+    minWatchTimeout === undefined || minWatchTimeout === 'server'
+      ? minWatchTimeout
+      : milliseconds('min-watch-timeout', minWatchTimeout);
+  if (typeof watchTimeout === 'number' && watchTimeout < 1000)
+    throw new TypeError(
+      `--min-watch-timeout must be at least 1000 ms or server, got ${JSON.stringify(minWatchTimeout)}`,
+    );
   const timings = {
     leaseDuration: milliseconds('lease-duration', values['lease-duration']),
     renewDeadline: milliseconds('renew-deadline', values['renew-deadline']),
@@ -112,6 +129,7 @@ export function managerFlagOptions(
           },
     ...(shutdownTimeout === undefined ? {} : { shutdownTimeout }),
     ...(values['stop-on-stdin-eof'] ? { stop$: fromEvent(process.stdin.resume(), 'end').pipe(take(1)) } : {}),
+    ...(watchTimeout === undefined ? {} : { informers: { minWatchTimeout: watchTimeout } }),
   };
 }
 
@@ -149,6 +167,8 @@ export interface ExampleWorkload {
  * # Guarantees
  * - After SIGINT/SIGTERM the manager drains, flushes Events, releases the Lease and exits itself (0 after a clean
  *   drain, 1 otherwise; a second signal exits 1 at once). After `--stop-on-stdin-eof`'s end, this exits the same way.
+ * - With `RXKUBE_CACHE_DIGEST=1` in the environment, `/metrics` also serves a digest of every informer cache
+ *   (`withCacheDigests`), for the soak to compare with the server.
  * - Options the manager refuses print `<name>: <why>` and exit 2; a manager that fails prints why and exits 1.
  *   The embedded cluster is stopped before every exit this makes.
  */
@@ -162,7 +182,7 @@ export function runExampleManager(
     void (target.cluster?.stop() ?? Promise.resolve()).then(() => process.exit(code));
   let manager$;
   try {
-    manager$ = manager(options);
+    manager$ = manager(process.env[CACHE_DIGEST_ENV] === '1' ? withCacheDigests(options) : options);
   } catch (error) {
     console.error(`${name}: ${describeError(error)}`);
     exit(2);

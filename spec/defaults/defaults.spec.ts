@@ -53,6 +53,7 @@ describe('defaults', () => {
     expect(defaults.watch).to.deep.equal({
       pageSize: DEFAULT_PAGE_SIZE,
       listTimeout: DEFAULT_LIST_TIMEOUT_MS,
+      minWatchTimeout: 300_000,
       backoff: DEFAULT_WATCH_BACKOFF,
       backoffReset: 120_000,
     });

@@ -24,7 +24,11 @@ function testScheduler(): TestScheduler {
 type Cold = RunHelpers['cold'];
 
 /** A factory whose every watch is the same cold marble, recording which watches were started. */
-function scripted(helpers: { cold: Cold }, marble = 'a-b-c', factoryOptions: { onWarning?: WarningHandler } = {}) {
+function scripted(
+  helpers: { cold: Cold },
+  marble = 'a-b-c',
+  factoryOptions: { onWarning?: WarningHandler; minWatchTimeout?: number | 'server' } = {},
+) {
   const started: string[] = [];
   const sources: ReturnType<Cold>[] = [];
   const given: ListWatchOptions<KubernetesObject>[] = [];
@@ -195,6 +199,20 @@ describe('informerFactory', () => {
       TypeError,
       'informerFactory: onWarning must be a function',
     );
+  });
+
+  it("gives every watch the factory's minWatchTimeout unless a view names its own, and refuses two for one watch", () => {
+    testScheduler().run(({ cold, flush }) => {
+      const { factory, given } = scripted({ cold }, 'a-b-c', { minWatchTimeout: 'server' });
+      factory.for<TestPod>(pods).synced$.subscribe();
+      factory.for<TestPod>(pods, { namespace: 'own', minWatchTimeout: 20_000 }).synced$.subscribe();
+      flush();
+      expect(given.map((options) => options.minWatchTimeout)).to.deep.equal(['server', 20_000]);
+      expect(() => factory.for<TestPod>(pods, { namespace: 'own', minWatchTimeout: 30_000 })).to.throw(
+        TypeError,
+        /option "minWatchTimeout" differs/,
+      );
+    });
   });
 
   it('compares a backoff policy by value, and accepts a later view that leaves it out', () => {

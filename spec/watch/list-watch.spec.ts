@@ -100,6 +100,32 @@ describe('listWatch: list, watch, resume and relist', () => {
     expect([0, 0.5, 0.999999].map(timeoutFor)).to.deep.equal([300, 450, 600]);
   });
 
+  it('chooses timeoutSeconds uniformly in [minWatchTimeout, 2 × minWatchTimeout] when minWatchTimeout is given', () => {
+    const timeoutFor = (r: number): unknown =>
+      scenario(
+        (fake, { cold }) => fake.onGet(of(page([], '1'))).onWatch(cold('-')),
+        { random: () => r, minWatchTimeout: 20_000 },
+        10,
+      ).fake.of('watch')[0]!.query.timeoutSeconds;
+    expect([0, 0.5, 0.999999].map(timeoutFor)).to.deep.equal([20, 30, 40]);
+  });
+
+  it("sends no timeoutSeconds with minWatchTimeout 'server', so the server's --min-request-timeout ends the watch", () => {
+    const o = scenario((fake, { cold }) => fake.onGet(of(page([], '1'))).onWatch(cold('-')), {
+      minWatchTimeout: 'server',
+    });
+    expect(defined(o.fake.of('watch')[0]!.query)).to.deep.equal({ allowWatchBookmarks: true, resourceVersion: '1' });
+  });
+
+  it('refuses a minWatchTimeout below one second, or one that is not a number or server, naming it', () => {
+    for (const minWatchTimeout of [999, 0, -5, Number.NaN, 'client'] as never[]) {
+      const o = scenario(() => {}, { minWatchTimeout });
+      expect(o.error, String(minWatchTimeout)).to.be.instanceOf(RangeError);
+      expect((o.error as Error).message).to.match(/minWatchTimeout must be a number of ms >= 1000 or 'server'/);
+      expect(o.fake.of('get')).to.have.length(0);
+    }
+  });
+
   it('resumes from the last seen resourceVersion, bookmarks included, after a clean close without relisting', () => {
     const scheduler = new TestScheduler((actual, expected) => {
       expect(actual).to.deep.equal(expected);

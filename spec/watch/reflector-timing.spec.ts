@@ -77,6 +77,23 @@ describe('listWatch: backoff and timers in virtual time', () => {
     expect([second!.at, second!.query.resourceVersion]).to.deep.equal([480_400, '11']);
   });
 
+  it("allows a watch without timeoutSeconds ('server') 3630 s of silence before it counts as dead", () => {
+    const o = scenario(
+      (fake, { cold }) => {
+        fake
+          .onGet(of(page([], '10')))
+          .onWatch(cold('a', { a: line('ADDED', pod('a', '11')) }))
+          .onWatch(cold('-'));
+      },
+      { minWatchTimeout: 'server' },
+      3_700_000,
+    );
+    const [first] = o.fake.of('watch');
+    expect(first!.query.timeoutSeconds).to.equal(undefined);
+    expect([first!.aborted, first!.abortedAt]).to.deep.equal([true, 3_630_000]);
+    expect(errorReasons(o)).to.deep.equal(['DeadConnection']);
+  });
+
   it('keeps a watch that receives a line every 100 s alive', () => {
     const o = scenario(
       (fake, { cold }) => {

@@ -35,7 +35,12 @@ import {
 } from '../manager/index.js';
 import { DEFAULT_OWN_WRITES_RETAIN_MS, DEFAULT_READ_YOUR_WRITES_WAIT_MS } from '../controller/own-writes/index.js';
 import { deepFreeze } from '../objects/index.js';
-import { BACKOFF_RESET_MS, DEFAULT_LIST_TIMEOUT_MS, DEFAULT_WATCH_BACKOFF } from '../watch/index.js';
+import {
+  BACKOFF_RESET_MS,
+  DEFAULT_LIST_TIMEOUT_MS,
+  DEFAULT_MIN_WATCH_TIMEOUT_MS,
+  DEFAULT_WATCH_BACKOFF,
+} from '../watch/index.js';
 
 /**
  * The defaults of rxkube's options, by area, named as the options they fill in (times in milliseconds). The table
@@ -62,6 +67,8 @@ export const defaults = deepFreeze({
     pageSize: DEFAULT_PAGE_SIZE,
     /** How long one list page or discovery request may take (`listTimeout`): kube-apiserver's 60 s plus a margin. */
     listTimeout: DEFAULT_LIST_TIMEOUT_MS,
+    /** A watch asks the server for `timeoutSeconds` in [minWatchTimeout, 2 × minWatchTimeout] (`minWatchTimeout`), ms. */
+    minWatchTimeout: DEFAULT_MIN_WATCH_TIMEOUT_MS,
     /** Backoff after a failed list or watch (`backoff`): `random() · min(capMs, baseMs · factor^n)`. */
     backoff: { ...DEFAULT_WATCH_BACKOFF },
     /** Healthy watching after which the backoff starts over. */

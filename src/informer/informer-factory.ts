@@ -48,6 +48,11 @@ export interface InformerFactoryOptions {
    * warning on stderr. A manager passes its own, since it logs every informer's status itself.
    */
   readonly onHealth?: WatchHealthHandler;
+  /**
+   * Default `minWatchTimeout` of every informer (see `ListWatchOptions.minWatchTimeout`); a `for()` call may still
+   * pass its own. `'server'` leaves each watch's end to kube-apiserver's `--min-request-timeout`.
+   */
+  readonly minWatchTimeout?: number | 'server';
 }
 
 /** Hands out shared informers; see {@link informerFactory}. */
@@ -106,7 +111,7 @@ interface Entry {
  * # Caveats
  * - `resyncPeriod` is the shortest one declared for a key, as in client-go.
  * - Options that cannot differ between views of one watch (`scheduler`, `random`, `backoff`, `transport`,
- *   `onWarning`, `onHealth`) throw a `TypeError` when a later `for()` gives another value than the first one for that key:
+ *   `onWarning`, `onHealth`, `minWatchTimeout`) throw a `TypeError` when a later `for()` gives another value than the first one for that key:
  *   another function or object (a `backoff` policy is compared by value). Omitting one in a later `for()` is fine.
  * - Pass the same `transform` function to share a watch; an inline arrow written twice is two transforms.
  * - Declaring a new indexer name while the shared informer is running throws (its store cannot grow an index
@@ -131,6 +136,9 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
         scheduler: declaration.options.scheduler ?? factoryOptions.scheduler,
         ...((declaration.options.random ?? factoryOptions.random) !== undefined
           ? { random: declaration.options.random ?? factoryOptions.random }
+          : {}),
+        ...((declaration.options.minWatchTimeout ?? factoryOptions.minWatchTimeout) !== undefined
+          ? { minWatchTimeout: declaration.options.minWatchTimeout ?? factoryOptions.minWatchTimeout }
           : {}),
         ...((declaration.options.onWarning ?? factoryOptions.onWarning) !== undefined
           ? { onWarning: declaration.options.onWarning ?? factoryOptions.onWarning }
@@ -230,7 +238,15 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
 }
 
 /** Options one watch can have only one value of, and that are not part of what it delivers. */
-const UNSHAREABLE = ['scheduler', 'random', 'backoff', 'transport', 'onWarning', 'onHealth'] as const;
+const UNSHAREABLE = [
+  'scheduler',
+  'random',
+  'backoff',
+  'transport',
+  'onWarning',
+  'onHealth',
+  'minWatchTimeout',
+] as const;
 
 /** The same function or object, or (for a plain value like a backoff policy) equal JSON. */
 function sameOption(a: unknown, b: unknown): boolean {

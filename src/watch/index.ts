@@ -28,6 +28,7 @@ export type { HealthRoutingConnection, WatchHealthHandler, WatchHealthReport, Wa
 export { BACKOFF_RESET_MS, DEFAULT_WATCH_BACKOFF, exponentialBackoff } from './backoff.js';
 export {
   DEFAULT_LIST_TIMEOUT_MS,
+  DEFAULT_MIN_WATCH_TIMEOUT_MS,
   METADATA_LIST_ACCEPT,
   METADATA_WATCH_ACCEPT,
   checkWatchOptions,

@@ -27,7 +27,8 @@ import type { Connection, ResourceRef } from 'rxkube';
  *   here.
  * - **Frozen objects.** Every object emitted (listed, added, modified, deleted; transformed or not) is deep-frozen.
  *   A `transform` receives the object unfrozen (managedFields already stripped) and its result is frozen.
- * - **Watch.** `allowWatchBookmarks=true`, `timeoutSeconds` uniform in [300, 600] from `random`. A clean close
+ * - **Watch.** `allowWatchBookmarks=true`, `timeoutSeconds` uniform in [300, 600] from `random` (in
+ *   [`minWatchTimeout`, 2 × `minWatchTimeout`], or none with `'server'`). A clean close
  *   resumes from the last seen resourceVersion (bookmarks included) with no relist and no delay; a clean close
  *   within 1 s with no event at all counts as a failure, so a misbehaving server cannot make it spin.
  * - **410 Gone** (watch ERROR event or HTTP 410) relists at once; a second 410 in a row backs off first.
@@ -52,7 +53,8 @@ import type { Connection, ResourceRef } from 'rxkube';
  *   CRD is served. A discovery request that fails on the network is an ordinary retried failure. Under `failFast`
  *   an unknown kind errors the Observable.
  * - **Time limits.** A list page (or discovery request) unanswered after `listTimeout` (default 70 s) is aborted,
- *   reported as `ListTimeout` and retried after backoff. A watch with no bytes for `timeoutSeconds + 30 s` is
+ *   reported as `ListTimeout` and retried after backoff. A watch with no bytes for `timeoutSeconds + 30 s` (3630 s
+ *   without `timeoutSeconds`) is
  *   aborted (`DeadConnection`) and resumed from the last resourceVersion after backoff.
  * - **Health versus problems.** `status` events are connection health only; `watching` is announced once the
  *   server accepted the watch. Bad input is a `problem` event with a running count per reason, never a status:

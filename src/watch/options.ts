@@ -77,6 +77,18 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
    */
   readonly listTimeout?: number;
   /**
+   * How long each watch asks the server to keep it open, ms: `timeoutSeconds` is drawn uniformly in
+   * [minWatchTimeout, 2 × minWatchTimeout] (in whole seconds) from `random`, as client-go's `MinWatchTimeout`.
+   * Default 300 000: [300, 600] s. `'server'` sends no `timeoutSeconds`, so kube-apiserver ends each watch after
+   * its own `--min-request-timeout` (uniform in [min, 2 × min], 1800 s by default); the silence that counts as a
+   * dead connection is then 3600 s (twice that default) + 30 s.
+   *
+   * # Caveats
+   * - Short watches cost a new watch request each time they end (resumed at once from the last resourceVersion,
+   *   without a relist): below client-go's 5 minutes, for tests and soaks that want the server to end watches often.
+   */
+  readonly minWatchTimeout?: number | 'server';
+  /**
    * Every delay and timer goes through it. Default `monotonicScheduler` (from `rxkube/extend`): a step of the system clock moves no
    * backoff, timeout or liveness check; virtual inside `TestScheduler.run()`.
    */
@@ -109,6 +121,25 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
 /** Default {@link ListWatchOptions.listTimeout}: kube-apiserver's 60 s request timeout plus 10 s. */
 export const DEFAULT_LIST_TIMEOUT_MS = 70_000;
 
+/** Default {@link ListWatchOptions.minWatchTimeout}: client-go's 5 minutes. */
+export const DEFAULT_MIN_WATCH_TIMEOUT_MS = 300_000;
+
+/**
+ * With `minWatchTimeout: 'server'`, the longest a watch is expected to stay open, s: twice kube-apiserver's default
+ * `--min-request-timeout` (1800 s).
+ */
+export const SERVER_WATCH_TIMEOUT_BOUND_S = 3_600;
+
+/**
+ * The `timeoutSeconds` of one watch: uniform in [min, 2 × min] whole seconds from `sample` (in [0, 1)), or
+ * `undefined` for `'server'` (the server's `--min-request-timeout` decides).
+ */
+export function watchTimeoutSeconds(minWatchTimeout: number | 'server', sample: number): number | undefined {
+  if (minWatchTimeout === 'server') return undefined;
+  const min = Math.max(1, Math.round(minWatchTimeout / 1000));
+  return Math.min(2 * min, min + Math.floor(sample * (min + 1)));
+}
+
 /** The options with every default filled in; internal to the reflector. */
 export interface ResolvedOptions<T extends KubernetesObject> {
   readonly namespace: string | undefined;
@@ -123,6 +154,7 @@ export interface ResolvedOptions<T extends KubernetesObject> {
   /** The user's transform, if any; may throw. */
   readonly transform: ((object: T) => T) | undefined;
   readonly listTimeout: number;
+  readonly minWatchTimeout: number | 'server';
   readonly streamingList: boolean;
   readonly failFast: boolean;
   readonly scheduler: SchedulerLike;
@@ -168,6 +200,12 @@ export function resolveOptions<T extends KubernetesObject>(
   if (typeof listTimeout !== 'number' || !(listTimeout > 0)) {
     throw new RangeError(`listWatch: listTimeout must be a number of ms > 0, got ${String(listTimeout)}`);
   }
+  const minWatchTimeout = options.minWatchTimeout ?? DEFAULT_MIN_WATCH_TIMEOUT_MS;
+  if (minWatchTimeout !== 'server' && (typeof minWatchTimeout !== 'number' || !(minWatchTimeout >= 1000))) {
+    throw new RangeError(
+      `listWatch: minWatchTimeout must be a number of ms >= 1000 or 'server', got ${JSON.stringify(minWatchTimeout)}`,
+    );
+  }
   checkWatchOptions('listWatch', options);
   return {
     namespace: options.namespace,
@@ -179,6 +217,7 @@ export function resolveOptions<T extends KubernetesObject>(
     strip: options.keepManagedFields === true ? (object) => object : stripManagedFields,
     transform: options.transform,
     listTimeout,
+    minWatchTimeout,
     streamingList: options.streamingList === true,
     failFast: options.failFast === true,
     scheduler: options.scheduler ?? monotonicScheduler,

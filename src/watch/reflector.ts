@@ -16,7 +16,7 @@ import { decodeWatchLine, discoveryFailure, statusFailure, timeoutFailure, toWat
 import { ListWatchError } from './errors.js';
 import { describeWatch, HealthReporter, isResolved } from './health.js';
 import { ObjectPreparer, type TypeMeta } from './object-preparer.js';
-import type { ResolvedOptions } from './options.js';
+import { SERVER_WATCH_TIMEOUT_BOUND_S, watchTimeoutSeconds, type ResolvedOptions } from './options.js';
 import type { ProblemReport, ReflectorEffect, ReflectorInput, ReflectorState } from './reflector-state.js';
 import { initialState, reflectorStep, type StepConfig } from './reflector-step.js';
 import { RequestSlot, type RequestHandlers } from './request-slot.js';
@@ -232,7 +232,7 @@ export class Reflector<T extends KubernetesObject> {
   }
 
   private watch(resourceVersion: string | undefined, streaming: boolean): void {
-    const timeoutSeconds = Math.min(600, 300 + Math.floor(this.opts.random() * 301));
+    const timeoutSeconds = watchTimeoutSeconds(this.opts.minWatchTimeout, this.opts.random());
     const query: QueryParams = {
       allowWatchBookmarks: true,
       timeoutSeconds,
@@ -245,7 +245,7 @@ export class Reflector<T extends KubernetesObject> {
     const connection = (this.connection += 1);
     this.watchOpenedAt = this.opts.scheduler.now();
     this.timers.start(
-      timeoutSeconds * 1000 + DEAD_CONNECTION_SLACK_MS,
+      (timeoutSeconds ?? SERVER_WATCH_TIMEOUT_BOUND_S) * 1000 + DEAD_CONNECTION_SLACK_MS,
       (idleMs) => this.dispatch({ type: 'dead', idleMs }),
       BACKOFF_RESET_MS,
       () => this.dispatch({ type: 'healthy' }),
