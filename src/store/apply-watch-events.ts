@@ -32,7 +32,10 @@ export interface StoreState<T extends KubernetesObject = KubernetesObject> {
 /** The result of one `applyWatchEvents` step. */
 export interface StoreStep<T extends KubernetesObject = KubernetesObject> {
   readonly state: StoreState<T>;
-  /** The informer-level changes, in the order they happened. Empty when only the resourceVersion moved. */
+  /**
+   * The informer-level changes, in the order they happened. Empty when only the resourceVersion moved. A relist
+   * swapped into an empty cache makes this list on first read (see `forEachChange`).
+   */
   readonly changes: readonly StoreChange<T>[];
   readonly problems: readonly StoreProblem[];
 }
