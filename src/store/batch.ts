@@ -10,6 +10,7 @@ import { trieForEach, trieGet } from './hash-trie.js';
 import { storeDataOf, storeIndexersOf, type Store } from './store.js';
 import type { StoreChange, StoreProblem } from './types.js';
 import {
+  compactWork,
   indexerList,
   putObject,
   removeObject,
@@ -291,6 +292,7 @@ export class Batch<T extends KubernetesObject> {
       if (putObject(this.work, this.indexers, key, object, failures) !== undefined) regular = false;
       if (failures.length > 0) this.reportIndexFailures(key, event);
     }
+    compactWork(this.work);
     if (!regular) {
       // A key repeated or deleted during the relist (rare): made now, from the trie as the listing left it (later
       // deltas of this batch may write to its nodes in place). First-listed order, the key's last object.
