@@ -5,6 +5,8 @@
  * Each benchmark measures rxkube against a baseline in the same run and reports ratios, because absolute timings
  * on shared two-core machines are noise. Pass area names to run a subset: `npm run bench -- store controller`; an
  * unknown name (`npm run bench -- none`) runs nothing and only rewrites `BENCHMARKS.md` from `bench/results/`.
+ * `area:part,part` runs only those parts of an area's script that takes `--only` (`npm run bench -- informer:scale`
+ * runs the informer's scale section alone; its report goes to the temp directory, as any partial run's does).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -45,12 +47,19 @@ const suites: readonly Suite[] = [
   { script: 'sharding/sharding.ts' },
 ];
 
-const wanted = process.argv.slice(2);
+/** Area name → the parts asked for (`area:part,part`), or undefined for the whole area. */
+const wanted = new Map(
+  process.argv.slice(2).map((name) => {
+    const [area = name, parts] = name.split(':');
+    return [area, parts] as const;
+  }),
+);
 mkdirSync(resultsDir, { recursive: true });
 let failures = 0;
 for (const { script: suite, nodeOptions = [], args = [] } of suites) {
   const area = suite.split('/')[0]!;
-  if (wanted.length > 0 && !wanted.includes(area)) continue;
+  if (wanted.size > 0 && !wanted.has(area)) continue;
+  const parts = wanted.get(area);
   const script = join(benchDir, suite);
   if (!existsSync(script)) {
     console.error(`bench: ${suite} is missing`);
@@ -58,10 +67,22 @@ for (const { script: suite, nodeOptions = [], args = [] } of suites) {
     continue;
   }
   console.log(`\n=== bench/${suite}`);
-  const run = spawnSync(process.execPath, ['--expose-gc', ...nodeOptions, '--import', 'tsx', script, ...args], {
-    cwd: repoRoot,
-    stdio: 'inherit',
-  });
+  const run = spawnSync(
+    process.execPath,
+    [
+      '--expose-gc',
+      ...nodeOptions,
+      '--import',
+      'tsx',
+      script,
+      ...args,
+      ...(parts === undefined ? [] : ['--only', parts]),
+    ],
+    {
+      cwd: repoRoot,
+      stdio: 'inherit',
+    },
+  );
   if (run.status !== 0) {
     console.error(`bench: ${suite} exited with ${run.status ?? run.signal}`);
     failures += 1;

@@ -4,12 +4,15 @@
  * in one run. Two steady-state workloads:
  * - paced (sections 1–3): the in-memory API server commits modifications in bursts while its watches are stalled;
  * - continuous (section 4, `continuous.ts`): a replay server streams every event in one response at full speed;
- * with `--profile`, a CPU profile of rxkube's steady state (section 5, `profile.ts`); and the initial sync of a
- * million small ConfigMaps (section 6, `scale.ts`).
+ * with `--profile`, a CPU profile of rxkube's steady state (section 5, `profile.ts`); and the scale section (6,
+ * `scale.ts`): sync and steady state of a million small ConfigMaps (100,000 MODIFIED) and of the pod sizes, every
+ * round, with issue 32's targets.
  *
  * Run: `npx tsx --expose-gc bench/informer/informer.ts [--pods N] [--events N] [--sizes 50000,100000]
- * [--rounds 3] [--profile] [--save-before] [--scale 1000000] [--only paced,continuous,scale] [--clients rxkube,floor]`
- * (`--clients`: which clients the paced workload runs). Writes
+ * [--rounds 3] [--profile] [--save-before] [--scale 1000000] [--scale-events 100000] [--scale-pods 50000,100000]
+ * [--only paced,continuous,scale] [--clients rxkube,floor]` (`--clients`: which clients the paced workload runs;
+ * `--scale-pods`: the pod sizes of the scale section, reused from the continuous workload when it ran them).
+ * `npm run bench -- informer:scale` runs the scale section alone. Writes
  * `bench/results/informer.md` (with `--only`, a partial report goes to the temp directory instead) and prints it.
  * `--save-before` (run on a checkout of the code before a change) records the rxkube profile and the steady-state
  * ratios in `before.json`, which later runs show beside their own.
@@ -41,6 +44,8 @@ type Workload = 'paced' | 'continuous' | 'scale';
 const only = arg('only')?.split(',') as Workload[] | undefined;
 const runs = (workload: Workload): boolean => only === undefined || only.includes(workload);
 const scaleCount = Number(arg('scale') ?? 1_000_000);
+const scaleEvents = Number(arg('scale-events') ?? 100_000);
+const scalePods = (arg('scale-pods') ?? '50000,100000').split(',').map(Number);
 const beforePath = join(here, 'before.json');
 /** Lines of one burst stay well under the in-memory server's 64 MiB slow-consumer limit (~3.3 KB per line). */
 const burstSize = Math.min(10_000, events);
@@ -119,7 +124,14 @@ if (runs('continuous')) {
   for (const size of sizes)
     continuous.push(await runContinuous(size, rounds, flag('profile') && size === Math.max(...sizes)));
 }
-const scale = runs('scale') ? await runScale(scaleCount) : undefined;
+const scale = runs('scale')
+  ? await runScale({
+      configMaps: scaleCount,
+      configMapEvents: scaleEvents,
+      pods: scalePods.filter((count) => !continuous.some((size) => size.count === count)),
+      rounds,
+    })
+  : undefined;
 const profiled = continuous.find((size) => size.profiles.size > 0)?.profiles;
 const after = profiled?.get('rxkube');
 const saving = flag('save-before');
@@ -153,7 +165,14 @@ const report = [
         '',
         ...renderProfiles(before?.profile, after, profiled),
       ]),
-  ...(scale === undefined ? [] : renderScale(scale)),
+  ...(scale === undefined
+    ? []
+    : renderScale(
+        [...scale, ...continuous.filter((size) => scalePods.includes(size.count))].sort(
+          (a, b) => Number(b.resource === 'configmaps') - Number(a.resource === 'configmaps') || a.count - b.count,
+        ),
+        rounds,
+      )),
 ].join('\n');
 const out =
   only === undefined ? join(here, '..', 'results', 'informer.md') : join(tmpdir(), 'rxkube-informer-partial.md');

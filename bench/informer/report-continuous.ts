@@ -60,7 +60,7 @@ export function beforeOf(
   return {
     measured: `${new Date().toISOString().slice(0, 16)}Z, load average ${load.map((x) => x.toFixed(1)).join(' / ')}`,
     ...(profile === undefined ? {} : { profile }),
-    continuous: sizes.map((size) => ({ pods: size.pods, ...continuousRatios(size) })),
+    continuous: sizes.map((size) => ({ pods: size.count, ...continuousRatios(size) })),
     ...(paced === undefined ? {} : { paced: pacedRatios(paced) }),
   };
 }
@@ -106,9 +106,12 @@ export function renderContinuous(sizes: readonly StreamSize[], rounds: number, b
   for (const size of sizes) {
     const wall = (mode: StreamMode) => best(size.runs.get(mode), (run) => run.ms);
     const cpu = (mode: StreamMode) => best(size.runs.get(mode), (run) => run.cpuMs);
-    const rate = (ms: number | undefined) => (ms === undefined ? undefined : size.pods / (ms / 1000));
-    const n = size.pods.toLocaleString('en-US');
-    lines.push(`#### ${n} MODIFIED into a ${n}-object cache (pods of ~${size.podBytes} B of JSON)`, '');
+    const rate = (ms: number | undefined) => (ms === undefined ? undefined : size.events / (ms / 1000));
+    const n = (x: number) => x.toLocaleString('en-US');
+    lines.push(
+      `#### ${n(size.events)} MODIFIED into a ${n(size.count)}-object cache (${size.resource === 'pods' ? 'pods' : 'ConfigMaps'} of ~${size.objectBytes} B of JSON)`,
+      '',
+    );
     lines.push(
       '| client | events/s (wall) | × floor | events per client CPU-second | × floor | every round: wall ms / CPU ms / GC pauses ms |',
       '|---|---:|---:|---:|---:|---|',
@@ -135,7 +138,7 @@ export function renderContinuous(sizes: readonly StreamSize[], rounds: number, b
     lines.push(
       ...renderBefore(
         continuousRatios(size),
-        before?.continuous.find((b) => b.pods === size.pods),
+        before?.continuous.find((b) => b.pods === size.count),
         before?.measured,
       ),
     );

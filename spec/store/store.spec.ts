@@ -2,7 +2,16 @@ import { expect } from 'chai';
 import { storeDataOf } from '../../src/store/store.js';
 import { lastValueFrom, from, toArray } from 'rxjs';
 import type { WatchEvent } from '../../src/watch/index.js';
-import { Store, applyWatchEvents, initialStoreState, reduceStore, type StoreState } from '../../src/store/index.js';
+import {
+  Store,
+  applyWatchBatch,
+  applyWatchEvents,
+  forEachChange,
+  initialStoreState,
+  reduceStore,
+  type StoreChange,
+  type StoreState,
+} from '../../src/store/index.js';
 import { everythingFrozen, pod, type TestPod } from './fixtures.js';
 
 const indexers = { byNode: (p: TestPod) => p.spec?.nodeName };
@@ -27,6 +36,71 @@ describe('Store', () => {
     expect(store.resourceVersion).to.equal('');
     expect(Object.isFrozen(store)).to.equal(true);
     expect([...store]).to.deep.equal([]);
+  });
+
+  it('swaps a relist into an empty store in one batch as the same changes as one delta at a time', () => {
+    const a = pod('a', '1');
+    const b1 = pod('b', '2');
+    const b2 = pod('b', '3');
+    const c = pod('c', '4');
+    const d = pod('d', '5');
+    const events: WatchEvent<TestPod>[] = [
+      { type: 'relistStarted' },
+      { type: 'listed', object: a },
+      { type: 'listed', object: b1 },
+      { type: 'listed', object: c },
+      // Out of protocol, but applied to the listing: a repeated key and a deletion.
+      { type: 'listed', object: b2 },
+      { type: 'deleted', object: c },
+      { type: 'listed', object: d },
+      { type: 'relistDone', resourceVersion: '9' },
+    ];
+    const whole = run(events);
+    let state = initialStoreState(Store.empty({ indexers }));
+    for (const event of events) state = run([event], state).state;
+    expect(whole.changes).to.deep.equal([
+      { type: 'added', key: 'default/a', object: a },
+      { type: 'added', key: 'default/b', object: b2 },
+      { type: 'added', key: 'default/d', object: d },
+    ]);
+    expect([...whole.state.store.entries()]).to.deep.equal([...state.store.entries()]);
+    expect(whole.state.store.byIndex('namespace', 'default').length).to.equal(3);
+    expect(whole.problems.map((p) => p.reason)).to.deep.equal(['OutOfOrder']);
+  });
+
+  it('gives the changes of a lean relist swap one by one, in order, as its change list has them', () => {
+    const pods = Array.from({ length: 50 }, (_, i) => pod(`p${i}`, String(i + 1), { node: `n${i % 3}` }));
+    const step = applyWatchBatch(initialStoreState(Store.empty({ indexers })), listOf('60', ...pods));
+    const streamed: StoreChange<TestPod>[] = [];
+    forEachChange(step, (change) => streamed.push(change));
+    expect(streamed).to.deep.equal(
+      pods.map((object) => ({ type: 'added', key: `default/${object.metadata!.name}`, object })),
+    );
+    expect(step.changes).to.deep.equal(streamed);
+    expect(step.state.store.byIndex('byNode', 'n1').length).to.equal(17);
+    expect(everythingFrozen(step.state.store)).to.equal(true);
+  });
+
+  it('keeps a lean swap in its place among the changes of a batch applied without exact cuts', () => {
+    const before = pod('x', '1');
+    const after = pod('a', '7');
+    const listed = pod('a', '2');
+    const step = run([
+      { type: 'added', object: before },
+      { type: 'deleted', object: before },
+      ...listOf('5', listed),
+      { type: 'modified', object: after },
+    ]);
+    expect(step.changes.map((c) => `${c.type}:${c.key}`)).to.deep.equal([
+      'added:default/x',
+      'deleted:default/x',
+      'added:default/a',
+      'updated:default/a',
+    ]);
+    const streamed: string[] = [];
+    forEachChange(step, (c) => streamed.push(`${c.type}:${c.key}`));
+    expect(streamed).to.deep.equal(step.changes.map((c) => `${c.type}:${c.key}`));
+    expect(step.state.store.get('default/a')).to.equal(after);
   });
 
   it('rejects an indexer named after the built-in namespace index', () => {

@@ -53,6 +53,34 @@ describe('listWatch: list, watch, resume and relist', () => {
     expect(listed[1]).to.equal(custom);
   });
 
+  it('puts apiVersion and kind first on listed items of every shape, keeping their own fields in order', () => {
+    const items = [
+      { metadata: { name: 'a', namespace: 'default', resourceVersion: '1' }, data: { x: '1' } },
+      { metadata: { name: 'b', namespace: 'default', resourceVersion: '2' }, data: { x: '2' } },
+      { metadata: { name: 'c', namespace: 'default', resourceVersion: '3' }, spec: {}, status: { phase: 'Ready' } },
+      { kind: 'Pod', metadata: { name: 'd', namespace: 'default', resourceVersion: '4' } },
+      JSON.parse('{"metadata":{"name":"e","namespace":"default","resourceVersion":"5"},"__proto__":{"odd":"key"}}'),
+    ];
+    const o = scenario((fake, { cold }) => {
+      fake.onGet(of(page(items, '10'))).onWatch(cold('-'));
+    });
+    const listed = o.deltas().flatMap(({ e }) => (e.type === 'listed' ? [e.object] : []));
+    expect(listed.map((object) => Object.keys(object))).to.deep.equal([
+      ['apiVersion', 'kind', 'metadata', 'data'],
+      ['apiVersion', 'kind', 'metadata', 'data'],
+      ['apiVersion', 'kind', 'metadata', 'spec', 'status'],
+      ['apiVersion', 'kind', 'metadata'],
+      // A `__proto__` key cannot be written by a literal: that item is spread, its own key kept.
+      ['metadata', '__proto__', 'apiVersion', 'kind'],
+    ]);
+    expect(listed.slice(0, 4)).to.deep.equal(
+      items.slice(0, 4).map((item) => ({ apiVersion: 'v1', kind: 'Pod', ...item })),
+    );
+    expect(Object.getPrototypeOf(listed[4])).to.equal(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(listed[4], '__proto__')?.value).to.deep.equal({ odd: 'key' });
+    for (const object of listed) expect(Object.isFrozen(object)).to.equal(true);
+  });
+
   it('reports connecting, listing(page), watching(rv), error(cause) and backingOff(delay, attempt, cause) in order', () => {
     const cause = { reason: 'ConnectionClosed', message: 'stream cut' };
     const o = scenario((fake, { cold }) => {

@@ -6,7 +6,7 @@ import { Observable, Subscription, interval, type Subscriber } from 'rxjs';
 import { monotonicScheduler } from '../clock/index.js';
 import { messageOf } from '../error-messages/index.js';
 import { hasName, objectKey } from '../objects/index.js';
-import { Store, isBatch, storeReducer, type StoreChange, type StoreUpdate } from '../store/index.js';
+import { Store, forEachChange, isBatch, storeReducer, type StoreChange, type StoreUpdate } from '../store/index.js';
 import type { WatchEvent, WatchStatus } from '../watch/index.js';
 import { STEPS, isPrepared, type InformerStep, type PreparedStep } from './steps.js';
 import type { InformerEvent, InformerProblem, InformerProblemReason } from './types.js';
@@ -142,7 +142,12 @@ export function buildInformer<T extends KubernetesObject>(
       if (listener.step !== undefined) listener.step((step ??= { previous, store: latest, changes: update.changes }));
     });
     if (!wasSynced && latest.synced) each((listener) => listener.synced?.());
-    for (const change of update.changes) {
+    // A listener that joins events$ from here on is pinned to this generation and gets none of its changes: with no
+    // events$ listener now, nobody gets them, and a lean relist's changes are never made.
+    let listening = false;
+    for (const listener of (listenerList ??= [...listeners])) if (listener.event !== undefined) listening = true;
+    if (!listening) return;
+    forEachChange(update, (change) => {
       // Made for the first events$ listener only: an informer read through store$ alone (a view's input) makes none.
       let informerEvent: InformerEvent<T> | undefined;
       for (const listener of (listenerList ??= [...listeners])) {
@@ -154,7 +159,7 @@ export function buildInformer<T extends KubernetesObject>(
           listener.event((informerEvent ??= toInformerEvent(change, latest, fromList)));
         }
       }
-    }
+    });
   };
 
   /**

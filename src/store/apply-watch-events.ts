@@ -32,7 +32,10 @@ export interface StoreState<T extends KubernetesObject = KubernetesObject> {
 /** The result of one `applyWatchEvents` step. */
 export interface StoreStep<T extends KubernetesObject = KubernetesObject> {
   readonly state: StoreState<T>;
-  /** The informer-level changes, in the order they happened. Empty when only the resourceVersion moved. */
+  /**
+   * The informer-level changes, in the order they happened. Empty when only the resourceVersion moved. A relist
+   * swapped into an empty cache makes this list on first read (see `forEachChange`).
+   */
   readonly changes: readonly StoreChange<T>[];
   readonly problems: readonly StoreProblem[];
 }
@@ -118,7 +121,7 @@ export function applyWatchBatch<T extends KubernetesObject>(
     // The first delta is never refused: nothing was changed yet.
     while (next < events.length && batch.apply(events[next]!, true)) next += 1;
   });
-  return { ...result, next };
+  return lazyChanges({ state: result.state, problems: result.problems, next }, changeSourceOf(result));
 }
 
 /**
@@ -141,7 +144,62 @@ function step<T extends KubernetesObject>(state: StoreState<T>, applyDeltas: (ba
     store = storeFromData(Object.freeze(data), storeIndexersOf(state.store));
   }
   const relist = batch.relisting ? { newest: batch.listing() } : null;
-  return { state: { store, relist }, changes: batch.changes, problems: batch.problems };
+  return lazyChanges({ state: { store, relist }, problems: batch.problems }, batch);
+}
+
+/** Where the changes of a step or an update come from, for {@link forEachChange}. */
+interface ChangeSource<T extends KubernetesObject> {
+  changeList(): StoreChange<T>[];
+  forEachChange(visit: (change: StoreChange<T>) => void): void;
+}
+
+const changeSources = new WeakMap<object, ChangeSource<KubernetesObject>>();
+
+function changeSourceOf<T extends KubernetesObject>(result: {
+  readonly changes: readonly StoreChange<T>[];
+}): ChangeSource<T> {
+  return (
+    (changeSources.get(result) as ChangeSource<T> | undefined) ?? {
+      changeList: () => result.changes as StoreChange<T>[],
+      forEachChange: (visit) => result.changes.forEach((change) => visit(change)),
+    }
+  );
+}
+
+/**
+ * `result` with a `changes` property that asks `source` for the change list on first read: a relist swapped into an
+ * empty cache makes its million `added` changes only if someone reads them. Internal to the store folder.
+ */
+export function lazyChanges<T extends KubernetesObject, R extends object>(
+  result: R,
+  source: ChangeSource<T>,
+): R & { readonly changes: readonly StoreChange<T>[] } {
+  let changes: readonly StoreChange<T>[] | undefined;
+  const lazy = Object.defineProperty(result, 'changes', {
+    enumerable: true,
+    get: () => (changes ??= source.changeList()),
+  }) as R & { readonly changes: readonly StoreChange<T>[] };
+  changeSources.set(lazy, source as unknown as ChangeSource<KubernetesObject>);
+  return lazy;
+}
+
+/** Same changes, for another result (a step's, carried into an update). Internal to the store folder. */
+export function sameChanges<T extends KubernetesObject, R extends object>(
+  result: R,
+  from: { readonly changes: readonly StoreChange<T>[] },
+): R & { readonly changes: readonly StoreChange<T>[] } {
+  return lazyChanges(result, changeSourceOf(from));
+}
+
+/**
+ * Calls `visit` on each change of a step or an update, in order, without making the list of a lean relist swap
+ * (see {@link lazyChanges}): the informer delivers them one by one. @internal
+ */
+export function forEachChange<T extends KubernetesObject>(
+  result: { readonly changes: readonly StoreChange<T>[] },
+  visit: (change: StoreChange<T>) => void,
+): void {
+  changeSourceOf(result).forEachChange(visit);
 }
 
 type Mutable<R> = { -readonly [K in keyof R]: R[K] extends object ? Mutable<R[K]> : R[K] };

@@ -10,6 +10,7 @@ import { trieForEach, trieGet } from './hash-trie.js';
 import { storeDataOf, storeIndexersOf, type Store } from './store.js';
 import type { StoreChange, StoreProblem } from './types.js';
 import {
+  compactWork,
   indexerList,
   putObject,
   removeObject,
@@ -45,14 +46,25 @@ type Keyed<T extends KubernetesObject> = WatchEvent<T> & { object: T };
  */
 export class Batch<T extends KubernetesObject> {
   readonly work: WorkingData<T>;
-  readonly changes: StoreChange<T>[] = [];
+  /** The changes recorded one by one; a lean swap's are not among them (see {@link Batch.changeList}). */
+  private changes: StoreChange<T>[] = [];
   readonly problems: StoreProblem[] = [];
   resourceVersion: string;
   synced: boolean;
   relisting: boolean;
   private readonly indexers: IndexerList<T>;
   private relistBase: ListingNode<T> | null;
-  private relistLocal = new Map<string, T | null>();
+  /**
+   * This batch's part of the listing, in arrival order: keys and objects side by side (`null`: a deletion). Two flat
+   * arrays, not a Map: a listing that arrives in one batch is inserted straight from them.
+   */
+  private localKeys: string[] = [];
+  private localObjects: (T | null)[] = [];
+  /**
+   * The swap of a relist into an empty cache, whose `added` changes are made only when someone reads them; `at` is
+   * where they go among the recorded changes.
+   */
+  private swap: { readonly at: number; readonly changes: ListingSwap<T> } | undefined;
   /** Keys changed by this batch, for `apply(…, exact)`. */
   private readonly touched = new Set<string>();
   /** A relist was swapped in: every key may have changed. */
@@ -74,8 +86,36 @@ export class Batch<T extends KubernetesObject> {
   /** The listing of an unfinished relist, including this batch's part. */
   listing(): ListingNode<T> | null {
     let head = this.relistBase;
-    for (const [key, object] of this.relistLocal) head = Object.freeze({ key, object, next: head });
+    const { localKeys, localObjects } = this;
+    for (let i = 0; i < localKeys.length; i++)
+      head = Object.freeze({ key: localKeys[i]!, object: localObjects[i]!, next: head });
     return head;
+  }
+
+  /**
+   * The changes in the order they were made. A relist swapped into an empty cache records none itself: they are
+   * made here, on the first call, from the listing (so an informer nobody reads changes from never makes them).
+   */
+  changeList(): StoreChange<T>[] {
+    const swap = this.swap;
+    if (swap !== undefined) {
+      this.swap = undefined;
+      const all = this.changes.slice(0, swap.at);
+      swap.changes.forEach((change) => all.push(change));
+      for (let i = swap.at; i < this.changes.length; i++) all.push(this.changes[i]!);
+      this.changes = all;
+    }
+    return this.changes;
+  }
+
+  /** Calls `visit` on every change in order, without collecting a lean swap's changes into an array. */
+  forEachChange(visit: (change: StoreChange<T>) => void): void {
+    const { swap, changes } = this;
+    const at = swap === undefined ? changes.length : swap.at;
+    for (let i = 0; i < at; i++) visit(changes[i]!);
+    if (swap === undefined) return;
+    swap.changes.forEach(visit);
+    for (let i = at; i < changes.length; i++) visit(changes[i]!);
   }
 
   /**
@@ -99,7 +139,8 @@ export class Batch<T extends KubernetesObject> {
         if (key === undefined) return true;
         if (this.relisting) {
           deepFreeze(event.object);
-          this.relistLocal.set(key, event.object);
+          this.localKeys.push(key);
+          this.localObjects.push(event.object);
           return true;
         }
         if (exact && !this.touch(key)) return false;
@@ -146,7 +187,8 @@ export class Batch<T extends KubernetesObject> {
     deepFreeze(event.object);
     if (this.relisting) {
       this.report('OutOfOrder', `${event.type} ${key} during a relist; applied to the listing`, event);
-      this.relistLocal.set(key, event.type === 'deleted' ? null : event.object);
+      this.localKeys.push(key);
+      this.localObjects.push(event.type === 'deleted' ? null : event.object);
       return true;
     }
     if (event.type !== 'deleted') {
@@ -165,7 +207,8 @@ export class Batch<T extends KubernetesObject> {
   private restartListing(relisting: boolean): void {
     this.relisting = relisting;
     this.relistBase = null;
-    this.relistLocal = new Map();
+    this.localKeys = [];
+    this.localObjects = [];
   }
 
   private report(reason: StoreProblem['reason'], message: string, event: WatchEvent<T>): void {
@@ -185,17 +228,19 @@ export class Batch<T extends KubernetesObject> {
   private upsert(key: string, object: T, event: WatchEvent<T>): void {
     const failures = this.failures;
     const old = putObject(this.work, this.indexers, key, object, failures);
-    if (failures.length > 0) {
-      for (const { name, error } of failures) {
-        this.report(
-          'IndexerFailed',
-          `indexer "${name}" threw on ${key}; the object is stored but not in that index: ${error.message}`,
-          event,
-        );
-      }
-      failures.length = 0;
-    }
+    if (failures.length > 0) this.reportIndexFailures(key, event);
     this.changes.push(old === undefined ? { type: 'added', key, object } : { type: 'updated', key, old, object });
+  }
+
+  private reportIndexFailures(key: string, event: WatchEvent<T>): void {
+    for (const { name, error } of this.failures) {
+      this.report(
+        'IndexerFailed',
+        `indexer "${name}" threw on ${key}; the object is stored but not in that index: ${error.message}`,
+        event,
+      );
+    }
+    this.failures.length = 0;
   }
 
   private advance(object: T): void {
@@ -205,7 +250,11 @@ export class Batch<T extends KubernetesObject> {
 
   /** Swaps the cache for the listing: changed and new objects first, then tombstones for the vanished ones. */
   private finishRelist(event: WatchEvent<T>): void {
-    const final = materialize(this.relistBase, this.relistLocal);
+    if (this.relistBase === null && this.work.objects === null) {
+      this.fillEmpty(event);
+      return;
+    }
+    const final = materialize(this.relistBase, this.localKeys, this.localObjects);
     const vanished: [string, T][] = [];
     trieForEach(this.work.objects, (key, object) => {
       if ((final.get(key) ?? null) === null) vanished.push([key, object]);
@@ -221,6 +270,45 @@ export class Batch<T extends KubernetesObject> {
       this.changes.push({ type: 'deleted', key, object, stateUnknown: true });
     }
   }
+
+  /**
+   * The lean swap: the whole listing arrived in this batch and the cache is empty, so every listed key is `added`
+   * and nothing vanishes. The listing goes straight from the two arrays into the trie (no Map), replayed in order so
+   * that a repeated key or a deletion received during the relist ends as the Map would have it; the changes are
+   * left to {@link ListingSwap}.
+   */
+  private fillEmpty(event: WatchEvent<T>): void {
+    const { localKeys: keys, localObjects: objects, failures } = this;
+    let regular = true;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const object = objects[i]!;
+      if (object === null) {
+        regular = false;
+        const old = trieGet(this.work.objects, key);
+        if (old !== undefined) removeObject(this.work, this.indexers, key, old);
+        continue;
+      }
+      if (putObject(this.work, this.indexers, key, object, failures) !== undefined) regular = false;
+      if (failures.length > 0) this.reportIndexFailures(key, event);
+    }
+    compactWork(this.work);
+    if (!regular) {
+      // A key repeated or deleted during the relist (rare): made now, from the trie as the listing left it (later
+      // deltas of this batch may write to its nodes in place). First-listed order, the key's last object.
+      const seen = new Set<string>();
+      for (const key of keys) {
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const object = trieGet(this.work.objects, key);
+        if (object !== undefined) this.changes.push({ type: 'added', key, object });
+      }
+      return;
+    }
+    // A batch applied without `exact` may swap twice; the first swap's changes are then made now.
+    if (this.swap !== undefined) this.changeList();
+    this.swap = { at: this.changes.length, changes: new ListingSwap(keys, objects as readonly T[]) };
+  }
 }
 
 /** Same object, or both carry the same non-empty resourceVersion. */
@@ -230,17 +318,32 @@ function sameVersion(a: KubernetesObject, b: KubernetesObject): boolean {
   return typeof version === 'string' && version !== '' && version === b.metadata?.resourceVersion;
 }
 
-/** The listing as a Map in first-listed order, later entries (and then `local`) winning for a repeated key. */
+/**
+ * The `added` changes of a relist swapped into an empty cache, made on demand: one per listed key, in listed order.
+ * Only for a listing without a repeated key or a deletion, whose arrays then hold exactly the final objects.
+ */
+class ListingSwap<T> {
+  constructor(
+    private readonly keys: readonly string[],
+    private readonly objects: readonly T[],
+  ) {}
+
+  forEach(visit: (change: StoreChange<T>) => void): void {
+    const { keys, objects } = this;
+    for (let i = 0; i < keys.length; i++) visit({ type: 'added', key: keys[i]!, object: objects[i]! });
+  }
+}
+
+/** The listing as a Map in first-listed order, later entries (and then the local ones) winning for a repeated key. */
 function materialize<T>(
   newest: ListingNode<T> | null,
-  local: ReadonlyMap<string, T | null>,
+  localKeys: readonly string[],
+  localObjects: readonly (T | null)[],
 ): ReadonlyMap<string, T | null> {
-  // A relist applied in one call is `local` already.
-  if (newest === null) return local;
   const nodes: ListingNode<T>[] = [];
   for (let node: ListingNode<T> | null = newest; node !== null; node = node.next) nodes.push(node);
   const result = new Map<string, T | null>();
   for (let i = nodes.length - 1; i >= 0; i--) result.set(nodes[i]!.key, nodes[i]!.object);
-  for (const [key, object] of local) result.set(key, object);
+  for (let i = 0; i < localKeys.length; i++) result.set(localKeys[i]!, localObjects[i]!);
   return result;
 }

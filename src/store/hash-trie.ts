@@ -238,6 +238,26 @@ function deleteAt(
 }
 
 /**
+ * Replaces every leaf the current batch created under `holder[slot]` by an exact-size copy (pushed on `fresh`), and
+ * returns the number of leaves copied. A leaf filled by `push` keeps V8's growth slack, about 60% more slots than
+ * entries, which a frozen array never gives back; a trie built in one batch (a relist into an empty cache) is
+ * compacted once, so that each entry costs its three slots. Stops at frozen nodes: they are shared, and were
+ * compacted (or copied exactly) when they were made.
+ */
+export function compactFresh(holder: object, slot: string | number, fresh: object[]): void {
+  const parent = holder as Slots;
+  const node = (parent[slot] ?? null) as Node | null;
+  if (node === null || Object.isFrozen(node)) return;
+  if (isLeaf(node)) {
+    const copy = [...node];
+    parent[slot] = copy;
+    fresh.push(copy);
+    return;
+  }
+  for (let i = 0; i < FAN_OUT; i++) if (node[i] !== null) compactFresh(node, i, fresh);
+}
+
+/**
  * Freezes what a batch created: trie nodes and any other record the batch listed, such as index buckets. Nodes
  * created and then replaced within the batch are frozen too, which is harmless.
  */

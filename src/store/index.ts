@@ -6,6 +6,7 @@ export { Store, NAMESPACE_INDEX, type ListOptions } from './store.js';
 export {
   applyWatchBatch,
   applyWatchEvents,
+  forEachChange,
   initialStoreState,
   type ExactStoreStep,
   type StoreState,

@@ -4,7 +4,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { WatchEvent } from '../watch/index.js';
-import { applyWatchBatch, initialStoreState } from './apply-watch-events.js';
+import { applyWatchBatch, initialStoreState, sameChanges } from './apply-watch-events.js';
 import { Store as StoreClass } from './store.js';
 import type { Store } from 'rxkube';
 import type { StoreChange, StoreOptions, StoreProblem } from './types.js';
@@ -107,7 +107,7 @@ export function storeReducer<T extends KubernetesObject>(options: ReduceStoreOpt
       const update =
         state.store === before && result.problems.length === 0
           ? undefined
-          : { store: state.store, changes: result.changes, problems: result.problems };
+          : sameChanges({ store: state.store, problems: result.problems }, result);
       return { update, next: result.next };
     },
     current: () => state.store,

@@ -2,7 +2,16 @@
  * Writes to the working copy of a snapshot: objects and every index together, so the two can never disagree.
  * @internal
  */
-import { freezeFresh, hashKey, trieDelete, trieGet, trieSet, type TrieNode } from './hash-trie.js';
+import {
+  compactFresh,
+  freezeFresh,
+  hashKey,
+  trieDelete,
+  trieForEach,
+  trieGet,
+  trieSet,
+  type TrieNode,
+} from './hash-trie.js';
 import { NAMESPACE_INDEX, type IndexBucket, type StoreData } from './store.js';
 import type { Indexer, Indexers } from './types.js';
 
@@ -49,6 +58,20 @@ export function workingCopy<T>(data: StoreData<T>): WorkingData<T> {
 /** Freezes what a batch created under `work`: new trie nodes and new index buckets. */
 export function freezeWork<T>(work: WorkingData<T>): void {
   freezeFresh(work.fresh);
+}
+
+/**
+ * Compacts the tries a batch built (objects, index values and their buckets' keys) to exact-size leaves; see
+ * `compactFresh`. Worth it after a batch that inserted many keys, such as a relist into an empty cache.
+ */
+export function compactWork<T>(work: WorkingData<T>): void {
+  compactFresh(work, 'objects', work.fresh);
+  for (const name of Object.keys(work.indexes)) {
+    trieForEach(work.indexes[name] ?? null, (_, bucket) => {
+      if (!Object.isFrozen(bucket)) compactFresh(bucket, 'keys', work.fresh);
+    });
+    compactFresh(work.indexes, name, work.fresh);
+  }
 }
 
 /**
