@@ -49,6 +49,8 @@ export interface ReplicaOptions {
   /** Every key is triggered this often (a resync). */
   readonly resync?: number;
   readonly random?: () => number;
+  /** Runs go on to their end after their signal is aborted (a handover must then wait for them). */
+  readonly ignoreAbort?: boolean;
 }
 
 export interface Replica {
@@ -129,6 +131,7 @@ export function replica(
                 if (span.end === Number.POSITIVE_INFINITY) span.end = scheduler.now();
               };
               const onAbort = (): void => {
+                if (options.ignoreAbort === true) return;
                 end();
                 subscriber.error(new Error('aborted'));
               };

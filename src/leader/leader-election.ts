@@ -65,25 +65,25 @@ export function leaderElection(connection: Connection, options: LeaderElectionOp
 }
 
 /**
- * {@link leaderElection}, judging expiry by `observation` (when given) instead of an observation of its own: what
+ * {@link leaderElection}, each term starting from `observed()` (when given) instead of an empty observation: what
  * another part of this process (the shard directory, which lists every Lease of a sharded controller) has seen of
  * the same Lease counts, so a candidate need not wait out a lease duration the process already watched pass.
  * Internal.
  *
  * # Guarantees
- * - Everything {@link leaderElection} guarantees; `observation` must be a local observation of the same Lease on the
- *   same `scheduler`'s clock.
+ * - Everything {@link leaderElection} guarantees; `observed()` must return a local observation of the same Lease on
+ *   the same `scheduler`'s clock, which the term then owns (a copy: later lists must not move it under the term).
  */
 export function observedElection(
   connection: Connection,
   options: LeaderElectionOptions,
-  observation: Observation | undefined,
+  observed: (() => Observation) | undefined,
 ): Observable<boolean> {
   const resolved = resolveLeaderOptions(options);
   const client = clientLeaseClient(connection, resolved.namespace, resolved.name, resolved.onWarning);
   const terms = new TermSequence();
   return new Observable<boolean>((subscriber) => {
-    const elector = new Elector(client, resolved, subscriber, terms, observation);
+    const elector = new Elector(client, resolved, subscriber, terms, observed?.());
     elector.start();
     return () => elector.teardown();
   }).pipe(

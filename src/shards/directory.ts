@@ -18,13 +18,13 @@ export type RangeView =
 
 /**
  * The Leases of one sharded controller, from the latest list, with one {@link Observation} per Lease. A range
- * Lease's observation is the one its elector judges expiry by, so a range this replica watched expire can be taken
- * at once.
+ * Lease's elector starts each term from a copy of its observation, so a range this replica watched expire can be
+ * taken at once.
  *
  * # Guarantees
  * - Liveness and expiry are judged by the local time a record was first seen plus its `leaseDurationSeconds`,
  *   never by the holder's times: clock skew and clock steps between replicas do not matter.
- * - A Lease missing from a list is forgotten (its observation too, unless an elector holds on to it).
+ * - A member Lease missing from a list is forgotten.
  */
 export class LeaseDirectory {
   private readonly observations = new Map<string, Observation>();
@@ -36,7 +36,7 @@ export class LeaseDirectory {
     private readonly scheduler: SchedulerLike,
   ) {}
 
-  /** The observation of the Lease `lease` (created empty if none yet): shared with its elector. */
+  /** The observation of the Lease `lease` (created empty if none yet); an elector's term starts from a copy. */
   observation(lease: string): Observation {
     let observation = this.observations.get(lease);
     if (observation === undefined) {

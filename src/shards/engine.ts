@@ -100,7 +100,7 @@ export class ShardEngine {
           stop$: release$,
           onEvent: (event) => this.report({ type: 'lease', range, event }),
         },
-        this.directory.observation(lease),
+        () => this.directory.observation(lease).copy(),
       );
       return { range, lease, election$, release$, phase: 'idle', term: undefined, drain: undefined, released: false };
     });
