@@ -101,6 +101,7 @@ export type {
   ContextReconcile,
   ControllerContext,
   ControllerDefinition,
+  ControllerShards,
   StartControllerOptions,
 } from './controller/context/index.js';
 export { InformerHealthError, SyncTimeoutError, controller } from './controller/builder/index.js';

@@ -59,12 +59,11 @@ export class KeyRanges {
   ) {}
 
   /** The controller's primary cache, where uids are read (needed for `object.metadata.uid`). */
-  attach(primary: PrimaryCache): Observable<unknown> {
+  attach(primary: PrimaryCache): void {
     this.primary = primary;
-    return primary.events$;
   }
 
-  /** Called with each primary event (see {@link attach}): remembers the uids of deleted keys. */
+  /** Called with each event of the primary: remembers the uids of deleted keys. */
   observe(event: { readonly type: string; readonly key?: string; readonly object?: unknown }): void {
     if (typeof event.key !== 'string') return;
     if (event.type !== 'deleted') {

@@ -17,7 +17,7 @@ import type { KeyGate, ReconcileMetrics } from '../controller/index.js';
  */
 export class RangeGate implements KeyGate {
   private open: ReadonlySet<number> = new Set();
-  private readonly changed = new Subject<void>();
+  private readonly changed = new Subject<string | undefined>();
   readonly changed$: Observable<unknown> = this.changed.asObservable();
   /** Runs in flight per key: the range they started in, and how many (two operators may run one key). */
   private readonly running = new Map<string, { readonly range: number; count: number }>();
@@ -41,12 +41,17 @@ export class RangeGate implements KeyGate {
     return range !== undefined && this.open.has(range);
   }
 
+  /** `key` may lie in another range now (its object appeared in the primary cache): asks the operators again. */
+  keyChanged(key: string): void {
+    if (this.isOpen(key)) this.changed.next(key);
+  }
+
   /** The ranges this replica may run now. */
   setOpen(ranges: readonly number[]): void {
     const next = new Set(ranges);
     if (next.size === this.open.size && [...next].every((range) => this.open.has(range))) return;
     this.open = next;
-    this.changed.next();
+    this.changed.next(undefined);
   }
 
   /** Runs in flight per range. */

@@ -303,6 +303,8 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
         // manager's log, stderr, the virtual cluster's collection); with one, the controller takes it over, so that it
         // is said once.
         options.onError === undefined ? EMPTY : reportHealth(named, report),
+        // A sharded host reads the uids of keys from the primary, and remembers those of deleted keys.
+        context?.shards?.primary(primary) ?? EMPTY,
         watchSyncTimeout(named, syncTimeout, scheduler, failFast, report),
       ).pipe(takeUntil(done$)),
     );

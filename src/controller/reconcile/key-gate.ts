@@ -28,7 +28,10 @@ import type { KeyedQueue, KeyState } from './keyed-queue.js';
 export interface KeyGate {
   /** Whether a run of `key` may start now. */
   isOpen(key: string): boolean;
-  /** Emits whenever the answer of `isOpen` may have changed for some key. */
+  /**
+   * Emits whenever the answer of `isOpen` may have changed: a key (a string) when only that key's answer may have,
+   * anything else when any key's may have.
+   */
   readonly changed$: Observable<unknown>;
 }
 
@@ -73,10 +76,12 @@ export class KeyGateParking {
     return true;
   }
 
-  /** Puts every parked key whose gate is now open back into the ready set; true when any was. */
-  reopen(now: number): boolean {
+  /** Puts every parked key (or only `only`) whose gate is now open back into the ready set; true when any was. */
+  reopen(now: number, only?: string): boolean {
     let any = false;
-    for (const [key, { state, reasons }] of this.parked) {
+    const candidates =
+      only === undefined ? [...this.parked] : this.parked.has(only) ? [[only, this.parked.get(only)!] as const] : [];
+    for (const [key, { state, reasons }] of candidates) {
       if (!this.isOpen(key)) continue;
       this.parked.delete(key);
       this.queue.finish(state, now, true);

@@ -183,7 +183,10 @@ export class Runner<T> {
     const keyGate = this.options.keyGate;
     if (keyGate !== undefined && !this.closed) {
       this.hold(
-        keyGate.changed$.subscribe({ next: () => this.keyGateChanged(), error: (error: unknown) => this.fail(error) }),
+        keyGate.changed$.subscribe({
+          next: (changed) => this.keyGateChanged(changed),
+          error: (error: unknown) => this.fail(error),
+        }),
       );
     }
     if (stop$ !== undefined && !this.closed) {
@@ -472,14 +475,15 @@ export class Runner<T> {
    * The key gate changed: keys it held back that are open again go back to the ready set, and runs in flight whose
    * key it closed are aborted as a closing `gate` aborts them.
    */
-  private keyGateChanged(): void {
+  private keyGateChanged(changed: unknown): void {
     const parking = this.parking!;
+    const only = typeof changed === 'string' ? changed : undefined;
     for (const run of this.inFlight) {
-      if (run.gateClosed || parking.isOpen(run.state.key)) continue;
+      if (run.gateClosed || (only !== undefined && run.state.key !== only) || parking.isOpen(run.state.key)) continue;
       run.gateClosed = true;
       abortRequest(run.request, new ReconcileAbortedError(run.state.key, 'gate closed'));
     }
-    if (!this.stopping && parking.reopen(this.scheduler.now())) this.pump();
+    if (!this.stopping && parking.reopen(this.scheduler.now(), only)) this.pump();
   }
 
   private settleSync(

@@ -1,0 +1,171 @@
+/**
+ * The manager's sharding, in virtual time on one virtual cluster: replicas of one manager split a controller's keys
+ * by hash range, each range fenced by a Lease, and a key never runs on two replicas at once.
+ */
+import { expect } from 'chai';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { Subject, timer, map, type Subscription } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { controller, manager, type ControllerDefinition, type ManagerEvent } from '../../src/index.js';
+import { virtualCluster, type VirtualCluster } from '../../src/testing/index.js';
+import { recordingLogger } from '../../examples/shared/virtual-time.js';
+
+const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
+const names = Array.from({ length: 24 }, (_, i) => `cm-${i}`);
+const configMap = (name: string, namespace = 'default'): V1ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace },
+});
+
+interface Span {
+  readonly key: string;
+  readonly who: string;
+  readonly start: number;
+  end: number;
+}
+
+/** Reconciles every ConfigMap in 300 ms, recording each run as a span; runs end at once when aborted. */
+function recorder(who: string, scheduler: TestScheduler, spans: Span[]): ControllerDefinition {
+  return {
+    name: 'configmaps',
+    start: (context) =>
+      controller<V1ConfigMap>({
+        context,
+        for: { resource: CONFIG_MAP },
+        reconcile: ({ key, signal }) => {
+          const span: Span = { key, who, start: scheduler.now(), end: Number.POSITIVE_INFINITY };
+          spans.push(span);
+          signal.addEventListener('abort', () => {
+            if (span.end === Number.POSITIVE_INFINITY) span.end = scheduler.now();
+          });
+          return timer(300, scheduler).pipe(
+            map(() => {
+              if (span.end === Number.POSITIVE_INFINITY) span.end = scheduler.now();
+              return { requeueAfter: 2_000 };
+            }),
+          );
+        },
+      }),
+  };
+}
+
+interface Replica {
+  readonly events: ManagerEvent[];
+  readonly stop$: Subject<void>;
+  subscription: Subscription;
+}
+
+function startReplica(
+  scheduler: TestScheduler,
+  cluster: VirtualCluster,
+  who: string,
+  spans: Span[],
+  hash: 'uid' | 'namespace' = 'uid',
+): Replica {
+  const events: ManagerEvent[] = [];
+  const stop$ = new Subject<void>();
+  const subscription = manager({
+    connection: cluster.link({ latency: 5 }),
+    name: 'cms',
+    controllers: [recorder(who, scheduler, spans)],
+    sharding: { namespace: 'default', ranges: 8, identity: who, hash },
+    metrics: false,
+    health: false,
+    signals: false,
+    events: false,
+    logger: recordingLogger(scheduler),
+    scheduler,
+    random: () => 0.5,
+    stop$,
+  }).subscribe({ next: (event) => events.push(event) });
+  return { events, stop$, subscription };
+}
+
+function expectNoOverlap(spans: readonly Span[]): void {
+  const byKey = new Map<string, Span[]>();
+  for (const span of spans) byKey.set(span.key, [...(byKey.get(span.key) ?? []), span]);
+  for (const [key, list] of byKey) {
+    const ordered = [...list].sort((a, b) => a.start - b.start);
+    for (let i = 1; i < ordered.length; i++)
+      expect(
+        ordered[i]!.start,
+        `${key}: ${ordered[i]!.who} started while ${ordered[i - 1]!.who} ran it`,
+      ).to.be.at.least(ordered[i - 1]!.end);
+  }
+}
+
+/** The ranges each replica last said it runs. */
+function openRanges(replica: Replica): readonly number[] {
+  const last = replica.events.filter((e) => e.type === 'shards').at(-1);
+  return last?.type === 'shards' ? last.state.open : [];
+}
+
+function inVirtualTime(body: (cluster: VirtualCluster, scheduler: TestScheduler) => void): void {
+  const scheduler = new TestScheduler((actual, expected) => void expect(actual).to.deep.equal(expected));
+  scheduler.run(({ flush }) => {
+    const cluster = virtualCluster({ scheduler, seed: 7 });
+    body(cluster, scheduler);
+    flush();
+    cluster.close();
+  });
+}
+
+describe('manager: sharding', () => {
+  it('splits the ranges among three replicas and runs each ConfigMap on the replica that holds its range', () => {
+    const spans: Span[] = [];
+    inVirtualTime((cluster, scheduler) => {
+      cluster.seed(names.map((name) => configMap(name)));
+      const replicas = ['a', 'b', 'c'].map((who) => startReplica(scheduler, cluster, who, spans));
+      scheduler.schedule(() => {
+        const open = replicas.map(openRanges);
+        expect(open.flat().sort((x, y) => x - y)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7]);
+        for (const ranges of open) expect(ranges.length).to.be.within(2, 3);
+        // In the last 10 s every key ran, and only on one replica.
+        const recent = spans.filter((span) => span.start >= 50_000);
+        expect(new Set(recent.map((span) => span.key)).size).to.equal(names.length);
+        for (const key of new Set(recent.map((span) => span.key)))
+          expect(new Set(recent.filter((s) => s.key === key).map((s) => s.who)).size, key).to.equal(1);
+        expectNoOverlap(spans);
+        for (const replica of replicas) replica.subscription.unsubscribe();
+      }, 60_000);
+    });
+  });
+
+  it('hands the ranges of a replica that stops gracefully to the others, and completes only once they are released', () => {
+    const spans: Span[] = [];
+    inVirtualTime((cluster, scheduler) => {
+      cluster.seed(names.map((name) => configMap(name)));
+      const replicas = ['a', 'b', 'c'].map((who) => startReplica(scheduler, cluster, who, spans));
+      scheduler.schedule(() => replicas[0]!.stop$.next(), 30_000);
+      scheduler.schedule(() => {
+        const stopped = replicas[0]!.events.map((e) => e.type);
+        expect(stopped.at(-1)).to.equal('stopped');
+        expect(openRanges(replicas[0]!)).to.deep.equal([]);
+        const open = [openRanges(replicas[1]!), openRanges(replicas[2]!)];
+        expect(open.flat().sort((x, y) => x - y)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7]);
+        expectNoOverlap(spans);
+        for (const replica of replicas) replica.subscription.unsubscribe();
+      }, 60_000);
+    });
+  });
+
+  it('keeps every namespace on one replica when hashing namespaces', () => {
+    const spans: Span[] = [];
+    inVirtualTime((cluster, scheduler) => {
+      const namespaces = ['red', 'green', 'blue', 'gold'];
+      cluster.seed(namespaces.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })));
+      cluster.seed(namespaces.flatMap((namespace) => names.slice(0, 6).map((name) => configMap(name, namespace))));
+      const replicas = ['a', 'b'].map((who) => startReplica(scheduler, cluster, who, spans, 'namespace'));
+      scheduler.schedule(() => {
+        const recent = spans.filter((span) => span.start >= 40_000);
+        for (const namespace of ['red', 'green', 'blue', 'gold']) {
+          const who = new Set(recent.filter((s) => s.key.startsWith(`${namespace}/`)).map((s) => s.who));
+          expect(who.size, namespace).to.equal(1);
+        }
+        expectNoOverlap(spans);
+        for (const replica of replicas) replica.subscription.unsubscribe();
+      }, 50_000);
+    });
+  });
+});
