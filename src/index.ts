@@ -143,8 +143,11 @@ export type {
   ManagerLeaderElection,
   ManagerLogger,
   ManagerOptions,
+  ManagerSharding,
   MetricsOptions,
 } from './manager/index.js';
+// What a sharded replica holds (the manager's `shards` event).
+export type { ShardState } from './shards/index.js';
 
 // Derived views over informers (views.join, views.owned, views.aggregate, ...), kept incrementally; each an informer.
 export { views } from './views/index.js';

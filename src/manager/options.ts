@@ -13,7 +13,7 @@ import { jsonLogger, type ManagerLogger } from './logging/index.js';
 import type { ControllerDefinition } from '../controller/context/index.js';
 import type { HealthCheck, ManagerOptions } from './types.js';
 import type { ShardingSettings } from './sharding.js';
-import { shardLeases } from '../shards/index.js';
+import { DEFAULT_SHARD_RANGES, shardLeases } from '../shards/index.js';
 
 /** controller-runtime's `GracefulShutdownTimeout`. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
@@ -236,7 +236,7 @@ function resolveSharding(options: ManagerOptions, fail: (message: string) => nev
   const hash = sharding.hash ?? 'uid';
   if (hash !== 'uid' && hash !== 'namespace')
     fail(`sharding.hash must be 'uid' or 'namespace', got ${JSON.stringify(hash)}`);
-  const ranges = sharding.ranges ?? 16;
+  const ranges = sharding.ranges ?? DEFAULT_SHARD_RANGES;
   if (!Number.isInteger(ranges) || ranges < 1 || ranges > 1024)
     fail(`sharding.ranges must be an integer from 1 to 1024, got ${String(ranges)}`);
   const controllers = sharding.controllers;
