@@ -3,7 +3,8 @@
  * controller's primary cache) or of its namespace (read from the key itself).
  */
 import type { Observable } from 'rxjs';
-import { hexLess, shardHash, type ShardField, type ShardRange } from '../sharding/index.js';
+import type { sharding } from 'rxkube';
+import { hexLess, shardHash } from '../sharding/index.js';
 
 /** What the key mapping reads of a controller's primary informer: its Lister, and its deletes. */
 export interface PrimaryCache {
@@ -22,7 +23,7 @@ export const DELETED_KEYS_REMEMBERED = 10_000;
  * # Guarantees
  * - Every hash lies in exactly one range of a `splitHashSpace` split: this returns its index.
  */
-export function rangeIndex(bounds: readonly ShardRange[], hash: string): number {
+export function rangeIndex(bounds: readonly sharding.ShardRange[], hash: string): number {
   let low = 0;
   let high = bounds.length - 1;
   while (low < high) {
@@ -40,7 +41,7 @@ export function rangeIndex(bounds: readonly ShardRange[], hash: string): number 
  * - `object.metadata.namespace`: a pure function of the key (the text before its `/`, `''` when cluster-scoped):
  *   every replica maps a key to the same range, cached or not.
  * - `object.metadata.uid`: the range of the uid of the key's object in the primary cache; for a key deleted from
- *   it, the uid of its last object (the last {@link DELETED_KEYS_REMEMBERED} deleted keys), so the run that follows
+ *   it, the uid of its last object (the last 10 000 deleted keys: `defaults.sharding.deletedKeysRemembered`), so the run that follows
  *   a delete happens on the replica that holds the deleted object's range. A key whose uid is unknown here maps to
  *   no range: no replica that does not know the object runs it.
  *
@@ -54,8 +55,8 @@ export class KeyRanges {
   private readonly deleted = new Map<string, string>();
 
   constructor(
-    private readonly field: ShardField,
-    private readonly bounds: readonly ShardRange[],
+    private readonly field: sharding.ShardField,
+    private readonly bounds: readonly sharding.ShardRange[],
   ) {}
 
   /** The controller's primary cache, where uids are read (needed for `object.metadata.uid`). */

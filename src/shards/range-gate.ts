@@ -3,10 +3,11 @@
  * runs in flight per range that a handover waits for before it releases the range's Lease.
  */
 import { BehaviorSubject, filter, map, Subject, take, type Observable } from 'rxjs';
-import type { KeyGate, ReconcileMetrics } from '../controller/index.js';
+import type { KeyGate } from 'rxkube';
+import type { ReconcileMetrics } from '../controller/index.js';
 
 /**
- * A {@link KeyGate} over a set of open ranges, and the runs in flight per range.
+ * A `KeyGate` (from `rxkube`) over a set of open ranges, and the runs in flight per range.
  *
  * # Guarantees
  * - `isOpen(key)` is true only while `rangeOf(key)` is one of the ranges last given to `setOpen`.

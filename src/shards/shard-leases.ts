@@ -8,7 +8,9 @@ import { monotonicScheduler } from '../clock/index.js';
 import { splitHashSpace } from '../sharding/index.js';
 import { DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS } from '../leader/index.js';
 import { ShardEngine, type ResolvedShardOptions } from './engine.js';
-import type { ShardLeasesOptions, ShardState } from './types.js';
+import type { ShardLeasesOptions } from './types.js';
+import type { ShardState } from 'rxkube';
+import type { Connection } from 'rxkube';
 
 /** Default number of hash ranges: 16, more than most deployments have replicas. */
 export const DEFAULT_SHARD_RANGES = 16;
@@ -51,10 +53,7 @@ export const DEFAULT_SHARD_RANGES = 16;
  * - Failover of a killed replica's ranges takes up to `leaseDuration` plus about two `retryPeriod`s (the list that
  *   notices, then the try), plus the API latency.
  */
-export function shardLeases(
-  connection: ConstructorParameters<typeof ShardEngine>[0],
-  options: ShardLeasesOptions,
-): Observable<ShardState> {
+export function shardLeases(connection: Connection, options: ShardLeasesOptions): Observable<ShardState> {
   const resolved = resolveShardOptions(options);
   const engine = new ShardEngine(connection, resolved);
   return new Observable<ShardState>((subscriber) => {

@@ -2,7 +2,7 @@
  * The shapes of Lease-fenced sharding: the options, the state a replica reports, and its events.
  */
 import type { Observable, SchedulerLike } from 'rxjs';
-import type { LeaderEvent } from '../leader/index.js';
+import type { LeaderEvent } from 'rxkube';
 import type { WarningHandler } from '../transport/index.js';
 
 /** Options of `shardLeases`. Durations are milliseconds; the Lease timings are leader election's, per range. */
