@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { Subject, timer, map, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { controller, manager, type ControllerDefinition, type ManagerEvent } from '../../src/index.js';
+import { controller, manager, type ControllerDefinition, type Informer, type ManagerEvent } from '../../src/index.js';
 import { virtualCluster, type VirtualCluster } from '../../src/testing/index.js';
 import { recordingLogger } from '../../examples/shared/virtual-time.js';
 
@@ -25,14 +25,29 @@ interface Span {
   end: number;
 }
 
-/** Reconciles every ConfigMap in 300 ms, recording each run as a span; runs end at once when aborted. */
-function recorder(who: string, scheduler: TestScheduler, spans: Span[]): ControllerDefinition {
+/**
+ * Reconciles every ConfigMap in 300 ms, recording each run as a span; runs end at once when aborted. With `caches`,
+ * it builds its primary with `context.shards.informer` itself and keeps it there under `who`.
+ */
+function recorder(
+  who: string,
+  scheduler: TestScheduler,
+  spans: Span[],
+  caches?: Map<string, Informer<V1ConfigMap>>,
+): ControllerDefinition {
   return {
     name: 'configmaps',
     start: (context) =>
       controller<V1ConfigMap>({
         context,
-        for: { resource: CONFIG_MAP },
+        for:
+          caches === undefined
+            ? { resource: CONFIG_MAP }
+            : (() => {
+                const primary = context.shards!.informer!<V1ConfigMap>(CONFIG_MAP);
+                caches.set(who, primary);
+                return primary;
+              })(),
         reconcile: ({ key, signal }) => {
           const span: Span = { key, who, start: scheduler.now(), end: Number.POSITIVE_INFINITY };
           spans.push(span);
@@ -62,13 +77,14 @@ function startReplica(
   who: string,
   spans: Span[],
   hash: 'uid' | 'namespace' = 'uid',
+  caches?: Map<string, Informer<V1ConfigMap>>,
 ): Replica {
   const events: ManagerEvent[] = [];
   const stop$ = new Subject<void>();
   const subscription = manager({
     connection: cluster.link({ latency: 5 }),
     name: 'cms',
-    controllers: [recorder(who, scheduler, spans)],
+    controllers: [recorder(who, scheduler, spans, caches)],
     sharding: { namespace: 'default', ranges: 8, identity: who, hash },
     metrics: false,
     health: false,
@@ -101,10 +117,14 @@ function openRanges(replica: Replica): readonly number[] {
   return last?.type === 'shards' ? last.state.open : [];
 }
 
-function inVirtualTime(body: (cluster: VirtualCluster, scheduler: TestScheduler) => void): void {
+function inVirtualTime(body: (cluster: VirtualCluster, scheduler: TestScheduler) => void, sharded = false): void {
   const scheduler = new TestScheduler((actual, expected) => void expect(actual).to.deep.equal(expected));
   scheduler.run(({ flush }) => {
-    const cluster = virtualCluster({ scheduler, seed: 7 });
+    const cluster = virtualCluster({
+      scheduler,
+      seed: 7,
+      ...(sharded ? { featureGates: { ShardedListAndWatch: true } } : {}),
+    });
     body(cluster, scheduler);
     flush();
     cluster.close();
@@ -167,5 +187,38 @@ describe('manager: sharding', () => {
         for (const replica of replicas) replica.subscription.unsubscribe();
       }, 50_000);
     });
+  });
+
+  it('caches only the ranges it holds where the server serves shardSelector, and lists a range before it runs it', () => {
+    const spans: Span[] = [];
+    const caches = new Map<string, Informer<V1ConfigMap>>();
+    const many = Array.from({ length: 90 }, (_, i) => `cm-${i}`);
+    inVirtualTime((cluster, scheduler) => {
+      cluster.seed(many.map((name) => configMap(name)));
+      const replicas = ['a', 'b', 'c'].map((who) => startReplica(scheduler, cluster, who, spans, 'uid', caches));
+      scheduler.schedule(() => {
+        const sizes = ['a', 'b', 'c'].map((who) => caches.get(who)!.current().size);
+        // Disjoint and complete: every ConfigMap is cached by exactly one replica, each about a third.
+        expect(sizes.reduce((sum, size) => sum + size, 0)).to.equal(many.length);
+        for (const size of sizes) expect(size).to.be.within(10, 60);
+        for (const who of ['a', 'b', 'c']) {
+          const cached = new Set([...caches.get(who)!.current().keys()]);
+          const ran = new Set(spans.filter((s) => s.who === who && s.start >= 50_000).map((s) => s.key));
+          expect(
+            [...ran].filter((key) => !cached.has(key)),
+            who,
+          ).to.deep.equal([]);
+        }
+        // The ConfigMap lists asked the server for the ranges held: shardRange(object.metadata.uid, …) || …
+        const lists = cluster.requestLog
+          .records()
+          .filter((r) => r.resource === 'configmaps' && r.verb === 'list')
+          .map((r) => r.query.shardSelector ?? '');
+        expect(lists.length).to.be.greaterThan(3);
+        for (const selector of lists) expect(selector).to.match(/^shardRange\(object\.metadata\.uid, /);
+        expectNoOverlap(spans);
+        for (const replica of replicas) replica.subscription.unsubscribe();
+      }, 60_000);
+    }, true);
   });
 });

@@ -239,6 +239,9 @@ function resolveSharding(options: ManagerOptions, fail: (message: string) => nev
   const ranges = sharding.ranges ?? DEFAULT_SHARD_RANGES;
   if (!Number.isInteger(ranges) || ranges < 1 || ranges > 1024)
     fail(`sharding.ranges must be an integer from 1 to 1024, got ${String(ranges)}`);
+  const select = sharding.select ?? 'server';
+  if (select !== 'server' && select !== 'client')
+    fail(`sharding.select must be 'server' or 'client', got ${JSON.stringify(select)}`);
   const controllers = sharding.controllers;
   if (controllers !== undefined) {
     if (!Array.isArray(controllers) || controllers.some((name) => typeof name !== 'string'))
@@ -272,6 +275,7 @@ function resolveSharding(options: ManagerOptions, fail: (message: string) => nev
     renewDeadline: sharding.renewDeadline,
     retryPeriod: sharding.retryPeriod,
     identity: sharding.identity ?? election?.identity,
+    select,
   };
 }
 

@@ -109,6 +109,9 @@ export class ManagerRun {
       settings.sharding === undefined
         ? undefined
         : new ManagerShards(
+            connection,
+            (warning) => this.onWarning(warning),
+            scheduler,
             settings.sharding,
             settings.sharding.identity ?? this.identity ?? identity,
             this.log,

@@ -2,13 +2,26 @@
  * The manager's sharding: one `shardLeases` engine for the process, a per-key gate for each sharded controller, the
  * shard metrics, log records and ready check.
  */
-import { forkJoin, ignoreElements, Observable, of, tap, type SchedulerLike, type Subscription } from 'rxjs';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import {
+  BehaviorSubject,
+  forkJoin,
+  ignoreElements,
+  Observable,
+  of,
+  tap,
+  type SchedulerLike,
+  type Subscription,
+} from 'rxjs';
+import type { InformerWatchOptions } from '../informer/index.js';
+import type { ResourceRef } from '../resources/index.js';
 import type { ControllerShards } from '../controller/context/index.js';
 import type { ReconcileMetrics } from '../controller/index.js';
 import { splitHashSpace, type ShardField } from '../sharding/index.js';
 import {
   KeyRanges,
   RangeGate,
+  rangeSelectedInformer,
   shardLeases,
   type PrimaryCache,
   type ShardEvent,
@@ -29,6 +42,8 @@ export interface ShardingSettings {
   readonly leaseDuration: number | undefined;
   readonly renewDeadline: number | undefined;
   readonly retryPeriod: number | undefined;
+  /** `'server'`: the primary lists and watches only the ranges held (`shardSelector`); `'client'`: everything. */
+  readonly select: 'server' | 'client';
 }
 
 interface ShardedController {
@@ -36,6 +51,8 @@ interface ShardedController {
   readonly gate: RangeGate;
   readonly keys: KeyRanges;
   primary: PrimaryCache | undefined;
+  /** With server-side selection: the ranges its primary has listed; a range opens only once listed. */
+  listed: ReadonlySet<number> | undefined;
 }
 
 /**
@@ -52,8 +69,13 @@ export class ManagerShards {
   private readonly controllers = new Map<string, ShardedController>();
   private readonly bounds: ReturnType<typeof splitHashSpace>;
   private state: ShardState | undefined;
+  /** The ranges a server-side selected primary watches: those held, draining ones included. */
+  private readonly selected = new BehaviorSubject<readonly number[]>([]);
 
   constructor(
+    private readonly connection: Connection,
+    private readonly onWarning: WarningHandler,
+    private readonly scheduler: SchedulerLike,
     private readonly settings: ShardingSettings,
     private readonly identity: string,
     private readonly log: ManagerLogger,
@@ -68,13 +90,31 @@ export class ManagerShards {
     if (controllers !== undefined && !controllers.includes(name)) return undefined;
     const keys = new KeyRanges(field, this.bounds);
     const gate = new RangeGate((key) => keys.rangeOf(key), ranges);
-    const sharded: ShardedController = { name, gate, keys, primary: undefined };
+    const sharded: ShardedController = { name, gate, keys, primary: undefined, listed: undefined };
     this.controllers.set(name, sharded);
     const metrics = this.metrics;
     metrics?.shardObjects.sources.add(() => this.countObjects(sharded, metrics));
     return {
       field,
       keyGate: gate,
+      ...(this.settings.select === 'server'
+        ? {
+            informer: <T extends KubernetesObject>(resource: ResourceRef, options: InformerWatchOptions<T> = {}) => {
+              sharded.listed = new Set();
+              return rangeSelectedInformer<T>(
+                this.connection,
+                resource,
+                { scheduler: this.scheduler, onWarning: this.onWarning, ...options },
+                this.bounds,
+                this.selected,
+                (ranges) => {
+                  sharded.listed = new Set(ranges);
+                  this.openGate(sharded);
+                },
+              );
+            },
+          }
+        : {}),
       primary: (informer) =>
         new Observable<never>((subscriber) => {
           keys.attach(informer);
@@ -156,7 +196,9 @@ export class ManagerShards {
   private publish(state: ShardState): void {
     const previous = this.state;
     this.state = state;
-    for (const { gate } of this.controllers.values()) gate.setOpen(state.open);
+    const selected = [...state.open, ...state.draining].sort((a, b) => a - b);
+    if (selected.join(',') !== this.selected.value.join(',')) this.selected.next(selected);
+    for (const sharded of this.controllers.values()) this.openGate(sharded);
     const metrics = this.metrics;
     const { name, ranges } = this.settings;
     if (metrics !== undefined) {
@@ -170,6 +212,13 @@ export class ManagerShards {
     }
     if (previous === undefined || previous.open.join(',') !== state.open.join(','))
       this.log.info({ shards: name, open: state.open, share: state.share, members: state.members }, 'shard ranges');
+  }
+
+  /** A controller runs the ranges held, and with server-side selection only those its primary has listed. */
+  private openGate(sharded: ShardedController): void {
+    const open = this.state?.open ?? [];
+    const listed = sharded.listed;
+    sharded.gate.setOpen(listed === undefined ? open : open.filter((range) => listed.has(range)));
   }
 
   private onEvent(event: ShardEvent): void {

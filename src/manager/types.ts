@@ -50,6 +50,14 @@ export interface ManagerSharding {
    * on one replica, and maps a key to its range without any cache.
    */
   readonly hash?: 'uid' | 'namespace';
+  /**
+   * Where a sharded controller's primary is split: `'server'` (default) lists and watches only the ranges this
+   * replica holds, with KEP-5866's `shardSelector` (filtered client-side by the same hash where the server does not
+   * serve it), and lists again when they change, so its cache holds about 1/N of the objects; `'client'` caches
+   * every object on every replica and only gates the runs. Owned and watched resources are never split: a child's
+   * uid hashes elsewhere than its owner's.
+   */
+  readonly select?: 'server' | 'client';
   /** The controllers that are sharded, by name. Default: every controller. */
   readonly controllers?: readonly string[];
   /** As leader election's, for every range Lease and member Lease. Default 15 000. */

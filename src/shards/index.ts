@@ -9,3 +9,4 @@ export { memberLeaseName, rangeLeaseName } from './names.js';
 export type { ShardEvent, ShardLeasesOptions, ShardState } from './types.js';
 export { DELETED_KEYS_REMEMBERED, KeyRanges, rangeIndex, type PrimaryCache } from './key-ranges.js';
 export { RangeGate } from './range-gate.js';
+export { rangeSelectedInformer } from './selected-informer.js';

@@ -5,7 +5,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
 import type { EventRecorder, ResourceClient } from '../../client/index.js';
-import type { InformerFactory } from '../../informer/index.js';
+import type { Informer, InformerFactory, InformerWatchOptions } from '../../informer/index.js';
 import type { Connection } from '../../transport/index.js';
 import type { ResourceRef } from '../../watch/index.js';
 import type { KeyGate, ReconcileLookupOptions, ReconcileOptions } from '../reconcile/index.js';
@@ -122,6 +122,15 @@ export interface ControllerShards {
   readonly field: 'object.metadata.uid' | 'object.metadata.namespace';
   /** The gate `context.reconcile` applies beside the host's `gate`. */
   readonly keyGate: KeyGate;
+  /**
+   * Present when the host splits the primary server-side: the controller's primary informer of `resource`, listing
+   * and watching only the ranges this replica holds (a range opens in `keyGate` once this informer has listed it).
+   * `controller({ context })` uses it for a primary given by reference.
+   */
+  readonly informer?: <T extends KubernetesObject>(
+    resource: ResourceRef,
+    options?: InformerWatchOptions<T>,
+  ) => Informer<T>;
   /** The controller's primary informer, where the uids of keys are read; subscribe while the controller runs. */
   primary(informer: {
     current(): { get(key: string): { readonly metadata?: { readonly uid?: string } } | undefined };
