@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { Subject, timer, map, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
+import { Registry } from 'prom-client';
 import { controller, manager, type ControllerDefinition, type Informer, type ManagerEvent } from '../../src/index.js';
 import { virtualCluster, type VirtualCluster } from '../../src/testing/index.js';
 import { recordingLogger } from '../../examples/shared/virtual-time.js';
@@ -78,6 +79,7 @@ function startReplica(
   spans: Span[],
   hash: 'uid' | 'namespace' = 'uid',
   caches?: Map<string, Informer<V1ConfigMap>>,
+  registry?: Registry,
 ): Replica {
   const events: ManagerEvent[] = [];
   const stop$ = new Subject<void>();
@@ -86,7 +88,7 @@ function startReplica(
     name: 'cms',
     controllers: [recorder(who, scheduler, spans, caches)],
     sharding: { namespace: 'default', ranges: 8, identity: who, hash },
-    metrics: false,
+    metrics: registry === undefined ? false : { registry, serve: false, processMetrics: false },
     health: false,
     signals: false,
     events: false,
@@ -220,5 +222,57 @@ describe('manager: sharding', () => {
         for (const replica of replicas) replica.subscription.unsubscribe();
       }, 60_000);
     }, true);
+  });
+
+  it('counts the ranges held, the handovers and the objects cached per range in its metrics', async () => {
+    const spans: Span[] = [];
+    const registries = [new Registry(), new Registry()];
+    let scraped: Array<Promise<string>> = [];
+    let objectSamples:
+      | Promise<{ values: Array<{ value: number; labels: Record<string, string | number> }> }>
+      | undefined;
+    inVirtualTime((cluster, scheduler) => {
+      cluster.seed(names.map((name) => configMap(name)));
+      const replicas = ['a', 'b'].map((who, i) =>
+        startReplica(scheduler, cluster, who, spans, 'uid', undefined, registries[i]),
+      );
+      scheduler.schedule(() => {
+        // prom-client reads the values when asked, before its first await: taken here, before the managers stop.
+        scraped = registries.map((registry) => registry.metrics());
+        objectSamples = registries[1]!.getSingleMetric('shard_objects_cached')!.get() as never;
+        for (const replica of replicas) replica.subscription.unsubscribe();
+      }, 40_000);
+    }, true);
+    const [first, second] = await Promise.all(scraped);
+    expect(second).to.match(/shard_members\{name="cms"\} 2/);
+    expect(second).to.match(/shard_ranges\{name="cms",state="open"\} 4/);
+    expect(first).to.match(/shard_handovers_total\{name="cms",reason="rebalance"\} [1-9]/);
+    const objects = (await objectSamples!).values;
+    const open = objects.filter((sample) => sample.value > 0).map((sample) => Number(sample.labels.range));
+    expect(objects.reduce((sum, sample) => sum + sample.value, 0)).to.be.within(1, names.length - 1);
+    expect(open.length).to.be.at.most(4);
+  });
+
+  it('refuses bad sharding options when the manager is built', () => {
+    const base = {
+      connection: virtualCluster({ scheduler: new TestScheduler(() => {}) }),
+      name: 'cms',
+      controllers: [],
+    };
+    expect(() => manager({ ...base, sharding: { namespace: 'default', ranges: 0 } })).to.throw(
+      RangeError,
+      'sharding.ranges',
+    );
+    expect(() => manager({ ...base, sharding: { namespace: 'default', hash: 'name' as never } })).to.throw(
+      RangeError,
+      'sharding.hash',
+    );
+    expect(() => manager({ ...base, sharding: { namespace: 'default', controllers: ['nope'] } })).to.throw(
+      RangeError,
+      'names no controller: nope',
+    );
+    expect(() =>
+      manager({ ...base, sharding: { namespace: 'default', leaseDuration: 5_000, renewDeadline: 6_000 } }),
+    ).to.throw(RangeError, 'leaseDuration');
   });
 });

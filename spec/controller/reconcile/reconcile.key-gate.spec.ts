@@ -87,6 +87,21 @@ describe('reconcile: the key gate', () => {
     expect(lines).to.deep.equal(['100 started a#1', '100 succeeded a', '100 complete']);
   });
 
+  it('asks again only about the key a keyed change names', () => {
+    const lines = virtual(({ hot, scheduler }) => {
+      const open = new Set<string>();
+      const changed = new Subject<unknown>();
+      const gate: KeyGate = { isOpen: (key) => open.has(key), changed$: changed };
+      scheduler.schedule(() => {
+        open.add('a').add('b');
+        changed.next('b');
+      }, 100);
+      scheduler.schedule(() => changed.next(undefined), 200);
+      return timeline(hot('(ab)').pipe(reconcile(() => undefined, { keyGate: gate, scheduler })), scheduler);
+    });
+    expect(lines).to.deep.equal(['100 started b#1', '100 succeeded b', '200 started a#1', '200 succeeded a']);
+  });
+
   it('refuses a key gate without isOpen and changed$ when the operator is built', () => {
     expect(() => reconcile(() => undefined, { keyGate: { isOpen: () => true } as never })).to.throw(
       TypeError,
