@@ -10,6 +10,8 @@ import { Registry } from 'prom-client';
 import { controller, manager, type ControllerDefinition, type Informer, type ManagerEvent } from '../../src/index.js';
 import { virtualCluster, type VirtualCluster } from '../../src/testing/index.js';
 import { recordingLogger } from '../../examples/shared/virtual-time.js';
+import { silentLogger } from '../../src/manager/index.js';
+import { ManagerShards } from '../../src/manager/sharding.js';
 
 const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const names = Array.from({ length: 24 }, (_, i) => `cm-${i}`);
@@ -274,5 +276,49 @@ describe('manager: sharding', () => {
     expect(() =>
       manager({ ...base, sharding: { namespace: 'default', leaseDuration: 5_000, renewDeadline: 6_000 } }),
     ).to.throw(RangeError, 'leaseDuration');
+  });
+
+  it('says on /readyz which ranges this replica holds, in a line that always passes', () => {
+    let lines: string[] = [];
+    inVirtualTime((cluster, scheduler) => {
+      const shards = new ManagerShards(
+        cluster,
+        () => {},
+        scheduler,
+        {
+          namespace: 'default',
+          name: 'cms',
+          ranges: 4,
+          field: 'object.metadata.uid',
+          controllers: undefined,
+          leaseDuration: undefined,
+          renewDeadline: undefined,
+          retryPeriod: undefined,
+          select: 'client',
+        },
+        'a',
+        silentLogger(),
+        undefined,
+      );
+      lines.push(shards.readyCheck().join(' '));
+      const stop$ = new Subject<void>();
+      const running = shards.start(cluster, {
+        scheduler,
+        random: () => 0.5,
+        stop$,
+        onWarning: () => {},
+        onState: () => {},
+        done: () => lines.push(`${shards.readyCheck().join(' ')}`),
+      });
+      scheduler.schedule(() => lines.push(shards.readyCheck().join(' ')), 10_000);
+      scheduler.schedule(() => stop$.next(), 11_000);
+      scheduler.schedule(() => running.unsubscribe(), 20_000);
+    });
+    lines = lines.map((line) => line.trimEnd());
+    expect(lines).to.deep.equal([
+      'shards cms ranges none of 4',
+      'shards cms ranges 0,1,2,3 of 4',
+      'shards cms ranges none of 4',
+    ]);
   });
 });
