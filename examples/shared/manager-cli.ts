@@ -20,6 +20,9 @@ type ListenOptions = Pick<HealthOptions, 'host' | 'port'>;
  * - `--leader-elect` (default on; `--no-leader-elect` turns it off), `--leader-elect-resource-namespace` (the Lease's
  *   namespace; each example has its default), `--identity`, and `--lease-duration`, `--renew-deadline`,
  *   `--retry-period` in ms;
+ * - `--shard-ranges <n>`: run sharded, active beside the other replicas, each reconciling the keys of the hash ranges
+ *   it holds (the manager's `sharding`; no leader election then), its Leases in the Lease namespace, with the same
+ *   `--identity` and timings; `--shard-hash uid|namespace` (default `uid`) says what is hashed;
  * - `--shutdown-timeout` (ms): how long in-flight reconciles may drain;
  * - `--stop-on-stdin-eof`: stop gracefully when stdin ends (test harnesses hold it open as a lifeline).
  */
@@ -32,6 +35,8 @@ export const MANAGER_FLAGS = {
   'lease-duration': { type: 'string' },
   'renew-deadline': { type: 'string' },
   'retry-period': { type: 'string' },
+  'shard-ranges': { type: 'string' },
+  'shard-hash': { type: 'string' },
   'shutdown-timeout': { type: 'string' },
   'stop-on-stdin-eof': { type: 'boolean', default: false },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
@@ -58,7 +63,7 @@ export function exampleArgs<O extends NonNullable<ParseArgsConfig['options']>>(o
 export function exampleManagerOptions(
   values: ManagerFlagValues & LogFlagValues,
   leaseNamespace: string,
-): Pick<ManagerOptions, 'metrics' | 'health' | 'leaderElection' | 'shutdownTimeout' | 'stop$' | 'logger'> {
+): Pick<ManagerOptions, 'metrics' | 'health' | 'leaderElection' | 'sharding' | 'shutdownTimeout' | 'stop$' | 'logger'> {
   return { ...managerFlagOptions(values, leaseNamespace), logger: exampleLogger(values) };
 }
 
@@ -86,13 +91,16 @@ export function checkedArgs<R>(name: string, read: () => R): R {
 export function managerFlagOptions(
   values: ManagerFlagValues,
   leaseNamespace: string,
-): Pick<ManagerOptions, 'metrics' | 'health' | 'leaderElection' | 'shutdownTimeout' | 'stop$'> {
+): Pick<ManagerOptions, 'metrics' | 'health' | 'leaderElection' | 'sharding' | 'shutdownTimeout' | 'stop$'> {
   const timings = {
     leaseDuration: milliseconds('lease-duration', values['lease-duration']),
     renewDeadline: milliseconds('renew-deadline', values['renew-deadline']),
     retryPeriod: milliseconds('retry-period', values['retry-period']),
   };
   const shutdownTimeout = milliseconds('shutdown-timeout', values['shutdown-timeout']);
+  const given = Object.fromEntries(Object.entries(timings).filter(([, ms]) => ms !== undefined));
+  const namespace = values['leader-elect-resource-namespace'] ?? leaseNamespace;
+  const sharding = shardingFlags(values);
   return {
     metrics: bindAddress(
       'metrics-bind-address',
@@ -103,16 +111,31 @@ export function managerFlagOptions(
       values['health-probe-bind-address'] ?? MANAGER_FLAGS['health-probe-bind-address'].default,
     ),
     leaderElection:
-      values['leader-elect'] === false
+      values['leader-elect'] === false || sharding !== undefined
         ? false
-        : {
-            namespace: values['leader-elect-resource-namespace'] ?? leaseNamespace,
-            ...(values.identity ? { identity: values.identity } : {}),
-            ...Object.fromEntries(Object.entries(timings).filter(([, ms]) => ms !== undefined)),
-          },
+        : { namespace, ...(values.identity ? { identity: values.identity } : {}), ...given },
+    ...(sharding === undefined
+      ? {}
+      : { sharding: { namespace, ...sharding, ...(values.identity ? { identity: values.identity } : {}), ...given } }),
     ...(shutdownTimeout === undefined ? {} : { shutdownTimeout }),
     ...(values['stop-on-stdin-eof'] ? { stop$: fromEvent(process.stdin.resume(), 'end').pipe(take(1)) } : {}),
   };
+}
+
+/** `--shard-ranges` and `--shard-hash`: the manager's `sharding`, less its namespace and timings; none without them. */
+function shardingFlags(values: ManagerFlagValues): { ranges: number; hash: 'uid' | 'namespace' } | undefined {
+  const text = values['shard-ranges'];
+  const hash = values['shard-hash'] ?? 'uid';
+  if (hash !== 'uid' && hash !== 'namespace')
+    throw new TypeError(`--shard-hash must be uid or namespace, got ${JSON.stringify(hash)}`);
+  if (text === undefined) {
+    if (values['shard-hash'] !== undefined) throw new TypeError('--shard-hash needs --shard-ranges');
+    return undefined;
+  }
+  const ranges = Number(text);
+  if (text.trim() === '' || !Number.isInteger(ranges) || ranges < 1)
+    throw new TypeError(`--shard-ranges must be a whole number of ranges >= 1, got ${JSON.stringify(text)}`);
+  return { ranges, hash };
 }
 
 /** `host:port` as controller-runtime's bind-address flags take it: `:8080` is every interface, `0` no server. */
