@@ -22,7 +22,9 @@ type ListenOptions = Pick<HealthOptions, 'host' | 'port'>;
  *   `--retry-period` in ms;
  * - `--shard-ranges <n>`: run sharded, active beside the other replicas, each reconciling the keys of the hash ranges
  *   it holds (the manager's `sharding`; no leader election then), its Leases in the Lease namespace, with the same
- *   `--identity` and timings; `--shard-hash uid|namespace` (default `uid`) says what is hashed;
+ *   `--identity` and timings; `--shard-hash uid|namespace` (default `uid`) says what is hashed. Hashing uids, a
+ *   controller written by hand must hand its primary informer to `context.shards.primary` (replica-set does;
+ *   `controller({ context })` does it by itself), or its keys never open;
  * - `--shutdown-timeout` (ms): how long in-flight reconciles may drain;
  * - `--stop-on-stdin-eof`: stop gracefully when stdin ends (test harnesses hold it open as a lifeline).
  */
