@@ -167,7 +167,8 @@ export interface ExampleWorkload {
 
 /**
  * Runs `options` (the example's manager) until it stops, printing `<name>: metrics on …, probes on …`,
- * `<name>: leading` / `not leading` and `<name>: stopping (…)` on stdout, while the manager's logs go to stderr
+ * `<name>: leading` / `not leading` (sharded: `<name>: runs ranges 0,1,… of <n>` when they change) and
+ * `<name>: stopping (…)` on stdout, while the manager's logs go to stderr
  * (human lines on a terminal, JSON lines otherwise; see `exampleManagerOptions`). Errors are one line with their
  * causes. On the embedded cluster it plays `workload` too, and aborts it when the manager stops.
  *
@@ -195,6 +196,7 @@ export function runExampleManager(
   }
   const workloadAbort = new AbortController();
   let clean = false;
+  let ranges = '';
   manager$.subscribe({
     next: (event) => {
       if (event.type === 'started') {
@@ -205,6 +207,9 @@ export function runExampleManager(
         console.log(`${name}: ${served.length > 0 ? served.join(', ') : 'started (no metrics or probe server)'}`);
       } else if (event.type === 'leading') {
         console.log(event.leading ? `${name}: leading` : `${name}: not leading`);
+      } else if (event.type === 'shards' && event.state.open.join(',') !== ranges) {
+        ranges = event.state.open.join(',');
+        console.log(`${name}: runs ranges ${ranges || 'none'} of ${event.state.ranges}`);
       } else if (event.type === 'stopping') {
         workloadAbort.abort();
         console.log(`${name}: stopping (${event.reason}; draining in-flight reconciles)`);
