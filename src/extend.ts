@@ -111,5 +111,16 @@ export type {
   WriteVerb,
 } from './client/index.js';
 
+// Lease-fenced sharding, for hosts other than the manager: the range Leases, the per-key gate, the key mapping.
+export {
+  DEFAULT_SHARD_RANGES,
+  KeyRanges,
+  RangeGate,
+  fairShare,
+  rangeSelectedInformer,
+  shardLeases,
+} from './shards/index.js';
+export type { PrimaryCache, ShardEvent, ShardLeasesOptions } from './shards/index.js';
+
 // The manager's parts: signals, redaction, metric names.
 export { MANAGER_METRIC_NAMES, REDACTED, STOP_SIGNALS, processSignals } from './manager/index.js';

@@ -72,7 +72,7 @@ export {
   rateLimiters,
   reconcile,
 } from './controller/index.js';
-export type { AgingOptions } from './controller/index.js';
+export type { AgingOptions, KeyGate } from './controller/index.js';
 export type {
   Lookup,
   RateLimiter,
@@ -101,6 +101,7 @@ export type {
   ContextReconcile,
   ControllerContext,
   ControllerDefinition,
+  ControllerShards,
   StartControllerOptions,
 } from './controller/context/index.js';
 export { InformerHealthError, SyncTimeoutError, controller } from './controller/builder/index.js';
@@ -142,8 +143,11 @@ export type {
   ManagerLeaderElection,
   ManagerLogger,
   ManagerOptions,
+  ManagerSharding,
   MetricsOptions,
 } from './manager/index.js';
+// What a sharded replica holds (the manager's `shards` event).
+export type { ShardState } from './shards/index.js';
 
 // Derived views over informers (views.join, views.owned, views.aggregate, ...), kept incrementally; each an informer.
 export { views } from './views/index.js';

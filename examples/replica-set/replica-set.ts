@@ -14,7 +14,20 @@
  * @module
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { combineLatest, defer, filter, finalize, map, merge, Observable, take, tap, type SchedulerLike } from 'rxjs';
+import {
+  combineLatest,
+  defer,
+  filter,
+  finalize,
+  map,
+  merge,
+  Observable,
+  Subject,
+  take,
+  takeUntil,
+  tap,
+  type SchedulerLike,
+} from 'rxjs';
 import {
   informerFactory,
   mapKeys,
@@ -106,6 +119,9 @@ export function replicaSet(connection: Connection, options: ReplicaSetOptions = 
  * # Guarantees
  * - It needs leadership: on a standby replica both caches are warm, but nothing is synced, created or deleted until
  *   it leads; losing leadership aborts the requests in flight (their creations are taken off the expectations).
+ * - Under a sharded manager (`--shard-ranges`) it needs no leadership: it syncs the PodSets of the hash ranges this
+ *   replica holds (their uids read from its PodSet cache, or their namespaces), and a range that moves aborts its
+ *   syncs here before another replica starts them.
  * - Throws at once (when the controller is defined) for invalid options; see `resolveOptions`.
  *
  * # Caveats
@@ -117,9 +133,10 @@ export function replicaSetController(options: ReplicaSetControllerOptions = {}):
     name: REPLICA_SET_CONTROLLER,
     start: (context) => {
       const timing = { fieldManager: settings.fieldManager, ...(options.random ? { random: options.random } : {}) };
-      return podSetPipeline({
+      const informers = watch(context.informers, settings);
+      const run$ = podSetPipeline({
         settings,
-        ...watch(context.informers, settings),
+        ...informers,
         operator: context.reconcile,
         recorder: context.recorder,
         writes: context.writes,
@@ -128,6 +145,11 @@ export function replicaSetController(options: ReplicaSetControllerOptions = {}):
         podSetClient: context.client<PodSet>(PODSET, { ...timing, statusSubresource: true }),
         scheduler: context.scheduler,
       });
+      // Sharded by uid (`--shard-ranges`), the gate reads the PodSets' uids from their cache, until the syncs end.
+      const shards = context.shards;
+      if (shards === undefined) return run$;
+      const done$ = new Subject<void>();
+      return merge(run$.pipe(finalize(() => done$.next())), shards.primary(informers.podSets).pipe(takeUntil(done$)));
     },
   };
 }

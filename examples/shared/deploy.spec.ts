@@ -75,9 +75,10 @@ describe("the examples' deploy/ folders", () => {
         expect(deployment.spec?.template.spec?.serviceAccountName).to.equal(accounts[0]!.metadata?.name);
       });
 
-      it("runs two replicas with leader election on, the Lease in the Pod's namespace, in-cluster", () => {
+      it("runs two replicas with leader election on (three sharded ones with --shard-ranges), the Leases in the Pod's namespace, in-cluster", () => {
         const { deployment, container } = deployedContainer(folder);
-        expect(deployment.spec?.replicas).to.equal(2);
+        const sharded = flag(start().args, 'shard-ranges') !== undefined;
+        expect(deployment.spec?.replicas).to.equal(sharded ? 3 : 2);
         expect(start().args).to.not.include('--no-leader-elect');
         expect(flag(start().args, 'leader-elect-resource-namespace')).to.equal(DEPLOY_NAMESPACE);
         expect(
@@ -125,7 +126,7 @@ describe("the examples' deploy/ folders", () => {
         expect(kustomization.images).to.deep.include({ name, newTag: tag });
       });
 
-      it('binds every Role and ClusterRole it defines to its ServiceAccount, and lets it keep its Lease', () => {
+      it('binds every Role and ClusterRole it defines to its ServiceAccount, and lets it keep its Leases', () => {
         const account = objects().find((object) => object.kind === 'ServiceAccount')!.metadata!;
         const roles = objects().filter((object) => object.kind === 'Role' || object.kind === 'ClusterRole') as V1Role[];
         const bindings = objects().filter(
@@ -153,6 +154,13 @@ describe("the examples' deploy/ folders", () => {
           .filter((role) => role.kind === 'Role' && role.metadata?.namespace === DEPLOY_NAMESPACE)
           .flatMap((role) => role.rules ?? [])
           .filter((rule) => rule.apiGroups?.includes('coordination.k8s.io') && rule.resources?.includes('leases'));
+        if (flag(start().args, 'shard-ranges') !== undefined) {
+          // Sharded: the range and member Leases are listed, and named at run time.
+          expect(leaseRules).to.deep.equal([
+            { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'create', 'update'] },
+          ]);
+          return;
+        }
         // The manager's name, hence its Lease's, is the example's.
         expect(leaseRules).to.deep.include({
           apiGroups: ['coordination.k8s.io'],

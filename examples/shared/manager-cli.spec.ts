@@ -55,6 +55,22 @@ describe("the examples' manager flags (managerFlagOptions)", () => {
     expect(managerFlagOptions({}, 'default')).to.not.have.property('informers');
   });
 
+  it('runs sharded on --shard-ranges, without leader election, its Leases where the Lease would be, same identity and timings', () => {
+    const options = managerFlagOptions(
+      { 'shard-ranges': '16', 'shard-hash': 'namespace', identity: 'replica-a', 'lease-duration': '4000' },
+      'default',
+    );
+    expect(options.leaderElection).to.equal(false);
+    expect(options.sharding).to.deep.equal({
+      namespace: 'default',
+      ranges: 16,
+      hash: 'namespace',
+      identity: 'replica-a',
+      leaseDuration: 4000,
+    });
+    expect(managerFlagOptions({}, 'default')).to.not.have.property('sharding');
+  });
+
   const refused: ReadonlyArray<readonly [string, Parameters<typeof managerFlagOptions>[0], string]> = [
     [
       'a bind address without a port',
@@ -72,6 +88,13 @@ describe("the examples' manager flags (managerFlagOptions)", () => {
       '--retry-period must be a number of milliseconds, got "2s"',
     ],
     ['an empty duration', { 'lease-duration': ' ' }, '--lease-duration must be a number of milliseconds, got " "'],
+    ['a range count that is not a whole number', { 'shard-ranges': '2.5' }, '--shard-ranges must be a whole number'],
+    [
+      'a hash the server cannot shard by',
+      { 'shard-ranges': '8', 'shard-hash': 'name' },
+      '--shard-hash must be uid or namespace',
+    ],
+    ['--shard-hash alone', { 'shard-hash': 'uid' }, '--shard-hash needs --shard-ranges'],
     [
       'a negative duration',
       { 'shutdown-timeout': '-1' },

@@ -21,6 +21,11 @@ type ListenOptions = Pick<HealthOptions, 'host' | 'port'>;
  * - `--leader-elect` (default on; `--no-leader-elect` turns it off), `--leader-elect-resource-namespace` (the Lease's
  *   namespace; each example has its default), `--identity`, and `--lease-duration`, `--renew-deadline`,
  *   `--retry-period` in ms;
+ * - `--shard-ranges <n>`: run sharded, active beside the other replicas, each reconciling the keys of the hash ranges
+ *   it holds (the manager's `sharding`; no leader election then), its Leases in the Lease namespace, with the same
+ *   `--identity` and timings; `--shard-hash uid|namespace` (default `uid`) says what is hashed. Hashing uids, a
+ *   controller written by hand must hand its primary informer to `context.shards.primary` (replica-set does;
+ *   `controller({ context })` does it by itself), or its keys never open;
  * - `--shutdown-timeout` (ms): how long in-flight reconciles may drain;
  * - `--stop-on-stdin-eof`: stop gracefully when stdin ends (test harnesses hold it open as a lifeline);
  * - `--min-watch-timeout`: the informers' `minWatchTimeout`, ms, or `server` (no `timeoutSeconds`: kube-apiserver's
@@ -35,6 +40,8 @@ export const MANAGER_FLAGS = {
   'lease-duration': { type: 'string' },
   'renew-deadline': { type: 'string' },
   'retry-period': { type: 'string' },
+  'shard-ranges': { type: 'string' },
+  'shard-hash': { type: 'string' },
   'shutdown-timeout': { type: 'string' },
   'stop-on-stdin-eof': { type: 'boolean', default: false },
   'min-watch-timeout': { type: 'string' },
@@ -64,7 +71,7 @@ export function exampleManagerOptions(
   leaseNamespace: string,
 ): Pick<
   ManagerOptions,
-  'metrics' | 'health' | 'leaderElection' | 'shutdownTimeout' | 'stop$' | 'logger' | 'informers'
+  'metrics' | 'health' | 'leaderElection' | 'sharding' | 'shutdownTimeout' | 'stop$' | 'logger' | 'informers'
 > {
   return { ...managerFlagOptions(values, leaseNamespace), logger: exampleLogger(values) };
 }
@@ -94,7 +101,10 @@ export function checkedArgs<R>(name: string, read: () => R): R {
 export function managerFlagOptions(
   values: ManagerFlagValues,
   leaseNamespace: string,
-): Pick<ManagerOptions, 'metrics' | 'health' | 'leaderElection' | 'shutdownTimeout' | 'stop$' | 'informers'> {
+): Pick<
+  ManagerOptions,
+  'metrics' | 'health' | 'leaderElection' | 'sharding' | 'shutdownTimeout' | 'stop$' | 'informers'
+> {
   const minWatchTimeout = values['min-watch-timeout'];
   const watchTimeout =
     minWatchTimeout === undefined || minWatchTimeout === 'server'
@@ -110,6 +120,9 @@ export function managerFlagOptions(
     retryPeriod: milliseconds('retry-period', values['retry-period']),
   };
   const shutdownTimeout = milliseconds('shutdown-timeout', values['shutdown-timeout']);
+  const given = Object.fromEntries(Object.entries(timings).filter(([, ms]) => ms !== undefined));
+  const namespace = values['leader-elect-resource-namespace'] ?? leaseNamespace;
+  const sharding = shardingFlags(values);
   return {
     metrics: bindAddress(
       'metrics-bind-address',
@@ -120,17 +133,32 @@ export function managerFlagOptions(
       values['health-probe-bind-address'] ?? MANAGER_FLAGS['health-probe-bind-address'].default,
     ),
     leaderElection:
-      values['leader-elect'] === false
+      values['leader-elect'] === false || sharding !== undefined
         ? false
-        : {
-            namespace: values['leader-elect-resource-namespace'] ?? leaseNamespace,
-            ...(values.identity ? { identity: values.identity } : {}),
-            ...Object.fromEntries(Object.entries(timings).filter(([, ms]) => ms !== undefined)),
-          },
+        : { namespace, ...(values.identity ? { identity: values.identity } : {}), ...given },
+    ...(sharding === undefined
+      ? {}
+      : { sharding: { namespace, ...sharding, ...(values.identity ? { identity: values.identity } : {}), ...given } }),
     ...(shutdownTimeout === undefined ? {} : { shutdownTimeout }),
     ...(values['stop-on-stdin-eof'] ? { stop$: fromEvent(process.stdin.resume(), 'end').pipe(take(1)) } : {}),
     ...(watchTimeout === undefined ? {} : { informers: { minWatchTimeout: watchTimeout } }),
   };
+}
+
+/** `--shard-ranges` and `--shard-hash`: the manager's `sharding`, less its namespace and timings; none without them. */
+function shardingFlags(values: ManagerFlagValues): { ranges: number; hash: 'uid' | 'namespace' } | undefined {
+  const text = values['shard-ranges'];
+  const hash = values['shard-hash'] ?? 'uid';
+  if (hash !== 'uid' && hash !== 'namespace')
+    throw new TypeError(`--shard-hash must be uid or namespace, got ${JSON.stringify(hash)}`);
+  if (text === undefined) {
+    if (values['shard-hash'] !== undefined) throw new TypeError('--shard-hash needs --shard-ranges');
+    return undefined;
+  }
+  const ranges = Number(text);
+  if (text.trim() === '' || !Number.isInteger(ranges) || ranges < 1)
+    throw new TypeError(`--shard-ranges must be a whole number of ranges >= 1, got ${JSON.stringify(text)}`);
+  return { ranges, hash };
 }
 
 /** `host:port` as controller-runtime's bind-address flags take it: `:8080` is every interface, `0` no server. */
@@ -160,7 +188,8 @@ export interface ExampleWorkload {
 
 /**
  * Runs `options` (the example's manager) until it stops, printing `<name>: metrics on …, probes on …`,
- * `<name>: leading` / `not leading` and `<name>: stopping (…)` on stdout, while the manager's logs go to stderr
+ * `<name>: leading` / `not leading` (sharded: `<name>: runs ranges 0,1,… of <n>` when they change) and
+ * `<name>: stopping (…)` on stdout, while the manager's logs go to stderr
  * (human lines on a terminal, JSON lines otherwise; see `exampleManagerOptions`). Errors are one line with their
  * causes. On the embedded cluster it plays `workload` too, and aborts it when the manager stops.
  *
@@ -190,6 +219,7 @@ export function runExampleManager(
   }
   const workloadAbort = new AbortController();
   let clean = false;
+  let ranges = '';
   manager$.subscribe({
     next: (event) => {
       if (event.type === 'started') {
@@ -200,6 +230,9 @@ export function runExampleManager(
         console.log(`${name}: ${served.length > 0 ? served.join(', ') : 'started (no metrics or probe server)'}`);
       } else if (event.type === 'leading') {
         console.log(event.leading ? `${name}: leading` : `${name}: not leading`);
+      } else if (event.type === 'shards' && event.state.open.join(',') !== ranges) {
+        ranges = event.state.open.join(',');
+        console.log(`${name}: runs ranges ${ranges || 'none'} of ${event.state.ranges}`);
       } else if (event.type === 'stopping') {
         workloadAbort.abort();
         console.log(`${name}: stopping (${event.reason}; draining in-flight reconciles)`);

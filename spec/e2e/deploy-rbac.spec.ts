@@ -113,9 +113,11 @@ if (isE2eRun()) {
       const running = startDeployed(app, folder(example), kubeconfigOf(example));
       let stopped: [number | null, string | null] | undefined;
       try {
+        // Leading, or (sharded) running some hash ranges.
         await waitFor(
-          () => running.stdout().includes(`${example}: leading`),
-          () => `${example} to lead:\n${running.output()}`,
+          () =>
+            running.stdout().includes(`${example}: leading`) || running.stdout().includes(`${example}: runs ranges 0`),
+          () => `${example} to lead or run ranges:\n${running.output()}`,
           60_000,
         );
         expect(running.stdout()).to.contain(`${example}: using ${kubeconfigOf(example)}`);

@@ -35,6 +35,7 @@ import {
 } from '../manager/index.js';
 import { DEFAULT_OWN_WRITES_RETAIN_MS, DEFAULT_READ_YOUR_WRITES_WAIT_MS } from '../controller/own-writes/index.js';
 import { deepFreeze } from '../objects/index.js';
+import { DEFAULT_SHARD_RANGES, DELETED_KEYS_REMEMBERED } from '../shards/index.js';
 import {
   BACKOFF_RESET_MS,
   DEFAULT_LIST_TIMEOUT_MS,
@@ -139,6 +140,13 @@ export const defaults = deepFreeze({
     retryPeriod: DEFAULT_RETRY_PERIOD_MS,
     /** A candidate tries every `retryPeriod · (1 + jitterFactor · random())` (client-go's `JitterFactor`; fixed). */
     jitterFactor: LEADER_JITTER_FACTOR,
+  },
+  /** `shardLeases` (and a manager's `sharding`); the Lease timings are `leaderElection`'s. */
+  sharding: {
+    /** `ranges`: how many hash ranges the key space is cut into. */
+    ranges: DEFAULT_SHARD_RANGES,
+    /** How many deleted keys' uids a sharded controller remembers, so their last run happens in their range. */
+    deletedKeysRemembered: DELETED_KEYS_REMEMBERED,
   },
   /** `manager`. */
   manager: {

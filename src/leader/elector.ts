@@ -38,7 +38,6 @@ import type { LeaderEvent, LeaderPhase } from './types.js';
  * written into the Lease come from the wall clock.
  */
 export class Elector {
-  private readonly observation = new Observation();
   private readonly writes = new TermWrites();
   private readonly context: AttemptContext;
   private leading = false;
@@ -60,6 +59,8 @@ export class Elector {
     private readonly options: ResolvedLeaderOptions,
     private readonly out: Subscriber<boolean>,
     private readonly terms: TermSequence,
+    /** The local observation of the Lease; shared when others (a shard directory) observe the same Lease too. */
+    private readonly observation: Observation = new Observation(),
   ) {
     this.context = {
       client,

@@ -2,7 +2,8 @@
  * Lease-based leader election as an `Observable<boolean>`, compatible with client-go's `LeaseLock`.
  * @packageDocumentation
  */
-export { leaderElection } from './leader-election.js';
+export { leaderElection, observedElection } from './leader-election.js';
+export { Observation } from './record.js';
 export {
   DEFAULT_LEASE_DURATION_MS,
   DEFAULT_RENEW_DEADLINE_MS,

@@ -7,6 +7,7 @@ import { Elector } from './elector.js';
 import { resolveLeaderOptions } from './options.js';
 import { clientLeaseClient } from './client-lease-client.js';
 import { TermSequence } from './terms.js';
+import type { Observation } from './record.js';
 import type { LeaderElectionOptions } from './types.js';
 
 /**
@@ -60,11 +61,29 @@ import type { LeaderElectionOptions } from './types.js';
  * - `preferredHolder` and `strategy` (coordinated leader election) are kept as found, not acted upon.
  */
 export function leaderElection(connection: Connection, options: LeaderElectionOptions): Observable<boolean> {
+  return observedElection(connection, options, undefined);
+}
+
+/**
+ * {@link leaderElection}, each term starting from `observed()` (when given) instead of an empty observation: what
+ * another part of this process (the shard directory, which lists every Lease of a sharded controller) has seen of
+ * the same Lease counts, so a candidate need not wait out a lease duration the process already watched pass.
+ * Internal.
+ *
+ * # Guarantees
+ * - Everything {@link leaderElection} guarantees; `observed()` must return a local observation of the same Lease on
+ *   the same `scheduler`'s clock, which the term then owns (a copy: later lists must not move it under the term).
+ */
+export function observedElection(
+  connection: Connection,
+  options: LeaderElectionOptions,
+  observed: (() => Observation) | undefined,
+): Observable<boolean> {
   const resolved = resolveLeaderOptions(options);
   const client = clientLeaseClient(connection, resolved.namespace, resolved.name, resolved.onWarning);
   const terms = new TermSequence();
   return new Observable<boolean>((subscriber) => {
-    const elector = new Elector(client, resolved, subscriber, terms);
+    const elector = new Elector(client, resolved, subscriber, terms, observed?.());
     elector.start();
     return () => elector.teardown();
   }).pipe(

@@ -155,6 +155,16 @@ export class Observation {
     return this.record === undefined ? Number.NEGATIVE_INFINITY : this.time + this.record.leaseDurationSeconds * 1000;
   }
 
+  /** A copy, to go on from what this one saw without changing it. */
+  copy(): Observation {
+    const copy = new Observation();
+    copy.lease = this.lease;
+    copy.record = this.record;
+    copy.key = this.key;
+    copy.time = this.time;
+    return copy;
+  }
+
   private observe(lease: LeaseObject, key: string, now: number): void {
     this.record = readRecord(lease);
     this.key = key;

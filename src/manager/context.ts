@@ -5,7 +5,7 @@ import { of, type Observable, type SchedulerLike } from 'rxjs';
 import type { EventRecorder } from '../client/events/index.js';
 import { InformerHealthError } from '../controller/builder/index.js';
 import type { ReconcileMetrics } from '../controller/index.js';
-import { controllerContext, type ControllerContext } from '../controller/context/index.js';
+import { controllerContext, type ControllerContext, type ControllerShards } from '../controller/context/index.js';
 import type { InformerFactory } from '../informer/index.js';
 import type { Connection, WarningHandler } from '../transport/index.js';
 import type { ManagerLogger } from './logging/index.js';
@@ -24,7 +24,8 @@ export interface SharedContext {
 }
 
 /**
- * The context of controller `name`: the shared parts, its gate, and a `reconcile` that applies the gate, the
+ * The context of controller `name`: the shared parts, its gate (and its `shards`, when sharded), and a `reconcile`
+ * that applies the gate (and the shards' key gate), the
  * manager's shutdown and scheduler, and the manager's metrics hook `metrics` (its metrics and run logs); what it
  * survives goes to `logger`.
  */
@@ -34,12 +35,14 @@ export function managerControllerContext(
   needsLeadership: boolean,
   logger: ManagerLogger,
   metrics: ReconcileMetrics,
+  shards?: ControllerShards,
 ): ControllerContext {
   return controllerContext({
     ...shared,
     name,
     gate: needsLeadership ? shared.leader$ : of(true),
     metrics,
+    ...(shards === undefined ? {} : { shards }),
     reportError: (error) => {
       // The manager logs every informer's status changes itself; the builder's copy of them would be noise.
       if (error instanceof InformerHealthError) logger.debug({ error }, 'controller error');

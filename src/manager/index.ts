@@ -29,6 +29,7 @@ export type {
   ManagerEventBase,
   ManagerLeaderElection,
   ManagerOptions,
+  ManagerSharding,
   MetricsOptions,
   ServerAddress,
   SignalOptions,

@@ -12,6 +12,8 @@ import type { Connection } from '../transport/index.js';
 import { jsonLogger, type ManagerLogger } from './logging/index.js';
 import type { ControllerDefinition } from '../controller/context/index.js';
 import type { HealthCheck, ManagerOptions } from './types.js';
+import type { ShardingSettings } from './sharding.js';
+import { DEFAULT_SHARD_RANGES, shardLeases } from '../shards/index.js';
 
 /** controller-runtime's `GracefulShutdownTimeout`. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
@@ -37,6 +39,7 @@ export interface ManagerSettings {
   readonly leader:
     | (Omit<LeaderElectionOptions, 'scheduler' | 'stop$' | 'exit'> & { readonly standby: boolean })
     | undefined;
+  readonly sharding: (ShardingSettings & { readonly identity: string | undefined }) | undefined;
   readonly metrics:
     | {
         readonly serve: boolean;
@@ -153,6 +156,7 @@ export function resolveManagerOptions(
     name,
     controllers: options.controllers,
     leader: resolveLeader(options, fail),
+    sharding: resolveSharding(options, fail),
     metrics:
       metricsOptions === undefined
         ? undefined
@@ -216,6 +220,62 @@ function resolveLeader(options: ManagerOptions, fail: (message: string) => never
     name: election.name ?? options.name,
     onLost: onLost === 'exit' ? 'exit' : 'stop',
     standby: onLost === 'standby',
+  };
+}
+
+function resolveSharding(options: ManagerOptions, fail: (message: string) => never): ManagerSettings['sharding'] {
+  const sharding = options.sharding;
+  if (sharding === undefined || sharding === false) return undefined;
+  if (typeof sharding !== 'object' || sharding === null)
+    throw new TypeError('manager: sharding must be false or an object');
+  const election = options.leaderElection === false ? undefined : options.leaderElection;
+  const namespace = sharding.namespace ?? election?.namespace ?? podNamespace();
+  if (namespace === undefined) {
+    fail(`sharding.namespace is required outside a cluster (no ${SERVICE_ACCOUNT_NAMESPACE} to default it from)`);
+  }
+  const hash = sharding.hash ?? 'uid';
+  if (hash !== 'uid' && hash !== 'namespace')
+    fail(`sharding.hash must be 'uid' or 'namespace', got ${JSON.stringify(hash)}`);
+  const ranges = sharding.ranges ?? DEFAULT_SHARD_RANGES;
+  if (!Number.isInteger(ranges) || ranges < 1 || ranges > 1024)
+    fail(`sharding.ranges must be an integer from 1 to 1024, got ${String(ranges)}`);
+  const select = sharding.select ?? 'server';
+  if (select !== 'server' && select !== 'client')
+    fail(`sharding.select must be 'server' or 'client', got ${JSON.stringify(select)}`);
+  const controllers = sharding.controllers;
+  if (controllers !== undefined) {
+    if (!Array.isArray(controllers) || controllers.some((name) => typeof name !== 'string'))
+      throw new TypeError('manager: sharding.controllers must be an array of controller names');
+    const known = new Set(options.controllers.map((definition) => definition.name));
+    const unknown = controllers.filter((name) => !known.has(name));
+    if (unknown.length > 0) fail(`sharding.controllers names no controller: ${unknown.join(', ')}`);
+  }
+  const name = sharding.name ?? options.name;
+  // The Lease timings and names are checked as leader election checks them, now rather than at subscription.
+  try {
+    shardLeases(options.connection, {
+      namespace: namespace!,
+      name,
+      identity: 'check',
+      ranges,
+      ...(sharding.leaseDuration === undefined ? {} : { leaseDuration: sharding.leaseDuration }),
+      ...(sharding.renewDeadline === undefined ? {} : { renewDeadline: sharding.renewDeadline }),
+      ...(sharding.retryPeriod === undefined ? {} : { retryPeriod: sharding.retryPeriod }),
+    });
+  } catch (error) {
+    fail(`sharding: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return {
+    namespace: namespace!,
+    name,
+    ranges,
+    field: hash === 'uid' ? 'object.metadata.uid' : 'object.metadata.namespace',
+    controllers,
+    leaseDuration: sharding.leaseDuration,
+    renewDeadline: sharding.renewDeadline,
+    retryPeriod: sharding.retryPeriod,
+    identity: sharding.identity ?? election?.identity,
+    select,
   };
 }
 

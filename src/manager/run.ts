@@ -44,6 +44,7 @@ import {
 import { ControllerMetrics, createManagerMetrics, ReflectorMetrics, type ManagerMetrics } from './metrics/index.js';
 import type { ManagerSettings } from './options.js';
 import type { ManagerEvent, ServerAddress } from './types.js';
+import { ManagerShards } from './sharding.js';
 
 interface RunningController {
   readonly definition: ControllerDefinition;
@@ -82,6 +83,8 @@ export class ManagerRun {
   private syncedReported = false;
   private leaderRunning = false;
   private readonly identity: string | undefined;
+  private readonly shards: ManagerShards | undefined;
+  private shardsRunning = false;
 
   constructor(
     private readonly settings: ManagerSettings,
@@ -102,6 +105,18 @@ export class ManagerRun {
         ? undefined
         : createManagerMetrics(settings.metrics.registry ?? new Registry(), settings.metrics.processMetrics);
     this.readiness = new Readiness(settings.health.failureThreshold);
+    this.shards =
+      settings.sharding === undefined
+        ? undefined
+        : new ManagerShards(
+            connection,
+            (warning) => this.onWarning(warning),
+            scheduler,
+            settings.sharding,
+            settings.sharding.identity ?? this.identity ?? identity,
+            this.log,
+            this.metrics,
+          );
     this.leading = new BehaviorSubject<boolean>(settings.leader === undefined);
     this.onWarning = deduplicateWarnings(({ text, method, path }) =>
       this.log.warn({ warning: text, method, path }, 'the API server sent a warning'),
@@ -159,13 +174,16 @@ export class ManagerRun {
         manager: this.settings.name,
         controller: definition.name,
       });
-      const hook = this.runHook(definition.name, metrics);
+      const shards = this.shards?.forController(definition.name);
+      const hook = bothMetrics(this.runHook(definition.name, metrics), this.shards?.metricsOf(definition.name))!;
       const context = managerControllerContext(
         shared,
         definition.name,
-        definition.needLeaderElection !== false,
+        // A sharded controller is fenced by its ranges' Leases, not by leadership.
+        definition.needLeaderElection !== false && shards === undefined,
         logger,
         hook,
+        shards,
       );
       try {
         running.stream = definition.start(context);
@@ -253,6 +271,7 @@ export class ManagerRun {
       'manager started',
     );
     if (leader !== undefined) this.campaign();
+    if (this.shards !== undefined) this.shard(this.shards);
     for (const informer of this.tracked.values()) this.tap(informer);
     for (const controller of this.controllers) this.run(controller);
     this.evaluate();
@@ -314,6 +333,25 @@ export class ManagerRun {
       }),
     );
     this.metrics?.leaderStatus.set({ name: leader!.name }, this.leading.value ? 1 : 0);
+  }
+
+  /** Runs the sharding engine; its graceful stop starts with the manager's and hands every range over. */
+  private shard(shards: ManagerShards): void {
+    const { connection, scheduler, random } = this.settings;
+    this.shardsRunning = true;
+    this.teardown.add(
+      shards.start(connection, {
+        scheduler,
+        random,
+        stop$: this.drain$,
+        onWarning: this.onWarning,
+        onState: (state) => this.emit({ type: 'shards', time: scheduler.now(), state }),
+        done: () => {
+          this.shardsRunning = false;
+          if (this.phase === 'releasing' && !this.leaderRunning) this.finish();
+        },
+      }),
+    );
   }
 
   private track(informer: TrackedInformer): void {
@@ -450,7 +488,8 @@ export class ManagerRun {
   }
 
   private finish(): void {
-    if (this.phase !== 'releasing') return;
+    // The shards' Leases are released as their runs drain; the stop ends once they all are.
+    if (this.phase !== 'releasing' || this.shardsRunning) return;
     const { clean } = this;
     this.phase = 'stopped';
     this.emit({ type: 'stopped', time: this.settings.scheduler.now(), clean });
@@ -515,7 +554,12 @@ export class ManagerRun {
 
   private async readyChecks(): Promise<CheckResult[]> {
     const builtIn = this.readiness.verdict(this.settings.scheduler.now()).checks;
-    return [...builtIn, ...(await runChecks(this.settings.health.readyChecks, this.settings.health.checkTimeout))];
+    const shards = this.shards === undefined ? [] : [this.shards.readyCheck()];
+    return [
+      ...builtIn,
+      ...shards,
+      ...(await runChecks(this.settings.health.readyChecks, this.settings.health.checkTimeout)),
+    ];
   }
 
   private async healthChecks(): Promise<CheckResult[]> {

@@ -8,6 +8,7 @@ import type { ControllerDefinition } from '../controller/context/index.js';
 import type { ReconcileEvent } from '../controller/index.js';
 import type { InformerFactoryOptions } from '../informer/index.js';
 import type { LeaderElectionOptions } from '../leader/index.js';
+import type { ShardState } from '../shards/index.js';
 import type { Connection } from '../transport/index.js';
 import type { WatchStatus } from '../watch/index.js';
 import type { ManagerLogger } from './logging/index.js';
@@ -28,6 +29,45 @@ export interface ManagerLeaderElection
    * settled, caches kept warm; leadership lost during a graceful stop lets the stop finish as it would have.
    */
   readonly onLost?: 'exit' | 'standby';
+}
+
+/**
+ * Sharding as the manager runs it: the controllers' keys split among the active replicas by hash range, each range
+ * fenced by a Lease (see `shardLeases`, from `rxkube/extend`).
+ */
+export interface ManagerSharding {
+  /**
+   * Namespace of the Leases. Default: `leaderElection.namespace`, else the pod's service account namespace; required
+   * outside a cluster.
+   */
+  readonly namespace?: string;
+  /** Prefix of the Leases (`<name>-shard-<i>`, `<name>-member-<hash>`). Default: the manager's `name`. */
+  readonly name?: string;
+  /** How many hash ranges; more than the replicas, and the same on every replica. An integer 1–1024. Default 16. */
+  readonly ranges?: number;
+  /**
+   * What is hashed (KEP-5866's fields): `'uid'` (default) spreads objects evenly; `'namespace'` keeps each namespace
+   * on one replica, and maps a key to its range without any cache.
+   */
+  readonly hash?: 'uid' | 'namespace';
+  /**
+   * Where a sharded controller's primary is split: `'server'` (default) lists and watches only the ranges this
+   * replica holds, with KEP-5866's `shardSelector` (filtered client-side by the same hash where the server does not
+   * serve it), and lists again when they change, so its cache holds about 1/N of the objects; `'client'` caches
+   * every object on every replica and only gates the runs. Owned and watched resources are never split: a child's
+   * uid hashes elsewhere than its owner's.
+   */
+  readonly select?: 'server' | 'client';
+  /** The controllers that are sharded, by name. Default: every controller. */
+  readonly controllers?: readonly string[];
+  /** As leader election's, for every range Lease and member Lease. Default 15 000. */
+  readonly leaseDuration?: number;
+  /** As leader election's. Default 10 000. */
+  readonly renewDeadline?: number;
+  /** As leader election's; also how often each replica lists the Leases and rebalances. Default 2 000. */
+  readonly retryPeriod?: number;
+  /** This replica's identity in the Leases. Default: `leaderElection.identity`, else `<hostname>_<random UUID>`. */
+  readonly identity?: string;
 }
 
 /** Options of the probe server. */
@@ -86,6 +126,11 @@ export interface ManagerOptions {
   readonly controllers: readonly ControllerDefinition[];
   /** Off by default, as in controller-runtime; an object turns it on. */
   readonly leaderElection?: ManagerLeaderElection | false;
+  /**
+   * Off by default; an object shards the controllers across every replica that runs this manager: each runs only the
+   * keys of the hash ranges it holds (see {@link ManagerSharding}). A sharded controller needs no leadership.
+   */
+  readonly sharding?: ManagerSharding | false;
   /** Metrics served as `/metrics` on port 8080 by default; `false`: no metrics at all. */
   readonly metrics?: MetricsOptions | false;
   /** `/healthz` and `/readyz` on port 8081 by default; `false` serves none. */
@@ -173,6 +218,14 @@ export type ManagerEvent =
       readonly type: 'leading';
       /** Whether this process now leads. */
       readonly leading: boolean;
+    }
+  | {
+      /** The scheduler's `now()`, ms. */
+      readonly time: number;
+      /** The hash ranges this replica holds changed (with `sharding`). */
+      readonly type: 'shards';
+      /** The ranges it runs, hands over and campaigns for, and the replicas it sees. */
+      readonly state: ShardState;
     }
   | {
       /** The scheduler's `now()`, ms. */

@@ -176,7 +176,12 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
   const writes = context?.writes;
   const filtering = options.ignoreOwnWrites ?? 'primary';
   const referenced = (source: WatchSource<KubernetesObject>) => referenceOf(source, isInformer(source));
-  const primary = resolve(options.for);
+  // A host that splits the primary server-side by hash range builds it itself.
+  const shardedFor =
+    context?.shards?.informer !== undefined && !isInformer(options.for) && 'resource' in options.for
+      ? context.shards.informer<T>(options.for.resource, options.for.options)
+      : undefined;
+  const primary = shardedFor ?? resolve(options.for);
   const primaryReference = referenced(options.for as WatchSource<KubernetesObject>);
   const primaryRef = primaryReference?.resource;
   const owned = (options.owns ?? []).map((source) => ({ informer: resolve(source), reference: referenced(source) }));
@@ -303,6 +308,8 @@ export function controller<T extends KubernetesObject>(options: ControllerOption
         // manager's log, stderr, the virtual cluster's collection); with one, the controller takes it over, so that it
         // is said once.
         options.onError === undefined ? EMPTY : reportHealth(named, report),
+        // A sharded host reads the uids of keys from the primary, and remembers those of deleted keys.
+        context?.shards?.primary(primary) ?? EMPTY,
         watchSyncTimeout(named, syncTimeout, scheduler, failFast, report),
       ).pipe(takeUntil(done$)),
     );

@@ -4,6 +4,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { combineLatest, distinctUntilChanged, map, merge, type Observable } from 'rxjs';
+import type { KeyGate } from '../reconcile/index.js';
 import { resourceClient } from '../../client/index.js';
 import type { ResourceRef } from '../../watch/index.js';
 import { bothMetrics, checkMetrics } from '../reconcile/index.js';
@@ -25,7 +26,7 @@ export type ContextHost = Omit<ControllerContext, 'reconcile' | 'client' | 'writ
  * The context of one controller of `host`.
  *
  * # Guarantees
- * - `reconcile` applies the host's `gate` (AND the options' own), its `stop$` (OR the options' own), and defaults
+ * - `reconcile` applies the host's `gate` (AND the options' own), the key gate of its `shards` (AND the options' own), its `stop$` (OR the options' own), and defaults
  *   `scheduler` and `drainTimeout` to the host's; the host's `metrics` hook hears every operator built, before the
  *   options' own `metrics` (both hear everything). Its options may be left out, as `reconcile`'s may.
  * - `client()` passes the host's `scheduler`, `random` and `onWarning` unless `options` name others, and tells
@@ -40,6 +41,7 @@ export function controllerContext(host: ContextHost): ControllerContext {
       ...options,
       lookup: options.lookup as Lookup<T>,
       gate: options.gate === undefined ? host.gate : both(host.gate, options.gate),
+      keyGate: bothKeyGates(host.shards?.keyGate, options.keyGate),
       stop$: options.stop$ === undefined ? host.stop$ : merge(host.stop$, options.stop$),
       scheduler: options.scheduler ?? host.scheduler,
       drainTimeout: options.drainTimeout ?? host.drainTimeout,
@@ -60,6 +62,13 @@ export function controllerContext(host: ContextHost): ControllerContext {
       }),
     writes,
   };
+}
+
+/** Open for a key while both are; either alone when the other is missing. */
+function bothKeyGates(a: KeyGate | undefined, b: KeyGate | undefined): KeyGate | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return { isOpen: (key) => a.isOpen(key) && b.isOpen(key), changed$: merge(a.changed$, b.changed$) };
 }
 
 /** Open while both are open; closed until both have said. */

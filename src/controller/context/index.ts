@@ -5,4 +5,4 @@
  */
 export { controllerContext, type ContextHost } from './context.js';
 export { checkDefinition, hostController, startController, type StartControllerOptions } from './start.js';
-export type { ContextReconcile, ControllerContext, ControllerDefinition } from './types.js';
+export type { ContextReconcile, ControllerContext, ControllerDefinition, ControllerShards } from './types.js';

@@ -5,10 +5,10 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Observable, OperatorFunction, SchedulerLike } from 'rxjs';
 import type { EventRecorder, ResourceClient } from '../../client/index.js';
-import type { InformerFactory } from '../../informer/index.js';
+import type { Informer, InformerFactory, InformerWatchOptions } from '../../informer/index.js';
 import type { Connection } from '../../transport/index.js';
 import type { ResourceRef } from '../../watch/index.js';
-import type { ReconcileLookupOptions, ReconcileOptions } from '../reconcile/index.js';
+import type { KeyGate, ReconcileLookupOptions, ReconcileOptions } from '../reconcile/index.js';
 import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } from '../reconcile/index.js';
 import type { OwnWrites } from '../own-writes/index.js';
 import type { WarningHandler } from 'rxkube/extend';
@@ -95,6 +95,47 @@ export interface ControllerContext {
   readonly onWarning: WarningHandler;
   /** Receives errors the controller survives (an informer in trouble, a sync timeout): the host's logs or handler. */
   readonly reportError: (error: Error) => void;
+  /**
+   * Present when the host shards this controller across replicas (the manager's `sharding`): `reconcile` then runs
+   * a key only while this replica holds the hash range of the key. `controller({ context })` hands it its primary
+   * informer; a pipeline written by hand must do the same when the ranges hash uids.
+   */
+  readonly shards?: ControllerShards;
+}
+
+/**
+ * A controller's part of its host's sharding: the per-key gate `context.reconcile` applies, and where the gate reads
+ * the uids of keys.
+ *
+ * # Guarantees
+ * - `keyGate` is open for a key only while this replica holds the hash range of the key's object's uid (read from the
+ *   primary informer), or of the key's namespace, as the host hashes.
+ * - `primary(informer)` returns an Observable that never emits; while it is subscribed, the gate remembers the uids
+ *   of the primary's deleted keys, so the run after a delete happens on the replica of the deleted object's range.
+ *
+ * # Caveats
+ * - Hashing uids, a key whose object this replica never cached (a trigger from an owned or watched object whose owner
+ *   is not in the primary's cache) runs nowhere here: it waits, held, until the primary shows the object.
+ */
+export interface ControllerShards {
+  /** What the host hashes. */
+  readonly field: 'object.metadata.uid' | 'object.metadata.namespace';
+  /** The gate `context.reconcile` applies beside the host's `gate`. */
+  readonly keyGate: KeyGate;
+  /**
+   * Present when the host splits the primary server-side: the controller's primary informer of `resource`, listing
+   * and watching only the ranges this replica holds (a range opens in `keyGate` once this informer has listed it).
+   * `controller({ context })` uses it for a primary given by reference.
+   */
+  readonly informer?: <T extends KubernetesObject>(
+    resource: ResourceRef,
+    options?: InformerWatchOptions<T>,
+  ) => Informer<T>;
+  /** The controller's primary informer, where the uids of keys are read; subscribe while the controller runs. */
+  primary(informer: {
+    current(): { get(key: string): { readonly metadata?: { readonly uid?: string } } | undefined };
+    readonly events$: Observable<{ readonly type: string; readonly key?: string; readonly object?: unknown }>;
+  }): Observable<never>;
 }
 
 /**

@@ -8,6 +8,7 @@ export type { AgingOptions, Lookup, ReconcileLookupOptions, ReconcileOptions } f
 export { bothMetrics } from './metrics.js';
 export type { ReconcileMetrics, ReconcileQueueView } from './metrics-hook.js';
 export type { ReconcileReadiness, StaleObject, StaleRead } from './readiness-hook.js';
+export type { KeyGate } from './key-gate.js';
 export {
   DEFAULT_BASE_DELAY_MS,
   DEFAULT_BURST,

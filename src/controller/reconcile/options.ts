@@ -9,6 +9,7 @@ import { exponentialRateLimiter, tokenBucketRateLimiter } from './rate-limiters.
 import type { RateLimiter } from './rate-limiters.js';
 import type { ReconcileReadiness } from 'rxkube/extend';
 import type { Aging } from './ready-set.js';
+import type { KeyGate } from './key-gate.js';
 
 /** Default `drainTimeout`: 30 s, controller-runtime's graceful shutdown period. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
@@ -52,6 +53,12 @@ export interface ReconcileOptions {
    * again, same attempt, when the gate reopens (see `ReconcileFailed.gateClosed`).
    */
   readonly gate?: Observable<boolean>;
+  /**
+   * A gate per key, beside `gate`: a run of a key starts only while `keyGate.isOpen(key)` and `gate` are both open,
+   * and a key it closes has its run in flight aborted as a closing `gate` aborts it (see {@link KeyGate}). The
+   * manager's sharding passes one through the controller's context. Default: none.
+   */
+  readonly keyGate?: KeyGate;
   /** On its first value: stop intake, drop waiting keys, drain in-flight runs, then complete. */
   readonly stop$?: Observable<unknown>;
   /** How long the drain after `stop$` may take, ms; runs still in flight then are cancelled. Default 30 000. */
@@ -130,6 +137,7 @@ export interface ResolvedOptions<T> {
   readonly concurrency: number;
   readonly scheduler: SchedulerLike;
   readonly gate: Observable<boolean> | undefined;
+  readonly keyGate: KeyGate | undefined;
   readonly stop$: Observable<unknown> | undefined;
   readonly drainTimeout: number;
   readonly timeout: number | undefined;
@@ -194,6 +202,7 @@ export function resolveOptions<T>(
     concurrency: options.concurrency ?? 1,
     scheduler: options.scheduler ?? monotonicScheduler,
     gate: options.gate,
+    keyGate: checkKeyGate(options.keyGate),
     stop$: options.stop$,
     drainTimeout: options.drainTimeout ?? DEFAULT_DRAIN_TIMEOUT_MS,
     timeout: options.timeout,
@@ -237,4 +246,17 @@ function toLookupFunction<T>(lookup: Lookup<T> | undefined): ((key: string) => T
   throw new TypeError(
     'reconcile: lookup must be an informer (anything with current().get(key)) or a function (key) => object | undefined',
   );
+}
+
+function checkKeyGate(keyGate: KeyGate | undefined): KeyGate | undefined {
+  if (keyGate === undefined) return undefined;
+  const gate = keyGate as Partial<KeyGate> | null;
+  if (
+    gate === null ||
+    typeof gate !== 'object' ||
+    typeof gate.isOpen !== 'function' ||
+    typeof (gate.changed$ as { subscribe?: unknown } | undefined)?.subscribe !== 'function'
+  )
+    throw new TypeError('reconcile: keyGate must be an object with isOpen(key) and a changed$ Observable');
+  return keyGate;
 }

@@ -14,6 +14,7 @@ import { Outcomes } from './outcomes.js';
 import { reportError } from '../predicates/index.js';
 import type { StaleRead } from 'rxkube/extend';
 import { ReadinessHolds, withReasons, type Released } from './readiness.js';
+import { KeyGateParking } from './key-gate.js';
 import { abortRequest, KeyOnlyRequest, LookupRequest, type AnyRequest } from './request.js';
 import { isPriority, isThenable, parseResult } from './results.js';
 import type { Requeue } from './results.js';
@@ -95,6 +96,8 @@ export class Runner<T> {
   private view: ReconcileQueueView | undefined;
   /** The keys waiting for the `readiness` hook (none without one). */
   private readonly holds: ReadinessHolds | undefined;
+  /** The keys the key gate holds back (none without one). */
+  private readonly parking: KeyGateParking | undefined;
 
   constructor(
     private readonly fn: ReconcileFn<T>,
@@ -134,6 +137,16 @@ export class Runner<T> {
       options.readiness === undefined
         ? undefined
         : new ReadinessHolds(options.readiness, this.queue, () => this.pump());
+    this.parking =
+      options.keyGate === undefined
+        ? undefined
+        : new KeyGateParking(options.keyGate, this.queue, (error) =>
+            reportError(
+              new Error(`reconcile: the key gate's isOpen() failed; the key stays closed: ${messageOf(error)}`, {
+                cause: error,
+              }),
+            ),
+          );
   }
 
   /**
@@ -163,6 +176,15 @@ export class Runner<T> {
             if (this.gateOpen) this.pump();
             else if (wasOpen) this.abortInFlight('gate closed');
           },
+          error: (error: unknown) => this.fail(error),
+        }),
+      );
+    }
+    const keyGate = this.options.keyGate;
+    if (keyGate !== undefined && !this.closed) {
+      this.hold(
+        keyGate.changed$.subscribe({
+          next: (changed) => this.keyGateChanged(changed),
           error: (error: unknown) => this.fail(error),
         }),
       );
@@ -202,6 +224,7 @@ export class Runner<T> {
     this.held.clear();
     this.queue.dispose();
     this.holds?.dispose();
+    this.parking?.dispose();
     this.drainTimer?.unsubscribe();
     this.source?.unsubscribe();
     for (const subscription of this.subscriptions) subscription.unsubscribe();
@@ -276,8 +299,9 @@ export class Runner<T> {
         const at = now ?? this.scheduler.now();
         if (state === undefined) {
           state = this.queue.take(at)!;
+          if (this.parking?.park(state, []) === true) continue;
           if (this.holds?.hold(state) === true) continue;
-        }
+        } else if (this.parking?.park(state, released!.reasons) === true) continue;
         this.begin(state, at, released);
         now = undefined;
       }
@@ -447,6 +471,21 @@ export class Runner<T> {
     }
   }
 
+  /**
+   * The key gate changed: keys it held back that are open again go back to the ready set, and runs in flight whose
+   * key it closed are aborted as a closing `gate` aborts them.
+   */
+  private keyGateChanged(changed: unknown): void {
+    const parking = this.parking!;
+    const only = typeof changed === 'string' ? changed : undefined;
+    for (const run of this.inFlight) {
+      if (run.gateClosed || (only !== undefined && run.state.key !== only) || parking.isOpen(run.state.key)) continue;
+      run.gateClosed = true;
+      abortRequest(run.request, new ReconcileAbortedError(run.state.key, 'gate closed'));
+    }
+    if (!this.stopping && parking.reopen(this.scheduler.now(), only)) this.pump();
+  }
+
   private settleSync(
     state: KeyState,
     attempt: number,
@@ -515,6 +554,7 @@ export class Runner<T> {
     this.source?.unsubscribe();
     this.queue.clearPending();
     this.holds?.drop(this.scheduler.now());
+    this.parking?.drop(this.scheduler.now());
     if (this.active === 0) {
       this.complete();
       return;
@@ -535,7 +575,10 @@ export class Runner<T> {
     if (this.closed || this.active > 0) return;
     if (
       this.stopping ||
-      (this.sourceDone && this.queue.pendingCount === 0 && !(this.holds !== undefined && this.holds.size > 0))
+      (this.sourceDone &&
+        this.queue.pendingCount === 0 &&
+        !(this.holds !== undefined && this.holds.size > 0) &&
+        !(this.parking !== undefined && this.parking.size > 0))
     )
       this.complete();
   }

@@ -42,6 +42,12 @@ export interface ManagerMetrics {
   readonly reflectorErrors: Counter<'name' | 'reason'>;
   readonly problems: Counter<'name' | 'reason'>;
   readonly lastResourceVersion: Gauge<'name'>;
+  readonly shardRanges: Gauge<'name' | 'state'>;
+  readonly shardRangeOpen: Gauge<'name' | 'range'>;
+  readonly shardMembers: Gauge<'name'>;
+  readonly shardHandovers: Counter<'name' | 'reason'>;
+  readonly shardLost: Counter<'name' | 'reason'>;
+  readonly shardObjects: CollectedGauge<'name' | 'controller' | 'range'>;
   /** The Prometheus text of the registry, followed by the process metrics when they are on. */
   scrape(): Promise<string>;
   /** Takes the manager's metrics out of the registry (the process metrics are shared and stay). */
@@ -204,6 +210,33 @@ export function createManagerMetrics(registry: Registry, withProcessMetrics: boo
     lastResourceVersion: gauge('reflector_last_resource_version', 'Last resource version seen for the reflectors', [
       'name',
     ]),
+    shardRanges: gauge(
+      'shard_ranges',
+      "Number of hash ranges of the sharded controllers' Leases this replica runs (open), hands over (draining) or campaigns for",
+      ['name', 'state'],
+    ),
+    shardRangeOpen: gauge('shard_range_open', '1 while this replica holds and runs the hash range, else 0', [
+      'name',
+      'range',
+    ]),
+    shardMembers: gauge('shard_members', 'Number of live replicas this replica sees through their member Leases', [
+      'name',
+    ]),
+    shardHandovers: counter(
+      'shard_handovers_total',
+      'Total number of hash ranges this replica handed over (closed, drained, released), by reason',
+      ['name', 'reason'],
+    ),
+    shardLost: counter(
+      'shard_lost_total',
+      "Total number of hash ranges this replica lost (the Lease's renew deadline passed, or another holder was seen)",
+      ['name', 'reason'],
+    ),
+    shardObjects: collected(
+      'shard_objects_cached',
+      "Number of objects in a sharded controller's primary cache, by the hash range they lie in",
+      ['name', 'controller', 'range'],
+    ),
   };
   // Process metrics are one set per process, served beside the registry; unless the registry already has them.
   const process =
@@ -246,4 +279,10 @@ export const MANAGER_METRIC_NAMES: readonly string[] = [
   'reflector_errors_total',
   'reflector_problems_total',
   'reflector_last_resource_version',
+  'shard_ranges',
+  'shard_range_open',
+  'shard_members',
+  'shard_handovers_total',
+  'shard_lost_total',
+  'shard_objects_cached',
 ];

@@ -1,0 +1,137 @@
+import fc from 'fast-check';
+import { LEADER_JITTER_FACTOR } from '../../src/leader/index.js';
+import { seeded } from '../watch/fake-transport.js';
+import { cluster, expectFairlyAssigned, expectNoKeyRunTwiceAtOnce, replica, type Replica } from './harness.js';
+
+const RANGES = 8;
+const keys = Array.from({ length: 16 }, (_, i) => `ns-${i % 3}/object-${i}`);
+/** Faults happen before this time; after it every link is healed and the API answers at once. */
+const FAULTS_END = 60_000;
+
+const stepArb = fc.record({
+  at: fc.integer({ min: 0, max: FAULTS_END }),
+  by: fc.oneof(fc.integer({ min: -3_600_000, max: 3_600_000 }), fc.integer({ min: -5000, max: 5000 })),
+});
+
+/** One replica's own machine: clock skew and wall-clock steps, link latency, its runs' durations. */
+const machineArb = fc.record({
+  skew: fc.integer({ min: -3_600_000, max: 3_600_000 }),
+  steps: fc.array(stepArb, { maxLength: 3 }),
+  latency: fc.integer({ min: 1, max: 400 }),
+  seed: fc.integer({ min: 1, max: 2 ** 30 }),
+});
+
+const timingArb = fc.record({
+  leaseSeconds: fc.integer({ min: 2, max: 8 }),
+  renewShare: fc.double({ min: 0.3, max: 0.9, noNaN: true }),
+  retryShare: fc.double({ min: 0.1, max: 0.8, noNaN: true }),
+});
+
+/** What happens to the replicas while faults last; `who` picks among the replicas alive at that moment. */
+const faultArb = fc.record({
+  at: fc.integer({ min: 0, max: FAULTS_END - 1 }),
+  who: fc.nat(),
+  what: fc.constantFrom('join', 'leave', 'kill', 'partition-refuse', 'partition-hang', 'slow-api'),
+  lasts: fc.integer({ min: 1, max: 20_000 }),
+});
+
+type MachineConfig = typeof machineArb extends fc.Arbitrary<infer T> ? T : never;
+type TimingConfig = typeof timingArb extends fc.Arbitrary<infer T> ? T : never;
+type FaultConfig = typeof faultArb extends fc.Arbitrary<infer T> ? T : never;
+
+/**
+ * Runs replicas of one sharded controller through joins, leaves, kill -9, partitions, slow API answers and clock
+ * steps, then checks that no key ever ran on two replicas at once, and that once the faults stop every range is
+ * held by exactly one live replica, fairly, within the bound of two lease durations and a few retry periods.
+ */
+function shardedReplicas(
+  initial: readonly MachineConfig[],
+  joiners: readonly MachineConfig[],
+  timing: TimingConfig,
+  faults: readonly FaultConfig[],
+): void {
+  const leaseDuration = timing.leaseSeconds * 1000;
+  const renewDeadline = Math.max(1, Math.floor(leaseDuration * timing.renewShare));
+  const retryPeriod = Math.max(1, Math.floor((renewDeadline / LEADER_JITTER_FACTOR) * timing.retryShare));
+  // Faults heal within `lasts`, so all of them are over by FAULTS_END + 20 s; then the replicas get the bound.
+  const quiet = FAULTS_END + 20_000;
+  const bound = 2 * leaseDuration + 12 * retryPeriod * (1 + LEADER_JITTER_FACTOR) + 5_000;
+  cluster(({ scheduler, cluster: c }) => {
+    const replicas: Replica[] = [];
+    let names = 0;
+    const start = (config: MachineConfig): void => {
+      const runTime = seeded(config.seed);
+      replicas.push(
+        replica(scheduler, c, `r${names++}`, {
+          ranges: RANGES,
+          keys,
+          leaseDuration,
+          renewDeadline,
+          retryPeriod,
+          // A renewal must be answerable within its deadline, or no Lease could be held once the faults stop.
+          latency: Math.max(1, Math.min(config.latency, Math.floor((renewDeadline - retryPeriod) / 4))),
+          skew: config.skew,
+          steps: config.steps,
+          resync: 3_000,
+          runTime: () => 1 + Math.floor(runTime() * 1_000),
+          random: seeded(config.seed ^ 0x5bd1e995),
+        }),
+      );
+    };
+    for (const config of initial) start(config);
+    let joined = 0;
+    for (const fault of faults) {
+      scheduler.schedule(() => {
+        const alive = replicas.filter((r) => r.alive() && r.current() !== undefined);
+        // The first replica is never stopped or killed, so someone is left to hold the ranges.
+        const victims = alive.filter((r) => r !== replicas[0]);
+        const target = alive[fault.who % Math.max(1, alive.length)];
+        switch (fault.what) {
+          case 'join':
+            if (alive.length < 5 && joined < joiners.length) start(joiners[joined++]!);
+            break;
+          case 'leave':
+            if (victims.length > 0) victims[fault.who % victims.length]!.stop();
+            break;
+          case 'kill':
+            if (victims.length > 0) victims[fault.who % victims.length]!.kill();
+            break;
+          case 'partition-refuse':
+          case 'partition-hang':
+            if (target === undefined) break;
+            target.link.faults.partition({ mode: fault.what === 'partition-hang' ? 'hang' : 'refuse' });
+            scheduler.schedule(() => target.link.faults.heal(), fault.lasts);
+            break;
+          case 'slow-api':
+            c.faults.latency(Math.min(fault.lasts, renewDeadline * 2));
+            scheduler.schedule(() => c.faults.latency(0), fault.lasts);
+            break;
+        }
+      }, fault.at);
+    }
+    scheduler.schedule(() => {
+      expectNoKeyRunTwiceAtOnce(replicas);
+      expectFairlyAssigned(replicas, RANGES);
+      for (const r of replicas) r.kill();
+    }, quiet + bound);
+  });
+}
+
+const RUNS = Number(process.env.RUNS ?? 12);
+
+describe('shardLeases properties', function () {
+  // Each run simulates a few minutes of several replicas in virtual time: up to a few seconds on a loaded machine.
+  this.timeout(Math.max(300_000, RUNS * 20_000));
+  it('never runs a key on two replicas at once, and assigns every range fairly once faults stop, whatever the joins, leaves, kills, partitions, latencies and clock steps', () => {
+    fc.assert(
+      fc.property(
+        fc.array(machineArb, { minLength: 2, maxLength: 5 }),
+        fc.array(machineArb, { maxLength: 2 }),
+        timingArb,
+        fc.array(faultArb, { maxLength: 10 }),
+        shardedReplicas,
+      ),
+      { numRuns: RUNS },
+    );
+  });
+});
