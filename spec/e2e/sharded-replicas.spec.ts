@@ -3,11 +3,9 @@
  * ranges split fairly, a kill -9 moves the killed replica's ranges within the lease bound, and no key is ever
  * reconciled by two replicas at once (issue 31).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { firstValueFrom } from 'rxjs';
 import { expect } from 'chai';
@@ -16,9 +14,9 @@ import { LEADER_JITTER_FACTOR } from '../../src/leader/index.js';
 import { waitFor, waitForAsync } from '../support/wait.js';
 import { e2eCluster, isE2eRun } from './support/cluster.js';
 import { dropNamespace, freshNamespace } from './support/informer.js';
-import { LAST_RUN, type ShardReplicaConfig } from './support/shard-replica-config.js';
+import { LAST_RUN } from './support/shard-replica-config.js';
+import { openRanges, overlaps, runsByKey, startReplica, type Replica } from './support/shard-replicas.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const TIMINGS = { leaseDuration: 4_000, renewDeadline: 2_500, retryPeriod: 500 } as const;
 const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const RANGES = 12;
@@ -29,96 +27,6 @@ const OBJECTS = 36;
  * (one jittered retry period); then a campaign takes a try or two. The rest is slack for a loaded 2-core machine.
  */
 const TAKEOVER_LIMIT = TIMINGS.leaseDuration + 4 * TIMINGS.retryPeriod * (1 + LEADER_JITTER_FACTOR) + 2_000;
-
-interface Line {
-  readonly event: string;
-  readonly at: number;
-  readonly key?: string;
-  readonly open?: readonly number[];
-  readonly members?: readonly string[];
-}
-
-interface Replica {
-  readonly identity: string;
-  readonly lines: Line[];
-  readonly exited: Promise<void>;
-  exitedAt: number | undefined;
-  readonly child: ChildProcess;
-  stderr: string;
-}
-
-function startReplica(config: ShardReplicaConfig): Replica {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(here, 'support', 'shard-replica.ts'), JSON.stringify(config)],
-    {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    },
-  );
-  const replica: Replica = {
-    identity: config.identity,
-    lines: [],
-    exitedAt: undefined,
-    child,
-    stderr: '',
-    exited: new Promise((resolve) =>
-      child.once('exit', () => {
-        replica.exitedAt = Date.now();
-        resolve();
-      }),
-    ),
-  };
-  let pending = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    pending += chunk;
-    const complete = pending.split('\n');
-    pending = complete.pop()!;
-    for (const line of complete) if (line.trim().startsWith('{')) replica.lines.push(JSON.parse(line) as Line);
-  });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    replica.stderr = (replica.stderr + chunk).slice(-20_000);
-  });
-  return replica;
-}
-
-/** The ranges a replica runs now: its last `shards` line, none once it exited. */
-const openRanges = (replica: Replica): readonly number[] =>
-  replica.exitedAt !== undefined ? [] : (replica.lines.findLast((l) => l.event === 'shards')?.open ?? []);
-
-/** Every run of every replica as [start, end) per key; a run a kill cut short ends when the process was seen dead. */
-function runsByKey(replicas: readonly Replica[]): Map<string, { who: string; start: number; end: number }[]> {
-  const byKey = new Map<string, { who: string; start: number; end: number }[]>();
-  for (const replica of replicas) {
-    const open = new Map<string, number>();
-    const add = (key: string, start: number, end: number): void => {
-      byKey.set(key, [...(byKey.get(key) ?? []), { who: replica.identity, start, end }]);
-    };
-    for (const line of replica.lines) {
-      if (line.event === 'run-start') open.set(line.key!, line.at);
-      else if (line.event === 'run-end' && open.has(line.key!)) {
-        add(line.key!, open.get(line.key!)!, line.at);
-        open.delete(line.key!);
-      }
-    }
-    for (const [key, start] of open) add(key, start, replica.exitedAt ?? Number.POSITIVE_INFINITY);
-  }
-  return byKey;
-}
-
-/** Pairs of runs of one key by two replicas that overlap in time. */
-function overlaps(replicas: readonly Replica[]): string[] {
-  const found: string[] = [];
-  for (const [key, runs] of runsByKey(replicas)) {
-    const sorted = [...runs].sort((a, b) => a.start - b.start);
-    for (let i = 0; i < sorted.length; i++)
-      for (let j = i + 1; j < sorted.length && sorted[j]!.start < sorted[i]!.end; j++)
-        if (sorted[j]!.who !== sorted[i]!.who)
-          found.push(
-            `${key}: ${sorted[i]!.who} [${sorted[i]!.start}, ${sorted[i]!.end}) and ${sorted[j]!.who} from ${sorted[j]!.start}`,
-          );
-  }
-  return found;
-}
 
 if (isE2eRun()) {
   describe('a sharded controller in three replica processes against kube-apiserver (e2e)', function () {

@@ -13,6 +13,14 @@ export interface ShardReplicaConfig {
   readonly retryPeriod: number;
   /** How long each reconcile works before it writes, ms. */
   readonly workMs: number;
+  /**
+   * `record` (the spec): each run writes its replica, start and end into its ConfigMap and logs `run-start` and
+   * `run-end`. `throughput` (the benchmark): each run only works, then asks to run again at once, and the replica
+   * logs how many runs ended, once a second (`count`).
+   */
+  readonly mode?: 'record' | 'throughput';
+  /** Runs at once per replica. Default 4. */
+  readonly concurrency?: number;
 }
 
 /** The annotation each reconcile writes: `<replica> <start ms> <end ms>`. */
