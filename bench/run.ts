@@ -45,6 +45,8 @@ const suites: readonly Suite[] = [
   { script: 'dashboard/dashboard.ts' },
   // KEP-5866: the hash, and the cache of a sharded informer with the server selecting or the client filtering.
   { script: 'sharding/sharding.ts' },
+  // Replica processes of the sharded manager against kube-apiserver: throughput of 1, 3 and 5, and rebalancing.
+  { script: 'sharding/replicas.ts' },
 ];
 
 /** Area name → the parts asked for (`area:part,part`), or undefined for the whole area. */
