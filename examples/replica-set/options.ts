@@ -39,7 +39,7 @@ export interface ReplicaSetOptions {
   readonly scheduler?: SchedulerLike;
   /** Where the PodSet and Pod informers come from, e.g. a factory over scripted sources. Default: a new one. */
   readonly informers?: InformerFactory;
-  /** Uniform samples in [0, 1) for the status write's conflict-retry jitter. Default `Math.random`. */
+  /** Uniform samples in [0, 1): the status write's conflict-retry jitter and the informers' backoff jitter. Default `Math.random`. */
   readonly random?: () => number;
   /**
    * Read-your-own-writes: a sync starts only once the caches show what the PodSet's last sync wrote (its Pod

@@ -91,8 +91,8 @@ export function replicaSet(connection: Connection, options: ReplicaSetOptions = 
     ...(options.random ? { random: options.random } : {}),
   };
   return defer(() => {
-    const informers =
-      options.informers ?? informerFactory(connection, options.scheduler ? { scheduler: options.scheduler } : {});
+    // The informers' backoff jitter draws from `random` too: with a seeded one, a run in virtual time is one run.
+    const informers = options.informers ?? informerFactory(connection, timing);
     // What this controller writes, as a controller context's clients tell `context.writes`.
     const writes = ownWrites.ledger(options.scheduler ? { scheduler: options.scheduler } : {});
     const writing = { fieldManager: settings.fieldManager, writeObserver: writes, ...timing };
