@@ -42,9 +42,10 @@ export interface JoinViewOptions<L extends KubernetesObject, R extends Kubernete
  *   of both inputs' deltas, relists with tombstones and batches included).
  * - Every left object has a row, with an empty `right` when nothing joins it or it has no join key. Right objects
  *   whose key matches no left object are kept, and join the left object that takes that key when it comes.
- * - Incremental: a right object's change edits the group(s) it leaves and enters (O(log group size) each) and
- *   rewrites the rows of the left objects with those keys; a left object's change rewrites its own row. A step's
- *   changes to one group are applied to it together.
+ * - Incremental: a right object's change edits the group(s) it leaves and enters (a Map write and a log entry
+ *   each, O(1)) and rewrites the rows of the left objects with those keys; a left object's change rewrites its own
+ *   row. A step's changes to one group make one new version of it. A group's `Store` is built when a row's `right`
+ *   is first read, from the last one built (O(k · log group size) for the k writes since, k ≤ 32).
  * - A key function that throws or returns something that is not a key is reported on `problems$` (with the
  *   object's key); the object joins with its valid keys only (none, after a throw), and the view carries on.
  *
