@@ -8,7 +8,16 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { Subject, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
 import { informerFromSource, type Informer, type InformerEvent } from '../../src/informer/index.js';
-import { aggregateView, filterView, joinView, mapView, ownedView, type View } from '../../src/views/index.js';
+import type { Store } from '../../src/store/index.js';
+import {
+  aggregateView,
+  filterView,
+  joinView,
+  mapView,
+  ownedView,
+  type JoinRow,
+  type View,
+} from '../../src/views/index.js';
 import type { WatchEvent } from '../../src/watch/index.js';
 import {
   deploymentArb,
@@ -205,6 +214,53 @@ describe('views, property-tested against their definitions', () => {
           ),
         );
       }),
+      runs,
+    );
+  });
+
+  it('an old snapshot of a join, read after any later changes and in any order, still shows its own groups', () => {
+    // Groups are built when first read: keep every snapshot unread (some read at once), then read them all in a
+    // random order. Two join keys and three Pod scripts in a row, so that groups see enough writes to fold their logs.
+    fc.assert(
+      fc.property(
+        scriptArb(nodeArb, 4),
+        fc.array(scriptArb(podArb, 8), { minLength: 1, maxLength: 3 }),
+        orderArb,
+        fc.array(fc.nat()),
+        fc.array(fc.boolean()),
+        (nodes, podScripts, order, readOrder, readAtOnce) => {
+          const input = inputs(2);
+          const [nodeInformer, podInformer] = input.informers as unknown as [Informer<TestNode>, Informer<TestPod>];
+          const zone = (pod: TestPod) => (pod.metadata.labels?.app === 'web' ? ['z1'] : ['z2']);
+          const view = joinView(nodeInformer, podInformer, {
+            leftKey: (node) => node.metadata.labels?.zone,
+            rightKey: zone,
+          });
+          const kept: { snapshot: Store<JoinRow<TestNode, TestPod>>; expected: Row[] }[] = [];
+          view.store$.subscribe((snapshot) => {
+            const expected = rowsOf(
+              joinFromScratch(
+                nodeInformer.current().entries(),
+                podInformer.current().entries(),
+                (node) => node.metadata.labels?.zone,
+                zone,
+              ),
+            );
+            if (readAtOnce[kept.length % Math.max(1, readAtOnce.length)] === true) {
+              expect(rowsOf(snapshot)).to.deep.equal(expected);
+            }
+            kept.push({ snapshot, expected });
+          });
+          const pods = { batches: podScripts.flatMap((script) => script.batches) };
+          for (const { input: i, batch } of interleave([nodes, pods], order)) input.sources[i]!.next(batch);
+          const unread = kept.map((_, i) => i);
+          for (let k = 0; unread.length > 0; k++) {
+            const [at] = unread.splice((readOrder[k % Math.max(1, readOrder.length)] ?? 0) % unread.length, 1);
+            const { snapshot, expected } = kept[at!]!;
+            expect(rowsOf(snapshot), `snapshot ${at} of ${kept.length}`).to.deep.equal(expected);
+          }
+        },
+      ),
       runs,
     );
   });

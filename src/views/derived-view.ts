@@ -94,17 +94,32 @@ export function derivedView<V extends KubernetesObject>(
     let working = Store.empty<V>(storeOptions);
     let published = false;
     let editor: StoreEditor<V> | undefined;
-    /** The keys this step wrote: the row each held before the step, and the one it holds now. */
-    const touched = new Map<string, { readonly before: V | undefined; after: V | undefined }>();
+    /**
+     * The keys this step wrote, each with its position in the three arrays that follow: the key, the row it held
+     * before the step, and the one it holds now; the first `touchedCount` entries are this step's. The arrays are kept
+     * from step to step (and their entries cleared), so that a write allocates nothing.
+     */
+    const touched = new Map<string, number>();
+    let touchedCount = 0;
+    const touchedKeys: string[] = [];
+    const touchedBefore: (V | undefined)[] = [];
+    const touchedAfter: (V | undefined)[] = [];
     let problems: WatchEvent<V>[] = [];
     const read: (Store<KubernetesObject> | undefined)[] = inputs.map(() => undefined);
     const latest: (Store<KubernetesObject> | undefined)[] = inputs.map(() => undefined);
     const latestStep: (InformerStep<KubernetesObject> | undefined)[] = inputs.map(() => undefined);
     /** Records a write; the editor says what the key held, so that nothing is looked up twice. */
     const wrote = (key: string, previous: V | undefined, row: V | undefined): void => {
-      const entry = touched.get(key);
-      if (entry === undefined) touched.set(key, { before: previous, after: row });
-      else entry.after = row;
+      const at = touched.get(key);
+      if (at !== undefined) {
+        touchedAfter[at] = row;
+        return;
+      }
+      touched.set(key, touchedCount);
+      touchedKeys[touchedCount] = key;
+      touchedBefore[touchedCount] = previous;
+      touchedAfter[touchedCount] = row;
+      touchedCount += 1;
     };
     const problem = (message: string, key?: string): void => {
       problems.push({
@@ -114,8 +129,8 @@ export function derivedView<V extends KubernetesObject>(
     };
     const writer: RowWriter<V> = {
       get: (key) => {
-        const entry = touched.get(key);
-        return entry === undefined ? working.get(key) : entry.after;
+        const at = touched.get(key);
+        return at === undefined ? working.get(key) : touchedAfter[at];
       },
       set: (key, row) => wrote(key, (editor ??= editStore(working)).set(key, row), row),
       delete: (key) => {
@@ -152,8 +167,11 @@ export function derivedView<V extends KubernetesObject>(
         editor = undefined;
         if (published) {
           changes = [];
-          for (const [key, { before: was, after: now }] of touched) {
+          for (let at = 0; at < touchedCount; at++) {
+            const was = touchedBefore[at];
+            const now = touchedAfter[at];
             if (now === was) continue;
+            const key = touchedKeys[at]!;
             changes.push(
               now === undefined
                 ? { type: 'deleted', key, object: was!, stateUnknown: false }
@@ -165,6 +183,11 @@ export function derivedView<V extends KubernetesObject>(
           if (changes.length === 0) working = before;
         }
         touched.clear();
+        // Cleared, not truncated, so that the arrays keep their storage; nothing is kept alive by them.
+        touchedKeys.fill('', 0, touchedCount);
+        touchedBefore.fill(undefined, 0, touchedCount);
+        touchedAfter.fill(undefined, 0, touchedCount);
+        touchedCount = 0;
       }
       let syncing = false;
       if (!published && read.every((snapshot) => snapshot?.synced === true)) {

@@ -3,8 +3,9 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { describeValue, messageOf } from '../error-messages/index.js';
-import { editStore, emptySyncedStore, type Store, type StoreChange, type StoreEditor } from '../store/index.js';
+import { emptySyncedStore, type StoreChange } from '../store/index.js';
 import { derivedView, untyped, type RowWriter, type ViewLogic } from './derived-view.js';
+import { GroupVersion, JoinGroup, joinRow } from './join-groups.js';
 import { hasKey, keysOf, type KeySet, type ProblemSink } from './keys.js';
 import type { JoinKeys, JoinRow, View, ViewInput, ViewOptions } from './types.js';
 
@@ -41,9 +42,10 @@ export interface JoinViewOptions<L extends KubernetesObject, R extends Kubernete
  *   of both inputs' deltas, relists with tombstones and batches included).
  * - Every left object has a row, with an empty `right` when nothing joins it or it has no join key. Right objects
  *   whose key matches no left object are kept, and join the left object that takes that key when it comes.
- * - Incremental: a right object's change edits the group(s) it leaves and enters (O(log group size) each) and
- *   rewrites the rows of the left objects with those keys; a left object's change rewrites its own row. A step's
- *   changes to one group are applied to it together.
+ * - Incremental: a right object's change edits the group(s) it leaves and enters (a Map write and a log entry
+ *   each, O(1)) and rewrites the rows of the left objects with those keys; a left object's change rewrites its own
+ *   row. A step's changes to one group make one new version of it. A group's `Store` is built when a row's `right`
+ *   is first read, from the last one built (O(k · log group size) for the k writes since, k ≤ 32).
  * - A key function that throws or returns something that is not a key is reported on `problems$` (with the
  *   object's key); the object joins with its valid keys only (none, after a throw), and the view carries on.
  *
@@ -81,15 +83,13 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
   rightKey: (object: R) => JoinKeys,
 ): ViewLogic<JoinRow<L, R>> {
   const empty = emptySyncedStore<R>();
+  const emptyVersion = GroupVersion.of(empty);
   /** Join key → the right objects with that key. Groups that fall empty are dropped. */
-  const groups = new Map<string, Store<R>>();
+  const groups = new Map<string, JoinGroup<R>>();
   /** Join key → the key of the left object with it (a Set when several share it). */
   const lefts = new Map<string, string | Set<string>>();
   /** Left key → the left object, so that a group change rewrites its rows without reading the view. */
   const leftObjects = new Map<string, L>();
-
-  const row = (object: L, group: Store<R> | undefined): JoinRow<L, R> =>
-    Object.freeze({ metadata: object.metadata!, left: object, right: group ?? empty });
 
   const leftJoinKey = (object: L, key: string, report: ProblemSink | undefined): string | undefined => {
     let value: unknown;
@@ -140,70 +140,94 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
         rows.delete(key);
       } else {
         leftObjects.set(key, change.object);
-        rows.set(key, row(change.object, after === undefined ? undefined : groups.get(after)));
+        const group = after === undefined ? undefined : groups.get(after);
+        rows.set(key, joinRow(change.object, group === undefined ? emptyVersion : group.current()));
       }
     }
   };
 
-  /** The groups a step edits, by join key; one editor per group per step, however many changes touch it. */
-  const editors = new Map<string, StoreEditor<R>>();
-  const edit = (joinKey: string): StoreEditor<R> => {
-    let editor = editors.get(joinKey);
-    if (editor === undefined) {
-      editor = editStore(groups.get(joinKey) ?? empty);
-      editors.set(joinKey, editor);
-    }
-    return editor;
-  };
+  /** The join keys whose groups this step changed, in a Set and in the order they came. */
+  const changed = new Set<string>();
+  const changedKeys: string[] = [];
   const what = `${name}: rightKey`;
+
+  const remove = (joinKey: string, key: string): void => {
+    if (groups.get(joinKey)?.delete(key) === true) markChanged(joinKey);
+  };
+  const put = (joinKey: string, key: string, object: R): void => {
+    let group = groups.get(joinKey);
+    if (group === undefined) groups.set(joinKey, (group = new JoinGroup(empty)));
+    if (group.set(key, object)) markChanged(joinKey);
+  };
+  const markChanged = (joinKey: string): void => {
+    if (changed.has(joinKey)) return;
+    changed.add(joinKey);
+    changedKeys.push(joinKey);
+  };
 
   const applyRight = (changes: readonly StoreChange<R>[], rows: RowWriter<JoinRow<L, R>>): void => {
     try {
       editGroups(changes, rows);
     } finally {
-      // A step that failed half-way must not leave its editors to the next one.
-      editors.clear();
+      // A step that failed half-way must not leave its changed keys to the next one.
+      changed.clear();
+      changedKeys.length = 0;
     }
   };
 
+  // Each loop in a function of its own, with nothing after it: the first synced step runs these loops over every
+  // object, and V8 compiles a long-running loop where it runs (OSR) before the code after it ever ran; that code,
+  // compiled without type feedback, then deoptimised on later steps that reached it, again and again.
   const editGroups = (changes: readonly StoreChange<R>[], rows: RowWriter<JoinRow<L, R>>): void => {
-    // Plain loops and no closure per change: this runs once per changed right object.
-    for (const change of changes) {
-      const { key } = change;
-      const before: KeySet =
-        change.type === 'added'
-          ? undefined
-          : keysOf(rightKey, change.type === 'updated' ? change.old : change.object, what, key, undefined);
-      const after: KeySet = change.type === 'deleted' ? undefined : keysOf(rightKey, change.object, what, key, rows);
-      if (typeof before === 'string') {
-        if (!hasKey(after, before)) edit(before).delete(key);
-      } else if (before !== undefined) {
-        for (const joinKey of before) if (!hasKey(after, joinKey)) edit(joinKey).delete(key);
-      }
-      if (change.type === 'deleted') continue;
-      if (typeof after === 'string') edit(after).set(key, change.object);
-      else if (after !== undefined) for (const joinKey of after) edit(joinKey).set(key, change.object);
+    editEach(changes, rows);
+    publishEach(rows);
+  };
+  const editEach = (changes: readonly StoreChange<R>[], rows: RowWriter<JoinRow<L, R>>): void => {
+    for (let i = 0; i < changes.length; i++) editRight(changes[i]!, rows);
+  };
+  const publishEach = (rows: RowWriter<JoinRow<L, R>>): void => {
+    for (let i = 0; i < changedKeys.length; i++) publishGroup(changedKeys[i]!, rows);
+  };
+
+  const editRight = (change: StoreChange<R>, rows: RowWriter<JoinRow<L, R>>): void => {
+    const { key } = change;
+    const before: KeySet =
+      change.type === 'added'
+        ? undefined
+        : keysOf(rightKey, change.type === 'updated' ? change.old : change.object, what, key, undefined);
+    const after: KeySet = change.type === 'deleted' ? undefined : keysOf(rightKey, change.object, what, key, rows);
+    if (typeof before === 'string') {
+      if (!hasKey(after, before)) remove(before, key);
+    } else if (before !== undefined) {
+      for (const joinKey of before) if (!hasKey(after, joinKey)) remove(joinKey, key);
     }
-    for (const [joinKey, editor] of editors) {
-      const previous = groups.get(joinKey);
-      const group = editor.commit();
-      if (group === (previous ?? empty)) continue;
-      if (group.size === 0) groups.delete(joinKey);
-      else groups.set(joinKey, group);
-      const held = lefts.get(joinKey);
-      if (held === undefined) continue;
-      const right = group.size === 0 ? undefined : group;
-      if (typeof held === 'string') {
-        rewrite(rows, held, right);
-      } else {
-        for (const leftKeyOfRow of held) rewrite(rows, leftKeyOfRow, right);
-      }
+    if (change.type === 'deleted') return;
+    if (typeof after === 'string') put(after, key, change.object);
+    else if (after !== undefined) for (const joinKey of after) put(joinKey, key, change.object);
+  };
+
+  /** Gives the rows of `joinKey` the group's version after this step. */
+  const publishGroup = (joinKey: string, rows: RowWriter<JoinRow<L, R>>): void => {
+    const group = groups.get(joinKey)!;
+    let right: GroupVersion<R>;
+    if (group.members.size === 0) {
+      groups.delete(joinKey);
+      right = emptyVersion;
+    } else {
+      right = group.current();
+    }
+    const held = lefts.get(joinKey);
+    if (held === undefined) return;
+    if (typeof held === 'string') {
+      rewrite(rows, held, right);
+    } else {
+      for (const leftKeyOfRow of held) rewrite(rows, leftKeyOfRow, right);
     }
   };
 
-  const rewrite = (rows: RowWriter<JoinRow<L, R>>, key: string, right: Store<R> | undefined): void => {
+  const rewrite = (rows: RowWriter<JoinRow<L, R>>, key: string, right: GroupVersion<R>): void => {
     const left = leftObjects.get(key);
-    if (left !== undefined) rows.set(key, row(left, right));
+    if (left !== undefined) rows.set(key, joinRow(left, right));
   };
 
   return {

@@ -114,8 +114,14 @@ export type JoinKeys = string | null | undefined | Iterable<string | null | unde
  * - `right` is a `Store` of the group (the namespace index included): `right.size`, `right.get(key)`,
  *   `right.list({ namespace })`; it is shared with every other row of the same join key, and with the next
  *   snapshot when the group did not change. It is marked synced; its `resourceVersion` is `''`.
+ * - `right` is the group as it was in the snapshot the row belongs to, however late it is read: a snapshot kept
+ *   while the group changes goes on showing its own group (property-tested).
  *
  * # Caveats
+ * - `right` is built when it is first read (it is an own, enumerable accessor of the frozen row, so spreading the
+ *   row, deep equality and JSON see it): a view whose groups nobody reads pays for none of them. The first read of
+ *   a group's version replays the writes made to the group since the last version built of it (at most 32), so
+ *   reading every version costs what building each one eagerly would.
  * - A row is not a Kubernetes object: it has no `apiVersion` or `kind`; write the `left` object, never the row.
  */
 export interface JoinRow<L extends KubernetesObject = KubernetesObject, R extends KubernetesObject = KubernetesObject> {
