@@ -158,7 +158,7 @@ const lines = [
   '',
   'Heap: what the informer holds once synced (the heap with it, less the heap once it is released, after full GCs).',
   'Replica throughput (3 and 5 replicas against one) and rebalance times are measured by `bench/sharding/replicas.ts`',
-  'against the real kube-apiserver (next section).',
+  'against the real kube-apiserver (the section above).',
 ];
 const report = `${lines.join('\n')}\n`;
 mkdirSync(join(here, '..', 'results'), { recursive: true });
