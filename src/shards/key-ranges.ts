@@ -9,9 +9,27 @@ import { hexLess, shardHash } from '../sharding/index.js';
 /** What the key mapping reads of a controller's primary informer: its Lister, and its deletes. */
 export interface PrimaryCache {
   /** The latest snapshot: the object of a key, if cached. */
-  current(): { get(key: string): { readonly metadata?: { readonly uid?: string } } | undefined };
+  current(): {
+    /** The cached object of `key`, if any: only its `metadata.uid` is read. */
+    get(key: string):
+      | {
+          /** Its metadata. */
+          readonly metadata?: {
+            /** The uid whose FNV-1a hash places the key in a range (with `hash: 'uid'`). */
+            readonly uid?: string;
+          };
+        }
+      | undefined;
+  };
   /** Its events; only `deleted` ones are read (their last object's uid keeps a deleted key in its range). */
-  readonly events$: Observable<{ readonly type: string; readonly key?: string; readonly object?: unknown }>;
+  readonly events$: Observable<{
+    /** The informer event's type; `deleted` ones are read. */
+    readonly type: string;
+    /** The key it is about. */
+    readonly key?: string;
+    /** The key's last object, whose uid is remembered for a deleted key. */
+    readonly object?: unknown;
+  }>;
 }
 
 /** How many deleted keys' uids are remembered, at most (the oldest go first). */
