@@ -12,21 +12,40 @@ const path = require('node:path');
 const Mocha = require('mocha');
 const { Worker } = require('node:worker_threads');
 
-/** The last resort, run in a worker: after `grace` ms, count the failure, say why, and SIGKILL the whole process. */
+/**
+ * The last resort, run in a worker started with the run: it blocks (no event loop needed) until the run's end is
+ * signalled in `signal[0]`, waits `grace` ms more, then writes the tally of the stuck run, says why, and SIGKILLs the
+ * whole process. It is started before the first test because a main thread that spins from the end on may never let
+ * a worker started then come up: CI saw such a run hang with no worker thread at all.
+ */
 const LAST_RESORT = `
 const { workerData } = require('node:worker_threads');
 const fs = require('node:fs');
-setTimeout(() => {
-  if (workerData.tally) fs.writeFileSync(workerData.tally.file, workerData.tally.text);
-  fs.writeSync(2, '\\n  The run ended ' + workerData.grace + ' ms ago and the main thread is stuck (a busy loop?): killed.' +
-    ' Counted as one failure.\\n');
-  process.kill(workerData.pid, 'SIGKILL');
-}, workerData.grace);
+const signal = new Int32Array(workerData.signal);
+while (Atomics.load(signal, 0) === 0) Atomics.wait(signal, 0, 0);
+Atomics.wait(signal, 1, 0, workerData.grace);
+if (workerData.tally) fs.writeFileSync(workerData.tally.file, workerData.tally.stuck ? fs.readFileSync(workerData.tally.stuck, 'utf8') : '');
+fs.writeSync(2, '\\n  The run ended ' + workerData.grace + ' ms ago and the main thread is stuck (a busy loop?): killed.' +
+  ' Counted as one failure.\\n');
+process.kill(workerData.pid, 'SIGKILL');
 `;
 
 class RxkubeReporter extends Mocha.reporters.Spec {
   constructor(runner, options) {
     super(runner, options);
+    const grace = Number(process.env.RXKUBE_EXIT_GRACE_MS ?? 60_000);
+    // [the run ended, never set]: the worker blocks on the first, and times its grace out on the second.
+    const signal = new Int32Array(new SharedArrayBuffer(8));
+    const where = tallyFile({ passes: 0, failures: 0, pending: 0 });
+    new Worker(LAST_RESORT, {
+      eval: true,
+      workerData: {
+        signal: signal.buffer,
+        grace: grace + Math.min(grace, 15_000),
+        pid: process.pid,
+        tally: where === undefined ? undefined : { file: where.file, stuck: `${where.file}.stuck` },
+      },
+    }).unref();
     const failed = [];
     runner.on('fail', (test, error) => {
       const message = String(error?.message ?? error ?? 'no message')
@@ -38,17 +57,16 @@ class RxkubeReporter extends Mocha.reporters.Spec {
     runner.once('end', () => {
       const stats = runner.stats ?? { passes: 0, failures: 0, pending: 0 };
       writeTally(stats.passes, stats.failures, stats.pending, failed);
-      const grace = Number(process.env.RXKUBE_EXIT_GRACE_MS ?? 60_000);
-      const tally = tallyFile({
+      // What the last resort writes as the tally if it has to kill: kept beside it (sum-test-results reads *.json).
+      const stuck = tallyFile({
         passes: stats.passes,
         failures: stats.failures + 1,
         pending: stats.pending,
         failed: [...failed, 'the main thread was stuck after the run and was killed'],
       });
-      new Worker(LAST_RESORT, {
-        eval: true,
-        workerData: { grace: grace + Math.min(grace, 15_000), pid: process.pid, tally },
-      }).unref();
+      if (stuck !== undefined) fs.writeFileSync(`${stuck.file}.stuck`, stuck.text);
+      Atomics.store(signal, 0, 1);
+      Atomics.notify(signal, 0);
       setTimeout(() => {
         const alive = process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap');
         console.error(
