@@ -72,7 +72,7 @@ export {
   rateLimiters,
   reconcile,
 } from './controller/index.js';
-export type { AgingOptions, KeyGate } from './controller/index.js';
+export type { AgingOptions, KeyGate, ReservedSlots } from './controller/index.js';
 export type {
   Lookup,
   RateLimiter,

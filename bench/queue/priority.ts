@@ -99,18 +99,29 @@ type Work = 'timer' | 'io' | 'sleep';
 interface Contestant {
   readonly side: Side;
   readonly work: Work;
+  /** rxkube with `reserved`: {@link reservedSlots} of the slots held back for keys above low. */
+  readonly reserved?: boolean;
 }
+
+/**
+ * The held-back slots of the `reserved` rows: 3/8 of the workers, a little over the steady stream's share (a
+ * quarter of the capacity), as `ReconcileOptions.reserved` advises sizing them: the live keys that run at once, and
+ * some margin.
+ */
+const reservedSlots = (concurrency: number): number => Math.floor((concurrency * 3) / 8);
 
 /** Every row of a round, in this order: the two JavaScript queues with each kind of work, then controller-runtime. */
 const CONTESTANTS: readonly Contestant[] = [
   { side: 'rxkube', work: 'timer' },
   { side: 'rxkube', work: 'io' },
+  { side: 'rxkube', work: 'io', reserved: true },
   { side: 'floor', work: 'timer' },
   { side: 'floor', work: 'io' },
   { side: 'controller-runtime', work: 'sleep' },
 ];
 const WORK_NAMES: Record<Work, string> = { timer: '`setTimeout`', io: 'I/O completion', sleep: '`time.Sleep`' };
-const label = ({ side, work }: Contestant): string => `${side} (${work})`;
+const label = ({ side, work, reserved }: Contestant): string =>
+  `${side}${reserved === true ? ' reserved' : ''} (${work})`;
 
 /** `work` runs each key; `onDone` hears each run that completed. */
 function contender(
@@ -118,6 +129,7 @@ function contender(
   concurrency: number,
   work: (key: string) => Promise<void>,
   onDone: (key: string) => void,
+  reserved = false,
 ): Contender {
   if (side === 'floor') return new FloorPriorityQueue(concurrency, work, onDone);
   let push: Subscriber<ReconcileTrigger> | undefined;
@@ -129,6 +141,7 @@ function contender(
         gate,
         globalRateLimiter: false,
         aging: AGING,
+        reserved: reserved ? { slots: reservedSlots(concurrency) } : undefined,
       }),
     )
     .subscribe((event) => event.type === 'succeeded' && onDone(event.key));
@@ -152,6 +165,7 @@ async function runRow(
   concurrency: number,
   mode: Mode,
   workKind: Work,
+  reserved: boolean,
 ): Promise<Row> {
   const io = workKind === 'io' ? new IoWork(1) : undefined;
   const sleep = io !== undefined ? () => io.sleep() : () => new Promise<void>((resolve) => setTimeout(resolve, 1));
@@ -180,10 +194,16 @@ async function runRow(
     }
     return sleep();
   };
-  const queue = contender(side, concurrency, work, (key) => {
-    if (performance.now() < deadline) completed += 1;
-    if (mode === 'saturating' && !stopped && key.includes('/high-')) addHigh(key);
-  });
+  const queue = contender(
+    side,
+    concurrency,
+    work,
+    (key) => {
+      if (performance.now() < deadline) completed += 1;
+      if (mode === 'saturating' && !stopped && key.includes('/high-')) addHigh(key);
+    },
+    reserved,
+  );
   const addHigh = (key: string): void => {
     triggeredAt.set(key, performance.now());
     highTriggered += 1;
@@ -216,7 +236,7 @@ async function runRow(
   const pick = (q: number): number =>
     highWaits.length === 0 ? -1 : highWaits[Math.min(highWaits.length - 1, Math.ceil(q * highWaits.length) - 1)]!;
   return {
-    implementation: side === 'floor' ? 'plain-JS floor' : 'rxkube reconcile',
+    implementation: side === 'floor' ? 'plain-JS floor' : `rxkube reconcile${reserved ? ', reserved' : ''}`,
     mode,
     concurrency,
     preloadSeconds,
@@ -235,7 +255,7 @@ async function runRow(
 
 /** Runs one row in a child process: rxkube and the floor through this script, controller-runtime through its binary. */
 function spawnRow(contender: Contestant, binary: string | undefined, concurrency: number, mode: Mode): Row | string {
-  const { side, work } = contender;
+  const { side, work, reserved } = contender;
   const run =
     side !== 'controller-runtime'
       ? spawnSync(
@@ -251,6 +271,7 @@ function spawnRow(contender: Contestant, binary: string | undefined, concurrency
             String(concurrency),
             mode,
             work,
+            reserved === true ? 'reserved' : 'shared',
           ],
           {
             encoding: 'utf8',
@@ -339,7 +360,7 @@ async function main(): Promise<void> {
               (n) => n.toFixed(2),
             );
         lines.push(
-          `| ${mode} | ${concurrency} | ${contestant.side} | ${WORK_NAMES[contestant.work]} | ${spread(
+          `| ${mode} | ${concurrency} | ${contestant.side}${contestant.reserved === true ? ` (reserved ${reservedSlots(concurrency)})` : ''} | ${WORK_NAMES[contestant.work]} | ${spread(
             all((r) => r.perSecond),
             true,
             count,
@@ -407,8 +428,14 @@ async function main(): Promise<void> {
 
 const rowAt = process.argv.indexOf('--row');
 if (rowAt >= 0) {
-  const [side, concurrency, mode, work] = process.argv.slice(rowAt + 1);
-  const row = await runRow(side as 'rxkube' | 'floor', Number(concurrency), mode as Mode, work as Work);
+  const [side, concurrency, mode, work, slots] = process.argv.slice(rowAt + 1);
+  const row = await runRow(
+    side as 'rxkube' | 'floor',
+    Number(concurrency),
+    mode as Mode,
+    work as Work,
+    slots === 'reserved',
+  );
   console.log(JSON.stringify(row));
   process.exit(0);
 } else {

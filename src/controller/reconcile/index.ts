@@ -4,7 +4,7 @@
  */
 export { reconcile } from './reconcile.js';
 export { DEFAULT_AGING_AFTER_MS, DEFAULT_AGING_EVERY, DEFAULT_DRAIN_TIMEOUT_MS } from './options.js';
-export type { AgingOptions, Lookup, ReconcileLookupOptions, ReconcileOptions } from './options.js';
+export type { AgingOptions, Lookup, ReconcileLookupOptions, ReconcileOptions, ReservedSlots } from './options.js';
 export { bothMetrics } from './metrics.js';
 export type { ReconcileMetrics, ReconcileQueueView } from './metrics-hook.js';
 export type { ReconcileReadiness, StaleObject, StaleRead } from './readiness-hook.js';

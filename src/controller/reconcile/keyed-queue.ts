@@ -200,7 +200,19 @@ export class KeyedQueue {
   /** Takes the key that starts next at `now` (see `ReadySet`) and marks it running at its pending priority. */
   take(now = this.scheduler.now()): KeyState | undefined {
     const state = this.ready.take(now);
-    if (state === undefined) return undefined;
+    return state === undefined ? undefined : this.started(state);
+  }
+
+  /**
+   * Takes the key that starts next by priority and fairness if its priority is above `above`, for a held-back slot
+   * (see `ReadySet.takeAbove`), and marks it running.
+   */
+  takeAbove(above: number): KeyState | undefined {
+    const state = this.ready.takeAbove(above);
+    return state === undefined ? undefined : this.started(state);
+  }
+
+  private started(state: KeyState): KeyState {
     state.pending = IDLE;
     state.running = true;
     state.runPriority = state.priority;

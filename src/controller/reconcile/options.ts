@@ -10,6 +10,7 @@ import type { RateLimiter } from './rate-limiters.js';
 import type { ReconcileReadiness } from 'rxkube/extend';
 import type { Aging } from './ready-set.js';
 import type { KeyGate } from './key-gate.js';
+import { LOW_PRIORITY } from './types.js';
 
 /** Default `drainTimeout`: 30 s, controller-runtime's graceful shutdown period. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
@@ -34,6 +35,18 @@ export interface AgingOptions {
    * keys go first, oldest first). Default 4.
    */
   readonly every?: number;
+}
+
+/**
+ * Slots held back for live work (the `reserved` option of `reconcile`): of the `concurrency` slots, `slots` never
+ * run a key of priority `above` or lower, so a key above it starts at once while a backlog of lower keys (an
+ * initial list, a relist, a resync) fills every other slot.
+ */
+export interface ReservedSlots {
+  /** How many slots are held back; an integer >= 0, below `concurrency` so that lower keys keep at least one. */
+  readonly slots: number;
+  /** Keys of this priority or lower never use the held-back slots. A safe integer; default `priorities.low`. */
+  readonly above?: number;
 }
 
 /** Options of `reconcile`. Every field is optional; see {@link ReconcileLookupOptions} for `lookup`. */
@@ -97,6 +110,20 @@ export interface ReconcileOptions {
    */
   readonly fairness?: (key: string) => string;
   /**
+   * Slots held back for keys above a priority (default: none). With `{ slots: s, above: p }`, runs of keys at
+   * priority `p` or lower never fill more than `concurrency - s` slots, so that a key above `p` (a live change)
+   * starts as soon as it is ready while a backlog of lower keys waits, instead of waiting for a run to end. This is
+   * what a priority alone cannot give: controller-runtime's priority queue, like rxkube without this option, makes
+   * a live change wait for the next free slot. Size `slots` to the live keys that run at once (their rate times a
+   * run's duration) and some margin: a slot held back is idle while no such key is ready.
+   *
+   * # Caveats
+   * - The aging bound counts only the starts of keys that did not take a held-back slot, and its time form has
+   *   `concurrency - slots` where it had `concurrency` (see `reconcile`'s ordering guarantees).
+   * - A key's class is its priority when its run starts: a low key raised while running still counts as low.
+   */
+  readonly reserved?: ReservedSlots;
+  /**
    * Asked before each run of a key starts; the run waits until it says so (see `ReconcileReadiness`, from `rxkube/extend`).
    * `controller()` passes one that waits for the caches to show what the key's last runs wrote (read-your-own-
    * writes; see `ownWrites.readYourWrites`). Default: none, and then runs start as soon as a slot is free.
@@ -148,6 +175,8 @@ export interface ResolvedOptions<T> {
   readonly metrics: ReconcileMetrics | undefined;
   readonly aging: Aging;
   readonly fairness: ((key: string) => string) | undefined;
+  /** Slots held back, 0 for none, and the priority at or below which keys may not use them. */
+  readonly reserved: { readonly slots: number; readonly above: number };
   readonly readiness: ReconcileReadiness | undefined;
 }
 
@@ -196,10 +225,12 @@ export function resolveOptions<T>(
     );
   }
   const lookup = toLookupFunction(options.lookup);
+  const concurrency = options.concurrency ?? 1;
+  const reserved = resolveReserved(options.reserved, concurrency);
   const rateLimiter = options.rateLimiter;
   const globalRateLimiter = options.globalRateLimiter;
   return {
-    concurrency: options.concurrency ?? 1,
+    concurrency,
     scheduler: options.scheduler ?? monotonicScheduler,
     gate: options.gate,
     keyGate: checkKeyGate(options.keyGate),
@@ -219,7 +250,32 @@ export function resolveOptions<T>(
     readiness: options.readiness,
     aging,
     fairness,
+    reserved,
   };
+}
+
+const NO_RESERVED = Object.freeze({ slots: 0, above: LOW_PRIORITY });
+
+/** The `reserved` option with its default; throws a `RangeError`/`TypeError` naming a bad field. */
+function resolveReserved(
+  reserved: ReservedSlots | undefined,
+  concurrency: number,
+): { readonly slots: number; readonly above: number } {
+  if (reserved === undefined) return NO_RESERVED;
+  if (reserved === null || typeof reserved !== 'object') {
+    throw new TypeError(
+      `reconcile: reserved must be an object { slots, above? }, got ${reserved === null ? 'null' : typeof reserved}`,
+    );
+  }
+  if (reserved.slots === undefined) throw new RangeError('reconcile: reserved.slots is required');
+  check(
+    'reserved.slots',
+    reserved.slots,
+    (v) => Number.isInteger(v) && v >= 0 && v < concurrency,
+    `an integer >= 0 and below concurrency (${concurrency})`,
+  );
+  check('reserved.above', reserved.above, Number.isSafeInteger, 'a safe integer');
+  return Object.freeze({ slots: reserved.slots, above: reserved.above ?? LOW_PRIORITY });
 }
 
 /** The `aging` option with its defaults; throws a `RangeError`/`TypeError` naming a bad field. */

@@ -50,10 +50,17 @@ export class ReadinessHolds {
     return this.waiting.size + this.released.length;
   }
 
-  /** The next key whose wait is over, first released first. */
-  next(): Released | undefined {
-    const next = this.released.shift();
-    if (next !== undefined) this.releasedByKey.delete(next.state.key);
+  /**
+   * The next key whose wait is over, first released first; with `above`, the first whose run's priority is above
+   * it (for a held-back slot: see `ReconcileOptions.reserved`).
+   */
+  next(above?: number): Released | undefined {
+    const { released } = this;
+    let at = 0;
+    if (above !== undefined) while (at < released.length && released[at]!.state.runPriority <= above) at += 1;
+    if (at >= released.length) return undefined;
+    const next = at === 0 ? released.shift()! : released.splice(at, 1)[0]!;
+    this.releasedByKey.delete(next.state.key);
     return next;
   }
 

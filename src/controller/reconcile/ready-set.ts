@@ -166,6 +166,29 @@ export class ReadySet<E extends ReadyEntry> {
     return link.entry as E;
   }
 
+  /**
+   * Removes and returns the key whose turn it is by priority and fairness, if its priority is above `above`: the
+   * take of a held-back slot (`ReconcileOptions.reserved`). Aging does not choose here, and such a take does not
+   * count among the `every` takes of the aging rule.
+   */
+  takeAbove(above: number): E | undefined {
+    if (this.count === 0) return undefined;
+    const lone = this.lone;
+    if (lone !== undefined) {
+      if (lone.priority <= above) return undefined;
+      this.lone = undefined;
+      this.count = 0;
+      return lone;
+    }
+    if (this.topLevel().priority <= above) return undefined;
+    this.count -= 1;
+    const link = this.top();
+    this.unlinkGroup(link);
+    this.unlinkAge(link);
+    if (this.count === 1) this.unlinkLast();
+    return link.entry as E;
+  }
+
   /** Forgets every ready key (their records are reset by the caller). */
   clear(): void {
     this.lone = undefined;
@@ -193,24 +216,27 @@ export class ReadySet<E extends ReadyEntry> {
 
   /** The key whose turn it is by priority and fairness (still linked). */
   private top(): Link {
+    const level = this.topLevel();
     for (;;) {
-      const level = this.heap[0]!;
-      if (level.size === 0) {
-        this.popLevel();
+      const group = level.ring.shift()!;
+      if (group.size === 0) {
+        group.inRing = false;
+        this.dropIfIdle(group);
         continue;
       }
-      for (;;) {
-        const group = level.ring.shift()!;
-        if (group.size === 0) {
-          group.inRing = false;
-          this.dropIfIdle(group);
-          continue;
-        }
-        // The group goes to the end of the round if it keeps keys after this one.
-        if (group.size > 1) level.ring.push(group);
-        else group.inRing = false;
-        return group.head!;
-      }
+      // The group goes to the end of the round if it keeps keys after this one.
+      if (group.size > 1) level.ring.push(group);
+      else group.inRing = false;
+      return group.head!;
+    }
+  }
+
+  /** The level of the highest priority that has linked keys (some key must be linked). */
+  private topLevel(): Level {
+    for (;;) {
+      const level = this.heap[0]!;
+      if (level.size > 0) return level;
+      this.popLevel();
     }
   }
 

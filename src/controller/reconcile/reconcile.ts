@@ -71,6 +71,10 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  *     one group) take turns round-robin, so a key whose group has no other ready key of its priority starts after at
  *     most one start of each other group with ready keys of that priority (aging starts and higher priorities
  *     aside): a namespace that floods the queue delays another's key by one run.
+ * 17. Held-back slots: with `reserved: { slots, above }`, runs of keys at priority `above` (default low) or lower
+ *     never fill more than `concurrency - slots` slots, and a ready key never waits while a slot it may use is free,
+ *     so a live change starts at once while a backlog of lower keys waits. A start in a held-back slot is not among
+ *     the starts the aging bound counts, and lower keys have `concurrency - slots` slots in its time form.
  * - Readiness: with a `readiness` hook (`ReconcileReadiness`, from `rxkube/extend`; `ownWrites.readYourWrites` is one), a key about to start
  *   first waits until the hook says so, holding no slot, in the depth, with the triggers that reach it meanwhile
  *   coalesced into that run; a run the hook let start stale says so (`staleRead` on `started`, and the metrics

@@ -82,6 +82,11 @@ export class Runner<T> {
   private source: Subscription | undefined;
   private drainTimer: Subscription | undefined;
   private active = 0;
+  /** Runs in flight whose priority is `reserved.above` or lower: they may not fill the held-back slots. */
+  private activeAtOrBelow = 0;
+  /** Slots such runs may fill: `concurrency - reserved.slots`. */
+  private readonly unreserved: number;
+  private readonly reservedAbove: number;
   private gateOpen: boolean;
   /** Read by {@link Outcomes} through {@link RunnerState}. */
   stopping = false;
@@ -106,6 +111,8 @@ export class Runner<T> {
   ) {
     this.scheduler = options.scheduler;
     this.concurrency = options.concurrency;
+    this.unreserved = options.concurrency - options.reserved.slots;
+    this.reservedAbove = options.reserved.above;
     this.lookup = options.lookup;
     const { metrics } = options;
     this.queue = new KeyedQueue(options.scheduler, () => this.pump(), hookOf(metrics, 'added'), {
@@ -291,14 +298,17 @@ export class Runner<T> {
     this.pumping = true;
     try {
       while (!this.closed && this.gateOpen && !this.stopping && this.active < this.concurrency) {
+        // Only keys above `reserved.above` may take a held-back slot.
+        const above = this.activeAtOrBelow >= this.unreserved ? this.reservedAbove : undefined;
         // Keys whose readiness wait is over go first: they were ready before the keys still in the queue.
-        const released = this.holds?.next();
+        const released = this.holds?.next(above);
         let state = released?.state;
         // The clock is read only when a key starts: an empty queue costs no read.
         if (state === undefined && this.queue.readyCount === 0) break;
         const at = now ?? this.scheduler.now();
         if (state === undefined) {
-          state = this.queue.take(at)!;
+          state = above === undefined ? this.queue.take(at)! : this.queue.takeAbove(above);
+          if (state === undefined) break;
           if (this.parking?.park(state, []) === true) continue;
           if (this.holds?.hold(state) === true) continue;
         } else if (this.parking?.park(state, released!.reasons) === true) continue;
@@ -320,6 +330,7 @@ export class Runner<T> {
     const queueWaitMs = now - state.enqueuedAt;
     const priority = state.runPriority;
     this.active += 1;
+    if (priority <= this.reservedAbove) this.activeAtOrBelow += 1;
     if (this.onStarted !== undefined) this.onStarted(key, queueWaitMs, priority);
     if (staleRead === undefined) this.out.next({ type: 'started', key, attempt, reasons, queueWaitMs, time: now });
     else {
@@ -438,6 +449,7 @@ export class Runner<T> {
     run.held = false;
     this.held.delete(run);
     this.active -= 1;
+    if (run.state.runPriority <= this.reservedAbove) this.activeAtOrBelow -= 1;
     const now = this.scheduler.now();
     const { state, attempt, reasons, queueWaitMs } = run;
     if (this.onDone !== undefined) this.onDone(state.key, now - run.startedAt);
@@ -528,6 +540,7 @@ export class Runner<T> {
   ): void {
     if (this.closed) return;
     this.active -= 1;
+    if (state.runPriority <= this.reservedAbove) this.activeAtOrBelow -= 1;
     const now = this.scheduler.now();
     if (this.onDone !== undefined) this.onDone(state.key, now - startedAt);
     this.queue.finish(state, now, !this.stopping);
