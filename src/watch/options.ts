@@ -89,6 +89,30 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
    */
   readonly minWatchTimeout?: number | 'server';
   /**
+   * How long a watch may send no byte, ms, once the server is known to send bookmarks, before it counts as a dead
+   * connection (`DeadConnection`: aborted and resumed from the last resourceVersion after backoff). Default 90 000;
+   * `false` keeps only the `timeoutSeconds + 30 s` bound.
+   *
+   * kube-apiserver's watch cache sends a BOOKMARK to every watch that allows them (this one always does) about once
+   * a minute, and 2 s before the watch's deadline, so a healthy watch is never silent much longer than 60 s. 90 s is
+   * that minute plus the same 30 s of slack the `timeoutSeconds` bound has. Without it, a connection whose peer
+   * vanished without a FIN (a partition) is noticed only after `timeoutSeconds + 30 s`: 330 to 630 s by default.
+   *
+   * # Guarantees
+   * - The server is known to send bookmarks once this subscription has received one that is not a streaming list's
+   *   `k8s.io/initial-events-end` bookmark (any server sends that one). From then on every watch of the
+   *   subscription, the one in flight included, is held to the lower of `idleTimeout` and `timeoutSeconds + 30 s`;
+   *   until then only to the latter, so a server that never sends bookmarks (a watch served from etcd without the
+   *   watch cache, an aggregated API) never sees a quiet watch cut.
+   * - The silence is measured from the request (a watch request left unanswered counts) or the last byte; every
+   *   timer runs on the `scheduler`.
+   *
+   * # Caveats
+   * - A server that sent bookmarks on one watch and then stops sending them (another kube-apiserver behind a load
+   *   balancer, configured otherwise) has its quiet watches cut every `idleTimeout`; pass `false` there.
+   */
+  readonly idleTimeout?: number | false;
+  /**
    * Every delay and timer goes through it. Default `monotonicScheduler` (from `rxkube/extend`): a step of the system clock moves no
    * backoff, timeout or liveness check; virtual inside `TestScheduler.run()`.
    */
@@ -125,6 +149,12 @@ export const DEFAULT_LIST_TIMEOUT_MS = 70_000;
 export const DEFAULT_MIN_WATCH_TIMEOUT_MS = 300_000;
 
 /**
+ * Default {@link ListWatchOptions.idleTimeout}: kube-apiserver's bookmark period (about 60 s) plus the 30 s of slack
+ * the `timeoutSeconds` bound has.
+ */
+export const DEFAULT_WATCH_IDLE_TIMEOUT_MS = 90_000;
+
+/**
  * With `minWatchTimeout: 'server'`, the longest a watch is expected to stay open, s: twice kube-apiserver's default
  * `--min-request-timeout` (1800 s).
  */
@@ -155,6 +185,8 @@ export interface ResolvedOptions<T extends KubernetesObject> {
   readonly transform: ((object: T) => T) | undefined;
   readonly listTimeout: number;
   readonly minWatchTimeout: number | 'server';
+  /** The silence allowed once the server is known to send bookmarks, ms; undefined when turned off. */
+  readonly idleTimeout: number | undefined;
   readonly streamingList: boolean;
   readonly failFast: boolean;
   readonly scheduler: SchedulerLike;
@@ -206,6 +238,15 @@ export function resolveOptions<T extends KubernetesObject>(
       `listWatch: minWatchTimeout must be a number of ms >= 1000 or 'server', got ${JSON.stringify(minWatchTimeout)}`,
     );
   }
+  const idleTimeout = options.idleTimeout ?? DEFAULT_WATCH_IDLE_TIMEOUT_MS;
+  if (
+    idleTimeout !== false &&
+    (typeof idleTimeout !== 'number' || !(idleTimeout > 0) || !Number.isFinite(idleTimeout))
+  ) {
+    throw new RangeError(
+      `listWatch: idleTimeout must be a finite number of ms > 0 or false, got ${JSON.stringify(idleTimeout)}`,
+    );
+  }
   checkWatchOptions('listWatch', options);
   return {
     namespace: options.namespace,
@@ -218,6 +259,7 @@ export function resolveOptions<T extends KubernetesObject>(
     transform: options.transform,
     listTimeout,
     minWatchTimeout,
+    idleTimeout: idleTimeout === false ? undefined : idleTimeout,
     streamingList: options.streamingList === true,
     failFast: options.failFast === true,
     scheduler: options.scheduler ?? monotonicScheduler,
