@@ -17,8 +17,9 @@ const { Worker } = require('node:worker_threads');
 /**
  * The last resort, run in a worker started with the run: it blocks (no event loop needed) until the run's end is
  * signalled in `signal[0]`, waits `grace` ms more, then writes the tally of the stuck run, says why, and SIGKILLs the
- * whole process. It is started before the first test because a main thread that spins from the end on may never let
- * a worker started then come up: CI saw such a run hang with no worker thread at all.
+ * whole process. It ends a main thread that spins in JavaScript. It cannot end a spin in Node's teardown after the
+ * 'exit' event (the hang CI saw with no worker thread left): that teardown stops the workers first, so `done` below
+ * keeps the teardown from running at all.
  */
 const LAST_RESORT = `
 const { workerData } = require('node:worker_threads');
