@@ -1,6 +1,6 @@
 /**
- * Bookmark-based liveness (`idleTimeout`): once the server is known to send bookmarks (kube-apiserver's watch cache
- * sends one about every minute), a watch silent for `idleTimeout` (default 90 s) is dead, long before
+ * Bookmark-based liveness (`idleTimeout`): once a watch has had a bookmark (kube-apiserver's watch cache then sends
+ * it one about every minute), a silence of `idleTimeout` (default 90 s) is a dead connection, long before
  * `timeoutSeconds + 30 s` (480 s here: `random()` is 0.5, so timeoutSeconds is 450).
  */
 import { expect } from 'chai';
@@ -17,7 +17,7 @@ const deadMessages = (o: ReturnType<typeof scenario>): string[] =>
     .statuses()
     .flatMap(([, s]) => (s.state === 'error' && s.cause.reason === 'DeadConnection' ? [s.cause.message] : []));
 
-describe('listWatch: a watch silent for idleTimeout once the server is known to send bookmarks is dead', () => {
+describe('listWatch: a watch silent for idleTimeout after it has had a bookmark is dead', () => {
   it('cuts a watch 90 s after its last byte once it has had a bookmark, and resumes from that bookmark', () => {
     const o = scenario(
       (fake, { cold }) => {
@@ -34,29 +34,47 @@ describe('listWatch: a watch silent for idleTimeout once the server is known to 
     expect([first!.aborted, first!.abortedAt]).to.deep.equal([true, 150_000]);
     expect(errorReasons(o)).to.deep.equal(['DeadConnection']);
     expect(deadMessages(o)).to.deep.equal([
-      'no bytes for 90 s (idleTimeout: the server sends a bookmark about once a minute); reconnecting',
+      'no bytes for 90 s (idleTimeout: this watch had bookmarks, which come about once a minute); reconnecting',
     ]);
     expect([second!.at, second!.query.resourceVersion]).to.deep.equal([150_400, '12']);
   });
 
-  it('holds every later watch of the subscription to it from its request: one left unanswered in a partition is cut after 90 s', () => {
+  it('holds each watch to it only from its own first bookmark: a resumed watch that gets none is left alone', () => {
+    // kube-apiserver sends a watch bookmarks only once its cache has passed the resourceVersion the watch started
+    // from, so a watch resumed on a quiet resource gets none, for as long as nothing changes.
     const cut = new TransportError('ConnectionClosed', 'stream cut');
     const o = scenario(
       (fake, { cold }) => {
         fake
           .onGet(of(page([], '10')))
           .onWatch(cold('60s a 9999ms #', { a: bookmark('12') }, cut))
-          .onWatch(cold('-'))
+          .onWatch(cold('-'));
+      },
+      {},
+      500_000,
+    );
+    const [, quiet] = o.fake.of('watch');
+    expect([quiet!.at, quiet!.query.resourceVersion]).to.deep.equal([70_400, '12']);
+    expect(quiet!.abortedAt, 'open until the unsubscription (its bound is 70.4 s + 480 s)').to.equal(500_000);
+    expect(errorReasons(o)).to.deep.equal(['ConnectionClosed']);
+  });
+
+  it('holds a resumed watch to it from its first bookmark on', () => {
+    const cut = new TransportError('ConnectionClosed', 'stream cut');
+    const o = scenario(
+      (fake, { cold }) => {
+        fake
+          .onGet(of(page([], '10')))
+          .onWatch(cold('60s a 9999ms #', { a: bookmark('12') }, cut))
+          .onWatch(cold('30s b', { b: bookmark('13') }))
           .onWatch(cold('-'));
       },
       {},
       200_000,
     );
-    const [, unanswered, third] = o.fake.of('watch');
-    expect(unanswered!.at).to.equal(70_400);
-    expect([unanswered!.aborted, unanswered!.abortedAt]).to.deep.equal([true, 160_400]);
+    const [, second] = o.fake.of('watch');
+    expect([second!.aborted, second!.abortedAt]).to.deep.equal([true, 70_400 + 30_000 + 90_000]);
     expect(errorReasons(o)).to.deep.equal(['ConnectionClosed', 'DeadConnection']);
-    expect(third!.query.resourceVersion).to.equal('12');
   });
 
   it('takes the silence allowed from the idleTimeout option', () => {
@@ -72,7 +90,7 @@ describe('listWatch: a watch silent for idleTimeout once the server is known to 
     );
     expect(o.fake.of('watch')[0]!.abortedAt).to.equal(105_000);
     expect(deadMessages(o)).to.deep.equal([
-      'no bytes for 45 s (idleTimeout: the server sends a bookmark about once a minute); reconnecting',
+      'no bytes for 45 s (idleTimeout: this watch had bookmarks, which come about once a minute); reconnecting',
     ]);
   });
 
@@ -91,7 +109,7 @@ describe('listWatch: a watch silent for idleTimeout once the server is known to 
     expect(deadMessages(o)).to.deep.equal(['no bytes for 480 s (timeoutSeconds + 30 s); reconnecting']);
   });
 
-  it('never cuts a quiet watch of a server that has sent no bookmark, whatever else it sent', () => {
+  it('never cuts a quiet watch that has had no bookmark, whatever else it got', () => {
     const o = scenario(
       (fake, { cold }) => {
         fake.onGet(of(page([], '10'))).onWatch(cold('a', { a: line('ADDED', pod('a', '11')) }));

@@ -72,8 +72,8 @@ export const defaults = deepFreeze({
     /** A watch asks the server for `timeoutSeconds` in [minWatchTimeout, 2 × minWatchTimeout] (`minWatchTimeout`), ms. */
     minWatchTimeout: DEFAULT_MIN_WATCH_TIMEOUT_MS,
     /**
-     * Once the server is known to send bookmarks, a watch silent this long is dead (`idleTimeout`), ms:
-     * kube-apiserver's bookmark period (about 60 s) plus 30 s.
+     * A watch that has had a bookmark and is silent this long is dead (`idleTimeout`), ms: kube-apiserver's
+     * bookmark period (about 60 s) plus 30 s.
      */
     idleTimeout: DEFAULT_WATCH_IDLE_TIMEOUT_MS,
     /** Backoff after a failed list or watch (`backoff`): `random() · min(capMs, baseMs · factor^n)`. */

@@ -89,27 +89,30 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
    */
   readonly minWatchTimeout?: number | 'server';
   /**
-   * How long a watch may send no byte, ms, once the server is known to send bookmarks, before it counts as a dead
-   * connection (`DeadConnection`: aborted and resumed from the last resourceVersion after backoff). Default 90 000;
-   * `false` keeps only the `timeoutSeconds + 30 s` bound.
+   * How long a watch that has had a bookmark may send no byte, ms, before it counts as a dead connection
+   * (`DeadConnection`: aborted and resumed from the last resourceVersion after backoff). Default 90 000; `false`
+   * keeps only the `timeoutSeconds + 30 s` bound.
    *
-   * kube-apiserver's watch cache sends a BOOKMARK to every watch that allows them (this one always does) about once
-   * a minute, and 2 s before the watch's deadline, so a healthy watch is never silent much longer than 60 s. 90 s is
-   * that minute plus the same 30 s of slack the `timeoutSeconds` bound has. Without it, a connection whose peer
-   * vanished without a FIN (a partition) is noticed only after `timeoutSeconds + 30 s`: 330 to 630 s by default.
+   * kube-apiserver's watch cache sends each watch that allows bookmarks (this one always does) a BOOKMARK about once
+   * a minute, and 2 s before its deadline, but only once the cache's resourceVersion has passed the one the watch
+   * started from: on 1.36.3 a watch of a resource nobody wrote got its first only after 120 s (when etcd's progress
+   * notifications moved the cache on), one whose resource changed got it after 59 s, and then every 59.4 to 60.5 s.
+   * So a watch's first bookmark is the sign that more follow on it: from then on it is never silent much longer
+   * than 60 s, and 90 s is that minute plus the same 30 s of slack the `timeoutSeconds` bound has. Without
+   * it, a connection whose peer vanished without a FIN (a partition) is noticed only after `timeoutSeconds + 30 s`:
+   * 330 to 630 s by default.
    *
    * # Guarantees
-   * - The server is known to send bookmarks once this subscription has received one that is not a streaming list's
-   *   `k8s.io/initial-events-end` bookmark (any server sends that one). From then on every watch of the
-   *   subscription, the one in flight included, is held to the lower of `idleTimeout` and `timeoutSeconds + 30 s`;
-   *   until then only to the latter, so a server that never sends bookmarks (a watch served from etcd without the
-   *   watch cache, an aggregated API) never sees a quiet watch cut.
-   * - The silence is measured from the request (a watch request left unanswered counts) or the last byte; every
-   *   timer runs on the `scheduler`.
+   * - A watch is held to the lower of `idleTimeout` and `timeoutSeconds + 30 s` from its first bookmark that is not
+   *   a streaming list's `k8s.io/initial-events-end` one (any server sends that one), counted from its last byte;
+   *   until then, and on every new watch until it has its own, only to `timeoutSeconds + 30 s`. A quiet watch, or
+   *   one from a server that never sends bookmarks (a watch served from etcd without the watch cache, an aggregated
+   *   API), is never cut by it.
+   * - Every timer runs on the `scheduler`.
    *
    * # Caveats
-   * - A server that sent bookmarks on one watch and then stops sending them (another kube-apiserver behind a load
-   *   balancer, configured otherwise) has its quiet watches cut every `idleTimeout`; pass `false` there.
+   * - A watch stalled before its first bookmark, or a watch request left unanswered, still waits for
+   *   `timeoutSeconds + 30 s`.
    */
   readonly idleTimeout?: number | false;
   /**
@@ -185,7 +188,7 @@ export interface ResolvedOptions<T extends KubernetesObject> {
   readonly transform: ((object: T) => T) | undefined;
   readonly listTimeout: number;
   readonly minWatchTimeout: number | 'server';
-  /** The silence allowed once the server is known to send bookmarks, ms; undefined when turned off. */
+  /** The silence allowed a watch that has had a bookmark, ms; undefined when turned off. */
   readonly idleTimeout: number | undefined;
   readonly streamingList: boolean;
   readonly failFast: boolean;

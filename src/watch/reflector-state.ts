@@ -127,7 +127,7 @@ export type ReflectorInput<T extends KubernetesObject> =
   | { readonly type: 'closed'; readonly openMs: number }
   /**
    * The watch sent no byte for `idleMs`: more than its timeoutSeconds + 30 s, or (`bound: 'idleTimeout'`) more than
-   * `idleTimeout` from a server known to send bookmarks.
+   * `idleTimeout` after it had had a bookmark.
    */
   | { readonly type: 'dead'; readonly idleMs: number; readonly bound: 'timeoutSeconds' | 'idleTimeout' }
   /** The watch has stayed up for 2 minutes. */

@@ -212,7 +212,7 @@ function onWatch<T extends KubernetesObject>(
     case 'dead': {
       const bound =
         input.bound === 'idleTimeout'
-          ? 'idleTimeout: the server sends a bookmark about once a minute'
+          ? 'idleTimeout: this watch had bookmarks, which come about once a minute'
           : 'timeoutSeconds + 30 s';
       const message = `no bytes for ${Math.round(input.idleMs / 1000)} s (${bound}); reconnecting`;
       return then([ABORT_WATCH], fail(s, { reason: 'DeadConnection', message }, resumeOf(s), config));

@@ -58,10 +58,11 @@ export class Reflector<T extends KubernetesObject> {
   /** Whether this subscription already looked for `shardInfo` on a sharded list (see `noticeShardInfo`). */
   private shardNoticed = false;
   /**
-   * Whether the server is known to send bookmarks: a watch of this subscription got one that is not a streaming
-   * list's end. From then on a watch silent for `idleTimeout` is dead (see `ListWatchOptions.idleTimeout`).
+   * Whether the watch in flight got a bookmark that is not a streaming list's end: kube-apiserver then sends it one
+   * about every minute until it ends, so a silence of `idleTimeout` means a dead connection (see
+   * `ListWatchOptions.idleTimeout`).
    */
-  private sendsBookmarks = false;
+  private watchHadBookmark = false;
   private readonly config: StepConfig;
   private readonly request: RequestSlot;
   private readonly timers: WatchTimers;
@@ -249,18 +250,18 @@ export class Reflector<T extends KubernetesObject> {
     };
     const connection = (this.connection += 1);
     this.watchOpenedAt = this.opts.scheduler.now();
+    this.watchHadBookmark = false;
     const timeoutBound = (timeoutSeconds ?? SERVER_WATCH_TIMEOUT_BOUND_S) * 1000 + DEAD_CONNECTION_SLACK_MS;
     this.timers.start(
       timeoutBound,
       (idleMs) => {
         const { idleTimeout } = this.opts;
-        const held = this.sendsBookmarks && idleTimeout !== undefined && idleTimeout < timeoutBound;
+        const held = this.watchHadBookmark && idleTimeout !== undefined && idleTimeout < timeoutBound;
         this.dispatch({ type: 'dead', idleMs, bound: held ? 'idleTimeout' : 'timeoutSeconds' });
       },
       BACKOFF_RESET_MS,
       () => this.dispatch({ type: 'healthy' }),
     );
-    this.holdToIdleTimeout();
     const warnings = warningsOfRequest(this.opts.onWarning, 'GET', this.path);
     const watchOptions = {
       ...accept(this.opts.watchAccept),
@@ -310,9 +311,9 @@ export class Reflector<T extends KubernetesObject> {
         this.dispatch({ type: 'errorEvent', failure: statusFailure(decoded.status) });
         return;
       case 'bookmark':
-        if (!decoded.initialEventsEnd && !this.sendsBookmarks) {
-          this.sendsBookmarks = true;
-          this.holdToIdleTimeout();
+        if (!decoded.initialEventsEnd && !this.watchHadBookmark) {
+          this.watchHadBookmark = true;
+          if (this.opts.idleTimeout !== undefined) this.timers.limitDeadAfter(this.opts.idleTimeout);
         }
         this.dispatch({
           type: 'bookmark',
@@ -338,11 +339,6 @@ export class Reflector<T extends KubernetesObject> {
         return;
       }
     }
-  }
-
-  /** Once the server is known to send bookmarks, holds the watch in flight to `idleTimeout` of silence. */
-  private holdToIdleTimeout(): void {
-    if (this.sendsBookmarks && this.opts.idleTimeout !== undefined) this.timers.limitDeadAfter(this.opts.idleTimeout);
   }
 
   /** Says once per subscription that the server ignored `shardSelector` (no `shardInfo` on a sharded list). */
