@@ -54,6 +54,7 @@ describe('defaults', () => {
       pageSize: DEFAULT_PAGE_SIZE,
       listTimeout: DEFAULT_LIST_TIMEOUT_MS,
       minWatchTimeout: 300_000,
+      idleTimeout: 90_000,
       backoff: DEFAULT_WATCH_BACKOFF,
       backoffReset: 120_000,
     });

@@ -215,6 +215,19 @@ describe('informerFactory', () => {
     });
   });
 
+  it("gives a watch its first view's idleTimeout and refuses another for the same watch", () => {
+    testScheduler().run(({ cold, flush }) => {
+      const { factory, given } = scripted({ cold });
+      factory.for<TestPod>(pods, { idleTimeout: 45_000 }).synced$.subscribe();
+      flush();
+      expect(given.map((options) => options.idleTimeout)).to.deep.equal([45_000]);
+      expect(() => factory.for<TestPod>(pods, { idleTimeout: false })).to.throw(
+        TypeError,
+        /option "idleTimeout" differs/,
+      );
+    });
+  });
+
   it('compares a backoff policy by value, and accepts a later view that leaves it out', () => {
     const { factory } = scripted({
       cold: (() => {

@@ -7,6 +7,8 @@
 // hang CI until its time limit, a process still alive RXKUBE_EXIT_GRACE_MS (default 60 s) after the run ends
 // names what keeps it alive, counts one more failure, and exits. A main thread stuck in a busy loop never runs that
 // timer, so a worker thread, which has its own event loop, kills the process up to 15 s later as a last resort.
+// A run that ends by itself exits through process.exit() from its last 'exit' listener: Node's own teardown after
+// the 'exit' event can spin forever (a socket handle it can never close), and there no timer and no worker runs.
 const fs = require('node:fs');
 const path = require('node:path');
 const Mocha = require('mocha');
@@ -15,8 +17,9 @@ const { Worker } = require('node:worker_threads');
 /**
  * The last resort, run in a worker started with the run: it blocks (no event loop needed) until the run's end is
  * signalled in `signal[0]`, waits `grace` ms more, then writes the tally of the stuck run, says why, and SIGKILLs the
- * whole process. It is started before the first test because a main thread that spins from the end on may never let
- * a worker started then come up: CI saw such a run hang with no worker thread at all.
+ * whole process. It ends a main thread that spins in JavaScript. It cannot end a spin in Node's teardown after the
+ * 'exit' event (the hang CI saw with no worker thread left): that teardown stops the workers first, so `done` below
+ * keeps the teardown from running at all.
  */
 const LAST_RESORT = `
 const { workerData } = require('node:worker_threads');
@@ -54,6 +57,7 @@ class RxkubeReporter extends Mocha.reporters.Spec {
       failed.push(`${test.fullTitle()}: ${message}`);
     });
     runner.on('pending', (test) => failed.push(`${test.fullTitle()}: pending (pending tests are forbidden)`));
+    this.exitFailed = false;
     runner.once('end', () => {
       const stats = runner.stats ?? { passes: 0, failures: 0, pending: 0 };
       writeTally(stats.passes, stats.failures, stats.pending, failed);
@@ -77,7 +81,8 @@ class RxkubeReporter extends Mocha.reporters.Spec {
           ...failed,
           `the process did not exit after the run (${alive.join(', ') || 'unknown'})`,
         ]);
-        // Mocha's own exit listener sets the exit code from the failure count; this one runs after it.
+        // Mocha's own exit listener sets the exit code from the failure count; the one `done` adds runs after it.
+        this.exitFailed = true;
         process.on('exit', () => {
           process.exitCode = 1;
         });
@@ -86,6 +91,23 @@ class RxkubeReporter extends Mocha.reporters.Spec {
     });
   }
 }
+
+/**
+ * Mocha calls `done` at the end of the run in place of its exit handler `fn`, which adds mocha's 'exit' listener (it
+ * sets the exit code from the failure count). The listener added after it ends the process with `process.exit()`
+ * the moment it exits by itself, so that Node's environment teardown never runs: that teardown closes every handle
+ * left and loops until each has closed, and a socket handle that a failed `resetAndDestroy()` (EINVAL, its shutdown
+ * pending) marked closing without closing it keeps that loop spinning at 100 % CPU forever. It started after the
+ * 'exit' event, where no timer and no worker thread run (the teardown stops the workers first), so neither guard of
+ * the constructor could end it.
+ */
+RxkubeReporter.prototype.done = function done(failures, fn) {
+  fn(failures);
+  process.on('exit', () => {
+    if (this.exitFailed) process.exitCode = 1;
+    process.exit();
+  });
+};
 
 /** Where and what the tally is written, or `undefined` when no results directory is named. */
 function tallyFile({ passes, failures, pending, failed = [] }) {

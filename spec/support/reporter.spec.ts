@@ -70,6 +70,13 @@ describe('the test reporter', () => {
     expect(outcome.tally.failed).to.deep.equal(['the main thread was stuck after the run and was killed']);
   });
 
+  it('ends a run that exits by itself at once, though a socket Node cannot close would spin its teardown forever', async () => {
+    const outcome = await runMocha('spec/support/fixtures/leaves-an-unclosable-socket.fixture.ts');
+    expect(outcome.code, outcome.output).to.equal(0);
+    expect(outcome.output).to.not.contain('killed');
+    expect(outcome.tally).to.deep.include({ suite: 'fixture', passes: 1, failures: 0, pending: 0 });
+  });
+
   it('names each failing test and each missing suite above the summary, which stays the last line alone', async () => {
     const outcome = await runMocha('spec/support/fixtures/fails-one.fixture.ts');
     expect(outcome.tally.failed).to.deep.equal([

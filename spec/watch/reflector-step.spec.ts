@@ -107,7 +107,7 @@ class Server {
     if (choice < 70) return { type: 'errorEvent', failure: failure(variant) };
     if (choice < 80) return { type: 'requestFailed', failure: failure(variant) };
     if (choice < 88) return { type: 'closed', openMs: variant * 20 };
-    if (choice < 93) return { type: 'dead', idleMs: 480_000 };
+    if (choice < 93) return { type: 'dead', idleMs: 480_000, bound: 'timeoutSeconds' };
     return { type: 'healthy' };
   }
 }

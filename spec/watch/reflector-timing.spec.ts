@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { of, throwError } from 'rxjs';
 import { ApiError, TransportError } from '../../src/transport/index.js';
 import { exponentialBackoff, ListWatchError } from '../../src/watch/index.js';
-import { bookmark, line, page, pod, seeded } from './fake-transport.js';
+import { line, page, pod, seeded } from './fake-transport.js';
 import { backoffDelays, errorReasons, scenario, summary } from './harness.js';
 
 const networkError = (): TransportError => new TransportError('NetworkError', 'connect ECONNREFUSED');
@@ -95,16 +95,18 @@ describe('listWatch: backoff and timers in virtual time', () => {
   });
 
   it('keeps a watch that receives a line every 100 s alive', () => {
+    // Event lines, not bookmarks: a server that has sent a bookmark is held to idleTimeout (90 s) instead, see
+    // reflector-idle.spec.ts.
     const o = scenario(
       (fake, { cold }) => {
         fake.onGet(of(page([], '10'))).onWatch(
           cold('100s a 100s b 100s c 100s d 100s e 100s f', {
-            a: bookmark('11'),
-            b: bookmark('12'),
-            c: bookmark('13'),
-            d: bookmark('14'),
-            e: bookmark('15'),
-            f: bookmark('16'),
+            a: line('ADDED', pod('a', '11')),
+            b: line('MODIFIED', pod('a', '12')),
+            c: line('MODIFIED', pod('a', '13')),
+            d: line('MODIFIED', pod('a', '14')),
+            e: line('MODIFIED', pod('a', '15')),
+            f: line('MODIFIED', pod('a', '16')),
           }),
         );
       },

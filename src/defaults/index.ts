@@ -41,6 +41,7 @@ import {
   DEFAULT_LIST_TIMEOUT_MS,
   DEFAULT_MIN_WATCH_TIMEOUT_MS,
   DEFAULT_WATCH_BACKOFF,
+  DEFAULT_WATCH_IDLE_TIMEOUT_MS,
 } from '../watch/index.js';
 
 /**
@@ -70,6 +71,11 @@ export const defaults = deepFreeze({
     listTimeout: DEFAULT_LIST_TIMEOUT_MS,
     /** A watch asks the server for `timeoutSeconds` in [minWatchTimeout, 2 × minWatchTimeout] (`minWatchTimeout`), ms. */
     minWatchTimeout: DEFAULT_MIN_WATCH_TIMEOUT_MS,
+    /**
+     * A watch that has had a bookmark and is silent this long is dead (`idleTimeout`), ms: kube-apiserver's
+     * bookmark period (about 60 s) plus 30 s.
+     */
+    idleTimeout: DEFAULT_WATCH_IDLE_TIMEOUT_MS,
     /** Backoff after a failed list or watch (`backoff`): `random() · min(capMs, baseMs · factor^n)`. */
     backoff: { ...DEFAULT_WATCH_BACKOFF },
     /** Healthy watching after which the backoff starts over. */

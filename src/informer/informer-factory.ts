@@ -111,7 +111,7 @@ interface Entry {
  * # Caveats
  * - `resyncPeriod` is the shortest one declared for a key, as in client-go.
  * - Options that cannot differ between views of one watch (`scheduler`, `random`, `backoff`, `transport`,
- *   `onWarning`, `onHealth`, `minWatchTimeout`) throw a `TypeError` when a later `for()` gives another value than the first one for that key:
+ *   `onWarning`, `onHealth`, `minWatchTimeout`, `idleTimeout`) throw a `TypeError` when a later `for()` gives another value than the first one for that key:
  *   another function or object (a `backoff` policy is compared by value). Omitting one in a later `for()` is fine.
  * - Pass the same `transform` function to share a watch; an inline arrow written twice is two transforms.
  * - Declaring a new indexer name while the shared informer is running throws (its store cannot grow an index
@@ -246,6 +246,7 @@ const UNSHAREABLE = [
   'onWarning',
   'onHealth',
   'minWatchTimeout',
+  'idleTimeout',
 ] as const;
 
 /** The same function or object, or (for a plain value like a backoff policy) equal JSON. */

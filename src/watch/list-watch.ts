@@ -54,8 +54,9 @@ import type { Connection, ResourceRef } from 'rxkube';
  *   an unknown kind errors the Observable.
  * - **Time limits.** A list page (or discovery request) unanswered after `listTimeout` (default 70 s) is aborted,
  *   reported as `ListTimeout` and retried after backoff. A watch with no bytes for `timeoutSeconds + 30 s` (3630 s
- *   without `timeoutSeconds`) is
- *   aborted (`DeadConnection`) and resumed from the last resourceVersion after backoff.
+ *   without `timeoutSeconds`) is aborted (`DeadConnection`) and resumed from the last resourceVersion after
+ *   backoff; once the watch has had a bookmark (more then follow about every minute), already after
+ *   `idleTimeout` (90 s) without bytes.
  * - **Health versus problems.** `status` events are connection health only; `watching` is announced once the
  *   server accepted the watch. Bad input is a `problem` event with a running count per reason, never a status:
  *   - a malformed watch line, or a watched object without `metadata.name`, is reported and the watch is resumed

@@ -89,6 +89,33 @@ export interface ListWatchOptions<T extends KubernetesObject = KubernetesObject>
    */
   readonly minWatchTimeout?: number | 'server';
   /**
+   * How long a watch that has had a bookmark may send no byte, ms, before it counts as a dead connection
+   * (`DeadConnection`: aborted and resumed from the last resourceVersion after backoff). Default 90 000; `false`
+   * keeps only the `timeoutSeconds + 30 s` bound.
+   *
+   * kube-apiserver's watch cache sends each watch that allows bookmarks (this one always does) a BOOKMARK about once
+   * a minute, and 2 s before its deadline, but only once the cache's resourceVersion has passed the one the watch
+   * started from: on 1.36.3 a watch of a resource nobody wrote got its first only after 120 s (when etcd's progress
+   * notifications moved the cache on), one whose resource changed got it after 59 s, and then every 59.4 to 60.5 s.
+   * So a watch's first bookmark is the sign that more follow on it: from then on it is never silent much longer
+   * than 60 s, and 90 s is that minute plus the same 30 s of slack the `timeoutSeconds` bound has. Without
+   * it, a connection whose peer vanished without a FIN (a partition) is noticed only after `timeoutSeconds + 30 s`:
+   * 330 to 630 s by default.
+   *
+   * # Guarantees
+   * - A watch is held to the lower of `idleTimeout` and `timeoutSeconds + 30 s` from its first bookmark that is not
+   *   a streaming list's `k8s.io/initial-events-end` one (any server sends that one), counted from its last byte;
+   *   until then, and on every new watch until it has its own, only to `timeoutSeconds + 30 s`. A quiet watch, or
+   *   one from a server that never sends bookmarks (a watch served from etcd without the watch cache, an aggregated
+   *   API), is never cut by it.
+   * - Every timer runs on the `scheduler`.
+   *
+   * # Caveats
+   * - A watch stalled before its first bookmark, or a watch request left unanswered, still waits for
+   *   `timeoutSeconds + 30 s`.
+   */
+  readonly idleTimeout?: number | false;
+  /**
    * Every delay and timer goes through it. Default `monotonicScheduler` (from `rxkube/extend`): a step of the system clock moves no
    * backoff, timeout or liveness check; virtual inside `TestScheduler.run()`.
    */
@@ -125,6 +152,12 @@ export const DEFAULT_LIST_TIMEOUT_MS = 70_000;
 export const DEFAULT_MIN_WATCH_TIMEOUT_MS = 300_000;
 
 /**
+ * Default {@link ListWatchOptions.idleTimeout}: kube-apiserver's bookmark period (about 60 s) plus the 30 s of slack
+ * the `timeoutSeconds` bound has.
+ */
+export const DEFAULT_WATCH_IDLE_TIMEOUT_MS = 90_000;
+
+/**
  * With `minWatchTimeout: 'server'`, the longest a watch is expected to stay open, s: twice kube-apiserver's default
  * `--min-request-timeout` (1800 s).
  */
@@ -155,6 +188,8 @@ export interface ResolvedOptions<T extends KubernetesObject> {
   readonly transform: ((object: T) => T) | undefined;
   readonly listTimeout: number;
   readonly minWatchTimeout: number | 'server';
+  /** The silence allowed a watch that has had a bookmark, ms; undefined when turned off. */
+  readonly idleTimeout: number | undefined;
   readonly streamingList: boolean;
   readonly failFast: boolean;
   readonly scheduler: SchedulerLike;
@@ -206,6 +241,15 @@ export function resolveOptions<T extends KubernetesObject>(
       `listWatch: minWatchTimeout must be a number of ms >= 1000 or 'server', got ${JSON.stringify(minWatchTimeout)}`,
     );
   }
+  const idleTimeout = options.idleTimeout ?? DEFAULT_WATCH_IDLE_TIMEOUT_MS;
+  if (
+    idleTimeout !== false &&
+    (typeof idleTimeout !== 'number' || !(idleTimeout > 0) || !Number.isFinite(idleTimeout))
+  ) {
+    throw new RangeError(
+      `listWatch: idleTimeout must be a finite number of ms > 0 or false, got ${JSON.stringify(idleTimeout)}`,
+    );
+  }
   checkWatchOptions('listWatch', options);
   return {
     namespace: options.namespace,
@@ -218,6 +262,7 @@ export function resolveOptions<T extends KubernetesObject>(
     transform: options.transform,
     listTimeout,
     minWatchTimeout,
+    idleTimeout: idleTimeout === false ? undefined : idleTimeout,
     streamingList: options.streamingList === true,
     failFast: options.failFast === true,
     scheduler: options.scheduler ?? monotonicScheduler,

@@ -125,8 +125,11 @@ export type ReflectorInput<T extends KubernetesObject> =
   | { readonly type: 'errorEvent'; readonly failure: WatchFailure }
   /** The server ended the watch cleanly after `openMs`. */
   | { readonly type: 'closed'; readonly openMs: number }
-  /** The watch sent no byte for `idleMs`, more than its timeoutSeconds + 30 s. */
-  | { readonly type: 'dead'; readonly idleMs: number }
+  /**
+   * The watch sent no byte for `idleMs`: more than its timeoutSeconds + 30 s, or (`bound: 'idleTimeout'`) more than
+   * `idleTimeout` after it had had a bookmark.
+   */
+  | { readonly type: 'dead'; readonly idleMs: number; readonly bound: 'timeoutSeconds' | 'idleTimeout' }
   /** The watch has stayed up for 2 minutes. */
   | { readonly type: 'healthy' }
   /** The backoff ended. */

@@ -210,7 +210,11 @@ function onWatch<T extends KubernetesObject>(
       // A clean close is routine (timeoutSeconds ran out): resume at once, without a relist.
       return openWatch(s, s.resourceVersion);
     case 'dead': {
-      const message = `no bytes for ${Math.round(input.idleMs / 1000)} s (timeoutSeconds + 30 s); reconnecting`;
+      const bound =
+        input.bound === 'idleTimeout'
+          ? 'idleTimeout: this watch had bookmarks, which come about once a minute'
+          : 'timeoutSeconds + 30 s';
+      const message = `no bytes for ${Math.round(input.idleMs / 1000)} s (${bound}); reconnecting`;
       return then([ABORT_WATCH], fail(s, { reason: 'DeadConnection', message }, resumeOf(s), config));
     }
     case 'healthy':

@@ -57,6 +57,12 @@ export class Reflector<T extends KubernetesObject> {
   private reports: ProblemReport[] = [];
   /** Whether this subscription already looked for `shardInfo` on a sharded list (see `noticeShardInfo`). */
   private shardNoticed = false;
+  /**
+   * Whether the watch in flight got a bookmark that is not a streaming list's end: kube-apiserver then sends it one
+   * about every minute until it ends, so a silence of `idleTimeout` means a dead connection (see
+   * `ListWatchOptions.idleTimeout`).
+   */
+  private watchHadBookmark = false;
   private readonly config: StepConfig;
   private readonly request: RequestSlot;
   private readonly timers: WatchTimers;
@@ -244,9 +250,15 @@ export class Reflector<T extends KubernetesObject> {
     };
     const connection = (this.connection += 1);
     this.watchOpenedAt = this.opts.scheduler.now();
+    this.watchHadBookmark = false;
+    const timeoutBound = (timeoutSeconds ?? SERVER_WATCH_TIMEOUT_BOUND_S) * 1000 + DEAD_CONNECTION_SLACK_MS;
     this.timers.start(
-      (timeoutSeconds ?? SERVER_WATCH_TIMEOUT_BOUND_S) * 1000 + DEAD_CONNECTION_SLACK_MS,
-      (idleMs) => this.dispatch({ type: 'dead', idleMs }),
+      timeoutBound,
+      (idleMs) => {
+        const { idleTimeout } = this.opts;
+        const held = this.watchHadBookmark && idleTimeout !== undefined && idleTimeout < timeoutBound;
+        this.dispatch({ type: 'dead', idleMs, bound: held ? 'idleTimeout' : 'timeoutSeconds' });
+      },
       BACKOFF_RESET_MS,
       () => this.dispatch({ type: 'healthy' }),
     );
@@ -299,6 +311,10 @@ export class Reflector<T extends KubernetesObject> {
         this.dispatch({ type: 'errorEvent', failure: statusFailure(decoded.status) });
         return;
       case 'bookmark':
+        if (!decoded.initialEventsEnd && !this.watchHadBookmark) {
+          this.watchHadBookmark = true;
+          if (this.opts.idleTimeout !== undefined) this.timers.limitDeadAfter(this.opts.idleTimeout);
+        }
         this.dispatch({
           type: 'bookmark',
           resourceVersion: decoded.resourceVersion,

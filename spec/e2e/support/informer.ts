@@ -2,20 +2,21 @@
  * Helpers for the informer e2e suite: a TCP cut-off switch in front of the real kube-apiserver, a transport that
  * records every request and watch line the reflector makes, and throwaway namespaces.
  */
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { type CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { defer, tap, type Observable } from 'rxjs';
+import { startTcpProxy, type TcpProxy } from '../../../src/testing/proxy/index.js';
 import { kubeTransport, type QueryParams, type Transport } from '../../../src/transport/index.js';
 import { decodeWatchLine } from '../../../src/watch/index.js';
 
 /**
  * A TCP relay on 127.0.0.1 in front of `target` whose link can be cut and restored, so an informer can be kept
- * away from the server while the test writes, compacts and restarts behind its back.
+ * away from the server while the test writes, compacts and restarts behind its back. It is a {@link TcpProxy}
+ * (`reset('all')` and `pass()`), whose close leaves nothing that keeps the run from exiting.
  *
  * # Guarantees
- * - `cut()` destroys every relayed connection at once and, until `restore()`, resets every new one the moment it
+ * - `cut()` resets every relayed connection at once and, until `restore()`, resets every new one the moment it
  *   is accepted: the client sees a real network failure, not a fake error.
- * - `close()` destroys everything and stops listening; it resolves once the listening socket is closed.
+ * - `close()` resets everything and stops listening; it resolves once the listening socket is closed.
  *
  * # Caveats
  * - Relays bytes only: TLS is end to end, so `target`'s certificate must be valid for 127.0.0.1.
@@ -31,49 +32,12 @@ export interface CuttableLink {
 /** Starts a {@link CuttableLink} to `target` (an `https://host:port` URL) on a free port. */
 export async function cuttableLink(target: string): Promise<CuttableLink> {
   const { hostname, port } = new URL(target);
-  const open = new Set<Socket>();
-  let linked = true;
-  const server: Server = createServer((client) => {
-    if (!linked) {
-      client.resetAndDestroy();
-      return;
-    }
-    const upstream = connect({ host: hostname, port: Number(port) });
-    for (const socket of [client, upstream]) {
-      open.add(socket);
-      socket.on('close', () => open.delete(socket));
-      // A reset on one side is expected (that is what cut() does); it must end the pair, not crash the runner.
-      socket.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('the relay has no TCP address');
-  const cutAll = (): void => {
-    for (const socket of open) socket.resetAndDestroy();
-    open.clear();
-  };
+  const proxy: TcpProxy = await startTcpProxy({ targetHost: hostname, targetPort: Number(port) });
   return {
-    url: `https://127.0.0.1:${address.port}`,
-    cut: () => {
-      linked = false;
-      cutAll();
-    },
-    restore: () => {
-      linked = true;
-    },
-    close: () => {
-      linked = false;
-      cutAll();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
+    url: `https://127.0.0.1:${proxy.port}`,
+    cut: () => proxy.reset('all'),
+    restore: () => proxy.pass(),
+    close: () => proxy.close(),
   };
 }
 

@@ -173,8 +173,9 @@ describe('informer integration: faults (HTTPS + token)', () => {
   });
 
   it('aborts a stalled watch as a dead connection and resumes without losing or repeating events', async () => {
-    // The dead-connection budget is timeoutSeconds + 30 s (330 s with random() = 0) and has no option of its own. A
-    // clock 150× faster makes it 2.2 s of wall time; bookmarks every 200 ms keep healthy watches from tripping it.
+    // The dead-connection budget is timeoutSeconds + 30 s (330 s with random() = 0), or idleTimeout (90 s) if a
+    // bookmark came before the stall. A clock 150× faster makes it 2.2 s of wall time at most; bookmarks every 200 ms
+    // keep healthy watches from tripping it.
     await pods.create('steady');
     const [podInformer, recording] = await start({ scheduler: fastClock(150), random: () => 0 });
     await pods.create('seen-live');

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { startTcpProxy, type TcpProxy } from '../../../src/testing/index.js';
 
@@ -173,5 +174,30 @@ describe('testing: startTcpProxy passes, stalls and resets connections on 127.0.
       error = err;
     });
     expect(error).to.be.instanceOf(RangeError);
+  });
+});
+
+describe('testing: startTcpProxy leaves nothing behind that keeps a process from exiting', () => {
+  /** How long the fixture may take (tsx compiling it on a loaded machine); a process that spins never ends. */
+  const EXIT_BOUND_MS = 60_000;
+
+  it('lets the process exit after close() meets a connection whose FIN is under way (Node spun at 100 % at exit)', async function () {
+    this.timeout(EXIT_BOUND_MS + 10_000);
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'spec/testing/proxy/fixtures/reset-while-ending.fixture.ts'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+    });
+    const killer = setTimeout(() => child.kill('SIGKILL'), EXIT_BOUND_MS);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal])),
+    );
+    clearTimeout(killer);
+    expect(output, 'the fixture closed everything').to.include('closed');
+    expect({ code, signal }, 'the process exited by itself').to.deep.equal({ code: 0, signal: null });
   });
 });

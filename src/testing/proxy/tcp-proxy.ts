@@ -36,6 +36,12 @@ export type TcpProxyScope = 'open' | 'all';
  * - A FIN is passed on as a FIN (half-close), an error or close on one side destroys the other; not while the
  *   connection is stalled: then the other side learns nothing until `pass()` (a partition carries no FIN either).
  * - `close()` resets every connection and stops listening; it resolves once the port is free. Safe to call twice.
+ * - Nothing it closes outlives `close()`, so the process can exit: a connection whose FIN is under way when it is
+ *   reset is destroyed instead (Node's `resetAndDestroy()` then fails and leaves a handle that is never closed).
+ *
+ * # Caveats
+ * - A connection that is already sending its FIN (its peer half-closed it, or the upstream ended) is not reset but
+ *   destroyed: the client sees the FIN, then the close, not ECONNRESET.
  */
 export interface TcpProxy {
   /** The port the proxy listens on, on 127.0.0.1. */
@@ -93,7 +99,7 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
 
   const resetPair = (pair: Pair): void => {
     pairs.delete(pair);
-    pair.client.resetAndDestroy();
+    resetSocket(pair.client);
     pair.upstream.destroy();
   };
   const setStalled = (pair: Pair, stalled: boolean): void => {
@@ -112,7 +118,7 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
     accepted++;
     client.on('error', () => undefined);
     if (mode === 'reset') {
-      client.resetAndDestroy();
+      resetSocket(client);
       return;
     }
     const upstream = createConnection({ host: targetHost, port: targetPort });
@@ -216,4 +222,17 @@ function forward(pair: Pair, from: Socket, to: Socket): void {
     if (pair.stalled) pair.closedWhileStalled = true;
     else to.end();
   });
+}
+
+/**
+ * Resets `socket` (an RST to its peer), or destroys it when its writing side has ended: Node's `resetAndDestroy()`
+ * on a socket whose shutdown (the FIN that `end()` asks for) is still pending fails with EINVAL, and the socket's
+ * handle is then never closed. The process cannot exit: Node 24, tearing it down, waits for that handle in a loop
+ * that spins at 100 % CPU forever, where neither timers nor the inspector run. The proxy ends a client's side
+ * itself when its peer half-closes (`allowHalfOpen` is off) or the upstream ends, so a reset (a fault, or `close()`
+ * when a replica exits) can come in that window.
+ */
+function resetSocket(socket: Socket): void {
+  if (socket.writableEnded) socket.destroy();
+  else socket.resetAndDestroy();
 }
