@@ -253,10 +253,13 @@ export function expectCachesEqualServer(
     if (!r.alive() || state === undefined || cache === undefined) continue;
     const held = new Set([...state.open, ...state.draining]);
     const expected = versions(stored.filter((object) => held.has(rangeOf(object))));
+    const cached = versions(cache.values());
+    const missing = expected.filter((line) => !cached.includes(line));
+    const extra = cached.filter((line) => !expected.includes(line));
     expect(
-      versions(cache.values()),
-      `${r.identity}'s cache, holding ranges ${[...held].sort((a, b) => a - b).join(',')}`,
-    ).to.deep.equal(expected);
+      { missing, extra },
+      `${r.identity}'s cache, holding ranges ${[...held].sort((a, b) => a - b).join(',')}, against the server`,
+    ).to.deep.equal({ missing: [], extra: [] });
   }
 }
 
