@@ -4,20 +4,38 @@
  * operator gated per key by a `RangeGate`, whose runs it records as `[start, end)` spans per key.
  */
 import { expect } from 'chai';
-import { from, mergeMap, Observable, Subject, timer, type Subscription } from 'rxjs';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { BehaviorSubject, from, mergeMap, Observable, Subject, timer, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { reconcile, type ReconcileEvent } from '../../src/controller/index.js';
-import { fnv1a64, splitHashSpace } from '../../src/sharding/index.js';
-import { RangeGate, rangeIndex, shardLeases, type ShardEvent, type ShardState } from '../../src/shards/index.js';
-import { virtualCluster, type VirtualCluster, type VirtualLink } from '../../src/testing/index.js';
+import type { Store } from '../../src/store/index.js';
+import type { ResourceRef } from '../../src/resources/index.js';
+import { fnv1a64, shardHash, splitHashSpace } from '../../src/sharding/index.js';
+import {
+  RangeGate,
+  rangeIndex,
+  rangeSelectedInformer,
+  shardLeases,
+  type ShardEvent,
+  type ShardState,
+} from '../../src/shards/index.js';
+import {
+  virtualCluster,
+  type VirtualCluster,
+  type VirtualClusterOptions,
+  type VirtualLink,
+} from '../../src/testing/index.js';
 import { machine, type ClockStep } from '../leader/harness.js';
 
-/** Runs `body` inside `TestScheduler.run` (1 frame = 1 ms) with a fresh virtual cluster. */
-export function cluster<R>(body: (env: { scheduler: TestScheduler; cluster: VirtualCluster }) => R): R {
+/** Runs `body` inside `TestScheduler.run` (1 frame = 1 ms) with a fresh virtual cluster (its `featureGates` if given). */
+export function cluster<R>(
+  body: (env: { scheduler: TestScheduler; cluster: VirtualCluster }) => R,
+  options: Pick<VirtualClusterOptions, 'featureGates'> = {},
+): R {
   const scheduler = new TestScheduler((actual, expected) => {
     expect(actual).to.deep.equal(expected);
   });
-  return scheduler.run(() => body({ scheduler, cluster: virtualCluster({ scheduler }) }));
+  return scheduler.run(() => body({ scheduler, cluster: virtualCluster({ scheduler, ...options }) }));
 }
 
 /** The range of a test key: its FNV-1a hash, split as the replicas split the space. */
@@ -51,6 +69,12 @@ export interface ReplicaOptions {
   readonly random?: () => number;
   /** Runs go on to their end after their signal is aborted (a handover must then wait for them). */
   readonly ignoreAbort?: boolean;
+  /**
+   * A primary informer of this resource over the replica's link, as the manager builds it for a sharded controller:
+   * `rangeSelectedInformer` over the ranges held (open and draining), by `shardSelector` where the cluster serves it
+   * and by the reflector's own hash filter elsewhere.
+   */
+  readonly primary?: ResourceRef;
 }
 
 export interface Replica {
@@ -60,6 +84,8 @@ export interface Replica {
   readonly events: ShardEvent[];
   readonly runs: RunSpan[];
   readonly reconciled: ReconcileEvent[];
+  /** The store of its primary informer (`options.primary`), `undefined` without one or once killed. */
+  cache(): Store<KubernetesObject> | undefined;
   /** The latest state, `undefined` once stopped or killed. */
   current(): ShardState | undefined;
   alive(): boolean;
@@ -87,6 +113,12 @@ export function replica(
   const reconciled: ReconcileEvent[] = [];
   let alive = true;
   let latest: ShardState | undefined;
+  // The ranges a primary selects, as the manager's: those held, draining ones included.
+  const held$ = new BehaviorSubject<readonly number[]>([]);
+  const hold = (state: ShardState | undefined): void => {
+    const held = state === undefined ? [] : [...state.open, ...state.draining].sort((a, b) => a - b);
+    if (held.join(',') !== held$.value.join(',')) held$.next(held);
+  };
   const subscriptions: Subscription[] = [];
   subscriptions.push(
     shardLeases(link, {
@@ -107,13 +139,30 @@ export function replica(
         latest = state;
         states.push(state);
         gate.setOpen(state.open);
+        hold(state);
       },
       complete: () => {
         latest = undefined;
         gate.setOpen([]);
+        hold(undefined);
       },
     }),
   );
+  let cache: (() => Store<KubernetesObject>) | undefined;
+  const warnings: unknown[] = [];
+  if (options.primary !== undefined) {
+    const informer = rangeSelectedInformer<KubernetesObject>(
+      link,
+      options.primary,
+      // Without server-side selection every list warns that the shard is filtered here: expected, so kept, not printed.
+      { namespace: 'default', scheduler: clock, onWarning: (warning) => warnings.push(warning) },
+      splitHashSpace(options.ranges),
+      held$,
+      () => undefined,
+    );
+    subscriptions.push(informer.events$.subscribe());
+    cache = () => informer.current();
+  }
   const counts = new Map<string, number>();
   const resync = options.resync ?? 1000;
   const triggers$ = timer(0, resync, scheduler).pipe(mergeMap(() => from(options.keys)));
@@ -165,6 +214,7 @@ export function replica(
     events,
     runs,
     reconciled,
+    cache: () => (alive ? cache?.() : undefined),
     current: () => latest,
     alive: () => alive,
     stop: () => {
@@ -178,6 +228,39 @@ export function replica(
       latest = undefined;
     },
   };
+}
+
+/**
+ * Fails unless the primary cache of every live replica holds exactly the server's objects of `resource` in the ranges
+ * it holds (open or draining): same keys, same resourceVersions, nothing from any other range.
+ */
+export function expectCachesEqualServer(
+  replicas: readonly Replica[],
+  server: VirtualCluster,
+  resource: ResourceRef,
+  ranges: number,
+): void {
+  const bounds = splitHashSpace(ranges);
+  const rangeOf = (object: KubernetesObject): number => rangeIndex(bounds, shardHash(object));
+  const versions = (objects: Iterable<KubernetesObject>): string[] =>
+    [...objects]
+      .map((o) => `${o.metadata?.namespace}/${o.metadata?.name}@${o.metadata?.resourceVersion} (range ${rangeOf(o)})`)
+      .sort();
+  const stored = server.list(resource, 'default');
+  for (const r of replicas) {
+    const state = r.current();
+    const cache = r.cache();
+    if (!r.alive() || state === undefined || cache === undefined) continue;
+    const held = new Set([...state.open, ...state.draining]);
+    const expected = versions(stored.filter((object) => held.has(rangeOf(object))));
+    const cached = versions(cache.values());
+    const missing = expected.filter((line) => !cached.includes(line));
+    const extra = cached.filter((line) => !expected.includes(line));
+    expect(
+      { missing, extra },
+      `${r.identity}'s cache, holding ranges ${[...held].sort((a, b) => a - b).join(',')}, against the server`,
+    ).to.deep.equal({ missing: [], extra: [] });
+  }
 }
 
 /** Fails, naming both replicas, when two replicas ran one key at overlapping times. */
