@@ -82,7 +82,9 @@ type ManageResult = 'ok' | 'skipped' | ManageFailure;
  *   status subresource with `mutate`, only when it differs from what the PodSet has, even after a failed create or
  *   delete; the failure then fails the run, so the operator retries it with backoff.
  * - While its expectations hold it back, the run asks to be requeued when they expire, so a PodSet whose Pod events
- *   were lost (collapsed into a relist) is synced again after at most the expectations timeout.
+ *   were lost (collapsed into a relist) is synced again after at most the expectations timeout; a run they held back
+ *   and that ends after they expired (its status write outlasted them) asks to run again at once: an expiry wakes
+ *   nothing else, and the echo of its own status write does not either.
  * - Every call carries the run's `signal`: a run aborted by shutdown or lost leadership stops its requests, and
  *   the creations it no longer waits for are taken off the expectations like failed ones.
  *
@@ -109,6 +111,8 @@ export function syncPodSet(
   const activePods = ownActivePods(context, uid);
 
   let manage$: Observable<ManageResult> = of('skipped');
+  /** Expectations held this sync back: another one must follow, whatever wakes the PodSet or not. */
+  let heldBack = false;
   if ('problem' in selector) {
     print(`PodSet ${key} cannot be synced: ${selector.problem}`);
     manage$ = of({ reason: 'InvalidSpec', message: selector.problem, error: undefined });
@@ -117,6 +121,7 @@ export function syncPodSet(
   } else if (needsSync) {
     manage$ = manageReplicas(podSet, key, activePods, request, context);
   } else {
+    heldBack = true;
     const pending = expectations.get(key)!;
     print(
       `PodSet ${key} waits for its cache: ${Math.max(pending.add, 0)} creation(s) and ${Math.max(pending.del, 0)} deletion(s) not observed yet`,
@@ -142,7 +147,10 @@ export function syncPodSet(
     map((outcome) => {
       if (typeof outcome === 'object' && outcome.reason !== 'InvalidSpec') throw outcome.error;
       const expiresIn = expectations.expiresIn(key);
-      return expiresIn === undefined ? undefined : { requeueAfter: expiresIn };
+      // Held back by expectations that expired since (during the status write, or between two readings of the
+      // clock): no event will come for an expiry, and this sync's status echo wakes nobody, so run again now.
+      if (expiresIn === undefined) return heldBack ? { requeueAfter: 0 } : undefined;
+      return { requeueAfter: expiresIn };
     }),
   );
 }
