@@ -488,6 +488,29 @@ describe('the replica-set example (marbles)', () => {
     expect(names).to.deep.equal(['web-p0', 'web-p1', 'web-p2']);
   });
 
+  it('does not hold a PodSet created again under the same name back with the expectations of the one deleted, when one sync sees both', () => {
+    // The first PodSet's Pod reaches the Pod cache at 111; the delete and the new PodSet reach the PodSet cache at 60,
+    // while the key waits for the Pod cache to show its last sync's create: one sync at 111 sees only the new
+    // PodSet. The old one's creation is never observed (its Pod is not the new PodSet's).
+    const { timeline, names } = run(
+      (c, at) => {
+        c.applyPodSet(WEB(1));
+        at(50, () => c.deletePodSet('web'));
+        at(51, () => c.applyPodSet(WEB(1)));
+      },
+      1000,
+      { cacheLagMs: 100, podSetLagMs: 10 },
+    );
+    expect(podLinesFrom(timeline, 50)).to.deep.equal([
+      '111 Too few replicas for PodSet default/web: need 1, have 0, creating 1',
+      '111 PodSet default/web: slow-start batch of 1',
+      `111 POST ${POSTS}`,
+      '112 Created pod web-p1 for PodSet default/web',
+      '1000 Shutting down PodSet controller',
+    ]);
+    expect(names).to.deep.equal(['web-p0', 'web-p1']);
+  });
+
   it('scales down deleting unready pods first, then the most recently ready, and waits until the deletions are seen (expectations alone)', () => {
     const { timeline, names, podSet } = run(
       (c, at) => {

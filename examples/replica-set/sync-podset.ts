@@ -68,7 +68,8 @@ type ManageResult = 'ok' | 'skipped' | ManageFailure;
  * Pod cache's owner index.
  *
  * # Guarantees
- * - Gone from the cache: its expectations are forgotten, and nothing is written.
+ * - Gone from the cache: its expectations are forgotten, and nothing is written. Expectations set for another
+ *   PodSet of the same name (deleted and created again, both seen at once) are forgotten too.
  * - Pods are created or deleted only when the PodSet's expectations are satisfied (see `Expectations`), never while
  *   it is being deleted, and never for a spec whose selector does not match its template's labels.
  * - The cache is read and the new expectations are set in one synchronous step, before any request: no Pod event
@@ -105,9 +106,12 @@ export function syncPodSet(
     print(`PodSet ${key} has been deleted`);
     return of(undefined);
   }
+  const uid = podSet.metadata?.uid ?? '';
+  // A PodSet deleted and created again under this name, both seen by this one sync: the deleted one's expectations
+  // will never be met by this one's Pods (kube-controller-manager's `updateRS` on a uid change).
+  expectations.forgetOther(key, uid);
   const needsSync = expectations.satisfied(key);
   const selector = readSelector(podSet);
-  const uid = podSet.metadata?.uid ?? '';
   const activePods = ownActivePods(context, uid);
 
   let manage$: Observable<ManageResult> = of('skipped');
@@ -189,7 +193,7 @@ function manageReplicas(
   const diff = activePods.length - want;
   if (diff < 0) {
     const count = Math.min(-diff, burstReplicas);
-    expectations.expectCreations(key, count);
+    expectations.expectCreations(key, count, podSet.metadata?.uid);
     print(`Too few replicas for PodSet ${key}: need ${want}, have ${activePods.length}, creating ${count}`);
     return slowStartBatch(
       count,
@@ -215,7 +219,7 @@ function manageReplicas(
   if (diff > 0) {
     const count = Math.min(diff, burstReplicas);
     const doomed = rankPodsForDeletion(activePods, context.now()).slice(0, count);
-    expectations.expectDeletions(key, doomed.map(podKey));
+    expectations.expectDeletions(key, doomed.map(podKey), podSet.metadata?.uid);
     print(
       `Too many replicas for PodSet ${key}: need ${want}, have ${activePods.length}, deleting ${count}: ${doomed.map((pod) => pod.metadata?.name).join(', ')}`,
     );
