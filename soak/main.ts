@@ -5,7 +5,9 @@
  * per minute), `--duration 40` (minutes, a bound), `--checkpoints 10`, `--seed 33`, `--write-concurrency 32`
  * (writes in flight per writer), `--expectations-timeout 15` (the controller's, s), `--min-request-timeout 60`
  * (kube-apiserver's, s: it ends the replicas' watches), `--workers 16` (each replica's PodSets synced at once),
- * `--out soak/results` (where the report's JSON and the heap plot go). Exits 0 when the soak passed, 1 otherwise.
+ * `--out soak/results` (where the report's JSON and the heap plot go), `--keep-logs` (keep the replicas' logs of a
+ * clean run too; those of a run with an unclean checkpoint are always kept, and their directory named). Exits 0
+ * when the soak passed, 1 otherwise.
  * @module
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,6 +30,7 @@ const { values } = parseArgs({
     'min-request-timeout': { type: 'string', default: String(FULL_SOAK.minRequestTimeoutS) },
     workers: { type: 'string', default: String(FULL_SOAK.controllerWorkers) },
     out: { type: 'string', default: 'soak/results' },
+    'keep-logs': { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -52,6 +55,7 @@ const options = {
   expectationsTimeoutMs: positive('expectations-timeout', values['expectations-timeout']) * 1000,
   minRequestTimeoutS: Math.round(positive('min-request-timeout', values['min-request-timeout'])),
   controllerWorkers: Math.round(positive('workers', values.workers)),
+  keepLogs: values['keep-logs'],
   log: (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
 };
 

@@ -4,6 +4,7 @@
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { CACHE_DIGEST_ENV, CACHE_DIGEST_METRIC, CACHE_OBJECTS_METRIC } from '../examples/shared/cache-digest.js';
 import type { RunSpan } from './checks.js';
 
@@ -45,6 +46,11 @@ export interface ReplicaSettings {
   readonly expectationsTimeoutMs: number;
   /** PodSets synced at once (`--workers`). */
   readonly workers: number;
+  /**
+   * Where to keep the replica's output: its stderr (the JSON log records) as it comes, and its stdout (the
+   * controller's printed lines) with the time each line arrived, `<time> | <line>`. Omitted: nothing is kept.
+   */
+  readonly logFile?: string | undefined;
 }
 
 /**
@@ -55,7 +61,7 @@ export function startReplica(
   identity: string,
   kubeconfig: string,
   namespace: string,
-  { lease, expectationsTimeoutMs, workers }: ReplicaSettings,
+  { lease, expectationsTimeoutMs, workers, logFile }: ReplicaSettings,
 ): Replica {
   const child = spawn(
     process.execPath,
@@ -89,7 +95,10 @@ export function startReplica(
       'json',
       '--stop-on-stdin-eof',
     ],
-    { stdio: ['pipe', 'ignore', 'pipe'], env: { ...process.env, KUBECONFIG: '', [CACHE_DIGEST_ENV]: '1' } },
+    {
+      stdio: ['pipe', logFile === undefined ? 'ignore' : 'pipe', 'pipe'],
+      env: { ...process.env, KUBECONFIG: '', [CACHE_DIGEST_ENV]: '1' },
+    },
   );
   let exited!: () => void;
   const replica: Replica = {
@@ -112,13 +121,28 @@ export function startReplica(
     replica.leading = false;
     exited();
   });
+  const log = logFile === undefined ? undefined : createWriteStream(logFile, { flags: 'a' });
   let pending = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
     pending += chunk;
     const lines = pending.split('\n');
     pending = lines.pop()!;
-    for (const line of lines) readRecord(replica, line);
+    for (const line of lines) {
+      log?.write(`${line}\n`);
+      readRecord(replica, line);
+    }
   });
+  if (log !== undefined) {
+    let printed = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      printed += chunk;
+      const lines = printed.split('\n');
+      printed = lines.pop()!;
+      const at = new Date().toISOString();
+      for (const line of lines) log.write(`${at} | ${line}\n`);
+    });
+    child.once('close', () => log.end());
+  }
   return replica;
 }
 

@@ -77,6 +77,12 @@ export interface SoakOptions {
   /** How long a partition lasts, ms (longer than the lease's renew deadline, so that leadership moves). */
   readonly partitionMs: number;
   readonly seed: number;
+  /**
+   * Keep the replicas' logs (each one's stderr and stdout, `<identity>.log` in a temporary directory) when the run
+   * is clean too. They are always kept when a checkpoint is not clean or the run fails, and the line that says so
+   * names the directory.
+   */
+  readonly keepLogs?: boolean | undefined;
   /** Where progress lines go. */
   readonly log: (line: string) => void;
 }
@@ -209,6 +215,8 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
   const random = seeded(options.seed);
   const namespace = `soak-${started.toString(36)}`;
   const dir = mkdtempSync(join(tmpdir(), 'rxkube-soak-'));
+  const logDir = mkdtempSync(join(tmpdir(), 'rxkube-soak-logs-'));
+  let keepLogs = options.keepLogs === true;
   const kc = controlPlane.kubeConfig;
   const apiPort = Number(new URL(controlPlane.url).port);
   const proxies: TcpProxy[] = [];
@@ -253,6 +261,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
         lease: LEASE,
         expectationsTimeoutMs: options.expectationsTimeoutMs,
         workers: options.controllerWorkers,
+        logFile: join(logDir, `${identity}.log`),
       });
       (replica as { proxy?: TcpProxy }).proxy = proxy;
       replicas.push(replica);
@@ -515,6 +524,14 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       };
       checkpoints.push(found);
       faultsHeld = false;
+      const unclean =
+        found.cacheDrift.length + found.replicaCacheDrift.length + found.unconverged.length + found.overlaps.length >
+          0 || found.lostUpdates.length > 0;
+      if (unclean) {
+        keepLogs = true;
+        const what = [...found.unconverged, ...found.cacheDrift, ...found.replicaCacheDrift].slice(0, 5).join('; ');
+        log(`checkpoint ${checkpoints.length} is not clean (${what}); the replicas' logs are in ${logDir}`);
+      }
       log(
         `checkpoint ${checkpoints.length}: ${events} events, ${found.podSets} PodSets, ${found.pods} Pods, ` +
           `drift ${found.cacheDrift.length}, replica drift ${found.replicaCacheDrift.length}, unconverged ${found.unconverged.length}, lost ${found.lostUpdates.length}, ` +
@@ -630,6 +647,9 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       durationMs: Date.now() - started,
       passed: last !== undefined && clean && heap?.flat === true && FAULTS.every((f) => faults[f] > 0),
     };
+  } catch (error) {
+    keepLogs = true;
+    throw error;
   } finally {
     closing = true;
     stopFaults = true;
@@ -644,5 +664,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       () => undefined,
     );
     rmSync(dir, { recursive: true, force: true });
+    if (keepLogs) log(`the replicas' logs are in ${logDir}`);
+    else rmSync(logDir, { recursive: true, force: true });
   }
 }

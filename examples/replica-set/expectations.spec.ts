@@ -86,6 +86,19 @@ describe('the replica-set example: expectations', () => {
     expect(expectations.size).to.equal(0);
   });
 
+  it('are forgotten for a PodSet of another uid under the same name, and kept for their own or when set without a uid', () => {
+    const { expectations } = clocked();
+    expectations.expectCreations('default/web', 1, 'uid-a');
+    expectations.forgetOther('default/web', 'uid-a');
+    expect(expectations.get('default/web')).to.deep.include({ add: 1, uid: 'uid-a' });
+    expectations.forgetOther('default/web', 'uid-b');
+    expect(expectations.satisfied('default/web')).to.equal(true);
+    expect(expectations.size).to.equal(0);
+    expectations.expectDeletions('default/web', ['default/web-a']);
+    expectations.forgetOther('default/web', 'uid-b');
+    expect(expectations.satisfied('default/web')).to.equal(false);
+  });
+
   it('refuse a timeout that is not a positive number of ms', () => {
     expect(() => new Expectations(() => 0, 0)).to.throw(RangeError, 'timeoutMs must be a number of ms > 0, got 0');
   });

@@ -18,6 +18,8 @@ export interface PendingExpectations {
   readonly deleting: readonly string[];
   /** When they were set, on the clock the expectations were given. */
   readonly since: number;
+  /** The uid of the PodSet they were set for; absent when none was given. */
+  readonly uid?: string;
 }
 
 interface Entry {
@@ -25,6 +27,7 @@ interface Entry {
   del: number;
   readonly deleting: Set<string>;
   readonly since: number;
+  readonly uid: string | undefined;
 }
 
 /**
@@ -48,9 +51,13 @@ interface Entry {
  *   below zero: satisfied.
  * - Time comes only from `now`, so the timeout runs in virtual time under a `TestScheduler`.
  *
+ * - Expectations set for one PodSet (`uid`) are not another's: `forgetOther(key, uid)` drops those of a PodSet
+ *   deleted and created again under the same name, whose delete and re-creation one sync saw at once.
+ *
  * # Caveats
- * - Keys are PodSet keys, not uids: a PodSet deleted and created again under the same name must have its entry
- *   `delete`d when the first one is seen gone (the sync does), as kube-controller-manager's `DeleteExpectations`.
+ * - Keys are PodSet keys: a PodSet deleted and created again under the same name must have its entry `delete`d when
+ *   the first one is seen gone, or dropped by `forgetOther` when the new one is seen first (the sync does both), as
+ *   kube-controller-manager's `DeleteExpectations` in `deleteRS`, which `updateRS` calls on a uid change.
  * - Not shared between processes: a new leader starts with no expectations and trusts its freshly synced cache.
  * - With read-your-own-writes on (the example's default), a sync starts only once the Pod cache shows its last
  *   sync's creations and deletions, so expectations rarely hold one back; they still do when the cache lags longer
@@ -69,15 +76,21 @@ export class Expectations {
       throw new RangeError(`Expectations: timeoutMs must be a number of ms > 0, got ${String(timeoutMs)}`);
   }
 
-  /** Expects `count` creations for `key` (`ExpectCreations`), replacing what was expected. */
-  expectCreations(key: string, count: number): void {
-    this.#entries.set(key, { add: count, del: 0, deleting: new Set(), since: this.now() });
+  /**
+   * Expects `count` creations for `key` (`ExpectCreations`), replacing what was expected; `uid`: the PodSet's, for
+   * {@link forgetOther}.
+   */
+  expectCreations(key: string, count: number, uid?: string): void {
+    this.#entries.set(key, { add: count, del: 0, deleting: new Set(), since: this.now(), uid });
   }
 
-  /** Expects the deletion of exactly these Pods (`namespace/name`) for `key` (`ExpectDeletions`), replacing what was expected. */
-  expectDeletions(key: string, podKeys: readonly string[]): void {
+  /**
+   * Expects the deletion of exactly these Pods (`namespace/name`) for `key` (`ExpectDeletions`), replacing what was
+   * expected; `uid`: the PodSet's, for {@link forgetOther}.
+   */
+  expectDeletions(key: string, podKeys: readonly string[], uid?: string): void {
     const deleting = new Set(podKeys);
-    this.#entries.set(key, { add: 0, del: deleting.size, deleting, since: this.now() });
+    this.#entries.set(key, { add: 0, del: deleting.size, deleting, since: this.now(), uid });
   }
 
   /** One creation for `key` was observed, or will never be (a create that failed or was skipped): `CreationObserved`. */
@@ -114,12 +127,23 @@ export class Expectations {
   get(key: string): PendingExpectations | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    return { add: entry.add, del: entry.del, deleting: [...entry.deleting], since: entry.since };
+    const { add, del, since, uid } = entry;
+    return { add, del, deleting: [...entry.deleting], since, ...(uid === undefined ? {} : { uid }) };
   }
 
   /** Forgets `key` (`DeleteExpectations`): its PodSet is gone. */
   delete(key: string): void {
     this.#entries.delete(key);
+  }
+
+  /**
+   * Forgets `key` when its expectations were set for a PodSet other than `uid`: that one was deleted and this one
+   * created under its name, and what it expected (its own Pods' creations and deletions) will never be observed for
+   * this one. Expectations set without a uid are kept.
+   */
+  forgetOther(key: string, uid: string): void {
+    const entry = this.#entries.get(key);
+    if (entry?.uid !== undefined && entry.uid !== uid) this.#entries.delete(key);
   }
 
   /** How many PodSets have expectations recorded. */

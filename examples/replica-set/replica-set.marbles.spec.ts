@@ -31,6 +31,8 @@ const WEB = (replicas: number, image = 'web:1'): PodSet => ({
 interface Network {
   /** How long the server takes to answer a write, ms. Default 1. */
   readonly answerMs?: number;
+  /** How long the server takes to answer a write of a PodSet's status, ms. Default `answerMs`. */
+  readonly statusAnswerMs?: number;
   /** How long after a write its watch event reaches the Pod informer, ms (read per event). Default 10. */
   readonly cacheLagMs?: number | (() => number);
   /** How long after a write its watch event reaches the PodSet informer, ms. Default `cacheLagMs`. */
@@ -93,7 +95,12 @@ function run(
     const cluster = virtualCluster({
       scheduler,
       // Reads (discovery, lists) are answered at once, so the caches sync at frame 0.
-      latency: (request) => (request.method === 'GET' ? 0 : (network.answerMs ?? 1)),
+      latency: (request) =>
+        request.method === 'GET'
+          ? 0
+          : request.path.endsWith('/status')
+            ? (network.statusAnswerMs ?? network.answerMs ?? 1)
+            : (network.answerMs ?? 1),
       watchLag: (request) =>
         request.path.includes('/podsets') ? podSetLag : typeof podLag === 'number' ? podLag : podLag(),
     });
@@ -449,6 +456,59 @@ describe('the replica-set example (marbles)', () => {
     // Set at 10: expired once strictly more than 300 000 ms have passed, when the requeue runs it.
     expect(manage.at(-1)).to.equal('300011 Too few replicas for PodSet default/web: need 2, have 1, creating 1');
     expect(names).to.deep.equal(['web-p0', 'web-p1', 'web-p2']);
+  });
+
+  it('syncs again a PodSet whose expectations expire while a sync they held back is writing its status (the requeue was lost)', () => {
+    // From web-p1 on, the Pod watch is an hour late: the expectations set at 10 are never met, and expire at 300 011.
+    // A spec change at 299 500 starts a sync they hold back; its status write (observedGeneration 2) takes 1 s, so
+    // the sync ends at about 300 510, after they expired: nothing else will wake the PodSet (its status write's
+    // echo is its own), so that sync must ask to run again (it starts once the PodSet cache shows that write).
+    let cluster: VirtualCluster | undefined;
+    const { timeline, names } = run(
+      (c, at) => {
+        cluster = c.cluster;
+        c.applyPodSet(WEB(2));
+        at(299_500, () => c.applyPodSet(WEB(2, 'web:2')));
+      },
+      400_000,
+      {
+        cacheLagMs: () => (cluster !== undefined && podCreates(cluster) >= 1 ? 3_600_000 : 10),
+        podSetLagMs: 10,
+        statusAnswerMs: 1_000,
+      },
+    );
+    expect(podLinesFrom(timeline, 299_000).filter((line) => !line.includes('Error watching pods'))).to.deep.equal([
+      '299510 PodSet default/web waits for its cache: 1 creation(s) and 0 deletion(s) not observed yet',
+      '300520 Too few replicas for PodSet default/web: need 2, have 1, creating 1',
+      '300520 PodSet default/web: slow-start batch of 1',
+      `300520 POST ${POSTS}`,
+      '300521 Created pod web-p2 for PodSet default/web',
+      '400000 Shutting down PodSet controller',
+    ]);
+    expect(names).to.deep.equal(['web-p0', 'web-p1', 'web-p2']);
+  });
+
+  it('does not hold a PodSet created again under the same name back with the expectations of the one deleted, when one sync sees both', () => {
+    // The first PodSet's Pod reaches the Pod cache at 111; the delete and the new PodSet reach the PodSet cache at 60,
+    // while the key waits for the Pod cache to show its last sync's create: one sync at 111 sees only the new
+    // PodSet. The old one's creation is never observed (its Pod is not the new PodSet's).
+    const { timeline, names } = run(
+      (c, at) => {
+        c.applyPodSet(WEB(1));
+        at(50, () => c.deletePodSet('web'));
+        at(51, () => c.applyPodSet(WEB(1)));
+      },
+      1000,
+      { cacheLagMs: 100, podSetLagMs: 10 },
+    );
+    expect(podLinesFrom(timeline, 50)).to.deep.equal([
+      '111 Too few replicas for PodSet default/web: need 1, have 0, creating 1',
+      '111 PodSet default/web: slow-start batch of 1',
+      `111 POST ${POSTS}`,
+      '112 Created pod web-p1 for PodSet default/web',
+      '1000 Shutting down PodSet controller',
+    ]);
+    expect(names).to.deep.equal(['web-p0', 'web-p1']);
   });
 
   it('scales down deleting unready pods first, then the most recently ready, and waits until the deletions are seen (expectations alone)', () => {

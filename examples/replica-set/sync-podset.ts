@@ -68,7 +68,8 @@ type ManageResult = 'ok' | 'skipped' | ManageFailure;
  * Pod cache's owner index.
  *
  * # Guarantees
- * - Gone from the cache: its expectations are forgotten, and nothing is written.
+ * - Gone from the cache: its expectations are forgotten, and nothing is written. Expectations set for another
+ *   PodSet of the same name (deleted and created again, both seen at once) are forgotten too.
  * - Pods are created or deleted only when the PodSet's expectations are satisfied (see `Expectations`), never while
  *   it is being deleted, and never for a spec whose selector does not match its template's labels.
  * - The cache is read and the new expectations are set in one synchronous step, before any request: no Pod event
@@ -82,7 +83,9 @@ type ManageResult = 'ok' | 'skipped' | ManageFailure;
  *   status subresource with `mutate`, only when it differs from what the PodSet has, even after a failed create or
  *   delete; the failure then fails the run, so the operator retries it with backoff.
  * - While its expectations hold it back, the run asks to be requeued when they expire, so a PodSet whose Pod events
- *   were lost (collapsed into a relist) is synced again after at most the expectations timeout.
+ *   were lost (collapsed into a relist) is synced again after at most the expectations timeout; a run they held back
+ *   and that ends after they expired (its status write outlasted them) asks to run again at once: an expiry wakes
+ *   nothing else, and the echo of its own status write does not either.
  * - Every call carries the run's `signal`: a run aborted by shutdown or lost leadership stops its requests, and
  *   the creations it no longer waits for are taken off the expectations like failed ones.
  *
@@ -103,12 +106,17 @@ export function syncPodSet(
     print(`PodSet ${key} has been deleted`);
     return of(undefined);
   }
+  const uid = podSet.metadata?.uid ?? '';
+  // A PodSet deleted and created again under this name, both seen by this one sync: the deleted one's expectations
+  // will never be met by this one's Pods (kube-controller-manager's `updateRS` on a uid change).
+  expectations.forgetOther(key, uid);
   const needsSync = expectations.satisfied(key);
   const selector = readSelector(podSet);
-  const uid = podSet.metadata?.uid ?? '';
   const activePods = ownActivePods(context, uid);
 
   let manage$: Observable<ManageResult> = of('skipped');
+  /** Expectations held this sync back: another one must follow, whatever wakes the PodSet or not. */
+  let heldBack = false;
   if ('problem' in selector) {
     print(`PodSet ${key} cannot be synced: ${selector.problem}`);
     manage$ = of({ reason: 'InvalidSpec', message: selector.problem, error: undefined });
@@ -117,6 +125,7 @@ export function syncPodSet(
   } else if (needsSync) {
     manage$ = manageReplicas(podSet, key, activePods, request, context);
   } else {
+    heldBack = true;
     const pending = expectations.get(key)!;
     print(
       `PodSet ${key} waits for its cache: ${Math.max(pending.add, 0)} creation(s) and ${Math.max(pending.del, 0)} deletion(s) not observed yet`,
@@ -142,7 +151,10 @@ export function syncPodSet(
     map((outcome) => {
       if (typeof outcome === 'object' && outcome.reason !== 'InvalidSpec') throw outcome.error;
       const expiresIn = expectations.expiresIn(key);
-      return expiresIn === undefined ? undefined : { requeueAfter: expiresIn };
+      // Held back by expectations that expired since (during the status write, or between two readings of the
+      // clock): no event will come for an expiry, and this sync's status echo wakes nobody, so run again now.
+      if (expiresIn === undefined) return heldBack ? { requeueAfter: 0 } : undefined;
+      return { requeueAfter: expiresIn };
     }),
   );
 }
@@ -181,7 +193,7 @@ function manageReplicas(
   const diff = activePods.length - want;
   if (diff < 0) {
     const count = Math.min(-diff, burstReplicas);
-    expectations.expectCreations(key, count);
+    expectations.expectCreations(key, count, podSet.metadata?.uid);
     print(`Too few replicas for PodSet ${key}: need ${want}, have ${activePods.length}, creating ${count}`);
     return slowStartBatch(
       count,
@@ -207,7 +219,7 @@ function manageReplicas(
   if (diff > 0) {
     const count = Math.min(diff, burstReplicas);
     const doomed = rankPodsForDeletion(activePods, context.now()).slice(0, count);
-    expectations.expectDeletions(key, doomed.map(podKey));
+    expectations.expectDeletions(key, doomed.map(podKey), podSet.metadata?.uid);
     print(
       `Too many replicas for PodSet ${key}: need ${want}, have ${activePods.length}, deleting ${count}: ${doomed.map((pod) => pod.metadata?.name).join(', ')}`,
     );

@@ -40,6 +40,8 @@ if (isE2eRun() && ownsControlPlane) {
     it('loses no update, ends with every cache (the replicas’ too) equal to the server, every PodSet converged and no key run by two replicas at once, under every fault', async () => {
       const report = await runSoak(controlPlane!, {
         ...SHORT_SOAK,
+        // The replicas' logs are kept (and their directory named) whenever a checkpoint is not clean.
+        keepLogs: process.env.RXKUBE_SOAK_KEEP_LOGS === '1',
         log: (line) => process.stderr.write(`      soak: ${line}\n`),
       });
       expect(report.checkpoints.length, 'checkpoints').to.be.greaterThan(0);
