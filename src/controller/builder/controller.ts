@@ -83,6 +83,9 @@ export interface ControllerOptions<T extends KubernetesObject> extends Reconcile
    * Own-write filtering (needs a `context`): which sources drop the events that only echo a write this controller
    * sent through `context.client()` (see `ownWrites.ignore` for exactly which events): `'primary'` (default) the
    * primary's own events, `'all'` every source given by reference (owned and watched too), `'none'`.
+   * Caveat: the echo of a status write then triggers nothing, so a run that waits on time (an expiry, a deadline)
+   * and writes status must ask for its own next run with `{ requeueAfter }`; the replica-set example's expectations
+   * are one such case.
    */
   readonly ignoreOwnWrites?: 'primary' | 'all' | 'none';
   /** The reconcile function; it receives the primary object read from the store at start time. */
