@@ -6,7 +6,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { WatchEvent } from '../watch/index.js';
 import { deepFreeze, objectKey } from '../objects/index.js';
-import { trieForEach, trieGet } from './hash-trie.js';
+import { objectsForEach, objectsGet } from './objects-trie.js';
 import { storeDataOf, storeIndexersOf, type Store } from './store.js';
 import type { StoreChange, StoreProblem } from './types.js';
 import {
@@ -194,7 +194,7 @@ export class Batch<T extends KubernetesObject> {
     if (event.type !== 'deleted') {
       this.upsert(key, event.object, event);
     } else {
-      const old = trieGet(this.work.objects, key);
+      const old = objectsGet(this.work.objects, key);
       if (old !== undefined) {
         removeObject(this.work, this.indexers, key, old);
         this.changes.push({ type: 'deleted', key, object: event.object, stateUnknown: false });
@@ -256,12 +256,12 @@ export class Batch<T extends KubernetesObject> {
     }
     const final = materialize(this.relistBase, this.localKeys, this.localObjects);
     const vanished: [string, T][] = [];
-    trieForEach(this.work.objects, (key, object) => {
+    objectsForEach(this.work.objects, (key, object) => {
       if ((final.get(key) ?? null) === null) vanished.push([key, object]);
     });
     for (const [key, object] of final) {
       if (object === null) continue;
-      const old = trieGet(this.work.objects, key);
+      const old = objectsGet(this.work.objects, key);
       if (old !== undefined && sameVersion(old, object)) continue;
       this.upsert(key, object, event);
     }
@@ -285,7 +285,7 @@ export class Batch<T extends KubernetesObject> {
       const object = objects[i]!;
       if (object === null) {
         regular = false;
-        const old = trieGet(this.work.objects, key);
+        const old = objectsGet(this.work.objects, key);
         if (old !== undefined) removeObject(this.work, this.indexers, key, old);
         continue;
       }
@@ -300,7 +300,7 @@ export class Batch<T extends KubernetesObject> {
       for (const key of keys) {
         if (seen.has(key)) continue;
         seen.add(key);
-        const object = trieGet(this.work.objects, key);
+        const object = objectsGet(this.work.objects, key);
         if (object !== undefined) this.changes.push({ type: 'added', key, object });
       }
       return;

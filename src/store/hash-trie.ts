@@ -45,8 +45,13 @@ type Slots = Record<string | number, unknown>;
 
 /** FNV-1a over UTF-16 code units, as a signed 32-bit integer (a small integer in V8, stored unboxed in a leaf). */
 export function hashKey(key: string): number {
+  return hashPrefix(key, key.length);
+}
+
+/** {@link hashKey} of `key.slice(0, end)`, without making that string. */
+export function hashPrefix(key: string, end: number): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
+  for (let i = 0; i < end; i++) {
     h ^= key.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
@@ -85,6 +90,50 @@ function lookup(node: Node | null, key: string, hash: number, depth: number): un
 export function trieGet<V>(root: TrieNode<V> | null, key: string, hash = hashKey(key)): V | undefined {
   const value = lookup(root as Node | null, key, hash, 0);
   return value === MISSING ? undefined : (value as V);
+}
+
+/**
+ * Looks up the key `key.slice(0, end)` (`hash` is its {@link hashPrefix}) without making that string: a lookup by
+ * a prefix of a longer key, such as the namespace of a `namespace/name` key.
+ */
+export function trieGetPrefix<V>(root: TrieNode<V> | null, key: string, end: number, hash: number): V | undefined {
+  let node = root as Node | null;
+  for (let depth = 0; node !== null; depth++) {
+    if (isLeaf(node)) {
+      for (let i = 0; i < node.length; i += ENTRY) {
+        if (node[i] !== hash) continue;
+        const candidate = node[i + 1] as string;
+        if (candidate.length === end && key.startsWith(candidate)) return node[i + 2] as V;
+      }
+      return undefined;
+    }
+    node = (node[slotOf(hash, depth)] ?? null) as Node | null;
+  }
+  return undefined;
+}
+
+/**
+ * The leaf holding `key` in the trie held at `holder[slot]`, made writable (frozen nodes on its path are copied and
+ * pushed on `fresh`), and the position of the key's value in it: `[leaf, at]`, with the value in `leaf[at]`. So a
+ * value that is itself a trie (a trie of tries) can be written in place with `trieSet(leaf, at, …)`. Undefined,
+ * copying nothing, when the trie does not hold `key`.
+ */
+export function trieOwnValue(
+  holder: object,
+  slot: string | number,
+  key: string,
+  fresh: object[],
+  hash = hashKey(key),
+): [leaf: unknown[], at: number] | undefined {
+  if (lookup(((holder as Slots)[slot] ?? null) as Node | null, key, hash, 0) === MISSING) return undefined;
+  let parent = holder as Slots;
+  let at: string | number = slot;
+  for (let depth = 0; ; depth++) {
+    const node = own(parent, at, fresh)!;
+    if (isLeaf(node)) return [node, find(node, key, hash) + 2];
+    parent = node as unknown as Slots;
+    at = slotOf(hash, depth);
+  }
 }
 
 /** Whether the trie holds `key`. */
@@ -242,19 +291,21 @@ function deleteAt(
  * returns the number of leaves copied. A leaf filled by `push` keeps V8's growth slack, about 60% more slots than
  * entries, which a frozen array never gives back; a trie built in one batch (a relist into an empty cache) is
  * compacted once, so that each entry costs its three slots. Stops at frozen nodes: they are shared, and were
- * compacted (or copied exactly) when they were made.
+ * compacted (or copied exactly) when they were made. `nested`: the values are tries too (a trie of tries), compacted
+ * first.
  */
-export function compactFresh(holder: object, slot: string | number, fresh: object[]): void {
+export function compactFresh(holder: object, slot: string | number, fresh: object[], nested = false): void {
   const parent = holder as Slots;
   const node = (parent[slot] ?? null) as Node | null;
   if (node === null || Object.isFrozen(node)) return;
   if (isLeaf(node)) {
+    if (nested) for (let i = 2; i < node.length; i += ENTRY) compactFresh(node, i, fresh);
     const copy = [...node];
     parent[slot] = copy;
     fresh.push(copy);
     return;
   }
-  for (let i = 0; i < FAN_OUT; i++) if (node[i] !== null) compactFresh(node, i, fresh);
+  for (let i = 0; i < FAN_OUT; i++) if (node[i] !== null) compactFresh(node, i, fresh, nested);
 }
 
 /**

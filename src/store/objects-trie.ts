@@ -1,0 +1,112 @@
+/**
+ * The objects of a snapshot, grouped by the namespace their key spells: a hash trie from namespace to a hash trie
+ * from key to object (see `hash-trie.ts`). One namespace's objects form one trie, so `list({ namespace })` reads
+ * that trie alone, and while every key spells its object's namespace (`StoreData.namespacesFollowKeys`) the store
+ * needs no namespace index of its own: no per-key index entry, no second path copy per write.
+ *
+ * A key's group is the text before its first '/'. Keys without one (cluster-scoped objects) go in the group
+ * {@link CLUSTER_GROUP}, '/', which no text before a '/' can equal. The inner tries are keyed by the whole key, so
+ * a lookup never makes the name's string.
+ * @internal
+ */
+import {
+  hashKey,
+  hashPrefix,
+  trieDelete,
+  trieDiff,
+  trieEntries,
+  trieForEach,
+  trieGet,
+  trieGetPrefix,
+  trieOwnValue,
+  trieSet,
+  type TrieNode,
+} from './hash-trie.js';
+
+/** Namespace (or {@link CLUSTER_GROUP}) → trie of the objects whose keys spell it. */
+export type ObjectsTrie<T> = TrieNode<TrieNode<T>>;
+
+/** The group of keys without a '/': cluster-scoped objects. */
+export const CLUSTER_GROUP = '/';
+const CLUSTER_HASH = hashKey(CLUSTER_GROUP);
+
+/** The group of `key`, as a string (for writes, which may have to file a new group). */
+function groupOf(key: string): string {
+  const slash = key.indexOf('/');
+  return slash < 0 ? CLUSTER_GROUP : key.slice(0, slash);
+}
+
+/** The trie of `key`'s group, read without making the group's string. */
+function groupTrie<T>(root: ObjectsTrie<T> | null, key: string): TrieNode<T> | null {
+  const slash = key.indexOf('/');
+  const inner =
+    slash < 0 ? trieGet(root, CLUSTER_GROUP, CLUSTER_HASH) : trieGetPrefix(root, key, slash, hashPrefix(key, slash));
+  return inner ?? null;
+}
+
+/** The object under `key`. */
+export function objectsGet<T>(root: ObjectsTrie<T> | null, key: string): T | undefined {
+  const inner = groupTrie(root, key);
+  return inner === null ? undefined : trieGet(inner, key);
+}
+
+/** The trie of the objects whose keys spell `namespace` (`null`: none). */
+export function objectsOfNamespace<T>(root: ObjectsTrie<T> | null, namespace: string): TrieNode<T> | null {
+  if (namespace === '' || namespace.includes('/')) return null;
+  return trieGet(root, namespace) ?? null;
+}
+
+/** Every namespace some key spells, in hash order. */
+export function* namespacesOf<T>(root: ObjectsTrie<T> | null): Generator<string> {
+  for (const [group] of trieEntries(root)) if (group !== CLUSTER_GROUP) yield group;
+}
+
+/**
+ * Sets `key` in the objects trie held at `holder[slot]`; as `trieSet`: returns the object held before, copies the
+ * frozen nodes on the way (the group's path in the outer trie, then the key's path in the group's trie) and pushes
+ * what it creates on `fresh`.
+ */
+export function objectsSet<T>(holder: object, slot: string, key: string, object: T, fresh: object[]): T | undefined {
+  const group = groupOf(key);
+  const hash = hashKey(group);
+  const owned = trieOwnValue(holder, slot, group, fresh, hash);
+  if (owned === undefined) {
+    const inner: { root: TrieNode<T> | null } = { root: null };
+    trieSet(inner, 'root', key, object, fresh);
+    trieSet(holder, slot, group, inner.root!, fresh, hash);
+    return undefined;
+  }
+  return trieSet(owned[0], owned[1], key, object, fresh);
+}
+
+/** Removes `key` from the objects trie held at `holder[slot]`; an emptied group goes too. True when it was there. */
+export function objectsDelete<T>(holder: object, slot: string, key: string, fresh: object[]): boolean {
+  const root = ((holder as Record<string, unknown>)[slot] ?? null) as ObjectsTrie<T> | null;
+  const inner = groupTrie(root, key);
+  if (inner === null || trieGet(inner, key) === undefined) return false;
+  const group = groupOf(key);
+  const hash = hashKey(group);
+  const [leaf, at] = trieOwnValue(holder, slot, group, fresh, hash)!;
+  trieDelete(leaf, at, key, fresh);
+  if (leaf[at] === null) trieDelete(holder, slot, group, fresh, hash);
+  return true;
+}
+
+/** Calls `visit` on every object, group by group, each in hash order. */
+export function objectsForEach<T>(root: ObjectsTrie<T> | null, visit: (key: string, object: T) => void): void {
+  trieForEach(root, (_, inner) => trieForEach(inner, visit));
+}
+
+/** Every `[key, object]`, group by group, each in hash order. */
+export function* objectsEntries<T>(root: ObjectsTrie<T> | null): Generator<[string, T]> {
+  for (const [, inner] of trieEntries(root)) yield* trieEntries(inner);
+}
+
+/** `trieDiff` for objects tries: groups the two share are skipped unread, as are shared subtrees within a group. */
+export function objectsDiff<T>(
+  before: ObjectsTrie<T> | null,
+  after: ObjectsTrie<T> | null,
+  visit: (key: string, before: T | undefined, after: T | undefined) => void,
+): void {
+  trieDiff(before, after, (_, a, b) => trieDiff(a ?? null, b ?? null, visit));
+}
