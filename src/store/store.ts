@@ -58,9 +58,12 @@ const namespaceIndexer: Indexer<KubernetesObject> = (object) => object.metadata?
  *   one delta costs O(log N) copying (see `applyWatchEvents`).
  * - Keys are `namespace/name`, or `name` for cluster-scoped objects (see `objectKey`).
  * - `list({ namespace })` and `byIndex` read incrementally maintained indexes; they never scan the whole cache.
+ *   Objects are kept grouped by the namespace their key spells, so `list({ namespace })` reads one namespace's trie;
+ *   a separate namespace index exists only once an object whose key does not spell its namespace was cached.
  *
  * # Caveats
- * - Iteration order is hash order: stable for a given set of keys, but neither insertion nor alphabetical order.
+ * - Iteration order is hash order (the namespaces' hash order, then each namespace's keys in theirs): stable for a
+ *   given set of keys, but neither insertion nor alphabetical order.
  * - `resourceVersion` is the last version the reflector reported (an object's, a bookmark's or a list's); it is
  *   only meaningful to the API server.
  */
