@@ -11,6 +11,7 @@ import { storeDataOf, storeIndexersOf, type Store } from './store.js';
 import type { StoreChange, StoreProblem } from './types.js';
 import {
   compactWork,
+  fillEmpty,
   indexerList,
   putObject,
   removeObject,
@@ -279,6 +280,16 @@ export class Batch<T extends KubernetesObject> {
    */
   private fillEmpty(event: WatchEvent<T>): void {
     const { localKeys: keys, localObjects: objects, failures } = this;
+    if (
+      !objects.includes(null) &&
+      fillEmpty(this.work, this.indexers, keys, objects as readonly T[], failures, (key) =>
+        this.reportIndexFailures(key, event),
+      )
+    ) {
+      compactWork(this.work, false);
+      this.lazySwapChanges(keys, objects as readonly T[]);
+      return;
+    }
     let regular = true;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
@@ -305,9 +316,14 @@ export class Batch<T extends KubernetesObject> {
       }
       return;
     }
+    this.lazySwapChanges(keys, objects as readonly T[]);
+  }
+
+  /** Leaves the `added` changes of a listing without repeated keys or deletions to {@link ListingSwap}. */
+  private lazySwapChanges(keys: readonly string[], objects: readonly T[]): void {
     // A batch applied without `exact` may swap twice; the first swap's changes are then made now.
     if (this.swap !== undefined) this.changeList();
-    this.swap = { at: this.changes.length, changes: new ListingSwap(keys, objects as readonly T[]) };
+    this.swap = { at: this.changes.length, changes: new ListingSwap(keys, objects) };
   }
 }
 

@@ -386,3 +386,77 @@ function forEachEntry(node: Node, visit: (hash: number, key: string, value: unkn
   }
   for (const child of node) if (child !== null) forEachEntry(child as Node, visit);
 }
+
+/**
+ * Builds a trie of distinct new keys bottom-up: the entries are sorted by hash slot level by level and every leaf is
+ * cut at its final size, so no leaf is filled by `push` (with V8's growth slack) and none is split or compacted
+ * later. The shape is the one inserting the same keys one by one would give. The trie holds the entries `order`
+ * lists (in that order within a leaf; `order` is reordered in place), entry `i` being `hashes[i]`, `keys[i]`,
+ * `values[i]`; every node created is pushed on `fresh`. Returns `undefined`, having built nothing that escapes, when
+ * a key occurs twice (the caller then inserts one by one, in order).
+ */
+export function trieBuild<V>(
+  order: Int32Array,
+  hashes: Int32Array,
+  keys: readonly string[],
+  values: readonly V[],
+  fresh: object[],
+): TrieNode<V> | null | undefined {
+  if (order.length === 0) return null;
+  const built: Node[] = [];
+  const root = buildAt(order, new Int32Array(order.length), 0, hashes, keys, values as readonly unknown[], built);
+  if (root === undefined) return undefined;
+  for (const node of built) fresh.push(node);
+  return root as TrieNode<V>;
+}
+
+const leafScratch: unknown[] = [];
+
+/** The subtree of the entries `order` at `depth`; `spare` is scratch space of the same length. */
+function buildAt(
+  order: Int32Array,
+  spare: Int32Array,
+  depth: number,
+  hashes: Int32Array,
+  keys: readonly string[],
+  values: readonly unknown[],
+  built: Node[],
+): Node | undefined {
+  if (order.length <= LEAF_MAX || depth >= MAX_DEPTH) {
+    // Filled by push into one scratch array, then copied: `slice()` of a packed array is exact-size and packed
+    // (`new Array(n)` would be exact-size but holey, which every later read pays for).
+    const scratch = leafScratch;
+    scratch.length = 0;
+    for (let i = 0; i < order.length; i++) {
+      const entry = order[i]!;
+      const hash = hashes[entry]!;
+      const key = keys[entry]!;
+      for (let j = 0; j < scratch.length; j += ENTRY)
+        if (scratch[j] === hash && scratch[j + 1] === key) return undefined;
+      scratch.push(hash, key, values[entry]);
+    }
+    const leaf = scratch.slice();
+    scratch.length = 0;
+    built.push(leaf);
+    return leaf;
+  }
+  // A counting sort by this level's slot, into `spare`; each slot's run is then a view of it.
+  const starts = new Int32Array(FAN_OUT + 1);
+  for (let i = 0; i < order.length; i++) starts[slotOf(hashes[order[i]!]!, depth) + 1]! += 1;
+  for (let s = 0; s < FAN_OUT; s++) starts[s + 1]! += starts[s]!;
+  const next = starts.slice(0, FAN_OUT);
+  for (let i = 0; i < order.length; i++) {
+    const entry = order[i]!;
+    spare[next[slotOf(hashes[entry]!, depth)]!++] = entry;
+  }
+  const branch: Node = new Array<Node | null>(FAN_OUT).fill(null);
+  for (let s = 0; s < FAN_OUT; s++) {
+    if (starts[s] === starts[s + 1]) continue;
+    const run = spare.subarray(starts[s]!, starts[s + 1]!);
+    const child = buildAt(run, order.subarray(starts[s]!, starts[s + 1]!), depth + 1, hashes, keys, values, built);
+    if (child === undefined) return undefined;
+    branch[s] = child;
+  }
+  built.push(branch);
+  return branch;
+}

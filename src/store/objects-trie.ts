@@ -20,6 +20,7 @@ import {
   trieGetPrefix,
   trieOwnValue,
   trieSet,
+  trieBuild,
   type TrieNode,
 } from './hash-trie.js';
 
@@ -109,4 +110,59 @@ export function objectsDiff<T>(
   visit: (key: string, before: T | undefined, after: T | undefined) => void,
 ): void {
   trieDiff(before, after, (_, a, b) => trieDiff(a ?? null, b ?? null, visit));
+}
+
+/**
+ * The objects trie of a listing of distinct keys, built bottom-up with exact-size leaves (see `trieBuild`), so that
+ * filling an empty cache leaves no growth slack to compact. Consecutive keys of one namespace (as an API server
+ * lists them) cost no group string each. Returns `undefined`, with nothing built, when a key occurs twice.
+ */
+export function objectsBuild<T>(
+  keys: readonly string[],
+  objects: readonly T[],
+  fresh: object[],
+): ObjectsTrie<T> | null | undefined {
+  const count = keys.length;
+  const hashes = new Int32Array(count);
+  const groupOfEntry = new Int32Array(count);
+  const groups: string[] = [];
+  const sizes: number[] = [];
+  const ids = new Map<string, number>();
+  let last = '';
+  let lastSlash = -2;
+  let lastId = -1;
+  for (let i = 0; i < count; i++) {
+    const key = keys[i]!;
+    hashes[i] = hashKey(key);
+    const slash = key.indexOf('/');
+    if (slash !== lastSlash || (slash >= 0 && !key.startsWith(last))) {
+      last = slash < 0 ? CLUSTER_GROUP : key.slice(0, slash);
+      lastSlash = slash;
+      let id = ids.get(last);
+      if (id === undefined) {
+        id = groups.length;
+        ids.set(last, id);
+        groups.push(last);
+        sizes.push(0);
+      }
+      lastId = id;
+    }
+    groupOfEntry[i] = lastId;
+    sizes[lastId]! += 1;
+  }
+  // The entries grouped, in listed order within a group.
+  const starts = new Int32Array(groups.length + 1);
+  for (let g = 0; g < groups.length; g++) starts[g + 1] = starts[g]! + sizes[g]!;
+  const next = starts.slice(0, groups.length);
+  const order = new Int32Array(count);
+  for (let i = 0; i < count; i++) order[next[groupOfEntry[i]!]!++] = i;
+  const inner: TrieNode<T>[] = [];
+  for (let g = 0; g < groups.length; g++) {
+    const root = trieBuild(order.subarray(starts[g]!, starts[g + 1]!), hashes, keys, objects, fresh);
+    if (root === undefined) return undefined;
+    inner.push(root!);
+  }
+  const groupHashes = Int32Array.from(groups, hashKey);
+  const groupOrder = Int32Array.from(groups, (_, g) => g);
+  return trieBuild(groupOrder, groupHashes, groups, inner, fresh) as ObjectsTrie<T> | null;
 }

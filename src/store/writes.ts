@@ -12,7 +12,7 @@ import {
   trieSet,
   type TrieNode,
 } from './hash-trie.js';
-import { objectsDelete, objectsForEach, objectsSet, type ObjectsTrie } from './objects-trie.js';
+import { objectsBuild, objectsDelete, objectsForEach, objectsSet, type ObjectsTrie } from './objects-trie.js';
 import { NAMESPACE_INDEX, type IndexBucket, type StoreData } from './store.js';
 import type { Indexer, Indexers } from './types.js';
 
@@ -62,11 +62,12 @@ export function freezeWork<T>(work: WorkingData<T>): void {
 }
 
 /**
- * Compacts the tries a batch built (objects, index values and their buckets' keys) to exact-size leaves; see
- * `compactFresh`. Worth it after a batch that inserted many keys, such as a relist into an empty cache.
+ * Compacts the tries a batch built (objects, unless `objects` is false, index values and their buckets' keys) to
+ * exact-size leaves; see `compactFresh`. Worth it after a batch that inserted many keys, such as a relist into an
+ * empty cache.
  */
-export function compactWork<T>(work: WorkingData<T>): void {
-  compactFresh(work, 'objects', work.fresh, true);
+export function compactWork<T>(work: WorkingData<T>, objects = true): void {
+  if (objects) compactFresh(work, 'objects', work.fresh, true);
   for (const name of Object.keys(work.indexes)) {
     trieForEach(work.indexes[name] ?? null, (_, bucket) => {
       if (!Object.isFrozen(bucket)) compactFresh(bucket, 'keys', work.fresh);
@@ -130,6 +131,44 @@ export function putObject<T>(
 ): T | undefined {
   const old = objectsSet(work, 'objects', key, object, work.fresh);
   if (old === undefined) work.size += 1;
+  fileObject(work, indexers, key, old, object, failures);
+  return old;
+}
+
+/**
+ * Fills an empty working copy (no objects, no index entries) with a listing of distinct keys, the objects trie built
+ * bottom-up with exact-size leaves (`objectsBuild`), then the indexes as {@link putObject} would, in listed order.
+ * `reportFailures(key)` is called after each key some indexer threw on, with the failures on `failures`. Returns
+ * false, having changed nothing, when a key occurs twice: the caller then puts the objects one by one.
+ */
+export function fillEmpty<T>(
+  work: WorkingData<T>,
+  indexers: IndexerList<T>,
+  keys: readonly string[],
+  objects: readonly T[],
+  failures: IndexFailure[],
+  reportFailures: (key: string) => void,
+): boolean {
+  const root = objectsBuild(keys, objects, work.fresh);
+  if (root === undefined) return false;
+  work.objects = root;
+  work.size = keys.length;
+  for (let i = 0; i < keys.length; i++) {
+    fileObject(work, indexers, keys[i]!, undefined, objects[i]!, failures);
+    if (failures.length > 0) reportFailures(keys[i]!);
+  }
+  return true;
+}
+
+/** Moves `key`, stored with `object` in place of `old`, between the buckets of every index. */
+function fileObject<T>(
+  work: WorkingData<T>,
+  indexers: IndexerList<T>,
+  key: string,
+  old: T | undefined,
+  object: T,
+  failures: IndexFailure[],
+): void {
   for (const [name, indexer] of indexers) {
     const next = indexValuesOf(indexer, object);
     if (next instanceof Error) failures.push({ name, error: next });
@@ -144,7 +183,6 @@ export function putObject<T>(
     const before = old === undefined ? undefined : indexValuesOf(indexer, old);
     moveKey(work, name, key, before instanceof Error ? undefined : before, next instanceof Error ? undefined : next);
   }
-  return old;
 }
 
 /** Files every cached object in the (empty) index `name`: once per store, when the namespace index starts. */
