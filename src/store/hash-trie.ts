@@ -113,24 +113,34 @@ export function trieGetPrefix<V>(root: TrieNode<V> | null, key: string, end: num
 }
 
 /**
- * The leaf holding `key` in the trie held at `holder[slot]`, made writable (frozen nodes on its path are copied and
- * pushed on `fresh`), and the position of the key's value in it: `[leaf, at]`, with the value in `leaf[at]`. So a
- * value that is itself a trie (a trie of tries) can be written in place with `trieSet(leaf, at, …)`. Undefined,
- * copying nothing, when the trie does not hold `key`.
+ * The leaf holding the key `key.slice(0, end)` (`hash`: its {@link hashPrefix}) in the trie held at `holder[slot]`,
+ * made writable (frozen nodes on its path are copied and pushed on `fresh`), and the position of the key's value in
+ * it: `[leaf, at]`, with the value in `leaf[at]`. So a value that is itself a trie (a trie of tries) can be written
+ * in place with `trieSet(leaf, at, …)`. Undefined when the trie does not hold the key; the path to where it would
+ * be is made writable all the same (a caller about to insert it loses nothing; one that must copy nothing on a miss
+ * looks the key up first).
  */
 export function trieOwnValue(
   holder: object,
   slot: string | number,
   key: string,
+  end: number,
+  hash: number,
   fresh: object[],
-  hash = hashKey(key),
 ): [leaf: unknown[], at: number] | undefined {
-  if (lookup(((holder as Slots)[slot] ?? null) as Node | null, key, hash, 0) === MISSING) return undefined;
   let parent = holder as Slots;
   let at: string | number = slot;
   for (let depth = 0; ; depth++) {
-    const node = own(parent, at, fresh)!;
-    if (isLeaf(node)) return [node, find(node, key, hash) + 2];
+    const node = own(parent, at, fresh);
+    if (node === null) return undefined;
+    if (isLeaf(node)) {
+      for (let i = 0; i < node.length; i += ENTRY) {
+        if (node[i] !== hash) continue;
+        const candidate = node[i + 1] as string;
+        if (candidate.length === end && key.startsWith(candidate)) return [node, i + 2];
+      }
+      return undefined;
+    }
     parent = node as unknown as Slots;
     at = slotOf(hash, depth);
   }

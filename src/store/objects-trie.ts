@@ -68,10 +68,15 @@ export function* namespacesOf<T>(root: ObjectsTrie<T> | null): Generator<string>
  * what it creates on `fresh`.
  */
 export function objectsSet<T>(holder: object, slot: string, key: string, object: T, fresh: object[]): T | undefined {
-  const group = groupOf(key);
-  const hash = hashKey(group);
-  const owned = trieOwnValue(holder, slot, group, fresh, hash);
+  // The group is found by the key's prefix: its string is made only for a new group.
+  const slash = key.indexOf('/');
+  const owned =
+    slash < 0
+      ? trieOwnValue(holder, slot, CLUSTER_GROUP, CLUSTER_GROUP.length, CLUSTER_HASH, fresh)
+      : trieOwnValue(holder, slot, key, slash, hashPrefix(key, slash), fresh);
   if (owned === undefined) {
+    const group = groupOf(key);
+    const hash = hashKey(group);
     const inner: { root: TrieNode<T> | null } = { root: null };
     trieSet(inner, 'root', key, object, fresh);
     trieSet(holder, slot, group, inner.root!, fresh, hash);
@@ -87,7 +92,7 @@ export function objectsDelete<T>(holder: object, slot: string, key: string, fres
   if (inner === null || trieGet(inner, key) === undefined) return false;
   const group = groupOf(key);
   const hash = hashKey(group);
-  const [leaf, at] = trieOwnValue(holder, slot, group, fresh, hash)!;
+  const [leaf, at] = trieOwnValue(holder, slot, group, group.length, hash, fresh)!;
   trieDelete(leaf, at, key, fresh);
   if (leaf[at] === null) trieDelete(holder, slot, group, fresh, hash);
   return true;
