@@ -182,6 +182,37 @@ describe('the store, as a property', () => {
     fc.assert(fc.property(opsArb(120), fc.array(fc.nat(), { maxLength: 4 }), checkRun), { numRuns: 40 });
   });
 
+  it('builds the trie of a first listing with the shape that inserting its keys one by one gives', () => {
+    // Up to 1,500 keys in few namespaces (so leaves split, once and twice) and some cluster-scoped ones; a repeated
+    // key sends the listing down the one-by-one path, which must reach the same shape too.
+    const item = (ns: fc.Arbitrary<string | undefined>) =>
+      fc.record({ name: fc.nat({ max: 3000 }), ns, rv: fc.nat({ max: 3 }) });
+    const selector = ({ name, ns }: { name: number; ns: string | undefined }) => `${ns}/${name}`;
+    const listing = fc.oneof(
+      fc.uniqueArray(item(fc.constantFrom('a', 'b', undefined)), { maxLength: 1500, size: 'max', selector }),
+      // Around one leaf's capacity in one namespace: the size at which a leaf becomes a branch.
+      fc.uniqueArray(item(fc.constant('a')), { minLength: 30, maxLength: 34, selector }),
+    );
+    fc.assert(
+      fc.property(listing, fc.nat(), fc.boolean(), (items, at, repeat) => {
+        const objects = items.map(({ name, ns, rv }) => pod(`p${name}`, String(rv), { namespace: ns }));
+        if (repeat && objects.length > 0) objects.push({ ...objects[at % objects.length]! });
+        const empty = initialStoreState(Store.empty<TestPod>());
+        const listed = applyWatchEvents(empty, [
+          { type: 'relistStarted' },
+          ...objects.map((object) => ({ type: 'listed' as const, object })),
+          { type: 'relistDone', resourceVersion: '1' },
+        ]).state.store;
+        let state = empty;
+        for (const object of objects) state = applyWatchEvents(state, [{ type: 'modified', object }]).state;
+        expect(storeDataOf(listed).objects).to.deep.equal(storeDataOf(state.store).objects);
+        expect(listed.indexValues('namespace').sort()).to.deep.equal(state.store.indexValues('namespace').sort());
+        expect(everythingFrozen(storeDataOf(listed))).to.equal(true);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
   it('files every object under its own namespace even when keys collide across namespaces', () => {
     // `a/p0` is both p0 in namespace a and a cluster-scoped object named a/p0; `p0` is both p0 without a namespace
     // and p0 in the empty namespace. The store may not derive a replaced object's namespace from the key then.

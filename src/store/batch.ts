@@ -6,11 +6,12 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { WatchEvent } from '../watch/index.js';
 import { deepFreeze, objectKey } from '../objects/index.js';
-import { trieForEach, trieGet } from './hash-trie.js';
+import { objectsForEach, objectsGet } from './objects-trie.js';
 import { storeDataOf, storeIndexersOf, type Store } from './store.js';
 import type { StoreChange, StoreProblem } from './types.js';
 import {
   compactWork,
+  fillEmpty,
   indexerList,
   putObject,
   removeObject,
@@ -194,7 +195,7 @@ export class Batch<T extends KubernetesObject> {
     if (event.type !== 'deleted') {
       this.upsert(key, event.object, event);
     } else {
-      const old = trieGet(this.work.objects, key);
+      const old = objectsGet(this.work.objects, key);
       if (old !== undefined) {
         removeObject(this.work, this.indexers, key, old);
         this.changes.push({ type: 'deleted', key, object: event.object, stateUnknown: false });
@@ -256,12 +257,12 @@ export class Batch<T extends KubernetesObject> {
     }
     const final = materialize(this.relistBase, this.localKeys, this.localObjects);
     const vanished: [string, T][] = [];
-    trieForEach(this.work.objects, (key, object) => {
+    objectsForEach(this.work.objects, (key, object) => {
       if ((final.get(key) ?? null) === null) vanished.push([key, object]);
     });
     for (const [key, object] of final) {
       if (object === null) continue;
-      const old = trieGet(this.work.objects, key);
+      const old = objectsGet(this.work.objects, key);
       if (old !== undefined && sameVersion(old, object)) continue;
       this.upsert(key, object, event);
     }
@@ -279,13 +280,23 @@ export class Batch<T extends KubernetesObject> {
    */
   private fillEmpty(event: WatchEvent<T>): void {
     const { localKeys: keys, localObjects: objects, failures } = this;
+    if (
+      !objects.includes(null) &&
+      fillEmpty(this.work, this.indexers, keys, objects as readonly T[], failures, (key) =>
+        this.reportIndexFailures(key, event),
+      )
+    ) {
+      compactWork(this.work, false);
+      this.lazySwapChanges(keys, objects as readonly T[]);
+      return;
+    }
     let regular = true;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       const object = objects[i]!;
       if (object === null) {
         regular = false;
-        const old = trieGet(this.work.objects, key);
+        const old = objectsGet(this.work.objects, key);
         if (old !== undefined) removeObject(this.work, this.indexers, key, old);
         continue;
       }
@@ -300,14 +311,19 @@ export class Batch<T extends KubernetesObject> {
       for (const key of keys) {
         if (seen.has(key)) continue;
         seen.add(key);
-        const object = trieGet(this.work.objects, key);
+        const object = objectsGet(this.work.objects, key);
         if (object !== undefined) this.changes.push({ type: 'added', key, object });
       }
       return;
     }
+    this.lazySwapChanges(keys, objects as readonly T[]);
+  }
+
+  /** Leaves the `added` changes of a listing without repeated keys or deletions to {@link ListingSwap}. */
+  private lazySwapChanges(keys: readonly string[], objects: readonly T[]): void {
     // A batch applied without `exact` may swap twice; the first swap's changes are then made now.
     if (this.swap !== undefined) this.changeList();
-    this.swap = { at: this.changes.length, changes: new ListingSwap(keys, objects as readonly T[]) };
+    this.swap = { at: this.changes.length, changes: new ListingSwap(keys, objects) };
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { deepFreeze } from '../objects/index.js';
-import { trieDiff, trieGet } from './hash-trie.js';
+import { objectsDiff, objectsGet } from './objects-trie.js';
 import { Store as StoreClass, storeDataOf, storeFromData, storeIndexersOf, type StoreData } from './store.js';
 import type { Store } from 'rxkube';
 import type { StoreChange } from './types.js';
@@ -41,7 +41,7 @@ import {
 export function diffStores<T extends KubernetesObject>(before: Store<T>, after: Store<T>): StoreChange<T>[] {
   const changes: StoreChange<T>[] = [];
   if (before === after) return changes;
-  trieDiff(storeDataOf(before).objects, storeDataOf(after).objects, (key, old, object) => {
+  objectsDiff(storeDataOf(before).objects, storeDataOf(after).objects, (key, old, object) => {
     if (old === undefined) changes.push({ type: 'added', key, object: object! });
     else if (object === undefined) changes.push({ type: 'deleted', key, object: old, stateUnknown: true });
     else changes.push({ type: 'updated', key, old, object });
@@ -104,7 +104,7 @@ class Editor<T extends KubernetesObject> implements StoreEditor<T> {
   }
 
   get(key: string): T | undefined {
-    return trieGet(this.work.objects, key);
+    return objectsGet(this.work.objects, key);
   }
 
   set(key: string, object: T): T | undefined {
@@ -114,7 +114,7 @@ class Editor<T extends KubernetesObject> implements StoreEditor<T> {
 
   delete(key: string): T | undefined {
     this.writable();
-    const old = trieGet(this.work.objects, key);
+    const old = objectsGet(this.work.objects, key);
     if (old !== undefined) removeObject(this.work, this.indexers, key, old);
     return old;
   }

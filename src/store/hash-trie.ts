@@ -45,8 +45,13 @@ type Slots = Record<string | number, unknown>;
 
 /** FNV-1a over UTF-16 code units, as a signed 32-bit integer (a small integer in V8, stored unboxed in a leaf). */
 export function hashKey(key: string): number {
+  return hashPrefix(key, key.length);
+}
+
+/** {@link hashKey} of `key.slice(0, end)`, without making that string. */
+export function hashPrefix(key: string, end: number): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
+  for (let i = 0; i < end; i++) {
     h ^= key.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
@@ -85,6 +90,60 @@ function lookup(node: Node | null, key: string, hash: number, depth: number): un
 export function trieGet<V>(root: TrieNode<V> | null, key: string, hash = hashKey(key)): V | undefined {
   const value = lookup(root as Node | null, key, hash, 0);
   return value === MISSING ? undefined : (value as V);
+}
+
+/**
+ * Looks up the key `key.slice(0, end)` (`hash` is its {@link hashPrefix}) without making that string: a lookup by
+ * a prefix of a longer key, such as the namespace of a `namespace/name` key.
+ */
+export function trieGetPrefix<V>(root: TrieNode<V> | null, key: string, end: number, hash: number): V | undefined {
+  let node = root as Node | null;
+  for (let depth = 0; node !== null; depth++) {
+    if (isLeaf(node)) {
+      for (let i = 0; i < node.length; i += ENTRY) {
+        if (node[i] !== hash) continue;
+        const candidate = node[i + 1] as string;
+        if (candidate.length === end && key.startsWith(candidate)) return node[i + 2] as V;
+      }
+      return undefined;
+    }
+    node = (node[slotOf(hash, depth)] ?? null) as Node | null;
+  }
+  return undefined;
+}
+
+/**
+ * The leaf holding the key `key.slice(0, end)` (`hash`: its {@link hashPrefix}) in the trie held at `holder[slot]`,
+ * made writable (frozen nodes on its path are copied and pushed on `fresh`), and the position of the key's value in
+ * it: `[leaf, at]`, with the value in `leaf[at]`. So a value that is itself a trie (a trie of tries) can be written
+ * in place with `trieSet(leaf, at, …)`. Undefined when the trie does not hold the key; the path to where it would
+ * be is made writable all the same (a caller about to insert it loses nothing; one that must copy nothing on a miss
+ * looks the key up first).
+ */
+export function trieOwnValue(
+  holder: object,
+  slot: string | number,
+  key: string,
+  end: number,
+  hash: number,
+  fresh: object[],
+): [leaf: unknown[], at: number] | undefined {
+  let parent = holder as Slots;
+  let at: string | number = slot;
+  for (let depth = 0; ; depth++) {
+    const node = own(parent, at, fresh);
+    if (node === null) return undefined;
+    if (isLeaf(node)) {
+      for (let i = 0; i < node.length; i += ENTRY) {
+        if (node[i] !== hash) continue;
+        const candidate = node[i + 1] as string;
+        if (candidate.length === end && key.startsWith(candidate)) return [node, i + 2];
+      }
+      return undefined;
+    }
+    parent = node as unknown as Slots;
+    at = slotOf(hash, depth);
+  }
 }
 
 /** Whether the trie holds `key`. */
@@ -242,19 +301,21 @@ function deleteAt(
  * returns the number of leaves copied. A leaf filled by `push` keeps V8's growth slack, about 60% more slots than
  * entries, which a frozen array never gives back; a trie built in one batch (a relist into an empty cache) is
  * compacted once, so that each entry costs its three slots. Stops at frozen nodes: they are shared, and were
- * compacted (or copied exactly) when they were made.
+ * compacted (or copied exactly) when they were made. `nested`: the values are tries too (a trie of tries), compacted
+ * first.
  */
-export function compactFresh(holder: object, slot: string | number, fresh: object[]): void {
+export function compactFresh(holder: object, slot: string | number, fresh: object[], nested = false): void {
   const parent = holder as Slots;
   const node = (parent[slot] ?? null) as Node | null;
   if (node === null || Object.isFrozen(node)) return;
   if (isLeaf(node)) {
+    if (nested) for (let i = 2; i < node.length; i += ENTRY) compactFresh(node, i, fresh);
     const copy = [...node];
     parent[slot] = copy;
     fresh.push(copy);
     return;
   }
-  for (let i = 0; i < FAN_OUT; i++) if (node[i] !== null) compactFresh(node, i, fresh);
+  for (let i = 0; i < FAN_OUT; i++) if (node[i] !== null) compactFresh(node, i, fresh, nested);
 }
 
 /**
@@ -334,4 +395,78 @@ function forEachEntry(node: Node, visit: (hash: number, key: string, value: unkn
     return;
   }
   for (const child of node) if (child !== null) forEachEntry(child as Node, visit);
+}
+
+/**
+ * Builds a trie of distinct new keys bottom-up: the entries are sorted by hash slot level by level and every leaf is
+ * cut at its final size, so no leaf is filled by `push` (with V8's growth slack) and none is split or compacted
+ * later. The shape is the one inserting the same keys one by one would give. The trie holds the entries `order`
+ * lists (in that order within a leaf; `order` is reordered in place), entry `i` being `hashes[i]`, `keys[i]`,
+ * `values[i]`; every node created is pushed on `fresh`. Returns `undefined`, having built nothing that escapes, when
+ * a key occurs twice (the caller then inserts one by one, in order).
+ */
+export function trieBuild<V>(
+  order: Int32Array,
+  hashes: Int32Array,
+  keys: readonly string[],
+  values: readonly V[],
+  fresh: object[],
+): TrieNode<V> | null | undefined {
+  if (order.length === 0) return null;
+  const built: Node[] = [];
+  const root = buildAt(order, new Int32Array(order.length), 0, hashes, keys, values as readonly unknown[], built);
+  if (root === undefined) return undefined;
+  for (const node of built) fresh.push(node);
+  return root as TrieNode<V>;
+}
+
+const leafScratch: unknown[] = [];
+
+/** The subtree of the entries `order` at `depth`; `spare` is scratch space of the same length. */
+function buildAt(
+  order: Int32Array,
+  spare: Int32Array,
+  depth: number,
+  hashes: Int32Array,
+  keys: readonly string[],
+  values: readonly unknown[],
+  built: Node[],
+): Node | undefined {
+  if (order.length <= LEAF_MAX || depth >= MAX_DEPTH) {
+    // Filled by push into one scratch array, then copied: `slice()` of a packed array is exact-size and packed
+    // (`new Array(n)` would be exact-size but holey, which every later read pays for).
+    const scratch = leafScratch;
+    scratch.length = 0;
+    for (let i = 0; i < order.length; i++) {
+      const entry = order[i]!;
+      const hash = hashes[entry]!;
+      const key = keys[entry]!;
+      for (let j = 0; j < scratch.length; j += ENTRY)
+        if (scratch[j] === hash && scratch[j + 1] === key) return undefined;
+      scratch.push(hash, key, values[entry]);
+    }
+    const leaf = scratch.slice();
+    scratch.length = 0;
+    built.push(leaf);
+    return leaf;
+  }
+  // A counting sort by this level's slot, into `spare`; each slot's run is then a view of it.
+  const starts = new Int32Array(FAN_OUT + 1);
+  for (let i = 0; i < order.length; i++) starts[slotOf(hashes[order[i]!]!, depth) + 1]! += 1;
+  for (let s = 0; s < FAN_OUT; s++) starts[s + 1]! += starts[s]!;
+  const next = starts.slice(0, FAN_OUT);
+  for (let i = 0; i < order.length; i++) {
+    const entry = order[i]!;
+    spare[next[slotOf(hashes[entry]!, depth)]!++] = entry;
+  }
+  const branch: Node = new Array<Node | null>(FAN_OUT).fill(null);
+  for (let s = 0; s < FAN_OUT; s++) {
+    if (starts[s] === starts[s + 1]) continue;
+    const run = spare.subarray(starts[s]!, starts[s + 1]!);
+    const child = buildAt(run, order.subarray(starts[s]!, starts[s + 1]!), depth + 1, hashes, keys, values, built);
+    if (child === undefined) return undefined;
+    branch[s] = child;
+  }
+  built.push(branch);
+  return branch;
 }

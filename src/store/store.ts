@@ -4,7 +4,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { freeze } from 'immer';
 import { matchesLabels, parseLabelSelector, type LabelSelector } from '../selectors/index.js';
-import { trieEntries, trieGet, trieHas, type TrieNode } from './hash-trie.js';
+import { trieEntries, trieForEach, trieGet, type TrieNode } from './hash-trie.js';
+import { namespacesOf, objectsEntries, objectsGet, objectsOfNamespace, type ObjectsTrie } from './objects-trie.js';
 import type { Indexer, Indexers } from './types.js';
 import type { StoreOptions } from 'rxkube/extend';
 
@@ -19,16 +20,21 @@ export interface IndexBucket {
 
 /** The frozen, structurally shared contents of a snapshot; the reducer produces the next one with Immer. Internal. */
 export interface StoreData<T> {
-  readonly objects: TrieNode<T> | null;
+  /** Grouped by the namespace each key spells (see `objects-trie.ts`). */
+  readonly objects: ObjectsTrie<T> | null;
   readonly size: number;
-  /** Per index name: index value → bucket of keys. */
+  /**
+   * Per index name: index value → bucket of keys. The namespace index is `null` (unused) while
+   * `namespacesFollowKeys` holds: the objects trie's groups serve it.
+   */
   readonly indexes: Readonly<Record<string, TrieNode<IndexBucket> | null>>;
   readonly resourceVersion: string;
   readonly synced: boolean;
   /**
-   * True while the namespace index files every cached object under the namespace its key spells (see
-   * `writes.ts`); it then never needs to read a cached object to move it between namespaces. Turns false, for good,
-   * when an object whose namespace its key does not spell enters (an empty namespace, or one with a '/').
+   * True while every cached object's namespace is the one its key spells (see `writes.ts`): the objects trie's
+   * groups are then the namespace index, and no separate one is kept. Turns false, for good, when an object whose
+   * namespace its key does not spell enters (an empty namespace, or one with a '/'); the namespace index is then
+   * built once and maintained like any other.
    */
   readonly namespacesFollowKeys: boolean;
 }
@@ -52,9 +58,12 @@ const namespaceIndexer: Indexer<KubernetesObject> = (object) => object.metadata?
  *   one delta costs O(log N) copying (see `applyWatchEvents`).
  * - Keys are `namespace/name`, or `name` for cluster-scoped objects (see `objectKey`).
  * - `list({ namespace })` and `byIndex` read incrementally maintained indexes; they never scan the whole cache.
+ *   Objects are kept grouped by the namespace their key spells, so `list({ namespace })` reads one namespace's trie;
+ *   a separate namespace index exists only once an object whose key does not spell its namespace was cached.
  *
  * # Caveats
- * - Iteration order is hash order: stable for a given set of keys, but neither insertion nor alphabetical order.
+ * - Iteration order is hash order (the namespaces' hash order, then each namespace's keys in theirs): stable for a
+ *   given set of keys, but neither insertion nor alphabetical order.
  * - `resourceVersion` is the last version the reflector reported (an object's, a bookmark's or a list's); it is
  *   only meaningful to the API server.
  */
@@ -118,12 +127,12 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
 
   /** The object cached under `key` (`namespace/name` or `name`), if any. */
   get(key: string): T | undefined {
-    return trieGet(this.#data.objects, key);
+    return objectsGet(this.#data.objects, key);
   }
 
   /** Whether an object is cached under `key`. */
   has(key: string): boolean {
-    return trieHas(this.#data.objects, key);
+    return objectsGet(this.#data.objects, key) !== undefined;
   }
 
   /**
@@ -156,11 +165,15 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
    * Throws a `RangeError` for an index that was not declared, so a typo is not mistaken for an empty result.
    */
   byIndex(indexName: string, value: string): T[] {
-    const bucket = trieGet(this.indexRoot(indexName), value);
     const result: T[] = [];
+    if (this.groupsAreNamespaces(indexName)) {
+      trieForEach(objectsOfNamespace(this.#data.objects, value), (_, object) => result.push(object));
+      return result;
+    }
+    const bucket = trieGet(this.indexRoot(indexName), value);
     if (bucket === undefined) return result;
     for (const [key] of trieEntries(bucket.keys)) {
-      const object = trieGet(this.#data.objects, key);
+      const object = objectsGet(this.#data.objects, key);
       if (object !== undefined) result.push(object);
     }
     return result;
@@ -168,27 +181,33 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
 
   /** The values an index currently has objects under (e.g. every namespace in use). */
   indexValues(indexName: string): string[] {
+    if (this.groupsAreNamespaces(indexName)) return [...namespacesOf(this.#data.objects)];
     return [...trieEntries(this.indexRoot(indexName))].map(([value]) => value);
   }
 
   /** Every key, in hash order. */
   *keys(): IterableIterator<string> {
-    for (const [key] of trieEntries(this.#data.objects)) yield key;
+    for (const [key] of objectsEntries(this.#data.objects)) yield key;
   }
 
   /** Every object, in hash order. */
   *values(): IterableIterator<T> {
-    for (const [, object] of trieEntries(this.#data.objects)) yield object;
+    for (const [, object] of objectsEntries(this.#data.objects)) yield object;
   }
 
   /** Every `[key, object]` pair, in hash order. */
   entries(): IterableIterator<[string, T]> {
-    return trieEntries(this.#data.objects);
+    return objectsEntries(this.#data.objects);
   }
 
   /** Iterates the objects (like {@link Store.values}). */
   [Symbol.iterator](): IterableIterator<T> {
     return this.values();
+  }
+
+  /** Whether `indexName` is the namespace index served by the objects trie's groups (see `StoreData`). */
+  private groupsAreNamespaces(indexName: string): boolean {
+    return indexName === NAMESPACE_INDEX && this.#data.namespacesFollowKeys;
   }
 
   private indexRoot(indexName: string): TrieNode<IndexBucket> | null {

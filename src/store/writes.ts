@@ -12,6 +12,7 @@ import {
   trieSet,
   type TrieNode,
 } from './hash-trie.js';
+import { objectsBuild, objectsDelete, objectsForEach, objectsSet, type ObjectsTrie } from './objects-trie.js';
 import { NAMESPACE_INDEX, type IndexBucket, type StoreData } from './store.js';
 import type { Indexer, Indexers } from './types.js';
 
@@ -22,7 +23,7 @@ import type { Indexer, Indexers } from './types.js';
 export interface WorkingData<T> {
   /** Every node and bucket this batch created, to be frozen when it ends. */
   readonly fresh: object[];
-  objects: TrieNode<T> | null;
+  objects: ObjectsTrie<T> | null;
   size: number;
   indexes: Record<string, TrieNode<IndexBucket> | null>;
   /** See `StoreData.namespacesFollowKeys`. */
@@ -61,11 +62,12 @@ export function freezeWork<T>(work: WorkingData<T>): void {
 }
 
 /**
- * Compacts the tries a batch built (objects, index values and their buckets' keys) to exact-size leaves; see
- * `compactFresh`. Worth it after a batch that inserted many keys, such as a relist into an empty cache.
+ * Compacts the tries a batch built (objects, unless `objects` is false, index values and their buckets' keys) to
+ * exact-size leaves; see `compactFresh`. Worth it after a batch that inserted many keys, such as a relist into an
+ * empty cache.
  */
-export function compactWork<T>(work: WorkingData<T>): void {
-  compactFresh(work, 'objects', work.fresh);
+export function compactWork<T>(work: WorkingData<T>, objects = true): void {
+  if (objects) compactFresh(work, 'objects', work.fresh, true);
   for (const name of Object.keys(work.indexes)) {
     trieForEach(work.indexes[name] ?? null, (_, bucket) => {
       if (!Object.isFrozen(bucket)) compactFresh(bucket, 'keys', work.fresh);
@@ -101,28 +103,24 @@ export interface IndexFailure {
 }
 
 /**
- * The namespace a key spells: the text before its first '/', or `undefined` (filed nowhere) for a key without one.
- * `objectKey` makes it the object's namespace whenever that namespace is a non-empty string without '/', or is
- * missing and the name holds no '/': every object an API server serves.
+ * Whether `filed`, what the namespace index files an object under, is the namespace its `key` spells (the text
+ * before its first '/'; none for a key without one); allocates nothing. `objectKey` makes it so whenever the
+ * namespace is a non-empty string without '/', or is missing and the name holds no '/': every object an API server
+ * serves.
  */
-function namespaceSpelledBy(key: string): string | undefined {
-  const slash = key.indexOf('/');
-  return slash < 0 ? undefined : key.slice(0, slash);
-}
-
-/** Whether `filed`, what the namespace index files an object under, is what its `key` spells; allocates nothing. */
 function followsKey(key: string, filed: IndexValues | Error): boolean {
   if (filed === undefined) return key.indexOf('/') < 0;
-  return typeof filed === 'string' && key.indexOf('/') === filed.length && key.startsWith(filed);
+  return typeof filed === 'string' && filed !== '' && key.indexOf('/') === filed.length && key.startsWith(filed);
 }
 
 /**
  * Puts `object` under `key` and moves the key between index buckets. Returns the object held there before
  * (`undefined`: the key is new); indexes whose indexer threw on `object` are pushed on `failures`.
  *
- * The namespace index does not read the object held before while every cached object, and `object`, follow their
- * keys (see {@link namespaceSpelledBy}): same key, same namespace. In a large cache the old object is cold memory,
- * and reading its namespace was a cache miss or two per update.
+ * While every cached object, and `object`, follow their keys (see {@link followsKey}), the namespace index is not
+ * written at all: the objects trie groups keys by the namespace they spell (`objects-trie.ts`), and the store
+ * serves that index from it. The first object that does not follow its key turns `namespacesFollowKeys` false for
+ * good, and the namespace index is then built once from every cached object and maintained like any other.
  */
 export function putObject<T>(
   work: WorkingData<T>,
@@ -131,29 +129,76 @@ export function putObject<T>(
   object: T,
   failures: IndexFailure[],
 ): T | undefined {
-  const old = trieSet(work, 'objects', key, object, work.fresh);
+  const old = objectsSet(work, 'objects', key, object, work.fresh);
   if (old === undefined) work.size += 1;
-  const cachedFollowKeys = work.namespacesFollowKeys;
+  fileObject(work, indexers, key, old, object, failures);
+  return old;
+}
+
+/**
+ * Fills an empty working copy (no objects, no index entries) with a listing of distinct keys, the objects trie built
+ * bottom-up with exact-size leaves (`objectsBuild`), then the indexes as {@link putObject} would, in listed order.
+ * `reportFailures(key)` is called after each key some indexer threw on, with the failures on `failures`. Returns
+ * false, having changed nothing, when a key occurs twice: the caller then puts the objects one by one.
+ */
+export function fillEmpty<T>(
+  work: WorkingData<T>,
+  indexers: IndexerList<T>,
+  keys: readonly string[],
+  objects: readonly T[],
+  failures: IndexFailure[],
+  reportFailures: (key: string) => void,
+): boolean {
+  const root = objectsBuild(keys, objects, work.fresh);
+  if (root === undefined) return false;
+  work.objects = root;
+  work.size = keys.length;
+  for (let i = 0; i < keys.length; i++) {
+    fileObject(work, indexers, keys[i]!, undefined, objects[i]!, failures);
+    if (failures.length > 0) reportFailures(keys[i]!);
+  }
+  return true;
+}
+
+/** Moves `key`, stored with `object` in place of `old`, between the buckets of every index. */
+function fileObject<T>(
+  work: WorkingData<T>,
+  indexers: IndexerList<T>,
+  key: string,
+  old: T | undefined,
+  object: T,
+  failures: IndexFailure[],
+): void {
   for (const [name, indexer] of indexers) {
     const next = indexValuesOf(indexer, object);
     if (next instanceof Error) failures.push({ name, error: next });
-    if (name === NAMESPACE_INDEX) {
-      if (!followsKey(key, next)) work.namespacesFollowKeys = false;
-      else if (old !== undefined && cachedFollowKeys) continue;
+    if (name === NAMESPACE_INDEX && work.namespacesFollowKeys) {
+      if (followsKey(key, next)) continue;
+      work.namespacesFollowKeys = false;
+      // Files every cached object, this one included.
+      fileEveryObject(work, name, indexer);
+      continue;
     }
     // An indexer that threw on the old object filed it nowhere (indexers are pure), so there is nothing to remove.
     const before = old === undefined ? undefined : indexValuesOf(indexer, old);
     moveKey(work, name, key, before instanceof Error ? undefined : before, next instanceof Error ? undefined : next);
   }
-  return old;
+}
+
+/** Files every cached object in the (empty) index `name`: once per store, when the namespace index starts. */
+function fileEveryObject<T>(work: WorkingData<T>, name: string, indexer: Indexer<T>): void {
+  objectsForEach(work.objects, (key, object) => {
+    const values = indexValuesOf(indexer, object);
+    if (!(values instanceof Error)) moveKey(work, name, key, undefined, values);
+  });
 }
 
 /** Removes `key` (holding `old`) from the objects and from every index. */
 export function removeObject<T>(work: WorkingData<T>, indexers: IndexerList<T>, key: string, old: T): void {
-  if (trieDelete(work, 'objects', key, work.fresh)) work.size -= 1;
+  if (objectsDelete(work, 'objects', key, work.fresh)) work.size -= 1;
   for (const [name, indexer] of indexers) {
-    const before =
-      name === NAMESPACE_INDEX && work.namespacesFollowKeys ? namespaceSpelledBy(key) : indexValuesOf(indexer, old);
+    if (name === NAMESPACE_INDEX && work.namespacesFollowKeys) continue;
+    const before = indexValuesOf(indexer, old);
     if (!(before instanceof Error)) moveKey(work, name, key, before, undefined);
   }
 }
