@@ -45,7 +45,23 @@ export function preparedStep<T extends KubernetesObject>(
   store: Store<T>,
   changes: readonly StoreChange<T>[],
 ): PreparedStep<T> {
-  return { [PREPARED]: true, store, changes };
+  return new Prepared(store, changes);
+}
+
+/**
+ * A class, not an object literal: a literal with a computed (symbol) key is built by a runtime call on every step.
+ * The mark sits on the prototype, so a step costs one small object.
+ */
+class Prepared<T extends KubernetesObject> implements PreparedStep<T> {
+  declare readonly [PREPARED]: true;
+  constructor(
+    readonly store: Store<T>,
+    readonly changes: readonly StoreChange<T>[],
+  ) {}
+
+  static {
+    Object.defineProperty(Prepared.prototype, PREPARED, { value: true });
+  }
 }
 
 /** Whether a source emission is a {@link PreparedStep}. */

@@ -22,3 +22,5 @@ export {
 } from './reduce-store.js';
 export type { Indexer, Indexers, StoreOptions, StoreChange, StoreProblem } from './types.js';
 export { diffStores, editStore, emptySyncedStore, type StoreEditor } from './edit.js';
+export { StoreLog } from './store-log.js';
+export type { IndexFailure } from './writes.js';

@@ -45,6 +45,24 @@ export let storeDataOf: <T extends KubernetesObject>(store: Store<T>) => StoreDa
 export let storeIndexersOf: <T extends KubernetesObject>(store: Store<T>) => Indexers<T>;
 /** Wraps reducer output; `data` must be frozen and built with the same indexers. Internal to the store folder. */
 export let storeFromData: <T extends KubernetesObject>(data: StoreData<T>, indexers: Indexers<T>) => Store<T>;
+/**
+ * A snapshot whose contents are built by `build` on the first read that needs them (see `store-log.ts`); `synced`
+ * and `resourceVersion` are known now. `build` must return frozen data made with the same indexers, and the same
+ * data whenever it is called. Internal to the store folder.
+ */
+export let lazyStore: <T extends KubernetesObject>(
+  build: () => StoreData<T>,
+  indexers: Indexers<T>,
+  synced: boolean,
+  resourceVersion: string,
+) => Store<T>;
+
+/** What a lazy snapshot knows before it is built. */
+interface Pending<T> {
+  readonly build: () => StoreData<T>;
+  readonly synced: boolean;
+  readonly resourceVersion: string;
+}
 
 const namespaceIndexer: Indexer<KubernetesObject> = (object) => object.metadata?.namespace;
 
@@ -64,26 +82,47 @@ const namespaceIndexer: Indexer<KubernetesObject> = (object) => object.metadata?
  * # Caveats
  * - Iteration order is hash order (the namespaces' hash order, then each namespace's keys in theirs): stable for a
  *   given set of keys, but neither insertion nor alphabetical order.
+ * - A snapshot of a view (and a join row's `right`) builds its contents on its first read other than `synced` and
+ *   `resourceVersion`: that read replays the writes made since the last snapshot built (a bounded number; see
+ *   `views.View`). What it shows does not depend on when it is read.
  * - `resourceVersion` is the last version the reflector reported (an object's, a bookmark's or a list's); it is
  *   only meaningful to the API server.
  */
 export class Store<T extends KubernetesObject = KubernetesObject> implements Iterable<T> {
   // Private fields, so the representation stays out of the public type (and out of the API report); the reducer
-  // reaches them through the module functions the static block defines.
-  readonly #data: StoreData<T>;
+  // reaches them through the module functions the static block defines. A private field is not a property, so
+  // `Object.freeze` leaves it writable: a lazy snapshot sets `#data` once, on its first read, and it never changes
+  // after (`build` gives the same contents whenever it is called).
+  #data: StoreData<T> | undefined;
+  #pending: Pending<T> | undefined;
   /** The indexers, including the built-in namespace index. */
   readonly #indexers: Indexers<T>;
 
   static {
-    storeDataOf = (store) => store.#data as never;
+    storeDataOf = (store) => store.#read() as never;
     storeIndexersOf = (store) => store.#indexers as never;
-    storeFromData = (data, indexers) => new Store(data, indexers) as never;
+    storeFromData = (data, indexers) => new Store(data, undefined, indexers) as never;
+    lazyStore = (build, indexers, synced, resourceVersion) =>
+      new Store(undefined, { build, synced, resourceVersion }, indexers) as never;
   }
 
-  private constructor(data: StoreData<T>, indexers: Indexers<T>) {
+  private constructor(data: StoreData<T> | undefined, pending: Pending<T> | undefined, indexers: Indexers<T>) {
     this.#data = data;
+    this.#pending = pending;
     this.#indexers = indexers;
     Object.freeze(this);
+  }
+
+  /** The contents, built now if this snapshot is lazy and was not read before. */
+  #read(): StoreData<T> {
+    return this.#data ?? this.#build();
+  }
+
+  #build(): StoreData<T> {
+    const data = this.#pending!.build();
+    this.#data = data;
+    this.#pending = undefined;
+    return data;
   }
 
   /**
@@ -107,32 +146,32 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
       synced: false,
       namespacesFollowKeys: true,
     };
-    return new Store(freeze(data, true), Object.freeze(indexers));
+    return new Store(freeze(data, true), undefined, Object.freeze(indexers));
   }
 
   /** How many objects are cached. */
   get size(): number {
-    return this.#data.size;
+    return this.#read().size;
   }
 
   /** The resourceVersion the cache reflects; `''` before the first list. */
   get resourceVersion(): string {
-    return this.#data.resourceVersion;
+    return this.#data?.resourceVersion ?? this.#pending!.resourceVersion;
   }
 
   /** True from the first completed list on; never goes back to false. */
   get synced(): boolean {
-    return this.#data.synced;
+    return this.#data?.synced ?? this.#pending!.synced;
   }
 
   /** The object cached under `key` (`namespace/name` or `name`), if any. */
   get(key: string): T | undefined {
-    return objectsGet(this.#data.objects, key);
+    return objectsGet(this.#read().objects, key);
   }
 
   /** Whether an object is cached under `key`. */
   has(key: string): boolean {
-    return objectsGet(this.#data.objects, key) !== undefined;
+    return objectsGet(this.#read().objects, key) !== undefined;
   }
 
   /**
@@ -167,13 +206,13 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
   byIndex(indexName: string, value: string): T[] {
     const result: T[] = [];
     if (this.groupsAreNamespaces(indexName)) {
-      trieForEach(objectsOfNamespace(this.#data.objects, value), (_, object) => result.push(object));
+      trieForEach(objectsOfNamespace(this.#read().objects, value), (_, object) => result.push(object));
       return result;
     }
     const bucket = trieGet(this.indexRoot(indexName), value);
     if (bucket === undefined) return result;
     for (const [key] of trieEntries(bucket.keys)) {
-      const object = objectsGet(this.#data.objects, key);
+      const object = objectsGet(this.#read().objects, key);
       if (object !== undefined) result.push(object);
     }
     return result;
@@ -181,23 +220,23 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
 
   /** The values an index currently has objects under (e.g. every namespace in use). */
   indexValues(indexName: string): string[] {
-    if (this.groupsAreNamespaces(indexName)) return [...namespacesOf(this.#data.objects)];
+    if (this.groupsAreNamespaces(indexName)) return [...namespacesOf(this.#read().objects)];
     return [...trieEntries(this.indexRoot(indexName))].map(([value]) => value);
   }
 
   /** Every key, in hash order. */
   *keys(): IterableIterator<string> {
-    for (const [key] of objectsEntries(this.#data.objects)) yield key;
+    for (const [key] of objectsEntries(this.#read().objects)) yield key;
   }
 
   /** Every object, in hash order. */
   *values(): IterableIterator<T> {
-    for (const [, object] of objectsEntries(this.#data.objects)) yield object;
+    for (const [, object] of objectsEntries(this.#read().objects)) yield object;
   }
 
   /** Every `[key, object]` pair, in hash order. */
   entries(): IterableIterator<[string, T]> {
-    return objectsEntries(this.#data.objects);
+    return objectsEntries(this.#read().objects);
   }
 
   /** Iterates the objects (like {@link Store.values}). */
@@ -207,14 +246,15 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Ite
 
   /** Whether `indexName` is the namespace index served by the objects trie's groups (see `StoreData`). */
   private groupsAreNamespaces(indexName: string): boolean {
-    return indexName === NAMESPACE_INDEX && this.#data.namespacesFollowKeys;
+    return indexName === NAMESPACE_INDEX && this.#read().namespacesFollowKeys;
   }
 
   private indexRoot(indexName: string): TrieNode<IndexBucket> | null {
-    if (!Object.hasOwn(this.#data.indexes, indexName)) {
-      throw new RangeError(`unknown index "${indexName}"; declared: ${Object.keys(this.#data.indexes).join(', ')}`);
+    const { indexes } = this.#read();
+    if (!Object.hasOwn(indexes, indexName)) {
+      throw new RangeError(`unknown index "${indexName}"; declared: ${Object.keys(indexes).join(', ')}`);
     }
-    return this.#data.indexes[indexName] ?? null;
+    return indexes[indexName] ?? null;
   }
 }
 

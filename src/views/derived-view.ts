@@ -7,7 +7,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, type Subscription } from 'rxjs';
 import { messageOf } from '../error-messages/index.js';
 import { buildInformer, preparedStep, stepsOf, type InformerStep, type PreparedStep } from '../informer/index.js';
-import { Store, diffStores, editStore, type StoreChange, type StoreEditor } from '../store/index.js';
+import { Store, StoreLog, diffStores, editStore, type IndexFailure, type StoreChange } from '../store/index.js';
 import type { WatchEvent } from '../watch/index.js';
 import { diffSnapshots } from './diff-snapshots.js';
 import type { View, ViewInput, ViewOptions } from './types.js';
@@ -31,6 +31,13 @@ export interface ViewLogic<V> {
 }
 
 const EMPTY: Store<KubernetesObject> = Store.empty();
+
+/**
+ * How many row writes a view's snapshots replay at most when read: its rows are a `StoreLog`, folded into a built
+ * `Store` every so many writes. Larger than a join group's (32): a view's store is rewritten on every step, and
+ * folding more writes at once copies each touched trie leaf once for all of them.
+ */
+const ROW_LOG_LIMIT = 256;
 
 /**
  * `input` as the engine reads it: the engine only reads changes and hands them to the view's own logic, which
@@ -62,8 +69,9 @@ function asRead(step: InformerStep<KubernetesObject>): readonly StoreChange<Kube
  * A `views.View` over `inputs`, maintained by the logic `start` makes for each run.
  *
  * Each run reads every input step by step: the changes an informer published with the step when the view read the
- * step before it, else the diff from the snapshot it read last. The logic rewrites rows in an editor over the
- * view's snapshot; the step's snapshot and its exact changes go to `buildInformer` as a prepared step, so the hub
+ * step before it, else the diff from the snapshot it read last. The logic rewrites rows in a Map of the rows as
+ * they are now and a `StoreLog` of their writes; the step's snapshot (built from the log when it is first read)
+ * and its exact changes go to `buildInformer` as a prepared step, so the hub
  * every informer has (replay, ordering, re-entrancy, ref-counting) serves the view without a reducer in between.
  * Before every input is synced nothing is published; then every row goes out in one step, which is what makes
  * the view synced.
@@ -90,10 +98,16 @@ export function derivedView<V extends KubernetesObject>(
 
   const source$ = new Observable<readonly WatchEvent<V>[] | PreparedStep<V>>((subscriber) => {
     const logic = start();
-    /** The view as built so far: published once every input is synced. */
+    /** The view as of the last step: published once every input is synced. */
     let working = Store.empty<V>(storeOptions);
     let published = false;
-    let editor: StoreEditor<V> | undefined;
+    /**
+     * The rows as they are now, and the log of their writes that the snapshots are built from when read: a step
+     * writes Map entries and log entries, not trie nodes, and a snapshot nobody reads is never built.
+     */
+    const rowsNow = new Map<string, V>();
+    let rowLog = new StoreLog(working, ROW_LOG_LIMIT);
+    const failures: IndexFailure[] = [];
     /**
      * The keys this step wrote, each with its position in the three arrays that follow: the key, the row it held
      * before the step, and the one it holds now; the first `touchedCount` entries are this step's. The arrays are kept
@@ -108,7 +122,7 @@ export function derivedView<V extends KubernetesObject>(
     const read: (Store<KubernetesObject> | undefined)[] = inputs.map(() => undefined);
     const latest: (Store<KubernetesObject> | undefined)[] = inputs.map(() => undefined);
     const latestStep: (InformerStep<KubernetesObject> | undefined)[] = inputs.map(() => undefined);
-    /** Records a write; the editor says what the key held, so that nothing is looked up twice. */
+    /** Records a write of a key that held `previous`. */
     const wrote = (key: string, previous: V | undefined, row: V | undefined): void => {
       const at = touched.get(key);
       if (at !== undefined) {
@@ -128,13 +142,20 @@ export function derivedView<V extends KubernetesObject>(
       });
     };
     const writer: RowWriter<V> = {
-      get: (key) => {
-        const at = touched.get(key);
-        return at === undefined ? working.get(key) : touchedAfter[at];
+      get: (key) => rowsNow.get(key),
+      set: (key, row) => {
+        const previous = rowsNow.get(key);
+        wrote(key, previous, row);
+        if (previous === row) return;
+        rowsNow.set(key, row);
+        rowLog.set(key, row, failures);
       },
-      set: (key, row) => wrote(key, (editor ??= editStore(working)).set(key, row), row),
       delete: (key) => {
-        if (writer.get(key) !== undefined) wrote(key, (editor ??= editStore(working)).delete(key), undefined);
+        const previous = rowsNow.get(key);
+        if (previous === undefined) return;
+        wrote(key, previous, undefined);
+        rowsNow.delete(key);
+        rowLog.delete(key);
       },
       problem,
     };
@@ -159,12 +180,12 @@ export function derivedView<V extends KubernetesObject>(
 
     const flush = (): void => {
       let changes: StoreChange<V>[] | undefined;
-      if (editor !== undefined) {
-        for (const { name: index, error } of editor.failures)
-          problem(`${name}: indexer "${index}" threw; a row is left out of that index: ${messageOf(error)}`);
+      for (const { name: index, error } of failures)
+        problem(`${name}: indexer "${index}" threw; a row is left out of that index: ${messageOf(error)}`);
+      failures.length = 0;
+      if (touchedCount > 0) {
         const before = working;
-        working = editor.commit();
-        editor = undefined;
+        working = rowLog.snapshot();
         if (published) {
           changes = [];
           for (let at = 0; at < touchedCount; at++) {
@@ -194,6 +215,7 @@ export function derivedView<V extends KubernetesObject>(
         published = true;
         syncing = true;
         working = editStore(working).commit({ synced: true });
+        rowLog = new StoreLog(working, ROW_LOG_LIMIT);
         changes = [];
         for (const [key, object] of working.entries()) changes.push({ type: 'added', key, object });
       }

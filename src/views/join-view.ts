@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { describeValue, messageOf } from '../error-messages/index.js';
 import { emptySyncedStore, type StoreChange } from '../store/index.js';
 import { derivedView, untyped, type RowWriter, type ViewLogic } from './derived-view.js';
-import { GroupVersion, JoinGroup, joinRow } from './join-groups.js';
+import { JoinGroup, joinRow } from './join-groups.js';
 import { hasKey, keysOf, type KeySet, type ProblemSink } from './keys.js';
 import type { JoinKeys, JoinRow, View, ViewInput, ViewOptions } from './types.js';
 
@@ -45,7 +45,8 @@ export interface JoinViewOptions<L extends KubernetesObject, R extends Kubernete
  * - Incremental: a right object's change edits the group(s) it leaves and enters (a Map write and a log entry
  *   each, O(1)) and rewrites the rows of the left objects with those keys; a left object's change rewrites its own
  *   row. A step's changes to one group make one new version of it. A group's `Store` is built when a row's `right`
- *   is first read, from the last one built (O(k · log group size) for the k writes since, k ≤ 32).
+ *   is first read, from the last one built (O(k · log group size) for the k writes since, k ≤ 32); the view's own
+ *   snapshots are built on read in the same way (see `views.View`).
  * - A key function that throws or returns something that is not a key is reported on `problems$` (with the
  *   object's key); the object joins with its valid keys only (none, after a throw), and the view carries on.
  *
@@ -83,13 +84,19 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
   rightKey: (object: R) => JoinKeys,
 ): ViewLogic<JoinRow<L, R>> {
   const empty = emptySyncedStore<R>();
-  const emptyVersion = GroupVersion.of(empty);
-  /** Join key → the right objects with that key. Groups that fall empty are dropped. */
-  const groups = new Map<string, JoinGroup<R>>();
-  /** Join key → the key of the left object with it (a Set when several share it). */
-  const lefts = new Map<string, string | Set<string>>();
-  /** Left key → the left object, so that a group change rewrites its rows without reading the view. */
-  const leftObjects = new Map<string, L>();
+  /**
+   * Join key → its group: the right objects with that key and the left objects with it. A group is dropped when
+   * it holds neither.
+   */
+  const groups = new Map<string, JoinGroup<L, R>>();
+  const groupOf = (joinKey: string): JoinGroup<L, R> => {
+    let group = groups.get(joinKey);
+    if (group === undefined) groups.set(joinKey, (group = new JoinGroup(joinKey, empty)));
+    return group;
+  };
+  const dropIfUnused = (group: JoinGroup<L, R>): void => {
+    if (group.unused && !group.changed) groups.delete(group.joinKey);
+  };
 
   const leftJoinKey = (object: L, key: string, report: ProblemSink | undefined): string | undefined => {
     let value: unknown;
@@ -107,22 +114,6 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
     return value;
   };
 
-  const addLeft = (joinKey: string, key: string): void => {
-    const held = lefts.get(joinKey);
-    if (held === undefined) lefts.set(joinKey, key);
-    else if (typeof held === 'string') lefts.set(joinKey, new Set([held, key]));
-    else held.add(key);
-  };
-  const removeLeft = (joinKey: string, key: string): void => {
-    const held = lefts.get(joinKey);
-    if (held === key) {
-      lefts.delete(joinKey);
-    } else if (typeof held === 'object') {
-      held.delete(key);
-      if (held.size === 1) lefts.set(joinKey, held.values().next().value!);
-    }
-  };
-
   const applyLeft = (changes: readonly StoreChange<L>[], rows: RowWriter<JoinRow<L, R>>): void => {
     for (const change of changes) {
       const { key } = change;
@@ -131,47 +122,50 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
           ? undefined
           : leftJoinKey(change.type === 'updated' ? change.old : change.object, key, undefined);
       const after = change.type === 'deleted' ? undefined : leftJoinKey(change.object, key, rows);
-      if (before !== after) {
-        if (before !== undefined) removeLeft(before, key);
-        if (after !== undefined) addLeft(after, key);
+      if (before !== undefined && before !== after) {
+        const group = groups.get(before);
+        if (group !== undefined) {
+          group.deleteLeft(key);
+          dropIfUnused(group);
+        }
       }
       if (change.type === 'deleted') {
-        leftObjects.delete(key);
         rows.delete(key);
+      } else if (after === undefined) {
+        rows.set(key, joinRow(change.object, empty));
       } else {
-        leftObjects.set(key, change.object);
-        const group = after === undefined ? undefined : groups.get(after);
-        rows.set(key, joinRow(change.object, group === undefined ? emptyVersion : group.current()));
+        const group = groupOf(after);
+        group.setLeft(key, change.object);
+        rows.set(key, joinRow(change.object, group.current()));
       }
     }
   };
 
-  /** The join keys whose groups this step changed, in a Set and in the order they came. */
-  const changed = new Set<string>();
-  const changedKeys: string[] = [];
+  /** The groups whose members this step changed, in the order they came (each marked `changed`). */
+  const changedGroups: JoinGroup<L, R>[] = [];
   const what = `${name}: rightKey`;
 
   const remove = (joinKey: string, key: string): void => {
-    if (groups.get(joinKey)?.delete(key) === true) markChanged(joinKey);
+    const group = groups.get(joinKey);
+    if (group?.delete(key) === true) markChanged(group);
   };
   const put = (joinKey: string, key: string, object: R): void => {
-    let group = groups.get(joinKey);
-    if (group === undefined) groups.set(joinKey, (group = new JoinGroup(empty)));
-    if (group.set(key, object)) markChanged(joinKey);
+    const group = groupOf(joinKey);
+    if (group.set(key, object)) markChanged(group);
   };
-  const markChanged = (joinKey: string): void => {
-    if (changed.has(joinKey)) return;
-    changed.add(joinKey);
-    changedKeys.push(joinKey);
+  const markChanged = (group: JoinGroup<L, R>): void => {
+    if (group.changed) return;
+    group.changed = true;
+    changedGroups.push(group);
   };
 
   const applyRight = (changes: readonly StoreChange<R>[], rows: RowWriter<JoinRow<L, R>>): void => {
     try {
       editGroups(changes, rows);
     } finally {
-      // A step that failed half-way must not leave its changed keys to the next one.
-      changed.clear();
-      changedKeys.length = 0;
+      // A step that failed half-way must not leave its changed groups to the next one.
+      for (const group of changedGroups) group.changed = false;
+      changedGroups.length = 0;
     }
   };
 
@@ -186,7 +180,7 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
     for (let i = 0; i < changes.length; i++) editRight(changes[i]!, rows);
   };
   const publishEach = (rows: RowWriter<JoinRow<L, R>>): void => {
-    for (let i = 0; i < changedKeys.length; i++) publishGroup(changedKeys[i]!, rows);
+    for (let i = 0; i < changedGroups.length; i++) publishGroup(changedGroups[i]!, rows);
   };
 
   const editRight = (change: StoreChange<R>, rows: RowWriter<JoinRow<L, R>>): void => {
@@ -206,28 +200,17 @@ function joinLogic<L extends KubernetesObject, R extends KubernetesObject>(
     else if (after !== undefined) for (const joinKey of after) put(joinKey, key, change.object);
   };
 
-  /** Gives the rows of `joinKey` the group's version after this step. */
-  const publishGroup = (joinKey: string, rows: RowWriter<JoinRow<L, R>>): void => {
-    const group = groups.get(joinKey)!;
-    let right: GroupVersion<R>;
-    if (group.members.size === 0) {
-      groups.delete(joinKey);
-      right = emptyVersion;
-    } else {
-      right = group.current();
+  /** Gives the rows of `group`'s left objects the group's version after this step. */
+  const publishGroup = (group: JoinGroup<L, R>, rows: RowWriter<JoinRow<L, R>>): void => {
+    group.changed = false;
+    const right = group.current();
+    const { leftKey: key, left, others } = group;
+    if (key === undefined) {
+      dropIfUnused(group);
+      return;
     }
-    const held = lefts.get(joinKey);
-    if (held === undefined) return;
-    if (typeof held === 'string') {
-      rewrite(rows, held, right);
-    } else {
-      for (const leftKeyOfRow of held) rewrite(rows, leftKeyOfRow, right);
-    }
-  };
-
-  const rewrite = (rows: RowWriter<JoinRow<L, R>>, key: string, right: GroupVersion<R>): void => {
-    const left = leftObjects.get(key);
-    if (left !== undefined) rows.set(key, joinRow(left, right));
+    rows.set(key, joinRow(left!, right));
+    if (others !== undefined) for (const [otherKey, other] of others) rows.set(otherKey, joinRow(other, right));
   };
 
   return {

@@ -47,6 +47,9 @@ export interface SnapshotDiff<T extends KubernetesObject = KubernetesObject> {
  * - Snapshots are `Store`s: immutable, deep-frozen, structurally shared; `get`, `list({ namespace,
  *   labelSelector })`, `byIndex`, `size`, `keys()`; rows are keyed like objects (`namespace/name`), so a row's
  *   `metadata` spells its key.
+ * - A step writes its rows to a log, not to a trie: a snapshot's contents (its trie and indexes) are built on its
+ *   first read, from the last snapshot built, replaying the row writes since (at most 256; reading every snapshot
+ *   in order costs what building each one at once would). A snapshot read late, in any order, shows its own rows.
  * - `synced` (and `synced$`): the view stays empty and unsynced until every input's snapshot is synced, then shows
  *   every row at once (one snapshot, every row `added`), and stays synced.
  * - Incremental: each input step is read as the changes the input published with it (an informer's or a view's
@@ -68,6 +71,7 @@ export interface SnapshotDiff<T extends KubernetesObject = KubernetesObject> {
  * # Caveats
  * - `status$` emits nothing: a view has no connection of its own; its inputs' `status$` tell their health.
  * - `resourceVersion` of a view snapshot is always `''`: a view combines versions that cannot be compared.
+ * - An unread snapshot keeps alive the rows replaced since the last snapshot built (at most 256 of them).
  * - A view is only as live as its subscription: `current()` of a view nobody subscribes to is its last snapshot.
  *   Subscribe (a controller's triggers from the view, or `view.store$`) for as long as you read it.
  */
@@ -118,10 +122,10 @@ export type JoinKeys = string | null | undefined | Iterable<string | null | unde
  *   while the group changes goes on showing its own group (property-tested).
  *
  * # Caveats
- * - `right` is built when it is first read (it is an own, enumerable accessor of the frozen row, so spreading the
- *   row, deep equality and JSON see it): a view whose groups nobody reads pays for none of them. The first read of
- *   a group's version replays the writes made to the group since the last version built of it (at most 32), so
- *   reading every version costs what building each one eagerly would.
+ * - `right` is a plain property holding a `Store` whose contents are built when it is first read (`size`, `get`,
+ *   iteration, …): a view whose groups nobody reads pays for none of them. The first read of a group's version
+ *   replays the writes made to the group since the last version built of it (at most 32), so reading every version
+ *   costs what building each one eagerly would.
  * - A row is not a Kubernetes object: it has no `apiVersion` or `kind`; write the `left` object, never the row.
  */
 export interface JoinRow<L extends KubernetesObject = KubernetesObject, R extends KubernetesObject = KubernetesObject> {
