@@ -469,7 +469,7 @@ export class Runner<T> {
       else if (run.retryAt !== undefined) this.queue.delay(run.state, run.retryAt, now, RETRY_REASON);
     }
     this.queue.release(run.state);
-    this.pump(now);
+    this.pump();
   }
 
   /**
@@ -558,7 +558,7 @@ export class Runner<T> {
       this.outcomes.interrupted(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);
     else this.outcomes.failed(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);
     this.queue.release(state);
-    this.pump(now);
+    this.pump();
   }
 
   private stop(): void {
