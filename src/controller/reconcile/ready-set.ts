@@ -148,19 +148,22 @@ export class ReadySet<E extends ReadyEntry> {
   /** Removes and returns the key that starts next at `now`, if any key is ready. */
   take(now: number): E | undefined {
     if (this.count === 0) return undefined;
+    this.count -= 1;
     const lone = this.lone;
     if (lone !== undefined) {
       this.lone = undefined;
-      this.count = 0;
       this.sinceOldest = 0;
       return lone;
     }
     const oldest = this.oldest!;
     const { after, every } = this.aging;
     const link = this.sinceOldest >= every - 1 && now - oldest.entry.readyAt >= after ? oldest : this.top();
+    this.unlinkGroup(link);
+    this.unlinkAge(link);
     if (link === oldest) this.sinceOldest = 0;
     else if (this.sinceOldest < every) this.sinceOldest += 1;
-    return this.unlinkTaken(link);
+    if (this.count === 1) this.unlinkLast();
+    return link.entry as E;
   }
 
   /**
@@ -178,7 +181,12 @@ export class ReadySet<E extends ReadyEntry> {
       return lone;
     }
     if (this.topLevel().priority <= above) return undefined;
-    return this.unlinkTaken(this.top());
+    this.count -= 1;
+    const link = this.top();
+    this.unlinkGroup(link);
+    this.unlinkAge(link);
+    if (this.count === 1) this.unlinkLast();
+    return link.entry as E;
   }
 
   /** Forgets every ready key (their records are reset by the caller). */
@@ -196,15 +204,6 @@ export class ReadySet<E extends ReadyEntry> {
   forEachPriority(visit: (priority: number, keys: number) => void): void {
     if (this.lone !== undefined) visit(this.lone.priority, 1);
     for (const level of this.levels.values()) if (level.size > 0) visit(level.priority, level.size);
-  }
-
-  /** Removes a taken key's link from its group and the age list, and returns its entry. */
-  private unlinkTaken(link: Link): E {
-    this.count -= 1;
-    this.unlinkGroup(link);
-    this.unlinkAge(link);
-    if (this.count === 1) this.unlinkLast();
-    return link.entry as E;
   }
 
   /** The last linked key is alone again: unlink it, so that the next add starts from the cheap case. */

@@ -448,7 +448,8 @@ export class Runner<T> {
     if (!run.held || this.closed) return;
     run.held = false;
     this.held.delete(run);
-    this.freeSlot(run.state);
+    this.active -= 1;
+    if (run.state.runPriority <= this.reservedAbove) this.activeAtOrBelow -= 1;
     const now = this.scheduler.now();
     const { state, attempt, reasons, queueWaitMs } = run;
     if (this.onDone !== undefined) this.onDone(state.key, now - run.startedAt);
@@ -538,7 +539,8 @@ export class Runner<T> {
     detail: unknown,
   ): void {
     if (this.closed) return;
-    this.freeSlot(state);
+    this.active -= 1;
+    if (state.runPriority <= this.reservedAbove) this.activeAtOrBelow -= 1;
     const now = this.scheduler.now();
     if (this.onDone !== undefined) this.onDone(state.key, now - startedAt);
     this.queue.finish(state, now, !this.stopping);
@@ -557,12 +559,6 @@ export class Runner<T> {
     else this.outcomes.failed(state, attempt, reasons, queueWaitMs, now - startedAt, now, detail, false);
     this.queue.release(state);
     this.pump();
-  }
-
-  /** A run of `state` no longer holds its slot. */
-  private freeSlot(state: KeyState): void {
-    this.active -= 1;
-    if (state.runPriority <= this.reservedAbove) this.activeAtOrBelow -= 1;
   }
 
   private stop(): void {
