@@ -51,9 +51,9 @@ class RxkubeReporter extends Mocha.reporters.Spec {
     }).unref();
     const failed = [];
     runner.on('fail', (test, error) => {
-      const message = String(error?.message ?? error ?? 'no message')
-        .split('\n')[0]
-        .slice(0, 300);
+      // The first line that says something: a message that opens with a blank line would otherwise name nothing.
+      const lines = String(error?.message ?? error ?? '').split('\n');
+      const message = (lines.find((line) => line.trim() !== '') ?? 'no message').trim().slice(0, 300);
       failed.push(`${test.fullTitle()}: ${message}`);
     });
     runner.on('pending', (test) => failed.push(`${test.fullTitle()}: pending (pending tests are forbidden)`));
