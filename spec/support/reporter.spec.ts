@@ -22,12 +22,14 @@ interface Outcome {
 async function runMocha(fixture: string, exitGraceMs = 300): Promise<Outcome> {
   const results = await mkdtemp(join(tmpdir(), 'rxkube-reporter-'));
   try {
-    const args = ['--no-config', '--node-option', 'import=tsx', '--extension', 'ts'];
+    // mocha's own CLI in this one process (bin/mocha.js would run it in a child for the node option), so that the
+    // time limit's SIGKILL ends the run itself and leaves nothing behind.
+    const args = ['--no-config', '--extension', 'ts'];
     const reporter = ['--reporter', './spec/support/reporter.cjs', fixture];
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
       execFile(
         process.execPath,
-        [join(root, 'node_modules/mocha/bin/mocha.js'), ...args, ...reporter],
+        ['--import', 'tsx', join(root, 'node_modules/mocha/lib/cli/cli.js'), ...args, ...reporter],
         {
           cwd: root,
           env: {
@@ -37,6 +39,8 @@ async function runMocha(fixture: string, exitGraceMs = 300): Promise<Outcome> {
             RXKUBE_TEST_SUITE: 'fixture',
           },
           timeout: 15_000,
+          // A teardown that spins ignores SIGTERM: only SIGKILL ends it, and no spinning process is left behind.
+          killSignal: 'SIGKILL',
         },
         (error, stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, output: stdout + stderr }),
       );
