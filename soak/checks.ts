@@ -99,15 +99,20 @@ export function overlappingRuns(spans: Iterable<RunSpan>): string[] {
   return found;
 }
 
-/** One heap reading: `at` ms, `bytes` used. */
+/** One heap reading: `at` ms, `bytes` used, and whether the replica was leading then (if known). */
 export interface HeapSample {
   readonly at: number;
   readonly bytes: number;
+  readonly leading?: boolean;
 }
 
-/** The least-squares line through the heap readings. */
+/**
+ * The least-squares fit of the heap readings: a line in time, plus a step between the replica's two roles when
+ * the readings cover both (the leader holds the work queue, the expectations and the own-writes ledger; a
+ * follower does not, so taking the lead raises the heap once, which is not a trend).
+ */
 export interface HeapTrend {
-  /** The fitted slope, bytes per minute. */
+  /** The fitted slope, bytes per minute: the growth in time that the role does not explain. */
   readonly slopePerMinute: number;
   /** The slope's standard error, bytes per minute. */
   readonly standardError: number;
@@ -117,6 +122,13 @@ export interface HeapTrend {
   readonly minutes: number;
   /** Readings used. */
   readonly samples: number;
+  /** Readings taken while the replica led. */
+  readonly leadingSamples: number;
+  /**
+   * How much more heap the replica holds while leading than while following, bytes, fitted together with the
+   * slope; 0 when every reading had the same role (then the fit is the plain line).
+   */
+  readonly leaderStep: number;
   /**
    * Flat within noise, as a leak would not be: the slope is no more than two standard errors above 0, or it would
    * grow the heap by less than 10% of its mean over the run. A falling heap is flat for this purpose.
@@ -124,28 +136,51 @@ export interface HeapTrend {
   readonly flat: boolean;
 }
 
-/** Fits a line to `samples` (at least 3). */
+/**
+ * Fits `samples` (at least 3): `bytes = a + slope · minutes`, and `+ leaderStep` for the readings taken while
+ * leading when the readings have both roles and there are at least 4 of them. A leak grows the heap in time,
+ * whatever the role, so it still shows in the slope; a takeover only shifts the level.
+ */
 export function heapTrend(samples: readonly HeapSample[]): HeapTrend {
   const n = samples.length;
   if (n < 3) throw new RangeError(`heapTrend: needs at least 3 samples, got ${n}`);
   const t0 = samples[0]!.at;
   const xs = samples.map((s) => (s.at - t0) / 60_000);
   const ys = samples.map((s) => s.bytes);
-  const mx = xs.reduce((a, b) => a + b, 0) / n;
-  const my = ys.reduce((a, b) => a + b, 0) / n;
+  const ls: number[] = samples.map((s) => (s.leading === true ? 1 : 0));
+  const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / n;
+  const mx = mean(xs);
+  const my = mean(ys);
+  const ml = mean(ls);
   let sxx = 0;
   let sxy = 0;
+  let sxl = 0;
+  let sll = 0;
+  let sly = 0;
   for (let i = 0; i < n; i++) {
-    sxx += (xs[i]! - mx) ** 2;
-    sxy += (xs[i]! - mx) * (ys[i]! - my);
+    const x = xs[i]! - mx;
+    const y = ys[i]! - my;
+    const l = ls[i]! - ml;
+    sxx += x * x;
+    sxy += x * y;
+    sxl += x * l;
+    sll += l * l;
+    sly += l * y;
   }
-  const slope = sxx === 0 ? 0 : sxy / sxx;
+  // The step is fitted only when it can be told apart from the slope: both roles, and a residual degree of freedom.
+  const det = sxx * sll - sxl * sxl;
+  const withStep = n >= 4 && sll > 0 && det > 1e-9 * sxx * sll;
+  const slope = withStep ? (sll * sxy - sxl * sly) / det : sxx === 0 ? 0 : sxy / sxx;
+  const leaderStep = withStep ? (sxx * sly - sxl * sxy) / det : 0;
   let residuals = 0;
-  for (let i = 0; i < n; i++) residuals += (ys[i]! - my - slope * (xs[i]! - mx)) ** 2;
-  const standardError = sxx === 0 ? 0 : Math.sqrt(residuals / (n - 2) / sxx);
+  for (let i = 0; i < n; i++) residuals += (ys[i]! - my - slope * (xs[i]! - mx) - leaderStep * (ls[i]! - ml)) ** 2;
+  const variance = residuals / (n - (withStep ? 3 : 2));
+  // Var(slope) is σ² times the slope's diagonal entry of the inverse normal matrix: sll / det, or 1 / sxx alone.
+  const standardError = withStep ? Math.sqrt((variance * sll) / det) : sxx === 0 ? 0 : Math.sqrt(variance / sxx);
   const minutes = xs[n - 1]!;
   const flat = slope <= 2 * standardError || slope * minutes < 0.1 * my;
-  return { slopePerMinute: slope, standardError, mean: my, minutes, samples: n, flat };
+  const leadingSamples = ls.reduce((a, b) => a + b, 0);
+  return { slopePerMinute: slope, standardError, mean: my, minutes, samples: n, leadingSamples, leaderStep, flat };
 }
 
 /**

@@ -14,6 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../src/testing/index.js';
+import type { HeapTrend } from './checks.js';
 import { heapPlot } from './plot.js';
 import { FULL_SOAK, runSoak, soakControlPlaneOptions } from './soak.js';
 
@@ -59,6 +60,12 @@ const options = {
   log: (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
 };
 
+/** The heap fit in one phrase: its slope, the leader step if the readings had both roles, and the verdict. */
+function heapSummary(heap: HeapTrend): string {
+  const step = heap.leaderStep === 0 ? '' : `, leading +${(heap.leaderStep / 2 ** 20).toFixed(1)} MiB`;
+  return `${Math.round(heap.slopePerMinute)} ± ${Math.round(heap.standardError)} B/min${step} (${heap.flat ? 'flat' : 'NOT flat'})`;
+}
+
 const controlPlane = await startControlPlane(soakControlPlaneOptions(options));
 options.log(`control plane ${controlPlane.url} ready in ${controlPlane.startMs} ms`);
 let passed = false;
@@ -70,7 +77,7 @@ try {
   options.log(
     `done: ${report.events} events (${report.failedEvents} failed) in ${Math.round(report.durationMs / 1000)} s; ` +
       `faults ${JSON.stringify(report.faults)}; counters ${JSON.stringify(report.counters)}; ` +
-      `heap slope ${report.heap === undefined ? 'n/a' : `${Math.round(report.heap.slopePerMinute)} ± ${Math.round(report.heap.standardError)} B/min (${report.heap.flat ? 'flat' : 'NOT flat'})`}; ` +
+      `heap slope ${report.heap === undefined ? 'n/a' : heapSummary(report.heap)}; ` +
       `${report.passed ? 'PASSED' : 'FAILED'}`,
   );
   passed = report.passed;

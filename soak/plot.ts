@@ -1,10 +1,10 @@
 /**
- * The heap plot of SOAK.md: the readings and their fitted line, as a small SVG.
+ * The heap plot of SOAK.md: the readings and their fit (a line, with a step where the replica led), as a small SVG.
  * @module
  */
 import type { HeapSample, HeapTrend } from './checks.js';
 
-/** An SVG of `samples` (MiB against minutes) with the line of `trend`, fitted to `fitted` (default: `samples`). */
+/** An SVG of `samples` (MiB against minutes) with the fit `trend`, drawn through `fitted` (default: `samples`). */
 export function heapPlot(
   samples: readonly HeapSample[],
   trend: HeapTrend | undefined,
@@ -24,15 +24,23 @@ export function heapPlot(
   const py = (y: number): number => height - pad - (y / yMax) * (height - 2 * pad);
   const dots = xs.map((x, i) => `<circle cx="${px(x).toFixed(1)}" cy="${py(ys[i]!).toFixed(1)}" r="2" fill="#36c"/>`);
   let line = '';
-  if (trend !== undefined) {
-    const mx = fitted.reduce((a, f) => a + (f.at - t0) / 60_000, 0) / Math.max(1, fitted.length);
-    const at = (x: number): number => (trend.mean + trend.slopePerMinute * (x - mx)) / 2 ** 20;
-    line = `<line x1="${px(0)}" y1="${py(at(0)).toFixed(1)}" x2="${px(xMax)}" y2="${py(at(xMax)).toFixed(1)}" stroke="#c33" stroke-width="2"/>`;
+  if (trend !== undefined && fitted.length > 0) {
+    // The fit at each fitted reading: the line, raised by the leader step where the replica led.
+    const mean = (f: (s: HeapSample) => number): number => fitted.reduce((a, s) => a + f(s), 0) / fitted.length;
+    const mx = mean((s) => (s.at - t0) / 60_000);
+    const ml = mean((s) => (s.leading === true ? 1 : 0));
+    const points = fitted.map((s) => {
+      const x = (s.at - t0) / 60_000;
+      const y = trend.mean + trend.slopePerMinute * (x - mx) + trend.leaderStep * ((s.leading === true ? 1 : 0) - ml);
+      return `${px(x).toFixed(1)},${py(y / 2 ** 20).toFixed(1)}`;
+    });
+    line = `<polyline points="${points.join(' ')}" fill="none" stroke="#c33" stroke-width="2"/>`;
   }
   const title =
     trend === undefined
       ? 'heap used (MiB) of the longest-lived replica'
-      : `heap used (MiB) of the longest-lived replica; slope ${(trend.slopePerMinute / 1024).toFixed(1)} ± ${(trend.standardError / 1024).toFixed(1)} KiB/min`;
+      : `heap used (MiB) of the longest-lived replica; slope ${(trend.slopePerMinute / 1024).toFixed(1)} ± ${(trend.standardError / 1024).toFixed(1)} KiB/min` +
+        (trend.leaderStep === 0 ? '' : `, leading +${(trend.leaderStep / 2 ** 20).toFixed(1)} MiB`);
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="white"/>`,

@@ -374,7 +374,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
           const bytes = await heapUsed(replica);
           if (bytes === undefined) continue;
           const series = heapByReplica.get(replica.identity) ?? [];
-          series.push({ at: Date.now(), bytes });
+          series.push({ at: Date.now(), bytes, leading: replica.leading });
           heapByReplica.set(replica.identity, series);
         }
         await sleep(2_000);

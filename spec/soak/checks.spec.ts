@@ -118,6 +118,38 @@ describe('soak: the checkpoint checks', () => {
     expect(() => heapTrend([{ at: 0, bytes: 1 }])).to.throw(RangeError, /at least 3 samples/);
   });
 
+  it('fits a takeover as a step, not a slope: flat for a level that rises once when the replica leads, and still sees a leak across it', () => {
+    // Five minutes a follower at 70 MB, then ten the leader at 85 MB (the run SOAK.md records), with noise.
+    const noise = [0, 3, -2, 1, -3, 2, 0, -1, 2, -2, 1, -1, 3, -3, 0, 2];
+    const reading = (i: number, climb: number) => ({
+      at: i * 60_000,
+      bytes: (i < 5 ? 70e6 : 85e6) + i * climb + noise[i]! * 3e5,
+      leading: i >= 5,
+    });
+    const takeover = heapTrend(noise.map((_, i) => reading(i, 0)));
+    expect(takeover.flat).to.equal(true);
+    expect(takeover.leadingSamples).to.equal(11);
+    expect(takeover.leaderStep).to.be.closeTo(15e6, 1e6);
+    expect(Math.abs(takeover.slopePerMinute)).to.be.lessThan(2 * takeover.standardError + 1e5);
+    // The plain line through the same readings climbs 1.3 MB a minute, 20 MB over 75 MB: what the fit used to say.
+    const roleUnknown = heapTrend(noise.map((_, i) => ({ at: i * 60_000, bytes: reading(i, 0).bytes })));
+    expect(roleUnknown).to.include({ flat: false, leaderStep: 0 });
+    // A leak of 2 MB a minute through both roles is still a slope.
+    const leak = heapTrend(noise.map((_, i) => reading(i, 2e6)));
+    expect(leak.flat).to.equal(false);
+    expect(leak.slopePerMinute).to.be.closeTo(2e6, 2e5);
+    expect(leak.leaderStep).to.be.closeTo(15e6, 2e6);
+  });
+
+  it('fits the plain line when every reading has one role, or too few readings to tell a step from the slope', () => {
+    const follower = heapTrend([0, 1, 2, 3].map((i) => ({ at: i * 60_000, bytes: 50e6 + i * 1e6, leading: false })));
+    expect(follower).to.include({ leaderStep: 0, leadingSamples: 0 });
+    expect(follower.slopePerMinute).to.be.closeTo(1e6, 1);
+    const three = heapTrend([0, 1, 2].map((i) => ({ at: i * 60_000, bytes: 50e6 + i * 1e6, leading: i === 2 })));
+    expect(three.leaderStep).to.equal(0);
+    expect(three.slopePerMinute).to.be.closeTo(1e6, 1);
+  });
+
   it('reads a sawtooth heap by its troughs, and calls a falling heap flat', () => {
     // Climbs 10 MB a reading, collected back to 50 MB every fourth: a steady heap, however steep each tooth is.
     const saw = Array.from({ length: 24 }, (_, i) => ({ at: i * 5_000, bytes: 50e6 + (i % 4) * 10e6 }));
