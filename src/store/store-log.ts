@@ -6,8 +6,24 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { deepFreeze } from '../objects/index.js';
 import { editStore } from './edit.js';
-import { lazyStore, storeDataOf, storeIndexersOf, type Store } from './store.js';
-import { indexerList, indexValuesOf, type IndexFailure, type IndexerList } from './writes.js';
+import { lazyStore, storeDataOf, storeIndexersOf, type Store, type StoreData } from './store.js';
+import {
+  compactWork,
+  fillEmpty,
+  freezeWork,
+  indexerList,
+  indexValuesOf,
+  workingCopy,
+  type IndexFailure,
+  type IndexerList,
+} from './writes.js';
+
+/**
+ * A log nobody read since its last fold is folded by copying the caller's map of the store as it is now, rather
+ * than by replaying the log, while the store holds at most this many times `limit` keys: copying a reference per
+ * key costs far less than a path copy per write, and the store it makes is built (bottom-up, once) only if read.
+ */
+const COPY_FOLD_FACTOR = 4;
 
 /**
  * A base `Store` and the writes made since, in order (`key, object` pairs; `undefined` for a deletion). The log only
@@ -18,7 +34,7 @@ class Chain<T extends KubernetesObject> {
   readonly log: (string | T | undefined)[] = [];
   /** The last snapshot built from this chain, and how many log entries it covers, so reads in order are cheap. */
   private built: Store<T>;
-  private builtLength = 0;
+  builtLength = 0;
 
   constructor(readonly base: Store<T>) {
     this.built = base;
@@ -57,10 +73,15 @@ class Chain<T extends KubernetesObject> {
  *   it is immutable and deep-frozen as any `Store`, and shares structure with the snapshots built before it.
  * - Reading snapshots in the order they were taken costs what writing them through `editStore` would: each
  *   build replays only the writes since the last build.
- * - Every `limit` writes the log is folded into a built `Store` (when nobody read one meanwhile) and a new log
- *   starts: that bounds what an unread snapshot keeps alive and what reading an old one replays.
+ * - Every `limit` writes the log is folded into a `Store` and a new log starts: that bounds what an unread snapshot
+ *   keeps alive and what reading an old one replays. When a snapshot was read since the last fold, the fold
+ *   replays the writes after it; when none was, and the caller gave its map of the store as it is now (`now`) and
+ *   the store holds at most {@link COPY_FOLD_FACTOR} × `limit` keys, the fold copies that map's entries (a
+ *   reference per key, no trie work) into a store built bottom-up on its first read.
  *
  * # Caveats
+ * - `now`, when given, must hold exactly what the logged writes make of the store, every time a write is logged:
+ *   update it before logging the write.
  * - The caller knows what the store holds (it keeps its own map): `delete` of a key the store does not hold, or
  *   `set` of the object a key already holds, are logged all the same (and change nothing when replayed).
  * - `synced` and `resourceVersion` are the base store's.
@@ -71,9 +92,14 @@ export class StoreLog<T extends KubernetesObject> {
   /** The snapshot of the store as it is now, once taken. */
   private current: Store<T> | undefined;
 
+  /**
+   * `base` is the store before any write; `limit` writes make a fold; `now`, if given, is the caller's own map of
+   * the store as it is now (key → object), which a fold may copy (see the guarantees).
+   */
   constructor(
     base: Store<T>,
     private readonly limit = 32,
+    private readonly now?: ReadonlyMap<string, T>,
   ) {
     this.chain = new Chain(base);
     this.indexers = indexerList(storeIndexersOf(base));
@@ -118,12 +144,70 @@ export class StoreLog<T extends KubernetesObject> {
   }
 
   private write(key: string, object: T | undefined): void {
-    let { chain } = this;
-    if (chain.log.length >= this.limit * 2) {
-      // Fold the log into a Store and start a new chain; snapshots taken before keep the old chain.
-      chain = this.chain = new Chain(chain.storeAt(chain.log.length / 2));
-    }
+    const { chain } = this;
     chain.log.push(key, object);
     this.current = undefined;
+    // Fold the log into a Store and start a new chain; snapshots taken before keep the old chain.
+    if (chain.log.length >= this.limit * 2) this.chain = new Chain(this.fold(chain));
   }
+
+  /** The store after every write of `chain`. */
+  private fold(chain: Chain<T>): Store<T> {
+    const { now } = this;
+    const length = chain.log.length / 2;
+    if (now === undefined || chain.builtLength > 0 || now.size > COPY_FOLD_FACTOR * this.limit) {
+      return chain.storeAt(length);
+    }
+    const keys = new Array<string>(now.size);
+    const objects = new Array<T>(now.size);
+    let i = 0;
+    for (const [key, object] of now) {
+      keys[i] = key;
+      objects[i] = object;
+      i += 1;
+    }
+    const { base } = chain;
+    return lazyStore(
+      () => storeDataOfEntries(base, keys, objects),
+      storeIndexersOf(base),
+      base.synced,
+      base.resourceVersion,
+    );
+  }
+}
+
+/**
+ * The contents of a store holding `keys[i] → objects[i]` (distinct keys, frozen objects), with `like`'s indexers,
+ * `synced` and `resourceVersion`: the objects trie built bottom-up, the indexes filed in order. Indexers that throw
+ * leave the object out of that index, as a replay through `editStore` would (`StoreLog.set` reported them).
+ */
+function storeDataOfEntries<T extends KubernetesObject>(
+  like: Store<T>,
+  keys: readonly string[],
+  objects: readonly T[],
+): StoreData<T> {
+  const indexers = storeIndexersOf(like);
+  const indexes: Record<string, null> = {};
+  for (const name of Object.keys(indexers)) indexes[name] = null;
+  const work = workingCopy<T>({
+    objects: null,
+    size: 0,
+    indexes,
+    resourceVersion: like.resourceVersion,
+    synced: like.synced,
+    namespacesFollowKeys: true,
+  });
+  if (!fillEmpty(work, indexerList(indexers), keys, objects, [], () => undefined)) {
+    throw new Error('StoreLog: the map of the store as it is now repeated a key');
+  }
+  compactWork(work, false);
+  freezeWork(work);
+  return Object.freeze({
+    objects: work.objects,
+    size: work.size,
+    indexes: Object.freeze(work.indexes),
+    resourceVersion: like.resourceVersion,
+    synced: like.synced,
+    namespacesFollowKeys: work.namespacesFollowKeys,
+  });
 }

@@ -106,7 +106,7 @@ export function derivedView<V extends KubernetesObject>(
      * writes Map entries and log entries, not trie nodes, and a snapshot nobody reads is never built.
      */
     const rowsNow = new Map<string, V>();
-    let rowLog = new StoreLog(working, ROW_LOG_LIMIT);
+    let rowLog = new StoreLog(working, ROW_LOG_LIMIT, rowsNow);
     const failures: IndexFailure[] = [];
     /**
      * The keys this step wrote, each with its position in the three arrays that follow: the key, the row it held
@@ -215,7 +215,7 @@ export function derivedView<V extends KubernetesObject>(
         published = true;
         syncing = true;
         working = editStore(working).commit({ synced: true });
-        rowLog = new StoreLog(working, ROW_LOG_LIMIT);
+        rowLog = new StoreLog(working, ROW_LOG_LIMIT, rowsNow);
         changes = [];
         for (const [key, object] of working.entries()) changes.push({ type: 'added', key, object });
       }

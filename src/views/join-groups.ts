@@ -30,7 +30,7 @@ export class JoinGroup<L extends KubernetesObject, R extends KubernetesObject> {
     readonly joinKey: string,
     private readonly empty: Store<R>,
   ) {
-    this.log = new StoreLog(empty);
+    this.log = new StoreLog(empty, 32, this.members);
   }
 
   /** Puts `object` under `key`; false when it was there already (nothing changed). */
@@ -52,7 +52,7 @@ export class JoinGroup<L extends KubernetesObject, R extends KubernetesObject> {
   current(): Store<R> {
     if (this.members.size > 0) return this.log.snapshot();
     // Emptied: its history goes (versions made before keep it), and it starts again from the empty store.
-    this.log = new StoreLog(this.empty);
+    this.log = new StoreLog(this.empty, 32, this.members);
     return this.empty;
   }
 

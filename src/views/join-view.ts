@@ -45,8 +45,9 @@ export interface JoinViewOptions<L extends KubernetesObject, R extends Kubernete
  * - Incremental: a right object's change edits the group(s) it leaves and enters (a Map write and a log entry
  *   each, O(1)) and rewrites the rows of the left objects with those keys; a left object's change rewrites its own
  *   row. A step's changes to one group make one new version of it. A group's `Store` is built when a row's `right`
- *   is first read, from the last one built (O(k · log group size) for the k writes since, k ≤ 32); the view's own
- *   snapshots are built on read in the same way (see `views.View`).
+ *   is first read, from the last one built (O(k · log group size) for the k writes since, k ≤ 32), or bottom-up
+ *   from a copy of the group (O(group size), at most 128) when no version was read during its last 32 writes; the
+ *   view's own snapshots are built on read in the same way (see `views.View`).
  * - A key function that throws or returns something that is not a key is reported on `problems$` (with the
  *   object's key); the object joins with its valid keys only (none, after a throw), and the view carries on.
  *

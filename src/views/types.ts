@@ -50,6 +50,8 @@ export interface SnapshotDiff<T extends KubernetesObject = KubernetesObject> {
  * - A step writes its rows to a log, not to a trie: a snapshot's contents (its trie and indexes) are built on its
  *   first read, from the last snapshot built, replaying the row writes since (at most 256; reading every snapshot
  *   in order costs what building each one at once would). A snapshot read late, in any order, shows its own rows.
+ *   When nobody read a snapshot during the last 256 row writes, a view of at most 1,024 rows folds its log by
+ *   copying its rows (a reference each), and the next read builds the snapshot bottom-up from that copy.
  * - `synced` (and `synced$`): the view stays empty and unsynced until every input's snapshot is synced, then shows
  *   every row at once (one snapshot, every row `added`), and stays synced.
  * - Incremental: each input step is read as the changes the input published with it (an informer's or a view's
@@ -125,7 +127,8 @@ export type JoinKeys = string | null | undefined | Iterable<string | null | unde
  * - `right` is a plain property holding a `Store` whose contents are built when it is first read (`size`, `get`,
  *   iteration, …): a view whose groups nobody reads pays for none of them. The first read of a group's version
  *   replays the writes made to the group since the last version built of it (at most 32), so reading every version
- *   costs what building each one eagerly would.
+ *   costs what building each one eagerly would. A group of at most 128 right objects of which no version was read
+ *   during its last 32 writes folds its log by copying its members; a read after that builds the group bottom-up.
  * - A row is not a Kubernetes object: it has no `apiVersion` or `kind`; write the `left` object, never the row.
  */
 export interface JoinRow<L extends KubernetesObject = KubernetesObject, R extends KubernetesObject = KubernetesObject> {
