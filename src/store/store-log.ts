@@ -6,7 +6,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { deepFreeze } from '../objects/index.js';
 import { editStore } from './edit.js';
-import { lazyStore, storeDataOf, storeIndexersOf, type Store, type StoreData } from './store.js';
+import { NAMESPACE_INDEX, lazyStore, storeDataOf, storeIndexersOf, type Store, type StoreData } from './store.js';
 import {
   compactWork,
   fillEmpty,
@@ -88,6 +88,7 @@ class Chain<T extends KubernetesObject> {
  */
 export class StoreLog<T extends KubernetesObject> {
   private chain: Chain<T>;
+  /** The indexers a write runs to report a throw: the custom ones (the built-in namespace index cannot throw). */
   private readonly indexers: IndexerList<T>;
   /** The snapshot of the store as it is now, once taken. */
   private current: Store<T> | undefined;
@@ -102,7 +103,7 @@ export class StoreLog<T extends KubernetesObject> {
     private readonly now?: ReadonlyMap<string, T>,
   ) {
     this.chain = new Chain(base);
-    this.indexers = indexerList(storeIndexersOf(base));
+    this.indexers = indexerList(storeIndexersOf(base)).filter(([name]) => name !== NAMESPACE_INDEX);
   }
 
   /**
@@ -111,7 +112,7 @@ export class StoreLog<T extends KubernetesObject> {
    * leaves the object out of that index, as the editor does.
    */
   set(key: string, object: T, failures?: IndexFailure[]): void {
-    if (failures !== undefined) {
+    if (failures !== undefined && this.indexers.length > 0) {
       for (const [name, indexer] of this.indexers) {
         const values = indexValuesOf(indexer, object);
         if (values instanceof Error) failures.push({ name, error: values });

@@ -36,6 +36,11 @@ export function keysOf<T>(
   }
   if (typeof raw === 'string') return raw === '' ? undefined : raw;
   if (raw === null || raw === undefined) return undefined;
+  return keysOfValue(raw, what, key, report);
+}
+
+/** {@link keysOf} for what is neither a string nor nothing: kept apart so that the common path stays small. */
+function keysOfValue(raw: JoinKeys, what: string, key: string, report: ProblemSink | undefined): KeySet {
   if (typeof raw !== 'object' || typeof (raw as Iterable<unknown>)[Symbol.iterator] !== 'function') {
     report?.problem(`${what} returned ${describeValue(raw)} for ${key}, not a key or keys; it is left out`, key);
     return undefined;
