@@ -70,17 +70,24 @@ const controlPlane = await startControlPlane(soakControlPlaneOptions(options));
 options.log(`control plane ${controlPlane.url} ready in ${controlPlane.startMs} ms`);
 let passed = false;
 try {
-  const report = await runSoak(controlPlane, options);
-  mkdirSync(values.out, { recursive: true });
-  writeFileSync(join(values.out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(join(values.out, 'heap.svg'), heapPlot(report.heapSamples, report.heap, report.heapTroughs));
-  options.log(
-    `done: ${report.events} events (${report.failedEvents} failed) in ${Math.round(report.durationMs / 1000)} s; ` +
-      `faults ${JSON.stringify(report.faults)}; counters ${JSON.stringify(report.counters)}; ` +
-      `heap slope ${report.heap === undefined ? 'n/a' : heapSummary(report.heap)}; ` +
-      `${report.passed ? 'PASSED' : 'FAILED'}`,
-  );
-  passed = report.passed;
+  const report = await runSoak(controlPlane, options).catch((error: unknown) => {
+    // A soak that cannot go on (kube-apiserver gone for good, the server unreadable at a checkpoint) has failed:
+    // said in one line, not as an unhandled rejection.
+    options.log(`soak failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    return undefined;
+  });
+  if (report !== undefined) {
+    mkdirSync(values.out, { recursive: true });
+    writeFileSync(join(values.out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(values.out, 'heap.svg'), heapPlot(report.heapSamples, report.heap, report.heapTroughs));
+    options.log(
+      `done: ${report.events} events (${report.failedEvents} failed) in ${Math.round(report.durationMs / 1000)} s; ` +
+        `faults ${JSON.stringify(report.faults)}; counters ${JSON.stringify(report.counters)}; ` +
+        `heap slope ${report.heap === undefined ? 'n/a' : heapSummary(report.heap)}; ` +
+        `${report.passed ? 'PASSED' : 'FAILED'}`,
+    );
+    passed = report.passed;
+  }
 } finally {
   await controlPlane.stop();
 }

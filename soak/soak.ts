@@ -105,9 +105,44 @@ export const FULL_SOAK: Omit<SoakOptions, 'log'> = {
 /** The control plane options the soak needs: kube-apiserver ends watches after `minRequestTimeoutS`. */
 export function soakControlPlaneOptions(options: Pick<SoakOptions, 'minRequestTimeoutS'>): {
   readonly apiServerArgs: readonly string[];
+  readonly startTimeoutMs: number;
 } {
-  return { apiServerArgs: [`--min-request-timeout=${options.minRequestTimeoutS}`] };
+  return { apiServerArgs: [`--min-request-timeout=${options.minRequestTimeoutS}`], startTimeoutMs: RESTART_BOUND_MS };
 }
+
+/**
+ * Restarts kube-apiserver, trying again after a start that missed its readiness bound (see RESTART_BOUND_MS), and
+ * rejects after `attempts` failures: a control plane left without kube-apiserver cannot go on, so the soak ends.
+ */
+export async function restartApiServer(
+  controlPlane: Pick<ControlPlane, 'restartApiServer'>,
+  log: (line: string) => void,
+  attempts = 3,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await controlPlane.restartApiServer();
+      return;
+    } catch (error) {
+      if (attempt >= attempts)
+        throw new Error(`kube-apiserver did not come back after ${attempt} restarts: ${firstLine(error)}`);
+      log(`kube-apiserver restart ${attempt} failed, trying again: ${firstLine(error)}`);
+    }
+  }
+}
+
+/** The first line of an error's text: launcher errors carry a log tail after it. */
+function firstLine(error: unknown): string {
+  return String(error).split('\n')[0]!;
+}
+
+/**
+ * How long a kube-apiserver start or restart may take to be ready. The launcher's default, 60 s, is too short under
+ * the soak: with 100,000 objects in etcd and the writers' requests arriving as soon as it listens, kube-apiserver's
+ * post-start hooks (rbac/bootstrap-roles) took longer than that on a loaded machine, and each restart killed the one
+ * before it just short of ready, so it never came back.
+ */
+const RESTART_BOUND_MS = 240_000;
 
 /**
  * How long a checkpoint waits for convergence without progress, ms: the expectations timeout (a PodSet whose Pod
@@ -382,21 +417,18 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     })();
 
     const leader = (): Replica | undefined => replicas.find((r) => r.leading && !r.exited);
+    /** A fault the soak cannot go on after (kube-apiserver gone for good): the run ends with it, as a failure. */
+    let fatal: Error | undefined;
     const inject = async (fault: DrawnFault): Promise<void> => {
       log(`fault: ${fault}`);
       if (fault === 'apiserver-kill') {
         const pid = controlPlane.pids().apiServer;
         if (pid !== undefined) process.kill(pid, 'SIGKILL');
-        // On a loaded machine a start can miss the launcher's 60 s readiness bound (its post-start hooks); a control
-        // plane left without kube-apiserver would end the soak, so the restart is tried again.
-        for (let attempt = 1; ; attempt++) {
-          try {
-            await controlPlane.restartApiServer();
-            break;
-          } catch (error) {
-            if (attempt >= 5) throw error;
-            log(`kube-apiserver restart ${attempt} failed, trying again: ${String(error).split('\n')[0]}`);
-          }
+        try {
+          await restartApiServer(controlPlane, log);
+        } catch (error) {
+          fatal ??= error instanceof Error ? error : new Error(String(error));
+          throw fatal;
         }
       } else if (fault === 'etcd-compaction') {
         await controlPlane.compactEtcd();
@@ -551,6 +583,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     for (;;) {
       // The writers are paused only for a checkpoint: their progress reports say when one is due.
       await sleep(1_000);
+      if (fatal !== undefined) throw fatal;
       logProgress();
       if (progressed() < next && !writers.every(done) && Date.now() <= runEnd) continue;
       await pauseWriters();

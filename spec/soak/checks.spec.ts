@@ -10,6 +10,7 @@ import {
   unconverged,
   type CounterTally,
 } from '../../soak/checks.js';
+import { restartApiServer, soakControlPlaneOptions } from '../../soak/soak.js';
 
 describe('soak: the checkpoint checks', () => {
   it('finds no drift when the cache holds exactly the server objects at their versions', () => {
@@ -158,5 +159,36 @@ describe('soak: the checkpoint checks', () => {
     expect(heapTrend(troughs)).to.include({ slopePerMinute: 0, flat: true });
     const falling = heapTrend([0, 1, 2, 3].map((i) => ({ at: i * 60_000, bytes: 100e6 - i * 10e6 })));
     expect(falling.flat).to.equal(true);
+  });
+});
+
+describe('the soak restarting kube-apiserver', () => {
+  it('tries a restart that missed its readiness bound again, and gives up with one clear line after the third', async () => {
+    const lines: string[] = [];
+    let calls = 0;
+    const flaky = {
+      restartApiServer: async () => {
+        calls += 1;
+        if (calls < 3) throw new Error('kube-apiserver not ready after 240000 ms (last probe: HTTP 500)\nlog tail …');
+      },
+    };
+    await restartApiServer(flaky, (line) => lines.push(line));
+    expect(calls).to.equal(3);
+    expect(lines).to.deep.equal([
+      'kube-apiserver restart 1 failed, trying again: Error: kube-apiserver not ready after 240000 ms (last probe: HTTP 500)',
+      'kube-apiserver restart 2 failed, trying again: Error: kube-apiserver not ready after 240000 ms (last probe: HTTP 500)',
+    ]);
+    const dead = { restartApiServer: async () => Promise.reject(new Error('not ready after 240000 ms\ntail')) };
+    let failure: unknown;
+    await restartApiServer(dead, () => undefined).catch((error: unknown) => (failure = error));
+    expect(String(failure)).to.equal(
+      'Error: kube-apiserver did not come back after 3 restarts: Error: not ready after 240000 ms',
+    );
+  });
+
+  it('gives kube-apiserver minutes to be ready, not the launcher default of 60 s', () => {
+    // With 100,000 objects in etcd on a loaded machine its post-start hooks took over 60 s, and every restart
+    // killed the one before just short of ready.
+    expect(soakControlPlaneOptions({ minRequestTimeoutS: 60 }).startTimeoutMs).to.be.at.least(180_000);
   });
 });
