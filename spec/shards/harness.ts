@@ -28,6 +28,16 @@ import {
 import { machine, type ClockStep } from '../leader/harness.js';
 
 /** Runs `body` inside `TestScheduler.run` (1 frame = 1 ms) with a fresh virtual cluster (its `featureGates` if given). */
+
+/** The shortest watch a replica's primary informer asks for, ms (`minWatchTimeout`): watches last 10–20 s. */
+const WATCH_TIMEOUT_MS = 10_000;
+
+/**
+ * How long after the faults stop a replica's primary cache may still miss what a watch hung by a partition missed:
+ * such a watch (no bytes and no close, before its first bookmark) is cut after its `timeoutSeconds` (at most twice
+ * WATCH_TIMEOUT_MS) plus 30 s, then resumed after at most 30 s of backoff.
+ */
+export const WATCH_STALL_BOUND_MS = 2 * WATCH_TIMEOUT_MS + 30_000 + 30_000;
 export function cluster<R>(
   body: (env: { scheduler: TestScheduler; cluster: VirtualCluster }) => R,
   options: Pick<VirtualClusterOptions, 'featureGates'> = {},
@@ -155,7 +165,14 @@ export function replica(
       link,
       options.primary,
       // Without server-side selection every list warns that the shard is filtered here: expected, so kept, not printed.
-      { namespace: 'default', scheduler: clock, onWarning: (warning) => warnings.push(warning) },
+      // Watches of 10–20 s: a watch a partition left hung (no bytes, no close, before its first bookmark) is cut
+      // within WATCH_STALL_BOUND_MS, which the properties wait before comparing caches with the server.
+      {
+        namespace: 'default',
+        scheduler: clock,
+        minWatchTimeout: WATCH_TIMEOUT_MS,
+        onWarning: (warning) => warnings.push(warning),
+      },
       splitHashSpace(options.ranges),
       held$,
       () => undefined,
@@ -258,7 +275,8 @@ export function expectCachesEqualServer(
     const extra = cached.filter((line) => !expected.includes(line));
     expect(
       { missing, extra },
-      `${r.identity}'s cache, holding ranges ${[...held].sort((a, b) => a - b).join(',')}, against the server`,
+      `${r.identity}'s cache, holding ranges ${[...held].sort((a, b) => a - b).join(',')}, against the server ` +
+        `(missing: ${missing.join(', ') || 'none'}; extra: ${extra.join(', ') || 'none'})`,
     ).to.deep.equal({ missing: [], extra: [] });
   }
 }
