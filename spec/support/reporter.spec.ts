@@ -20,7 +20,7 @@ interface Outcome {
  * machine slow to exit is not taken for a leaked handle (under CI's load a clean exit took more than 300 ms, with
  * the tally's file write and stdio still open).
  */
-async function runMocha(fixture: string, exitGraceMs = 300): Promise<Outcome> {
+async function runMocha(fixture: string, exitGraceMs = 300, env: Record<string, string> = {}): Promise<Outcome> {
   const results = await mkdtemp(join(tmpdir(), 'rxkube-reporter-'));
   try {
     // mocha's own CLI in this one process (bin/mocha.js would run it in a child for the node option), so that the
@@ -38,6 +38,7 @@ async function runMocha(fixture: string, exitGraceMs = 300): Promise<Outcome> {
             RXKUBE_EXIT_GRACE_MS: String(exitGraceMs),
             RXKUBE_TEST_RESULTS: results,
             RXKUBE_TEST_SUITE: 'fixture',
+            ...env,
           },
           timeout: 15_000,
           // A teardown that spins ignores SIGTERM: only SIGKILL ends it, and no spinning process is left behind.
@@ -78,6 +79,26 @@ describe('the test reporter', () => {
     expect(outcome.output).to.contain('the main thread is stuck (a busy loop?): killed');
     expect(outcome.tally).to.deep.include({ suite: 'fixture', passes: 1, failures: 1, pending: 0 });
     expect(outcome.tally.failed).to.deep.equal(['the main thread was stuck after the run and was killed']);
+  });
+
+  it('kills a run blocked in one test past its timeout, names that test, and keeps the tally of the tests before it', async () => {
+    // Mocha's timeout cannot fire while the main thread spins: the worker ends it once the test's timeout (mocha's
+    // default, 2 s) and a 1 s slack have passed without a heartbeat.
+    const outcome = await runMocha('spec/support/fixtures/blocks-in-a-test.fixture.ts', 300, {
+      RXKUBE_BLOCKED_SLACK_MS: '1000',
+    });
+    expect(outcome.code, outcome.output).to.not.equal(0);
+    expect(outcome.output).to.contain(
+      'a suite with a test that never returns blocks the main thread: blocked the main',
+    );
+    expect(outcome.tally).to.deep.include({ suite: 'fixture', passes: 1, failures: 2, pending: 0 });
+    expect(outcome.tally.failed).to.have.length(2);
+    expect(outcome.tally.failed[0]).to.equal(
+      'a suite with a test that never returns fails first: this one failed on its own',
+    );
+    expect(outcome.tally.failed[1], outcome.tally.failed[1]).to.match(
+      /^a suite with a test that never returns blocks the main thread: blocked the main thread for \d+ s \(its timeout 2000 ms\)/,
+    );
   });
 
   it('ends a run that exits by itself at once, though a socket Node cannot close would spin its teardown forever', async () => {
