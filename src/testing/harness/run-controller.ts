@@ -12,6 +12,7 @@ import {
   type CrashOptions,
   type MergeEventsOptions,
   type StaleViewOptions,
+  VirtualTimeStuckError,
 } from '../simulate/index.js';
 import { virtualCluster, type VirtualCluster, type VirtualClusterOptions } from '../virtual/index.js';
 import type { ControllerDefinition, ReconcileEvent } from 'rxkube';
@@ -103,6 +104,9 @@ export interface ControllerRun {
   stop(): void;
 }
 
+/** How often one key may start at one virtual instant under `runController` before the run counts as stuck. */
+const MAX_STARTS_PER_INSTANT = 1000;
+
 /**
  * Starts `definition`'s controller on a new virtual cluster at the current virtual time and stops it at `until`.
  * Call it inside `TestScheduler.run()`; drive the cluster (writes, `cluster.faults`) from scheduled callbacks or
@@ -113,6 +117,10 @@ export interface ControllerRun {
  *   its connection, the run's scheduler, a seeded `random`, an always-open gate and `stop$`. So the one definition
  *   serves marble tests, simulations and production.
  * - At `until` the controller is unsubscribed and the cluster closed, so `TestScheduler.run()` returns.
+ * - A controller that keeps one key running at one virtual instant (a run that returns `{ requeueAfter: 0 }` every
+ *   time) would keep virtual time from ever reaching `until`, and the test would hang. Once one key has started
+ *   1,000 times at one instant, the controller is stopped, `events$` errors with a
+ *   `VirtualTimeStuckError` naming the key and the instant, and the scheduler's flush throws it.
  * - An error of the controller's stream errors `events$` (so the marble shows `#`); nothing is swallowed.
  * - The health reports of the controller's informers (a refused request, an unknown kind, a recovery) land in
  *   `cluster.health` and the `onHealth` option, never in process warnings that would leak into the test's output.
@@ -134,6 +142,7 @@ export function runController(definition: ControllerDefinition, options: RunCont
   const events$ = new ReplaySubject<ReconcileEvent>();
   const state = new ControllerFaultState(cluster, seededRandom(seed ^ 0x3e1ee7));
   const crashes: ControllerCrash[] = [];
+  const spinning = spinDetector(scheduler);
   // A restarted controller is a new process: the random it is given goes on, a seeded one starts afresh.
   const randomFor = (incarnation: number): (() => number) =>
     random ?? seededRandom((seed ^ 0x5eed) + (incarnation - 1) * 0x9e37);
@@ -148,6 +157,7 @@ export function runController(definition: ControllerDefinition, options: RunCont
       next: (event) => {
         events.push(event);
         events$.next(event);
+        if (event.type === 'started' && spinning(event.key)) stuck(event.key);
       },
       // A controller that ended by itself is left alone, its cluster open: what it sent last may still be answered.
       error: (error: unknown) => {
@@ -166,6 +176,20 @@ export function runController(definition: ControllerDefinition, options: RunCont
     controller.stop();
     cluster.close();
     events$.complete();
+  };
+  const stuck = (key: string): void => {
+    const error = new VirtualTimeStuckError(
+      scheduler.now(),
+      `${key} started ${MAX_STARTS_PER_INSTANT} times at that instant (a run that returns { requeueAfter: 0 } every time?)`,
+    );
+    timer?.unsubscribe();
+    controller.stop();
+    cluster.close();
+    events$.error(error);
+    // Thrown from an action of its own, so that the flush that would have spun forever throws it instead.
+    scheduler.schedule(() => {
+      throw error;
+    });
   };
   controller.start();
   timer = scheduler.schedule(stop, Math.max(0, until - scheduler.now()));
@@ -209,4 +233,20 @@ function oneOf(fault: string, name: string, value: unknown, allowed: readonly un
     throw new TypeError(
       `controllerFaults.${fault}: ${name} must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${JSON.stringify(value)}`,
     );
+}
+
+/** Counts each key's starts at the current virtual instant; says when one reaches `MAX_STARTS_PER_INSTANT`. */
+function spinDetector(scheduler: SchedulerLike): (key: string) => boolean {
+  let instant = Number.NaN;
+  const starts = new Map<string, number>();
+  return (key) => {
+    const now = scheduler.now();
+    if (now !== instant) {
+      instant = now;
+      starts.clear();
+    }
+    const count = (starts.get(key) ?? 0) + 1;
+    starts.set(key, count);
+    return count >= MAX_STARTS_PER_INSTANT;
+  };
 }

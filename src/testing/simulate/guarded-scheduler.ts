@@ -8,12 +8,13 @@ import { TestScheduler } from 'rxjs/testing';
 /** How many actions one virtual instant may run before the run counts as stuck. */
 export const MAX_ACTIONS_PER_INSTANT = 200_000;
 
-/** The error of a run whose virtual time stopped advancing. */
+/** The error of a run whose virtual time stopped advancing: `why` says what kept running at that instant. */
 export class VirtualTimeStuckError extends Error {
-  constructor(readonly frame: number) {
-    super(
-      `virtual time stopped at ${frame} ms: more than ${MAX_ACTIONS_PER_INSTANT} actions ran at that instant (a timer re-armed at the same time forever?)`,
-    );
+  constructor(
+    readonly frame: number,
+    why = `more than ${MAX_ACTIONS_PER_INSTANT} actions ran at that instant (a timer re-armed at the same time forever?)`,
+  ) {
+    super(`virtual time stopped at ${frame} ms: ${why}`);
     this.name = 'VirtualTimeStuckError';
   }
 }

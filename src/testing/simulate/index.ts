@@ -34,4 +34,5 @@ export {
   type WatchLag,
 } from './controller-view.js';
 export { laggingLink, type LaggingLink } from './lagging-link.js';
+export { VirtualTimeStuckError } from './guarded-scheduler.js';
 export { hostRestartable, type RestartableController, type RestartableOptions } from './controller-host.js';
