@@ -149,6 +149,7 @@ export function buildImageFiles(): string {
   execFileSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts', 'build-examples.ts'), app], {
     cwd: repoRoot,
     stdio: 'pipe',
+    timeout: 120_000,
   });
   copyFileSync(join(repoRoot, 'package.json'), join(app, 'package.json'));
   symlinkSync(join(repoRoot, 'node_modules'), join(app, 'node_modules'), 'dir');

@@ -77,8 +77,9 @@ describe("code blocks in the README, docs/ and the examples' guides", function (
     const tsc = spawnSync(
       join(root, 'node_modules/.bin/tsc'),
       ['-p', join(dir, 'tsconfig.json'), '--pretty', 'false'],
-      { encoding: 'utf8' },
+      { encoding: 'utf8', timeout: 110_000 },
     );
+    if (tsc.error) throw new Error(`tsc did not finish: ${tsc.error.message}`);
     diagnostics = new Map();
     for (const message of `${tsc.stdout}${tsc.stderr}`.split('\n').filter((l) => /error TS\d+/.test(l))) {
       const file = relative(dir, join(root, message.split('(')[0]!.trim()));

@@ -28,12 +28,14 @@ describe('the published package', function () {
         cwd: root,
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'ignore'],
+        timeout: 60_000,
       }),
     ) as Array<{ filename: string }>;
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
     execFileSync(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', join(scratch, packed[0]!.filename)], {
       cwd: scratch,
       stdio: 'ignore',
+      timeout: 150_000,
     });
     installed = join(scratch, 'node_modules', 'rxkube');
   });
@@ -98,6 +100,7 @@ describe('the published package', function () {
     execFileSync(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', ...peers], {
       cwd: scratch,
       stdio: 'ignore',
+      timeout: 150_000,
     });
     const script = [
       "const { startTestCluster } = await import('rxkube/testing');",
