@@ -131,19 +131,19 @@ class RxkubeReporter extends Mocha.reporters.Spec {
     runner.on('hook', running);
     runner.on('pass', () => Atomics.add(signal, SLOT.passes, 1));
     const failed = [];
+    /** Counts a failure or a pending test, and names it where the worker finds it if a later test blocks for good. */
+    const fail = (slot, what) => {
+      Atomics.add(signal, slot, 1);
+      failed.push(what);
+      if (where !== undefined) writeFile(`${where.file}.failed`, JSON.stringify(failed));
+    };
     runner.on('fail', (test, error) => {
-      Atomics.add(signal, SLOT.failures, 1);
       // The first line that says something: a message that opens with a blank line would otherwise name nothing.
       const lines = String(error?.message ?? error ?? '').split('\n');
       const message = (lines.find((line) => line.trim() !== '') ?? 'no message').trim().slice(0, 300);
-      failed.push(`${test.fullTitle()}: ${message}`);
-      // What the worker names if a later test blocks the main thread for good.
-      if (where !== undefined) writeFile(`${where.file}.failed`, JSON.stringify(failed));
+      fail(SLOT.failures, `${test.fullTitle()}: ${message}`);
     });
-    runner.on('pending', (test) => {
-      Atomics.add(signal, SLOT.pending, 1);
-      failed.push(`${test.fullTitle()}: pending (pending tests are forbidden)`);
-    });
+    runner.on('pending', (test) => fail(SLOT.pending, `${test.fullTitle()}: pending (pending tests are forbidden)`));
     this.exitFailed = false;
     runner.once('end', () => {
       const stats = runner.stats ?? { passes: 0, failures: 0, pending: 0 };
