@@ -40,7 +40,10 @@ function idOf(kind: string, key: string): string {
  *   answered resourceVersion, the version it was conditioned on, uid, labels, and the key of the run that sent it.
  * - A write sent with a run's `signal` (as every call of a reconcile should be) is charged to that run's key.
  * - Writes in flight are known by object (and, for a create by `generateName`, by name prefix) until they settle.
- * - Memory is bounded by the writes of the last `retain` ms: older ones are swept as new ones come (amortised).
+ * - Memory is bounded by the writes of the last `retain` ms: older ones are swept as new ones come, each time as
+ *   many entries have been added as the last sweep kept (at least 1,024). A write is an entry under its object,
+ *   and another under its run while charged; the entries held never exceed twice the most that any `retain` ms
+ *   added, plus 1,024 (property-tested).
  *
  * # Caveats
  * - Only the clients given it as `writeObserver` are heard: a client built with `resourceClient` directly, without
@@ -60,6 +63,8 @@ export class OwnWrites implements WriteObserver {
   private readonly settledListeners = new Set<() => void>();
   private last = 0;
   private entries = 0;
+  /** What the last sweep kept: the next sweep comes after as many writes (at least 1,024). */
+  private keptBySweep = 0;
   private sinceSweep = 0;
 
   constructor(options: OwnWritesOptions = {}) {
@@ -173,6 +178,7 @@ export class OwnWrites implements WriteObserver {
       seq: ++this.last,
     };
     const id = idOf(kindOf(write.resource), own.key);
+    const entriesBefore = this.entries;
     const list = this.objects.get(id);
     if (list === undefined) {
       this.objects.set(id, [own]);
@@ -188,11 +194,13 @@ export class OwnWrites implements WriteObserver {
       else charged.push(own);
       this.entries += 1;
     }
-    this.sinceSweep += 1;
-    if (this.sinceSweep >= Math.max(1024, this.entries)) this.sweep(own.at);
+    this.sinceSweep += this.entries - entriesBefore;
+    // Measured against what the last sweep kept, not against `entries`: that grows with each of these writes too,
+    // so with writes to ever new objects the entries since the last sweep would never catch up with it.
+    if (this.sinceSweep >= Math.max(1024, this.keptBySweep)) this.sweep(own.at);
   }
 
-  /** Drops what is older than `retain`; amortised over the writes since the last sweep. */
+  /** Drops what is older than `retain`; amortised over the entries added since the last sweep. */
   private sweep(now: number): void {
     this.sinceSweep = 0;
     const oldest = now - this.retain;
@@ -206,6 +214,7 @@ export class OwnWrites implements WriteObserver {
       }
     }
     this.entries = entries;
+    this.keptBySweep = entries;
   }
 }
 
