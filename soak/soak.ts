@@ -419,6 +419,15 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     const leader = (): Replica | undefined => replicas.find((r) => r.leading && !r.exited);
     /** A fault the soak cannot go on after (kube-apiserver gone for good): the run ends with it, as a failure. */
     let fatal: Error | undefined;
+    /**
+     * The leader, waited for up to three lease durations: right after a takeover (a partition ends one), no replica
+     * leads yet, and a fault drawn then would find no target and not happen.
+     */
+    const awaitLeader = async (): Promise<Replica | undefined> => {
+      const until = Date.now() + 3 * LEASE.leaseDuration;
+      while (leader() === undefined && Date.now() < until && fatal === undefined) await sleep(500);
+      return leader();
+    };
     const inject = async (fault: DrawnFault): Promise<void> => {
       log(`fault: ${fault}`);
       if (fault === 'apiserver-kill') {
@@ -433,19 +442,20 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       } else if (fault === 'etcd-compaction') {
         await controlPlane.compactEtcd();
       } else if (fault === 'partition') {
-        const target = leader() ?? replicas.find((r) => !r.exited);
-        if (target === undefined) return;
+        const target = (await awaitLeader()) ?? replicas.find((r) => !r.exited);
+        if (target === undefined) return log(`fault skipped: ${fault} (no replica running)`);
         const proxy = proxyOf(target);
         proxy.stall('all');
         await sleep(options.partitionMs);
         proxy.pass();
       } else if (fault === 'connection-reset') {
-        const target = leader() ?? replicas.find((r) => !r.exited);
-        if (target === undefined) return;
+        const target = (await awaitLeader()) ?? replicas.find((r) => !r.exited);
+        if (target === undefined) return log(`fault skipped: ${fault} (no replica running)`);
         proxyOf(target).reset('open');
       } else {
-        const target = leader();
-        if (target === undefined) return;
+        const target = await awaitLeader();
+        if (target === undefined)
+          return log(`fault skipped: ${fault} (no replica led within ${(3 * LEASE.leaseDuration) / 1000} s)`);
         target.child.kill('SIGKILL');
         await target.exit;
       }
@@ -601,6 +611,8 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
             await inject(fault).catch((error: unknown) => log(`fault failed: ${String(error)}`));
             injectedLate = true;
           }
+        // kube-apiserver gone for good after a late kill: no checkpoint can read the server.
+        if (fatal !== undefined) throw fatal;
       }
       if (events > lastEvents || injectedLate) {
         tallies.clear();
