@@ -104,6 +104,11 @@ export interface HeapSample {
   readonly at: number;
   readonly bytes: number;
   readonly leading?: boolean;
+  /**
+   * How many full collections (V8's major and incremental mark-compact) the process had run by then, if it says
+   * (`nodejs_gc_duration_seconds_count`).
+   */
+  readonly fullCollections?: number;
 }
 
 /**
@@ -186,6 +191,9 @@ export function heapTrend(samples: readonly HeapSample[]): HeapTrend {
 /**
  * The lowest reading of each `windowMs` window: the heap after a collection. The readings of a live heap are a
  * sawtooth (allocation, then a collection); its troughs are what a leak raises.
+ *
+ * Caveat: a window without a full collection yields a reading that still holds garbage, so that its trough stands
+ * above the live heap. {@link heapAfterCollections} has no such bias where the readings count collections.
  */
 export function heapTroughs(samples: readonly HeapSample[], windowMs: number): HeapSample[] {
   const troughs = new Map<number, HeapSample>();
@@ -196,4 +204,29 @@ export function heapTroughs(samples: readonly HeapSample[], windowMs: number): H
     if (lowest === undefined || sample.bytes < lowest.bytes) troughs.set(window, sample);
   }
   return [...troughs.values()];
+}
+
+/**
+ * The lowest reading of each full-collection cycle: the readings between one full collection and the next, where
+ * the first of them is the heap right after the collection, plus what the process allocated since. The readings
+ * before the first collection they saw are left out (garbage of the start that no collection had reclaimed yet,
+ * such as the informers' first lists), and so is the cycle still open at the last reading.
+ * Undefined when fewer than `minimum` cycles were seen, or some reading does not count collections: then
+ * {@link heapTroughs} is what there is.
+ */
+export function heapAfterCollections(samples: readonly HeapSample[], minimum = 3): HeapSample[] | undefined {
+  if (samples.length === 0 || samples.some((sample) => sample.fullCollections === undefined)) return undefined;
+  const lowest: HeapSample[] = [];
+  let cycle = samples[0]!.fullCollections!;
+  let current: HeapSample | undefined;
+  for (const sample of samples) {
+    if (sample.fullCollections! !== cycle) {
+      if (current !== undefined) lowest.push(current);
+      cycle = sample.fullCollections!;
+      current = sample;
+    } else if (current !== undefined && sample.bytes < current.bytes) {
+      current = sample;
+    }
+  }
+  return lowest.length >= minimum ? lowest : undefined;
 }

@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { CACHE_DIGEST_ENV, CACHE_DIGEST_METRIC, CACHE_OBJECTS_METRIC } from '../examples/shared/cache-digest.js';
-import type { RunSpan } from './checks.js';
+import type { HeapSample, RunSpan } from './checks.js';
 
 /** A running (or finished) replica. */
 export interface Replica {
@@ -188,13 +188,20 @@ function readRecord(replica: Replica, line: string): void {
   }
 }
 
-/** The heap a replica uses now (`nodejs_heap_size_used_bytes` of its `/metrics`), or undefined if it does not say. */
-export async function heapUsed(replica: Replica): Promise<number | undefined> {
+/**
+ * The heap a replica uses now (`nodejs_heap_size_used_bytes` of its `/metrics`), with the full collections it has
+ * run (major and incremental, of `nodejs_gc_duration_seconds_count`) when it says; undefined if it gives no heap.
+ */
+export async function heapUsed(replica: Replica): Promise<HeapSample | undefined> {
   if (replica.metrics === undefined || replica.exited) return undefined;
   try {
     const text = await (await fetch(replica.metrics, { signal: AbortSignal.timeout(5000) })).text();
     const match = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)/m.exec(text);
-    return match === null ? undefined : Number(match[1]);
+    if (match === null) return undefined;
+    const sample = { at: Date.now(), bytes: Number(match[1]), leading: replica.leading };
+    const collections = [...text.matchAll(/^nodejs_gc_duration_seconds_count\{kind="(major|incremental)"\} (\S+)$/gm)];
+    if (collections.length === 0) return sample;
+    return { ...sample, fullCollections: collections.reduce((sum, [, , count]) => sum + Number(count), 0) };
   } catch {
     return undefined;
   }

@@ -19,6 +19,7 @@ import { podSet } from '../examples/replica-set/scenarios.js';
 import {
   addTallies,
   cacheDrift,
+  heapAfterCollections,
   heapTroughs,
   heapTrend,
   lostUpdates,
@@ -191,7 +192,10 @@ export interface SoakReport {
   readonly heap: HeapTrend | undefined;
   /** The heap readings of the replica that lived longest, after its warm-up (one process: a successor starts afresh). */
   readonly heapSamples: HeapSample[];
-  /** The readings the trend is fitted to: the lowest of each 20 s window (the heap after a collection). */
+  /**
+   * The readings the trend is fitted to: the lowest of each full-collection cycle, or, when the replica does not
+   * count its collections, of each 20 s window.
+   */
   readonly heapTroughs: HeapSample[];
   readonly durationMs: number;
   /** True when every checkpoint is clean, the heap is flat and every fault happened. */
@@ -207,7 +211,7 @@ const COUNTERS = ['counter-0', 'counter-1', 'counter-2', 'counter-3'];
 const WRITE_TIMEOUT_MS = 10_000;
 const HEAP_WARM_UP_MS = 30_000;
 const CONVERGENCE_MARGIN_MS = 60_000;
-/** The heap trend is fitted to the lowest reading of each such window (the heap after a collection). */
+/** Without collection counts, the heap trend is fitted to the lowest reading of each such window. */
 const HEAP_WINDOW_MS = 20_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -406,10 +410,10 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       while (!stopHeap) {
         for (const replica of replicas) {
           if (replica.exited) continue;
-          const bytes = await heapUsed(replica);
-          if (bytes === undefined) continue;
+          const sample = await heapUsed(replica);
+          if (sample === undefined) continue;
           const series = heapByReplica.get(replica.identity) ?? [];
-          series.push({ at: Date.now(), bytes, leading: replica.leading });
+          series.push(sample);
           heapByReplica.set(replica.identity, series);
         }
         await sleep(2_000);
@@ -663,7 +667,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
     const longest = [...heapByReplica.values()].reduce<HeapSample[]>((a, b) => (b.length > a.length ? b : a), []);
     // The first 30 s are the start (informers listing, modules loading), not the trend.
     const heapSamples = longest.filter((sample) => sample.at >= (longest[0]?.at ?? 0) + HEAP_WARM_UP_MS);
-    const troughs = heapTroughs(heapSamples, HEAP_WINDOW_MS);
+    const troughs = heapAfterCollections(heapSamples) ?? heapTroughs(heapSamples, HEAP_WINDOW_MS);
     const heap = troughs.length >= 3 ? heapTrend(troughs) : undefined;
     const clean = checkpoints.every(
       (c) =>

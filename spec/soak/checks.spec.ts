@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import {
   addTallies,
   cacheDrift,
+  heapAfterCollections,
   heapTroughs,
   heapTrend,
   lostUpdates,
@@ -159,6 +160,37 @@ describe('soak: the checkpoint checks', () => {
     expect(heapTrend(troughs)).to.include({ slopePerMinute: 0, flat: true });
     const falling = heapTrend([0, 1, 2, 3].map((i) => ({ at: i * 60_000, bytes: 100e6 - i * 10e6 })));
     expect(falling.flat).to.equal(true);
+  });
+
+  it('reads the heap after each full collection, where 20 s windows without one stand above the live heap', () => {
+    // A steady 80 MB live heap; 3 MB allocated a reading (every 2 s); a full collection every 30 readings (60 s).
+    // The readings before the first collection hold the start's garbage: 150 MB more.
+    const readings = Array.from({ length: 300 }, (_, i) => ({
+      at: i * 2_000,
+      bytes: 80e6 + (i % 30) * 3e6 + (i < 30 ? 150e6 : 0),
+      fullCollections: 4 + Math.floor(i / 30),
+    }));
+    const lowest = heapAfterCollections(readings)!;
+    // Eight complete cycles of ten: the one before the first collection seen and the one still open are left out.
+    expect(lowest.map((sample) => sample.bytes)).to.deep.equal(Array(8).fill(80e6));
+    expect(lowest.map((sample) => sample.at)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8].map((k) => k * 60_000));
+    expect(heapTrend(lowest)).to.include({ slopePerMinute: 0, flat: true });
+    // The same readings by 20 s windows: two windows in three see no collection, and the start's garbage tilts
+    // the line down.
+    const windows = heapTroughs(readings, 20_000);
+    expect(windows.filter((sample) => sample.bytes > 80e6)).to.have.length(21);
+    expect(heapTrend(windows).slopePerMinute).to.be.below(-1e6);
+  });
+
+  it('leaves the heap to the window troughs when readings do not count collections, or saw fewer than three', () => {
+    const uncounted = Array.from({ length: 10 }, (_, i) => ({ at: i * 2_000, bytes: 80e6 }));
+    expect(heapAfterCollections(uncounted)).to.equal(undefined);
+    const mixed = uncounted.map((sample, i) => (i === 5 ? sample : { ...sample, fullCollections: i }));
+    expect(heapAfterCollections(mixed)).to.equal(undefined);
+    const twoCycles = uncounted.map((sample, i) => ({ ...sample, fullCollections: Math.floor(i / 3) }));
+    expect(heapAfterCollections(twoCycles)).to.equal(undefined);
+    expect(heapAfterCollections(twoCycles, 2)).to.have.length(2);
+    expect(heapAfterCollections([])).to.equal(undefined);
   });
 });
 
