@@ -1,18 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { SchedulerLike } from 'rxjs';
-import { asapScheduler } from 'rxjs';
+import { VirtualTimeScheduler } from 'rxjs';
 import { ownWriteLedger, type OwnWrites } from '../../../src/controller/own-writes/index.js';
 import { CONFIG_MAP, object, write } from './support.js';
-
-/** A clock a spec moves by hand; the ledger only reads `now()`. */
-function manualClock(): { scheduler: SchedulerLike; advance(ms: number): void } {
-  let now = 0;
-  return {
-    scheduler: { now: () => now, schedule: asapScheduler.schedule.bind(asapScheduler) },
-    advance: (ms) => void (now += ms),
-  };
-}
 
 /** How many writes the ledger remembers, over the objects a spec wrote. */
 function remembered(writes: OwnWrites, names: Iterable<string>): number {
@@ -23,11 +13,12 @@ function remembered(writes: OwnWrites, names: Iterable<string>): number {
 
 describe('ownWrites.ledger retention', () => {
   it('forgets a write older than retain once as many later writes as it remembered have come, sweep after sweep', () => {
-    const clock = manualClock();
-    const writes = ownWriteLedger({ scheduler: clock.scheduler, retain: 1_000 });
+    // The ledger only reads `now()`: a spec moves the clock by hand through `frame`.
+    const clock = new VirtualTimeScheduler();
+    const writes = ownWriteLedger({ scheduler: clock, retain: 1_000 });
     let version = 0;
     const writeNew = (name: string) => {
-      clock.advance(2);
+      clock.frame += 2;
       write(writes, object(name, String(++version)));
     };
     for (let i = 0; i < 1_100; i++) writeNew(`before-${i}`);
@@ -46,18 +37,16 @@ describe('ownWrites.ledger retention', () => {
         fc.array(fc.record({ object: fc.nat(3_000), gap: fc.nat(40) }), { minLength: 1_500, maxLength: 5_000 }),
         fc.integer({ min: 50, max: 2_000 }),
         (schedule, retain) => {
-          const clock = manualClock();
-          const writes = ownWriteLedger({ scheduler: clock.scheduler, retain });
+          const clock = new VirtualTimeScheduler();
+          const writes = ownWriteLedger({ scheduler: clock, retain });
           const names = new Set<string>();
           const times: number[] = [];
-          let now = 0;
           let busiestWindow = 0;
           let oldestInWindow = 0;
           schedule.forEach(({ object: n, gap }, i) => {
-            clock.advance(gap);
-            now += gap;
-            times.push(now);
-            while (times[oldestInWindow]! < now - retain) oldestInWindow++;
+            clock.frame += gap;
+            times.push(clock.frame);
+            while (times[oldestInWindow]! < clock.frame - retain) oldestInWindow++;
             busiestWindow = Math.max(busiestWindow, times.length - oldestInWindow);
             names.add(`o-${n}`);
             write(writes, object(`o-${n}`, String(i + 1)));

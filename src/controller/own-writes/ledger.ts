@@ -42,8 +42,8 @@ function idOf(kind: string, key: string): string {
  * - Writes in flight are known by object (and, for a create by `generateName`, by name prefix) until they settle.
  * - Memory is bounded by the writes of the last `retain` ms: older ones are swept as new ones come, each time as
  *   many entries have been added as the last sweep kept (at least 1,024). A write is an entry under its object,
- *   and another under its run while charged; the entries held never exceed twice the most that any `retain` ms
- *   added, plus 1,024 (property-tested).
+ *   and another under its run while charged; the entries held never exceed twice the most written in any `retain`
+ *   ms, plus 1,024 (property-tested).
  *
  * # Caveats
  * - Only the clients given it as `writeObserver` are heard: a client built with `resourceClient` directly, without
@@ -63,7 +63,7 @@ export class OwnWrites implements WriteObserver {
   private readonly settledListeners = new Set<() => void>();
   private last = 0;
   private entries = 0;
-  /** What the last sweep kept: the next sweep comes after as many writes (at least 1,024). */
+  /** What the last sweep kept: the next sweep comes once as many entries have been added (at least 1,024). */
   private keptBySweep = 0;
   private sinceSweep = 0;
 
