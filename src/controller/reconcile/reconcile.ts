@@ -93,7 +93,7 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  * - When the source completes, the output completes once nothing runs or waits; scheduled retries and requeues
  *   keep it alive. It errors only if the source, `gate` or `stop$` errors.
  * - While draining, a finished run reports `succeeded` or `failed` only: no retry or requeue is scheduled.
- * - Reasons are deduplicated; past 32 distinct reasons per run the rest fold into one `'...'` entry.
+ * - Reasons are deduplicated; past 8 distinct reasons per run the rest fold into one `'...'` entry.
  * - A run pulled forward by a fresh trigger replaces the scheduled retry or requeue (one pending run per key, as in
  *   kube-rs): nothing runs again at the old time unless that run asks for it.
  * - The default limiters are created per subscription; limiters passed in options are shared by every
