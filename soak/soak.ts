@@ -193,6 +193,11 @@ export interface SoakReport {
   /** The heap readings of the replica that lived longest, after its warm-up (one process: a successor starts afresh). */
   readonly heapSamples: HeapSample[];
   /**
+   * How many heap readings came in, from every replica, warm-ups included: whether the sampler worked at all. A run
+   * whose faults replace every replica within its warm-up has readings but no `heapSamples`.
+   */
+  readonly heapReadings: number;
+  /**
    * The readings the trend is fitted to: the lowest of each full-collection cycle, or, when the replica does not
    * count its collections, of each 20 s window.
    */
@@ -692,6 +697,7 @@ export async function runSoak(controlPlane: ControlPlane, options: SoakOptions):
       ),
       heap,
       heapSamples,
+      heapReadings: [...heapByReplica.values()].reduce((sum, series) => sum + series.length, 0),
       heapTroughs: troughs,
       durationMs: Date.now() - started,
       passed: last !== undefined && clean && heap?.flat === true && FAULTS.every((f) => faults[f] > 0),

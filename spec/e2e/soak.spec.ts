@@ -57,8 +57,10 @@ if (isE2eRun() && ownsControlPlane) {
       const { succeeded, unknown, value } = report.counters;
       expect(value).to.be.within(succeeded, succeeded + unknown);
       expect(report.reconciles).to.be.greaterThan(0);
-      // Two minutes are too short for a heap trend (it needs minutes of troughs); the readings must come in.
-      expect(report.heapSamples.length, 'heap readings').to.be.greaterThan(0);
+      // Two minutes are too short for a heap trend (it needs minutes of troughs); the readings must come in. Counted
+      // over every replica: a fast run whose faults replace each replica within its 30 s warm-up keeps no sample for
+      // the trend, and that is not a failure of the soak.
+      expect(report.heapReadings, 'heap readings').to.be.greaterThan(0);
     });
   });
 }
