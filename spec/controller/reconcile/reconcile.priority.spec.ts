@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { config, filter, map, Observable, Subject, timer, VirtualTimeScheduler } from 'rxjs';
+import { config, filter, map, merge, Observable, Subject, timer, VirtualTimeScheduler } from 'rxjs';
 import { HIGH_PRIORITY, LOW_PRIORITY, NORMAL_PRIORITY, reconcile } from '../../../src/controller/index.js';
 import type {
   ReconcileEvent,
@@ -83,6 +83,38 @@ describe('reconcile: priorities, aging and fairness (marbles)', () => {
         names,
       );
     });
+  });
+
+  it("gives an aging start that falls due early to the backlog's own turn, so that a high key arriving next is not held back", () => {
+    const events = virtual(({ hot, cold }) => {
+      // z holds the only slot at 0 while a backlog of low keys in four namespaces becomes ready; every run takes
+      // 10 ms, and the backlog is overdue from 5. H (high) arrives at 45, while c/1 runs.
+      const backlog = ['a', 'b', 'c', 'd'].flatMap((ns) => [1, 2, 3].map((i) => low(`${ns}/${i}`)));
+      const values: Record<string, ReconcileTrigger> = { z: normal('z'), H: high('H') };
+      backlog.forEach((trigger, i) => (values[String(i)] = trigger));
+      const triggers = merge(
+        hot<ReconcileTrigger>(
+          `(z${Object.keys(values)
+            .filter((k) => /^\d+$/.test(k))
+            .join('')})`,
+          values,
+        ),
+        hot<ReconcileTrigger>('45ms H', values),
+      );
+      return collect(triggers.pipe(reconcile(() => cold<never>('10ms |'), { aging: { after: 5, every: 4 } })));
+    });
+    // Round-robin takes a/1, b/1, c/1 (the last two pass over the oldest, a/2). At 40 the turn is d's, at low: the
+    // aging start comes early there (a/2) instead of at 50, where it would have taken the slot from H.
+    expect(starts(events).slice(0, 8)).to.deep.equal([
+      '0 z',
+      '10 a/1',
+      '20 b/1',
+      '30 c/1',
+      '40 a/2',
+      '50 H',
+      '60 d/1',
+      '70 a/3',
+    ]);
   });
 
   it('serves strictly by priority while nothing is overdue: aging changes no order below `after`', () => {

@@ -95,8 +95,9 @@ export interface ReconcileOptions {
   readonly metrics?: ReconcileMetrics;
   /**
    * Bounds every wait: after `after` ms ready a key is overdue, and while one is, one start in `every` goes to the
-   * key ready longest, whatever the priorities. Default `{ after: 30_000, every: 4 }`. See the ordering guarantees of
-   * `reconcile` for the bound this gives.
+   * key ready longest, whatever the priorities. Default `{ after: 30_000, every: 4 }`. That start comes a little
+   * early (after `every - 1 - floor(every / 4)` others) when it can take a turn of the key's own priority rather
+   * than a higher key's slot. See the ordering guarantees of `reconcile` for the bound this gives.
    */
   readonly aging?: AgingOptions;
   /**

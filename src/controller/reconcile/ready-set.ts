@@ -70,6 +70,17 @@ interface Level {
 const KEPT_EMPTY_GROUPS = 64;
 const KEPT_EMPTY_LEVELS = 16;
 
+/**
+ * After how many takes that passed the oldest ready key over an aging start may take it early, when `every` lets
+ * `every - 1` pass: about a quarter of the window sooner (none for `every` < 4). An early aging start is made only
+ * when the turn is at the oldest key's own priority, so it displaces no key of a higher priority: under a steady
+ * stream of high keys over an overdue backlog, the aging starts land on the backlog's own turns, and a high key waits
+ * behind one only when high keys kept the turn for the whole window.
+ */
+export function agingMayStartEarly(every: number): number {
+  return every - 1 - Math.floor(every / 4);
+}
+
 /** The default fairness key: the namespace of a `namespace/name` key, `''` for a cluster-scoped `name`. */
 export function namespaceOf(key: string): string {
   const slash = key.indexOf('/');
@@ -86,7 +97,9 @@ export function namespaceOf(key: string): string {
  * - Aging: the age list holds every ready key in the order it entered (`readyAt` never decreases along it). When the
  *   oldest ready key has waited `after` or more and the last `every - 1` takes did not take the oldest key, `take`
  *   takes the oldest key. So while any key is overdue, at least one take in every `every` takes the oldest ready
- *   key, whatever the priorities.
+ *   key, whatever the priorities. It may take it sooner, after {@link agingMayStartEarly} such takes, when the key
+ *   whose turn it is has no higher priority than the oldest: the aging start then displaces no key of a higher
+ *   priority.
  * - Raising the priority of a ready key moves it to the end of its group's FIFO at the new priority (as
  *   controller-runtime does) and keeps its place in the age list.
  * - Every operation is O(1), but a take or add that changes which priorities are present, O(log P) for P distinct
@@ -106,12 +119,16 @@ export class ReadySet<E extends ReadyEntry> {
   private newest: Link | undefined;
   /** Takes since the oldest ready key was last taken, capped at `every`. */
   private sinceOldest = 0;
+  /** See {@link agingMayStartEarly}. */
+  private readonly earlyAfter: number;
 
   constructor(
     private readonly fairness: ((key: string) => string) | undefined,
     private readonly aging: Aging,
     private readonly onError: (error: unknown, key: string) => void,
-  ) {}
+  ) {
+    this.earlyAfter = agingMayStartEarly(aging.every);
+  }
 
   /** How many keys are ready. */
   get size(): number {
@@ -155,13 +172,12 @@ export class ReadySet<E extends ReadyEntry> {
       this.sinceOldest = 0;
       return lone;
     }
-    const oldest = this.oldest!;
-    const { after, every } = this.aging;
-    const link = this.sinceOldest >= every - 1 && now - oldest.entry.readyAt >= after ? oldest : this.top();
+    const link = this.next(now);
+    const taken = link === this.oldest;
     this.unlinkGroup(link);
     this.unlinkAge(link);
-    if (link === oldest) this.sinceOldest = 0;
-    else if (this.sinceOldest < every) this.sinceOldest += 1;
+    if (taken) this.sinceOldest = 0;
+    else if (this.sinceOldest < this.aging.every) this.sinceOldest += 1;
     if (this.count === 1) this.unlinkLast();
     return link.entry as E;
   }
@@ -212,6 +228,22 @@ export class ReadySet<E extends ReadyEntry> {
     this.unlinkGroup(last);
     this.unlinkAge(last);
     this.lone = last.entry as E;
+  }
+
+  /**
+   * The linked key `take` returns at `now`: the oldest when it is overdue and aging owes it this take (the last
+   * `every - 1` takes passed it over) or may give it this take at no cost to a higher priority (see
+   * {@link agingMayStartEarly}); otherwise the key whose turn it is by priority and fairness.
+   */
+  private next(now: number): Link {
+    const oldest = this.oldest!;
+    const { after, every } = this.aging;
+    const since = this.sinceOldest;
+    if (since < this.earlyAfter || now - oldest.entry.readyAt < after) return this.top();
+    if (since >= every - 1) return oldest;
+    // Early: only when the turn is at the oldest key's priority or below. Peeking costs the ring nothing: the
+    // highest level present is what `top` would serve.
+    return this.topLevel().priority <= oldest.entry.priority ? oldest : this.top();
   }
 
   /** The key whose turn it is by priority and fairness (still linked). */
