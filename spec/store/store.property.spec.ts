@@ -12,6 +12,7 @@ import {
 } from '../../src/store/index.js';
 import { everythingFrozen, pod, type TestPod } from './fixtures.js';
 import { batches, opsArb, podArb, toEvents, type Op } from './arbitraries.js';
+import type { ReflectorDelta, WatchEvent } from '../../src/watch/index.js';
 
 /** The reference model: a plain Map, plus the tombstones a relist must produce. */
 function model(ops: Op[]): { objects: Map<string, TestPod>; tombstones: string[] } {
@@ -148,6 +149,38 @@ function applyInBatches(
   return { store: state.store, changes };
 }
 
+/**
+ * `events` with each run of `listed` events replaced by one `listedPages`, its pages sized by `pageSizes` in turn, as
+ * the reflector emits a listing to an informer.
+ */
+function groupListings(
+  events: readonly WatchEvent<TestPod>[],
+  pageSizes: readonly number[],
+): ReflectorDelta<TestPod>[] {
+  const result: ReflectorDelta<TestPod>[] = [];
+  let turn = 0;
+  for (let i = 0; i < events.length; ) {
+    if (events[i]!.type !== 'listed') {
+      result.push(events[i]!);
+      i += 1;
+      continue;
+    }
+    const pages: TestPod[][] = [];
+    while (i < events.length && events[i]!.type === 'listed') {
+      const size = pageSizes[turn++ % pageSizes.length]!;
+      const page: TestPod[] = [];
+      for (; page.length < size && i < events.length; i++) {
+        const event = events[i]!;
+        if (event.type !== 'listed') break;
+        page.push(event.object);
+      }
+      pages.push(page);
+    }
+    result.push({ type: 'listedPages', pages });
+  }
+  return result;
+}
+
 const describeChange = (change: StoreChange<TestPod>) =>
   `${change.type} ${change.key}@${change.object.metadata!.resourceVersion}${change.type === 'deleted' && change.stateUnknown ? ' (unknown)' : ''}`;
 
@@ -168,6 +201,37 @@ describe('the store, as a property', () => {
           expect(observable(b.store)).to.equal(observable(one.store));
           expect(a.changes.map(describeChange)).to.deep.equal(one.changes.map(describeChange));
           expect(b.changes.map(describeChange)).to.deep.equal(one.changes.map(describeChange));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reaches the same store and the same changes when a listing comes as listedPages, however it is paged and batched', () => {
+    fc.assert(
+      fc.property(
+        opsArb(6),
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (ops, pageSizes, cuts) => {
+          const events = toEvents(ops);
+          const one = applyInBatches(events, [], false);
+          const grouped = groupListings(events, pageSizes);
+          let state: StoreState<TestPod> = initialStoreState(
+            Store.empty<TestPod>({ indexers: { byNode: (p) => p.spec?.nodeName } }),
+          );
+          const changes: StoreChange<TestPod>[] = [];
+          for (const batch of batches(grouped, cuts)) {
+            for (let from = 0; from < batch.length; ) {
+              const step = applyWatchBatch(state, batch, from);
+              expect(step.problems).to.deep.equal([]);
+              changes.push(...step.changes);
+              state = step.state;
+              from = step.next;
+            }
+          }
+          expect(observable(state.store)).to.equal(observable(one.store));
+          expect(changes.map(describeChange)).to.deep.equal(one.changes.map(describeChange));
         },
       ),
       { numRuns: 300 },

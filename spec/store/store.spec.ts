@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { storeDataOf } from '../../src/store/store.js';
 import { lastValueFrom, from, toArray } from 'rxjs';
-import type { WatchEvent } from '../../src/watch/index.js';
+import type { ReflectorDelta, WatchEvent } from '../../src/watch/index.js';
 import {
   Store,
   applyWatchBatch,
@@ -320,6 +320,40 @@ describe('applyWatchEvents', () => {
     expect(done.state.store.has('default/a')).to.equal(true);
     expect(done.state.store.resourceVersion).to.equal('4');
     expect(done.problems.map((p) => p.reason)).to.deep.equal(['OutOfOrder']);
+  });
+
+  it("takes a listing's objects as listedPages: a nameless one is reported under its listed event, the rest are listed", () => {
+    const nameless = { kind: 'Pod', metadata: { namespace: 'x' } } as TestPod;
+    const deltas: ReflectorDelta<TestPod>[] = [
+      { type: 'relistStarted' },
+      { type: 'listedPages', pages: [[pod('a', '1'), nameless], [pod('b', '2')]] },
+      { type: 'relistDone', resourceVersion: '5' },
+    ];
+    const step = applyWatchBatch(initialStoreState(Store.empty({ indexers })), deltas);
+    expect(step.next).to.equal(3);
+    expect([...step.state.store.keys()].sort()).to.deep.equal(['default/a', 'default/b']);
+    expect(step.problems.map((p) => [p.reason, p.event])).to.deep.equal([
+      ['MissingName', { type: 'listed', object: nameless }],
+    ]);
+    expect(step.changes.map((c) => `${c.type} ${c.key}`)).to.deep.equal(['added default/a', 'added default/b']);
+  });
+
+  it('applies listedPages outside a relist whole, each object as an OutOfOrder listed, and ends the exact step there', () => {
+    const before = run([{ type: 'added', object: pod('z', '1') }]);
+    const deltas: ReflectorDelta<TestPod>[] = [
+      { type: 'modified', object: pod('z', '2') },
+      { type: 'listedPages', pages: [[pod('a', '3'), pod('b', '4')]] },
+      { type: 'modified', object: pod('z', '5') },
+    ];
+    // The first step stops before the listedPages (it changed a key already), the second takes all of it and stops.
+    const first = applyWatchBatch(before.state, deltas);
+    expect(first.next).to.equal(1);
+    const second = applyWatchBatch(first.state, deltas, first.next);
+    expect(second.next).to.equal(2);
+    expect(second.problems.map((p) => p.reason)).to.deep.equal(['OutOfOrder', 'OutOfOrder']);
+    expect(second.changes.map((c) => `${c.type} ${c.key}`)).to.deep.equal(['added default/a', 'added default/b']);
+    const third = applyWatchBatch(second.state, deltas, second.next);
+    expect(third.state.store.get('default/z')?.metadata?.resourceVersion).to.equal('5');
   });
 
   it('splits a full trie node and still updates the entries it moved within the same batch', () => {

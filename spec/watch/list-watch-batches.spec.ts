@@ -2,12 +2,17 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { concat, NEVER, of, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { listWatch, listWatchBatches, type WatchEvent } from '../../src/watch/index.js';
+import { expandListedPages, listWatch, listWatchBatches, type ReflectorDelta } from '../../src/watch/index.js';
 import { ChunkedFakeTransport, FakeTransport, kc, line, page, pod, PODS } from './fake-transport.js';
 
-/** `type:name`, `status:state`, `problem:reason`, `relistDone:rv`: compact enough to compare batches. */
-function label(event: WatchEvent): string {
+/**
+ * `type:name`, `status:state`, `problem:reason`, `relistDone:rv`, `listedPages:a,b|c` (pages split by `|`): compact
+ * enough to compare batches.
+ */
+function label(event: ReflectorDelta): string {
   switch (event.type) {
+    case 'listedPages':
+      return `listedPages:${event.pages.map((objects) => objects.map((object) => object.metadata?.name).join(',')).join('|')}`;
     case 'status':
       return `status:${event.status.state}`;
     case 'problem':
@@ -39,6 +44,9 @@ function run(fake: FakeTransport, untilMs = 10_000): { batches: string[][] } {
   return { batches };
 }
 
+/** Whether a batch (as labels) is a relist. */
+const relist = (batch: string[]): boolean => batch[0] === 'relistStarted';
+
 /** The batches after the watch was accepted. */
 const watched = (batches: string[][]) => batches.slice(batches.findIndex((b) => b[0] === 'status:watching') + 1);
 
@@ -51,10 +59,20 @@ describe('listWatchBatches', () => {
     expect(run(fake).batches).to.deep.equal([
       ['status:connecting'],
       ['status:listing'],
-      ['relistStarted', 'listed:a', 'listed:b', 'relistDone:10'],
+      ['relistStarted', 'listedPages:a,b', 'relistDone:10'],
       ['status:connecting'],
       ['status:watching'],
     ]);
+  });
+
+  it('brings the objects of a paginated list as one listedPages, page by page, and none for an empty list', () => {
+    const paged = new FakeTransport()
+      .onGet(of(page([pod('a', '1'), pod('b', '2')], '10', 'tok')))
+      .onGet(of(page([pod('c', '3')], '10')))
+      .onWatch(NEVER);
+    expect(run(paged).batches.find(relist)).to.deep.equal(['relistStarted', 'listedPages:a,b|c', 'relistDone:10']);
+    const empty = new FakeTransport().onGet(of(page([], '10'))).onWatch(NEVER);
+    expect(run(empty).batches.find(relist)).to.deep.equal(['relistStarted', 'relistDone:10']);
   });
 
   it('emits the events of the lines of one chunk as one batch', () => {
@@ -104,8 +122,7 @@ describe('listWatchBatches', () => {
     });
     expect(batches.at(-1)).to.deep.equal([
       'relistStarted',
-      'listed:x',
-      'listed:y',
+      'listedPages:x,y',
       'relistDone:30',
       'status:watching',
       'modified:x',
@@ -140,6 +157,15 @@ describe('listWatchBatches', () => {
       }).subscribe((event) => flat.push(label(event)));
       scheduler.schedule(() => subscription.unsubscribe(), 10_000);
     });
-    expect(flat).to.deep.equal(run(script(new ChunkedFakeTransport())).batches.flat());
+    const expanded: string[] = [];
+    scheduler.run(() => {
+      const subscription = listWatchBatches<KubernetesObject>(kc, PODS, {
+        transport: script(new ChunkedFakeTransport()),
+        random: () => 0.5,
+      }).subscribe((batch) => expanded.push(...expandListedPages(batch).map(label)));
+      scheduler.schedule(() => subscription.unsubscribe(), 10_000);
+    });
+    expect(flat).to.include('listed:a');
+    expect(flat).to.deep.equal(expanded);
   });
 });

@@ -10,12 +10,13 @@ import {
   checkWatchOptions,
   describeWatch,
   listWatchBatches,
+  type ReflectorDelta,
   type ResourceRef,
 } from '../watch/index.js';
 import { checkWarningHandler, transportOf } from '../transport/index.js';
 import type { Connection } from '../transport/index.js';
 import { type HealthClaims, healthClaimsFor, registerHealthClaims } from './health.js';
-import { informerFromSource } from './informer-from-source.js';
+import { buildInformer } from './informer-from-source.js';
 import type { InformerWatchOptions } from './informer.js';
 import type { Informer } from './types.js';
 import type {
@@ -77,6 +78,12 @@ export interface InformerFactory {
   ): Observable<ResolvedResource>;
 }
 
+/** The default delta source: `listWatch` in batches, whose relists bring their objects as `listedPages`. */
+type ReflectorSource = <T extends KubernetesObject>(
+  resource: ResourceRef,
+  options: ListWatchOptions<T>,
+) => Observable<readonly ReflectorDelta<T>[]>;
+
 /** What a key's `for()` calls declared; the next start of the shared informer uses all of it. */
 interface Declaration {
   readonly indexers: Map<string, Indexer<KubernetesObject>>;
@@ -120,7 +127,7 @@ interface Entry {
 export function informerFactory(connection: Connection, factoryOptions: InformerFactoryOptions = {}): InformerFactory {
   checkWarningHandler('informerFactory', factoryOptions.onWarning);
   checkHealthHandler('informerFactory', factoryOptions.onHealth);
-  const source: DeltaSource =
+  const source: DeltaSource | ReflectorSource =
     factoryOptions.source ??
     (<T extends KubernetesObject>(resource: ResourceRef, options: ListWatchOptions<T>) =>
       listWatchBatches<T>(connection, resource, options));
@@ -147,7 +154,7 @@ export function informerFactory(connection: Connection, factoryOptions: Informer
         indexers: Object.fromEntries(declaration.indexers),
         resyncPeriod: declaration.resyncPeriod,
       };
-      entry = { informer: informerFromSource(source(resource, options), options), subscribers: 0 };
+      entry = { informer: buildInformer(source(resource, options), options), subscribers: 0 };
       entries.set(key, entry);
     }
     return entry;

@@ -7,7 +7,7 @@ import { monotonicScheduler } from '../clock/index.js';
 import { messageOf } from '../error-messages/index.js';
 import { hasName, objectKey } from '../objects/index.js';
 import { Store, forEachChange, isBatch, storeReducer, type StoreChange, type StoreUpdate } from '../store/index.js';
-import type { WatchEvent, WatchStatus } from '../watch/index.js';
+import type { ReflectorDelta, WatchEvent, WatchStatus } from '../watch/index.js';
 import { STEPS, isPrepared, type InformerStep, type PreparedStep } from './steps.js';
 import type { InformerEvent, InformerProblem, InformerProblemReason } from './types.js';
 import type { Informer, InformerOptions } from 'rxkube';
@@ -66,7 +66,7 @@ export function informerFromSource<T extends KubernetesObject>(
  * @internal
  */
 export function buildInformer<T extends KubernetesObject>(
-  source$: Observable<WatchEvent<T> | readonly WatchEvent<T>[] | PreparedStep<T>>,
+  source$: Observable<ReflectorDelta<T> | readonly ReflectorDelta<T>[] | PreparedStep<T>>,
   options: InformerOptions<T> = {},
 ): Informer<T> {
   const resyncPeriod = options.resyncPeriod ?? 0;
@@ -167,7 +167,7 @@ export function buildInformer<T extends KubernetesObject>(
    * Returns false when the informer was stopped or restarted meanwhile (a callback left, or left and came back):
    * the rest belongs to a source that is gone.
    */
-  const applyDeltas = (deltas: readonly WatchEvent<T>[], source: Subscription): boolean => {
+  const applyDeltas = (deltas: readonly ReflectorDelta<T>[], source: Subscription): boolean => {
     if (!reducerCurrent) {
       reducer = storeReducer<T>({ initial: latest });
       reducerCurrent = true;
@@ -187,7 +187,7 @@ export function buildInformer<T extends KubernetesObject>(
     return running === source;
   };
 
-  const applyOneByOne = (deltas: readonly WatchEvent<T>[], from: number, source: Subscription): boolean => {
+  const applyOneByOne = (deltas: readonly ReflectorDelta<T>[], from: number, source: Subscription): boolean => {
     for (let i = from; i < deltas.length; i++) {
       if (running !== source) return false;
       const delta = deltas[i]!;
@@ -213,7 +213,10 @@ export function buildInformer<T extends KubernetesObject>(
    * Applies one emission of the source: a delta, a batch of them with status and problems in their order, or a
    * prepared step.
    */
-  const apply = (input: WatchEvent<T> | readonly WatchEvent<T>[] | PreparedStep<T>, source: Subscription): void => {
+  const apply = (
+    input: ReflectorDelta<T> | readonly ReflectorDelta<T>[] | PreparedStep<T>,
+    source: Subscription,
+  ): void => {
     if (isPrepared<T>(input)) {
       reducerCurrent = false;
       // A prepared step is the source's own change, never a list's.
@@ -348,7 +351,7 @@ export function buildInformer<T extends KubernetesObject>(
 }
 
 /** The key of the object a delta is about, when it has a usable one. */
-function keyOf(event: WatchEvent<KubernetesObject>): string | undefined {
+function keyOf(event: ReflectorDelta<KubernetesObject>): string | undefined {
   return 'object' in event && hasName(event.object) ? objectKey(event.object) : undefined;
 }
 
@@ -356,7 +359,7 @@ function keyOf(event: WatchEvent<KubernetesObject>): string | undefined {
  * Whether the step over `deltas[from, next)` swapped a relist in. A step that does holds nothing but the swap's
  * changes: the store cuts a batch before a swap that follows a change, and after the swap.
  */
-function swapsRelist(deltas: readonly WatchEvent<KubernetesObject>[], from: number, next: number): boolean {
+function swapsRelist(deltas: readonly ReflectorDelta<KubernetesObject>[], from: number, next: number): boolean {
   for (let i = from; i < next; i++) if (deltas[i]!.type === 'relistDone') return true;
   return false;
 }

@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Connection } from '../transport/index.js';
 import { checkWatchOptions, listWatchBatches, type ResourceRef } from '../watch/index.js';
 import { healthClaimsFor, registerHealthClaims } from './health.js';
-import { informerFromSource } from './informer-from-source.js';
+import { buildInformer } from './informer-from-source.js';
 import type { Informer, InformerOptions } from './types.js';
 import type { ListWatchOptions } from 'rxkube/extend';
 
@@ -43,7 +43,7 @@ export function informer<T extends KubernetesObject = KubernetesObject>(
 ): Informer<T> {
   checkWatchOptions('informer', options);
   const health = healthClaimsFor(options, connection);
-  const result = informerFromSource(
+  const result = buildInformer(
     listWatchBatches<T>(connection, resource, { ...options, onHealth: health.handler }),
     options,
   );

@@ -7,7 +7,7 @@ import { distinctUntilChanged, NEVER, Observable, of, concat, switchMap } from '
 import type { Informer, InformerWatchOptions, ResourceRef, sharding } from 'rxkube';
 import type { WatchEvent } from '../watch/index.js';
 import type { Connection } from 'rxkube';
-import { informerFromSource } from '../informer/index.js';
+import { buildInformer } from '../informer/index.js';
 import { listWatchBatches } from '../watch/index.js';
 
 /**
@@ -59,7 +59,7 @@ export function rangeSelectedInformer<T extends KubernetesObject>(
     }),
   );
   const { scheduler, resyncPeriod, indexers } = options;
-  return informerFromSource<T>(source$, {
+  return buildInformer<T>(source$, {
     ...(scheduler === undefined ? {} : { scheduler }),
     ...(resyncPeriod === undefined ? {} : { resyncPeriod }),
     ...(indexers === undefined ? {} : { indexers }),

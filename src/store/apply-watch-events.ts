@@ -3,7 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Immer } from 'immer';
-import type { WatchEvent } from '../watch/index.js';
+import type { ReflectorDelta, WatchEvent } from '../watch/index.js';
 import { Batch, type ListingNode } from './batch.js';
 import { Store, storeDataOf, storeFromData, storeIndexersOf, type StoreData } from './store.js';
 import type { StoreChange, StoreProblem } from './types.js';
@@ -113,7 +113,7 @@ export interface ExactStoreStep<T extends KubernetesObject = KubernetesObject> e
  */
 export function applyWatchBatch<T extends KubernetesObject>(
   state: StoreState<T>,
-  events: readonly WatchEvent<T>[],
+  events: readonly ReflectorDelta<T>[],
   from = 0,
 ): ExactStoreStep<T> {
   let next = from;

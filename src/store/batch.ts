@@ -4,7 +4,7 @@
  * @internal
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { WatchEvent } from '../watch/index.js';
+import type { ListedPages, ReflectorDelta, WatchEvent } from '../watch/index.js';
 import { deepFreeze, objectKey } from '../objects/index.js';
 import { objectsForEach, objectsGet } from './objects-trie.js';
 import { storeDataOf, storeIndexersOf, type Store } from './store.js';
@@ -127,8 +127,10 @@ export class Batch<T extends KubernetesObject> {
    * the caller can end the batch there. Within a batch applied this way, the one snapshot it produces holds, for
    * every change, exactly that change's result for its key.
    */
-  apply(event: WatchEvent<T>, exact = false): boolean {
+  apply(event: ReflectorDelta<T>, exact = false): boolean {
     switch (event.type) {
+      case 'listedPages':
+        return this.applyListedPages(event, exact);
       case 'status':
       case 'problem':
         return true;
@@ -139,9 +141,7 @@ export class Batch<T extends KubernetesObject> {
         const key = this.keyOf(event);
         if (key === undefined) return true;
         if (this.relisting) {
-          deepFreeze(event.object);
-          this.localKeys.push(key);
-          this.localObjects.push(event.object);
+          this.addToListing(key, event.object);
           return true;
         }
         if (exact && !this.touch(key)) return false;
@@ -172,6 +172,33 @@ export class Batch<T extends KubernetesObject> {
         if (!this.relisting) this.resourceVersion = event.resourceVersion;
         return true;
     }
+  }
+
+  /**
+   * A listing's objects, applied as their `listed` events would be, one by one. Inside a relist, where the reflector
+   * emits them, they join the listing. Outside one each is an out-of-order `listed`; with `exact` they are then
+   * applied all at the start of a batch or refused all (so never half), and the batch ends after them.
+   */
+  private applyListedPages(event: ListedPages<T>, exact: boolean): boolean {
+    if (this.relisting) {
+      for (const page of event.pages) {
+        for (const object of page) {
+          const key = this.keyOfObject(object, undefined);
+          if (key !== undefined) this.addToListing(key, object);
+        }
+      }
+      return true;
+    }
+    if (exact && (this.sealed || this.touched.size > 0)) return false;
+    for (const page of event.pages) for (const object of page) this.apply({ type: 'listed', object });
+    if (exact) this.sealed = true;
+    return true;
+  }
+
+  private addToListing(key: string, object: T): void {
+    deepFreeze(object);
+    this.localKeys.push(key);
+    this.localObjects.push(object);
   }
 
   /** Records that this batch changes `key`; false when it already did (or a relist was swapped in). */
@@ -217,10 +244,15 @@ export class Batch<T extends KubernetesObject> {
   }
 
   private keyOf(event: Keyed<T>): string | undefined {
+    return this.keyOfObject(event.object, event);
+  }
+
+  /** The key of `object`, or undefined after reporting it under `event` (by default, its `listed` event). */
+  private keyOfObject(object: T, event: WatchEvent<T> | undefined): string | undefined {
     try {
-      return objectKey(event.object);
+      return objectKey(object);
     } catch (error) {
-      this.report('MissingName', (error as Error).message, event);
+      this.report('MissingName', (error as Error).message, event ?? { type: 'listed', object });
       return undefined;
     }
   }

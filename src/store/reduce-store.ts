@@ -3,7 +3,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Observable, type OperatorFunction } from 'rxjs';
-import type { WatchEvent } from '../watch/index.js';
+import type { ReflectorDelta, WatchEvent } from '../watch/index.js';
 import { applyWatchBatch, initialStoreState, sameChanges } from './apply-watch-events.js';
 import { Store as StoreClass } from './store.js';
 import type { Store } from 'rxkube';
@@ -68,9 +68,9 @@ export function reduceStore<T extends KubernetesObject>(
 }
 
 /** Whether a source emission is a batch of deltas rather than one delta. */
-export function isBatch<T extends KubernetesObject>(
-  input: WatchEvent<T> | readonly WatchEvent<T>[],
-): input is readonly WatchEvent<T>[] {
+export function isBatch<T extends KubernetesObject, E extends ReflectorDelta<T> = WatchEvent<T>>(
+  input: E | readonly E[],
+): input is readonly E[] {
   return Array.isArray(input);
 }
 
@@ -81,7 +81,7 @@ export interface StoreReducer<T extends KubernetesObject> {
    * and nothing was reported) and the index of the first delta it did not apply (> `from`).
    */
   step(
-    events: readonly WatchEvent<T>[],
+    events: readonly ReflectorDelta<T>[],
     from: number,
   ): { readonly update: StoreUpdate<T> | undefined; readonly next: number };
   /** The latest snapshot. */

@@ -2,11 +2,11 @@
  * The reflector's output: events emitted together (a relist, the lines of one chunk) leave as one batch.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { WatchEvent } from './types.js';
+import type { ReflectorDelta } from './types.js';
 
 /** Where the reflector's batches go: a subscriber of batches, or one that flattens them. */
 export interface BatchSink<T extends KubernetesObject> {
-  next(batch: readonly WatchEvent<T>[]): void;
+  next(batch: readonly ReflectorDelta<T>[]): void;
   error(error: unknown): void;
 }
 
@@ -20,11 +20,11 @@ export interface BatchSink<T extends KubernetesObject> {
  */
 export class BatchOutput<T extends KubernetesObject> {
   private depth = 0;
-  private pending: WatchEvent<T>[] = [];
+  private pending: ReflectorDelta<T>[] = [];
 
   constructor(private readonly sink: BatchSink<T>) {}
 
-  next(event: WatchEvent<T>): void {
+  next(event: ReflectorDelta<T>): void {
     if (this.depth > 0) this.pending.push(event);
     else this.sink.next([event]);
   }

@@ -3,6 +3,8 @@
  * @packageDocumentation
  */
 export type {
+  ListedPages,
+  ReflectorDelta,
   ResourceRef,
   WatchDelta,
   WatchEvent,
@@ -11,7 +13,7 @@ export type {
   WatchProblemReason,
   WatchStatus,
 } from './types.js';
-export { listWatch, listWatchBatches } from './list-watch.js';
+export { expandListedPages, listWatch, listWatchBatches } from './list-watch.js';
 export { ListWatchError, FAIL_FAST_CODES, TERMINAL_CODES } from './errors.js';
 export {
   HealthReporter,

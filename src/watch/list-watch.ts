@@ -2,14 +2,14 @@
  * `listWatch`: a Kubernetes reflector as a cold Observable of {@link WatchEvent}s.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { Observable } from 'rxjs';
+import { map, Observable } from 'rxjs';
 import type { ResolvedResource } from '../resources/index.js';
 import { eachOf, transportOf } from '../transport/index.js';
 import { resolveOptions } from './options.js';
 import type { ListWatchOptions } from './options.js';
 import { BatchOutput } from './batch-output.js';
 import { Reflector } from './reflector.js';
-import type { WatchEvent } from './types.js';
+import type { ReflectorDelta, WatchEvent } from './types.js';
 import type { Connection, ResourceRef } from 'rxkube';
 
 /**
@@ -82,25 +82,44 @@ export function listWatch<T extends KubernetesObject = KubernetesObject>(
   resource: ResourceRef | ResolvedResource,
   options: ListWatchOptions<T> = {},
 ): Observable<WatchEvent<T>> {
-  return eachOf(listWatchBatches(connection, resource, options));
+  return eachOf(listWatchBatches(connection, resource, options).pipe(map(expandListedPages)));
 }
 
 /**
- * {@link listWatch}, one emission per batch of events that arrived together: a whole relist (`relistStarted`, every
- * `listed`, `relistDone`), or the events of the lines of one watch chunk (when the transport has `watchChunks`, as
- * the HTTP transport and the virtual cluster do). Everything else (status, problems, a line of a transport without chunks) is a batch of
- * one. The informer reads it, so that one batch is one store `produce` and one snapshot.
+ * The events of `batch`, with each `listedPages` expanded into its `listed` events, in order. A batch without one
+ * is returned as it is.
+ * @internal
+ */
+export function expandListedPages<T extends KubernetesObject>(
+  batch: readonly ReflectorDelta<T>[],
+): readonly WatchEvent<T>[] {
+  if (!batch.some((delta) => delta.type === 'listedPages')) return batch as readonly WatchEvent<T>[];
+  const events: WatchEvent<T>[] = [];
+  for (const delta of batch) {
+    if (delta.type !== 'listedPages') events.push(delta);
+    else for (const page of delta.pages) for (const object of page) events.push({ type: 'listed', object });
+  }
+  return events;
+}
+
+/**
+ * {@link listWatch}, one emission per batch of events that arrived together: a whole relist (`relistStarted`, its
+ * objects as one `listedPages`, `relistDone`), or the events of the lines of one watch chunk (when the transport has
+ * `watchChunks`, as the HTTP transport and the virtual cluster do). Everything else (status, problems, a line of a
+ * transport without chunks) is a batch of one. The informer reads it, so that one batch is one store `produce` and
+ * one snapshot.
  *
  * # Guarantees
- * - Exactly the events of `listWatch`, in the same order, grouped; never an empty batch.
+ * - Exactly the events of `listWatch`, in the same order, grouped, once each `listedPages` is expanded into its
+ *   `listed` events ({@link expandListedPages}); never an empty batch, never an empty `listedPages`.
  * @internal
  */
 export function listWatchBatches<T extends KubernetesObject = KubernetesObject>(
   connection: Connection,
   resource: ResourceRef | ResolvedResource,
   options: ListWatchOptions<T> = {},
-): Observable<readonly WatchEvent<T>[]> {
-  return new Observable<readonly WatchEvent<T>[]>((subscriber) => {
+): Observable<readonly ReflectorDelta<T>[]> {
+  return new Observable<readonly ReflectorDelta<T>[]>((subscriber) => {
     let resolved;
     try {
       resolved = resolveOptions(options, connection);

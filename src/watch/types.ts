@@ -74,6 +74,23 @@ export type WatchEvent<T extends KubernetesObject = KubernetesObject> =
       readonly problem: WatchProblem;
     };
 
+/**
+ * A whole listing's `listed` events, as the reflector's pages: what `listWatchBatches` puts between `relistStarted`
+ * and `relistDone` instead of an event object per item, so that an informer's first list of a million objects does
+ * not also hold a million event objects and their array at its peak (about 40 MB). `listWatch` expands it into its
+ * `listed` events, so it never reaches a user.
+ * @internal
+ */
+export interface ListedPages<T extends KubernetesObject = KubernetesObject> {
+  /** The listed objects of a relist in progress, in listed order. */
+  readonly type: 'listedPages';
+  /** The list pages, each a non-empty array of objects as `listed` events would carry them. */
+  readonly pages: readonly (readonly T[])[];
+}
+
+/** What the reflector emits to an informer: a {@link WatchEvent}, or a relist's objects as {@link ListedPages}. @internal */
+export type ReflectorDelta<T extends KubernetesObject = KubernetesObject> = WatchEvent<T> | ListedPages<T>;
+
 /** The deltas of {@link WatchEvent}: everything except `status` and `problem`. */
 export type WatchDelta<T extends KubernetesObject = KubernetesObject> = Exclude<
   WatchEvent<T>,
