@@ -39,7 +39,7 @@ interface Modelled extends ReadyEntry {
 }
 
 describe('ReadySet, against a model of the ready keys', () => {
-  it('holds exactly the keys added and not taken; a take returns the oldest overdue key or one of the highest priority present, first in first out within a group; takeAbove only above its floor', () => {
+  it('holds exactly the keys added and not taken; a take returns the oldest overdue key or one of the highest priority present, first in first out within a group; an owed aging start is never skipped and an early one never displaces a higher key; takeAbove only above its floor', () => {
     fc.assert(
       fc.property(fc.array(operationArb, { maxLength: 120 }), fc.integer({ min: 1, max: 4 }), (operations, every) => {
         const after = 30;
@@ -55,6 +55,8 @@ describe('ReadySet, against a model of the ready keys', () => {
         const ready = new Set<Modelled>();
         let now = 0;
         let sequence = 0;
+        /** The model's count of takes since the oldest ready key was last taken (takeAbove does not count). */
+        let sinceOldest = 0;
         const check = (taken: Modelled | undefined, how: string, above?: number): void => {
           if (taken === undefined) return;
           expect(ready.has(taken), `${how} returned ${taken.key}, which is not ready`).to.equal(true);
@@ -64,7 +66,20 @@ describe('ReadySet, against a model of the ready keys', () => {
             (other) => other.priority === taken.priority && namespaceOf(other.key) === namespaceOf(taken.key),
           );
           const oldest = [taken, ...rivals].reduce((a, b) => (b.entered < a.entered ? b : a));
-          const byAging = how === 'take' && taken === oldest && now - taken.readyAt >= after;
+          const overdue = now - oldest.readyAt >= after;
+          const byAging = how === 'take' && taken === oldest && overdue;
+          if (how === 'take') {
+            const higherReady = rivals.some((other) => other.priority > oldest.priority);
+            // Owed: an overdue oldest key passed over `every - 1` times is taken now, whatever waits above it.
+            if (overdue && sinceOldest >= every - 1)
+              expect(taken, `take passed over the overdue ${oldest.key} a ${every}-th time`).to.equal(oldest);
+            // Early: an aging start that is not owed yet never takes the slot of a higher key.
+            if (byAging && higherReady && rivals.length > 0)
+              expect(sinceOldest, `an early aging start of ${taken.key} displaced a higher key`).to.be.at.least(
+                every - 1,
+              );
+            sinceOldest = taken === oldest ? 0 : Math.min(every, sinceOldest + 1);
+          }
           if (!byAging) {
             const highest = Math.max(taken.priority, ...rivals.map((other) => other.priority));
             expect(taken.priority, `${how} returned ${taken.key} below the highest priority ready`).to.equal(highest);
@@ -103,6 +118,7 @@ describe('ReadySet, against a model of the ready keys', () => {
           } else {
             set.clear();
             ready.clear();
+            sinceOldest = 0;
             for (const record of records) record.link = undefined;
           }
           expect(set.size).to.equal(ready.size);
