@@ -78,11 +78,14 @@ export interface InformerFactory {
   ): Observable<ResolvedResource>;
 }
 
-/** The default delta source: `listWatch` in batches, whose relists bring their objects as `listedPages`. */
+/**
+ * A {@link DeltaSource}, or the default one (`listWatch` in batches), whose relists bring their objects as
+ * `listedPages`.
+ */
 type ReflectorSource = <T extends KubernetesObject>(
   resource: ResourceRef,
   options: ListWatchOptions<T>,
-) => Observable<readonly ReflectorDelta<T>[]>;
+) => Observable<ReflectorDelta<T> | readonly ReflectorDelta<T>[]>;
 
 /** What a key's `for()` calls declared; the next start of the shared informer uses all of it. */
 interface Declaration {
@@ -127,7 +130,7 @@ interface Entry {
 export function informerFactory(connection: Connection, factoryOptions: InformerFactoryOptions = {}): InformerFactory {
   checkWarningHandler('informerFactory', factoryOptions.onWarning);
   checkHealthHandler('informerFactory', factoryOptions.onHealth);
-  const source: DeltaSource | ReflectorSource =
+  const source: ReflectorSource =
     factoryOptions.source ??
     (<T extends KubernetesObject>(resource: ResourceRef, options: ListWatchOptions<T>) =>
       listWatchBatches<T>(connection, resource, options));

@@ -142,8 +142,8 @@ export type ReflectorInput<T extends KubernetesObject> =
 export type ReflectorEffect<T extends KubernetesObject> =
   /** Emit a status (and tell the health reporter), a problem or a watch delta. */
   | { readonly type: 'emit'; readonly event: WatchEvent<T> }
-  /** Emit a complete list as one batch: `relistStarted`, a `listed` per object, `relistDone`. */
-  | { readonly type: 'emitRelist'; readonly pages: Iterable<Iterable<T>>; readonly resourceVersion: string }
+  /** Emit a complete list as one batch: `relistStarted`, its non-empty pages as one `listedPages`, `relistDone`. */
+  | { readonly type: 'emitRelist'; readonly pages: readonly (readonly T[])[]; readonly resourceVersion: string }
   /** Ask discovery for the resource. */
   | { readonly type: 'resolve' }
   /** Ask for a list page (`limit` = pageSize when `paginate`). */

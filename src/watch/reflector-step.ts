@@ -253,7 +253,7 @@ function endInitialEvents<T extends KubernetesObject>(s: InitialEvents<T>, resou
   return {
     state: enter({ ...s, expiredStreak: 0 }, { phase: 'watching', resourceVersion, accepted: true, sawEvent: true }),
     effects: [
-      { type: 'emitRelist', pages: [s.objects.values()], resourceVersion },
+      { type: 'emitRelist', pages: [[...s.objects.values()]], resourceVersion },
       status({ state: 'watching', resourceVersion }),
     ],
   };

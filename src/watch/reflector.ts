@@ -124,12 +124,8 @@ export class Reflector<T extends KubernetesObject> {
       case 'emitRelist':
         this.out.batch(() => {
           this.out.next({ type: 'relistStarted' });
-          const pages: (readonly T[])[] = [];
-          for (const page of effect.pages) {
-            const objects = Array.isArray(page) ? (page as readonly T[]) : Array.from(page);
-            if (objects.length > 0) pages.push(objects);
-          }
           // One delta for the whole listing: `listWatch` expands it, the informer's store reads the pages directly.
+          const pages = effect.pages.filter((page) => page.length > 0);
           if (pages.length > 0) this.out.next({ type: 'listedPages', pages });
           this.out.next({ type: 'relistDone', resourceVersion: effect.resourceVersion });
         });
