@@ -38,24 +38,30 @@ interface Schedule {
   readonly seed: number;
 }
 
-const schedules: fc.Arbitrary<Schedule> = fc.record({
-  steps: fc.array(
-    fc.record({
-      write: fc.constantFrom<Step['write']>('own', 'child', 'none'),
-      // Not 0: a run that writes nothing, or whose write is answered in the same frame, and asks for
-      // `{ requeueAfter: 0 }` every time, keeps its key running at one instant forever. CI hung on exactly that
-      // (`[{ write: 'none', requeueAfter: 0 }]`); runController now stops such a run with a VirtualTimeStuckError.
-      requeueAfter: fc.option(fc.integer({ min: 1, max: 150 }), { nil: undefined }),
+const schedules: fc.Arbitrary<Schedule> = fc
+  .record({
+    steps: fc.array(
+      fc.record({
+        write: fc.constantFrom<Step['write']>('own', 'child', 'none'),
+        // Not 0: a run that writes nothing, or whose write is answered in the same frame, and asks for
+        // `{ requeueAfter: 0 }` every time, keeps its key running at one instant forever. CI hung on exactly that
+        // (`[{ write: 'none', requeueAfter: 0 }]`); runController now stops such a run with a VirtualTimeStuckError.
+        requeueAfter: fc.option(fc.integer({ min: 1, max: 150 }), { nil: undefined }),
+      }),
+      { minLength: 1, maxLength: 30 },
+    ),
+    touches: fc.array(fc.record({ at: fc.integer({ min: 0, max: 1500 }), key: fc.constantFrom(...KEYS) }), {
+      maxLength: 12,
     }),
-    { minLength: 1, maxLength: 30 },
-  ),
-  touches: fc.array(fc.record({ at: fc.integer({ min: 0, max: 1500 }), key: fc.constantFrom(...KEYS) }), {
-    maxLength: 12,
-  }),
-  maxLag: fc.integer({ min: 0, max: 400 }),
-  maxWait: fc.integer({ min: 20, max: 600 }),
-  seed: fc.integer({ min: 0, max: 1000 }),
-});
+    maxLag: fc.integer({ min: 0, max: 400 }),
+    maxWait: fc.integer({ min: 20, max: 600 }),
+    seed: fc.integer({ min: 0, max: 1000 }),
+  })
+  // The same trap as `requeueAfter: 0`, through the cluster: when every run creates a child and watches have no lag,
+  // each child's event (not an own-write echo the builder drops: only the primary's are) triggers the next run at
+  // the same instant, forever. A controller that creates a child on every run loops in controller-runtime too; here
+  // it stops virtual time, which is not what this property is about.
+  .filter((schedule) => schedule.maxLag > 0 || schedule.steps.some((step) => step.write !== 'child'));
 
 /** One violation: a run that started on a cache older than a write it had to wait for, and did not say so. */
 type Violation = string;
