@@ -117,6 +117,29 @@ describe('reconcile: priorities, aging and fairness (marbles)', () => {
     ]);
   });
 
+  it('puts an aging start off while a burst of high keys takes the slots that free together, and makes it up at the backlog’s turn', () => {
+    const events = virtual(({ hot, cold }) => {
+      // Two slots, both busy with z1 and z2 until 10; three low keys are ready from 0 and overdue from 5. Two high
+      // keys arrive at 8, so both slots free at 10 with both high keys waiting.
+      const values: Record<string, ReconcileTrigger> = {
+        a: normal('z1'),
+        b: normal('z2'),
+        c: low('L1'),
+        d: low('L2'),
+        e: low('L3'),
+        H: high('H1'),
+        I: high('H2'),
+      };
+      const triggers = merge(hot<ReconcileTrigger>('(abcde)', values), hot<ReconcileTrigger>('8ms (HI)', values));
+      return collect(
+        triggers.pipe(reconcile(() => cold<never>('10ms |'), { concurrency: 2, aging: { after: 5, every: 2 } })),
+      );
+    });
+    // With one slot, aging would owe L1 the second start at 10 and H2 would wait a run. With two, it may pass L1
+    // over (every - 1) · 2 = 2 times: both high keys start at 10, and L1 gets the next start, at 20.
+    expect(starts(events)).to.deep.equal(['0 z1', '0 z2', '10 H1', '10 H2', '20 L1', '20 L2', '30 L3']);
+  });
+
   it('serves strictly by priority while nothing is overdue: aging changes no order below `after`', () => {
     const events = virtual(({ hot, cold }) => {
       const triggers = hot<ReconcileTrigger>('(zlABC)', {

@@ -11,6 +11,12 @@ export interface Aging {
   readonly after: number;
   /** While a key is overdue, at least one start in every `every` takes the oldest ready key. */
   readonly every: number;
+  /**
+   * The slots the counted starts share (`concurrency - reserved.slots`; 1 when unbounded, or when absent). An aging
+   * start owed while higher keys hold the turn may be put off, up to `(every - 1) · slots` passed-over takes in all,
+   * and made up at the backlog's own turns: see {@link agingPassLimit}.
+   */
+  readonly slots?: number;
 }
 
 /** The fields of a key record the ready set reads; `KeyState` extends it. */
@@ -81,6 +87,19 @@ export function agingMayStartEarly(every: number): number {
   return every - 1 - Math.floor(every / 4);
 }
 
+/**
+ * How many takes may pass the oldest overdue key over before the next take must be it: `(every - 1) · slots`, so
+ * that aging may put its starts off for one round of the slots. With one slot this is the window of `every`: one
+ * start in every `every`. With `s` slots, a burst of up to `(every - 1) · s` higher keys (runs that ended together, or
+ * triggers queued behind a pause of the thread) all start before the aging starts they passed over, which are then
+ * made up at the turns of the backlog's own priority (each taking the oldest key cancels `every - 1` passes). The
+ * share is the same in the long run; the bound on a key's wait grows by `(every - 1) · (s - 1)` takes, in time by
+ * less than `every - 1` runs.
+ */
+export function agingPassLimit(every: number, slots = 1): number {
+  return (every - 1) * (Number.isFinite(slots) && slots >= 1 ? Math.floor(slots) : 1);
+}
+
 /** The default fairness key: the namespace of a `namespace/name` key, `''` for a cluster-scoped `name`. */
 export function namespaceOf(key: string): string {
   const slash = key.indexOf('/');
@@ -94,12 +113,14 @@ export function namespaceOf(key: string): string {
  * - `take` returns, unless it is an aging start, a key of the highest priority present; within that priority, the
  *   oldest key of the group whose turn it is: groups that have ready keys take turns round-robin, a group joins the
  *   end of the round when it gets a ready key while it had none.
- * - Aging: the age list holds every ready key in the order it entered (`readyAt` never decreases along it). When the
- *   oldest ready key has waited `after` or more and the last `every - 1` takes did not take the oldest key, `take`
- *   takes the oldest key. So while any key is overdue, at least one take in every `every` takes the oldest ready
- *   key, whatever the priorities. It may take it sooner, after {@link agingMayStartEarly} such takes, when the key
- *   whose turn it is has no higher priority than the oldest: the aging start then displaces no key of a higher
- *   priority.
+ * - Aging: the age list holds every ready key in the order it entered (`readyAt` never decreases along it). A count
+ *   of passes goes up by one for each take that passes the oldest key over (up to {@link agingPassLimit}) and down
+ *   by `every - 1` for each take of it (not below 0). When the oldest ready key has waited `after` or more and the
+ *   count is at the limit, `take` takes the oldest key, whatever the priorities. So while keys are overdue, the
+ *   first `m` takes include at least `(m - limit) / every` takes of the key then ready longest. It may take it
+ *   sooner, once the count is {@link agingMayStartEarly} or more, when the key whose turn it is has no higher
+ *   priority than the oldest: the aging start then displaces no key of a higher priority. With one slot the limit
+ *   is `every - 1`: one take in every `every`.
  * - Raising the priority of a ready key moves it to the end of its group's FIFO at the new priority (as
  *   controller-runtime does) and keeps its place in the age list.
  * - Every operation is O(1), but a take or add that changes which priorities are present, O(log P) for P distinct
@@ -117,10 +138,15 @@ export class ReadySet<E extends ReadyEntry> {
   private readonly heap: Level[] = [];
   private oldest: Link | undefined;
   private newest: Link | undefined;
-  /** Takes since the oldest ready key was last taken, capped at `every`. */
+  /**
+   * Takes that passed the oldest ready key over and are not yet made up: one per such take, `every - 1` fewer per
+   * take of the oldest (not below 0), at most {@link passLimit}.
+   */
   private sinceOldest = 0;
   /** See {@link agingMayStartEarly}. */
   private readonly earlyAfter: number;
+  /** See {@link agingPassLimit}. */
+  private readonly passLimit: number;
 
   constructor(
     private readonly fairness: ((key: string) => string) | undefined,
@@ -128,6 +154,7 @@ export class ReadySet<E extends ReadyEntry> {
     private readonly onError: (error: unknown, key: string) => void,
   ) {
     this.earlyAfter = agingMayStartEarly(aging.every);
+    this.passLimit = agingPassLimit(aging.every, aging.slots);
   }
 
   /** How many keys are ready. */
@@ -169,15 +196,15 @@ export class ReadySet<E extends ReadyEntry> {
     const lone = this.lone;
     if (lone !== undefined) {
       this.lone = undefined;
-      this.sinceOldest = 0;
+      this.sinceOldest = Math.max(0, this.sinceOldest - (this.aging.every - 1));
       return lone;
     }
     const link = this.next(now);
     const taken = link === this.oldest;
     this.unlinkGroup(link);
     this.unlinkAge(link);
-    if (taken) this.sinceOldest = 0;
-    else if (this.sinceOldest < this.aging.every) this.sinceOldest += 1;
+    if (taken) this.sinceOldest = Math.max(0, this.sinceOldest - (this.aging.every - 1));
+    else if (this.sinceOldest < this.passLimit) this.sinceOldest += 1;
     if (this.count === 1) this.unlinkLast();
     return link.entry as E;
   }
@@ -231,16 +258,16 @@ export class ReadySet<E extends ReadyEntry> {
   }
 
   /**
-   * The linked key `take` returns at `now`: the oldest when it is overdue and aging owes it this take (the last
-   * `every - 1` takes passed it over) or may give it this take at no cost to a higher priority (see
+   * The linked key `take` returns at `now`: the oldest when it is overdue and aging owes it this take (the count of
+   * passes is at {@link agingPassLimit}) or may give it this take at no cost to a higher priority (see
    * {@link agingMayStartEarly}); otherwise the key whose turn it is by priority and fairness.
    */
   private next(now: number): Link {
     const oldest = this.oldest!;
-    const { after, every } = this.aging;
+    const { after } = this.aging;
     const since = this.sinceOldest;
     if (since < this.earlyAfter || now - oldest.entry.readyAt < after) return this.top();
-    if (since >= every - 1) return oldest;
+    if (since >= this.passLimit) return oldest;
     // Early: only when the turn is at the oldest key's priority or below. Peeking costs the ring nothing: the
     // highest level present is what `top` would serve.
     return this.topLevel().priority <= oldest.entry.priority ? oldest : this.top();

@@ -116,7 +116,8 @@ export class Runner<T> {
     this.lookup = options.lookup;
     const { metrics } = options;
     this.queue = new KeyedQueue(options.scheduler, () => this.pump(), hookOf(metrics, 'added'), {
-      aging: options.aging,
+      // The aging count is of takes of the slots lower keys may use: a start in a held-back slot is not one.
+      aging: { ...options.aging, slots: this.unreserved },
       fairness: options.fairness,
       onFairnessError: (error, key) =>
         reportError(
