@@ -32,7 +32,8 @@ export interface AgingOptions {
   readonly after?: number;
   /**
    * While a key is overdue, at least one start in this many takes the oldest ready key; an integer >= 1 (1: overdue
-   * keys go first, oldest first). Default 4.
+   * keys go first, oldest first). Default 4. With more than one slot, those starts may come up to
+   * `(every - 1) · (slots - 1)` starts late (see `ReconcileOptions.aging`).
    */
   readonly every?: number;
 }
@@ -97,7 +98,10 @@ export interface ReconcileOptions {
    * Bounds every wait: after `after` ms ready a key is overdue, and while one is, one start in `every` goes to the
    * key ready longest, whatever the priorities. Default `{ after: 30_000, every: 4 }`. That start comes a little
    * early (after `every - 1 - floor(every / 4)` others) when it can take a turn of the key's own priority rather
-   * than a higher key's slot. See the ordering guarantees of `reconcile` for the bound this gives.
+   * than a higher key's slot. With more than one slot it may also come late, by up to `(every - 1) · (s - 1)` starts
+   * (`s` the slots lower keys may use; under `every - 1` runs in time), so that a burst of higher keys in slots that
+   * free together is not cut into; the starts put off are made up at the lower keys' own turns. See the ordering
+   * guarantees of `reconcile` for the bound this gives.
    */
   readonly aging?: AgingOptions;
   /**

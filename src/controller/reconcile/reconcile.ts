@@ -61,9 +61,11 @@ import type { ReconcileEvent, ReconcileFn, ReconcileKeyFn, ReconcileTrigger } fr
  *     operators give lists and resyncs `LOW_PRIORITY`) orders the ready keys, higher first. A pending run has the
  *     highest priority coalesced into it; a retry keeps its run's, a requeue takes `{ requeueAfter, priority }`'s,
  *     else its run's. Aging bounds every wait: a key that has waited `aging.after` (30 s) is overdue, and while one
- *     is, at least one start in `aging.every` (4) takes the key ready longest. So a key K with n keys ready before
- *     it and still waiting at `readyAt + after` starts within the first `(n + 1) · every` starts from then on, and,
- *     with runs holding a slot at most d, by `readyAt + after + ⌈(n + 1) · every / concurrency⌉ · d` (plus the time
+ *     is, one start in `aging.every` (4) takes the key ready longest; with `s` slots (`concurrency`, less held-back
+ *     ones) aging may put those starts off by up to `D = (every - 1) · (s - 1)` starts in all and make them up at
+ *     the lower keys' turns, so that a burst of higher keys is not cut into. So a key K with n keys ready before it
+ *     and still waiting at `readyAt + after` starts within the first `(n + 1) · every + D` starts from then on, and,
+ *     with runs holding a slot at most d, by `readyAt + after + ⌈((n + 1) · every + D) / s⌉ · d` (plus the time
  *     the gate is closed), whatever the priorities of the other keys. The starts counted are takes from the ready
  *     keys: a key released by the `readiness` hook (below) starts before them and is not counted, so each such
  *     key can add one run to the time bound.
