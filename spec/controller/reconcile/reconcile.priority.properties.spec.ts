@@ -182,6 +182,11 @@ function runsOf(events: readonly ReconcileEvent[]): Run[] {
   return runs;
 }
 
+/** The starts aging may put off with `slots` slots: `(every - 1) · (slots - 1)`, the bound's extra term. */
+function deferredStarts(every: number, slots: number): number {
+  return (every - 1) * (slots - 1);
+}
+
 /**
  * The aging bound of a run, in starts: counting from the first start at or after the moment the key has waited
  * `after`, its own start is at most the `(n + 1) · every + (every - 1) · (slots - 1)`-th, where `n` counts the runs
@@ -189,7 +194,7 @@ function runsOf(events: readonly ReconcileEvent[]): Run[] {
  * share (aging may put off its starts for one round of them). Returns a description of the first run that breaks it.
  */
 function agingViolation(runs: readonly Run[], after: number, every: number, slots = 1): string | undefined {
-  const deferred = (every - 1) * (slots - 1);
+  const deferred = deferredStarts(every, slots);
   for (const run of runs) {
     const overdue = run.readySince + after;
     const window = runs.filter((other) => other.start >= overdue && other.index <= run.index);
@@ -239,7 +244,7 @@ describe('reconcile: ordering properties (priorities, aging, fairness)', () => {
                 other.readySince <= run.readySince,
             ).length;
             const { every, concurrency } = scenario;
-            const starts = (older + 1) * every + (every - 1) * (concurrency - 1);
+            const starts = (older + 1) * every + deferredStarts(every, concurrency);
             const bound = overdue + Math.ceil(starts / concurrency) * maxDuration;
             expect(run.start, `${run.key} ready at ${run.readySince}, ${older} older`).to.be.at.most(bound);
           }

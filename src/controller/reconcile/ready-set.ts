@@ -196,17 +196,22 @@ export class ReadySet<E extends ReadyEntry> {
     const lone = this.lone;
     if (lone !== undefined) {
       this.lone = undefined;
-      this.sinceOldest = Math.max(0, this.sinceOldest - (this.aging.every - 1));
+      this.tookOldest();
       return lone;
     }
     const link = this.next(now);
     const taken = link === this.oldest;
     this.unlinkGroup(link);
     this.unlinkAge(link);
-    if (taken) this.sinceOldest = Math.max(0, this.sinceOldest - (this.aging.every - 1));
+    if (taken) this.tookOldest();
     else if (this.sinceOldest < this.passLimit) this.sinceOldest += 1;
     if (this.count === 1) this.unlinkLast();
     return link.entry as E;
+  }
+
+  /** A take of the oldest ready key makes up `every - 1` passes. */
+  private tookOldest(): void {
+    this.sinceOldest = Math.max(0, this.sinceOldest - (this.aging.every - 1));
   }
 
   /**
