@@ -55,7 +55,7 @@ export function queueView(
   depth: () => number,
   depthByPriority: () => ReadonlyMap<number, number>,
   active: () => number,
-  runs: readonly ReadonlySet<{ readonly startedAt: number }>[],
+  runs: readonly Iterable<{ readonly startedAt: number }>[],
 ): ReconcileQueueView {
   const running = (longest: boolean): number => {
     const now = scheduler.now();

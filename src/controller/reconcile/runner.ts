@@ -52,6 +52,10 @@ interface Run {
   gateClosed: boolean;
   work: Unsubscribable | undefined;
   deadline: Subscription | undefined;
+  /** The list the run is in (in flight, or held), and its neighbours there: see {@link RunList}. */
+  list: RunList | undefined;
+  prev: Run | undefined;
+  next: Run | undefined;
 }
 
 const OK = 0;
@@ -71,9 +75,9 @@ type Outcome = typeof OK | typeof FAILED | typeof INTERRUPTED;
  */
 export class Runner<T> {
   private readonly queue: KeyedQueue;
-  private readonly inFlight = new Set<Run>();
+  private readonly inFlight = new RunList();
   /** Abandoned Promises still holding their key and slot. */
-  private readonly held = new Set<Run>();
+  private readonly held = new RunList();
   private readonly outcomes: Outcomes;
   private readonly scheduler: SchedulerLike;
   private readonly concurrency: number;
@@ -243,7 +247,7 @@ export class Runner<T> {
   private depthByPriority(): Map<number, number> {
     const depth = new Map<number, number>();
     const count = (priority: number, keys: number): void => void depth.set(priority, (depth.get(priority) ?? 0) + keys);
-    const running = function* (sets: readonly ReadonlySet<Run>[]): Iterable<KeyState> {
+    const running = function* (sets: readonly RunList[]): Iterable<KeyState> {
       for (const set of sets) for (const run of set) yield run.state;
     };
     this.queue.forEachDepth(running([this.inFlight, this.held]), count);
@@ -383,6 +387,9 @@ export class Runner<T> {
       gateClosed: false,
       work: undefined,
       deadline: undefined,
+      list: undefined,
+      prev: undefined,
+      next: undefined,
     };
     this.inFlight.add(run);
     if (observable) {
@@ -478,7 +485,9 @@ export class Runner<T> {
    * they end with is not counted against their key.
    */
   private abortInFlight(why: 'gate closed'): void {
-    for (const run of this.inFlight) {
+    // An abort listener may end runs, its own or others', while this loop runs: those are skipped, as a Set would.
+    for (const run of this.inFlight.toArray()) {
+      if (run.list !== this.inFlight) continue;
       run.gateClosed = true;
       abortRequest(run.request, new ReconcileAbortedError(run.state.key, why));
     }
@@ -491,7 +500,8 @@ export class Runner<T> {
   private keyGateChanged(changed: unknown): void {
     const parking = this.parking!;
     const only = typeof changed === 'string' ? changed : undefined;
-    for (const run of this.inFlight) {
+    for (const run of this.inFlight.toArray()) {
+      if (run.list !== this.inFlight) continue;
       if (run.gateClosed || (only !== undefined && run.state.key !== only) || parking.isOpen(run.state.key)) continue;
       run.gateClosed = true;
       abortRequest(run.request, new ReconcileAbortedError(run.state.key, 'gate closed'));
@@ -575,7 +585,7 @@ export class Runner<T> {
     }
     const { drainTimeout } = this.options;
     this.drainTimer = this.scheduler.schedule(() => {
-      for (const run of [...this.inFlight]) {
+      for (const run of this.inFlight.toArray()) {
         const error = new ReconcileCancelledError(run.state.key, drainTimeout);
         abortRequest(run.request, error);
         this.end(run, FAILED, error);
@@ -614,4 +624,72 @@ function cancel(run: Run): void {
   run.done = true;
   run.work?.unsubscribe();
   run.deadline?.unsubscribe();
+}
+
+/**
+ * The runs in one state (in flight, or held): a doubly linked list through the runs themselves, in the order they
+ * were added.
+ *
+ * Not a `Set`, which costs the collector dearly here. The runner lives long, so its Set's table is in the old
+ * generation, and every run adds and deletes a young `Run`. When the Set rehashes, the table it leaves behind (dead,
+ * but old) still points at the runs it held, and the scavenger keeps whatever an old object points at until the
+ * next full collection. So runs with their requests, events, closures and promises were promoted, to die old: in a
+ * queue of a million keys at concurrency 64, 3.4 MB was promoted at every scavenge and a scavenge took about 4 ms,
+ * against none and 0.5 ms with this list. A run's links are cleared when it leaves, so no dead run points at a live
+ * one either.
+ */
+class RunList implements Iterable<Run> {
+  private first: Run | undefined;
+  private last: Run | undefined;
+  size = 0;
+
+  /** Appends `run`, which is in no list. */
+  add(run: Run): void {
+    run.list = this;
+    run.prev = this.last;
+    run.next = undefined;
+    if (this.last === undefined) this.first = run;
+    else this.last.next = run;
+    this.last = run;
+    this.size += 1;
+  }
+
+  /** Removes `run` if it is in this list. */
+  delete(run: Run): void {
+    if (run.list !== this) return;
+    const { prev, next } = run;
+    if (prev === undefined) this.first = next;
+    else prev.next = next;
+    if (next === undefined) this.last = prev;
+    else next.prev = prev;
+    run.list = run.prev = run.next = undefined;
+    this.size -= 1;
+  }
+
+  /** Empties the list, clearing every run's links. */
+  clear(): void {
+    for (let run = this.first; run !== undefined; ) {
+      const next: Run | undefined = run.next;
+      run.list = run.prev = run.next = undefined;
+      run = next;
+    }
+    this.first = this.last = undefined;
+    this.size = 0;
+  }
+
+  /** The runs now in the list, for a loop whose body may add or remove runs (it calls user code). */
+  toArray(): Run[] {
+    const runs: Run[] = [];
+    for (let run = this.first; run !== undefined; run = run.next) runs.push(run);
+    return runs;
+  }
+
+  /** Visits the runs in order; the loop body may remove the run it is given, and no other. */
+  *[Symbol.iterator](): Iterator<Run> {
+    for (let run = this.first; run !== undefined; ) {
+      const next: Run | undefined = run.next;
+      yield run;
+      run = next;
+    }
+  }
 }
