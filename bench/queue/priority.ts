@@ -194,14 +194,16 @@ async function runRow(
     const now = performance.now();
     const high = key.includes('/high-');
     if (now < deadline && !(high && lowRunning >= lowSlots)) starts += 1;
-    if (!high) lowRunning += 1;
     if (high) {
       const at = triggeredAt.get(key);
       if (at !== undefined && now < deadline) highWaits.push(now - at);
-    } else if (now < deadline) {
-      lowStarted += 1;
-      if (firstLow < 0) firstLow = now - start;
-      lowBoundRatio = Math.max(lowBoundRatio, starts / (Number(key.slice(key.lastIndexOf('-') + 1)) + 1 + deferred));
+    } else {
+      lowRunning += 1;
+      if (now < deadline) {
+        lowStarted += 1;
+        if (firstLow < 0) firstLow = now - start;
+        lowBoundRatio = Math.max(lowBoundRatio, starts / (Number(key.slice(key.lastIndexOf('-') + 1)) + 1 + deferred));
+      }
     }
     return sleep();
   };
@@ -210,9 +212,10 @@ async function runRow(
     concurrency,
     work,
     (key) => {
-      if (!key.includes('/high-')) lowRunning -= 1;
+      const high = key.includes('/high-');
+      if (!high) lowRunning -= 1;
       if (performance.now() < deadline) completed += 1;
-      if (mode === 'saturating' && !stopped && key.includes('/high-')) addHigh(key);
+      if (mode === 'saturating' && !stopped && high) addHigh(key);
     },
     reserved,
   );

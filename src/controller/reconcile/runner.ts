@@ -487,7 +487,7 @@ export class Runner<T> {
   private abortInFlight(why: 'gate closed'): void {
     // An abort listener may end runs, its own or others', while this loop runs: those are skipped, as a Set would.
     for (const run of this.inFlight.toArray()) {
-      if (run.list !== this.inFlight) continue;
+      if (!this.inFlight.has(run)) continue;
       run.gateClosed = true;
       abortRequest(run.request, new ReconcileAbortedError(run.state.key, why));
     }
@@ -501,7 +501,7 @@ export class Runner<T> {
     const parking = this.parking!;
     const only = typeof changed === 'string' ? changed : undefined;
     for (const run of this.inFlight.toArray()) {
-      if (run.list !== this.inFlight) continue;
+      if (!this.inFlight.has(run)) continue;
       if (run.gateClosed || (only !== undefined && run.state.key !== only) || parking.isOpen(run.state.key)) continue;
       run.gateClosed = true;
       abortRequest(run.request, new ReconcileAbortedError(run.state.key, 'gate closed'));
@@ -641,7 +641,6 @@ function cancel(run: Run): void {
 class RunList implements Iterable<Run> {
   private first: Run | undefined;
   private last: Run | undefined;
-  size = 0;
 
   /** Appends `run`, which is in no list. */
   add(run: Run): void {
@@ -651,19 +650,22 @@ class RunList implements Iterable<Run> {
     if (this.last === undefined) this.first = run;
     else this.last.next = run;
     this.last = run;
-    this.size += 1;
+  }
+
+  /** Whether `run` is in this list now. */
+  has(run: Run): boolean {
+    return run.list === this;
   }
 
   /** Removes `run` if it is in this list. */
   delete(run: Run): void {
-    if (run.list !== this) return;
+    if (!this.has(run)) return;
     const { prev, next } = run;
     if (prev === undefined) this.first = next;
     else prev.next = next;
     if (next === undefined) this.last = prev;
     else next.prev = prev;
     run.list = run.prev = run.next = undefined;
-    this.size -= 1;
   }
 
   /** Empties the list, clearing every run's links. */
@@ -674,7 +676,6 @@ class RunList implements Iterable<Run> {
       run = next;
     }
     this.first = this.last = undefined;
-    this.size = 0;
   }
 
   /** The runs now in the list, for a loop whose body may add or remove runs (it calls user code). */
